@@ -1,0 +1,108 @@
+/*
+ * batch.c --
+ *
+ *	Columnar record batches.  A batch owns one int64 column per schema
+ *	field; readers append, nodes pass a selection vector alongside.
+ */
+
+#include <string.h>
+#include "rbInt.h"
+
+/*
+ * Rb_BatchCreate --
+ *	Returns an empty batch of capacity cap (RB_BATCH_SIZE if cap <= 0)
+ *	holding a reference to schema.
+ */
+Rb_Batch *
+Rb_BatchCreate(Rb_Schema *schema, int cap)
+{
+    Rb_Batch *b = Rb_Alloc(sizeof(*b));
+    int f;
+
+    b->schema = schema;
+    Rb_SchemaRetain(schema);
+    b->cap = cap > 0 ? cap : RB_BATCH_SIZE;
+    for (f = 0; f < schema->nfields; f++) {
+	b->col[f] = Rb_Alloc(sizeof(int64_t) * b->cap);
+    }
+    return b;
+}
+
+void
+Rb_BatchFree(Rb_Batch *b)
+{
+    int f;
+
+    if (b == NULL) {
+	return;
+    }
+    for (f = 0; f < RB_MAX_FIELDS; f++) {
+	free(b->col[f]);
+    }
+    Rb_SchemaRelease(b->schema);
+    free(b);
+}
+
+void
+Rb_BatchClear(Rb_Batch *b)
+{
+    b->n = 0;
+}
+
+/*
+ * Rb_BatchAppend --
+ *	Adds a record with every field absent.
+ * Results: its index, or -1 if the batch is full.
+ */
+int
+Rb_BatchAppend(Rb_Batch *b)
+{
+    int f, i;
+
+    if (b->n >= b->cap) {
+	return -1;
+    }
+    i = b->n++;
+    for (f = 0; f < b->schema->nfields; f++) {
+	b->col[f][i] = RB_ABSENT;
+    }
+    return i;
+}
+
+/*
+ * Rb_BatchCopyRecord --
+ *	Appends a copy of record i of src (same schema) to dst.
+ * Results: the new index, or -1 if dst is full.
+ */
+int
+Rb_BatchCopyRecord(Rb_Batch *dst, const Rb_Batch *src, int i)
+{
+    int f, j;
+
+    if (dst->n >= dst->cap) {
+	return -1;
+    }
+    j = dst->n++;
+    for (f = 0; f < src->schema->nfields; f++) {
+	dst->col[f][j] = src->col[f][i];
+    }
+    return j;
+}
+
+/*
+ * Rb_FieldAsDouble --
+ *	Field value as a double; NaN when absent.
+ */
+double
+Rb_FieldAsDouble(const Rb_Batch *b, int f, int i)
+{
+    int64_t v = b->col[f][i];
+
+    if (b->schema->fields[f].type == RB_FT_DOUBLE) {
+	return Rb_GetDouble(b, f, i);
+    }
+    if (v == RB_ABSENT) {
+	return 0.0 / 0.0;
+    }
+    return (double)v;
+}

@@ -1,0 +1,73 @@
+/*
+ * rbInt.h --
+ *
+ *	Declarations private to the Rubicon core: the DAG node structure, the
+ *	engine's registries, and the kit initializers of each folder.
+ */
+
+#ifndef RB_INT_H
+#define RB_INT_H
+
+#include "rubicon.h"
+
+/* Kit initializers: each folder registers its built-in classes. */
+int		Rb_AnalyzerKitInit(Tcl_Interp *interp);
+int		Rb_ReporterKitInit(Tcl_Interp *interp);
+int		Rb_TransformerKitInit(Tcl_Interp *interp);
+void		Rb_ReaderKitInit(void);
+
+/* Helpers shared by the core files. */
+char *		Rb_Strdup(const char *s);
+void *		Rb_Alloc(size_t n);	/* zeroed; aborts on exhaustion */
+void *		Rb_Realloc(void *p, size_t n);
+
+/* Options (options.c). */
+int		Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts,
+		    void *state);
+int		Rb_OptionsConfigure(Tcl_Interp *interp, const Rb_Option *opts,
+		    void *state, int objc, Tcl_Obj *const objv[],
+		    const Rb_Option *extra, void *extraState);
+int		Rb_OptionsCget(Tcl_Interp *interp, const Rb_Option *opts,
+		    void *state, Tcl_Obj *name);
+Tcl_Obj *	Rb_OptionsList(const Rb_Option *opts, void *state);
+void		Rb_OptionsFree(const Rb_Option *opts, void *state);
+int		Rb_OptionsSplit(int objc, Tcl_Obj *const objv[]);
+
+extern const char Rb_LibraryScript[];
+
+/*
+ * The engine without Tcl wiring (engine.c): for C unit tests and for
+ * embedding.  Objects made here have no Tcl command.
+ */
+void		Rb_RunInfoInit(Rb_RunInfo *run, Tcl_Interp *interp,
+		    Rb_Schema *schema);
+void		Rb_RunInfoFree(Rb_RunInfo *run);
+Rb_Flow *	Rb_FlowCreate(Tcl_Interp *interp, const char *name);
+void		Rb_FlowDelete(Rb_Flow *flow);
+/* Makes an analyzer with "-opt value" arguments; NULL with an error in
+ * the interpreter result. */
+Rb_Analyzer *	Rb_AnalyzerCreate(Tcl_Interp *interp,
+		    const Rb_AnalyzerClass *cls, int objc,
+		    Tcl_Obj *const objv[]);
+void		Rb_AnalyzerDelete(Rb_Analyzer *a);
+int		Rb_FlowAddAnalyzer(Tcl_Interp *interp, Rb_Flow *flow,
+		    Rb_Analyzer *a);
+/* Start every analyzer, push batches, end in dependency order. */
+int		Rb_FlowStart(Rb_Flow *flow, const Rb_RunInfo *run);
+void		Rb_FlowPush(Rb_Flow *flow, const Rb_Batch *b,
+		    const uint32_t *sel, int nsel);
+int		Rb_FlowEnd(Rb_Flow *flow, const Rb_RunInfo *run);
+void		Rb_FlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr);
+/* Attribute names of a flow, sorted; caller frees the array only. */
+const char **	Rb_FlowAttrNames(const Rb_Flow *flow, int *count);
+Rb_Reporter *	Rb_ReporterCreate(Tcl_Interp *interp,
+		    const Rb_ReporterClass *cls, int nflows, Rb_Flow **flows,
+		    int objc, Tcl_Obj *const objv[]);
+int		Rb_ReporterWrite(Rb_Reporter *r, const Rb_RunInfo *run);
+void		Rb_ReporterDelete(Rb_Reporter *r);
+Rb_Transformer *Rb_TransformerCreate(Tcl_Interp *interp,
+		    const Rb_TransformerClass *cls, int objc,
+		    Tcl_Obj *const objv[]);
+void		Rb_TransformerDelete(Rb_Transformer *t);
+
+#endif /* RB_INT_H */

@@ -1,0 +1,220 @@
+/*
+ * schema.c --
+ *
+ *	Record schemas: named, typed fields looked up once at configuration,
+ *	an interned string table for text fields, and the standard I/O schema.
+ */
+
+#include <string.h>
+#include <strings.h>
+#include "rbInt.h"
+
+struct Rb_StrTab {
+    Tcl_HashTable byText;	/* text -> id */
+    char **texts;		/* id -> text */
+    int64_t n, cap;
+};
+
+/*
+ * Rb_SchemaCreate --
+ *	Returns a new empty schema with one reference and field 0 "time".
+ */
+Rb_Schema *
+Rb_SchemaCreate(const char *name)
+{
+    Rb_Schema *s = Rb_Alloc(sizeof(*s));
+
+    s->name = Rb_Strdup(name);
+    s->refCount = 1;
+    s->strings = Rb_Alloc(sizeof(Rb_StrTab));
+    Tcl_InitHashTable(&s->strings->byText, TCL_STRING_KEYS);
+    Rb_SchemaAddField(s, "time", RB_FT_INT, RB_UNIT_NS,
+	    "record time, ns from the trace epoch");
+    return s;
+}
+
+/*
+ * Rb_SchemaAddField --
+ *	Appends a field.
+ * Results: its index, or -1 if the name exists or the schema is full.
+ */
+int
+Rb_SchemaAddField(Rb_Schema *s, const char *name, Rb_FieldType type,
+	Rb_Unit unit, const char *help)
+{
+    Rb_Field *f;
+
+    if (s->nfields >= RB_MAX_FIELDS || Rb_SchemaFieldIndex(s, name) >= 0) {
+	return -1;
+    }
+    f = &s->fields[s->nfields];
+    f->name = Rb_Strdup(name);
+    f->type = type;
+    f->unit = unit;
+    f->help = Rb_Strdup(help ? help : "");
+    return s->nfields++;
+}
+
+/*
+ * Rb_SchemaFieldIndex --
+ *	Looks a field up by name, without regard to case.
+ * Results: the index or -1.
+ */
+int
+Rb_SchemaFieldIndex(const Rb_Schema *s, const char *name)
+{
+    int i;
+
+    for (i = 0; i < s->nfields; i++) {
+	if (strcasecmp(s->fields[i].name, name) == 0) {
+	    return i;
+	}
+    }
+    return -1;
+}
+
+/*
+ * Rb_SchemaFieldList --
+ *	Returns a malloc'd string "a, b, c" of the field names, for error
+ *	messages that list the known fields.
+ */
+char *
+Rb_SchemaFieldList(const Rb_Schema *s)
+{
+    size_t n = 1;
+    char *buf;
+    int i;
+
+    for (i = 0; i < s->nfields; i++) {
+	n += strlen(s->fields[i].name) + 2;
+    }
+    buf = Rb_Alloc(n);
+    for (i = 0; i < s->nfields; i++) {
+	if (i) {
+	    strcat(buf, ", ");
+	}
+	strcat(buf, s->fields[i].name);
+    }
+    return buf;
+}
+
+void
+Rb_SchemaRetain(Rb_Schema *s)
+{
+    s->refCount++;
+}
+
+/*
+ * Rb_SchemaRelease --
+ *	Drops a reference; frees the schema and its strings at zero.  The
+ *	I/O singleton holds a reference of its own and is never freed.
+ */
+void
+Rb_SchemaRelease(Rb_Schema *s)
+{
+    int i;
+
+    if (s == NULL || --s->refCount > 0) {
+	return;
+    }
+    for (i = 0; i < s->nfields; i++) {
+	free(s->fields[i].name);
+	free(s->fields[i].help);
+    }
+    for (i = 0; i < s->strings->n; i++) {
+	free(s->strings->texts[i]);
+    }
+    free(s->strings->texts);
+    Tcl_DeleteHashTable(&s->strings->byText);
+    free(s->strings);
+    free(s->name);
+    free(s);
+}
+
+/*
+ * Rb_SchemaIntern --
+ *	Returns the id of a string (len bytes, need not be NUL-terminated),
+ *	adding it to the schema's table the first time it is seen.
+ */
+int64_t
+Rb_SchemaIntern(Rb_Schema *s, const char *str, size_t len)
+{
+    Rb_StrTab *t = s->strings;
+    Tcl_HashEntry *e;
+    char small[256], *key = small;
+    int isNew;
+    int64_t id;
+
+    if (len >= sizeof(small)) {
+	key = Rb_Alloc(len + 1);
+    }
+    memcpy(key, str, len);
+    key[len] = '\0';
+    e = Tcl_CreateHashEntry(&t->byText, key, &isNew);
+    if (isNew) {
+	if (t->n == t->cap) {
+	    t->cap = t->cap ? 2 * t->cap : 64;
+	    t->texts = Rb_Realloc(t->texts, t->cap * sizeof(char *));
+	}
+	t->texts[t->n] = Rb_Strdup(key);
+	Tcl_SetHashValue(e, (ClientData)(intptr_t)t->n);
+	id = t->n++;
+    } else {
+	id = (int64_t)(intptr_t)Tcl_GetHashValue(e);
+    }
+    if (key != small) {
+	free(key);
+    }
+    return id;
+}
+
+/*
+ * Rb_SchemaString --
+ *	Text of an interned id, or "" for RB_ABSENT or an unknown id.
+ */
+const char *
+Rb_SchemaString(const Rb_Schema *s, int64_t id)
+{
+    if (id < 0 || id >= s->strings->n) {
+	return "";
+    }
+    return s->strings->texts[id];
+}
+
+/*
+ * Rb_IoSchema --
+ *	The standard block-I/O schema, in the order of the RB_IO_* indices.
+ */
+Rb_Schema *
+Rb_IoSchema(void)
+{
+    static Rb_Schema *io = NULL;
+    static const struct { const char *name; Rb_Unit unit; const char *help; }
+    fields[] = {
+	{"startTime", RB_UNIT_NS, "issue (start) time, ns"},
+	{"finishTime", RB_UNIT_NS, "completion (finish) time, ns"},
+	{"devType", RB_UNIT_NONE, "device or driver type code"},
+	{"queueLen", RB_UNIT_NONE, "queue length seen at enqueue"},
+	{"op", RB_UNIT_NONE, "0 read, 1 write (filter words read, write)"},
+	{"size", RB_UNIT_BYTES, "request size, bytes"},
+	{"deviceNo", RB_UNIT_NONE, "device number"},
+	{"devOffset", RB_UNIT_BYTES, "device offset, bytes"},
+	{"lvNo", RB_UNIT_NONE, "logical volume number"},
+	{"lvOffset", RB_UNIT_BYTES, "logical volume offset, bytes"},
+	{"pid", RB_UNIT_NONE, "process id"},
+	{"thread", RB_UNIT_NONE, "thread id"},
+	{"machine", RB_UNIT_NONE, "machine id"},
+	{"flags", RB_UNIT_NONE, "source-specific flag bits"},
+    };
+    size_t i;
+
+    if (io == NULL) {
+	io = Rb_SchemaCreate("io");
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+	    Rb_SchemaAddField(io, fields[i].name, RB_FT_INT, fields[i].unit,
+		    fields[i].help);
+	}
+	io->refCount = 1 << 30;
+    }
+    return io;
+}

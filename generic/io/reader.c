@@ -1,0 +1,227 @@
+/*
+ * reader.c --
+ *
+ *	The registry of trace formats, format sniffing, and the malformed-
+ *	record policy shared by every reader.
+ */
+
+#include <stdarg.h>
+#include <string.h>
+#include <strings.h>
+#include "core/rbInt.h"
+
+#define MAX_READERS 32
+
+static const Rb_ReaderClass *readers[MAX_READERS];
+static int nreaders;
+
+/*
+ * Rb_RegisterReader --
+ *	Adds a format; a later class of the same name replaces the earlier.
+ */
+int
+Rb_RegisterReader(const Rb_ReaderClass *cls)
+{
+    int i;
+
+    for (i = 0; i < nreaders; i++) {
+	if (strcmp(readers[i]->name, cls->name) == 0) {
+	    readers[i] = cls;
+	    return TCL_OK;
+	}
+    }
+    if (nreaders == MAX_READERS) {
+	return TCL_ERROR;
+    }
+    readers[nreaders++] = cls;
+    return TCL_OK;
+}
+
+const Rb_ReaderClass *
+Rb_FindReader(const char *name)
+{
+    int i;
+
+    for (i = 0; i < nreaders; i++) {
+	if (strcasecmp(readers[i]->name, name) == 0) {
+	    return readers[i];
+	}
+    }
+    return NULL;
+}
+
+const Rb_ReaderClass *const *
+Rb_Readers(int *count)
+{
+    *count = nreaders;
+    return readers;
+}
+
+/*
+ * Rb_ReaderOpen --
+ *	Opens path (plain, gzip or bzip2) with the named format, or the
+ *	format whose sniffer is most confident.
+ * Results: the reader, or NULL with err set.
+ */
+Rb_Reader *
+Rb_ReaderOpen(const char *path, const char *format, Rb_OnError onError,
+	Tcl_Obj *options, Rb_Error *err)
+{
+    const Rb_ReaderClass *cls = NULL;
+    unsigned char head[4096];
+    Rb_Reader *r;
+    Rb_Input *in;
+    long n;
+    int i, best = 0;
+
+    in = Rb_InputOpen(path, err);
+    if (in == NULL) {
+	return NULL;
+    }
+    if (format != NULL && *format != '\0') {
+	cls = Rb_FindReader(format);
+	if (cls == NULL) {
+	    Tcl_DString known;
+
+	    Tcl_DStringInit(&known);
+	    for (i = 0; i < nreaders; i++) {
+		Tcl_DStringAppend(&known, i ? ", " : "", -1);
+		Tcl_DStringAppend(&known, readers[i]->name, -1);
+	    }
+	    Rb_SetError(err, "RUBICON READER FORMAT",
+		    "unknown trace format \"%s\"; known formats: %s", format,
+		    Tcl_DStringValue(&known));
+	    Tcl_DStringFree(&known);
+	    Rb_InputClose(in);
+	    return NULL;
+	}
+    } else {
+	n = Rb_InputPeek(in, head, sizeof(head), err);
+	if (n < 0) {
+	    Rb_InputClose(in);
+	    return NULL;
+	}
+	for (i = 0; i < nreaders; i++) {
+	    int score = readers[i]->sniff ? readers[i]->sniff(head, n) : 0;
+
+	    if (score > best) {
+		best = score;
+		cls = readers[i];
+	    }
+	}
+	if (cls == NULL) {
+	    Rb_SetError(err, "RUBICON READER FORMAT",
+		    "%s: cannot tell the trace format from its content; "
+		    "give it with -format", path);
+	    Rb_InputClose(in);
+	    return NULL;
+	}
+    }
+    r = Rb_Alloc(sizeof(*r));
+    r->cls = cls;
+    r->in = in;
+    r->onError = onError;
+    r->state = Rb_Alloc(cls->stateSize);
+    r->skipCounts = Tcl_NewDictObj();
+    Tcl_IncrRefCount(r->skipCounts);
+    r->lastTime = INT64_MIN;
+    if (options != NULL) {
+	r->options = options;
+	Tcl_IncrRefCount(options);
+    }
+    if (cls->open(r, err) != TCL_OK) {
+	Rb_ReaderClose(r);
+	return NULL;
+    }
+    if (r->schema == NULL) {
+	r->schema = Rb_IoSchema();
+    }
+    return r;
+}
+
+/*
+ * Rb_ReaderNext --
+ *	Appends the next records to b.
+ * Results: count appended, 0 at end, -1 on error.
+ */
+int
+Rb_ReaderNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
+{
+    int n = r->cls->next(r, b, err);
+
+    if (n > 0) {
+	r->records += n;
+    }
+    return n;
+}
+
+void
+Rb_ReaderClose(Rb_Reader *r)
+{
+    if (r == NULL) {
+	return;
+    }
+    if (r->cls->close) {
+	r->cls->close(r);
+    }
+    Rb_InputClose(r->in);
+    if (r->schema != NULL && r->schema != Rb_IoSchema()) {
+	Rb_SchemaRelease(r->schema);
+    }
+    Tcl_DecrRefCount(r->skipCounts);
+    if (r->options) {
+	Tcl_DecrRefCount(r->options);
+    }
+    free(r->state);
+    free(r);
+}
+
+/*
+ * Rb_ReaderBad --
+ *	Handles a malformed record of the given kind: counts it, and under
+ *	"stop" sets err naming the file, record and byte offset.  Under
+ *	"warn" the message also goes to stderr.
+ * Results: 1 to stop reading, 0 to skip the record and go on.
+ */
+int
+Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,
+	const char *fmt, ...)
+{
+    char detail[512];
+    Tcl_Obj *key = Tcl_NewStringObj(kind, -1);
+    Tcl_Obj *cnt;
+    Tcl_WideInt n = 0;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    Tcl_IncrRefCount(key);
+    if (Tcl_DictObjGet(NULL, r->skipCounts, key, &cnt) == TCL_OK && cnt) {
+	Tcl_GetWideIntFromObj(NULL, cnt, &n);
+    }
+    if (Tcl_IsShared(r->skipCounts)) {
+	Tcl_Obj *copy = Tcl_DuplicateObj(r->skipCounts);
+
+	Tcl_DecrRefCount(r->skipCounts);
+	r->skipCounts = copy;
+	Tcl_IncrRefCount(copy);
+    }
+    Tcl_DictObjPut(NULL, r->skipCounts, key, Tcl_NewWideIntObj(n + 1));
+    Tcl_DecrRefCount(key);
+    if (r->onError == RB_ONERROR_STOP) {
+	Rb_SetError(err, "RUBICON READER CORRUPT",
+		"%s: record %llu at byte offset %llu: %s (%s)",
+		Rb_InputPath(r->in), (unsigned long long)r->recordNo,
+		(unsigned long long)offset, detail, kind);
+	return 1;
+    }
+    r->skipped++;
+    if (r->onError == RB_ONERROR_WARN) {
+	fprintf(stderr, "rubicon: warning: %s: record %llu at byte offset "
+		"%llu: %s (%s), skipped\n", Rb_InputPath(r->in),
+		(unsigned long long)r->recordNo, (unsigned long long)offset,
+		detail, kind);
+    }
+    return 0;
+}

@@ -1,0 +1,568 @@
+/*
+ * rubicon.h --
+ *
+ *	The public interface of Rubicon: records and schemas, batches with
+ *	selection vectors, Attributes, and the class structures through which
+ *	Analyzers, Reporters, Transformers and trace Readers are plugged in.
+ *	The built-in kit uses exactly this header; an outside plugin includes
+ *	it and links against nothing else (see rubiconDecls.h for stubs).
+ */
+
+#ifndef RUBICON_H
+#define RUBICON_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <tcl.h>
+
+#define RUBICON_VERSION "0.1"
+
+/*
+ * ---------------------------------------------------------------------
+ * Errors.  Every failure that reaches a user carries an -errorcode list
+ * (for example "RUBICON READER CORRUPT") and a message naming the file,
+ * record or line and byte offset where that applies.
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct Rb_Error {
+    char code[64];		/* Space-separated errorcode words. */
+    char msg[1024];		/* Human-readable message. */
+} Rb_Error;
+
+void		Rb_SetError(Rb_Error *err, const char *code,
+		    const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+int		Rb_ErrorToInterp(Tcl_Interp *interp, const Rb_Error *err);
+int		Rb_SetInterpError(Tcl_Interp *interp, const char *code,
+		    const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+
+/*
+ * ---------------------------------------------------------------------
+ * Schemas.  A record is a time (int64 ns from the trace's epoch, field 0)
+ * plus typed fields.  Every value is stored in an 8-byte slot: integers
+ * as int64_t, doubles as their bit pattern, strings as an id interned in
+ * the schema's string table.  RB_ABSENT marks a value the source lacked.
+ * ---------------------------------------------------------------------
+ */
+
+#define RB_ABSENT	INT64_MIN
+#define RB_MAX_FIELDS	64
+
+typedef enum Rb_FieldType {
+    RB_FT_INT = 0,		/* int64_t */
+    RB_FT_DOUBLE = 1,		/* double stored bitwise in the slot */
+    RB_FT_STRING = 2		/* id into the schema's string table */
+} Rb_FieldType;
+
+typedef enum Rb_Unit {
+    RB_UNIT_NONE = 0,		/* a count, an id, a code */
+    RB_UNIT_NS = 1,		/* a time or duration in nanoseconds;
+				 * filter literals for it are seconds */
+    RB_UNIT_BYTES = 2
+} Rb_Unit;
+
+typedef struct Rb_Field {
+    char *name;
+    Rb_FieldType type;
+    Rb_Unit unit;
+    char *help;
+} Rb_Field;
+
+typedef struct Rb_StrTab Rb_StrTab;
+
+typedef struct Rb_Schema {
+    char *name;
+    int nfields;
+    Rb_Field fields[RB_MAX_FIELDS];
+    Rb_StrTab *strings;		/* Interned strings of RB_FT_STRING fields. */
+    int refCount;
+} Rb_Schema;
+
+Rb_Schema *	Rb_SchemaCreate(const char *name);
+int		Rb_SchemaAddField(Rb_Schema *s, const char *name,
+		    Rb_FieldType type, Rb_Unit unit, const char *help);
+int		Rb_SchemaFieldIndex(const Rb_Schema *s, const char *name);
+void		Rb_SchemaRetain(Rb_Schema *s);
+void		Rb_SchemaRelease(Rb_Schema *s);
+int64_t		Rb_SchemaIntern(Rb_Schema *s, const char *str, size_t len);
+const char *	Rb_SchemaString(const Rb_Schema *s, int64_t id);
+char *		Rb_SchemaFieldList(const Rb_Schema *s);	/* malloc'd */
+
+/*
+ * The standard I/O schema.  Its field indices are fixed so that readers
+ * and analyzers of block I/O traces need no lookup.  Times are ns from
+ * the trace epoch; "time" is the enqueue (create) time.
+ */
+
+enum {
+    RB_IO_TIME = 0,		/* enqueue (create) time, ns */
+    RB_IO_START,		/* issue (start) time, ns */
+    RB_IO_FINISH,		/* completion (finish) time, ns */
+    RB_IO_DEVTYPE,		/* device / driver type code */
+    RB_IO_QUEUELEN,		/* queue length seen at enqueue */
+    RB_IO_OP,			/* RB_OP_READ or RB_OP_WRITE */
+    RB_IO_SIZE,			/* bytes */
+    RB_IO_DEVICE,		/* device number */
+    RB_IO_OFFSET,		/* device offset, bytes */
+    RB_IO_LVNO,			/* logical volume number */
+    RB_IO_LVOFFSET,		/* logical volume offset, bytes */
+    RB_IO_PID,
+    RB_IO_THREAD,
+    RB_IO_MACHINE,
+    RB_IO_FLAGS,		/* source-specific flag bits */
+    RB_IO_NFIELDS
+};
+
+#define RB_OP_READ	0
+#define RB_OP_WRITE	1
+
+Rb_Schema *	Rb_IoSchema(void);	/* shared singleton, never freed */
+
+/*
+ * ---------------------------------------------------------------------
+ * Batches.  Records travel in columnar batches of up to RB_BATCH_SIZE,
+ * with a selection vector (ascending record indices) saying which
+ * records of the batch reach a node.  Nothing is allocated per record.
+ * ---------------------------------------------------------------------
+ */
+
+#define RB_BATCH_SIZE 4096
+
+typedef struct Rb_Batch {
+    Rb_Schema *schema;
+    int n;			/* Records held. */
+    int cap;			/* Capacity (RB_BATCH_SIZE). */
+    int64_t *col[RB_MAX_FIELDS];/* col[field][record] */
+    uint64_t firstRecord;	/* Stream index of record 0 (1-based). */
+} Rb_Batch;
+
+Rb_Batch *	Rb_BatchCreate(Rb_Schema *schema, int cap);
+void		Rb_BatchFree(Rb_Batch *b);
+void		Rb_BatchClear(Rb_Batch *b);
+/* Appends one record with every field RB_ABSENT; returns its index. */
+int		Rb_BatchAppend(Rb_Batch *b);
+/* Copies record i of src to a new record of dst (same schema). */
+int		Rb_BatchCopyRecord(Rb_Batch *dst, const Rb_Batch *src, int i);
+
+static inline double
+Rb_GetDouble(const Rb_Batch *b, int f, int i)
+{
+    union { int64_t i; double d; } u;
+    u.i = b->col[f][i];
+    return u.d;
+}
+
+static inline void
+Rb_SetDouble(Rb_Batch *b, int f, int i, double d)
+{
+    union { int64_t i; double d; } u;
+    u.d = d;
+    b->col[f][i] = u.i;
+}
+
+/* Value of field f of record i as a double (ints converted). */
+double		Rb_FieldAsDouble(const Rb_Batch *b, int f, int i);
+
+/*
+ * ---------------------------------------------------------------------
+ * Attributes.  Every result is a table of named columns, numeric or
+ * text, tagged with a kind that tells a Reporter how to draw it.  A
+ * scalar is one row of column "value"; a histogram has columns lo, hi,
+ * count; a percentile summary p, value; a time series time, value (and
+ * more columns if wanted).  Reporters walk columns and rows and never
+ * special-case an Analyzer.
+ * ---------------------------------------------------------------------
+ */
+
+typedef enum Rb_AttrKind {
+    RB_ATTR_SCALAR = 0,
+    RB_ATTR_VECTOR,
+    RB_ATTR_HISTOGRAM,
+    RB_ATTR_PERCENTILES,
+    RB_ATTR_SERIES,
+    RB_ATTR_TABLE,
+    RB_ATTR_TEXT
+} Rb_AttrKind;
+
+typedef struct Rb_Column {
+    char *name;
+    char *unit;			/* "bytes/s", "s", "" ... */
+    int isText;
+    double *num;		/* when !isText */
+    char **text;		/* when isText */
+} Rb_Column;
+
+typedef struct Rb_Attribute {
+    char *name;
+    Rb_AttrKind kind;
+    char *unit;			/* Unit of the main value. */
+    char *help;			/* One line: what it measures. */
+    int ncols;
+    Rb_Column *cols;
+    int nrows;
+    int rowCap;
+    char *text;			/* RB_ATTR_TEXT */
+    int partial;		/* Computed on an interrupted run. */
+    struct Rb_Analyzer *producer;
+} Rb_Attribute;
+
+const char *	Rb_AttrKindName(Rb_AttrKind kind);
+Rb_Attribute *	Rb_AttrCreate(const char *name, Rb_AttrKind kind,
+		    const char *unit, const char *help);
+/* Adds a column; returns its index. */
+int		Rb_AttrAddColumn(Rb_Attribute *a, const char *name,
+		    const char *unit, int isText);
+/* Appends a row of zeros/empty strings; returns its index. */
+int		Rb_AttrAddRow(Rb_Attribute *a);
+void		Rb_AttrSetNum(Rb_Attribute *a, int row, int col, double v);
+void		Rb_AttrSetText(Rb_Attribute *a, int row, int col,
+		    const char *s);
+double		Rb_AttrNum(const Rb_Attribute *a, int row, int col);
+int		Rb_AttrColumnIndex(const Rb_Attribute *a, const char *name);
+void		Rb_AttrFree(Rb_Attribute *a);
+Tcl_Obj *	Rb_AttrToObj(const Rb_Attribute *a);
+
+/* Convenience constructors for the common kinds. */
+Rb_Attribute *	Rb_AttrScalar(const char *name, double v, const char *unit,
+		    const char *help);
+Rb_Attribute *	Rb_AttrTextNew(const char *name, const char *text,
+		    const char *help);
+
+/*
+ * ---------------------------------------------------------------------
+ * Options.  A class describes its options in a table; the core parses
+ * "-name value" pairs into the instance state at creation and for
+ * configure, and answers cget, with no code in the class.
+ * ---------------------------------------------------------------------
+ */
+
+typedef enum Rb_OptType {
+    RB_OPT_INT,			/* int64_t */
+    RB_OPT_DOUBLE,		/* double */
+    RB_OPT_TIME,		/* int64_t ns; given as seconds or a time
+				 * literal [[[days] hours:] min:] seconds */
+    RB_OPT_STRING,		/* char *, malloc'd, freed by the core */
+    RB_OPT_BOOL,		/* int */
+    RB_OPT_FIELD,		/* char * field name, checked at start */
+    RB_OPT_OBJ			/* Tcl_Obj *, ref-counted by the core */
+} Rb_OptType;
+
+typedef struct Rb_Option {
+    const char *name;		/* "-interval" */
+    Rb_OptType type;
+    size_t offset;		/* offsetof(State, member) */
+    const char *defValue;	/* NULL: zero / empty */
+    const char *help;
+} Rb_Option;
+
+/*
+ * ---------------------------------------------------------------------
+ * Run context, given to every hook.
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct Rb_RunInfo {
+    Tcl_Interp *interp;
+    Rb_Schema *schema;		/* Schema of the records at the head. */
+    int64_t epochNs;		/* Absolute time (Unix ns) of trace time 0,
+				 * or 0 when unknown. */
+    int64_t firstTime;		/* First and last record times seen. */
+    int64_t lastTime;
+    uint64_t records;		/* Records read. */
+    uint64_t skipped;		/* Malformed records skipped. */
+    int partial;		/* Interrupted or failed before the end. */
+    const char *traces;		/* Space-separated trace file names. */
+    char *config;		/* The config script's name, or "". */
+    Tcl_Obj *skipCounts;	/* dict: kind -> count */
+} Rb_RunInfo;
+
+/*
+ * ---------------------------------------------------------------------
+ * Analyzers.  An Analyzer lives in a Flow and sees the records reaching
+ * it.  A class supplies a per-record hook, a per-batch hook, or both (the
+ * engine calls the batch hook if present, else the record hook for each
+ * selected record).  At end it sets Attributes on its Flow.
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct Rb_Flow Rb_Flow;
+typedef struct Rb_Analyzer Rb_Analyzer;
+
+typedef struct Rb_AnalyzerClass {
+    const char *name;		/* Tcl command, e.g. "BandwidthAnalyzer". */
+    const char *help;		/* One line for rubicon::types. */
+    size_t stateSize;		/* Bytes of zeroed per-instance state. */
+    const Rb_Option *options;	/* NULL-name-terminated, or NULL. */
+    const char *const *attrs;	/* Attribute names it sets, NULL-ended. */
+    int mergeable;		/* Partial states can be merged. */
+    int perRecordState;		/* Memory grows with distinct keys/records
+				 * (documented in the man page). */
+
+    /* After options are parsed; may check them.  Optional. */
+    int (*init)(Rb_Analyzer *a, Tcl_Interp *interp);
+    /* Before the first record of a run; resets state. Optional. */
+    int (*start)(Rb_Analyzer *a, const Rb_RunInfo *run);
+    void (*record)(Rb_Analyzer *a, const Rb_Batch *b, int i);
+    void (*batch)(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+	    int nsel);
+    /* After the last record: compute and Rb_AnalyzerSet attributes. */
+    int (*end)(Rb_Analyzer *a, const Rb_RunInfo *run);
+    /* Merge another instance's partial state into a. Optional. */
+    int (*merge)(Rb_Analyzer *a, const Rb_Analyzer *other);
+    /* Frees what the state points to (not the state itself). Optional. */
+    void (*freeState)(Rb_Analyzer *a);
+} Rb_AnalyzerClass;
+
+struct Rb_Analyzer {
+    const Rb_AnalyzerClass *cls;
+    void *state;		/* cls->stateSize bytes, options included */
+    Rb_Flow *flow;		/* The Flow it belongs to (NULL until added). */
+    char *cmdName;		/* Its Tcl command. */
+    char *prefix;		/* Prepended to attribute names ("" default). */
+    Tcl_Command token;
+    void *engine;		/* Core-private. */
+};
+
+int		Rb_RegisterAnalyzer(Tcl_Interp *interp,
+		    const Rb_AnalyzerClass *cls);
+/* Sets (replacing) an Attribute on the analyzer's Flow; takes ownership. */
+void		Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr);
+/* Resolves a field option against the run's schema; -1 with error set. */
+int		Rb_AnalyzerField(Rb_Analyzer *a, const Rb_RunInfo *run,
+		    const char *fieldName, int *index);
+/* Staged analysis: a needs attribute attrName of flow before its end. */
+int		Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow,
+		    const char *attrName);
+Rb_Flow *	Rb_FlowFromObj(Tcl_Interp *interp, Tcl_Obj *obj);
+const Rb_Attribute *Rb_FlowGetAttr(const Rb_Flow *flow, const char *name);
+const char *	Rb_FlowName(const Rb_Flow *flow);
+/* Error raised from an analyzer hook (start/end). */
+void		Rb_AnalyzerError(Rb_Analyzer *a, const char *code,
+		    const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+
+/*
+ * ---------------------------------------------------------------------
+ * Reporters.  Bound to Flows (and optionally Attribute names), a Reporter
+ * writes one format after each run.  Output goes through Rb_Out, which
+ * writes to a temporary name and renames on success.
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct Rb_Reporter Rb_Reporter;
+
+typedef struct Rb_ReporterClass {
+    const char *name;		/* "ReporterLog" */
+    const char *help;
+    size_t stateSize;
+    const Rb_Option *options;	/* "-output" is always provided. */
+    const char *defaultOutput;	/* e.g. "rubicon.log"; "-" is stdout */
+    int (*init)(Rb_Reporter *r, Tcl_Interp *interp);
+    /* Writes the report; output path is r->output. */
+    int (*write)(Rb_Reporter *r, const Rb_RunInfo *run);
+    void (*freeState)(Rb_Reporter *r);
+} Rb_ReporterClass;
+
+struct Rb_Reporter {
+    const Rb_ReporterClass *cls;
+    void *state;
+    char *output;		/* Output path (file, prefix or directory). */
+    int nflows;
+    Rb_Flow **flows;
+    int nattrs;			/* 0: every Attribute of every Flow. */
+    char **attrs;
+    char *cmdName;
+    Tcl_Command token;
+    Tcl_Interp *interp;
+};
+
+int		Rb_RegisterReporter(Tcl_Interp *interp,
+		    const Rb_ReporterClass *cls);
+
+/* Calls fn for every (flow, attribute) the reporter is bound to, in
+ * flow order then attribute-name order. Stops at and returns non-TCL_OK. */
+typedef int (Rb_AttrVisitor)(Rb_Reporter *r, const Rb_Flow *flow,
+	const Rb_Attribute *attr, void *cd);
+int		Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd);
+
+/* Safe output: data goes to "path.tmp-PID"; Rb_OutClose renames it to
+ * path if every write succeeded, else removes it and sets an error that
+ * names path.  "-" means stdout. */
+typedef struct Rb_Out {
+    FILE *fp;
+    char *path;
+    char *tmpPath;
+    int failed;
+} Rb_Out;
+
+int		Rb_OutOpen(Tcl_Interp *interp, const char *path, Rb_Out *out);
+int		Rb_OutClose(Tcl_Interp *interp, Rb_Out *out);
+void		Rb_OutAbort(Rb_Out *out);
+
+/*
+ * ---------------------------------------------------------------------
+ * Trace input.  Rb_Input is a byte stream over a file that is plain,
+ * gzip or bzip2 (sniffed), keeping the uncompressed offset for errors.
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct Rb_Input Rb_Input;
+
+Rb_Input *	Rb_InputOpen(const char *path, Rb_Error *err);
+/* Reads up to n bytes; returns count, 0 at end, -1 on error (err set,
+ * naming the file and how far reading got). */
+long		Rb_InputRead(Rb_Input *in, void *buf, size_t n, Rb_Error *err);
+/* Reads exactly n bytes; 1 ok, 0 clean EOF before any byte, -1 short or
+ * error. */
+int		Rb_InputReadFull(Rb_Input *in, void *buf, size_t n,
+		    Rb_Error *err);
+/* Next line without its newline (NUL-terminated, valid until the next
+ * call); NULL at end or error (err->code[0] != 0 on error). */
+char *		Rb_InputGetLine(Rb_Input *in, size_t *len, Rb_Error *err);
+/* First up to n bytes of the decompressed stream, without consuming. */
+long		Rb_InputPeek(Rb_Input *in, void *buf, size_t n, Rb_Error *err);
+uint64_t	Rb_InputOffset(const Rb_Input *in);	/* uncompressed */
+uint64_t	Rb_InputLineNo(const Rb_Input *in);	/* of last line */
+const char *	Rb_InputPath(const Rb_Input *in);
+const char *	Rb_InputCompression(const Rb_Input *in); /* none gzip bzip2 */
+void		Rb_InputClose(Rb_Input *in);
+
+/*
+ * Error policy for malformed records.
+ */
+
+typedef enum Rb_OnError {
+    RB_ONERROR_STOP = 0,
+    RB_ONERROR_SKIP,
+    RB_ONERROR_WARN
+} Rb_OnError;
+
+typedef struct Rb_Reader Rb_Reader;
+
+typedef struct Rb_ReaderClass {
+    const char *name;		/* "srt", "native", "msr", ... */
+    const char *help;
+    size_t stateSize;
+    /* Confidence 0..100 that head (first bytes, decompressed) is ours. */
+    int (*sniff)(const unsigned char *head, size_t n);
+    /* Opens: reads any header, sets r->schema and r->epochNs. */
+    int (*open)(Rb_Reader *r, Rb_Error *err);
+    /* Appends up to b->cap - b->n records; returns the number appended,
+     * 0 at end of input, -1 on error (err set). Malformed records go
+     * through Rb_ReaderBad. */
+    int (*next)(Rb_Reader *r, Rb_Batch *b, Rb_Error *err);
+    void (*close)(Rb_Reader *r);
+} Rb_ReaderClass;
+
+struct Rb_Reader {
+    const Rb_ReaderClass *cls;
+    void *state;
+    Rb_Input *in;
+    Rb_Schema *schema;		/* Set by open. */
+    int64_t epochNs;		/* Absolute Unix ns of time 0, or 0. */
+    uint64_t records;		/* Good records delivered. */
+    uint64_t recordNo;		/* Records (or lines) seen, for errors. */
+    Rb_OnError onError;
+    uint64_t skipped;
+    Tcl_Obj *skipCounts;	/* dict kind -> count, owned */
+    Tcl_Obj *options;		/* Reader-specific options dict, or NULL. */
+    int64_t lastTime;		/* For out-of-order detection. */
+};
+
+int		Rb_RegisterReader(const Rb_ReaderClass *cls);
+const Rb_ReaderClass *Rb_FindReader(const char *name);
+const Rb_ReaderClass *const *Rb_Readers(int *count);
+/* Opens path with the named reader, or sniffs when format is NULL. */
+Rb_Reader *	Rb_ReaderOpen(const char *path, const char *format,
+		    Rb_OnError onError, Tcl_Obj *options, Rb_Error *err);
+int		Rb_ReaderNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err);
+void		Rb_ReaderClose(Rb_Reader *r);
+/* A malformed record of the given kind ("short-record", "bad-length",
+ * "out-of-order", ...): counts it and applies the policy.  Returns 1
+ * when reading must stop (err set, naming file, record and offset), 0 to
+ * skip it and go on. */
+int		Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind,
+		    uint64_t offset, const char *fmt, ...)
+		    __attribute__((format(printf, 5, 6)));
+
+/*
+ * ---------------------------------------------------------------------
+ * Transformers rewrite records on the way: in-batch to out-batch.
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct Rb_Transformer Rb_Transformer;
+
+typedef struct Rb_TransformerClass {
+    const char *name;
+    const char *help;
+    size_t stateSize;
+    const Rb_Option *options;
+    int (*init)(Rb_Transformer *t, Tcl_Interp *interp);
+    int (*start)(Rb_Transformer *t, const Rb_RunInfo *run);
+    /* Appends transformed records of in[sel] to out (which has room for
+     * at least nsel * maxExpand records); returns 0 or -1 with error. */
+    int (*transform)(Rb_Transformer *t, const Rb_Batch *in,
+	    const uint32_t *sel, int nsel, Rb_Batch *out);
+    /* End of input: emit anything held back. Optional. */
+    int (*flush)(Rb_Transformer *t, Rb_Batch *out);
+    void (*freeState)(Rb_Transformer *t);
+    int maxExpand;		/* Out records per in record at most (>=1). */
+} Rb_TransformerClass;
+
+struct Rb_Transformer {
+    const Rb_TransformerClass *cls;
+    void *state;
+    char *cmdName;
+    Rb_Error err;
+};
+
+int		Rb_RegisterTransformer(Tcl_Interp *interp,
+		    const Rb_TransformerClass *cls);
+
+/*
+ * ---------------------------------------------------------------------
+ * Time literals and numbers shared by the filter language and options.
+ * ---------------------------------------------------------------------
+ */
+
+/* Parses "[[[days] hours:] min:] seconds" (seconds may be fractional)
+ * into ns. Returns chars consumed, 0 if not a time. */
+int		Rb_ParseTime(const char *s, int64_t *ns);
+void		Rb_FormatTime(int64_t ns, char *buf, size_t n);
+
+/*
+ * ---------------------------------------------------------------------
+ * Filters (the language of Rubicon's Appendix B), compiled once.
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct Rb_FilterProg Rb_FilterProg;
+
+/* Compiles expr against schema.  On error returns NULL and sets err with
+ * code "RUBICON FILTER SYNTAX" or "RUBICON FILTER FIELD", a message
+ * giving the 1-based column, and for an unknown field the known fields. */
+Rb_FilterProg *	Rb_FilterCompile(Rb_Schema *schema, const char *expr,
+		    Rb_Error *err);
+/* Writes to selOut the members of selIn (ascending) that match; returns
+ * their count. selOut must hold nIn entries and may not alias selIn. */
+int		Rb_FilterSelect(const Rb_FilterProg *p, const Rb_Batch *b,
+		    const uint32_t *selIn, int nIn, uint32_t *selOut);
+int		Rb_FilterMatch(const Rb_FilterProg *p, const Rb_Batch *b, int i);
+/* 1 if the program is exactly "field = integer constant". */
+int		Rb_FilterIsEquality(const Rb_FilterProg *p, int *field,
+		    int64_t *value);
+const char *	Rb_FilterSource(const Rb_FilterProg *p);
+void		Rb_FilterFree(Rb_FilterProg *p);
+
+/*
+ * Package entry point.
+ */
+
+int		Rubicon_Init(Tcl_Interp *interp);
+int		Rubicon_SafeInit(Tcl_Interp *interp);
+
+#endif /* RUBICON_H */

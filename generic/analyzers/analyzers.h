@@ -1,0 +1,111 @@
+/*
+ * analyzers.h --
+ *
+ *	The built-in Analyzer classes (one file each in this folder) and the
+ *	small helpers they share.  Only rubicon.h is used: the kit is written
+ *	against the same interface an outside plugin would use.
+ */
+
+#ifndef RB_ANALYZERS_H
+#define RB_ANALYZERS_H
+
+#include "rubicon.h"
+
+extern const Rb_AnalyzerClass Rb_RateAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_BandwidthAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_SizeAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ReadFractionAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_SeqRunAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_SizeHistogramAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ResponseTimeAnalyzerClass;
+
+#define RB_NS_PER_S 1e9
+
+/* Helpers of the kit (kit.c). */
+void *		Rb_KitRealloc(void *p, size_t n);
+int		Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
+		    const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Rb_RunSeconds --
+ *	The run's duration, last record time minus first, in seconds; 0 when
+ *	the run saw fewer than two distinct times.  Every per-device rate
+ *	divides by this same duration so that the rates of a partition of the
+ *	records add up to the rate of the whole.
+ */
+static inline double
+Rb_RunSeconds(const Rb_RunInfo *run)
+{
+    if (run->firstTime == RB_ABSENT || run->lastTime == RB_ABSENT
+	    || run->lastTime <= run->firstTime) {
+	return 0.0;
+    }
+    return (double)(run->lastTime - run->firstTime) / RB_NS_PER_S;
+}
+
+/*
+ * Time bins (timeBins.c): sums of a quantity (I/Os, bytes) per interval
+ * of trace time, for the RateSeries and BandwidthSeries attributes.  Bin
+ * k covers [origin + k*interval, origin + (k+1)*interval); the origin is
+ * the run's first record time when the engine knows it at start, so the
+ * bins of every Flow line up.  Memory grows with the run's duration
+ * divided by the interval, not with the number of records.
+ */
+typedef struct Rb_TimeBins {
+    int64_t interval;		/* ns, > 0 */
+    int64_t origin;		/* Start of bin 0 (when hasOrigin). */
+    int hasOrigin;
+    int64_t lo;			/* Bin index of sums[0]. */
+    int64_t n;			/* Bins held. */
+    int64_t cap;
+    int64_t *sums;
+} Rb_TimeBins;
+
+void		Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval,
+		    const Rb_RunInfo *run);
+void		Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k);
+int		Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
+		    const Rb_TimeBins *other);
+Rb_Attribute *	Rb_TimeBinsSeries(const Rb_TimeBins *tb,
+		    const Rb_RunInfo *run, const char *name,
+		    const char *unit, const char *help);
+void		Rb_TimeBinsFree(Rb_TimeBins *tb);
+int		Rb_CheckInterval(Rb_Analyzer *a, Tcl_Interp *interp,
+		    int64_t interval);
+
+/*
+ * Rb_FloorDiv --
+ *	a / b rounded toward minus infinity (b > 0), so that times before the
+ *	origin fall in negative bins rather than in bin 0.
+ */
+static inline int64_t
+Rb_FloorDiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+
+    return (a % b < 0) ? q - 1 : q;
+}
+
+/*
+ * Rb_TimeBinsAdd --
+ *	Adds v to the bin holding time t.  The first time seen becomes the
+ *	origin when the run did not supply one.
+ */
+static inline void
+Rb_TimeBinsAdd(Rb_TimeBins *tb, int64_t t, int64_t v)
+{
+    int64_t k;
+
+    if (!tb->hasOrigin) {
+	tb->origin = t;
+	tb->hasOrigin = 1;
+    }
+    k = Rb_FloorDiv(t - tb->origin, tb->interval);
+    if (k < tb->lo || k >= tb->lo + tb->n) {
+	Rb_TimeBinsCover(tb, k);
+    }
+    tb->sums[k - tb->lo] += v;
+}
+
+#endif /* RB_ANALYZERS_H */

@@ -1,0 +1,82 @@
+/*
+ * kit.c --
+ *
+ *	Registers the built-in Analyzer classes, and the few helpers the
+ *	classes of this folder share.
+ */
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include "core/rbInt.h"
+#include "analyzers.h"
+
+static const Rb_AnalyzerClass *const kitClasses[] = {
+    &Rb_RateAnalyzerClass,
+    &Rb_BandwidthAnalyzerClass,
+    &Rb_SizeAnalyzerClass,
+    &Rb_ReadFractionAnalyzerClass,
+    &Rb_SeqRunAnalyzerClass,
+    &Rb_SizeHistogramAnalyzerClass,
+    &Rb_ResponseTimeAnalyzerClass,
+};
+
+/*
+ * Rb_AnalyzerKitInit --
+ *	Registers every built-in Analyzer class with interp.
+ * Results: TCL_OK, or TCL_ERROR from the first registration that fails.
+ * Side effects: creates the classes' Tcl commands.
+ */
+int
+Rb_AnalyzerKitInit(Tcl_Interp *interp)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(kitClasses) / sizeof(kitClasses[0]); i++) {
+	if (Rb_RegisterAnalyzer(interp, kitClasses[i]) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * Rb_KitRealloc --
+ *	realloc that never returns NULL: running out of memory ends the
+ *	process with a message rather than silently losing counts.
+ */
+void *
+Rb_KitRealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+
+    if (q == NULL) {
+	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n", n);
+	abort();
+    }
+    return q;
+}
+
+/*
+ * Rb_KitOptionError --
+ *	Reports a bad option value of analyzer a, prefixed with its class
+ *	name: into interp when given (from init), else as an analyzer error
+ *	(from start, where the engine collects it).
+ * Results: TCL_ERROR, so callers can return it.
+ */
+int
+Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (interp != NULL) {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION", "%s: %s",
+		a->cls->name, msg);
+    }
+    Rb_AnalyzerError(a, "RUBICON ANALYZER OPTION", "%s: %s", a->cls->name,
+	    msg);
+    return TCL_ERROR;
+}

@@ -1,0 +1,115 @@
+/*
+ * readFractionAnalyzer.c --
+ *
+ *	ReadFractionAnalyzer: the share of reads, by count and by bytes.
+ */
+
+#include "analyzers.h"
+
+typedef struct ReadFractionState {
+    uint64_t reads, writes;
+    int64_t readBytes, writeBytes;
+} ReadFractionState;
+
+static const char *const readFractionAttrs[] = {
+    "ReadFraction", "ReadByteFraction", "Reads", "Writes", NULL
+};
+
+/*
+ * ReadFractionStart --
+ *	Resets the counts for a new run.
+ */
+static int
+ReadFractionStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    ReadFractionState *st = a->state;
+
+    st->reads = st->writes = 0;
+    st->readBytes = st->writeBytes = 0;
+    return TCL_OK;
+}
+
+/*
+ * ReadFractionBatch --
+ *	Counts the selected reads and writes.  An I/O without a size counts
+ *	toward the fraction by count only; one whose op is absent or neither
+ *	read nor write counts toward neither.
+ */
+static void
+ReadFractionBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    ReadFractionState *st = a->state;
+    const int64_t *op = b->col[RB_IO_OP];
+    const int64_t *size = b->col[RB_IO_SIZE];
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	int64_t reqSize = size[sel[j]];
+	int64_t bytes = reqSize == RB_ABSENT ? 0 : reqSize;
+
+	if (op[sel[j]] == RB_OP_READ) {
+	    st->reads++;
+	    st->readBytes += bytes;
+	} else if (op[sel[j]] == RB_OP_WRITE) {
+	    st->writes++;
+	    st->writeBytes += bytes;
+	}
+    }
+}
+
+/*
+ * ReadFractionEnd --
+ *	Sets ReadFraction, ReadByteFraction (0 when there is nothing to
+ *	divide), Reads and Writes.
+ */
+static int
+ReadFractionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    ReadFractionState *st = a->state;
+    uint64_t ios = st->reads + st->writes;
+    int64_t bytes = st->readBytes + st->writeBytes;
+
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ReadFraction",
+	    ios > 0 ? (double)st->reads / (double)ios : 0.0, "",
+	    "fraction of I/Os that are reads"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ReadByteFraction",
+	    bytes > 0 ? (double)st->readBytes / (double)bytes : 0.0, "",
+	    "fraction of bytes transferred by reads"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("Reads", (double)st->reads, "",
+	    "number of reads"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("Writes", (double)st->writes, "",
+	    "number of writes"));
+    return TCL_OK;
+}
+
+/*
+ * ReadFractionMerge --
+ *	Adds the counts of other (a shard's partial state) into a.
+ */
+static int
+ReadFractionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    ReadFractionState *st = a->state;
+    const ReadFractionState *ost = other->state;
+
+    st->reads += ost->reads;
+    st->writes += ost->writes;
+    st->readBytes += ost->readBytes;
+    st->writeBytes += ost->writeBytes;
+    return TCL_OK;
+}
+
+const Rb_AnalyzerClass Rb_ReadFractionAnalyzerClass = {
+    .name = "ReadFractionAnalyzer",
+    .help = "fraction of reads by count and by bytes",
+    .stateSize = sizeof(ReadFractionState),
+    .options = NULL,
+    .attrs = readFractionAttrs,
+    .mergeable = 1,
+    .perRecordState = 0,
+    .start = ReadFractionStart,
+    .batch = ReadFractionBatch,
+    .end = ReadFractionEnd,
+    .merge = ReadFractionMerge,
+};

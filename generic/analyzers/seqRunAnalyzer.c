@@ -1,0 +1,312 @@
+/*
+ * seqRunAnalyzer.c --
+ *
+ *	SeqRunAnalyzer: sequential runs per device.  In stream (arrival)
+ *	order, an I/O continues its device's run when it starts where the
+ *	device's previous I/O ended, within -gap bytes; otherwise it starts a
+ *	new run.  State is one small entry per distinct device, kept in an
+ *	open-addressing hash table keyed by the device number.
+ */
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyzers.h"
+
+typedef struct SeqDevice {
+    int64_t key;		/* Device number (or other -field value). */
+    int64_t prevEnd;		/* Offset + size of its previous I/O. */
+    uint64_t ios;		/* 0 marks an empty slot. */
+    uint64_t runs;
+} SeqDevice;
+
+typedef struct SeqRunState {
+    char *field;		/* -field */
+    char *offsetField;		/* -offsetField */
+    int64_t gap;		/* -gap, bytes */
+    int keyIndex;		/* Resolved at start. */
+    int offsetIndex;
+    int keyIsText;		/* Key is an interned string id. */
+    SeqDevice *slots;		/* Power-of-two sized hash table. */
+    uint64_t cap;
+    uint64_t ndevices;
+    SeqDevice *last;		/* Device of the previous I/O: consecutive
+				 * I/Os usually share one. */
+    int64_t bytes;
+} SeqRunState;
+
+static const Rb_Option seqRunOptions[] = {
+    {"-field", RB_OPT_FIELD, offsetof(SeqRunState, field), "deviceNo",
+	"field whose value names the device a run belongs to"},
+    {"-offsetField", RB_OPT_FIELD, offsetof(SeqRunState, offsetField),
+	"devOffset", "field holding the I/O's offset in bytes"},
+    {"-gap", RB_OPT_INT, offsetof(SeqRunState, gap), "0",
+	"bytes an I/O may start away from the previous end and still "
+	"continue the run"},
+    {NULL}
+};
+
+static const char *const seqRunAttrs[] = {
+    "SeqRunLength", "SeqRunBytes", "SeqRuns", "SeqFraction",
+    "SeqRunsByDevice", NULL
+};
+
+/*
+ * SeqRunInit --
+ *	Checks the options (the fields are checked at start, against the
+ *	run's schema).
+ * Results: TCL_OK or TCL_ERROR with a message in interp.
+ */
+static int
+SeqRunInit(Rb_Analyzer *a, Tcl_Interp *interp)
+{
+    SeqRunState *st = a->state;
+
+    if (st->gap < 0) {
+	return Rb_KitOptionError(a, interp, "-gap must not be negative");
+    }
+    return TCL_OK;
+}
+
+/*
+ * SeqRunStart --
+ *	Resolves the fields and empties the device table for a new run.
+ * Results: TCL_OK, or TCL_ERROR when a field is unknown or -gap bad.
+ */
+static int
+SeqRunStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    SeqRunState *st = a->state;
+
+    if (SeqRunInit(a, NULL) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    st->keyIndex = st->offsetIndex = -1;
+    if (Rb_AnalyzerField(a, run, st->field, &st->keyIndex) < 0
+	    || st->keyIndex < 0
+	    || Rb_AnalyzerField(a, run, st->offsetField, &st->offsetIndex) < 0
+	    || st->offsetIndex < 0) {
+	return TCL_ERROR;
+    }
+    st->keyIsText = run->schema->fields[st->keyIndex].type == RB_FT_STRING;
+    if (st->slots == NULL) {
+	st->cap = 64;
+	st->slots = Rb_KitRealloc(NULL, st->cap * sizeof(SeqDevice));
+    }
+    memset(st->slots, 0, st->cap * sizeof(SeqDevice));
+    st->ndevices = 0;
+    st->last = NULL;
+    st->bytes = 0;
+    return TCL_OK;
+}
+
+/*
+ * SlotOf --
+ *	Home slot of key in a table of cap slots (Fibonacci hashing, so that
+ *	consecutive device numbers spread out).
+ */
+static uint64_t
+SlotOf(int64_t key, uint64_t cap)
+{
+    return (((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/*
+ * GrowTable --
+ *	Doubles the device table and rehashes it.
+ */
+static void
+GrowTable(SeqRunState *st)
+{
+    SeqDevice *old = st->slots;
+    uint64_t oldCap = st->cap, i, h;
+
+    st->cap *= 2;
+    st->slots = Rb_KitRealloc(NULL, st->cap * sizeof(SeqDevice));
+    memset(st->slots, 0, st->cap * sizeof(SeqDevice));
+    for (i = 0; i < oldCap; i++) {
+	if (old[i].ios == 0) {
+	    continue;
+	}
+	for (h = SlotOf(old[i].key, st->cap); st->slots[h].ios != 0;
+		h = (h + 1) & (st->cap - 1)) {
+	}
+	st->slots[h] = old[i];
+    }
+    free(old);
+    st->last = NULL;
+}
+
+/*
+ * FindDevice --
+ *	The entry of device key, made (with ios 0) if it is new.
+ * Side effects: may grow the table.
+ */
+static SeqDevice *
+FindDevice(SeqRunState *st, int64_t key)
+{
+    uint64_t h;
+
+    if (st->last != NULL && st->last->key == key) {
+	return st->last;
+    }
+    if ((st->ndevices + 1) * 4 > st->cap * 3) {
+	GrowTable(st);
+    }
+    for (h = SlotOf(key, st->cap);
+	    st->slots[h].ios != 0 && st->slots[h].key != key;
+	    h = (h + 1) & (st->cap - 1)) {
+    }
+    if (st->slots[h].ios == 0) {
+	st->slots[h].key = key;
+	st->ndevices++;
+    }
+    st->last = &st->slots[h];
+    return st->last;
+}
+
+/*
+ * SeqRunBatch --
+ *	Extends or starts the run of each selected I/O's device.  I/Os
+ *	without a device, offset or size are skipped.
+ */
+static void
+SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    SeqRunState *st = a->state;
+    const int64_t *keys = b->col[st->keyIndex];
+    const int64_t *offsets = b->col[st->offsetIndex];
+    const int64_t *sizes = b->col[RB_IO_SIZE];
+    uint64_t gap = (uint64_t)st->gap;
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	int64_t key = keys[sel[j]], offset = offsets[sel[j]];
+	int64_t reqSize = sizes[sel[j]];
+	SeqDevice *dev;
+	uint64_t distance;
+
+	if (key == RB_ABSENT || offset == RB_ABSENT || reqSize == RB_ABSENT) {
+	    continue;
+	}
+	dev = FindDevice(st, key);
+	/* Unsigned arithmetic: no overflow on wild offsets. */
+	distance = offset >= dev->prevEnd
+		? (uint64_t)offset - (uint64_t)dev->prevEnd
+		: (uint64_t)dev->prevEnd - (uint64_t)offset;
+	if (dev->ios == 0 || distance > gap) {
+	    dev->runs++;
+	}
+	dev->ios++;
+	dev->prevEnd = (int64_t)((uint64_t)offset + (uint64_t)reqSize);
+	st->bytes += reqSize;
+    }
+}
+
+/*
+ * CompareDevices --
+ *	qsort order of devices: by key.
+ */
+static int
+CompareDevices(const void *p, const void *q)
+{
+    const SeqDevice *d1 = p, *d2 = q;
+
+    return (d1->key > d2->key) - (d1->key < d2->key);
+}
+
+/*
+ * SeqRunEnd --
+ *	Sets the run statistics over all devices and the per-device table
+ *	(rows in device order).
+ */
+static int
+SeqRunEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    SeqRunState *st = a->state;
+    SeqDevice *devs = Rb_KitRealloc(NULL,
+	    (st->ndevices + 1) * sizeof(SeqDevice));
+    uint64_t i, n = 0, ios = 0, runs = 0;
+    Rb_Attribute *table;
+    int devCol, iosCol, runsCol, meanCol;
+
+    for (i = 0; i < st->cap; i++) {
+	if (st->slots[i].ios != 0) {
+	    devs[n++] = st->slots[i];
+	    ios += st->slots[i].ios;
+	    runs += st->slots[i].runs;
+	}
+    }
+    qsort(devs, n, sizeof(SeqDevice), CompareDevices);
+
+    Rb_AnalyzerSet(a, Rb_AttrScalar("SeqRunLength",
+	    runs ? (double)ios / (double)runs : 0.0, "IOs",
+	    "mean number of I/Os per sequential run"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("SeqRunBytes",
+	    runs ? (double)st->bytes / (double)runs : 0.0, "bytes",
+	    "mean bytes per sequential run"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("SeqRuns", (double)runs, "",
+	    "number of sequential runs"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("SeqFraction",
+	    ios ? (double)(ios - runs) / (double)ios : 0.0, "",
+	    "fraction of I/Os that continue a sequential run"));
+
+    table = Rb_AttrCreate("SeqRunsByDevice", RB_ATTR_TABLE, "",
+	    "sequential runs of each device");
+    devCol = Rb_AttrAddColumn(table, "device", "", st->keyIsText);
+    iosCol = Rb_AttrAddColumn(table, "ios", "", 0);
+    runsCol = Rb_AttrAddColumn(table, "runs", "", 0);
+    meanCol = Rb_AttrAddColumn(table, "meanRunLength", "IOs", 0);
+    for (i = 0; i < n; i++) {
+	int row = Rb_AttrAddRow(table);
+
+	if (st->keyIsText) {
+	    const char *name = Rb_SchemaString(run->schema, devs[i].key);
+
+	    Rb_AttrSetText(table, row, devCol, name ? name : "");
+	} else {
+	    Rb_AttrSetNum(table, row, devCol, (double)devs[i].key);
+	}
+	Rb_AttrSetNum(table, row, iosCol, (double)devs[i].ios);
+	Rb_AttrSetNum(table, row, runsCol, (double)devs[i].runs);
+	Rb_AttrSetNum(table, row, meanCol,
+		(double)devs[i].ios / (double)devs[i].runs);
+    }
+    Rb_AnalyzerSet(a, table);
+    free(devs);
+    return TCL_OK;
+}
+
+/*
+ * SeqRunFree --
+ *	Frees the device table.
+ */
+static void
+SeqRunFree(Rb_Analyzer *a)
+{
+    SeqRunState *st = a->state;
+
+    free(st->slots);
+    st->slots = NULL;
+}
+
+/*
+ * Not mergeable: a run that crosses a shard boundary would be counted as
+ * two, and the device's last offset is not enough to join them when the
+ * shards interleave.
+ */
+const Rb_AnalyzerClass Rb_SeqRunAnalyzerClass = {
+    .name = "SeqRunAnalyzer",
+    .help = "sequential runs per device: mean run length and bytes, "
+	    "fraction of sequential I/Os",
+    .stateSize = sizeof(SeqRunState),
+    .options = seqRunOptions,
+    .attrs = seqRunAttrs,
+    .mergeable = 0,
+    .perRecordState = 1,
+    .init = SeqRunInit,
+    .start = SeqRunStart,
+    .batch = SeqRunBatch,
+    .end = SeqRunEnd,
+    .freeState = SeqRunFree,
+};

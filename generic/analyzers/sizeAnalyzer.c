@@ -1,0 +1,117 @@
+/*
+ * sizeAnalyzer.c --
+ *
+ *	SizeAnalyzer: mean, smallest and largest request size.
+ */
+
+#include "analyzers.h"
+
+typedef struct SizeState {
+    uint64_t count;
+    int64_t bytes;
+    int64_t minSize;
+    int64_t maxSize;
+} SizeState;
+
+static const char *const sizeAttrs[] = {
+    "MeanSize", "MinSize", "MaxSize", NULL
+};
+
+/*
+ * SizeStart --
+ *	Resets the sums for a new run.
+ */
+static int
+SizeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    SizeState *st = a->state;
+
+    st->count = 0;
+    st->bytes = 0;
+    st->minSize = INT64_MAX;
+    st->maxSize = INT64_MIN;
+    return TCL_OK;
+}
+
+/*
+ * SizeBatch --
+ *	Adds the selected records that have a size.
+ */
+static void
+SizeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    SizeState *st = a->state;
+    const int64_t *size = b->col[RB_IO_SIZE];
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	int64_t reqSize = size[sel[j]];
+
+	if (reqSize == RB_ABSENT) {
+	    continue;
+	}
+	st->count++;
+	st->bytes += reqSize;
+	if (reqSize < st->minSize) {
+	    st->minSize = reqSize;
+	}
+	if (reqSize > st->maxSize) {
+	    st->maxSize = reqSize;
+	}
+    }
+}
+
+/*
+ * SizeEnd --
+ *	Sets MeanSize, MinSize and MaxSize (all 0 when no I/O had a size).
+ */
+static int
+SizeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    SizeState *st = a->state;
+    int any = st->count > 0;
+
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanSize",
+	    any ? (double)st->bytes / (double)st->count : 0.0, "bytes",
+	    "mean request size"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MinSize",
+	    any ? (double)st->minSize : 0.0, "bytes", "smallest request size"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MaxSize",
+	    any ? (double)st->maxSize : 0.0, "bytes", "largest request size"));
+    return TCL_OK;
+}
+
+/*
+ * SizeMerge --
+ *	Combines the sums of other (a shard's partial state) into a.
+ */
+static int
+SizeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    SizeState *st = a->state;
+    const SizeState *ost = other->state;
+
+    st->count += ost->count;
+    st->bytes += ost->bytes;
+    if (ost->minSize < st->minSize) {
+	st->minSize = ost->minSize;
+    }
+    if (ost->maxSize > st->maxSize) {
+	st->maxSize = ost->maxSize;
+    }
+    return TCL_OK;
+}
+
+const Rb_AnalyzerClass Rb_SizeAnalyzerClass = {
+    .name = "SizeAnalyzer",
+    .help = "mean, smallest and largest request size",
+    .stateSize = sizeof(SizeState),
+    .options = NULL,
+    .attrs = sizeAttrs,
+    .mergeable = 1,
+    .perRecordState = 0,
+    .start = SizeStart,
+    .batch = SizeBatch,
+    .end = SizeEnd,
+    .merge = SizeMerge,
+};

@@ -1,0 +1,413 @@
+/*
+ * test_input.c --
+ *
+ *	Rb_Input: plain, gzip and bzip2 files of the same content read the
+ *	same; lines of every ending and length; concatenated members; and
+ *	truncated, corrupt and missing files give errors that name them.
+ */
+
+#include <errno.h>
+#include <zlib.h>
+#include <bzlib.h>
+#include <unistd.h>
+#include "rbtest.h"
+
+static char tmpDir[] = "/tmp/rbtest-input-XXXXXX";
+
+/* The test content: a short line, a CRLF line, an empty line, a line far
+ * longer than the input buffer, and a last line without newline. */
+#define LONG_LINE (3 * 1024 * 1024 + 17)
+static char *content;
+static size_t contentLen;
+
+static void
+Setup(void)
+{
+    size_t i, n = 0;
+
+    ck_assert_ptr_nonnull(mkdtemp(tmpDir));
+    content = malloc(LONG_LINE + 100);
+    n += sprintf(content + n, "alpha\nbeta\r\n\n");
+    for (i = 0; i < LONG_LINE; i++) {
+	content[n++] = 'a' + (char)(i * 7 % 26);
+    }
+    n += sprintf(content + n, "\r\nlast");
+    contentLen = n;
+}
+
+static void
+Teardown(void)
+{
+    char cmd[256];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpDir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(content);
+}
+
+static const char *
+TmpPath(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpDir, name);
+    return buf[k];
+}
+
+static void
+WriteFile(const char *path, const void *data, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(data, 1, n, fp), n);
+    ck_assert_int_eq(fclose(fp), 0);
+}
+
+/* Appends data as one gzip member (gzopen "ab" starts a new member). */
+static void
+AppendGzip(const char *path, const void *data, size_t n)
+{
+    gzFile gz = gzopen(path, "ab");
+
+    ck_assert_ptr_nonnull(gz);
+    ck_assert_int_eq(gzwrite(gz, data, (unsigned)n), (int)n);
+    ck_assert_int_eq(gzclose(gz), Z_OK);
+}
+
+/* Appends data as one bzip2 stream. */
+static void
+AppendBzip2(const char *path, const void *data, size_t n)
+{
+    unsigned int outLen = (unsigned)(n + n / 100 + 1000);
+    char *out = malloc(outLen);
+    FILE *fp;
+
+    ck_assert_int_eq(BZ2_bzBuffToBuffCompress(out, &outLen, (char *)data,
+	    (unsigned)n, 9, 0, 0), BZ_OK);
+    fp = fopen(path, "ab");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(out, 1, outLen, fp), outLen);
+    fclose(fp);
+    free(out);
+}
+
+/* Reads the whole stream with Rb_InputRead in odd-sized pieces. */
+static char *
+ReadAll(const char *path, size_t *n, Rb_Error *err, int *failed)
+{
+    Rb_Input *in = Rb_InputOpen(path, err);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    long got;
+
+    ck_assert_ptr_nonnull(in);
+    *failed = 0;
+    for (;;) {
+	if (cap - len < 40000) {
+	    cap *= 2;
+	    buf = realloc(buf, cap);
+	}
+	got = Rb_InputRead(in, buf + len, 39999, err);
+	if (got < 0) {
+	    *failed = 1;
+	    break;
+	}
+	if (got == 0) {
+	    break;
+	}
+	len += (size_t)got;
+	ck_assert_uint_eq(Rb_InputOffset(in), len);
+    }
+    Rb_InputClose(in);
+    *n = len;
+    return buf;
+}
+
+static void
+CheckSameBytes(const char *path, const char *expectComp)
+{
+    Rb_Error err;
+    Rb_Input *in;
+    size_t n;
+    int failed;
+    char *got = ReadAll(path, &n, &err, &failed);
+
+    ck_assert_int_eq(failed, 0);
+    ck_assert_uint_eq(n, contentLen);
+    ck_assert(memcmp(got, content, n) == 0);
+    free(got);
+    in = Rb_InputOpen(path, &err);
+    ck_assert_str_eq(Rb_InputCompression(in), expectComp);
+    Rb_InputClose(in);
+}
+
+static void
+CheckLines(const char *path)
+{
+    Rb_Error err;
+    Rb_Input *in = Rb_InputOpen(path, &err);
+    size_t len, i;
+    char *line;
+
+    ck_assert_ptr_nonnull(in);
+    line = Rb_InputGetLine(in, &len, &err);
+    ck_assert_str_eq(line, "alpha");
+    ck_assert_uint_eq(Rb_InputLineNo(in), 1);
+    ck_assert_uint_eq(Rb_InputOffset(in), 6);
+    line = Rb_InputGetLine(in, &len, &err);
+    ck_assert_str_eq(line, "beta");
+    ck_assert_uint_eq(len, 4);
+    line = Rb_InputGetLine(in, &len, &err);
+    ck_assert_str_eq(line, "");
+    ck_assert_uint_eq(Rb_InputLineNo(in), 3);
+    line = Rb_InputGetLine(in, &len, &err);
+    ck_assert_ptr_nonnull(line);
+    ck_assert_uint_eq(len, LONG_LINE);
+    for (i = 0; i < LONG_LINE; i += 4099) {
+	ck_assert_int_eq(line[i], 'a' + (char)(i * 7 % 26));
+    }
+    ck_assert_int_eq(line[len], '\0');
+    line = Rb_InputGetLine(in, &len, &err);
+    ck_assert_str_eq(line, "last");
+    ck_assert_uint_eq(Rb_InputLineNo(in), 5);
+    ck_assert_uint_eq(Rb_InputOffset(in), contentLen);
+    ck_assert_ptr_null(Rb_InputGetLine(in, &len, &err));
+    ck_assert_str_eq(err.code, "");
+    Rb_InputClose(in);
+}
+
+START_TEST(plain_gzip_bzip2_give_same_bytes)
+{
+    WriteFile(TmpPath("c.txt"), content, contentLen);
+    AppendGzip(TmpPath("c.txt.gz"), content, contentLen);
+    AppendBzip2(TmpPath("c.txt.bz2"), content, contentLen);
+    CheckSameBytes(TmpPath("c.txt"), "none");
+    CheckSameBytes(TmpPath("c.txt.gz"), "gzip");
+    CheckSameBytes(TmpPath("c.txt.bz2"), "bzip2");
+}
+END_TEST
+
+START_TEST(plain_gzip_bzip2_give_same_lines)
+{
+    WriteFile(TmpPath("l.txt"), content, contentLen);
+    AppendGzip(TmpPath("l.txt.gz"), content, contentLen);
+    AppendBzip2(TmpPath("l.txt.bz2"), content, contentLen);
+    CheckLines(TmpPath("l.txt"));
+    CheckLines(TmpPath("l.txt.gz"));
+    CheckLines(TmpPath("l.txt.bz2"));
+}
+END_TEST
+
+START_TEST(concatenated_members_read_as_one_stream)
+{
+    size_t cut = 1000003;
+
+    AppendGzip(TmpPath("m.gz"), content, cut);
+    AppendGzip(TmpPath("m.gz"), content + cut, 10);
+    AppendGzip(TmpPath("m.gz"), content + cut + 10, contentLen - cut - 10);
+    CheckSameBytes(TmpPath("m.gz"), "gzip");
+    CheckLines(TmpPath("m.gz"));
+    AppendBzip2(TmpPath("m.bz2"), content, cut);
+    AppendBzip2(TmpPath("m.bz2"), content + cut, contentLen - cut);
+    CheckSameBytes(TmpPath("m.bz2"), "bzip2");
+}
+END_TEST
+
+START_TEST(peek_does_not_consume)
+{
+    Rb_Error err;
+    Rb_Input *in;
+    char a[16], b[16];
+
+    AppendGzip(TmpPath("p.gz"), content, contentLen);
+    in = Rb_InputOpen(TmpPath("p.gz"), &err);
+    ck_assert_int_eq(Rb_InputPeek(in, a, 11, &err), 11);
+    ck_assert(memcmp(a, "alpha\nbeta\r", 11) == 0);
+    ck_assert_uint_eq(Rb_InputOffset(in), 0);
+    ck_assert_int_eq(Rb_InputReadFull(in, b, 11, &err), 1);
+    ck_assert(memcmp(a, b, 11) == 0);
+    Rb_InputClose(in);
+}
+END_TEST
+
+START_TEST(read_full_tells_clean_end_from_short)
+{
+    Rb_Error err;
+    Rb_Input *in;
+    char buf[8];
+
+    WriteFile(TmpPath("s.bin"), "0123456789", 10);
+    in = Rb_InputOpen(TmpPath("s.bin"), &err);
+    ck_assert_int_eq(Rb_InputReadFull(in, buf, 5, &err), 1);
+    ck_assert_int_eq(Rb_InputReadFull(in, buf, 5, &err), 1);
+    ck_assert_int_eq(Rb_InputReadFull(in, buf, 5, &err), 0);
+    Rb_InputClose(in);
+    in = Rb_InputOpen(TmpPath("s.bin"), &err);
+    ck_assert_int_eq(Rb_InputReadFull(in, buf, 8, &err), 1);
+    ck_assert_int_eq(Rb_InputReadFull(in, buf, 8, &err), -1);
+    ck_assert_str_eq(err.code, "RUBICON READER TRUNCATED");
+    ck_assert_ptr_nonnull(strstr(err.msg, TmpPath("s.bin")));
+    Rb_InputClose(in);
+}
+END_TEST
+
+/* Copies the first n bytes of src to dst. */
+static void
+CutFile(const char *src, const char *dst, long n)
+{
+    FILE *fp = fopen(src, "rb");
+    char *buf = malloc(n);
+
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fread(buf, 1, n, fp), (size_t)n);
+    fclose(fp);
+    WriteFile(dst, buf, n);
+    free(buf);
+}
+
+static long
+FileSize(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    long n;
+
+    ck_assert_ptr_nonnull(fp);
+    fseek(fp, 0, SEEK_END);
+    n = ftell(fp);
+    fclose(fp);
+    return n;
+}
+
+/* Reading a cut file: a prefix of the content, then an error naming the
+ * file and the number of bytes delivered. */
+static void
+CheckTruncated(const char *path, const char *code)
+{
+    Rb_Error err;
+    size_t n;
+    int failed;
+    char *got = ReadAll(path, &n, &err, &failed), expect[128];
+
+    ck_assert_int_eq(failed, 1);
+    ck_assert_str_eq(err.code, code);
+    ck_assert_ptr_nonnull(strstr(err.msg, path));
+    snprintf(expect, sizeof(expect), "truncated after %zu uncompressed "
+	    "bytes", n);
+    ck_assert_msg(strstr(err.msg, expect) != NULL, "message: %s", err.msg);
+    ck_assert_uint_le(n, contentLen);
+    ck_assert(memcmp(got, content, n) == 0);
+    free(got);
+}
+
+START_TEST(truncated_gzip_is_an_error_naming_the_file)
+{
+    AppendGzip(TmpPath("t.gz"), content, contentLen);
+    CutFile(TmpPath("t.gz"), TmpPath("cut.gz"), FileSize(TmpPath("t.gz")) / 2);
+    CheckTruncated(TmpPath("cut.gz"), "RUBICON READER TRUNCATED");
+    /* Cut inside the 8-byte trailer: every data byte is there. */
+    CutFile(TmpPath("t.gz"), TmpPath("cut2.gz"),
+	    FileSize(TmpPath("t.gz")) - 3);
+    CheckTruncated(TmpPath("cut2.gz"), "RUBICON READER TRUNCATED");
+}
+END_TEST
+
+START_TEST(truncated_bzip2_is_an_error_naming_the_file)
+{
+    const char *real = rbtest_shared("data/srt/hourly.03126.srt.bz2");
+    Rb_Error err;
+    size_t n;
+    int failed;
+    char *got;
+
+    CutFile(real, TmpPath("cut.srt.bz2"), FileSize(real) / 2);
+    got = ReadAll(TmpPath("cut.srt.bz2"), &n, &err, &failed);
+    ck_assert_int_eq(failed, 1);
+    ck_assert_str_eq(err.code, "RUBICON READER TRUNCATED");
+    ck_assert_ptr_nonnull(strstr(err.msg, TmpPath("cut.srt.bz2")));
+    ck_assert_ptr_nonnull(strstr(err.msg, "truncated after"));
+    ck_assert_uint_gt(n, 0);
+    ck_assert_uint_lt(n, 3784298);
+    free(got);
+}
+END_TEST
+
+START_TEST(corrupt_gzip_is_an_error_naming_the_file)
+{
+    Rb_Error err;
+    size_t n;
+    int failed;
+    long size;
+    char *got, *buf;
+    FILE *fp;
+
+    AppendGzip(TmpPath("x.gz"), content, contentLen);
+    size = FileSize(TmpPath("x.gz"));
+    buf = malloc(size);
+    fp = fopen(TmpPath("x.gz"), "rb");
+    ck_assert_uint_eq(fread(buf, 1, size, fp), (size_t)size);
+    fclose(fp);
+    buf[size / 2] ^= 0x55;
+    buf[size / 2 + 1] ^= 0xaa;
+    WriteFile(TmpPath("x.gz"), buf, size);
+    free(buf);
+    got = ReadAll(TmpPath("x.gz"), &n, &err, &failed);
+    ck_assert_int_eq(failed, 1);
+    ck_assert_str_eq(err.code, "RUBICON READER CORRUPT");
+    ck_assert_ptr_nonnull(strstr(err.msg, TmpPath("x.gz")));
+    free(got);
+}
+END_TEST
+
+START_TEST(missing_file_is_an_open_error)
+{
+    Rb_Error err;
+
+    ck_assert_ptr_null(Rb_InputOpen(TmpPath("no-such-file"), &err));
+    ck_assert_str_eq(err.code, "RUBICON READER OPEN");
+    ck_assert_ptr_nonnull(strstr(err.msg, TmpPath("no-such-file")));
+    ck_assert_ptr_nonnull(strstr(err.msg, strerror(ENOENT)));
+}
+END_TEST
+
+START_TEST(empty_file_reads_as_empty)
+{
+    Rb_Error err;
+    Rb_Input *in;
+    size_t len;
+    char c;
+
+    WriteFile(TmpPath("empty"), "", 0);
+    in = Rb_InputOpen(TmpPath("empty"), &err);
+    ck_assert_ptr_nonnull(in);
+    ck_assert_int_eq(Rb_InputPeek(in, &c, 1, &err), 0);
+    ck_assert_int_eq(Rb_InputRead(in, &c, 1, &err), 0);
+    ck_assert_ptr_null(Rb_InputGetLine(in, &len, &err));
+    ck_assert_str_eq(err.code, "");
+    Rb_InputClose(in);
+}
+END_TEST
+
+Suite *
+rbtest_suite(void)
+{
+    Suite *s = suite_create("input");
+    TCase *tc = tcase_create("input");
+
+    tcase_add_unchecked_fixture(tc, Setup, Teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, plain_gzip_bzip2_give_same_bytes);
+    tcase_add_test(tc, plain_gzip_bzip2_give_same_lines);
+    tcase_add_test(tc, concatenated_members_read_as_one_stream);
+    tcase_add_test(tc, peek_does_not_consume);
+    tcase_add_test(tc, read_full_tells_clean_end_from_short);
+    tcase_add_test(tc, truncated_gzip_is_an_error_naming_the_file);
+    tcase_add_test(tc, truncated_bzip2_is_an_error_naming_the_file);
+    tcase_add_test(tc, corrupt_gzip_is_an_error_naming_the_file);
+    tcase_add_test(tc, missing_file_is_an_open_error);
+    tcase_add_test(tc, empty_file_reads_as_empty);
+    suite_add_tcase(s, tc);
+    return s;
+}

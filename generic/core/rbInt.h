@@ -8,6 +8,10 @@
 #ifndef RB_INT_H
 #define RB_INT_H
 
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <math.h>
 #include "rubicon.h"
 
 /* Kit initializers: each folder registers its built-in classes. */

@@ -43,8 +43,9 @@ ParseNumber(const char *s, double *v, int *isInt)
  * Rb_ParseTime --
  *	Parses a time literal: "S", "M:S", "H:M:S" or "D H:M:S".  Hours and
  *	minutes must be whole; only the last part may have a fraction.
- * Results: characters consumed, or 0 if s does not start with a time.
- *	*ns gets the value in nanoseconds.
+ * Results: characters consumed, or 0 if s does not start with a time
+ *	or the time does not fit in int64 nanoseconds.  *ns gets the value
+ *	in nanoseconds.
  */
 int
 Rb_ParseTime(const char *s, int64_t *ns)
@@ -104,6 +105,10 @@ Rb_ParseTime(const char *s, int64_t *ns)
     case 1: total += parts[0]; break;
     case 2: total += parts[0] * 60 + parts[1]; break;
     default: total += parts[0] * 3600 + parts[1] * 60 + parts[2]; break;
+    }
+    /* Beyond 2^63 ns (about 292 years) llround's result is unspecified. */
+    if (!(total * 1e9 < 9223372036854775808.0)) {
+	return 0;
     }
     *ns = (int64_t)llround(total * 1e9);
     return (int)(p - s);

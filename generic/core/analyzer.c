@@ -1,0 +1,508 @@
+/*
+ * analyzer.c --
+ *
+ *	Analyzer classes and instances: registration (which makes the class's
+ *	Tcl command exist), the object command, the run-time hooks, and the
+ *	dependency order of end calls for staged analysis.
+ */
+
+#include <stdarg.h>
+#include <string.h>
+#include "engine.h"
+
+static Tcl_ObjCmdProc AnalyzerObjCmd;
+
+/*
+ * Rb_AnalyzerCreate --
+ *	Makes an instance: zeroed state, option defaults, the given options,
+ *	then the class's init hook.
+ * Results: the analyzer, or NULL with an error in the interpreter.
+ */
+Rb_Analyzer *
+Rb_AnalyzerCreate(Tcl_Interp *interp, const Rb_AnalyzerClass *cls, int objc,
+	Tcl_Obj *const objv[])
+{
+    static const Rb_Option coreOpts[] = {
+	{"-prefix", RB_OPT_STRING, 0, NULL,
+	 "prepended to the names of the Attributes it sets"},
+	{NULL}
+    };
+    Rb_Analyzer *a = Rb_Alloc(sizeof(*a));
+    AnalyzerPriv *priv = Rb_Alloc(sizeof(*priv));
+    Rb_Engine *eng = Rb_EngineGet(interp);
+
+    a->cls = cls;
+    a->state = Rb_Alloc(cls->stateSize ? cls->stateSize : 1);
+    a->prefix = NULL;
+    a->engine = priv;
+    priv->eng = eng;
+    if (Rb_OptionsDefault(interp, cls->options, a->state) != TCL_OK
+	    || Rb_OptionsConfigure(interp, cls->options, a->state, objc, objv,
+		    coreOpts, &a->prefix) != TCL_OK
+	    || (cls->init && cls->init(a, interp) != TCL_OK)) {
+	Rb_AnalyzerDelete(a);
+	return NULL;
+    }
+    if (a->prefix == NULL) {
+	a->prefix = Rb_Strdup("");
+    }
+    eng->analyzers = Rb_Realloc(eng->analyzers,
+	    (eng->nanalyzers + 1) * sizeof(Rb_Analyzer *));
+    eng->analyzers[eng->nanalyzers++] = a;
+    return a;
+}
+
+/*
+ * Rb_AnalyzerDelete --
+ *	Frees an analyzer, taking it out of its flow and of the engine.
+ */
+void
+Rb_AnalyzerDelete(Rb_Analyzer *a)
+{
+    AnalyzerPriv *priv = a->engine;
+    Rb_Engine *eng = priv->eng;
+    int i;
+
+    if (a->flow) {
+	Rb_FlowRemoveAnalyzer(a->flow, a);
+    }
+    for (i = 0; i < eng->nanalyzers; i++) {
+	if (eng->analyzers[i] == a) {
+	    eng->analyzers[i] = eng->analyzers[--eng->nanalyzers];
+	    break;
+	}
+    }
+    /* Other analyzers that needed an attribute of a's flow keep working:
+     * needs name flows, and flows outlive their analyzers. */
+    if (a->cls->freeState) {
+	a->cls->freeState(a);
+    }
+    Rb_OptionsFree(a->cls->options, a->state);
+    for (i = 0; i < priv->nneeds; i++) {
+	free(priv->needAttrs[i]);
+    }
+    free(priv->needAttrs);
+    free(priv->needFlows);
+    free(priv->errorMsg);
+    free(priv->errorCode);
+    free(priv);
+    free(a->state);
+    free(a->prefix);
+    free(a->cmdName);
+    free(a);
+}
+
+/*
+ * Rb_AnalyzerSet --
+ *	Stores an Attribute on the analyzer's flow under prefix + name.
+ */
+void
+Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr)
+{
+    attr->producer = a;
+    if (a->prefix && *a->prefix) {
+	size_t n = strlen(a->prefix) + strlen(attr->name) + 1;
+	char *name = Rb_Alloc(n);
+
+	snprintf(name, n, "%s%s", a->prefix, attr->name);
+	free(attr->name);
+	attr->name = name;
+    }
+    if (a->flow == NULL) {
+	Rb_AttrFree(attr);
+	return;
+    }
+    Rb_FlowSetAttr(a->flow, attr);
+}
+
+/*
+ * Rb_AnalyzerError --
+ *	Records an error raised in a hook; the engine turns it into a Tcl
+ *	error naming the analyzer after the hook returns.
+ */
+void
+Rb_AnalyzerError(Rb_Analyzer *a, const char *code, const char *fmt, ...)
+{
+    AnalyzerPriv *priv = a->engine;
+    char buf[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    free(priv->errorMsg);
+    free(priv->errorCode);
+    priv->errorMsg = Rb_Strdup(buf);
+    priv->errorCode = Rb_Strdup(code);
+}
+
+/*
+ * Rb_AnalyzerTakeError --
+ *	Moves an error recorded by Rb_AnalyzerError into the interpreter.
+ * Results: TCL_ERROR if there was one, else TCL_OK.
+ */
+int
+Rb_AnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a)
+{
+    AnalyzerPriv *priv = a->engine;
+    int rc;
+
+    if (priv->errorMsg == NULL) {
+	return TCL_OK;
+    }
+    rc = Rb_SetInterpError(interp, priv->errorCode, "%s: %s",
+	    a->cmdName ? a->cmdName : a->cls->name, priv->errorMsg);
+    free(priv->errorMsg);
+    free(priv->errorCode);
+    priv->errorMsg = priv->errorCode = NULL;
+    return rc;
+}
+
+/*
+ * Rb_AnalyzerField --
+ *	Resolves a field name against the run's schema.
+ * Results: TCL_OK with *index set, or TCL_ERROR with an error naming the
+ *	analyzer and listing the known fields.
+ */
+int
+Rb_AnalyzerField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
+	int *index)
+{
+    int f = Rb_SchemaFieldIndex(run->schema, name ? name : "");
+
+    if (f < 0) {
+	char *known = Rb_SchemaFieldList(run->schema);
+
+	Rb_AnalyzerError(a, "RUBICON ANALYZER FIELD",
+		"unknown field \"%s\"; known fields: %s", name ? name : "",
+		known);
+	free(known);
+	*index = -1;
+	return TCL_ERROR;
+    }
+    *index = f;
+    return TCL_OK;
+}
+
+/*
+ * Rb_AnalyzerNeeds --
+ *	Declares that a reads attribute attrName of flow in its end hook, so
+ *	the producer's end must run first.
+ */
+int
+Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow, const char *attrName)
+{
+    AnalyzerPriv *priv = a->engine;
+    int i;
+
+    for (i = 0; i < priv->nneeds; i++) {
+	if (priv->needFlows[i] == flow
+		&& strcmp(priv->needAttrs[i], attrName) == 0) {
+	    return TCL_OK;
+	}
+    }
+    priv->needFlows = Rb_Realloc(priv->needFlows,
+	    (priv->nneeds + 1) * sizeof(Rb_Flow *));
+    priv->needAttrs = Rb_Realloc(priv->needAttrs,
+	    (priv->nneeds + 1) * sizeof(char *));
+    priv->needFlows[priv->nneeds] = flow;
+    priv->needAttrs[priv->nneeds] = Rb_Strdup(attrName);
+    priv->nneeds++;
+    return TCL_OK;
+}
+
+/*
+ * Rb_AnalyzerStartAll --
+ *	Calls an analyzer's start hook.
+ */
+int
+Rb_AnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    if (a->cls->start && a->cls->start(a, run) != TCL_OK) {
+	if (Rb_AnalyzerTakeError(interp, a) == TCL_OK) {
+	    Rb_SetInterpError(interp, "RUBICON ANALYZER START",
+		    "%s: failed to start", a->cmdName ? a->cmdName
+		    : a->cls->name);
+	}
+	return TCL_ERROR;
+    }
+    return Rb_AnalyzerTakeError(interp, a);
+}
+
+/*
+ * Producer --
+ *	The analyzer of flow whose class declares attribute name (after its
+ *	prefix), or NULL.
+ */
+static Rb_Analyzer *
+Producer(Rb_Flow *flow, const char *name)
+{
+    int i;
+    const char *const *p;
+
+    for (i = 0; i < flow->nanalyzers; i++) {
+	Rb_Analyzer *a = flow->analyzers[i];
+	size_t pl = strlen(a->prefix);
+
+	if (strncmp(name, a->prefix, pl) != 0) {
+	    continue;
+	}
+	for (p = a->cls->attrs; p && *p; p++) {
+	    if (strcmp(*p, name + pl) == 0) {
+		return a;
+	    }
+	}
+    }
+    return NULL;
+}
+
+/*
+ * Visit --
+ *	Depth-first step of the end-order sort: appends a after everything
+ *	it needs. mark: 0 new, 1 on the current path, 2 done.
+ * Results: TCL_OK, or TCL_ERROR naming the cycle.
+ */
+static int
+Visit(Tcl_Interp *interp, Rb_Analyzer *a, Rb_Analyzer ***order, int *n,
+	Tcl_DString *path)
+{
+    AnalyzerPriv *priv = a->engine;
+    int i, rc;
+
+    if (priv->mark == 2) {
+	return TCL_OK;
+    }
+    if (priv->mark == 1) {
+	Tcl_DStringAppend(path, " -> ", -1);
+	Tcl_DStringAppend(path, a->cmdName ? a->cmdName : a->cls->name, -1);
+	return Rb_SetInterpError(interp, "RUBICON DAG CYCLE",
+		"staged analysis has a cycle: %s", Tcl_DStringValue(path));
+    }
+    priv->mark = 1;
+    if (Tcl_DStringLength(path)) {
+	Tcl_DStringAppend(path, " -> ", -1);
+    }
+    Tcl_DStringAppend(path, a->cmdName ? a->cmdName : a->cls->name, -1);
+    for (i = 0; i < priv->nneeds; i++) {
+	Rb_Analyzer *dep = Producer(priv->needFlows[i], priv->needAttrs[i]);
+
+	if (dep == NULL) {
+	    return Rb_SetInterpError(interp, "RUBICON DAG DEPENDENCY",
+		    "%s needs attribute \"%s\" of flow \"%s\", which no "
+		    "analyzer of that flow sets",
+		    a->cmdName ? a->cmdName : a->cls->name,
+		    priv->needAttrs[i], priv->needFlows[i]->name);
+	}
+	rc = Visit(interp, dep, order, n, path);
+	if (rc != TCL_OK) {
+	    return rc;
+	}
+    }
+    priv->mark = 2;
+    (*order)[(*n)++] = a;
+    return TCL_OK;
+}
+
+/*
+ * Rb_EndAnalyzers --
+ *	Calls end on every analyzer of the given flows, and on analyzers of
+ *	other flows they need, so that each runs after its producers.  With
+ *	dryRun, only checks the order (cycles, missing producers).
+ * Results: TCL_OK or TCL_ERROR.
+ */
+int
+Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
+	int nflows, const Rb_RunInfo *run, int dryRun)
+{
+    Rb_Analyzer **order = Rb_Alloc((eng->nanalyzers + 1)
+	    * sizeof(Rb_Analyzer *));
+    Tcl_DString path;
+    int i, j, n = 0, rc = TCL_OK;
+
+    for (i = 0; i < eng->nanalyzers; i++) {
+	((AnalyzerPriv *)eng->analyzers[i]->engine)->mark = 0;
+    }
+    for (i = 0; i < nflows && rc == TCL_OK; i++) {
+	for (j = 0; j < flows[i]->nanalyzers && rc == TCL_OK; j++) {
+	    Tcl_DStringInit(&path);
+	    rc = Visit(interp, flows[i]->analyzers[j], &order, &n, &path);
+	    Tcl_DStringFree(&path);
+	}
+    }
+    for (i = 0; i < n && rc == TCL_OK && !dryRun; i++) {
+	Rb_Analyzer *a = order[i];
+
+	if (a->cls->end && a->cls->end(a, run) != TCL_OK) {
+	    if (Rb_AnalyzerTakeError(interp, a) == TCL_OK) {
+		Rb_SetInterpError(interp, "RUBICON ANALYZER END",
+			"%s: failed at end of trace",
+			a->cmdName ? a->cmdName : a->cls->name);
+	    }
+	    rc = TCL_ERROR;
+	    break;
+	}
+	rc = Rb_AnalyzerTakeError(interp, a);
+	if (run->partial && a->flow) {
+	    Tcl_HashSearch s;
+	    Tcl_HashEntry *e;
+
+	    for (e = Tcl_FirstHashEntry(&a->flow->attrs, &s); e;
+		    e = Tcl_NextHashEntry(&s)) {
+		Rb_Attribute *attr = Tcl_GetHashValue(e);
+
+		if (attr->producer == a) {
+		    attr->partial = 1;
+		}
+	    }
+	}
+    }
+    free(order);
+    return rc;
+}
+
+/*
+ * Rb_AnalyzerFromCmdInfo --
+ *	The analyzer behind a command, or NULL if it is not one.
+ */
+Rb_Analyzer *
+Rb_AnalyzerFromCmdInfo(const Tcl_CmdInfo *info)
+{
+    return info->objProc == AnalyzerObjCmd ? info->objClientData : NULL;
+}
+
+/*
+ * AnalyzerObjCmd --
+ *	The object command of an analyzer: configure, cget, flow,
+ *	attributes (the names it sets), class, help, destroy.
+ */
+static int
+AnalyzerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    Rb_Analyzer *a = cd;
+    static const char *const subs[] = {
+	"attributes", "cget", "class", "configure", "destroy", "flow", "help",
+	"mergeable", NULL
+    };
+    enum { SUB_ATTRS, SUB_CGET, SUB_CLASS, SUB_CONFIGURE, SUB_DESTROY,
+	SUB_FLOW, SUB_HELP, SUB_MERGEABLE };
+    const char *const *p;
+    Tcl_Obj *list;
+    int idx;
+
+    if (objc < 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "subcommand ?arg ...?");
+	return TCL_ERROR;
+    }
+    if (Tcl_GetIndexFromObj(interp, objv[1], subs, "subcommand", 0, &idx)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    switch (idx) {
+    case SUB_ATTRS:
+	list = Tcl_NewListObj(0, NULL);
+	for (p = a->cls->attrs; p && *p; p++) {
+	    Tcl_ListObjAppendElement(NULL, list,
+		    Tcl_ObjPrintf("%s%s", a->prefix, *p));
+	}
+	Tcl_SetObjResult(interp, list);
+	return TCL_OK;
+    case SUB_CGET:
+	if (objc != 3) {
+	    Tcl_WrongNumArgs(interp, 2, objv, "option");
+	    return TCL_ERROR;
+	}
+	if (strcmp(Tcl_GetString(objv[2]), "-prefix") == 0) {
+	    Tcl_SetObjResult(interp, Tcl_NewStringObj(a->prefix, -1));
+	    return TCL_OK;
+	}
+	return Rb_OptionsCget(interp, a->cls->options, a->state, objv[2]);
+    case SUB_CLASS:
+	Tcl_SetObjResult(interp, Tcl_NewStringObj(a->cls->name, -1));
+	return TCL_OK;
+    case SUB_CONFIGURE: {
+	static const Rb_Option coreOpts[] = {
+	    {"-prefix", RB_OPT_STRING, 0, NULL, NULL}, {NULL}
+	};
+
+	if (objc == 2) {
+	    list = Rb_OptionsList(a->cls->options, a->state);
+	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj("-prefix", -1));
+	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj(a->prefix, -1));
+	    Tcl_SetObjResult(interp, list);
+	    return TCL_OK;
+	}
+	if (objc == 3) {
+	    return Rb_OptionsCget(interp, a->cls->options, a->state, objv[2]);
+	}
+	if (Rb_OptionsConfigure(interp, a->cls->options, a->state, objc - 2,
+		objv + 2, coreOpts, &a->prefix) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+	return a->cls->init ? a->cls->init(a, interp) : TCL_OK;
+    }
+    case SUB_DESTROY:
+	Tcl_DeleteCommandFromToken(interp, a->token);
+	return TCL_OK;
+    case SUB_FLOW:
+	Tcl_SetObjResult(interp, Tcl_NewStringObj(a->flow && a->flow->node
+		->cmdName ? a->flow->node->cmdName : "", -1));
+	return TCL_OK;
+    case SUB_HELP:
+	Tcl_SetObjResult(interp, Tcl_NewStringObj(a->cls->help, -1));
+	return TCL_OK;
+    case SUB_MERGEABLE:
+	Tcl_SetObjResult(interp, Tcl_NewBooleanObj(a->cls->mergeable));
+	return TCL_OK;
+    }
+    return TCL_OK;
+}
+
+static void
+AnalyzerDeleteProc(ClientData cd)
+{
+    Rb_AnalyzerDelete(cd);
+}
+
+/*
+ * AnalyzerClassCmd --
+ *	The class command ("BandwidthAnalyzer ?-option value ...?"): makes an
+ *	instance with its own object command.
+ */
+static int
+AnalyzerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    const Rb_AnalyzerClass *cls = cd;
+    Rb_Analyzer *a = Rb_AnalyzerCreate(interp, cls, objc - 1, objv + 1);
+
+    if (a == NULL) {
+	return TCL_ERROR;
+    }
+    a->cmdName = Rb_EngineNewName(Rb_EngineGet(interp), cls->name);
+    a->token = Tcl_CreateObjCommand(interp, a->cmdName, AnalyzerObjCmd, a,
+	    AnalyzerDeleteProc);
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(a->cmdName, -1));
+    return TCL_OK;
+}
+
+/*
+ * Rb_RegisterAnalyzer --
+ *	Makes the class's command (in ::rubicon, exported) and lists it in
+ *	rubicon::types.
+ */
+int
+Rb_RegisterAnalyzer(Tcl_Interp *interp, const Rb_AnalyzerClass *cls)
+{
+    Tcl_DString cmd;
+
+    Tcl_DStringInit(&cmd);
+    Tcl_DStringAppend(&cmd, "::rubicon::", -1);
+    Tcl_DStringAppend(&cmd, cls->name, -1);
+    Tcl_CreateObjCommand(interp, Tcl_DStringValue(&cmd), AnalyzerClassCmd,
+	    (ClientData)cls, NULL);
+    Tcl_DStringFree(&cmd);
+    Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_ANALYZER, cls->name,
+	    cls->help, cls);
+    return TCL_OK;
+}

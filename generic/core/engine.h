@@ -1,0 +1,161 @@
+/*
+ * engine.h --
+ *
+ *	The engine's private structures: DAG nodes (Filter, Mux,
+ *	Transformer, sink, Flow), Flows with their Attributes, and the
+ *	per-interpreter state that holds them.
+ */
+
+#ifndef RB_ENGINE_H
+#define RB_ENGINE_H
+
+#include "rbInt.h"
+
+typedef enum NodeKind {
+    NODE_FLOW, NODE_FILTER, NODE_MUX, NODE_TRANSFORMER, NODE_SINK
+} NodeKind;
+
+typedef struct Rb_Engine Rb_Engine;
+typedef struct Rb_Node Rb_Node;
+typedef struct MuxTable MuxTable;
+
+/* A sink consumes records without being a Flow (e.g. TraceWriter). */
+typedef struct Rb_SinkClass {
+    const char *name;
+    int (*start)(void *cd, const Rb_RunInfo *run, Rb_Error *err);
+    int (*push)(void *cd, const Rb_Batch *b, const uint32_t *sel, int nsel,
+	    Rb_Error *err);
+    int (*end)(void *cd, const Rb_RunInfo *run, Rb_Error *err);
+    void (*free)(void *cd);
+} Rb_SinkClass;
+
+struct Rb_Node {
+    NodeKind kind;
+    char *cmdName;
+    Tcl_Command token;
+    Rb_Engine *eng;
+    int nchildren;
+    Rb_Node **children;
+    uint32_t *sel;		/* Output selection buffer (filters). */
+    int visitMark;		/* For traversals. */
+    Rb_Node *nextNode;		/* All nodes of the engine. */
+
+    /* NODE_FILTER */
+    char *expr;
+    Rb_FilterProg *prog;
+    Rb_Schema *progSchema;
+
+    /* NODE_MUX */
+    MuxTable *table;
+
+    /* NODE_TRANSFORMER */
+    Rb_Transformer *xf;
+    Rb_Batch *out;
+
+    /* NODE_SINK */
+    const Rb_SinkClass *sinkClass;
+    void *sinkData;
+
+    /* NODE_FLOW */
+    Rb_Flow *flow;
+
+    Rb_Error runErr;		/* A sink's failure during a run. */
+    int failed;
+};
+
+struct Rb_Flow {
+    char *name;
+    Rb_Node *node;		/* Its DAG node (kind NODE_FLOW). */
+    int nanalyzers;
+    Rb_Analyzer **analyzers;
+    Tcl_HashTable attrs;	/* name -> Rb_Attribute * */
+    Tcl_Interp *interp;
+    int records;		/* Records seen in the last run (capped). */
+    uint64_t recordCount;
+};
+
+/* What the engine keeps for each analyzer (a->engine). */
+typedef struct AnalyzerPriv {
+    int nneeds;
+    Rb_Flow **needFlows;
+    char **needAttrs;
+    int mark;
+    Rb_Engine *eng;
+    char *errorMsg;		/* Set by Rb_AnalyzerError in a hook. */
+    char *errorCode;
+} AnalyzerPriv;
+
+struct Rb_Engine {
+    Tcl_Interp *interp;
+    Rb_Node *head;
+    Rb_Node *nodes;
+    int nreporters;
+    Rb_Reporter **reporters;
+    int nanalyzers;
+    Rb_Analyzer **analyzers;	/* Every live analyzer. */
+    int counter;
+    volatile int cancel;
+    int running;
+    Tcl_Obj *lastRun;		/* Summary dict of the last run. */
+    Tcl_HashTable classes;	/* command name -> ClassEntry */
+};
+
+typedef enum ClassKind {
+    CLASS_ANALYZER, CLASS_REPORTER, CLASS_TRANSFORMER, CLASS_CORE
+} ClassKind;
+
+typedef struct ClassEntry {
+    ClassKind kind;
+    const char *name;
+    const char *help;
+    const void *cls;
+} ClassEntry;
+
+Rb_Engine *	Rb_EngineGet(Tcl_Interp *interp);
+char *		Rb_EngineNewName(Rb_Engine *eng, const char *base);
+void		Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind,
+		    const char *name, const char *help, const void *cls);
+
+/* Nodes (node.c). */
+Rb_Node *	Rb_NodeCreate(Rb_Engine *eng, NodeKind kind);
+Rb_Node *	Rb_NodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj);
+int		Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent,
+		    Rb_Node *child);
+void		Rb_NodeDetach(Rb_Node *n);
+void		Rb_NodeFree(Rb_Node *n);
+int		Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n,
+		    const Rb_RunInfo *run);
+void		Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel,
+		    int nsel);
+int		Rb_NodeFlush(Tcl_Interp *interp, Rb_Node *n);
+int		Rb_NodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
+		    Tcl_Obj *const objv[]);
+Tcl_Obj *	Rb_NodeChildrenObj(Rb_Node *n);
+int		Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng);
+int		Rb_NodeInitCmds(Tcl_Interp *interp);
+void		Rb_NodeClearMarks(Rb_Engine *eng);
+Rb_Node *	Rb_NodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls,
+		    void *data);
+
+/* Flows (flow.c). */
+int		Rb_FlowInitCmds(Tcl_Interp *interp);
+void		Rb_FlowClearAttrs(Rb_Flow *flow);
+void		Rb_FlowRemoveAnalyzer(Rb_Flow *flow, Rb_Analyzer *a);
+Rb_Flow *	Rb_FlowFromCmdInfo(const Tcl_CmdInfo *info);
+
+/* Analyzers (analyzer.c). */
+int		Rb_AnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a,
+		    const Rb_RunInfo *run);
+int		Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng,
+		    Rb_Flow **flows, int nflows, const Rb_RunInfo *run,
+		    int dryRun);
+int		Rb_AnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a);
+Rb_Analyzer *	Rb_AnalyzerFromCmdInfo(const Tcl_CmdInfo *info);
+
+/* Reporters (reporter.c) and the run driver (run.c). */
+int		Rb_ReportersWrite(Tcl_Interp *interp, Rb_Engine *eng,
+		    const Rb_RunInfo *run);
+void		Rb_ReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow);
+int		Rb_RunInitCmds(Tcl_Interp *interp);
+
+#endif /* RB_ENGINE_H */

@@ -1,0 +1,495 @@
+/*
+ * flow.c --
+ *
+ *	Flows: named containers of Analyzers and the Attributes they set, and
+ *	the Flow Tcl command ("Flow ?name? ?analyzer ...?") with its object
+ *	subcommands (get, attributes, add, analyzers, ...).
+ */
+
+#include <string.h>
+#include "engine.h"
+
+/*
+ * Rb_FlowCreate --
+ *	Makes a Flow and its DAG node, without a Tcl command.
+ */
+Rb_Flow *
+Rb_FlowCreate(Tcl_Interp *interp, const char *name)
+{
+    Rb_Flow *flow = Rb_Alloc(sizeof(*flow));
+    Rb_Engine *eng = Rb_EngineGet(interp);
+
+    flow->name = Rb_Strdup(name);
+    flow->interp = interp;
+    Tcl_InitHashTable(&flow->attrs, TCL_STRING_KEYS);
+    flow->node = Rb_NodeCreate(eng, NODE_FLOW);
+    flow->node->flow = flow;
+    return flow;
+}
+
+/*
+ * Rb_FlowClearAttrs --
+ *	Frees every Attribute of the flow (before a new run).
+ */
+void
+Rb_FlowClearAttrs(Rb_Flow *flow)
+{
+    Tcl_HashSearch search;
+    Tcl_HashEntry *e;
+
+    for (e = Tcl_FirstHashEntry(&flow->attrs, &search); e;
+	    e = Tcl_NextHashEntry(&search)) {
+	Rb_AttrFree(Tcl_GetHashValue(e));
+    }
+    Tcl_DeleteHashTable(&flow->attrs);
+    Tcl_InitHashTable(&flow->attrs, TCL_STRING_KEYS);
+}
+
+/*
+ * Rb_FlowDelete --
+ *	Frees a flow: its attributes, and its analyzers (deleting their
+ *	commands, if any). Detaches its node from the DAG.
+ */
+void
+Rb_FlowDelete(Rb_Flow *flow)
+{
+    Rb_Engine *eng = flow->node->eng;
+
+    Rb_ReporterRemoveFlow(eng, flow);
+    while (flow->nanalyzers > 0) {
+	Rb_Analyzer *a = flow->analyzers[flow->nanalyzers - 1];
+
+	if (a->token) {
+	    Tcl_DeleteCommandFromToken(flow->interp, a->token);
+	} else {
+	    Rb_AnalyzerDelete(a);
+	}
+    }
+    free(flow->analyzers);
+    Rb_FlowClearAttrs(flow);
+    Tcl_DeleteHashTable(&flow->attrs);
+    flow->node->flow = NULL;
+    Rb_NodeFree(flow->node);
+    free(flow->name);
+    free(flow);
+}
+
+/*
+ * Rb_FlowAddAnalyzer --
+ *	Puts an analyzer into a flow. An analyzer belongs to one flow.
+ */
+int
+Rb_FlowAddAnalyzer(Tcl_Interp *interp, Rb_Flow *flow, Rb_Analyzer *a)
+{
+    if (a->flow == flow) {
+	return TCL_OK;
+    }
+    if (a->flow != NULL) {
+	return Rb_SetInterpError(interp, "RUBICON FLOW ANALYZER",
+		"analyzer %s already belongs to flow \"%s\"",
+		a->cmdName ? a->cmdName : a->cls->name, a->flow->name);
+    }
+    flow->analyzers = Rb_Realloc(flow->analyzers,
+	    (flow->nanalyzers + 1) * sizeof(Rb_Analyzer *));
+    flow->analyzers[flow->nanalyzers++] = a;
+    a->flow = flow;
+    return TCL_OK;
+}
+
+/*
+ * Rb_FlowRemoveAnalyzer --
+ *	Takes an analyzer out of its flow (when the analyzer is deleted).
+ */
+void
+Rb_FlowRemoveAnalyzer(Rb_Flow *flow, Rb_Analyzer *a)
+{
+    int i;
+
+    for (i = 0; i < flow->nanalyzers; i++) {
+	if (flow->analyzers[i] == a) {
+	    memmove(&flow->analyzers[i], &flow->analyzers[i + 1],
+		    (flow->nanalyzers - i - 1) * sizeof(Rb_Analyzer *));
+	    flow->nanalyzers--;
+	    break;
+	}
+    }
+    a->flow = NULL;
+}
+
+/*
+ * Rb_FlowStart --
+ *	Clears the flow's attributes and starts each of its analyzers.
+ */
+int
+Rb_FlowStart(Rb_Flow *flow, const Rb_RunInfo *run)
+{
+    int i;
+
+    Rb_FlowClearAttrs(flow);
+    flow->recordCount = 0;
+    for (i = 0; i < flow->nanalyzers; i++) {
+	if (Rb_AnalyzerStartAll(run->interp, flow->analyzers[i], run)
+		!= TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * Rb_FlowPush --
+ *	Hands the selected records of a batch to every analyzer: the batch
+ *	hook if the class has one, else the record hook per record.
+ */
+void
+Rb_FlowPush(Rb_Flow *flow, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    int i, k;
+
+    flow->recordCount += nsel;
+    for (i = 0; i < flow->nanalyzers; i++) {
+	Rb_Analyzer *a = flow->analyzers[i];
+
+	if (a->cls->batch) {
+	    a->cls->batch(a, b, sel, nsel);
+	} else if (a->cls->record) {
+	    for (k = 0; k < nsel; k++) {
+		a->cls->record(a, b, (int)sel[k]);
+	    }
+	}
+    }
+}
+
+/*
+ * Rb_FlowEnd --
+ *	Ends the flow's analyzers in dependency order.
+ */
+int
+Rb_FlowEnd(Rb_Flow *flow, const Rb_RunInfo *run)
+{
+    return Rb_EndAnalyzers(run->interp, flow->node->eng, &flow, 1, run, 0);
+}
+
+/*
+ * Rb_FlowSetAttr --
+ *	Stores an Attribute under its name, replacing one of the same name.
+ */
+void
+Rb_FlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr)
+{
+    int isNew;
+    Tcl_HashEntry *e = Tcl_CreateHashEntry(&flow->attrs, attr->name, &isNew);
+
+    if (!isNew) {
+	Rb_AttrFree(Tcl_GetHashValue(e));
+    }
+    Tcl_SetHashValue(e, attr);
+}
+
+const Rb_Attribute *
+Rb_FlowGetAttr(const Rb_Flow *flow, const char *name)
+{
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&flow->attrs, name);
+
+    return e ? Tcl_GetHashValue(e) : NULL;
+}
+
+const char *
+Rb_FlowName(const Rb_Flow *flow)
+{
+    return flow->name;
+}
+
+static int
+CompareNames(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Rb_FlowAttrNames --
+ *	The flow's attribute names, sorted. The caller frees the array.
+ */
+const char **
+Rb_FlowAttrNames(const Rb_Flow *flow, int *count)
+{
+    Tcl_HashSearch search;
+    Tcl_HashEntry *e;
+    const char **names = Rb_Alloc((flow->attrs.numEntries + 1)
+	    * sizeof(char *));
+    int n = 0;
+
+    for (e = Tcl_FirstHashEntry((Tcl_HashTable *)&flow->attrs, &search); e;
+	    e = Tcl_NextHashEntry(&search)) {
+	names[n++] = Tcl_GetHashKey(&flow->attrs, e);
+    }
+    qsort(names, n, sizeof(char *), CompareNames);
+    *count = n;
+    return names;
+}
+
+/*
+ * Rb_FlowFromObj --
+ *	The Flow named by a Flow command, or NULL with an error.
+ */
+static Tcl_ObjCmdProc FlowObjCmd;
+
+Rb_Flow *
+Rb_FlowFromCmdInfo(const Tcl_CmdInfo *info)
+{
+    return info->objProc == FlowObjCmd ? info->objClientData : NULL;
+}
+
+Rb_Flow *
+Rb_FlowFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
+{
+    Tcl_CmdInfo info;
+    Rb_Flow *flow = NULL;
+
+    if (Tcl_GetCommandInfo(interp, Tcl_GetString(obj), &info)) {
+	flow = Rb_FlowFromCmdInfo(&info);
+    }
+    if (flow == NULL) {
+	Rb_SetInterpError(interp, "RUBICON FLOW UNKNOWN",
+		"\"%s\" is not a Flow", Tcl_GetString(obj));
+	return NULL;
+    }
+    return flow;
+}
+
+/*
+ * FlowObjCmd --
+ *	The object command of a Flow:
+ *	    $flow get NAME ?-column C?    an Attribute as a Tcl value
+ *	    $flow attributes              sorted attribute names
+ *	    $flow info NAME               dict of kind, unit, help, columns
+ *	    $flow add analyzer ...        adds analyzers
+ *	    $flow analyzers               the analyzers' commands
+ *	    $flow name / configure / cget -name
+ *	    $flow records                 records seen in the last run
+ *	    $flow destroy
+ */
+static int
+FlowObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Flow *flow = cd;
+    static const char *const subs[] = {
+	"add", "analyzers", "attributes", "cget", "configure", "destroy",
+	"get", "info", "name", "records", NULL
+    };
+    enum { SUB_ADD, SUB_ANALYZERS, SUB_ATTRIBUTES, SUB_CGET, SUB_CONFIGURE,
+	SUB_DESTROY, SUB_GET, SUB_INFO, SUB_NAME, SUB_RECORDS };
+    const Rb_Attribute *attr;
+    Tcl_Obj *list;
+    const char **names;
+    int idx, i, n;
+
+    if (objc < 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "subcommand ?arg ...?");
+	return TCL_ERROR;
+    }
+    if (Tcl_GetIndexFromObj(interp, objv[1], subs, "subcommand", 0, &idx)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    switch (idx) {
+    case SUB_ADD:
+	for (i = 2; i < objc; i++) {
+	    Tcl_CmdInfo info;
+	    Rb_Analyzer *a;
+
+	    if (!Tcl_GetCommandInfo(interp, Tcl_GetString(objv[i]), &info)
+		    || info.deleteProc == NULL
+		    || (a = Rb_AnalyzerFromCmdInfo(&info)) == NULL) {
+		return Rb_SetInterpError(interp, "RUBICON FLOW ANALYZER",
+			"\"%s\" is not an Analyzer", Tcl_GetString(objv[i]));
+	    }
+	    if (Rb_FlowAddAnalyzer(interp, flow, a) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	}
+	return TCL_OK;
+    case SUB_ANALYZERS:
+	list = Tcl_NewListObj(0, NULL);
+	for (i = 0; i < flow->nanalyzers; i++) {
+	    Tcl_ListObjAppendElement(NULL, list,
+		    Tcl_NewStringObj(flow->analyzers[i]->cmdName, -1));
+	}
+	Tcl_SetObjResult(interp, list);
+	return TCL_OK;
+    case SUB_ATTRIBUTES:
+	names = Rb_FlowAttrNames(flow, &n);
+	list = Tcl_NewListObj(0, NULL);
+	for (i = 0; i < n; i++) {
+	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj(names[i], -1));
+	}
+	free(names);
+	Tcl_SetObjResult(interp, list);
+	return TCL_OK;
+    case SUB_CGET:
+	if (objc != 3 || strcmp(Tcl_GetString(objv[2]), "-name") != 0) {
+	    return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",
+		    "usage: %s cget -name", Tcl_GetString(objv[0]));
+	}
+	/* FALLTHRU */
+    case SUB_NAME:
+	Tcl_SetObjResult(interp, Tcl_NewStringObj(flow->name, -1));
+	return TCL_OK;
+    case SUB_CONFIGURE:
+	if (objc == 2) {
+	    Tcl_SetObjResult(interp, Tcl_ObjPrintf("-name {%s}", flow->name));
+	    return TCL_OK;
+	}
+	if (objc != 4 || strcmp(Tcl_GetString(objv[2]), "-name") != 0) {
+	    return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",
+		    "usage: %s configure -name NAME", Tcl_GetString(objv[0]));
+	}
+	free(flow->name);
+	flow->name = Rb_Strdup(Tcl_GetString(objv[3]));
+	return TCL_OK;
+    case SUB_DESTROY:
+	Tcl_DeleteCommandFromToken(interp, flow->node->token);
+	return TCL_OK;
+    case SUB_GET:
+    case SUB_INFO:
+	if (objc != 3 && !(idx == SUB_GET && objc == 5)) {
+	    Tcl_WrongNumArgs(interp, 2, objv,
+		    idx == SUB_GET ? "name ?-column column?" : "name");
+	    return TCL_ERROR;
+	}
+	attr = Rb_FlowGetAttr(flow, Tcl_GetString(objv[2]));
+	if (attr == NULL) {
+	    Tcl_DString known;
+
+	    Tcl_DStringInit(&known);
+	    names = Rb_FlowAttrNames(flow, &n);
+	    for (i = 0; i < n; i++) {
+		Tcl_DStringAppendElement(&known, names[i]);
+	    }
+	    free(names);
+	    Rb_SetInterpError(interp, "RUBICON ATTRIBUTE UNKNOWN",
+		    "flow \"%s\" has no attribute \"%s\"; it has: %s",
+		    flow->name, Tcl_GetString(objv[2]),
+		    n ? Tcl_DStringValue(&known) : "none (run it first?)");
+	    Tcl_DStringFree(&known);
+	    return TCL_ERROR;
+	}
+	if (idx == SUB_INFO) {
+	    Tcl_Obj *d = Tcl_NewDictObj(), *cols = Tcl_NewListObj(0, NULL);
+
+	    for (i = 0; i < attr->ncols; i++) {
+		Tcl_ListObjAppendElement(NULL, cols, Tcl_NewListObj(2,
+			(Tcl_Obj *[]){Tcl_NewStringObj(attr->cols[i].name, -1),
+			Tcl_NewStringObj(attr->cols[i].unit, -1)}));
+	    }
+	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("kind", -1),
+		    Tcl_NewStringObj(Rb_AttrKindName(attr->kind), -1));
+	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("unit", -1),
+		    Tcl_NewStringObj(attr->unit, -1));
+	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("help", -1),
+		    Tcl_NewStringObj(attr->help, -1));
+	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("columns", -1), cols);
+	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("partial", -1),
+		    Tcl_NewBooleanObj(attr->partial));
+	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("rows", -1),
+		    Tcl_NewIntObj(attr->nrows));
+	    Tcl_SetObjResult(interp, d);
+	    return TCL_OK;
+	}
+	if (objc == 5) {
+	    int c;
+
+	    if (strcmp(Tcl_GetString(objv[3]), "-column") != 0) {
+		Tcl_WrongNumArgs(interp, 2, objv, "name ?-column column?");
+		return TCL_ERROR;
+	    }
+	    c = Rb_AttrColumnIndex(attr, Tcl_GetString(objv[4]));
+	    if (c < 0) {
+		return Rb_SetInterpError(interp, "RUBICON ATTRIBUTE COLUMN",
+			"attribute \"%s\" has no column \"%s\"", attr->name,
+			Tcl_GetString(objv[4]));
+	    }
+	    list = Tcl_NewListObj(0, NULL);
+	    for (i = 0; i < attr->nrows; i++) {
+		Tcl_ListObjAppendElement(NULL, list, attr->cols[c].isText
+			? Tcl_NewStringObj(attr->cols[c].text[i]
+				? attr->cols[c].text[i] : "", -1)
+			: Tcl_NewDoubleObj(attr->cols[c].num[i]));
+	    }
+	    Tcl_SetObjResult(interp, list);
+	    return TCL_OK;
+	}
+	Tcl_SetObjResult(interp, Rb_AttrToObj(attr));
+	return TCL_OK;
+    case SUB_RECORDS:
+	Tcl_SetObjResult(interp, Tcl_NewWideIntObj((Tcl_WideInt)
+		flow->recordCount));
+	return TCL_OK;
+    }
+    return TCL_OK;
+}
+
+static void
+FlowDeleteProc(ClientData cd)
+{
+    Rb_Flow *flow = cd;
+
+    flow->node->token = NULL;
+    Rb_FlowDelete(flow);
+}
+
+/*
+ * FlowCmd --
+ *	"Flow ?name? ?analyzer ...?": makes a Flow. Without a name the flow
+ *	is named after its command.
+ * Results: the new object command's name.
+ */
+static int
+FlowCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Flow *flow;
+    char *cmd = Rb_EngineNewName(eng, "flow");
+    int first = 1, i;
+    Tcl_CmdInfo info;
+
+    if (objc > 1 && !(Tcl_GetCommandInfo(interp, Tcl_GetString(objv[1]),
+	    &info) && Rb_AnalyzerFromCmdInfo(&info) != NULL)) {
+	flow = Rb_FlowCreate(interp, Tcl_GetString(objv[1]));
+	first = 2;
+    } else {
+	flow = Rb_FlowCreate(interp, strrchr(cmd, ':') + 1);
+    }
+    flow->node->cmdName = cmd;
+    flow->node->token = Tcl_CreateObjCommand(interp, cmd, FlowObjCmd, flow,
+	    FlowDeleteProc);
+    for (i = first; i < objc; i++) {
+	Rb_Analyzer *a;
+
+	if (!Tcl_GetCommandInfo(interp, Tcl_GetString(objv[i]), &info)
+		|| (a = Rb_AnalyzerFromCmdInfo(&info)) == NULL) {
+	    Rb_SetInterpError(interp, "RUBICON FLOW ANALYZER",
+		    "Flow: \"%s\" is not an Analyzer", Tcl_GetString(objv[i]));
+	    Tcl_DeleteCommandFromToken(interp, flow->node->token);
+	    return TCL_ERROR;
+	}
+	if (Rb_FlowAddAnalyzer(interp, flow, a) != TCL_OK) {
+	    Tcl_DeleteCommandFromToken(interp, flow->node->token);
+	    return TCL_ERROR;
+	}
+    }
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(cmd, -1));
+    return TCL_OK;
+}
+
+int
+Rb_FlowInitCmds(Tcl_Interp *interp)
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+
+    Tcl_CreateObjCommand(interp, "::rubicon::Flow", FlowCmd, NULL, NULL);
+    Rb_EngineAddClass(eng, CLASS_CORE, "Flow",
+	    "Flow ?name? ?analyzer ...?: a named group of Analyzers and "
+	    "their Attributes", NULL);
+    return TCL_OK;
+}

@@ -1,0 +1,255 @@
+/*
+ * init.c --
+ *
+ *	Package initialization: the per-interpreter engine, the core
+ *	commands (rubicon::types, rubicon::dag, rubicon::formats), every
+ *	kit's classes, and the package's Tcl half.
+ */
+
+#include <string.h>
+#include "engine.h"
+
+#define ENGINE_KEY "rubicon::engine"
+
+static void
+EngineFree(ClientData cd, Tcl_Interp *interp)
+{
+    Rb_Engine *eng = cd;
+
+    Tcl_DeleteHashTable(&eng->classes);
+    free(eng->reporters);
+    free(eng->analyzers);
+    if (eng->lastRun) {
+	Tcl_DecrRefCount(eng->lastRun);
+    }
+    free(eng);
+}
+
+/*
+ * Rb_EngineGet --
+ *	The interpreter's engine, made on first use.
+ */
+Rb_Engine *
+Rb_EngineGet(Tcl_Interp *interp)
+{
+    Rb_Engine *eng = Tcl_GetAssocData(interp, ENGINE_KEY, NULL);
+
+    if (eng == NULL) {
+	eng = Rb_Alloc(sizeof(*eng));
+	eng->interp = interp;
+	Tcl_InitHashTable(&eng->classes, TCL_STRING_KEYS);
+	Tcl_SetAssocData(interp, ENGINE_KEY, EngineFree, eng);
+    }
+    return eng;
+}
+
+/*
+ * Rb_EngineNewName --
+ *	A fresh object command name "::rubicon::obj::BASE<n>" (malloc'd).
+ */
+char *
+Rb_EngineNewName(Rb_Engine *eng, const char *base)
+{
+    size_t n = strlen(base) + 40;
+    char *name = Rb_Alloc(n);
+    Tcl_CmdInfo info;
+
+    do {
+	snprintf(name, n, "::rubicon::obj::%s%d", base, ++eng->counter);
+    } while (Tcl_GetCommandInfo(eng->interp, name, &info));
+    return name;
+}
+
+void
+Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind, const char *name,
+	const char *help, const void *cls)
+{
+    int isNew;
+    Tcl_HashEntry *e = Tcl_CreateHashEntry(&eng->classes, name, &isNew);
+    ClassEntry *ce;
+
+    if (!isNew) {
+	free(Tcl_GetHashValue(e));
+    }
+    ce = Rb_Alloc(sizeof(*ce));
+    ce->kind = kind;
+    ce->name = name;
+    ce->help = help;
+    ce->cls = cls;
+    Tcl_SetHashValue(e, ce);
+}
+
+static int
+CompareStr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * TypesCmd --
+ *	rubicon::types ?kind?: a list of {kind name help} for every class,
+ *	sorted by kind then name; kind is analyzer, reporter, transformer,
+ *	core or reader.
+ */
+static int
+TypesCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const kinds[] = {
+	"analyzer", "reporter", "transformer", "core", "reader", NULL
+    };
+    Rb_Engine *eng = Rb_EngineGet(interp);
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
+    const char **names;
+    Tcl_Obj *list = Tcl_NewListObj(0, NULL);
+    int want = -1, k, i, n = 0, nreaders;
+    const Rb_ReaderClass *const *readers;
+
+    if (objc > 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "?kind?");
+	return TCL_ERROR;
+    }
+    if (objc == 2 && Tcl_GetIndexFromObj(interp, objv[1], kinds, "kind", 0,
+	    &want) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    names = Rb_Alloc((eng->classes.numEntries + 1) * sizeof(char *));
+    for (e = Tcl_FirstHashEntry(&eng->classes, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	names[n++] = Tcl_GetHashKey(&eng->classes, e);
+    }
+    qsort(names, n, sizeof(char *), CompareStr);
+    for (k = 0; k < 4; k++) {
+	if (want >= 0 && want != k) {
+	    continue;
+	}
+	for (i = 0; i < n; i++) {
+	    ClassEntry *ce = Tcl_GetHashValue(Tcl_FindHashEntry(
+		    &eng->classes, names[i]));
+
+	    if ((int)ce->kind == k) {
+		Tcl_ListObjAppendElement(NULL, list, Tcl_NewListObj(3,
+			(Tcl_Obj *[]){Tcl_NewStringObj(kinds[k], -1),
+			Tcl_NewStringObj(ce->name, -1),
+			Tcl_NewStringObj(ce->help, -1)}));
+	    }
+	}
+    }
+    free(names);
+    if (want < 0 || want == 4) {
+	readers = Rb_Readers(&nreaders);
+	for (i = 0; i < nreaders; i++) {
+	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewListObj(3,
+		    (Tcl_Obj *[]){Tcl_NewStringObj("reader", -1),
+		    Tcl_NewStringObj(readers[i]->name, -1),
+		    Tcl_NewStringObj(readers[i]->help, -1)}));
+	}
+    }
+    Tcl_SetObjResult(interp, list);
+    return TCL_OK;
+}
+
+/*
+ * DagCmd --
+ *	rubicon::dag dot: the DAG from the head in Graphviz DOT.
+ *	rubicon::dag head: the head node.
+ */
+static int
+DagCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const subs[] = {"dot", "head", NULL};
+    Rb_Engine *eng = Rb_EngineGet(interp);
+    int idx;
+
+    if (objc != 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "dot|head");
+	return TCL_ERROR;
+    }
+    if (Tcl_GetIndexFromObj(interp, objv[1], subs, "subcommand", 0, &idx)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (idx == 0) {
+	return Rb_DagDot(interp, eng);
+    }
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(eng->head ? eng->head->cmdName
+	    : "", -1));
+    return TCL_OK;
+}
+
+/*
+ * Rubicon_Init --
+ *	Loads the package into an interpreter: the engine, every built-in
+ *	class's command, and the Tcl half (compatibility for "$obj.method",
+ *	helpers).
+ */
+int
+Rubicon_Init(Tcl_Interp *interp)
+{
+    static int readersDone = 0;
+
+#ifdef USE_TCL_STUBS
+    if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
+	return TCL_ERROR;
+    }
+#endif
+    Rb_EngineGet(interp);
+    Tcl_Eval(interp, "namespace eval ::rubicon::obj {}");
+    if (!readersDone) {
+	Rb_ReaderKitInit();
+	readersDone = 1;
+    }
+    if (Rb_FlowInitCmds(interp) != TCL_OK
+	    || Rb_NodeInitCmds(interp) != TCL_OK
+	    || Rb_RunInitCmds(interp) != TCL_OK
+	    || Rb_AnalyzerKitInit(interp) != TCL_OK
+	    || Rb_ReporterKitInit(interp) != TCL_OK
+	    || Rb_TransformerKitInit(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    Tcl_CreateObjCommand(interp, "::rubicon::types", TypesCmd, NULL, NULL);
+    Tcl_CreateObjCommand(interp, "::rubicon::dag", DagCmd, NULL, NULL);
+    if (Tcl_Eval(interp, Rb_LibraryScript) != TCL_OK) {
+	Tcl_AddErrorInfo(interp, "\n    (in rubicon's library script)");
+	return TCL_ERROR;
+    }
+    return Tcl_PkgProvide(interp, "rubicon", RUBICON_VERSION);
+}
+
+/*
+ * Rubicon_SafeInit --
+ *	In a safe interpreter the same commands exist; file access is what
+ *	the master interpreter grants.
+ */
+int
+Rubicon_SafeInit(Tcl_Interp *interp)
+{
+    return Rubicon_Init(interp);
+}
+
+/*
+ * Kits that have not landed yet register nothing; each folder's kit.c
+ * replaces these weak definitions.
+ */
+__attribute__((weak)) int
+Rb_AnalyzerKitInit(Tcl_Interp *interp)
+{
+    return TCL_OK;
+}
+
+__attribute__((weak)) int
+Rb_ReporterKitInit(Tcl_Interp *interp)
+{
+    return TCL_OK;
+}
+
+__attribute__((weak)) int
+Rb_TransformerKitInit(Tcl_Interp *interp)
+{
+    return TCL_OK;
+}
+
+__attribute__((weak)) void
+Rb_ReaderKitInit(void)
+{
+}

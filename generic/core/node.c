@@ -1,0 +1,1006 @@
+/*
+ * node.c --
+ *
+ *	The DAG: Filter, Mux, Transformer and sink nodes, the head, pushing
+ *	batches with selection vectors, and the Mux dispatch table that makes
+ *	N equality Filters on one field cost about what one does.
+ */
+
+#include <string.h>
+#include "engine.h"
+
+/*
+ * A Mux whose children include equality Filters on one integer field
+ * looks each record's value up once in an open-addressing table and
+ * appends the record to the selection of every Filter child it matches.
+ */
+struct MuxTable {
+    int field;
+    int nslots;			/* power of two */
+    int64_t *keys;
+    int *first;			/* first entry index per slot, -1 empty */
+    int nentries;
+    int *entryChild;		/* child index of entry */
+    int *entryNext;		/* next entry with the same key, -1 end */
+    int nchildren;
+    int *isDispatched;		/* per child: handled by the table */
+    uint32_t **childSel;	/* per child selection buffer */
+    int *childN;
+};
+
+Rb_Node *
+Rb_NodeCreate(Rb_Engine *eng, NodeKind kind)
+{
+    Rb_Node *n = Rb_Alloc(sizeof(*n));
+
+    n->kind = kind;
+    n->eng = eng;
+    n->nextNode = eng->nodes;
+    eng->nodes = n;
+    return n;
+}
+
+static void
+MuxTableFree(MuxTable *t)
+{
+    int i;
+
+    if (t == NULL) {
+	return;
+    }
+    for (i = 0; i < t->nchildren; i++) {
+	free(t->childSel[i]);
+    }
+    free(t->childSel);
+    free(t->childN);
+    free(t->isDispatched);
+    free(t->keys);
+    free(t->first);
+    free(t->entryChild);
+    free(t->entryNext);
+    free(t);
+}
+
+/*
+ * Rb_NodeDetach --
+ *	Removes n from every parent's children and from the head.
+ */
+void
+Rb_NodeDetach(Rb_Node *n)
+{
+    Rb_Node *p;
+    int i;
+
+    for (p = n->eng->nodes; p; p = p->nextNode) {
+	for (i = 0; i < p->nchildren; i++) {
+	    if (p->children[i] == n) {
+		memmove(&p->children[i], &p->children[i + 1],
+			(p->nchildren - i - 1) * sizeof(Rb_Node *));
+		p->nchildren--;
+		i--;
+	    }
+	}
+    }
+    if (n->eng->head == n) {
+	n->eng->head = NULL;
+    }
+}
+
+/*
+ * Rb_NodeFree --
+ *	Detaches and frees a node (not the Flow behind a flow node).
+ */
+void
+Rb_NodeFree(Rb_Node *n)
+{
+    Rb_Node **pp;
+
+    Rb_NodeDetach(n);
+    for (pp = &n->eng->nodes; *pp; pp = &(*pp)->nextNode) {
+	if (*pp == n) {
+	    *pp = n->nextNode;
+	    break;
+	}
+    }
+    if (n->prog) {
+	Rb_FilterFree(n->prog);
+    }
+    if (n->progSchema) {
+	Rb_SchemaRelease(n->progSchema);
+    }
+    if (n->xf) {
+	Rb_TransformerDelete(n->xf);
+    }
+    if (n->sinkClass && n->sinkClass->free) {
+	n->sinkClass->free(n->sinkData);
+    }
+    Rb_BatchFree(n->out);
+    MuxTableFree(n->table);
+    free(n->expr);
+    free(n->sel);
+    free(n->children);
+    free(n->cmdName);
+    free(n);
+}
+
+static Tcl_ObjCmdProc NodeObjCmd;
+
+/*
+ * Rb_NodeFromObj --
+ *	The DAG node behind a command (Filter, Mux, Transformer, sink or
+ *	Flow).
+ * Results: the node, or NULL with an error in interp.
+ */
+Rb_Node *
+Rb_NodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
+{
+    Tcl_CmdInfo info;
+    Rb_Flow *flow;
+
+    if (Tcl_GetCommandInfo(interp, Tcl_GetString(obj), &info)) {
+	if (info.objProc == NodeObjCmd) {
+	    return info.objClientData;
+	}
+	if ((flow = Rb_FlowFromCmdInfo(&info)) != NULL) {
+	    return flow->node;
+	}
+    }
+    Rb_SetInterpError(interp, "RUBICON DAG NODE",
+	    "\"%s\" is not a Flow, Filter, Mux, Transformer or TraceWriter",
+	    Tcl_GetString(obj));
+    return NULL;
+}
+
+/*
+ * Reaches --
+ *	1 if target can be reached from n (n included).
+ */
+static int
+Reaches(Rb_Node *n, Rb_Node *target)
+{
+    int i;
+
+    if (n == target) {
+	return 1;
+    }
+    for (i = 0; i < n->nchildren; i++) {
+	if (Reaches(n->children[i], target)) {
+	    return 1;
+	}
+    }
+    return 0;
+}
+
+/*
+ * Rb_NodeAddChild --
+ *	Connects parent -> child. Flows and sinks take no children; a
+ *	connection that would close a cycle is refused.
+ */
+int
+Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
+{
+    if (parent->kind == NODE_FLOW || parent->kind == NODE_SINK) {
+	return Rb_SetInterpError(interp, "RUBICON DAG NODE",
+		"%s is a sink and cannot feed other nodes", parent->cmdName);
+    }
+    if (Reaches(child, parent)) {
+	return Rb_SetInterpError(interp, "RUBICON DAG CYCLE",
+		"connecting %s to %s would make a cycle", parent->cmdName,
+		child->cmdName);
+    }
+    parent->children = Rb_Realloc(parent->children,
+	    (parent->nchildren + 1) * sizeof(Rb_Node *));
+    parent->children[parent->nchildren++] = child;
+    return TCL_OK;
+}
+
+/*
+ * Rb_NodeChildrenArgs --
+ *	Adds each argument (a node command, or a list of them) as a child.
+ */
+int
+Rb_NodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
+	Tcl_Obj *const objv[])
+{
+    int i, j, nel;
+    Tcl_Obj **elems;
+
+    for (i = 0; i < objc; i++) {
+	Rb_Node *child = Rb_NodeFromObj(interp, objv[i]);
+
+	if (child == NULL) {
+	    if (Tcl_ListObjGetElements(NULL, objv[i], &nel, &elems) != TCL_OK
+		    || nel < 2) {
+		return TCL_ERROR;
+	    }
+	    Tcl_ResetResult(interp);
+	    for (j = 0; j < nel; j++) {
+		if ((child = Rb_NodeFromObj(interp, elems[j])) == NULL
+			|| Rb_NodeAddChild(interp, n, child) != TCL_OK) {
+		    return TCL_ERROR;
+		}
+	    }
+	    continue;
+	}
+	if (Rb_NodeAddChild(interp, n, child) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    return TCL_OK;
+}
+
+Tcl_Obj *
+Rb_NodeChildrenObj(Rb_Node *n)
+{
+    Tcl_Obj *list = Tcl_NewListObj(0, NULL);
+    int i;
+
+    for (i = 0; i < n->nchildren; i++) {
+	Tcl_ListObjAppendElement(NULL, list,
+		Tcl_NewStringObj(n->children[i]->cmdName, -1));
+    }
+    return list;
+}
+
+void
+Rb_NodeClearMarks(Rb_Engine *eng)
+{
+    Rb_Node *n;
+
+    for (n = eng->nodes; n; n = n->nextNode) {
+	n->visitMark = 0;
+    }
+}
+
+/*
+ * CompileFilter --
+ *	(Re)compiles a filter node's expression against schema.
+ */
+static int
+CompileFilter(Tcl_Interp *interp, Rb_Node *n, Rb_Schema *schema)
+{
+    Rb_Error err;
+    Rb_FilterProg *prog = Rb_FilterCompile(schema, n->expr, &err);
+
+    if (prog == NULL) {
+	return Rb_SetInterpError(interp, err.code, "Filter \"%s\": %s",
+		n->expr, err.msg);
+    }
+    if (n->prog) {
+	Rb_FilterFree(n->prog);
+	Rb_SchemaRelease(n->progSchema);
+    }
+    n->prog = prog;
+    n->progSchema = schema;
+    Rb_SchemaRetain(schema);
+    return TCL_OK;
+}
+
+/*
+ * BuildMuxTable --
+ *	Builds the dispatch table of a Mux whose children include two or more
+ *	equality Filters on the same field (the most frequent such field).
+ */
+static void
+BuildMuxTable(Rb_Node *mux)
+{
+    MuxTable *t;
+    int i, field, best = -1, bestCount = 0, count, f;
+    int64_t v;
+
+    MuxTableFree(mux->table);
+    mux->table = NULL;
+    for (i = 0; i < mux->nchildren; i++) {
+	Rb_Node *c = mux->children[i];
+
+	if (c->kind != NODE_FILTER || !Rb_FilterIsEquality(c->prog, &field,
+		&v) || field == best) {
+	    continue;
+	}
+	for (count = 0, f = 0; f < mux->nchildren; f++) {
+	    int ff;
+	    int64_t vv;
+
+	    if (mux->children[f]->kind == NODE_FILTER
+		    && Rb_FilterIsEquality(mux->children[f]->prog, &ff, &vv)
+		    && ff == field) {
+		count++;
+	    }
+	}
+	if (count > bestCount) {
+	    bestCount = count;
+	    best = field;
+	}
+    }
+    if (bestCount < 2) {
+	return;
+    }
+    t = Rb_Alloc(sizeof(*t));
+    t->field = best;
+    for (t->nslots = 16; t->nslots < 2 * bestCount; t->nslots *= 2) {
+    }
+    t->keys = Rb_Alloc(t->nslots * sizeof(int64_t));
+    t->first = Rb_Alloc(t->nslots * sizeof(int));
+    for (i = 0; i < t->nslots; i++) {
+	t->first[i] = -1;
+    }
+    t->nchildren = mux->nchildren;
+    t->entryChild = Rb_Alloc(mux->nchildren * sizeof(int));
+    t->entryNext = Rb_Alloc(mux->nchildren * sizeof(int));
+    t->isDispatched = Rb_Alloc(mux->nchildren * sizeof(int));
+    t->childSel = Rb_Alloc(mux->nchildren * sizeof(uint32_t *));
+    t->childN = Rb_Alloc(mux->nchildren * sizeof(int));
+    for (i = 0; i < mux->nchildren; i++) {
+	Rb_Node *c = mux->children[i];
+	uint64_t h;
+	int slot, e;
+
+	if (c->kind != NODE_FILTER || !Rb_FilterIsEquality(c->prog, &field,
+		&v) || field != best) {
+	    continue;
+	}
+	t->isDispatched[i] = 1;
+	t->childSel[i] = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+	h = (uint64_t)v * 0x9E3779B97F4A7C15ULL;
+	slot = (int)(h >> 32) & (t->nslots - 1);
+	while (t->first[slot] >= 0 && t->keys[slot] != v) {
+	    slot = (slot + 1) & (t->nslots - 1);
+	}
+	e = t->nentries++;
+	t->entryChild[e] = i;
+	t->entryNext[e] = -1;
+	if (t->first[slot] < 0) {
+	    t->keys[slot] = v;
+	    t->first[slot] = e;
+	} else {
+	    int last = t->first[slot];
+
+	    while (t->entryNext[last] >= 0) {
+		last = t->entryNext[last];
+	    }
+	    t->entryNext[last] = e;
+	}
+    }
+    mux->table = t;
+}
+
+/*
+ * Rb_NodeStart --
+ *	Prepares n and everything below it for a run: filters are compiled
+ *	against the run's schema, Mux tables built, transformers, sinks and
+ *	flows started. Each node is started once (visitMark).
+ */
+int
+Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
+{
+    Rb_Error err;
+    int i;
+
+    if (n->visitMark) {
+	return TCL_OK;
+    }
+    n->visitMark = 1;
+    switch (n->kind) {
+    case NODE_FILTER:
+	if (n->progSchema != run->schema
+		&& CompileFilter(interp, n, run->schema) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (n->sel == NULL) {
+	    n->sel = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+	}
+	break;
+    case NODE_TRANSFORMER:
+	n->failed = 0;
+	Rb_BatchFree(n->out);
+	n->out = Rb_BatchCreate(run->schema, RB_BATCH_SIZE
+		* (n->xf->cls->maxExpand > 1 ? n->xf->cls->maxExpand : 1));
+	if (n->xf->cls->start && n->xf->cls->start(n->xf, run) != TCL_OK) {
+	    return Rb_SetInterpError(interp, n->xf->err.code[0]
+		    ? n->xf->err.code : "RUBICON TRANSFORMER",
+		    "%s: %s", n->cmdName, n->xf->err.msg);
+	}
+	if (n->sel == NULL) {
+	    n->sel = Rb_Alloc(n->out->cap * sizeof(uint32_t));
+	    for (i = 0; i < n->out->cap; i++) {
+		n->sel[i] = i;
+	    }
+	}
+	break;
+    case NODE_SINK:
+	n->failed = 0;
+	if (n->sinkClass->start(n->sinkData, run, &err) != TCL_OK) {
+	    return Rb_ErrorToInterp(interp, &err);
+	}
+	break;
+    case NODE_FLOW:
+	if (Rb_FlowStart(n->flow, run) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+	break;
+    case NODE_MUX:
+	break;
+    }
+    for (i = 0; i < n->nchildren; i++) {
+	if (Rb_NodeStart(interp, n->children[i], run) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    if (n->kind == NODE_MUX) {
+	BuildMuxTable(n);
+    }
+    return TCL_OK;
+}
+
+/*
+ * MuxDispatch --
+ *	Pushes a batch through a Mux with a dispatch table: one lookup per
+ *	record fills each equality child's selection; dispatched Filters'
+ *	children get the records directly (the Filter itself is known to
+ *	hold); other children get the whole input.
+ */
+static void
+MuxDispatch(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    MuxTable *t = mux->table;
+    const int64_t *col = b->col[t->field];
+    int k, i, c, e, mask = t->nslots - 1;
+
+    for (c = 0; c < t->nchildren; c++) {
+	t->childN[c] = 0;
+    }
+    for (k = 0; k < nsel; k++) {
+	uint32_t r = sel[k];
+	int64_t v = col[r];
+	uint64_t h = (uint64_t)v * 0x9E3779B97F4A7C15ULL;
+	int slot = (int)(h >> 32) & mask;
+
+	while (t->first[slot] >= 0) {
+	    if (t->keys[slot] == v) {
+		for (e = t->first[slot]; e >= 0; e = t->entryNext[e]) {
+		    c = t->entryChild[e];
+		    t->childSel[c][t->childN[c]++] = r;
+		}
+		break;
+	    }
+	    slot = (slot + 1) & mask;
+	}
+    }
+    for (c = 0; c < t->nchildren; c++) {
+	Rb_Node *child = mux->children[c];
+
+	if (!t->isDispatched[c]) {
+	    Rb_NodePush(child, b, sel, nsel);
+	} else if (t->childN[c] > 0) {
+	    for (i = 0; i < child->nchildren; i++) {
+		Rb_NodePush(child->children[i], b, t->childSel[c],
+			t->childN[c]);
+	    }
+	}
+    }
+}
+
+/*
+ * Rb_NodePush --
+ *	Delivers the selected records of b to n and on down the DAG.
+ */
+void
+Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    int i, m;
+
+    if (nsel == 0) {
+	return;
+    }
+    switch (n->kind) {
+    case NODE_FLOW:
+	Rb_FlowPush(n->flow, b, sel, nsel);
+	return;
+    case NODE_FILTER:
+	m = Rb_FilterSelect(n->prog, b, sel, nsel, n->sel);
+	for (i = 0; i < n->nchildren && m > 0; i++) {
+	    Rb_NodePush(n->children[i], b, n->sel, m);
+	}
+	return;
+    case NODE_MUX:
+	if (n->table) {
+	    MuxDispatch(n, b, sel, nsel);
+	    return;
+	}
+	for (i = 0; i < n->nchildren; i++) {
+	    Rb_NodePush(n->children[i], b, sel, nsel);
+	}
+	return;
+    case NODE_TRANSFORMER:
+	Rb_BatchClear(n->out);
+	n->out->firstRecord = b->firstRecord;
+	if (n->xf->cls->transform(n->xf, b, sel, nsel, n->out) != TCL_OK) {
+	    if (!n->failed) {
+		n->runErr = n->xf->err;
+		n->failed = 1;
+	    }
+	    n->eng->cancel = 2;
+	    return;
+	}
+	for (i = 0; i < n->nchildren; i++) {
+	    Rb_NodePush(n->children[i], n->out, n->sel, n->out->n);
+	}
+	return;
+    case NODE_SINK: {
+	Rb_Error err;
+
+	if (!n->failed && n->sinkClass->push(n->sinkData, b, sel, nsel,
+		&err) != TCL_OK) {
+	    n->runErr = err;
+	    n->failed = 1;
+	    n->eng->cancel = 2;
+	}
+	return;
+    }
+    }
+}
+
+/*
+ * Rb_NodeFlush --
+ *	At end of input: lets transformers emit what they hold back, pushes
+ *	it on, then ends sinks. Depth-first, each node once (visitMark 2).
+ */
+int
+Rb_NodeFlush(Tcl_Interp *interp, Rb_Node *n)
+{
+    int i;
+
+    if (n->visitMark == 2) {
+	return TCL_OK;
+    }
+    n->visitMark = 2;
+    if (n->kind == NODE_TRANSFORMER && n->xf->cls->flush) {
+	Rb_BatchClear(n->out);
+	if (n->xf->cls->flush(n->xf, n->out) != TCL_OK) {
+	    return Rb_SetInterpError(interp, "RUBICON TRANSFORMER",
+		    "%s: %s", n->cmdName, n->xf->err.msg);
+	}
+	for (i = 0; i < n->nchildren; i++) {
+	    Rb_NodePush(n->children[i], n->out, n->sel, n->out->n);
+	}
+    }
+    for (i = 0; i < n->nchildren; i++) {
+	if (Rb_NodeFlush(interp, n->children[i]) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    if (n->kind == NODE_SINK) {
+	Rb_Error err;
+
+	if (n->failed) {
+	    return Rb_ErrorToInterp(interp, &n->runErr);
+	}
+	if (n->sinkClass->end(n->sinkData, NULL, &err) != TCL_OK) {
+	    return Rb_ErrorToInterp(interp, &err);
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * NodeObjCmd --
+ *	Object command of Filter, Mux, Transformer and sink nodes:
+ *	    add node ...        more children
+ *	    children            the children's commands
+ *	    configure ?opts?    -expr for a Filter; class options otherwise
+ *	    cget opt
+ *	    kind                filter, mux, transformer or sink
+ *	    destroy
+ */
+static int
+NodeObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Node *n = cd;
+    static const char *const subs[] = {
+	"add", "cget", "children", "configure", "destroy", "kind", NULL
+    };
+    static const char *const kinds[] = {
+	"flow", "filter", "mux", "transformer", "sink"
+    };
+    enum { SUB_ADD, SUB_CGET, SUB_CHILDREN, SUB_CONFIGURE, SUB_DESTROY,
+	SUB_KIND };
+    int idx;
+
+    if (objc < 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "subcommand ?arg ...?");
+	return TCL_ERROR;
+    }
+    if (Tcl_GetIndexFromObj(interp, objv[1], subs, "subcommand", 0, &idx)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    switch (idx) {
+    case SUB_ADD:
+	return Rb_NodeChildrenArgs(interp, n, objc - 2, objv + 2);
+    case SUB_CHILDREN:
+	Tcl_SetObjResult(interp, Rb_NodeChildrenObj(n));
+	return TCL_OK;
+    case SUB_KIND:
+	Tcl_SetObjResult(interp, Tcl_NewStringObj(kinds[n->kind], -1));
+	return TCL_OK;
+    case SUB_DESTROY:
+	Tcl_DeleteCommandFromToken(interp, n->token);
+	return TCL_OK;
+    case SUB_CGET:
+    case SUB_CONFIGURE:
+	if (n->kind == NODE_FILTER) {
+	    if (objc == 2 || (objc == 3 && idx == SUB_CGET)
+		    || (objc == 3 && idx == SUB_CONFIGURE)) {
+		if (objc == 3 && strcmp(Tcl_GetString(objv[2]), "-expr")) {
+		    return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",
+			    "unknown option \"%s\"; valid options: -expr",
+			    Tcl_GetString(objv[2]));
+		}
+		Tcl_SetObjResult(interp, objc == 2 ? Tcl_ObjPrintf("-expr {%s}",
+			n->expr) : Tcl_NewStringObj(n->expr, -1));
+		return TCL_OK;
+	    }
+	    if (objc == 4 && idx == SUB_CONFIGURE
+		    && strcmp(Tcl_GetString(objv[2]), "-expr") == 0) {
+		char *old = n->expr;
+		Rb_Schema *schema = n->progSchema ? n->progSchema
+			: Rb_IoSchema();
+
+		n->expr = Rb_Strdup(Tcl_GetString(objv[3]));
+		if (CompileFilter(interp, n, schema) != TCL_OK) {
+		    free(n->expr);
+		    n->expr = old;
+		    return TCL_ERROR;
+		}
+		free(old);
+		return TCL_OK;
+	    }
+	    return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",
+		    "usage: %s configure ?-expr expression?", n->cmdName);
+	}
+	if (n->kind == NODE_TRANSFORMER) {
+	    const Rb_Option *opts = n->xf->cls->options;
+
+	    if (idx == SUB_CGET) {
+		if (objc != 3) {
+		    Tcl_WrongNumArgs(interp, 2, objv, "option");
+		    return TCL_ERROR;
+		}
+		return Rb_OptionsCget(interp, opts, n->xf->state, objv[2]);
+	    }
+	    if (objc == 2) {
+		Tcl_SetObjResult(interp, Rb_OptionsList(opts, n->xf->state));
+		return TCL_OK;
+	    }
+	    if (Rb_OptionsConfigure(interp, opts, n->xf->state, objc - 2,
+		    objv + 2, NULL, NULL) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	    return n->xf->cls->init ? n->xf->cls->init(n->xf, interp) : TCL_OK;
+	}
+	return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",
+		"%s has no options", n->cmdName);
+    }
+    return TCL_OK;
+}
+
+static void
+NodeDeleteProc(ClientData cd)
+{
+    Rb_Node *n = cd;
+
+    n->token = NULL;
+    Rb_NodeFree(n);
+}
+
+/*
+ * NewNodeCmd --
+ *	Gives a node its object command.
+ */
+static void
+NewNodeCmd(Tcl_Interp *interp, Rb_Node *n, const char *base)
+{
+    n->cmdName = Rb_EngineNewName(n->eng, base);
+    n->token = Tcl_CreateObjCommand(interp, n->cmdName, NodeObjCmd, n,
+	    NodeDeleteProc);
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
+}
+
+/*
+ * FilterCmd --
+ *	"Filter expression ?node ...?": compiles the expression now (against
+ *	the I/O schema; again at run time if the trace has another schema) so
+ *	a bad expression fails here, naming the column and the known fields.
+ */
+static int
+FilterCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Node *n;
+
+    if (objc < 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "expression ?node ...?");
+	return TCL_ERROR;
+    }
+    n = Rb_NodeCreate(eng, NODE_FILTER);
+    n->expr = Rb_Strdup(Tcl_GetString(objv[1]));
+    if (CompileFilter(interp, n, Rb_IoSchema()) != TCL_OK) {
+	Rb_NodeFree(n);
+	return TCL_ERROR;
+    }
+    NewNodeCmd(interp, n, "Filter");
+    if (Rb_NodeChildrenArgs(interp, n, objc - 2, objv + 2) != TCL_OK) {
+	Tcl_Obj *msg = Tcl_GetObjResult(interp);
+
+	Tcl_IncrRefCount(msg);
+	Tcl_DeleteCommandFromToken(interp, n->token);
+	Tcl_SetObjResult(interp, msg);
+	Tcl_DecrRefCount(msg);
+	return TCL_ERROR;
+    }
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
+    return TCL_OK;
+}
+
+/*
+ * MuxCmd --
+ *	"Mux ?node ...?": copies its input to every child.
+ */
+static int
+MuxCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Node *n = Rb_NodeCreate(Rb_EngineGet(interp), NODE_MUX);
+
+    NewNodeCmd(interp, n, "Mux");
+    if (Rb_NodeChildrenArgs(interp, n, objc - 1, objv + 1) != TCL_OK) {
+	Tcl_Obj *msg = Tcl_GetObjResult(interp);
+
+	Tcl_IncrRefCount(msg);
+	Tcl_DeleteCommandFromToken(interp, n->token);
+	Tcl_SetObjResult(interp, msg);
+	Tcl_DecrRefCount(msg);
+	return TCL_ERROR;
+    }
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
+    return TCL_OK;
+}
+
+/*
+ * HeadCmd --
+ *	"head ?node?": sets (or returns) the node where records enter.
+ */
+static int
+HeadCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Node *n;
+
+    if (objc > 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "?node?");
+	return TCL_ERROR;
+    }
+    if (objc == 2) {
+	if ((n = Rb_NodeFromObj(interp, objv[1])) == NULL) {
+	    return TCL_ERROR;
+	}
+	eng->head = n;
+    }
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(eng->head ? eng->head->cmdName
+	    : "", -1));
+    return TCL_OK;
+}
+
+/*
+ * Rb_TransformerCreate --
+ *	Makes a transformer instance with "-opt value" arguments.
+ */
+Rb_Transformer *
+Rb_TransformerCreate(Tcl_Interp *interp, const Rb_TransformerClass *cls,
+	int objc, Tcl_Obj *const objv[])
+{
+    Rb_Transformer *t = Rb_Alloc(sizeof(*t));
+
+    t->cls = cls;
+    t->state = Rb_Alloc(cls->stateSize ? cls->stateSize : 1);
+    if (Rb_OptionsDefault(interp, cls->options, t->state) != TCL_OK
+	    || Rb_OptionsConfigure(interp, cls->options, t->state, objc, objv,
+		    NULL, NULL) != TCL_OK
+	    || (cls->init && cls->init(t, interp) != TCL_OK)) {
+	Rb_TransformerDelete(t);
+	return NULL;
+    }
+    return t;
+}
+
+void
+Rb_TransformerDelete(Rb_Transformer *t)
+{
+    if (t->cls->freeState) {
+	t->cls->freeState(t);
+    }
+    Rb_OptionsFree(t->cls->options, t->state);
+    free(t->state);
+    free(t->cmdName);
+    free(t);
+}
+
+/*
+ * TransformerClassCmd --
+ *	"XTransformer ?-option value ...? ?node ...?".
+ */
+static int
+TransformerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    const Rb_TransformerClass *cls = cd;
+    int nopt = Rb_OptionsSplit(objc - 1, objv + 1);
+    Rb_Transformer *t = Rb_TransformerCreate(interp, cls, nopt, objv + 1);
+    Rb_Node *n;
+
+    if (t == NULL) {
+	return TCL_ERROR;
+    }
+    n = Rb_NodeCreate(Rb_EngineGet(interp), NODE_TRANSFORMER);
+    n->xf = t;
+    NewNodeCmd(interp, n, cls->name);
+    if (Rb_NodeChildrenArgs(interp, n, objc - 1 - nopt, objv + 1 + nopt)
+	    != TCL_OK) {
+	Tcl_Obj *msg = Tcl_GetObjResult(interp);
+
+	Tcl_IncrRefCount(msg);
+	Tcl_DeleteCommandFromToken(interp, n->token);
+	Tcl_SetObjResult(interp, msg);
+	Tcl_DecrRefCount(msg);
+	return TCL_ERROR;
+    }
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
+    return TCL_OK;
+}
+
+int
+Rb_RegisterTransformer(Tcl_Interp *interp, const Rb_TransformerClass *cls)
+{
+    Tcl_DString cmd;
+
+    Tcl_DStringInit(&cmd);
+    Tcl_DStringAppend(&cmd, "::rubicon::", -1);
+    Tcl_DStringAppend(&cmd, cls->name, -1);
+    Tcl_CreateObjCommand(interp, Tcl_DStringValue(&cmd), TransformerClassCmd,
+	    (ClientData)cls, NULL);
+    Tcl_DStringFree(&cmd);
+    Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_TRANSFORMER, cls->name,
+	    cls->help, cls);
+    return TCL_OK;
+}
+
+/*
+ * Rb_NodeCreateSink --
+ *	Makes a sink node with its command (used by TraceWriter).
+ */
+Rb_Node *
+Rb_NodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls, void *data)
+{
+    Rb_Node *n = Rb_NodeCreate(Rb_EngineGet(interp), NODE_SINK);
+
+    n->sinkClass = cls;
+    n->sinkData = data;
+    NewNodeCmd(interp, n, cls->name);
+    return n;
+}
+
+/*
+ * DotNode --
+ *	Writes n and its edges in DOT, once per node.
+ */
+static void
+DotNode(Tcl_DString *ds, Rb_Node *n)
+{
+    char buf[512];
+    int i;
+
+    if (n->visitMark) {
+	return;
+    }
+    n->visitMark = 1;
+    switch (n->kind) {
+    case NODE_FLOW: {
+	Tcl_DString label;
+
+	Tcl_DStringInit(&label);
+	Tcl_DStringAppend(&label, "Flow ", -1);
+	Tcl_DStringAppend(&label, n->flow->name, -1);
+	for (i = 0; i < n->flow->nanalyzers; i++) {
+	    Tcl_DStringAppend(&label, "\\n", -1);
+	    Tcl_DStringAppend(&label, n->flow->analyzers[i]->cls->name, -1);
+	}
+	snprintf(buf, sizeof(buf), "  \"%s\" [shape=box, label=\"",
+		n->cmdName ? n->cmdName : n->flow->name);
+	Tcl_DStringAppend(ds, buf, -1);
+	for (const char *p = Tcl_DStringValue(&label); *p; p++) {
+	    if (*p == '"') {
+		Tcl_DStringAppend(ds, "\\", 1);
+	    }
+	    Tcl_DStringAppend(ds, p, 1);
+	}
+	Tcl_DStringAppend(ds, "\"];\n", -1);
+	Tcl_DStringFree(&label);
+	break;
+    }
+    case NODE_FILTER:
+	Tcl_DStringAppend(ds, "  \"", -1);
+	Tcl_DStringAppend(ds, n->cmdName, -1);
+	Tcl_DStringAppend(ds, "\" [shape=diamond, label=\"", -1);
+	for (const char *p = n->expr; *p; p++) {
+	    if (*p == '"' || *p == '\\') {
+		Tcl_DStringAppend(ds, "\\", 1);
+	    }
+	    Tcl_DStringAppend(ds, p, 1);
+	}
+	Tcl_DStringAppend(ds, "\"];\n", -1);
+	break;
+    case NODE_MUX:
+	snprintf(buf, sizeof(buf), "  \"%s\" [shape=triangle, label=\"Mux\"];\n",
+		n->cmdName);
+	Tcl_DStringAppend(ds, buf, -1);
+	break;
+    case NODE_TRANSFORMER:
+	snprintf(buf, sizeof(buf), "  \"%s\" [shape=hexagon, label=\"%s\"];\n",
+		n->cmdName, n->xf->cls->name);
+	Tcl_DStringAppend(ds, buf, -1);
+	break;
+    case NODE_SINK:
+	snprintf(buf, sizeof(buf), "  \"%s\" [shape=cylinder, label=\"%s\"];\n",
+		n->cmdName, n->sinkClass->name);
+	Tcl_DStringAppend(ds, buf, -1);
+	break;
+    }
+    for (i = 0; i < n->nchildren; i++) {
+	snprintf(buf, sizeof(buf), "  \"%s\" -> \"%s\";\n", n->cmdName,
+		n->children[i]->cmdName ? n->children[i]->cmdName : "?");
+	Tcl_DStringAppend(ds, buf, -1);
+	DotNode(ds, n->children[i]);
+    }
+}
+
+/*
+ * Rb_DagDot --
+ *	Sets the interpreter result to the DAG from the head in DOT.
+ */
+int
+Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng)
+{
+    Tcl_DString ds;
+
+    Tcl_DStringInit(&ds);
+    Tcl_DStringAppend(&ds, "digraph rubicon {\n  rankdir=LR;\n"
+	    "  \"trace\" [shape=plaintext];\n", -1);
+    Rb_NodeClearMarks(eng);
+    if (eng->head) {
+	Tcl_DStringAppend(&ds, "  \"trace\" -> \"", -1);
+	Tcl_DStringAppend(&ds, eng->head->cmdName, -1);
+	Tcl_DStringAppend(&ds, "\";\n", -1);
+	DotNode(&ds, eng->head);
+    }
+    Tcl_DStringAppend(&ds, "}\n", -1);
+    Rb_NodeClearMarks(eng);
+    Tcl_DStringResult(interp, &ds);
+    return TCL_OK;
+}
+
+int
+Rb_NodeInitCmds(Tcl_Interp *interp)
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+
+    Tcl_CreateObjCommand(interp, "::rubicon::Filter", FilterCmd, NULL, NULL);
+    Tcl_CreateObjCommand(interp, "::rubicon::Mux", MuxCmd, NULL, NULL);
+    Tcl_CreateObjCommand(interp, "::rubicon::head", HeadCmd, NULL, NULL);
+    Rb_EngineAddClass(eng, CLASS_CORE, "Filter",
+	    "Filter expression ?node ...?: passes records matching the "
+	    "expression", NULL);
+    Rb_EngineAddClass(eng, CLASS_CORE, "Mux",
+	    "Mux ?node ...?: copies records to every child", NULL);
+    Rb_EngineAddClass(eng, CLASS_CORE, "head",
+	    "head node: where records enter the DAG", NULL);
+    return TCL_OK;
+}

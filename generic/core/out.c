@@ -1,0 +1,103 @@
+/*
+ * out.c --
+ *
+ *	Safe report output: data is written to "path.tmp-PID" and renamed to
+ *	path only when every write and the close succeeded, so a failed run
+ *	never leaves a half-written report under the final name.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include "rbInt.h"
+
+/*
+ * Rb_OutOpen --
+ *	Opens a temporary file beside path ("-" is stdout).
+ * Results: TCL_OK, or TCL_ERROR with a message naming path.
+ */
+int
+Rb_OutOpen(Tcl_Interp *interp, const char *path, Rb_Out *out)
+{
+    size_t n;
+
+    memset(out, 0, sizeof(*out));
+    out->path = Rb_Strdup(path);
+    if (strcmp(path, "-") == 0) {
+	out->fp = stdout;
+	return TCL_OK;
+    }
+    n = strlen(path) + 32;
+    out->tmpPath = Rb_Alloc(n);
+    snprintf(out->tmpPath, n, "%s.tmp-%ld", path, (long)getpid());
+    out->fp = fopen(out->tmpPath, "w");
+    if (out->fp == NULL) {
+	int e = errno;
+
+	Rb_SetInterpError(interp, "RUBICON OUTPUT OPEN",
+		"cannot write report \"%s\": %s", path, strerror(e));
+	free(out->tmpPath);
+	free(out->path);
+	memset(out, 0, sizeof(*out));
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * Rb_OutClose --
+ *	Flushes and closes; renames the temporary file to its final name if
+ *	nothing failed, else removes it.
+ * Results: TCL_OK, or TCL_ERROR naming the file and the cause.
+ */
+int
+Rb_OutClose(Tcl_Interp *interp, Rb_Out *out)
+{
+    int rc = TCL_OK, e = 0;
+
+    if (out->fp == NULL) {
+	return TCL_ERROR;
+    }
+    if (fflush(out->fp) != 0 || ferror(out->fp)) {
+	e = errno ? errno : EIO;
+	out->failed = 1;
+    }
+    if (out->fp != stdout) {
+	if (fclose(out->fp) != 0 && !out->failed) {
+	    e = errno;
+	    out->failed = 1;
+	}
+	if (!out->failed && rename(out->tmpPath, out->path) != 0) {
+	    e = errno;
+	    out->failed = 1;
+	}
+	if (out->failed) {
+	    unlink(out->tmpPath);
+	}
+    }
+    if (out->failed) {
+	rc = Rb_SetInterpError(interp, "RUBICON OUTPUT WRITE",
+		"writing report \"%s\" failed: %s; nothing was left under "
+		"that name", out->path, strerror(e));
+    }
+    free(out->tmpPath);
+    free(out->path);
+    memset(out, 0, sizeof(*out));
+    return rc;
+}
+
+/*
+ * Rb_OutAbort --
+ *	Abandons an output: closes and removes the temporary file.
+ */
+void
+Rb_OutAbort(Rb_Out *out)
+{
+    if (out->fp != NULL && out->fp != stdout) {
+	fclose(out->fp);
+	unlink(out->tmpPath);
+    }
+    free(out->tmpPath);
+    free(out->path);
+    memset(out, 0, sizeof(*out));
+}

@@ -1,0 +1,417 @@
+/*
+ * reporter.c --
+ *
+ *	Reporter classes and instances. A Reporter is bound to Flows (and
+ *	optionally Attribute names) and writes one format after every run.
+ *	"ReporterLog $f1 $f2 -output bw.log", then "$rl configure -output x"
+ *	or the paper's "$rl.setOutput x".
+ */
+
+#include <string.h>
+#include "engine.h"
+
+
+/*
+ * SetAttrList --
+ *	Sets the reporter's attribute-name filter from a Tcl list.
+ */
+static int
+SetAttrList(Tcl_Interp *interp, Rb_Reporter *r, Tcl_Obj *list)
+{
+    Tcl_Obj **elems;
+    int n, i;
+
+    if (Tcl_ListObjGetElements(interp, list, &n, &elems) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    for (i = 0; i < r->nattrs; i++) {
+	free(r->attrs[i]);
+    }
+    free(r->attrs);
+    r->attrs = Rb_Alloc((n + 1) * sizeof(char *));
+    for (i = 0; i < n; i++) {
+	r->attrs[i] = Rb_Strdup(Tcl_GetString(elems[i]));
+    }
+    r->nattrs = n;
+    return TCL_OK;
+}
+
+/*
+ * Configure --
+ *	Applies options: the class's, then -output and -attributes.
+ */
+static int
+Configure(Tcl_Interp *interp, Rb_Reporter *r, int objc, Tcl_Obj *const objv[])
+{
+    struct { char *output; Tcl_Obj *attrs; } core = {NULL, NULL};
+    static const Rb_Option opts[] = {
+	{"-output", RB_OPT_STRING, 0, NULL, NULL},
+	{"-attributes", RB_OPT_OBJ, sizeof(char *), NULL, NULL},
+	{NULL}
+    };
+    int rc;
+
+    rc = Rb_OptionsConfigure(interp, r->cls->options, r->state, objc, objv,
+	    opts, &core);
+    if (rc == TCL_OK && core.output) {
+	free(r->output);
+	r->output = core.output;
+	core.output = NULL;
+    }
+    if (rc == TCL_OK && core.attrs) {
+	rc = SetAttrList(interp, r, core.attrs);
+    }
+    free(core.output);
+    if (core.attrs) {
+	Tcl_DecrRefCount(core.attrs);
+    }
+    if (rc == TCL_OK && r->cls->init) {
+	rc = r->cls->init(r, interp);
+    }
+    return rc;
+}
+
+/*
+ * Rb_ReporterCreate --
+ *	Makes a reporter bound to flows, with "-opt value" arguments.
+ * Results: the reporter, or NULL with an error in the interpreter.
+ */
+Rb_Reporter *
+Rb_ReporterCreate(Tcl_Interp *interp, const Rb_ReporterClass *cls,
+	int nflows, Rb_Flow **flows, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Reporter *r = Rb_Alloc(sizeof(*r));
+    Rb_Engine *eng = Rb_EngineGet(interp);
+
+    r->cls = cls;
+    r->interp = interp;
+    r->state = Rb_Alloc(cls->stateSize ? cls->stateSize : 1);
+    r->output = Rb_Strdup(cls->defaultOutput ? cls->defaultOutput : "-");
+    r->flows = Rb_Alloc((nflows + 1) * sizeof(Rb_Flow *));
+    memcpy(r->flows, flows, nflows * sizeof(Rb_Flow *));
+    r->nflows = nflows;
+    if (Rb_OptionsDefault(interp, cls->options, r->state) != TCL_OK
+	    || Configure(interp, r, objc, objv) != TCL_OK) {
+	Rb_ReporterDelete(r);
+	return NULL;
+    }
+    eng->reporters = Rb_Realloc(eng->reporters,
+	    (eng->nreporters + 1) * sizeof(Rb_Reporter *));
+    eng->reporters[eng->nreporters++] = r;
+    return r;
+}
+
+/*
+ * Rb_ReporterDelete --
+ *	Frees a reporter and takes it out of the engine.
+ */
+void
+Rb_ReporterDelete(Rb_Reporter *r)
+{
+    Rb_Engine *eng = Rb_EngineGet(r->interp);
+    int i;
+
+    for (i = 0; i < eng->nreporters; i++) {
+	if (eng->reporters[i] == r) {
+	    memmove(&eng->reporters[i], &eng->reporters[i + 1],
+		    (eng->nreporters - i - 1) * sizeof(Rb_Reporter *));
+	    eng->nreporters--;
+	    break;
+	}
+    }
+    if (r->cls->freeState) {
+	r->cls->freeState(r);
+    }
+    Rb_OptionsFree(r->cls->options, r->state);
+    for (i = 0; i < r->nattrs; i++) {
+	free(r->attrs[i]);
+    }
+    free(r->attrs);
+    free(r->flows);
+    free(r->state);
+    free(r->output);
+    free(r->cmdName);
+    free(r);
+}
+
+/*
+ * Rb_ReporterRemoveFlow --
+ *	Unbinds a flow that is being deleted from every reporter.
+ */
+void
+Rb_ReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow)
+{
+    int i, j;
+
+    for (i = 0; i < eng->nreporters; i++) {
+	Rb_Reporter *r = eng->reporters[i];
+
+	for (j = 0; j < r->nflows; j++) {
+	    if (r->flows[j] == flow) {
+		memmove(&r->flows[j], &r->flows[j + 1],
+			(r->nflows - j - 1) * sizeof(Rb_Flow *));
+		r->nflows--;
+		j--;
+	    }
+	}
+    }
+}
+
+/*
+ * Rb_ReporterEach --
+ *	Calls fn for each bound (flow, attribute): flows in binding order,
+ *	attributes in the order of -attributes if given, else by name.
+ */
+int
+Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd)
+{
+    int i, j, n, rc;
+
+    for (i = 0; i < r->nflows; i++) {
+	Rb_Flow *flow = r->flows[i];
+
+	if (r->nattrs > 0) {
+	    for (j = 0; j < r->nattrs; j++) {
+		const Rb_Attribute *a = Rb_FlowGetAttr(flow, r->attrs[j]);
+
+		if (a && (rc = fn(r, flow, a, cd)) != TCL_OK) {
+		    return rc;
+		}
+	    }
+	} else {
+	    const char **names = Rb_FlowAttrNames(flow, &n);
+
+	    for (j = 0; j < n; j++) {
+		rc = fn(r, flow, Rb_FlowGetAttr(flow, names[j]), cd);
+		if (rc != TCL_OK) {
+		    free(names);
+		    return rc;
+		}
+	    }
+	    free(names);
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * Rb_ReporterWrite --
+ *	Writes the report now.
+ */
+int
+Rb_ReporterWrite(Rb_Reporter *r, const Rb_RunInfo *run)
+{
+    return r->cls->write(r, run);
+}
+
+/*
+ * Rb_ReportersWrite --
+ *	After a run: every reporter writes; all are tried even if one fails.
+ * Results: TCL_OK, or the first failure's error.
+ */
+int
+Rb_ReportersWrite(Tcl_Interp *interp, Rb_Engine *eng, const Rb_RunInfo *run)
+{
+    Tcl_Obj *firstErr = NULL, *firstCode = NULL;
+    int i;
+
+    for (i = 0; i < eng->nreporters; i++) {
+	if (Rb_ReporterWrite(eng->reporters[i], run) != TCL_OK
+		&& firstErr == NULL) {
+	    Tcl_Obj *opts = Tcl_GetReturnOptions(interp, TCL_ERROR);
+
+	    firstErr = Tcl_GetObjResult(interp);
+	    Tcl_IncrRefCount(firstErr);
+	    firstCode = opts;
+	    Tcl_IncrRefCount(firstCode);
+	}
+    }
+    if (firstErr) {
+	Tcl_SetObjResult(interp, firstErr);
+	Tcl_SetReturnOptions(interp, firstCode);
+	Tcl_DecrRefCount(firstErr);
+	Tcl_DecrRefCount(firstCode);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * ReporterObjCmd --
+ *	configure, cget, setOutput (the paper's form), write, flows, class,
+ *	destroy.
+ */
+static int
+ReporterObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    Rb_Reporter *r = cd;
+    static const char *const subs[] = {
+	"add", "cget", "class", "configure", "destroy", "flows", "setOutput",
+	"write", NULL
+    };
+    enum { SUB_ADD, SUB_CGET, SUB_CLASS, SUB_CONFIGURE, SUB_DESTROY,
+	SUB_FLOWS, SUB_SETOUTPUT, SUB_WRITE };
+    Tcl_Obj *list;
+    int idx, i;
+
+    if (objc < 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "subcommand ?arg ...?");
+	return TCL_ERROR;
+    }
+    if (Tcl_GetIndexFromObj(interp, objv[1], subs, "subcommand", 0, &idx)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    switch (idx) {
+    case SUB_ADD:
+	for (i = 2; i < objc; i++) {
+	    Rb_Flow *flow = Rb_FlowFromObj(interp, objv[i]);
+
+	    if (flow == NULL) {
+		return TCL_ERROR;
+	    }
+	    r->flows = Rb_Realloc(r->flows, (r->nflows + 1) * sizeof(Rb_Flow *));
+	    r->flows[r->nflows++] = flow;
+	}
+	return TCL_OK;
+    case SUB_CGET:
+	if (objc != 3) {
+	    Tcl_WrongNumArgs(interp, 2, objv, "option");
+	    return TCL_ERROR;
+	}
+	if (strcmp(Tcl_GetString(objv[2]), "-output") == 0) {
+	    Tcl_SetObjResult(interp, Tcl_NewStringObj(r->output, -1));
+	    return TCL_OK;
+	}
+	if (strcmp(Tcl_GetString(objv[2]), "-attributes") == 0) {
+	    list = Tcl_NewListObj(0, NULL);
+	    for (i = 0; i < r->nattrs; i++) {
+		Tcl_ListObjAppendElement(NULL, list,
+			Tcl_NewStringObj(r->attrs[i], -1));
+	    }
+	    Tcl_SetObjResult(interp, list);
+	    return TCL_OK;
+	}
+	return Rb_OptionsCget(interp, r->cls->options, r->state, objv[2]);
+    case SUB_CLASS:
+	Tcl_SetObjResult(interp, Tcl_NewStringObj(r->cls->name, -1));
+	return TCL_OK;
+    case SUB_CONFIGURE:
+	if (objc == 2) {
+	    list = Rb_OptionsList(r->cls->options, r->state);
+	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj("-output", -1));
+	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj(r->output, -1));
+	    Tcl_SetObjResult(interp, list);
+	    return TCL_OK;
+	}
+	return Configure(interp, r, objc - 2, objv + 2);
+    case SUB_DESTROY:
+	Tcl_DeleteCommandFromToken(interp, r->token);
+	return TCL_OK;
+    case SUB_FLOWS:
+	list = Tcl_NewListObj(0, NULL);
+	for (i = 0; i < r->nflows; i++) {
+	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj(
+		    r->flows[i]->node->cmdName ? r->flows[i]->node->cmdName
+		    : r->flows[i]->name, -1));
+	}
+	Tcl_SetObjResult(interp, list);
+	return TCL_OK;
+    case SUB_SETOUTPUT:
+	if (objc != 3) {
+	    Tcl_WrongNumArgs(interp, 2, objv, "path");
+	    return TCL_ERROR;
+	}
+	free(r->output);
+	r->output = Rb_Strdup(Tcl_GetString(objv[2]));
+	return TCL_OK;
+    case SUB_WRITE: {
+	Rb_RunInfo run;
+	int rc;
+
+	Rb_RunInfoInit(&run, interp, Rb_IoSchema());
+	rc = Rb_ReporterWrite(r, &run);
+	Rb_RunInfoFree(&run);
+	return rc;
+    }
+    }
+    return TCL_OK;
+}
+
+static void
+ReporterDeleteProc(ClientData cd)
+{
+    Rb_ReporterDelete(cd);
+}
+
+/*
+ * ReporterClassCmd --
+ *	"ReporterX ?flow ...? ?-option value ...?": flows first, then
+ *	options; a Tcl list of flows is accepted as one argument too.
+ */
+static int
+ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    const Rb_ReporterClass *cls = cd;
+    Rb_Flow **flows = Rb_Alloc(objc * sizeof(Rb_Flow *) + 1);
+    int nflows = 0, i, j, nel, capacity = objc;
+    Rb_Reporter *r;
+    Tcl_Obj **elems;
+
+    for (i = 1; i < objc; i++) {
+	const char *s = Tcl_GetString(objv[i]);
+
+	if (s[0] == '-' && s[1] != '\0') {
+	    break;
+	}
+	if (Tcl_ListObjGetElements(NULL, objv[i], &nel, &elems) != TCL_OK) {
+	    nel = 1;
+	    elems = (Tcl_Obj **)&objv[i];
+	}
+	for (j = 0; j < nel; j++) {
+	    Rb_Flow *flow = Rb_FlowFromObj(interp, elems[j]);
+
+	    if (flow == NULL) {
+		free(flows);
+		return TCL_ERROR;
+	    }
+	    if (nflows == capacity) {
+		capacity *= 2;
+		flows = Rb_Realloc(flows, capacity * sizeof(Rb_Flow *));
+	    }
+	    flows[nflows++] = flow;
+	}
+    }
+    r = Rb_ReporterCreate(interp, cls, nflows, flows, objc - i, objv + i);
+    free(flows);
+    if (r == NULL) {
+	return TCL_ERROR;
+    }
+    r->cmdName = Rb_EngineNewName(Rb_EngineGet(interp), cls->name);
+    r->token = Tcl_CreateObjCommand(interp, r->cmdName, ReporterObjCmd, r,
+	    ReporterDeleteProc);
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(r->cmdName, -1));
+    return TCL_OK;
+}
+
+/*
+ * Rb_RegisterReporter --
+ *	Makes the class's command and lists it in rubicon::types.
+ */
+int
+Rb_RegisterReporter(Tcl_Interp *interp, const Rb_ReporterClass *cls)
+{
+    Tcl_DString cmd;
+
+    Tcl_DStringInit(&cmd);
+    Tcl_DStringAppend(&cmd, "::rubicon::", -1);
+    Tcl_DStringAppend(&cmd, cls->name, -1);
+    Tcl_CreateObjCommand(interp, Tcl_DStringValue(&cmd), ReporterClassCmd,
+	    (ClientData)cls, NULL);
+    Tcl_DStringFree(&cmd);
+    Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_REPORTER, cls->name,
+	    cls->help, cls);
+    return TCL_OK;
+}

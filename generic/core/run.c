@@ -1,0 +1,629 @@
+/*
+ * run.c --
+ *
+ *	rubicon::run: reads traces (format sniffed or given), pushes their
+ *	records through the DAG in batches, ends the Analyzers in dependency
+ *	order, writes every Reporter, and returns a summary.  Progress is
+ *	shown on a terminal; SIGINT or rubicon::cancel stops at a batch
+ *	boundary with every result kept and marked partial.
+ */
+
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "engine.h"
+
+static Rb_Engine *sigintEngine;
+
+static void
+OnSigint(int sig)
+{
+    (void)sig;
+    if (sigintEngine) {
+	sigintEngine->cancel = 1;
+    }
+}
+
+static double
+Now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Rb_RunInfoInit, Rb_RunInfoFree --
+ *	An empty run description.
+ */
+void
+Rb_RunInfoInit(Rb_RunInfo *run, Tcl_Interp *interp, Rb_Schema *schema)
+{
+    memset(run, 0, sizeof(*run));
+    run->interp = interp;
+    run->schema = schema;
+    run->firstTime = INT64_MAX;
+    run->lastTime = INT64_MIN;
+    run->traces = "";
+    run->config = Rb_Strdup("");
+    run->skipCounts = Tcl_NewDictObj();
+    Tcl_IncrRefCount(run->skipCounts);
+}
+
+void
+Rb_RunInfoFree(Rb_RunInfo *run)
+{
+    free(run->config);
+    run->config = NULL;
+    if (run->skipCounts) {
+	Tcl_DecrRefCount(run->skipCounts);
+	run->skipCounts = NULL;
+    }
+}
+
+typedef struct RunOpts {
+    const char *format;
+    Rb_OnError onError;
+    int progress;
+    Tcl_Obj *progressCmd;
+    Tcl_Obj *records;
+    Tcl_Obj *readerOpts;
+} RunOpts;
+
+/*
+ * ParseRunArgs --
+ *	Options of rubicon::run; the rest are trace files.
+ * Results: index of the first trace argument, or -1 with an error.
+ */
+static int
+ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
+{
+    static const char *const opts[] = {
+	"-format", "-onerror", "-progress", "-progresscommand", "-records",
+	"-readeroptions", "--", NULL
+    };
+    static const char *const policies[] = {"stop", "skip", "warn", NULL};
+    int i, idx, pol;
+
+    memset(o, 0, sizeof(*o));
+    o->progress = isatty(2);
+    for (i = 1; i < objc; i++) {
+	const char *s = Tcl_GetString(objv[i]);
+
+	if (s[0] != '-') {
+	    break;
+	}
+	if (Tcl_GetIndexFromObj(interp, objv[i], opts, "option", 0, &idx)
+		!= TCL_OK) {
+	    return -1;
+	}
+	if (idx == 6) {
+	    return i + 1;
+	}
+	if (i + 1 >= objc) {
+	    Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+		    "option \"%s\" has no value", s);
+	    return -1;
+	}
+	i++;
+	switch (idx) {
+	case 0: o->format = Tcl_GetString(objv[i]); break;
+	case 1:
+	    if (Tcl_GetIndexFromObj(interp, objv[i], policies, "policy", 0,
+		    &pol) != TCL_OK) {
+		return -1;
+	    }
+	    o->onError = (Rb_OnError)pol;
+	    break;
+	case 2:
+	    if (Tcl_GetBooleanFromObj(interp, objv[i], &o->progress)
+		    != TCL_OK) {
+		return -1;
+	    }
+	    break;
+	case 3: o->progressCmd = objv[i]; break;
+	case 4: o->records = objv[i]; break;
+	case 5: o->readerOpts = objv[i]; break;
+	}
+    }
+    return i;
+}
+
+/*
+ * RecordsToBatch --
+ *	Appends records given as Tcl dicts ({time 1.5 size 4096 op read
+ *	deviceNo 1 ...}) to b, starting at element *pos.  Fields in ns are
+ *	given in seconds; op accepts read/write.
+ * Results: TCL_OK or TCL_ERROR naming the record and field.
+ */
+static int
+RecordsToBatch(Tcl_Interp *interp, Tcl_Obj *records, int *pos, Rb_Batch *b)
+{
+    Tcl_Obj **recs, **kv;
+    int nrecs, nkv, k, f, i;
+
+    if (Tcl_ListObjGetElements(interp, records, &nrecs, &recs) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    while (*pos < nrecs && b->n < b->cap) {
+	if (Tcl_ListObjGetElements(interp, recs[*pos], &nkv, &kv) != TCL_OK
+		|| nkv % 2) {
+	    return Rb_SetInterpError(interp, "RUBICON RECORD FORMAT",
+		    "record %d is not a dict of field value pairs", *pos + 1);
+	}
+	i = Rb_BatchAppend(b);
+	for (k = 0; k < nkv; k += 2) {
+	    const char *name = Tcl_GetString(kv[k]);
+	    const char *val = Tcl_GetString(kv[k + 1]);
+	    Rb_Field *field;
+	    double d;
+
+	    f = Rb_SchemaFieldIndex(b->schema, name);
+	    if (f < 0) {
+		char *known = Rb_SchemaFieldList(b->schema);
+
+		Rb_SetInterpError(interp, "RUBICON RECORD FIELD",
+			"record %d: unknown field \"%s\"; known fields: %s",
+			*pos + 1, name, known);
+		free(known);
+		return TCL_ERROR;
+	    }
+	    field = &b->schema->fields[f];
+	    if (field->type == RB_FT_STRING) {
+		b->col[f][i] = Rb_SchemaIntern(b->schema, val, strlen(val));
+	    } else if (strcasecmp(name, "op") == 0
+		    && (strcasecmp(val, "read") == 0 || *val == 'R')) {
+		b->col[f][i] = RB_OP_READ;
+	    } else if (strcasecmp(name, "op") == 0
+		    && (strcasecmp(val, "write") == 0 || *val == 'W')) {
+		b->col[f][i] = RB_OP_WRITE;
+	    } else if (Tcl_GetDoubleFromObj(NULL, kv[k + 1], &d) != TCL_OK) {
+		return Rb_SetInterpError(interp, "RUBICON RECORD FORMAT",
+			"record %d: field %s: \"%s\" is not a number",
+			*pos + 1, name, val);
+	    } else if (field->type == RB_FT_DOUBLE) {
+		Rb_SetDouble(b, f, i, d);
+	    } else if (field->unit == RB_UNIT_NS) {
+		b->col[f][i] = (int64_t)llround(d * 1e9);
+	    } else {
+		Tcl_WideInt w;
+
+		if (Tcl_GetWideIntFromObj(NULL, kv[k + 1], &w) == TCL_OK) {
+		    b->col[f][i] = w;
+		} else {
+		    b->col[f][i] = (int64_t)d;
+		}
+	    }
+	}
+	(*pos)++;
+    }
+    return TCL_OK;
+}
+
+/*
+ * Progress --
+ *	Rewrites a one-line progress report on stderr.
+ */
+static void
+Progress(const char *file, uint64_t records, uint64_t bytes, double elapsed,
+	int final)
+{
+    fprintf(stderr, "\rrubicon: %s: %llu records, %.1f MB, %.1f s%s",
+	    file, (unsigned long long)records, bytes / 1e6, elapsed,
+	    final ? "\n" : "   ");
+    fflush(stderr);
+}
+
+/*
+ * ReachableFlows --
+ *	Collects the flows reachable from n (each once).
+ */
+static void
+ReachableFlows(Rb_Node *n, Rb_Flow ***flows, int *count, int *cap)
+{
+    int i;
+
+    if (n->visitMark == 3) {
+	return;
+    }
+    n->visitMark = 3;
+    if (n->kind == NODE_FLOW) {
+	if (*count == *cap) {
+	    *cap = *cap ? 2 * *cap : 16;
+	    *flows = Rb_Realloc(*flows, *cap * sizeof(Rb_Flow *));
+	}
+	(*flows)[(*count)++] = n->flow;
+    }
+    for (i = 0; i < n->nchildren; i++) {
+	ReachableFlows(n->children[i], flows, count, cap);
+    }
+}
+
+/*
+ * SummaryObj --
+ *	The dict rubicon::run returns.
+ */
+static Tcl_Obj *
+SummaryObj(const Rb_RunInfo *run, Tcl_Obj *files, double seconds,
+	const char *error)
+{
+    Tcl_Obj *d = Tcl_NewDictObj();
+
+#define PUT(k, v) Tcl_DictObjPut(NULL, d, Tcl_NewStringObj(k, -1), v)
+    PUT("records", Tcl_NewWideIntObj((Tcl_WideInt)run->records));
+    PUT("skipped", Tcl_NewWideIntObj((Tcl_WideInt)run->skipped));
+    PUT("skipcounts", Tcl_DuplicateObj(run->skipCounts));
+    PUT("files", files);
+    PUT("seconds", Tcl_NewDoubleObj(seconds));
+    PUT("partial", Tcl_NewBooleanObj(run->partial));
+    PUT("first", Tcl_NewDoubleObj(run->records ? run->firstTime / 1e9 : 0));
+    PUT("last", Tcl_NewDoubleObj(run->records ? run->lastTime / 1e9 : 0));
+    PUT("epoch", Tcl_NewDoubleObj(run->epochNs / 1e9));
+    PUT("error", Tcl_NewStringObj(error ? error : "", -1));
+#undef PUT
+    return d;
+}
+
+/*
+ * MergeSkipCounts --
+ *	Adds a reader's per-kind skip counts into the run's.
+ */
+static void
+MergeSkipCounts(Rb_RunInfo *run, Tcl_Obj *counts)
+{
+    Tcl_DictSearch s;
+    Tcl_Obj *k, *v, *old;
+    int done;
+    Tcl_WideInt a, b;
+
+    if (Tcl_DictObjFirst(NULL, counts, &s, &k, &v, &done) != TCL_OK) {
+	return;
+    }
+    for (; !done; Tcl_DictObjNext(&s, &k, &v, &done)) {
+	a = 0;
+	if (Tcl_DictObjGet(NULL, run->skipCounts, k, &old) == TCL_OK && old) {
+	    Tcl_GetWideIntFromObj(NULL, old, &a);
+	}
+	Tcl_GetWideIntFromObj(NULL, v, &b);
+	Tcl_DictObjPut(NULL, run->skipCounts, k, Tcl_NewWideIntObj(a + b));
+    }
+    Tcl_DictObjDone(&s);
+}
+
+/*
+ * NoteBatch --
+ *	Updates run times and counts from a batch just read.
+ */
+static void
+NoteBatch(Rb_RunInfo *run, Rb_Batch *b)
+{
+    const int64_t *t = b->col[0];
+    int i;
+
+    b->firstRecord = run->records + 1;
+    for (i = 0; i < b->n; i++) {
+	if (t[i] == RB_ABSENT) {
+	    continue;
+	}
+	if (t[i] < run->firstTime) {
+	    run->firstTime = t[i];
+	}
+	if (t[i] > run->lastTime) {
+	    run->lastTime = t[i];
+	}
+    }
+    run->records += b->n;
+}
+
+/*
+ * Failure --
+ *	Keeps the first error of a run (message and -errorcode options) so
+ *	that ending and reporting can go on before it is raised.
+ */
+typedef struct Failure {
+    Tcl_Obj *result;
+    Tcl_Obj *options;
+} Failure;
+
+static void
+Capture(Tcl_Interp *interp, Failure *f)
+{
+    if (f->result != NULL) {
+	return;
+    }
+    f->result = Tcl_GetObjResult(interp);
+    Tcl_IncrRefCount(f->result);
+    f->options = Tcl_GetReturnOptions(interp, TCL_ERROR);
+    Tcl_IncrRefCount(f->options);
+}
+
+/*
+ * RunCmd --
+ *	rubicon::run ?-format F? ?-onerror stop|skip|warn? ?-progress bool?
+ *	    ?-progresscommand script? ?-records list? ?-readeroptions dict?
+ *	    ?--? ?trace ...?
+ * Results: the summary dict; on a read error, the error (after ending
+ *	analyzers and writing reports on what was read, marked partial).
+ */
+static int
+RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+    RunOpts o;
+    Rb_RunInfo run;
+    Rb_Batch *batch = NULL;
+    Rb_Reader *reader = NULL;
+    Rb_Error err;
+    Rb_Flow **flows = NULL;
+    int nflows = 0, capFlows = 0, first, i, k, recPos = 0, rc = TCL_OK;
+    int nbatches = 0;
+    uint32_t *ident = NULL;
+    double t0 = Now(), lastProgress = t0;
+    struct sigaction sa, oldSa;
+    Tcl_Obj *files = Tcl_NewListObj(0, NULL);
+    Failure failure = {NULL, NULL};
+    Tcl_DString traces;
+    Rb_Schema *schema;
+
+    first = ParseRunArgs(interp, objc, objv, &o);
+    if (first < 0) {
+	return TCL_ERROR;
+    }
+    if (eng->running) {
+	return Rb_SetInterpError(interp, "RUBICON RUN BUSY",
+		"rubicon::run is already running");
+    }
+    if (eng->head == NULL) {
+	return Rb_SetInterpError(interp, "RUBICON RUN NOHEAD",
+		"no head node: build a DAG and call \"head node\" first");
+    }
+    if (first >= objc && o.records == NULL) {
+	return Rb_SetInterpError(interp, "RUBICON RUN NOTRACE",
+		"no trace files given");
+    }
+
+    /* Open the first trace now: its schema is the run's. */
+    schema = Rb_IoSchema();
+    if (first < objc) {
+	reader = Rb_ReaderOpen(Tcl_GetString(objv[first]), o.format,
+		o.onError, o.readerOpts, &err);
+	if (reader == NULL) {
+	    return Rb_ErrorToInterp(interp, &err);
+	}
+	schema = reader->schema;
+    }
+    Rb_RunInfoInit(&run, interp, schema);
+    Tcl_DStringInit(&traces);
+    for (i = first; i < objc; i++) {
+	Tcl_DStringAppendElement(&traces, Tcl_GetString(objv[i]));
+    }
+    run.traces = Tcl_DStringValue(&traces);
+    {
+	Tcl_Obj *script = Tcl_GetVar2Ex(interp, "::rubicon::config", NULL,
+		TCL_GLOBAL_ONLY);
+
+	if (script) {
+	    free(run.config);
+	    run.config = Rb_Strdup(Tcl_GetString(script));
+	}
+    }
+    if (reader) {
+	run.epochNs = reader->epochNs;
+    }
+
+    /* Start every node, and check the end order before reading. */
+    Rb_NodeClearMarks(eng);
+    if (Rb_NodeStart(interp, eng->head, &run) != TCL_OK) {
+	rc = TCL_ERROR;
+	goto done;
+    }
+    Rb_NodeClearMarks(eng);
+    ReachableFlows(eng->head, &flows, &nflows, &capFlows);
+    if (Rb_EndAnalyzers(interp, eng, flows, nflows, &run, 1) != TCL_OK) {
+	rc = TCL_ERROR;
+	goto done;
+    }
+
+    eng->running = 1;
+    eng->cancel = 0;
+    sigintEngine = eng;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = OnSigint;
+    sigaction(SIGINT, &sa, &oldSa);
+
+    batch = Rb_BatchCreate(schema, RB_BATCH_SIZE);
+    ident = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+    for (k = 0; k < RB_BATCH_SIZE; k++) {
+	ident[k] = k;
+    }
+
+    /* Records given in Tcl come first, then the files in sequence. */
+    while (o.records && !eng->cancel) {
+	Rb_BatchClear(batch);
+	if (RecordsToBatch(interp, o.records, &recPos, batch) != TCL_OK) {
+	    Capture(interp, &failure);
+	    break;
+	}
+	if (batch->n == 0) {
+	    break;
+	}
+	NoteBatch(&run, batch);
+	Rb_NodePush(eng->head, batch, ident, batch->n);
+    }
+    for (i = first; i < objc && failure.result == NULL && !eng->cancel; i++) {
+	const char *path = Tcl_GetString(objv[i]);
+
+	if (reader == NULL) {
+	    reader = Rb_ReaderOpen(path, o.format, o.onError, o.readerOpts,
+		    &err);
+	    if (reader == NULL) {
+		Rb_ErrorToInterp(interp, &err);
+		Capture(interp, &failure);
+		break;
+	    }
+	    if (reader->schema != schema) {
+		Rb_ReaderClose(reader);
+		reader = NULL;
+		Rb_SetInterpError(interp, "RUBICON RUN SCHEMA",
+			"%s has a different record schema from %s; run them "
+			"separately", path, Tcl_GetString(objv[first]));
+		Capture(interp, &failure);
+		break;
+	    }
+	}
+	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
+		Tcl_NewStringObj(path, -1),
+		Tcl_NewStringObj(reader->cls->name, -1)}));
+	for (;;) {
+	    int n;
+
+	    Rb_BatchClear(batch);
+	    n = Rb_ReaderNext(reader, batch, &err);
+	    if (n < 0) {
+		Rb_ErrorToInterp(interp, &err);
+		Capture(interp, &failure);
+		break;
+	    }
+	    if (batch->n == 0) {
+		break;
+	    }
+	    NoteBatch(&run, batch);
+	    Rb_NodePush(eng->head, batch, ident, batch->n);
+	    if (eng->cancel) {
+		break;
+	    }
+	    if ((++nbatches & 15) == 0) {
+		double now = Now();
+
+		if (o.progressCmd && Tcl_EvalObjEx(interp, o.progressCmd,
+			TCL_EVAL_GLOBAL) != TCL_OK) {
+		    Capture(interp, &failure);
+		    break;
+		}
+		if (o.progress && now - lastProgress > 0.5) {
+		    Progress(path, run.records, Rb_InputOffset(reader->in),
+			    now - t0, 0);
+		    lastProgress = now;
+		}
+	    }
+	}
+	if (o.progress && lastProgress > t0) {
+	    Progress(path, run.records, Rb_InputOffset(reader->in),
+		    Now() - t0, 1);
+	}
+	run.skipped += reader->skipped;
+	MergeSkipCounts(&run, reader->skipCounts);
+	Rb_ReaderClose(reader);
+	reader = NULL;
+    }
+    sigaction(SIGINT, &oldSa, NULL);
+    sigintEngine = NULL;
+
+    /* A sink or transformer that failed stops the run like a bad read. */
+    if (failure.result == NULL && eng->cancel == 2) {
+	Rb_Node *n;
+
+	for (n = eng->nodes; n; n = n->nextNode) {
+	    if (n->failed) {
+		Rb_ErrorToInterp(interp, &n->runErr);
+		Capture(interp, &failure);
+		break;
+	    }
+	}
+    }
+    run.partial = (failure.result != NULL || eng->cancel != 0);
+    if (run.records == 0) {
+	run.firstTime = run.lastTime = 0;
+    }
+
+    /* End: flush transformers and sinks, end analyzers, write reports. */
+    Rb_NodeClearMarks(eng);
+    {
+	Rb_Node *n;
+
+	for (n = eng->nodes; n; n = n->nextNode) {
+	    n->visitMark = 0;
+	}
+    }
+    if (Rb_NodeFlush(interp, eng->head) != TCL_OK && failure.result == NULL) {
+	Capture(interp, &failure);
+	run.partial = 1;
+    }
+    if (Rb_EndAnalyzers(interp, eng, flows, nflows, &run, 0) != TCL_OK
+	    && failure.result == NULL) {
+	Capture(interp, &failure);
+    }
+    if (Rb_ReportersWrite(interp, eng, &run) != TCL_OK && failure.result == NULL) {
+	Capture(interp, &failure);
+    }
+    eng->running = 0;
+    if (eng->lastRun) {
+	Tcl_DecrRefCount(eng->lastRun);
+    }
+    eng->lastRun = SummaryObj(&run, files, Now() - t0,
+	    failure.result ? Tcl_GetString(failure.result) : NULL);
+    Tcl_IncrRefCount(eng->lastRun);
+    files = NULL;
+    if (failure.result) {
+	Tcl_SetObjResult(interp, failure.result);
+	Tcl_SetReturnOptions(interp, failure.options);
+	Tcl_DecrRefCount(failure.result);
+	Tcl_DecrRefCount(failure.options);
+	rc = TCL_ERROR;
+    } else {
+	Tcl_SetObjResult(interp, eng->lastRun);
+    }
+
+  done:
+    if (files) {
+	Tcl_IncrRefCount(files);
+	Tcl_DecrRefCount(files);
+    }
+    eng->running = 0;
+    Rb_ReaderClose(reader);
+    Rb_BatchFree(batch);
+    free(ident);
+    free(flows);
+    Rb_RunInfoFree(&run);
+    Tcl_DStringFree(&traces);
+    return rc;
+}
+
+/*
+ * CancelCmd --
+ *	rubicon::cancel: the running rubicon::run stops at the next batch
+ *	boundary, as on SIGINT.
+ */
+static int
+CancelCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_EngineGet(interp)->cancel = 1;
+    return TCL_OK;
+}
+
+/*
+ * LastRunCmd --
+ *	rubicon::lastrun: the summary dict of the last run ("" if none).
+ */
+static int
+LastRunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+
+    if (eng->lastRun) {
+	Tcl_SetObjResult(interp, eng->lastRun);
+    }
+    return TCL_OK;
+}
+
+int
+Rb_RunInitCmds(Tcl_Interp *interp)
+{
+    Tcl_CreateObjCommand(interp, "::rubicon::run", RunCmd, NULL, NULL);
+    Tcl_CreateObjCommand(interp, "::rubicon::cancel", CancelCmd, NULL, NULL);
+    Tcl_CreateObjCommand(interp, "::rubicon::lastrun", LastRunCmd, NULL,
+	    NULL);
+    return TCL_OK;
+}

@@ -1,0 +1,61 @@
+# main.tcl --
+#
+#	rubicon::main, the batch entry of the rubicon program:
+#	    rubicon ?-safe? ?-format F? ?-onerror P? config.tcl ?trace ...?
+#	The config script sees its traces in ::argv.  A script that builds a
+#	DAG but does not call rubicon::run gets one run over all the traces
+#	once it has finished (the paper's configurations never call it).
+
+proc ::rubicon::usage {} {
+    return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-format\
+	    FORMAT? ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
+	    \n       rubicon            (interactive shell)"
+}
+
+proc ::rubicon::main {args} {
+    variable config
+    set runOpts {}
+    set safe 0
+    while {[string match -* [lindex $args 0]]} {
+	set args [lassign $args opt]
+	switch -- $opt {
+	    -safe {set safe 1}
+	    -format - -onerror {
+		set args [lassign $args val]
+		lappend runOpts $opt $val
+	    }
+	    -quiet {lappend runOpts -progress 0}
+	    -h - -help - --help {puts [catch usage msg; set msg]; return}
+	    default {usage}
+	}
+    }
+    if {[llength $args] < 1} {usage}
+    set traces [lassign $args config]
+    if {![file readable $config]} {
+	return -code error -errorcode {RUBICON CONFIG OPEN} \
+	    "cannot read configuration script \"$config\""
+    }
+    set ::argv $traces
+    set ::argc [llength $traces]
+    set ::rubicon::runOptions $runOpts
+    if {$safe} {
+	return [::rubicon::safe::run $config $traces $runOpts]
+    }
+    set before [lastrun]
+    uplevel #0 [list source $config]
+    if {[lastrun] eq $before && [llength $traces] && [dag head] ne ""} {
+	report [run {*}$runOpts {*}$traces]
+    }
+    return
+}
+
+# rubicon::report summary -- prints a run summary on stdout.
+proc ::rubicon::report {summary} {
+    dict with summary {
+	puts [format "rubicon: %d records read, %d skipped%s in %.2f s" \
+	    $records $skipped [expr {$partial ? " (partial)" : ""}] $seconds]
+	if {$skipped} {
+	    dict for {kind n} $skipcounts {puts "  skipped $n $kind"}
+	}
+    }
+}

@@ -1,0 +1,53 @@
+# rubicon.tcl --
+#
+#	The Tcl half of the rubicon package: the paper's "$obj.method args"
+#	calling form, the global names of the configuration language, and
+#	small helpers for interactive use.
+
+namespace eval ::rubicon {
+    namespace export Flow Filter Mux head {*}[lmap t [types] {
+	if {[lindex $t 0] ni {analyzer reporter transformer}} continue
+	lindex $t 1
+    }]
+    variable config ""
+}
+
+# The configuration language's commands (Flow, Filter, Mux, head, and
+# every Analyzer, Reporter and Transformer class) are visible unqualified,
+# as the paper's configurations use them.  Existing global commands of the
+# same name are left alone.
+foreach ::rubicon::cmd [namespace eval ::rubicon {namespace export}] {
+    if {[llength [info commands ::$::rubicon::cmd]] == 0} {
+	namespace eval :: [list namespace import ::rubicon::$::rubicon::cmd]
+    }
+}
+unset ::rubicon::cmd
+
+# "$rl.setOutput bw.log" (the paper's Figure 4) is "$rl setOutput bw.log":
+# an unknown command of the form OBJECT.METHOD whose OBJECT is a rubicon
+# object is dispatched to it; anything else goes to the usual unknown.
+if {[llength [info commands ::rubicon::_unknown]] == 0} {
+    rename ::unknown ::rubicon::_unknown
+    proc ::unknown {args} {
+	set cmd [lindex $args 0]
+	if {[regexp {^(::rubicon::obj::[^.]+)\.([A-Za-z_]+)$} $cmd -> obj method]
+		&& [llength [info commands $obj]]} {
+	    return [uplevel 1 [list $obj $method {*}[lrange $args 1 end]]]
+	}
+	uplevel 1 [list ::rubicon::_unknown {*}$args]
+    }
+}
+
+# rubicon::formats -- the trace formats that can be read.
+proc ::rubicon::formats {} {
+    lmap t [types reader] {lindex $t 1}
+}
+
+# rubicon::reset -- deletes every rubicon object (flows, nodes, analyzers,
+# reporters) so an interactive session can start over.
+proc ::rubicon::reset {} {
+    foreach cmd [info commands ::rubicon::obj::*] {
+	catch {rename $cmd {}}
+    }
+    return
+}

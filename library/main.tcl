@@ -12,7 +12,8 @@ proc ::rubicon::usage {} {
 	    \n       rubicon            (interactive shell)"
 }
 
-proc ::rubicon::main {args} {
+proc ::rubicon::main {argList} {
+    set args $argList
     variable config
     set runOpts {}
     set safe 0

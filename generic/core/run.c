@@ -476,7 +476,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
 		Tcl_NewStringObj(path, -1),
 		Tcl_NewStringObj(reader->cls->name, -1)}));
-	for (;;) {
+	while (!eng->cancel) {
 	    int n;
 
 	    Rb_BatchClear(batch);
@@ -491,9 +491,6 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    }
 	    NoteBatch(&run, batch);
 	    Rb_NodePush(eng->head, batch, ident, batch->n);
-	    if (eng->cancel) {
-		break;
-	    }
 	    if ((++nbatches & 15) == 0) {
 		double now = Now();
 

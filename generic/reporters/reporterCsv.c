@@ -1,0 +1,184 @@
+/*
+ * reporterCsv.c --
+ *
+ *	ReporterCsv: Attributes as CSV (RFC 4180).  By default one tidy
+ *	long-format file, one line per cell:
+ *	    flow,attribute,kind,row,column,value,unit
+ *	With -wide 1, the output is a directory holding one file per Flow
+ *	and Attribute whose header row is the column names.
+ */
+
+#include <stddef.h>
+#include <string.h>
+#include "util.h"
+
+typedef struct CsvState {
+    int wide;			/* -wide: a file per attribute per flow */
+} CsvState;
+
+static const Rb_Option csvOptions[] = {
+    {"-wide", RB_OPT_BOOL, offsetof(CsvState, wide), "0",
+	"write one file per flow and attribute into the -output directory"},
+    {NULL}
+};
+
+/*
+ * WriteLongAttr --
+ *	The long-format lines of one Attribute: one per cell, rows numbered
+ *	from 0; a text Attribute is one cell, row 0, column "text".
+ */
+static void
+WriteLongAttr(FILE *fp, const char *flow, const Rb_Attribute *a)
+{
+    char buf[RB_NUMBUF], rowNo[24];
+    const char *kind = Rb_AttrKindName(a->kind);
+    int r, c;
+
+    if (a->kind == RB_ATTR_TEXT) {
+	Rb_ReportCsvField(fp, flow);
+	putc(',', fp);
+	Rb_ReportCsvField(fp, a->name);
+	fprintf(fp, ",%s,0,text,", kind);
+	Rb_ReportCsvField(fp, a->text ? a->text : "");
+	fputs(",\n", fp);
+	return;
+    }
+    for (r = 0; r < a->nrows; r++) {
+	snprintf(rowNo, sizeof(rowNo), "%d", r);
+	for (c = 0; c < a->ncols; c++) {
+	    Rb_ReportCsvField(fp, flow);
+	    putc(',', fp);
+	    Rb_ReportCsvField(fp, a->name);
+	    fprintf(fp, ",%s,%s,", kind, rowNo);
+	    Rb_ReportCsvField(fp, a->cols[c].name);
+	    putc(',', fp);
+	    Rb_ReportCsvField(fp, Rb_ReportCell(a, r, c, buf));
+	    putc(',', fp);
+	    Rb_ReportCsvField(fp, Rb_ReportColUnit(a, c));
+	    fputs("\n", fp);
+	}
+    }
+}
+
+/*
+ * WriteLong --
+ *	The whole report as one long-format file at r->output.
+ * Results: TCL_OK or TCL_ERROR naming the file.
+ */
+static int
+WriteLong(Rb_Reporter *r, const Rb_ReportSet *set)
+{
+    Rb_Out out;
+    int j;
+
+    if (Rb_OutOpen(r->interp, r->output, &out) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    fputs("flow,attribute,kind,row,column,value,unit\n", out.fp);
+    for (j = 0; j < set->nitems; j++) {
+	WriteLongAttr(out.fp, Rb_FlowName(set->items[j].flow),
+		set->items[j].attr);
+    }
+    return Rb_OutClose(r->interp, &out);
+}
+
+/*
+ * WriteWideAttr --
+ *	One Attribute as its own CSV file: a header row of column names,
+ *	then its rows (a text Attribute: column "text", one row).
+ * Results: TCL_OK or TCL_ERROR naming the file.
+ */
+static int
+WriteWideAttr(Tcl_Interp *interp, const char *path, const Rb_Attribute *a)
+{
+    Rb_Out out;
+    char buf[RB_NUMBUF];
+    int r, c;
+
+    if (Rb_OutOpen(interp, path, &out) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (a->kind == RB_ATTR_TEXT) {
+	fputs("text\n", out.fp);
+	Rb_ReportCsvField(out.fp, a->text ? a->text : "");
+	fputs("\n", out.fp);
+	return Rb_OutClose(interp, &out);
+    }
+    for (c = 0; c < a->ncols; c++) {
+	if (c) {
+	    putc(',', out.fp);
+	}
+	Rb_ReportCsvField(out.fp, a->cols[c].name);
+    }
+    fputs("\n", out.fp);
+    for (r = 0; r < a->nrows; r++) {
+	for (c = 0; c < a->ncols; c++) {
+	    if (c) {
+		putc(',', out.fp);
+	    }
+	    Rb_ReportCsvField(out.fp, Rb_ReportCell(a, r, c, buf));
+	}
+	fputs("\n", out.fp);
+    }
+    return Rb_OutClose(interp, &out);
+}
+
+/*
+ * WriteWide --
+ *	One file FLOW.ATTRIBUTE.csv (names sanitized) per bound pair, in
+ *	the directory r->output, created if missing.
+ * Results: TCL_OK, or TCL_ERROR at the first file that failed.
+ */
+static int
+WriteWide(Rb_Reporter *r, const Rb_ReportSet *set)
+{
+    Rb_ReportNames names;
+    Tcl_DString base, path;
+    int j, code = TCL_OK;
+
+    if (Rb_ReportMkdir(r->interp, r->output) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    Rb_ReportNamesInit(&names);
+    for (j = 0; j < set->nitems && code == TCL_OK; j++) {
+	Rb_ReportFileName(&names, Rb_FlowName(set->items[j].flow),
+		set->items[j].attr->name, &base);
+	Rb_ReportJoinPath(r->output, Tcl_DStringValue(&base), ".csv", &path);
+	code = WriteWideAttr(r->interp, Tcl_DStringValue(&path),
+		set->items[j].attr);
+	Tcl_DStringFree(&path);
+	Tcl_DStringFree(&base);
+    }
+    Rb_ReportNamesFree(&names);
+    return code;
+}
+
+/*
+ * CsvWrite --
+ *	The write hook: long or wide format after -wide.
+ */
+static int
+CsvWrite(Rb_Reporter *r, const Rb_RunInfo *run)
+{
+    CsvState *st = r->state;
+    Rb_ReportSet set;
+    int code;
+
+    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    code = st->wide ? WriteWide(r, &set) : WriteLong(r, &set);
+    Rb_ReportSetFree(&set);
+    return code;
+}
+
+const Rb_ReporterClass Rb_ReporterCsvClass = {
+    "ReporterCsv",
+    "CSV: one tidy long-format file, or with -wide a file per attribute",
+    sizeof(CsvState),
+    csvOptions,
+    "rubicon.csv",
+    NULL,
+    CsvWrite,
+    NULL
+};

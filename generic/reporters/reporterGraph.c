@@ -1,0 +1,811 @@
+/*
+ * reporterGraph.c --
+ *
+ *	ReporterGraph: gnuplot scripts and their data in an output directory,
+ *	rendered to PNG and SVG when gnuplot is installed.  What is drawn
+ *	depends only on the Attribute kind:
+ *	    series	one line per numeric column over the time column
+ *	    histogram	boxes from lo to hi, log2 x axis for log2 bins
+ *	    percentiles	value against p
+ *	    vector	each numeric column against the row index
+ *	    scalar	one bar chart per scalar name found in several Flows
+ *	Tables and text have no generic picture and are left out.
+ */
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util.h"
+
+typedef struct GraphState {
+    int render;			/* -render: run gnuplot when installed */
+} GraphState;
+
+static const Rb_Option graphOptions[] = {
+    {"-render", RB_OPT_BOOL, offsetof(GraphState, render), "1",
+	"run gnuplot (when on PATH) to draw NAME.png and NAME.svg"},
+    {NULL}
+};
+
+/*
+ * One picture: the script's text parts, the numeric columns written to
+ * the data file (in that order, so gnuplot column k is cols[k-1]), and
+ * the plot command.
+ */
+typedef struct Graph {
+    Tcl_DString comment, title, xlabel, ylabel, setup, plot;
+    int ncols;
+    int *cols;
+} Graph;
+
+/*
+ * GraphInit, GraphFree --
+ *	Set up and release a Graph's strings and column list.
+ */
+static void
+GraphInit(Graph *g, const Rb_Attribute *a)
+{
+    Tcl_DStringInit(&g->comment);
+    Tcl_DStringInit(&g->title);
+    Tcl_DStringInit(&g->xlabel);
+    Tcl_DStringInit(&g->ylabel);
+    Tcl_DStringInit(&g->setup);
+    Tcl_DStringInit(&g->plot);
+    g->ncols = 0;
+    g->cols = (int *) ckalloc((a ? a->ncols + 1 : 1) * sizeof(int));
+}
+
+static void
+GraphFree(Graph *g)
+{
+    Tcl_DStringFree(&g->comment);
+    Tcl_DStringFree(&g->title);
+    Tcl_DStringFree(&g->xlabel);
+    Tcl_DStringFree(&g->ylabel);
+    Tcl_DStringFree(&g->setup);
+    Tcl_DStringFree(&g->plot);
+    ckfree((char *) g->cols);
+}
+
+/*
+ * AppendGpString --
+ *	Appends s as a gnuplot single-quoted string: quotes doubled, control
+ *	characters (which would end the script line) as spaces.
+ */
+static void
+AppendGpString(Tcl_DString *ds, const char *s)
+{
+    const char *p;
+
+    Tcl_DStringAppend(ds, "'", 1);
+    for (p = s; *p; p++) {
+	if (*p == '\'') {
+	    Tcl_DStringAppend(ds, "''", 2);
+	} else if ((unsigned char) *p < 0x20) {
+	    Tcl_DStringAppend(ds, " ", 1);
+	} else {
+	    Tcl_DStringAppend(ds, p, 1);
+	}
+    }
+    Tcl_DStringAppend(ds, "'", 1);
+}
+
+/*
+ * SetLabel --
+ *	Sets ds to "name (unit)", or just name when there is no unit.
+ */
+static void
+SetLabel(Tcl_DString *ds, const char *name, const char *unit)
+{
+    Tcl_DStringSetLength(ds, 0);
+    Tcl_DStringAppend(ds, name, -1);
+    if (unit != NULL && *unit != '\0') {
+	Tcl_DStringAppend(ds, " (", 2);
+	Tcl_DStringAppend(ds, unit, -1);
+	Tcl_DStringAppend(ds, ")", 1);
+    }
+}
+
+/*
+ * SetTitle --
+ *	The title of a per-flow picture: "Flow F: Attribute".
+ */
+static void
+SetTitle(Graph *g, const char *flow, const Rb_Attribute *a)
+{
+    Tcl_DStringAppend(&g->title, "Flow ", -1);
+    Tcl_DStringAppend(&g->title, flow, -1);
+    Tcl_DStringAppend(&g->title, ": ", -1);
+    Tcl_DStringAppend(&g->title, a->name, -1);
+    if (a->partial) {
+	Tcl_DStringAppend(&g->title, " (partial run)", -1);
+    }
+    Tcl_DStringAppend(&g->comment, "Flow ", -1);
+    Tcl_DStringAppend(&g->comment, flow, -1);
+    Tcl_DStringAppend(&g->comment, ", attribute ", -1);
+    Tcl_DStringAppend(&g->comment, a->name, -1);
+    Tcl_DStringAppend(&g->comment, " (", -1);
+    Tcl_DStringAppend(&g->comment, Rb_AttrKindName(a->kind), -1);
+    Tcl_DStringAppend(&g->comment, ")", -1);
+}
+
+/*
+ * NumColumn --
+ *	Index of the numeric column called name, else of the fallback-th
+ *	numeric column, else -1.  Contract names come first so that extra
+ *	columns before them do not confuse the picture.
+ */
+static int
+NumColumn(const Rb_Attribute *a, const char *name, int fallback)
+{
+    int c = Rb_AttrColumnIndex(a, name);
+
+    if (c >= 0 && !a->cols[c].isText) {
+	return c;
+    }
+    for (c = 0; c < a->ncols; c++) {
+	if (!a->cols[c].isText && fallback-- == 0) {
+	    return c;
+	}
+    }
+    return -1;
+}
+
+/*
+ * HasPoint --
+ *	1 when some row has a finite value in column y and, unless x is
+ *	-1, in column x: gnuplot refuses a plot with no valid point.
+ */
+static int
+HasPoint(const Rb_Attribute *a, int x, int y)
+{
+    int r;
+
+    for (r = 0; r < a->nrows; r++) {
+	if (isfinite(a->cols[y].num[r])
+		&& (x < 0 || isfinite(a->cols[x].num[r]))) {
+	    return 1;
+	}
+    }
+    return 0;
+}
+
+/*
+ * IsLog2Bins --
+ *	1 when a histogram's bins double: every bin with lo > 0 has
+ *	hi == 2 lo (a first bin from 0 is allowed), at least two of them.
+ */
+static int
+IsLog2Bins(const Rb_Attribute *a, int lo, int hi)
+{
+    int r, n = 0;
+
+    for (r = 0; r < a->nrows; r++) {
+	double l = a->cols[lo].num[r], h = a->cols[hi].num[r];
+
+	if (l > 0 && fabs(h - 2 * l) <= 1e-9 * h) {
+	    n++;
+	} else if (!(l == 0 && h > 0 && r == 0)) {
+	    return 0;
+	}
+    }
+    return n >= 2;
+}
+
+/*
+ * AppendYRange --
+ *	A y range from 0 (or the lowest value, if negative) to a little
+ *	above the highest value of column y, so that boxes and bars stand
+ *	on zero and a column of zeros still has a range.
+ */
+static void
+AppendYRange(Tcl_DString *setup, const double *v, int n)
+{
+    double lo = 0, hi = 0;
+    char buf[128];
+    int i;
+
+    for (i = 0; i < n; i++) {
+	if (isfinite(v[i])) {
+	    lo = v[i] < lo ? v[i] : lo;
+	    hi = v[i] > hi ? v[i] : hi;
+	}
+    }
+    if (hi == lo) {
+	hi = lo + 1;
+    }
+    snprintf(buf, sizeof(buf), "set yrange [%.6g:%.6g]\n",
+	    lo < 0 ? lo - 0.05 * (hi - lo) : 0.0, hi + 0.05 * (hi - lo));
+    Tcl_DStringAppend(setup, buf, -1);
+}
+
+/*
+ * PlanSeries, PlanHistogram, PlanPercentiles, PlanVector --
+ *	Fill g for one Attribute of that kind.
+ * Results: 1 if there is something to draw, 0 if not (no rows, no
+ *	numeric columns, no finite point).
+ */
+static int
+PlanSeries(Graph *g, const Rb_Attribute *a, const char *dat)
+{
+    int x = NumColumn(a, "time", 0), c, ny = 0, lines = 0;
+    char buf[64];
+
+    if (x < 0) {
+	return 0;
+    }
+    g->cols[g->ncols++] = x;
+    SetLabel(&g->xlabel, a->cols[x].name, Rb_ReportColUnit(a, x));
+    for (c = 0; c < a->ncols; c++) {
+	if (c != x && !a->cols[c].isText) {
+	    ny++;
+	}
+    }
+    Tcl_DStringAppend(&g->plot, "plot", -1);
+    for (c = 0; c < a->ncols; c++) {
+	if (c == x || a->cols[c].isText || !HasPoint(a, x, c)) {
+	    continue;
+	}
+	g->cols[g->ncols++] = c;
+	if (lines == 0) {
+	    /* One line is labelled by its axis, several by a key. */
+	    if (ny == 1) {
+		SetLabel(&g->ylabel, strcmp(a->cols[c].name, "value") == 0
+			? a->name : a->cols[c].name, Rb_ReportColUnit(a, c));
+	    } else {
+		SetLabel(&g->ylabel, a->name, a->unit);
+	    }
+	}
+	/* Points too when they are few, so a value between two gaps shows. */
+	snprintf(buf, sizeof(buf), "%s %s using 1:%d with %s ",
+		lines ? "," : "", lines ? "''" : dat, g->ncols,
+		a->nrows <= 100 ? "linespoints pt 7 ps 0.5" : "lines");
+	Tcl_DStringAppend(&g->plot, buf, -1);
+	if (ny == 1) {
+	    Tcl_DStringAppend(&g->plot, "notitle", -1);
+	} else {
+	    Tcl_DStringAppend(&g->plot, "title ", -1);
+	    AppendGpString(&g->plot, a->cols[c].name);
+	}
+	lines++;
+    }
+    Tcl_DStringAppend(&g->plot, "\n", 1);
+    return lines > 0;
+}
+
+static int
+PlanHistogram(Graph *g, const Rb_Attribute *a, const char *dat)
+{
+    int lo = NumColumn(a, "lo", 0), hi = NumColumn(a, "hi", 1);
+    int count = NumColumn(a, "count", 2);
+
+    if (lo < 0 || hi < 0 || count < 0 || !HasPoint(a, lo, count)) {
+	return 0;
+    }
+    g->cols[g->ncols++] = lo;
+    g->cols[g->ncols++] = hi;
+    g->cols[g->ncols++] = count;
+    SetLabel(&g->xlabel, a->name, Rb_ReportColUnit(a, lo));
+    SetLabel(&g->ylabel, a->cols[count].name, Rb_ReportColUnit(a, count));
+    AppendYRange(&g->setup, a->cols[count].num, a->nrows);
+    Tcl_DStringAppend(&g->setup, "set style fill solid 0.5 border -1\n", -1);
+    if (IsLog2Bins(a, lo, hi)) {
+	/* A first bin from 0 cannot sit on a log axis: draw it from hi/2. */
+	Tcl_DStringAppend(&g->setup, "set logscale x 2\n"
+		"binlo(l, h) = l > 0 ? l : h / 2\n", -1);
+	Tcl_DStringAppend(&g->plot, "plot ", -1);
+	Tcl_DStringAppend(&g->plot, dat, -1);
+	Tcl_DStringAppend(&g->plot, " using (sqrt(binlo($1,$2)*$2)):3:"
+		"(binlo($1,$2)):2:(0):3 with boxxyerror notitle\n", -1);
+    } else {
+	Tcl_DStringAppend(&g->plot, "plot ", -1);
+	Tcl_DStringAppend(&g->plot, dat, -1);
+	Tcl_DStringAppend(&g->plot, " using (($1+$2)/2):3:1:2:(0):3"
+		" with boxxyerror notitle\n", -1);
+    }
+    return 1;
+}
+
+static int
+PlanPercentiles(Graph *g, const Rb_Attribute *a, const char *dat)
+{
+    int p = NumColumn(a, "p", 0), value = NumColumn(a, "value", 1);
+
+    if (p < 0 || value < 0 || !HasPoint(a, p, value)) {
+	return 0;
+    }
+    g->cols[g->ncols++] = p;
+    g->cols[g->ncols++] = value;
+    SetLabel(&g->xlabel, "percentile", Rb_ReportColUnit(a, p));
+    SetLabel(&g->ylabel, a->name, *Rb_ReportColUnit(a, value)
+	    ? Rb_ReportColUnit(a, value) : a->unit);
+    Tcl_DStringAppend(&g->plot, "plot ", -1);
+    Tcl_DStringAppend(&g->plot, dat, -1);
+    Tcl_DStringAppend(&g->plot, " using 1:2 with linespoints notitle\n", -1);
+    return 1;
+}
+
+static int
+PlanVector(Graph *g, const Rb_Attribute *a, const char *dat)
+{
+    int c;
+    char buf[64];
+
+    SetLabel(&g->xlabel, "index", "");
+    SetLabel(&g->ylabel, a->name, a->unit);
+    for (c = 0; c < a->ncols; c++) {
+	if (!a->cols[c].isText && HasPoint(a, -1, c)) {
+	    g->cols[g->ncols++] = c;
+	}
+    }
+    for (c = 0; c < g->ncols; c++) {
+	snprintf(buf, sizeof(buf), "%s %s using 0:%d with linespoints ",
+		c ? "," : "plot", c ? "''" : dat, c + 1);
+	Tcl_DStringAppend(&g->plot, buf, -1);
+	Tcl_DStringAppend(&g->plot, "title ", -1);
+	AppendGpString(&g->plot, a->cols[g->cols[c]].name);
+    }
+    Tcl_DStringAppend(&g->plot, "\n", 1);
+    return g->ncols > 0;
+}
+
+/*
+ * WriteScript --
+ *	Writes dir/base.gp: labels, the kind's setup and plot command, once
+ *	to PNG (pngcairo when the gnuplot has it) and once to SVG.  Paths in
+ *	the script are relative to its directory.
+ * Results: TCL_OK or TCL_ERROR naming the file.
+ */
+static int
+WriteScript(Tcl_Interp *interp, const char *dir, const char *base, Graph *g)
+{
+    Tcl_DString path, ds;
+    Rb_Out out;
+    int code;
+
+    Rb_ReportJoinPath(dir, base, ".gp", &path);
+    code = Rb_OutOpen(interp, Tcl_DStringValue(&path), &out);
+    Tcl_DStringFree(&path);
+    if (code != TCL_OK) {
+	return TCL_ERROR;
+    }
+    Tcl_DStringInit(&ds);
+    Tcl_DStringAppend(&ds, "# Rubicon ReporterGraph: ", -1);
+    Tcl_DStringAppend(&ds, Tcl_DStringValue(&g->comment), -1);
+    Tcl_DStringAppend(&ds, "\n# Render with: gnuplot ", -1);
+    Tcl_DStringAppend(&ds, base, -1);
+    Tcl_DStringAppend(&ds, ".gp (in this directory)\n"
+	    "set datafile separator \"\\t\"\n"
+	    "set grid\nset title ", -1);
+    AppendGpString(&ds, Tcl_DStringValue(&g->title));
+    Tcl_DStringAppend(&ds, " noenhanced\nset xlabel ", -1);
+    AppendGpString(&ds, Tcl_DStringValue(&g->xlabel));
+    Tcl_DStringAppend(&ds, " noenhanced\nset ylabel ", -1);
+    AppendGpString(&ds, Tcl_DStringValue(&g->ylabel));
+    Tcl_DStringAppend(&ds, " noenhanced\n", -1);
+    Tcl_DStringAppend(&ds, Tcl_DStringValue(&g->setup), -1);
+    Tcl_DStringAppend(&ds, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) "
+	    "{ set terminal pngcairo size 900,560 noenhanced } "
+	    "else { set terminal png size 900,560 noenhanced }\n"
+	    "set output '", -1);
+    Tcl_DStringAppend(&ds, base, -1);
+    Tcl_DStringAppend(&ds, ".png'\n", -1);
+    Tcl_DStringAppend(&ds, Tcl_DStringValue(&g->plot), -1);
+    Tcl_DStringAppend(&ds, "set terminal svg size 900,560 noenhanced\n"
+	    "set output '", -1);
+    Tcl_DStringAppend(&ds, base, -1);
+    Tcl_DStringAppend(&ds, ".svg'\nreplot\nset output\n", -1);
+    fputs(Tcl_DStringValue(&ds), out.fp);
+    Tcl_DStringFree(&ds);
+    return Rb_OutClose(interp, &out);
+}
+
+/*
+ * WriteData --
+ *	Writes dir/base.dat: a comment line naming the columns, then the
+ *	chosen numeric columns of every row, tab-separated.  Undefined
+ *	values are written NaN, which gnuplot draws as a gap in a line.
+ * Results: TCL_OK or TCL_ERROR naming the file.
+ */
+static int
+WriteData(Tcl_Interp *interp, const char *dir, const char *base,
+	const Rb_Attribute *a, const Graph *g)
+{
+    Tcl_DString path;
+    char buf[RB_NUMBUF];
+    Rb_Out out;
+    int r, c, code;
+
+    Rb_ReportJoinPath(dir, base, ".dat", &path);
+    code = Rb_OutOpen(interp, Tcl_DStringValue(&path), &out);
+    Tcl_DStringFree(&path);
+    if (code != TCL_OK) {
+	return TCL_ERROR;
+    }
+    fputs("#", out.fp);
+    for (c = 0; c < g->ncols; c++) {
+	fprintf(out.fp, "%s%s", c ? "\t" : " ", a->cols[g->cols[c]].name);
+    }
+    fputs("\n", out.fp);
+    for (r = 0; r < a->nrows; r++) {
+	for (c = 0; c < g->ncols; c++) {
+	    double v = a->cols[g->cols[c]].num[r];
+
+	    fprintf(out.fp, "%s%s", c ? "\t" : "",
+		    isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
+	}
+	fputs("\n", out.fp);
+    }
+    return Rb_OutClose(interp, &out);
+}
+
+/*
+ * GnuplotOnPath --
+ *	1 if an executable gnuplot is on PATH.  Looked up once per value of
+ *	PATH, since a report may run many times in one process.
+ */
+static int
+GnuplotOnPath(void)
+{
+    static char *checkedPath = NULL;
+    static int found = 0;
+    const char *path = getenv("PATH"), *p, *end;
+    Tcl_DString ds;
+
+    if (path == NULL) {
+	path = "";
+    }
+    if (checkedPath != NULL && strcmp(checkedPath, path) == 0) {
+	return found;
+    }
+    found = 0;
+    for (p = path; !found; p = end + 1) {
+	end = strchr(p, ':');
+	if (end == NULL) {
+	    end = p + strlen(p);
+	}
+	Tcl_DStringInit(&ds);
+	Tcl_DStringAppend(&ds, end > p ? p : ".", end > p ? (int) (end - p)
+		: 1);
+	Tcl_DStringAppend(&ds, "/gnuplot", -1);
+	found = access(Tcl_DStringValue(&ds), X_OK) == 0;
+	Tcl_DStringFree(&ds);
+	if (*end == '\0') {
+	    break;
+	}
+    }
+    free(checkedPath);
+    checkedPath = strdup(path);
+    return found;
+}
+
+/*
+ * Render --
+ *	Runs gnuplot on dir/base.gp from dir, through Tcl's exec so that
+ *	its output is captured for the error message.  Warnings on stderr
+ *	are not failures; a non-zero exit is.
+ * Results: TCL_OK, or TCL_ERROR naming the script, with gnuplot's
+ *	output.
+ * Side effects: writes dir/base.png and .svg; removes them on failure,
+ *	since a half-drawn picture should not look like a finished one.
+ */
+static int
+Render(Tcl_Interp *interp, const char *dir, const char *base)
+{
+    Tcl_Obj *cmd, *cd;
+    Tcl_DString script, ds;
+    int code;
+
+    Tcl_DStringInit(&ds);
+    Tcl_DStringAppend(&ds, "cd ", -1);
+    AppendGpString(&ds, dir);
+    cd = Tcl_NewStringObj(Tcl_DStringValue(&ds), -1);
+    Tcl_DStringFree(&ds);
+    Tcl_DStringInit(&ds);
+    Tcl_DStringAppend(&ds, base, -1);
+    Tcl_DStringAppend(&ds, ".gp", -1);
+
+    cmd = Tcl_NewListObj(0, NULL);
+    Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("exec", -1));
+    Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("gnuplot", -1));
+    Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("-e", -1));
+    Tcl_ListObjAppendElement(NULL, cmd, cd);
+    Tcl_ListObjAppendElement(NULL, cmd,
+	    Tcl_NewStringObj(Tcl_DStringValue(&ds), -1));
+    Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("2>@1", -1));
+    Tcl_DStringFree(&ds);
+    Tcl_IncrRefCount(cmd);
+    code = Tcl_EvalObjEx(interp, cmd, TCL_EVAL_GLOBAL);
+    Tcl_DecrRefCount(cmd);
+    if (code == TCL_OK) {
+	Tcl_ResetResult(interp);
+	return TCL_OK;
+    }
+
+    Rb_ReportJoinPath(dir, base, ".gp", &script);
+    Rb_ReportJoinPath(dir, base, ".png", &ds);
+    remove(Tcl_DStringValue(&ds));
+    Tcl_DStringFree(&ds);
+    Rb_ReportJoinPath(dir, base, ".svg", &ds);
+    remove(Tcl_DStringValue(&ds));
+    Tcl_DStringFree(&ds);
+    code = Rb_SetInterpError(interp, "RUBICON REPORTER GNUPLOT",
+	    "gnuplot failed on \"%s\": %s", Tcl_DStringValue(&script),
+	    Tcl_GetStringResult(interp));
+    Tcl_DStringFree(&script);
+    return code;
+}
+
+/*
+ * Emit --
+ *	Writes a planned picture's data and script, then renders it if
+ *	asked to.
+ * Results: TCL_OK or TCL_ERROR naming the file that failed.
+ */
+static int
+Emit(Rb_Reporter *r, const char *base, const Rb_Attribute *a, Graph *g,
+	int render)
+{
+    if (a != NULL && WriteData(r->interp, r->output, base, a, g) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (WriteScript(r->interp, r->output, base, g) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return render ? Render(r->interp, r->output, base) : TCL_OK;
+}
+
+/*
+ * GraphAttr --
+ *	The picture of one (flow, attribute), when its kind has one.
+ */
+static int
+GraphAttr(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportItem *it,
+	int render)
+{
+    const Rb_Attribute *a = it->attr;
+    const char *flow = Rb_FlowName(it->flow);
+    Tcl_DString base, dat, quoted;
+    Graph g;
+    int planned, code = TCL_OK;
+
+    if (a->nrows == 0 || a->ncols == 0) {
+	return TCL_OK;
+    }
+    Rb_ReportFileName(names, flow, a->name, &base);
+    Tcl_DStringInit(&dat);
+    Tcl_DStringAppend(&dat, Tcl_DStringValue(&base), -1);
+    Tcl_DStringAppend(&dat, ".dat", -1);
+    Tcl_DStringInit(&quoted);
+    AppendGpString(&quoted, Tcl_DStringValue(&dat));
+    GraphInit(&g, a);
+    SetTitle(&g, flow, a);
+    switch (a->kind) {
+    case RB_ATTR_SERIES:
+	planned = PlanSeries(&g, a, Tcl_DStringValue(&quoted));
+	break;
+    case RB_ATTR_HISTOGRAM:
+	planned = PlanHistogram(&g, a, Tcl_DStringValue(&quoted));
+	break;
+    case RB_ATTR_PERCENTILES:
+	planned = PlanPercentiles(&g, a, Tcl_DStringValue(&quoted));
+	break;
+    case RB_ATTR_VECTOR:
+	planned = PlanVector(&g, a, Tcl_DStringValue(&quoted));
+	break;
+    default:
+	planned = 0;
+	break;
+    }
+    if (planned) {
+	code = Emit(r, Tcl_DStringValue(&base), a, &g, render);
+    }
+    GraphFree(&g);
+    Tcl_DStringFree(&quoted);
+    Tcl_DStringFree(&dat);
+    Tcl_DStringFree(&base);
+    return code;
+}
+
+/*
+ * CompareScalarItems --
+ *	qsort order for scalar items: by attribute name, then by position
+ *	(items carry their index in the set through the pointer order).
+ */
+static int
+CompareScalarItems(const void *pa, const void *pb)
+{
+    const Rb_ReportItem *a = *(const Rb_ReportItem *const *) pa;
+    const Rb_ReportItem *b = *(const Rb_ReportItem *const *) pb;
+    int c = strcmp(a->attr->name, b->attr->name);
+
+    return c ? c : (a < b ? -1 : a > b);
+}
+
+/*
+ * FlowAmong --
+ *	1 if flow is that of one of the n items: a Flow bound twice still
+ *	counts once towards "appears in several Flows".
+ */
+static int
+FlowAmong(const Rb_ReportItem *const *items, int n, const Rb_Flow *flow)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+	if (items[i]->flow == flow) {
+	    return 1;
+	}
+    }
+    return 0;
+}
+
+/*
+ * WriteBarData --
+ *	The data of a bar chart: "index value flow" for each of n scalar
+ *	items (flow names with tabs and newlines made spaces, since they
+ *	are tick labels in a tab-separated file).
+ */
+static int
+WriteBarData(Tcl_Interp *interp, const char *dir, const char *base,
+	const Rb_ReportItem *const *items, int n)
+{
+    Tcl_DString path;
+    char buf[RB_NUMBUF];
+    Rb_Out out;
+    const char *p;
+    int i, code;
+
+    Rb_ReportJoinPath(dir, base, ".dat", &path);
+    code = Rb_OutOpen(interp, Tcl_DStringValue(&path), &out);
+    Tcl_DStringFree(&path);
+    if (code != TCL_OK) {
+	return TCL_ERROR;
+    }
+    fputs("# index\tvalue\tflow\n", out.fp);
+    for (i = 0; i < n; i++) {
+	double v = items[i]->attr->cols[0].num[0];
+
+	fprintf(out.fp, "%d\t%s\t", i,
+		isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
+	for (p = Rb_FlowName(items[i]->flow); *p; p++) {
+	    putc((unsigned char) *p < 0x20 || *p == '"' ? ' ' : *p, out.fp);
+	}
+	fputs("\n", out.fp);
+    }
+    return Rb_OutClose(interp, &out);
+}
+
+/*
+ * GraphBars --
+ *	One bar chart, a bar per Flow, for each numeric scalar name that
+ *	appears in two or more bound Flows (the paper's "Bandwidth per
+ *	device" picture).
+ * Results: TCL_OK or TCL_ERROR naming the file that failed.
+ */
+static int
+GraphBars(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportSet *set,
+	int render)
+{
+    const Rb_ReportItem **sc;
+    int n = 0, i, j, k, code = TCL_OK;
+
+    sc = (const Rb_ReportItem **) ckalloc((set->nitems + 1)
+	    * sizeof(Rb_ReportItem *));
+    for (i = 0; i < set->nitems; i++) {
+	const Rb_Attribute *a = set->items[i].attr;
+
+	if (a->kind == RB_ATTR_SCALAR && a->nrows >= 1 && a->ncols >= 1
+		&& !a->cols[0].isText) {
+	    sc[n++] = &set->items[i];
+	}
+    }
+    qsort(sc, n, sizeof(*sc), CompareScalarItems);
+
+    for (i = 0; i < n && code == TCL_OK; i = j) {
+	const Rb_Attribute *a = sc[i]->attr;
+	int nflows = 0, finite = 0;
+	double *v;
+	Tcl_DString base, quoted;
+	Graph g;
+	char buf[64];
+
+	for (j = i; j < n && strcmp(sc[j]->attr->name, a->name) == 0; j++) {
+	    nflows += !FlowAmong(sc + i, j - i, sc[j]->flow);
+	    finite += isfinite(sc[j]->attr->cols[0].num[0]) != 0;
+	}
+	if (nflows < 2 || finite == 0) {
+	    continue;
+	}
+
+	Rb_ReportFileName(names, "by-flow", a->name, &base);
+	GraphInit(&g, NULL);
+	Tcl_DStringAppend(&g.title, a->name, -1);
+	Tcl_DStringAppend(&g.title, " by Flow", -1);
+	Tcl_DStringAppend(&g.comment, "attribute ", -1);
+	Tcl_DStringAppend(&g.comment, a->name, -1);
+	Tcl_DStringAppend(&g.comment, " of each Flow (scalar)", -1);
+	SetLabel(&g.xlabel, "Flow", "");
+	SetLabel(&g.ylabel, a->name, Rb_ReportColUnit(a, 0));
+	v = (double *) ckalloc((j - i) * sizeof(double));
+	for (k = i; k < j; k++) {
+	    v[k - i] = sc[k]->attr->cols[0].num[0];
+	}
+	AppendYRange(&g.setup, v, j - i);
+	ckfree((char *) v);
+	snprintf(buf, sizeof(buf), "set xrange [-0.6:%d.6]\n", j - i - 1);
+	Tcl_DStringAppend(&g.setup, buf, -1);
+	Tcl_DStringAppend(&g.setup, "set style fill solid 0.6 border -1\n"
+		"set boxwidth 0.7\n", -1);
+	if (j - i > 6) {
+	    Tcl_DStringAppend(&g.setup,
+		    "set xtics rotate by -45 left\n", -1);
+	}
+	Tcl_DStringInit(&quoted);
+	Tcl_DStringAppend(&quoted, Tcl_DStringValue(&base), -1);
+	Tcl_DStringAppend(&quoted, ".dat", -1);
+	Tcl_DStringAppend(&g.plot, "plot ", -1);
+	AppendGpString(&g.plot, Tcl_DStringValue(&quoted));
+	Tcl_DStringAppend(&g.plot,
+		" using 1:2:xtic(3) with boxes notitle\n", -1);
+	Tcl_DStringFree(&quoted);
+
+	code = WriteBarData(r->interp, r->output, Tcl_DStringValue(&base),
+		sc + i, j - i);
+	if (code == TCL_OK) {
+	    code = Emit(r, Tcl_DStringValue(&base), NULL, &g, render);
+	}
+	GraphFree(&g);
+	Tcl_DStringFree(&base);
+    }
+    ckfree((char *) sc);
+    return code;
+}
+
+/*
+ * GraphWrite --
+ *	The write hook: creates the output directory, then the pictures of
+ *	every bound attribute and the per-flow bar charts.
+ * Results: TCL_OK, or TCL_ERROR at the first file or gnuplot run that
+ *	failed.
+ */
+static int
+GraphWrite(Rb_Reporter *r, const Rb_RunInfo *run)
+{
+    GraphState *st = r->state;
+    Rb_ReportSet set;
+    Rb_ReportNames names;
+    int j, render, code = TCL_OK;
+
+    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (Rb_ReportMkdir(r->interp, r->output) != TCL_OK) {
+	Rb_ReportSetFree(&set);
+	return TCL_ERROR;
+    }
+    render = st->render && GnuplotOnPath();
+    Rb_ReportNamesInit(&names);
+    for (j = 0; j < set.nitems && code == TCL_OK; j++) {
+	code = GraphAttr(r, &names, &set.items[j], render);
+    }
+    if (code == TCL_OK) {
+	code = GraphBars(r, &names, &set, render);
+    }
+    Rb_ReportNamesFree(&names);
+    Rb_ReportSetFree(&set);
+    return code;
+}
+
+const Rb_ReporterClass Rb_ReporterGraphClass = {
+    "ReporterGraph",
+    "gnuplot scripts and data per attribute, rendered to PNG and SVG",
+    sizeof(GraphState),
+    graphOptions,
+    "graphs",
+    NULL,
+    GraphWrite,
+    NULL
+};

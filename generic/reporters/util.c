@@ -1,0 +1,386 @@
+/*
+ * util.c --
+ *
+ *	Helpers shared by the built-in Reporters, so that every format
+ *	walks Attributes, formats numbers, quotes strings and names files
+ *	the same way.
+ */
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "util.h"
+
+/*
+ * CollectVisitor --
+ *	Rb_ReporterEach callback: appends (flow, attr) to the set.
+ */
+static int
+CollectVisitor(Rb_Reporter *r, const Rb_Flow *flow, const Rb_Attribute *attr,
+	void *cd)
+{
+    Rb_ReportSet *set = cd;
+
+    if (set->nitems == set->cap) {
+	set->cap = set->cap ? 2 * set->cap : 16;
+	set->items = (Rb_ReportItem *) ckrealloc((char *) set->items,
+		set->cap * sizeof(Rb_ReportItem));
+    }
+    set->items[set->nitems].flow = flow;
+    set->items[set->nitems].attr = attr;
+    set->nitems++;
+    return TCL_OK;
+}
+
+/*
+ * Rb_ReportCollect --
+ *	Gathers every (flow, attribute) the reporter is bound to, in the
+ *	order of Rb_ReporterEach, grouped by bound flow.  Each flow is
+ *	walked through a one-flow view of the reporter, so the grouping is
+ *	exact even when a flow is bound twice.
+ * Results: TCL_OK, or the walk's error.
+ * Side effects: fills *set; free it with Rb_ReportSetFree.
+ */
+int
+Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set)
+{
+    Rb_Reporter view = *r;
+    int i;
+
+    memset(set, 0, sizeof(*set));
+    set->nflows = r->nflows;
+    set->flows = r->flows;
+    set->first = (int *) ckalloc((r->nflows + 1) * sizeof(int));
+    view.nflows = 1;
+    for (i = 0; i < r->nflows; i++) {
+	set->first[i] = set->nitems;
+	view.flows = &r->flows[i];
+	if (Rb_ReporterEach(&view, CollectVisitor, set) != TCL_OK) {
+	    Rb_ReportSetFree(set);
+	    return TCL_ERROR;
+	}
+    }
+    set->first[r->nflows] = set->nitems;
+    return TCL_OK;
+}
+
+/*
+ * Rb_ReportSetFree --
+ *	Frees what Rb_ReportCollect allocated (not the Attributes).
+ */
+void
+Rb_ReportSetFree(Rb_ReportSet *set)
+{
+    ckfree((char *) set->first);
+    if (set->items != NULL) {
+	ckfree((char *) set->items);
+    }
+    memset(set, 0, sizeof(*set));
+}
+
+/*
+ * Rb_ReportNum --
+ *	Formats a number for a report: integral values without a fraction
+ *	("42", not "42.0"), others in the fewest digits that read back as
+ *	the same double, non-finite values as NaN, Inf or -Inf.
+ * Results: a pointer to buf (RB_NUMBUF bytes) or to a constant string.
+ */
+const char *
+Rb_ReportNum(double v, char *buf)
+{
+    int prec;
+
+    if (isnan(v)) {
+	return "NaN";
+    }
+    if (isinf(v)) {
+	return v > 0 ? "Inf" : "-Inf";
+    }
+    if (v == floor(v) && fabs(v) < 1e15) {
+	/* "%.0f" of -0.0 is "-0", which no reader wants to see. */
+	snprintf(buf, RB_NUMBUF, "%.0f", v == 0 ? 0.0 : v);
+	return buf;
+    }
+    for (prec = 15; prec < 17; prec++) {
+	snprintf(buf, RB_NUMBUF, "%.*g", prec, v);
+	if (strtod(buf, NULL) == v) {
+	    return buf;
+	}
+    }
+    snprintf(buf, RB_NUMBUF, "%.17g", v);
+    return buf;
+}
+
+/*
+ * Rb_ReportCell --
+ *	The text of one cell: a text cell's string ("" when unset) or the
+ *	number formatted by Rb_ReportNum.
+ * Results: a string valid until buf or the Attribute changes.
+ */
+const char *
+Rb_ReportCell(const Rb_Attribute *a, int row, int col, char *buf)
+{
+    const Rb_Column *c = &a->cols[col];
+
+    if (c->isText) {
+	return c->text[row] ? c->text[row] : "";
+    }
+    return Rb_ReportNum(c->num[row], buf);
+}
+
+/*
+ * Rb_ReportColUnit --
+ *	Unit of a column, falling back to the Attribute's unit for the
+ *	single value column of a scalar that did not set its own.
+ */
+const char *
+Rb_ReportColUnit(const Rb_Attribute *a, int col)
+{
+    const char *unit = a->cols[col].unit;
+
+    if ((unit == NULL || *unit == '\0') && a->kind == RB_ATTR_SCALAR
+	    && a->unit != NULL) {
+	return a->unit;
+    }
+    return unit ? unit : "";
+}
+
+/*
+ * Rb_ReportCsvField --
+ *	Writes s as one CSV field (RFC 4180): quoted, with quotes doubled,
+ *	when it holds a comma, quote, CR or LF; as is otherwise.
+ */
+void
+Rb_ReportCsvField(FILE *fp, const char *s)
+{
+    const char *p;
+
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+	fputs(s, fp);
+	return;
+    }
+    putc('"', fp);
+    for (p = s; *p; p++) {
+	if (*p == '"') {
+	    putc('"', fp);
+	}
+	putc(*p, fp);
+    }
+    putc('"', fp);
+}
+
+/*
+ * Utf8Length --
+ *	Length of the valid UTF-8 sequence at p (1-4), or 0 if the bytes
+ *	there are not valid UTF-8 (overlong, surrogate, truncated...).
+ */
+static int
+Utf8Length(const unsigned char *p)
+{
+    int n, i;
+    unsigned int cp;
+
+    if (p[0] < 0x80) {
+	return 1;
+    } else if ((p[0] & 0xE0) == 0xC0) {
+	n = 2; cp = p[0] & 0x1F;
+    } else if ((p[0] & 0xF0) == 0xE0) {
+	n = 3; cp = p[0] & 0x0F;
+    } else if ((p[0] & 0xF8) == 0xF0) {
+	n = 4; cp = p[0] & 0x07;
+    } else {
+	return 0;
+    }
+    for (i = 1; i < n; i++) {
+	if ((p[i] & 0xC0) != 0x80) {
+	    return 0;
+	}
+	cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800)
+	    || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))
+	    || (cp >= 0xD800 && cp <= 0xDFFF)) {
+	return 0;
+    }
+    return n;
+}
+
+/*
+ * Rb_ReportJsonString --
+ *	Writes s as a JSON string literal.  Control characters are escaped
+ *	(\n, \r, \t by name, the rest as \u00XX); bytes that are not valid
+ *	UTF-8 become U+FFFD so that the file stays valid JSON whatever a
+ *	trace contained.
+ */
+void
+Rb_ReportJsonString(FILE *fp, const char *s)
+{
+    const unsigned char *p = (const unsigned char *) s;
+    int n;
+
+    putc('"', fp);
+    while (*p) {
+	if (*p == '"' || *p == '\\') {
+	    putc('\\', fp);
+	    putc(*p++, fp);
+	} else if (*p == '\n') {
+	    fputs("\\n", fp); p++;
+	} else if (*p == '\r') {
+	    fputs("\\r", fp); p++;
+	} else if (*p == '\t') {
+	    fputs("\\t", fp); p++;
+	} else if (*p < 0x20 || *p == 0x7F) {
+	    fprintf(fp, "\\u%04x", *p++);
+	} else if ((n = Utf8Length(p)) == 0) {
+	    fputs("\\ufffd", fp); p++;
+	} else {
+	    fwrite(p, 1, n, fp);
+	    p += n;
+	}
+    }
+    putc('"', fp);
+}
+
+/*
+ * Rb_ReportJsonNum --
+ *	Writes a number as JSON: NaN and infinities, which JSON cannot
+ *	express, as null.
+ */
+void
+Rb_ReportJsonNum(FILE *fp, double v)
+{
+    char buf[RB_NUMBUF];
+
+    fputs(isfinite(v) ? Rb_ReportNum(v, buf) : "null", fp);
+}
+
+/*
+ * Rb_ReportSanitize --
+ *	Appends to out a file-name-safe form of s: every byte outside
+ *	[A-Za-z0-9_.-] becomes '_', a leading '.' too (no hidden files, no
+ *	".."), and an empty name becomes "_".
+ */
+void
+Rb_ReportSanitize(const char *s, Tcl_DString *out)
+{
+    const char *p;
+    char c;
+
+    if (*s == '\0') {
+	Tcl_DStringAppend(out, "_", 1);
+	return;
+    }
+    for (p = s; *p; p++) {
+	c = *p;
+	if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
+		|| (c >= '0' && c <= '9') || c == '_' || c == '-'
+		|| (c == '.' && p != s))) {
+	    c = '_';
+	}
+	Tcl_DStringAppend(out, &c, 1);
+    }
+}
+
+void
+Rb_ReportNamesInit(Rb_ReportNames *names)
+{
+    Tcl_InitHashTable(&names->used, TCL_STRING_KEYS);
+}
+
+void
+Rb_ReportNamesFree(Rb_ReportNames *names)
+{
+    Tcl_DeleteHashTable(&names->used);
+}
+
+/*
+ * Rb_ReportFileName --
+ *	A file base name (no extension) for a flow's attribute, "FLOW.ATTR"
+ *	sanitized, or "FLOW" when attr is NULL.  Different names can
+ *	sanitize alike ("a b", "a_b"), so a repeat gets "-2", "-3"...
+ * Results: the name, in out (initialized here).
+ * Side effects: records the name as used.
+ */
+const char *
+Rb_ReportFileName(Rb_ReportNames *names, const char *flow, const char *attr,
+	Tcl_DString *out)
+{
+    int isNew, len, n = 1;
+    char suffix[24];
+
+    Tcl_DStringInit(out);
+    Rb_ReportSanitize(flow, out);
+    if (attr != NULL) {
+	Tcl_DStringAppend(out, ".", 1);
+	Rb_ReportSanitize(attr, out);
+    }
+    len = Tcl_DStringLength(out);
+    for (;;) {
+	Tcl_CreateHashEntry(&names->used, Tcl_DStringValue(out), &isNew);
+	if (isNew) {
+	    return Tcl_DStringValue(out);
+	}
+	Tcl_DStringSetLength(out, len);
+	snprintf(suffix, sizeof(suffix), "-%d", ++n);
+	Tcl_DStringAppend(out, suffix, -1);
+    }
+}
+
+/*
+ * Rb_ReportJoinPath --
+ *	Sets out (initialized here) to dir/name.ext (ext may be "").
+ */
+void
+Rb_ReportJoinPath(const char *dir, const char *name, const char *ext,
+	Tcl_DString *out)
+{
+    Tcl_DStringInit(out);
+    Tcl_DStringAppend(out, dir, -1);
+    Tcl_DStringAppend(out, "/", 1);
+    Tcl_DStringAppend(out, name, -1);
+    Tcl_DStringAppend(out, ext, -1);
+}
+
+/*
+ * Rb_ReportMkdir --
+ *	Creates directory path and any missing parents, like mkdir -p.
+ * Results: TCL_OK, or TCL_ERROR with a message naming the directory.
+ */
+int
+Rb_ReportMkdir(Tcl_Interp *interp, const char *path)
+{
+    Tcl_DString ds;
+    char *p, *s;
+    struct stat st;
+    int code = TCL_OK;
+
+    if (*path == '\0') {
+	return Rb_SetInterpError(interp, "RUBICON REPORTER IO",
+		"empty output directory name");
+    }
+    Tcl_DStringInit(&ds);
+    s = Tcl_DStringAppend(&ds, path, -1);
+    for (p = s + 1; ; p++) {
+	if (*p == '/' || *p == '\0') {
+	    char save = *p;
+	    int err;
+
+	    *p = '\0';
+	    if (mkdir(s, 0777) != 0 && !((err = errno) == EEXIST
+		    && stat(s, &st) == 0 && S_ISDIR(st.st_mode))) {
+		code = Rb_SetInterpError(interp, "RUBICON REPORTER IO",
+			"cannot create output directory \"%s\": %s", path,
+			err == EEXIST ? "not a directory" : strerror(err));
+		break;
+	    }
+	    *p = save;
+	    if (save == '\0') {
+		break;
+	    }
+	}
+    }
+    Tcl_DStringFree(&ds);
+    return code;
+}

@@ -1,0 +1,63 @@
+/*
+ * util.h --
+ *
+ *	Helpers shared by the built-in Reporters: the (flow, attribute)
+ *	walk, number and cell formatting, CSV and JSON string quoting, and
+ *	safe file names.  They use only the public interface, as a plugin
+ *	Reporter would.
+ */
+
+#ifndef RB_REPORT_UTIL_H
+#define RB_REPORT_UTIL_H
+
+#include "rubicon.h"
+
+/* Enough for any double formatted by Rb_ReportNum. */
+#define RB_NUMBUF 40
+
+/*
+ * Every (flow, attribute) a reporter is bound to, grouped by bound flow:
+ * items[first[i]] .. items[first[i+1]-1] belong to flows[i].  A flow with
+ * no attributes has an empty range, so reporters can still mention it.
+ */
+typedef struct Rb_ReportItem {
+    const Rb_Flow *flow;
+    const Rb_Attribute *attr;
+} Rb_ReportItem;
+
+typedef struct Rb_ReportSet {
+    int nflows;
+    Rb_Flow **flows;
+    int *first;			/* nflows + 1 entries */
+    int nitems;
+    int cap;
+    Rb_ReportItem *items;
+} Rb_ReportSet;
+
+int		Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set);
+void		Rb_ReportSetFree(Rb_ReportSet *set);
+
+const char *	Rb_ReportNum(double v, char *buf);
+const char *	Rb_ReportCell(const Rb_Attribute *a, int row, int col,
+		    char *buf);
+const char *	Rb_ReportColUnit(const Rb_Attribute *a, int col);
+
+void		Rb_ReportCsvField(FILE *fp, const char *s);
+void		Rb_ReportJsonString(FILE *fp, const char *s);
+void		Rb_ReportJsonNum(FILE *fp, double v);
+
+/* File names made from flow and attribute names, unique per report. */
+typedef struct Rb_ReportNames {
+    Tcl_HashTable used;
+} Rb_ReportNames;
+
+void		Rb_ReportNamesInit(Rb_ReportNames *names);
+void		Rb_ReportNamesFree(Rb_ReportNames *names);
+const char *	Rb_ReportFileName(Rb_ReportNames *names, const char *flow,
+		    const char *attr, Tcl_DString *out);
+void		Rb_ReportSanitize(const char *s, Tcl_DString *out);
+void		Rb_ReportJoinPath(const char *dir, const char *name,
+		    const char *ext, Tcl_DString *out);
+int		Rb_ReportMkdir(Tcl_Interp *interp, const char *path);
+
+#endif /* RB_REPORT_UTIL_H */

@@ -28,6 +28,17 @@ int		Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
 		    __attribute__((format(printf, 3, 4)));
 
 /*
+ * Rb_RunTimesKnown --
+ *	Whether the run has seen a record time yet (the engine starts with
+ *	firstTime > lastTime).
+ */
+static inline int
+Rb_RunTimesKnown(const Rb_RunInfo *run)
+{
+    return run->firstTime != RB_ABSENT && run->firstTime <= run->lastTime;
+}
+
+/*
  * Rb_RunSeconds --
  *	The run's duration, last record time minus first, in seconds; 0 when
  *	the run saw fewer than two distinct times.  Every per-device rate
@@ -37,8 +48,7 @@ int		Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
 static inline double
 Rb_RunSeconds(const Rb_RunInfo *run)
 {
-    if (run->firstTime == RB_ABSENT || run->lastTime == RB_ABSENT
-	    || run->lastTime <= run->firstTime) {
+    if (!Rb_RunTimesKnown(run)) {
 	return 0.0;
     }
     return (double)(run->lastTime - run->firstTime) / RB_NS_PER_S;
@@ -47,10 +57,10 @@ Rb_RunSeconds(const Rb_RunInfo *run)
 /*
  * Time bins (timeBins.c): sums of a quantity (I/Os, bytes) per interval
  * of trace time, for the RateSeries and BandwidthSeries attributes.  Bin
- * k covers [origin + k*interval, origin + (k+1)*interval); the origin is
- * the run's first record time when the engine knows it at start, so the
- * bins of every Flow line up.  Memory grows with the run's duration
- * divided by the interval, not with the number of records.
+ * k covers [origin + k*interval, origin + (k+1)*interval).  The origin
+ * is the run's first record time, so that the bins of every Flow line up
+ * even when a Flow's first record comes late.  Memory grows with the
+ * run's duration divided by the interval, not with the number of records.
  */
 typedef struct Rb_TimeBins {
     int64_t interval;		/* ns, > 0 */
@@ -60,10 +70,13 @@ typedef struct Rb_TimeBins {
     int64_t n;			/* Bins held. */
     int64_t cap;
     int64_t *sums;
+    const Rb_RunInfo *run;	/* The run given to start (see
+				 * Rb_TimeBinsSetOrigin). */
 } Rb_TimeBins;
 
 void		Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval,
 		    const Rb_RunInfo *run);
+void		Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
 void		Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k);
 int		Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
@@ -89,8 +102,7 @@ Rb_FloorDiv(int64_t a, int64_t b)
 
 /*
  * Rb_TimeBinsAdd --
- *	Adds v to the bin holding time t.  The first time seen becomes the
- *	origin when the run did not supply one.
+ *	Adds v to the bin holding time t.
  */
 static inline void
 Rb_TimeBinsAdd(Rb_TimeBins *tb, int64_t t, int64_t v)
@@ -98,8 +110,7 @@ Rb_TimeBinsAdd(Rb_TimeBins *tb, int64_t t, int64_t v)
     int64_t k;
 
     if (!tb->hasOrigin) {
-	tb->origin = t;
-	tb->hasOrigin = 1;
+	Rb_TimeBinsSetOrigin(tb, t);
     }
     k = Rb_FloorDiv(t - tb->origin, tb->interval);
     if (k < tb->lo || k >= tb->lo + tb->n) {

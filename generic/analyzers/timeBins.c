@@ -11,19 +11,37 @@
 
 /*
  * Rb_TimeBinsStart --
- *	Empties tb for a new run with the given interval (ns).  The origin is
- *	the run's first record time if the engine already knows it, else it
- *	is taken from the first record added.
- * Side effects: keeps any allocation for reuse.
+ *	Empties tb for a new run with the given interval (ns).
+ * Side effects: keeps any allocation for reuse, and remembers run.
  */
 void
 Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval, const Rb_RunInfo *run)
 {
     tb->interval = interval;
-    tb->hasOrigin = (run->firstTime != RB_ABSENT);
+    tb->run = run;
+    tb->hasOrigin = Rb_RunTimesKnown(run);
     tb->origin = tb->hasOrigin ? run->firstTime : 0;
     tb->lo = 0;
     tb->n = 0;
+}
+
+/*
+ * Rb_TimeBinsSetOrigin --
+ *	Fixes the origin when the first value arrives at time t.  The engine
+ *	starts analyzers before it reads, so the run's first time is not known
+ *	at start; it is known by the first push, because the engine notes each
+ *	batch's times in the run before pushing it.  Reading it here, from the
+ *	run given to start, aligns a Flow that sees its first record late with
+ *	every other Flow.  Without a usable run time, t itself is the origin.
+ */
+void
+Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t)
+{
+    const Rb_RunInfo *run = tb->run;
+
+    tb->origin = (run != NULL && Rb_RunTimesKnown(run)
+	    && run->firstTime <= t) ? run->firstTime : t;
+    tb->hasOrigin = 1;
 }
 
 /*
@@ -121,8 +139,7 @@ Rb_TimeBinsSeries(const Rb_TimeBins *tb, const Rb_RunInfo *run,
 	const char *name, const char *unit, const char *help)
 {
     Rb_Attribute *attr = Rb_AttrCreate(name, RB_ATTR_SERIES, unit, help);
-    int runKnown = Rb_RunSeconds(run) > 0 || (run->firstTime != RB_ABSENT
-	    && run->firstTime == run->lastTime);
+    int runKnown = Rb_RunTimesKnown(run);
     int64_t ref, origin, kFirst, kLast, k;
     double seconds = (double)tb->interval / RB_NS_PER_S;
     int timeCol, valueCol;

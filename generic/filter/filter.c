@@ -309,7 +309,8 @@ IntPredExact(FCmp op, int64_t c)
 	}
 	break;
     }
-    if (ip.kind == IP_RANGE && ip.lo > ip.hi) {
+    /* An interval at RB_ABSENT could only match absent values. */
+    if (ip.kind == IP_RANGE && (ip.lo > ip.hi || ip.lo == RB_ABSENT)) {
 	ip.kind = IP_NONE;
     }
     return ip;
@@ -832,7 +833,7 @@ Rb_FilterCompile(Rb_Schema *schema, const char *expr, Rb_Error *err)
 	goto fail;
     }
     if (ps.tok.type == TK_END) {
-	RbFilterSyntaxError(err, ps.tok.col, "empty expression");
+	RbFilterSyntaxError(err, 1, "empty expression");
 	goto fail;
     }
     if (ParseOr(&ps, 0, &p->root) < 0) {

@@ -51,29 +51,33 @@ deps:
 
 $(BUILD)/obj/%.o: %.c $(HDRS) config.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@echo "CC $<"
+	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 # The package's Tcl half is compiled into the library, so the shared
 # object and the shell need no library path at run time.
 $(BUILD)/gen/libscript.c: $(LIBTCL) scripts/embed.tcl
 	@mkdir -p $(dir $@)
-	tclsh scripts/embed.tcl $@ $(LIBTCL)
+	@tclsh scripts/embed.tcl $@ $(LIBTCL)
 
 $(BUILD)/obj/libscript.o: $(BUILD)/gen/libscript.c
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/librubicon.so: $(OBJS) $(BUILD)/obj/libscript.o
-	$(CC) -shared $(SANITIZE) -o $@ $^ $(TCL_STUBLIBS) $(LDLIBS_ALL)
+	@echo "LD $@"
+	@$(CC) -shared $(SANITIZE) -o $@ $^ $(TCL_STUBLIBS) $(LDLIBS_ALL)
 
 $(BUILD)/pkgIndex.tcl: library/pkgIndex.tcl.in
-	sed -e 's/@VERSION@/$(VERSION)/' $< > $@
+	@sed -e 's/@VERSION@/$(VERSION)/' $< > $@
 
 $(BUILD)/rubicon: unix/rbMain.c $(OBJS) $(BUILD)/obj/libscript.o
-	$(CC) $(CFLAGS_ALL) -UUSE_TCL_STUBS -o $@ $^ $(TCL_LIBS) $(TCL_STUBLIBS) $(LDLIBS_ALL)
+	@echo "LD $@"
+	@$(CC) $(CFLAGS_ALL) -UUSE_TCL_STUBS -o $@ $^ $(TCL_LIBS) $(TCL_STUBLIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/rbtest.h $(OBJS) $(BUILD)/obj/libscript.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -UUSE_TCL_STUBS $(CHECK_CFLAGS) -Itests/unit -o $@ $< \
+	@echo "LD $@"
+	@$(CC) $(CFLAGS_ALL) -UUSE_TCL_STUBS $(CHECK_CFLAGS) -Itests/unit -o $@ $< \
 	    $(OBJS) $(BUILD)/obj/libscript.o $(TCL_LIBS) $(TCL_STUBLIBS) $(CHECK_LIBS) $(LDLIBS_ALL)
 
 unit: all $(UNITBIN)

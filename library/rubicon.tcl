@@ -27,7 +27,15 @@ unset ::rubicon::cmd
 # an unknown command of the form OBJECT.METHOD whose OBJECT is a rubicon
 # object is dispatched to it; anything else goes to the usual unknown.
 if {[llength [info commands ::rubicon::_unknown]] == 0} {
-    rename ::unknown ::rubicon::_unknown
+    if {[llength [info commands ::unknown]]} {
+	rename ::unknown ::rubicon::_unknown
+    } else {
+	# An interpreter without Tcl_Init (an embedding, a C unit test).
+	proc ::rubicon::_unknown {cmd args} {
+	    return -code error -errorcode [list TCL LOOKUP COMMAND $cmd] \
+		"invalid command name \"$cmd\""
+	}
+    }
     proc ::unknown {args} {
 	set cmd [lindex $args 0]
 	if {[regexp {^(::rubicon::obj::[^.]+)\.([A-Za-z_]+)$} $cmd -> obj method]

@@ -19,7 +19,7 @@ for t in "$@"; do
     n=${n:-0}; f=${f:-0}; e=${e:-0}
     bad=$((f + e))
     if [ "$rc" != 0 ] && [ "$bad" = 0 ]; then bad=1; fi
-    if [ -z "$line" ]; then bad=1; n=1; fi
+    if [ -z "$line" ]; then bad=1; n=0; f=0; e=0; fi
     pass=$((pass + n - (f + e))); fail=$((fail + bad))
     if [ "$bad" != 0 ]; then
         printf '%s\n' "$out" | grep -vE '^[0-9]+%: Checks' | tail -n 40

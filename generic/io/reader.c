@@ -6,6 +6,7 @@
  */
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "core/rbInt.h"
@@ -180,7 +181,9 @@ Rb_ReaderClose(Rb_Reader *r)
  * Rb_ReaderBad --
  *	Handles a malformed record of the given kind: counts it, and under
  *	"stop" sets err naming the file, record and byte offset.  Under
- *	"warn" the message also goes to stderr.
+ *	"warn" the message also goes to stderr.  An "out-of-order" record
+ *	under "warn" is delivered by the reader, so it is not counted in
+ *	r->skipped.
  * Results: 1 to stop reading, 0 to skip the record and go on.
  */
 int
@@ -191,6 +194,7 @@ Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,
     Tcl_Obj *key = Tcl_NewStringObj(kind, -1);
     Tcl_Obj *cnt;
     Tcl_WideInt n = 0;
+    int delivered;
     va_list ap;
 
     va_start(ap, fmt);
@@ -216,12 +220,18 @@ Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,
 		(unsigned long long)offset, detail, kind);
 	return 1;
     }
-    r->skipped++;
+    /* Under "warn" an out-of-order record is still delivered (readers
+     * do not reorder), so it is counted by kind but not as skipped. */
+    delivered = r->onError == RB_ONERROR_WARN
+	    && strcmp(kind, "out-of-order") == 0;
+    if (!delivered) {
+	r->skipped++;
+    }
     if (r->onError == RB_ONERROR_WARN) {
 	fprintf(stderr, "rubicon: warning: %s: record %llu at byte offset "
-		"%llu: %s (%s), skipped\n", Rb_InputPath(r->in),
+		"%llu: %s (%s), %s\n", Rb_InputPath(r->in),
 		(unsigned long long)r->recordNo, (unsigned long long)offset,
-		detail, kind);
+		detail, kind, delivered ? "delivered as is" : "skipped");
     }
     return 0;
 }

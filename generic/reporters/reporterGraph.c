@@ -38,6 +38,7 @@ typedef struct Graph {
     Tcl_DString comment, title, xlabel, ylabel, setup, plot;
     int ncols;
     int *cols;
+    int width;			/* Picture width in pixels. */
 } Graph;
 
 /*
@@ -54,6 +55,7 @@ GraphInit(Graph *g, const Rb_Attribute *a)
     Tcl_DStringInit(&g->setup);
     Tcl_DStringInit(&g->plot);
     g->ncols = 0;
+    g->width = 900;
     g->cols = (int *) ckalloc((a ? a->ncols + 1 : 1) * sizeof(int));
 }
 
@@ -362,6 +364,7 @@ static int
 WriteScript(Tcl_Interp *interp, const char *dir, const char *base, Graph *g)
 {
     Tcl_DString path, ds;
+    char size[32];
     Rb_Out out;
     int code;
 
@@ -378,7 +381,7 @@ WriteScript(Tcl_Interp *interp, const char *dir, const char *base, Graph *g)
     Tcl_DStringAppend(&ds, base, -1);
     Tcl_DStringAppend(&ds, ".gp (in this directory)\n"
 	    "set datafile separator \"\\t\"\n"
-	    "set grid\nset title ", -1);
+	    "set title ", -1);
     AppendGpString(&ds, Tcl_DStringValue(&g->title));
     Tcl_DStringAppend(&ds, " noenhanced\nset xlabel ", -1);
     AppendGpString(&ds, Tcl_DStringValue(&g->xlabel));
@@ -386,15 +389,23 @@ WriteScript(Tcl_Interp *interp, const char *dir, const char *base, Graph *g)
     AppendGpString(&ds, Tcl_DStringValue(&g->ylabel));
     Tcl_DStringAppend(&ds, " noenhanced\n", -1);
     Tcl_DStringAppend(&ds, Tcl_DStringValue(&g->setup), -1);
+    if (strstr(Tcl_DStringValue(&g->setup), "set grid") == NULL) {
+	Tcl_DStringAppend(&ds, "set grid\n", -1);
+    }
+    snprintf(size, sizeof(size), "%d,560", g->width);
     Tcl_DStringAppend(&ds, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) "
-	    "{ set terminal pngcairo size 900,560 noenhanced } "
-	    "else { set terminal png size 900,560 noenhanced }\n"
-	    "set output '", -1);
+	    "{ set terminal pngcairo size ", -1);
+    Tcl_DStringAppend(&ds, size, -1);
+    Tcl_DStringAppend(&ds, " noenhanced } "
+	    "else { set terminal png size ", -1);
+    Tcl_DStringAppend(&ds, size, -1);
+    Tcl_DStringAppend(&ds, " noenhanced }\nset output '", -1);
     Tcl_DStringAppend(&ds, base, -1);
     Tcl_DStringAppend(&ds, ".png'\n", -1);
     Tcl_DStringAppend(&ds, Tcl_DStringValue(&g->plot), -1);
-    Tcl_DStringAppend(&ds, "set terminal svg size 900,560 noenhanced\n"
-	    "set output '", -1);
+    Tcl_DStringAppend(&ds, "set terminal svg size ", -1);
+    Tcl_DStringAppend(&ds, size, -1);
+    Tcl_DStringAppend(&ds, " noenhanced\nset output '", -1);
     Tcl_DStringAppend(&ds, base, -1);
     Tcl_DStringAppend(&ds, ".svg'\nreplot\nset output\n", -1);
     fputs(Tcl_DStringValue(&ds), out.fp);
@@ -434,7 +445,7 @@ WriteData(Tcl_Interp *interp, const char *dir, const char *base,
 	    double v = a->cols[g->cols[c]].num[r];
 
 	    fprintf(out.fp, "%s%s", c ? "\t" : "",
-		    isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
+		    isfinite(v) ? Rb_ReportNum(v, 0, buf) : "NaN");
 	}
 	fputs("\n", out.fp);
     }
@@ -669,7 +680,7 @@ WriteBarData(Tcl_Interp *interp, const char *dir, const char *base,
 	double v = items[i]->attr->cols[0].num[0];
 
 	fprintf(out.fp, "%d\t%s\t", i,
-		isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
+		isfinite(v) ? Rb_ReportNum(v, 0, buf) : "NaN");
 	for (p = Rb_FlowName(items[i]->flow); *p; p++) {
 	    putc((unsigned char) *p < 0x20 || *p == '"' ? ' ' : *p, out.fp);
 	}
@@ -738,10 +749,15 @@ GraphBars(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportSet *set,
 	snprintf(buf, sizeof(buf), "set xrange [-0.6:%d.6]\n", j - i - 1);
 	Tcl_DStringAppend(&g.setup, buf, -1);
 	Tcl_DStringAppend(&g.setup, "set style fill solid 0.6 border -1\n"
-		"set boxwidth 0.7\n", -1);
+		"set boxwidth 0.7\nset grid ytics\n", -1);
+	/* Many Flows (one per disk, LUN or volume): a wider picture and
+	 * upright names, so that every bar keeps a readable label. */
 	if (j - i > 6) {
-	    Tcl_DStringAppend(&g.setup,
-		    "set xtics rotate by -45 left\n", -1);
+	    Tcl_DStringAppend(&g.setup, "set xtics rotate by 90 right"
+		    " font ',9'\n", -1);
+	}
+	if (140 + 16 * (j - i) > g.width) {
+	    g.width = 140 + 16 * (j - i);
 	}
 	Tcl_DStringInit(&quoted);
 	Tcl_DStringAppend(&quoted, Tcl_DStringValue(&base), -1);

@@ -1078,13 +1078,15 @@ START_TEST(test_numbers_and_names_are_formatted_once_for_all)
     Tcl_DString ds;
     Rb_ReportNames names;
 
-    ck_assert_str_eq(Rb_ReportNum(42, buf), "42");
-    ck_assert_str_eq(Rb_ReportNum(-0.0, buf), "0");
-    ck_assert_str_eq(Rb_ReportNum(0.1, buf), "0.1");
-    ck_assert_str_eq(Rb_ReportNum(1.0 / 3, buf), "0.3333333333333333");
-    ck_assert_str_eq(Rb_ReportNum(1e300, buf), "1e+300");
-    ck_assert_str_eq(Rb_ReportNum(NAN, buf), "NaN");
-    ck_assert_str_eq(Rb_ReportNum(-INFINITY, buf), "-Inf");
+    ck_assert_str_eq(Rb_ReportNum(42, 0, buf), "42");
+    ck_assert_str_eq(Rb_ReportNum(-0.0, 0, buf), "0");
+    ck_assert_str_eq(Rb_ReportNum(0.1, 0, buf), "0.1");
+    ck_assert_str_eq(Rb_ReportNum(1.0 / 3, 0, buf), "0.3333333333333333");
+    ck_assert_str_eq(Rb_ReportNum(1e300, 0, buf), "1e+300");
+    ck_assert_str_eq(Rb_ReportNum(NAN, 0, buf), "NaN");
+    ck_assert_str_eq(Rb_ReportNum(-INFINITY, 0, buf), "-Inf");
+    ck_assert_str_eq(Rb_ReportNum(1.0 / 3, 6, buf), "0.333333");
+    ck_assert_str_eq(Rb_ReportNum(123456789, 6, buf), "123456789");
 
     Rb_ReportNamesInit(&names);
     ck_assert_str_eq(Rb_ReportFileName(&names, "../etc", "a b", &ds),

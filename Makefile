@@ -36,7 +36,7 @@ LDLIBS_ALL = -lz -lbz2 -lm -lpthread
 .PHONY: all deps check unit tcltest demo bench fuzz install clean distclean \
 	check-asan check-valgrind
 
-all: $(BUILD)/librubicon.so $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon
+all: $(BUILD)/librubicon.so $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon $(BUILD)/plugin/liblargeio.so
 
 config.mk: configure config.mk.in
 	@sh scripts/ensure-deps.sh
@@ -79,6 +79,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/rbtest.h $(OBJS) $(BUILD)/obj/libscr
 	@echo "LD $@"
 	@$(CC) $(CFLAGS_ALL) -UUSE_TCL_STUBS $(CHECK_CFLAGS) -Itests/unit -o $@ $< \
 	    $(OBJS) $(BUILD)/obj/libscript.o $(TCL_LIBS) $(TCL_STUBLIBS) $(CHECK_LIBS) $(LDLIBS_ALL)
+
+# The example plugin, built as an outside author would build it.
+$(BUILD)/plugin/liblargeio.so: examples/plugin/largeIo.c generic/rubicon.h generic/rubiconDecls.h
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(MAKE) --no-print-directory -s -C examples/plugin OUT=$(CURDIR)/$(BUILD)/plugin \
+	    CC="$(CC) $(SANITIZE)" TCL_INCLUDE="$(patsubst -I%,%,$(TCL_CFLAGS))"
 
 unit: all $(UNITBIN)
 	@sh tests/run-unit.sh $(BUILD) $(UNITBIN)

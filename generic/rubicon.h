@@ -565,4 +565,6 @@ void		Rb_FilterFree(Rb_FilterProg *p);
 int		Rubicon_Init(Tcl_Interp *interp);
 int		Rubicon_SafeInit(Tcl_Interp *interp);
 
+#include "rubiconDecls.h"
+
 #endif /* RUBICON_H */

@@ -5,23 +5,13 @@
 #	small helpers for interactive use.
 
 namespace eval ::rubicon {
-    namespace export Flow Filter Mux head {*}[lmap t [types] {
-	if {[lindex $t 0] ni {analyzer reporter transformer}} continue
-	lindex $t 1
-    }]
     variable config ""
 }
 
-# The configuration language's commands (Flow, Filter, Mux, head, and
-# every Analyzer, Reporter and Transformer class) are visible unqualified,
-# as the paper's configurations use them.  Existing global commands of the
-# same name are left alone.
-foreach ::rubicon::cmd [namespace eval ::rubicon {namespace export}] {
-    if {[llength [info commands ::$::rubicon::cmd]] == 0} {
-	namespace eval :: [list namespace import ::rubicon::$::rubicon::cmd]
-    }
-}
-unset ::rubicon::cmd
+# Every class command (Flow, Filter, Mux, head, each Analyzer, Reporter and
+# Transformer) is exported from ::rubicon and imported into the global
+# namespace when it is registered (init.c), as the paper's configurations
+# call them unqualified.
 
 # "$rl.setOutput bw.log" (the paper's Figure 4) is "$rl setOutput bw.log":
 # an unknown command of the form OBJECT.METHOD whose OBJECT is a rubicon

@@ -189,7 +189,7 @@ Rb_FlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr)
 const Rb_Attribute *
 Rb_FlowGetAttr(const Rb_Flow *flow, const char *name)
 {
-    Tcl_HashEntry *e = Tcl_FindHashEntry(&flow->attrs, name);
+    Tcl_HashEntry *e = Tcl_FindHashEntry((Tcl_HashTable *)&flow->attrs, name);
 
     return e ? Tcl_GetHashValue(e) : NULL;
 }

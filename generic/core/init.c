@@ -60,6 +60,28 @@ Rb_EngineNewName(Rb_Engine *eng, const char *base)
     return name;
 }
 
+/*
+ * ImportGlobally --
+ *	Exports ::rubicon::NAME and imports it into the global namespace, as
+ *	the paper's configurations call classes unqualified; an existing
+ *	global command of that name is left alone.
+ */
+static void
+ImportGlobally(Tcl_Interp *interp, const char *name)
+{
+    Tcl_Obj *script = Tcl_ObjPrintf("namespace eval ::rubicon "
+	    "{namespace export %s}\n"
+	    "if {[llength [info commands ::%s]] == 0} "
+	    "{namespace eval :: {namespace import ::rubicon::%s}}",
+	    name, name, name);
+
+    Tcl_IncrRefCount(script);
+    if (Tcl_EvalObjEx(interp, script, TCL_EVAL_GLOBAL) != TCL_OK) {
+	Tcl_ResetResult(interp);
+    }
+    Tcl_DecrRefCount(script);
+}
+
 void
 Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind, const char *name,
 	const char *help, const void *cls)
@@ -77,6 +99,7 @@ Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind, const char *name,
     ce->help = help;
     ce->cls = cls;
     Tcl_SetHashValue(e, ce);
+    ImportGlobally(eng->interp, name);
 }
 
 static int
@@ -213,7 +236,8 @@ Rubicon_Init(Tcl_Interp *interp)
 	Tcl_AddErrorInfo(interp, "\n    (in rubicon's library script)");
 	return TCL_ERROR;
     }
-    return Tcl_PkgProvide(interp, "rubicon", RUBICON_VERSION);
+    return Tcl_PkgProvideEx(interp, "rubicon", RUBICON_VERSION,
+	    (ClientData)Rb_StubsTable());
 }
 
 /*

@@ -38,6 +38,7 @@ void		Rb_OptionsFree(const Rb_Option *opts, void *state);
 int		Rb_OptionsSplit(int objc, Tcl_Obj *const objv[]);
 
 extern const char Rb_LibraryScript[];
+const Rb_Stubs *	Rb_StubsTable(void);
 
 /*
  * The engine without Tcl wiring (engine.c): for C unit tests and for

@@ -680,11 +680,11 @@ ParsePrimary(Parser *ps, int neg, FNode **out)
     if (ps->tok.type == TK_READ || ps->tok.type == TK_WRITE) {
 	return ParseReadWrite(ps, neg, out);
     }
-    if (ParseOperand(ps, &a, "(or \"(\", \"not\", \"read\", \"write\")") < 0) {
-	return -1;
-    }
     memset(&b, 0, sizeof(b));
     memset(&c, 0, sizeof(c));
+    if (ParseOperand(ps, &a, "(or \"(\", \"not\", \"read\", \"write\")") < 0) {
+	goto done;
+    }
     snprintf(after, sizeof(after), "after \"%.*s\"", a.len > 40 ? 40 : a.len,
 	    a.text);
     if (ps->tok.type == TK_BETWEEN) {

@@ -1,0 +1,23 @@
+/*
+ * stubs.c --
+ *
+ *	The table of public API functions handed to plugins through
+ *	"package require rubicon" (see rubiconDecls.h).
+ */
+
+#include "rbInt.h"
+
+#define RB_STUB_INIT(fn) fn,
+static const Rb_Stubs rbStubs = {
+    RUBICON_STUBS_MAGIC,
+#define RB_STUB_COUNT(fn) + 1
+    0 RB_STUB_FUNCTIONS(RB_STUB_COUNT),
+#undef RB_STUB_COUNT
+    RB_STUB_FUNCTIONS(RB_STUB_INIT)
+};
+
+const Rb_Stubs *
+Rb_StubsTable(void)
+{
+    return &rbStubs;
+}

@@ -1,0 +1,202 @@
+/*
+ * rubiconDecls.h --
+ *
+ *	The stubs table of the public API.  A plugin built outside the tree
+ *	compiles with -DUSE_RUBICON_STUBS (and -DUSE_TCL_STUBS), defines
+ *	RUBICON_STUBS_IMPLEMENTATION in exactly one of its files, and calls
+ *	Rubicon_InitStubs(interp) in its init function: every Rb_ call then
+ *	goes through the table the loaded rubicon package provides, so the
+ *	plugin links against nothing but the Tcl stub library.
+ *
+ *	RB_STUB_FUNCTIONS must list every function rubicon.h declares
+ *	(tests/plugin.test checks that it does).
+ */
+
+#ifndef RUBICON_DECLS_H
+#define RUBICON_DECLS_H
+
+#define RUBICON_STUBS_MAGIC 0x52624231	/* "RbB1" */
+
+#define RB_STUB_FUNCTIONS(X) \
+    X(Rb_SetError) \
+    X(Rb_ErrorToInterp) \
+    X(Rb_SetInterpError) \
+    X(Rb_SchemaCreate) \
+    X(Rb_SchemaAddField) \
+    X(Rb_SchemaFieldIndex) \
+    X(Rb_SchemaRetain) \
+    X(Rb_SchemaRelease) \
+    X(Rb_SchemaIntern) \
+    X(Rb_SchemaString) \
+    X(Rb_SchemaFieldList) \
+    X(Rb_IoSchema) \
+    X(Rb_BatchCreate) \
+    X(Rb_BatchFree) \
+    X(Rb_BatchClear) \
+    X(Rb_BatchAppend) \
+    X(Rb_BatchCopyRecord) \
+    X(Rb_FieldAsDouble) \
+    X(Rb_AttrKindName) \
+    X(Rb_AttrCreate) \
+    X(Rb_AttrAddColumn) \
+    X(Rb_AttrAddRow) \
+    X(Rb_AttrSetNum) \
+    X(Rb_AttrSetText) \
+    X(Rb_AttrNum) \
+    X(Rb_AttrColumnIndex) \
+    X(Rb_AttrFree) \
+    X(Rb_AttrToObj) \
+    X(Rb_AttrScalar) \
+    X(Rb_AttrTextNew) \
+    X(Rb_RegisterAnalyzer) \
+    X(Rb_AnalyzerSet) \
+    X(Rb_AnalyzerField) \
+    X(Rb_AnalyzerNeeds) \
+    X(Rb_FlowFromObj) \
+    X(Rb_FlowGetAttr) \
+    X(Rb_FlowName) \
+    X(Rb_AnalyzerError) \
+    X(Rb_RegisterReporter) \
+    X(Rb_ReporterEach) \
+    X(Rb_OutOpen) \
+    X(Rb_OutClose) \
+    X(Rb_OutAbort) \
+    X(Rb_InputOpen) \
+    X(Rb_InputRead) \
+    X(Rb_InputReadFull) \
+    X(Rb_InputGetLine) \
+    X(Rb_InputPeek) \
+    X(Rb_InputOffset) \
+    X(Rb_InputLineNo) \
+    X(Rb_InputPath) \
+    X(Rb_InputCompression) \
+    X(Rb_InputClose) \
+    X(Rb_RegisterReader) \
+    X(Rb_FindReader) \
+    X(Rb_Readers) \
+    X(Rb_ReaderOpen) \
+    X(Rb_ReaderNext) \
+    X(Rb_ReaderClose) \
+    X(Rb_ReaderBad) \
+    X(Rb_RegisterTransformer) \
+    X(Rb_ParseTime) \
+    X(Rb_FormatTime) \
+    X(Rb_FilterCompile) \
+    X(Rb_FilterSelect) \
+    X(Rb_FilterMatch) \
+    X(Rb_FilterIsEquality) \
+    X(Rb_FilterSource) \
+    X(Rb_FilterFree)
+
+typedef struct Rb_Stubs {
+    int magic;
+    int count;			/* number of functions, for versioning */
+#define RB_STUB_MEMBER(fn) __typeof__(fn) *fn##_p;
+    RB_STUB_FUNCTIONS(RB_STUB_MEMBER)
+#undef RB_STUB_MEMBER
+} Rb_Stubs;
+
+#ifdef USE_RUBICON_STUBS
+extern const Rb_Stubs *rbStubsPtr;
+const char *Rubicon_InitStubs(Tcl_Interp *interp);
+
+#define Rb_SetError (rbStubsPtr->Rb_SetError_p)
+#define Rb_ErrorToInterp (rbStubsPtr->Rb_ErrorToInterp_p)
+#define Rb_SetInterpError (rbStubsPtr->Rb_SetInterpError_p)
+#define Rb_SchemaCreate (rbStubsPtr->Rb_SchemaCreate_p)
+#define Rb_SchemaAddField (rbStubsPtr->Rb_SchemaAddField_p)
+#define Rb_SchemaFieldIndex (rbStubsPtr->Rb_SchemaFieldIndex_p)
+#define Rb_SchemaRetain (rbStubsPtr->Rb_SchemaRetain_p)
+#define Rb_SchemaRelease (rbStubsPtr->Rb_SchemaRelease_p)
+#define Rb_SchemaIntern (rbStubsPtr->Rb_SchemaIntern_p)
+#define Rb_SchemaString (rbStubsPtr->Rb_SchemaString_p)
+#define Rb_SchemaFieldList (rbStubsPtr->Rb_SchemaFieldList_p)
+#define Rb_IoSchema (rbStubsPtr->Rb_IoSchema_p)
+#define Rb_BatchCreate (rbStubsPtr->Rb_BatchCreate_p)
+#define Rb_BatchFree (rbStubsPtr->Rb_BatchFree_p)
+#define Rb_BatchClear (rbStubsPtr->Rb_BatchClear_p)
+#define Rb_BatchAppend (rbStubsPtr->Rb_BatchAppend_p)
+#define Rb_BatchCopyRecord (rbStubsPtr->Rb_BatchCopyRecord_p)
+#define Rb_FieldAsDouble (rbStubsPtr->Rb_FieldAsDouble_p)
+#define Rb_AttrKindName (rbStubsPtr->Rb_AttrKindName_p)
+#define Rb_AttrCreate (rbStubsPtr->Rb_AttrCreate_p)
+#define Rb_AttrAddColumn (rbStubsPtr->Rb_AttrAddColumn_p)
+#define Rb_AttrAddRow (rbStubsPtr->Rb_AttrAddRow_p)
+#define Rb_AttrSetNum (rbStubsPtr->Rb_AttrSetNum_p)
+#define Rb_AttrSetText (rbStubsPtr->Rb_AttrSetText_p)
+#define Rb_AttrNum (rbStubsPtr->Rb_AttrNum_p)
+#define Rb_AttrColumnIndex (rbStubsPtr->Rb_AttrColumnIndex_p)
+#define Rb_AttrFree (rbStubsPtr->Rb_AttrFree_p)
+#define Rb_AttrToObj (rbStubsPtr->Rb_AttrToObj_p)
+#define Rb_AttrScalar (rbStubsPtr->Rb_AttrScalar_p)
+#define Rb_AttrTextNew (rbStubsPtr->Rb_AttrTextNew_p)
+#define Rb_RegisterAnalyzer (rbStubsPtr->Rb_RegisterAnalyzer_p)
+#define Rb_AnalyzerSet (rbStubsPtr->Rb_AnalyzerSet_p)
+#define Rb_AnalyzerField (rbStubsPtr->Rb_AnalyzerField_p)
+#define Rb_AnalyzerNeeds (rbStubsPtr->Rb_AnalyzerNeeds_p)
+#define Rb_FlowFromObj (rbStubsPtr->Rb_FlowFromObj_p)
+#define Rb_FlowGetAttr (rbStubsPtr->Rb_FlowGetAttr_p)
+#define Rb_FlowName (rbStubsPtr->Rb_FlowName_p)
+#define Rb_AnalyzerError (rbStubsPtr->Rb_AnalyzerError_p)
+#define Rb_RegisterReporter (rbStubsPtr->Rb_RegisterReporter_p)
+#define Rb_ReporterEach (rbStubsPtr->Rb_ReporterEach_p)
+#define Rb_OutOpen (rbStubsPtr->Rb_OutOpen_p)
+#define Rb_OutClose (rbStubsPtr->Rb_OutClose_p)
+#define Rb_OutAbort (rbStubsPtr->Rb_OutAbort_p)
+#define Rb_InputOpen (rbStubsPtr->Rb_InputOpen_p)
+#define Rb_InputRead (rbStubsPtr->Rb_InputRead_p)
+#define Rb_InputReadFull (rbStubsPtr->Rb_InputReadFull_p)
+#define Rb_InputGetLine (rbStubsPtr->Rb_InputGetLine_p)
+#define Rb_InputPeek (rbStubsPtr->Rb_InputPeek_p)
+#define Rb_InputOffset (rbStubsPtr->Rb_InputOffset_p)
+#define Rb_InputLineNo (rbStubsPtr->Rb_InputLineNo_p)
+#define Rb_InputPath (rbStubsPtr->Rb_InputPath_p)
+#define Rb_InputCompression (rbStubsPtr->Rb_InputCompression_p)
+#define Rb_InputClose (rbStubsPtr->Rb_InputClose_p)
+#define Rb_RegisterReader (rbStubsPtr->Rb_RegisterReader_p)
+#define Rb_FindReader (rbStubsPtr->Rb_FindReader_p)
+#define Rb_Readers (rbStubsPtr->Rb_Readers_p)
+#define Rb_ReaderOpen (rbStubsPtr->Rb_ReaderOpen_p)
+#define Rb_ReaderNext (rbStubsPtr->Rb_ReaderNext_p)
+#define Rb_ReaderClose (rbStubsPtr->Rb_ReaderClose_p)
+#define Rb_ReaderBad (rbStubsPtr->Rb_ReaderBad_p)
+#define Rb_RegisterTransformer (rbStubsPtr->Rb_RegisterTransformer_p)
+#define Rb_ParseTime (rbStubsPtr->Rb_ParseTime_p)
+#define Rb_FormatTime (rbStubsPtr->Rb_FormatTime_p)
+#define Rb_FilterCompile (rbStubsPtr->Rb_FilterCompile_p)
+#define Rb_FilterSelect (rbStubsPtr->Rb_FilterSelect_p)
+#define Rb_FilterMatch (rbStubsPtr->Rb_FilterMatch_p)
+#define Rb_FilterIsEquality (rbStubsPtr->Rb_FilterIsEquality_p)
+#define Rb_FilterSource (rbStubsPtr->Rb_FilterSource_p)
+#define Rb_FilterFree (rbStubsPtr->Rb_FilterFree_p)
+
+#ifdef RUBICON_STUBS_IMPLEMENTATION
+const Rb_Stubs *rbStubsPtr;
+
+/*
+ * Rubicon_InitStubs --
+ *	Requires the rubicon package and takes its stubs table.
+ * Results: the version, or NULL with an error in interp.
+ */
+const char *
+Rubicon_InitStubs(Tcl_Interp *interp)
+{
+    ClientData data = NULL;
+    const char *version = Tcl_PkgRequireEx(interp, "rubicon", RUBICON_VERSION,
+	    0, &data);
+
+    if (version == NULL) {
+	return NULL;
+    }
+    rbStubsPtr = data;
+    if (rbStubsPtr == NULL || rbStubsPtr->magic != RUBICON_STUBS_MAGIC) {
+	Tcl_SetObjResult(interp, Tcl_NewStringObj(
+		"the loaded rubicon package has no compatible stubs table", -1));
+	return NULL;
+    }
+    return version;
+}
+#endif /* RUBICON_STUBS_IMPLEMENTATION */
+#endif /* USE_RUBICON_STUBS */
+
+#endif /* RUBICON_DECLS_H */

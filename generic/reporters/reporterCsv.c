@@ -52,7 +52,7 @@ WriteLongAttr(FILE *fp, const char *flow, const Rb_Attribute *a)
 	    fprintf(fp, ",%s,%s,", kind, rowNo);
 	    Rb_ReportCsvField(fp, a->cols[c].name);
 	    putc(',', fp);
-	    Rb_ReportCsvField(fp, Rb_ReportCell(a, r, c, 0, buf));
+	    Rb_ReportCsvField(fp, Rb_ReportCell(a, r, c, buf));
 	    putc(',', fp);
 	    Rb_ReportCsvField(fp, Rb_ReportColUnit(a, c));
 	    fputs("\n", fp);
@@ -116,7 +116,7 @@ WriteWideAttr(Tcl_Interp *interp, const char *path, const Rb_Attribute *a)
 	    if (c) {
 		putc(',', out.fp);
 	    }
-	    Rb_ReportCsvField(out.fp, Rb_ReportCell(a, r, c, 0, buf));
+	    Rb_ReportCsvField(out.fp, Rb_ReportCell(a, r, c, buf));
 	}
 	fputs("\n", out.fp);
     }

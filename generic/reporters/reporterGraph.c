@@ -260,9 +260,10 @@ PlanSeries(Graph *g, const Rb_Attribute *a, const char *dat)
 		SetLabel(&g->ylabel, a->name, a->unit);
 	    }
 	}
+	Tcl_DStringAppend(&g->plot, lines ? ", ''" : " ", -1);
+	Tcl_DStringAppend(&g->plot, lines ? "" : dat, -1);
 	/* Points too when they are few, so a value between two gaps shows. */
-	snprintf(buf, sizeof(buf), "%s %s using 1:%d with %s ",
-		lines ? "," : "", lines ? "''" : dat, g->ncols,
+	snprintf(buf, sizeof(buf), " using 1:%d with %s ", g->ncols,
 		a->nrows <= 100 ? "linespoints pt 7 ps 0.5" : "lines");
 	Tcl_DStringAppend(&g->plot, buf, -1);
 	if (ny == 1) {
@@ -343,8 +344,9 @@ PlanVector(Graph *g, const Rb_Attribute *a, const char *dat)
 	}
     }
     for (c = 0; c < g->ncols; c++) {
-	snprintf(buf, sizeof(buf), "%s %s using 0:%d with linespoints ",
-		c ? "," : "plot", c ? "''" : dat, c + 1);
+	Tcl_DStringAppend(&g->plot, c ? ", ''" : "plot ", -1);
+	Tcl_DStringAppend(&g->plot, c ? "" : dat, -1);
+	snprintf(buf, sizeof(buf), " using 0:%d with linespoints ", c + 1);
 	Tcl_DStringAppend(&g->plot, buf, -1);
 	Tcl_DStringAppend(&g->plot, "title ", -1);
 	AppendGpString(&g->plot, a->cols[g->cols[c]].name);
@@ -445,7 +447,7 @@ WriteData(Tcl_Interp *interp, const char *dir, const char *base,
 	    double v = a->cols[g->cols[c]].num[r];
 
 	    fprintf(out.fp, "%s%s", c ? "\t" : "",
-		    isfinite(v) ? Rb_ReportNum(v, 0, buf) : "NaN");
+		    isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
 	}
 	fputs("\n", out.fp);
     }
@@ -680,7 +682,7 @@ WriteBarData(Tcl_Interp *interp, const char *dir, const char *base,
 	double v = items[i]->attr->cols[0].num[0];
 
 	fprintf(out.fp, "%d\t%s\t", i,
-		isfinite(v) ? Rb_ReportNum(v, 0, buf) : "NaN");
+		isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
 	for (p = Rb_FlowName(items[i]->flow); *p; p++) {
 	    putc((unsigned char) *p < 0x20 || *p == '"' ? ' ' : *p, out.fp);
 	}

@@ -9,10 +9,6 @@
 #include <string.h>
 #include "util.h"
 
-/* Significant digits of non-integral numbers: a log is for reading; the
- * CSV and JSON reporters carry the exact values. */
-#define LOG_DIGITS 6
-
 /*
  * LogEscape --
  *	Sets out (initialized here) to s with newlines, tabs and other
@@ -104,7 +100,7 @@ WriteScalar(FILE *fp, const char *flow, const Rb_Attribute *a)
     if (a->nrows < 1 || a->ncols < 1) {
 	fputs("(no value)", fp);
     } else {
-	fputs(LogEscape(Rb_ReportCell(a, 0, 0, LOG_DIGITS, buf), &ds), fp);
+	fputs(LogEscape(Rb_ReportCell(a, 0, 0, buf), &ds), fp);
 	Tcl_DStringFree(&ds);
 	unit = Rb_ReportColUnit(a, 0);
 	if (*unit) {
@@ -186,8 +182,7 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 	}
 	width[c] = Tcl_NumUtfChars(Tcl_DStringValue(&head[c]), -1);
 	for (r = 0; r < a->nrows; r++) {
-	    w = Tcl_NumUtfChars(LogEscape(Rb_ReportCell(a, r, c, LOG_DIGITS,
-		    buf), &ds), -1);
+	    w = Tcl_NumUtfChars(LogEscape(Rb_ReportCell(a, r, c, buf), &ds), -1);
 	    Tcl_DStringFree(&ds);
 	    if (w > width[c]) {
 		width[c] = w;
@@ -205,7 +200,7 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 		cell = Tcl_DStringValue(&head[c]);
 		Tcl_DStringInit(&ds);
 	    } else {
-		cell = LogEscape(Rb_ReportCell(a, r, c, LOG_DIGITS, buf), &ds);
+		cell = LogEscape(Rb_ReportCell(a, r, c, buf), &ds);
 	    }
 	    pad = width[c] - Tcl_NumUtfChars(cell, -1);
 	    if (a->cols[c].isText) {

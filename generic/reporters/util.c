@@ -83,13 +83,14 @@ Rb_ReportSetFree(Rb_ReportSet *set)
 /*
  * Rb_ReportNum --
  *	Formats a number for a report: integral values without a fraction
- *	("42", not "42.0"); others, when digits is 0, in the fewest digits
- *	that read back as the same double, else in that many significant
- *	digits; non-finite values as NaN, Inf or -Inf.
+ *	("42", not "42.0"), others in the fewest digits that read back as
+ *	the same double, non-finite values as NaN, Inf or -Inf.  Every
+ *	format is exact, so that a value read from any report is the value
+ *	the Analyzer computed.
  * Results: a pointer to buf (RB_NUMBUF bytes) or to a constant string.
  */
 const char *
-Rb_ReportNum(double v, int digits, char *buf)
+Rb_ReportNum(double v, char *buf)
 {
     int prec;
 
@@ -102,10 +103,6 @@ Rb_ReportNum(double v, int digits, char *buf)
     if (v == floor(v) && fabs(v) < 1e15) {
 	/* "%.0f" of -0.0 is "-0", which no reader wants to see. */
 	snprintf(buf, RB_NUMBUF, "%.0f", v == 0 ? 0.0 : v);
-	return buf;
-    }
-    if (digits > 0) {
-	snprintf(buf, RB_NUMBUF, "%.*g", digits, v);
 	return buf;
     }
     for (prec = 15; prec < 17; prec++) {
@@ -121,18 +118,18 @@ Rb_ReportNum(double v, int digits, char *buf)
 /*
  * Rb_ReportCell --
  *	The text of one cell: a text cell's string ("" when unset) or the
- *	number formatted by Rb_ReportNum with the given digits (0: exact).
+ *	number formatted by Rb_ReportNum.
  * Results: a string valid until buf or the Attribute changes.
  */
 const char *
-Rb_ReportCell(const Rb_Attribute *a, int row, int col, int digits, char *buf)
+Rb_ReportCell(const Rb_Attribute *a, int row, int col, char *buf)
 {
     const Rb_Column *c = &a->cols[col];
 
     if (c->isText) {
 	return c->text[row] ? c->text[row] : "";
     }
-    return Rb_ReportNum(c->num[row], digits, buf);
+    return Rb_ReportNum(c->num[row], buf);
 }
 
 /*
@@ -258,7 +255,7 @@ Rb_ReportJsonNum(FILE *fp, double v)
 {
     char buf[RB_NUMBUF];
 
-    fputs(isfinite(v) ? Rb_ReportNum(v, 0, buf) : "null", fp);
+    fputs(isfinite(v) ? Rb_ReportNum(v, buf) : "null", fp);
 }
 
 /*

@@ -37,9 +37,9 @@ typedef struct Rb_ReportSet {
 int		Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set);
 void		Rb_ReportSetFree(Rb_ReportSet *set);
 
-const char *	Rb_ReportNum(double v, int digits, char *buf);
+const char *	Rb_ReportNum(double v, char *buf);
 const char *	Rb_ReportCell(const Rb_Attribute *a, int row, int col,
-		    int digits, char *buf);
+		    char *buf);
 const char *	Rb_ReportColUnit(const Rb_Attribute *a, int col);
 
 void		Rb_ReportCsvField(FILE *fp, const char *s);

@@ -27,6 +27,7 @@
 #define TABLE_TEXT1 "line1\nline2"
 #define NOTE_TEXT "tab\there\001end \"q\" \\ caf\xc3\xa9"
 #define FLOW2 "dm-0/lv 1"
+#define LONG_SERIES "IoRateOverTheWholeTraceInOneSecondIntervals"
 
 static Rb_Flow *flows[2];
 static Rb_RunInfo run;
@@ -48,22 +49,26 @@ AddRow(Rb_Attribute *a, int n, const double *v)
 
 /*
  * MakeSeries --
- *	A rate series with a NaN in it (JSON must turn it into null).
+ *	A rate series with a NaN in it (JSON must turn it into null), and
+ *	with reads as a second line when asked.
  */
 static Rb_Attribute *
-MakeSeries(double scale)
+MakeSeries(const char *name, double scale, int withReads)
 {
-    Rb_Attribute *a = Rb_AttrCreate("Rate", RB_ATTR_SERIES, "IO/s",
+    Rb_Attribute *a = Rb_AttrCreate(name, RB_ATTR_SERIES, "IO/s",
 	    "I/Os per second over time");
     double rows[4][2] = {{0, 10}, {1, 12.5}, {2, NAN}, {3, 9}};
     int r;
 
     Rb_AttrAddColumn(a, "time", "s", 0);
     Rb_AttrAddColumn(a, "value", "IO/s", 0);
+    if (withReads) {
+	Rb_AttrAddColumn(a, "reads", "IO/s", 0);
+    }
     for (r = 0; r < 4; r++) {
-	double v[2] = {rows[r][0], rows[r][1] * scale};
+	double v[3] = {rows[r][0], rows[r][1] * scale, r};
 
-	AddRow(a, 2, v);
+	AddRow(a, withReads ? 3 : 2, v);
     }
     return a;
 }
@@ -114,7 +119,7 @@ SetUp(void)
     a->partial = 1;
     Rb_FlowSetAttr(flows[0], a);
 
-    Rb_FlowSetAttr(flows[0], MakeSeries(1));
+    Rb_FlowSetAttr(flows[0], MakeSeries("Rate", 1, 0));
 
     a = Rb_AttrCreate("Processes", RB_ATTR_TABLE, "", "bytes by process");
     Rb_AttrAddColumn(a, "pid", "", 0);
@@ -143,7 +148,8 @@ SetUp(void)
 
     Rb_FlowSetAttr(flows[1], Rb_AttrScalar("Bandwidth", 99, "bytes/s",
 	    "bytes moved per second"));
-    Rb_FlowSetAttr(flows[1], MakeSeries(2));
+    /* A long name: plot commands must not be cut at any length. */
+    Rb_FlowSetAttr(flows[1], MakeSeries(LONG_SERIES, 2, 1));
 
     Rb_RunInfoInit(&run, interp, NULL);
     run.traces = "a.srt b.srt";
@@ -874,6 +880,10 @@ START_TEST(test_graph_scripts_data_and_pictures)
 	    "set ylabel 'count'", "boxxyerror", NULL};
     const char *pctWant[] = {"set title 'Flow sda: Latency (partial run)'",
 	    "set xlabel 'percentile (%)'", "set ylabel 'Latency (s)'", NULL};
+    const char *longWant[] = {"set ylabel '" LONG_SERIES " (IO/s)'",
+	    "plot 'dm-0_lv_1." LONG_SERIES ".dat' using 1:2 with linespoints"
+	    " pt 7 ps 0.5 title 'value', '' using 1:3 with linespoints"
+	    " pt 7 ps 0.5 title 'reads'\n", NULL};
     const char *barWant[] = {"set title 'Bandwidth by Flow'",
 	    "set ylabel 'Bandwidth (bytes/s)'", "xtic(3) with boxes", NULL};
     int n, r, c, render = GnuplotInstalled();
@@ -914,7 +924,16 @@ START_TEST(test_graph_scripts_data_and_pictures)
     ck_assert_str_eq(rows[1][2], FLOW2);
 
     /* Sanitized names; no picture for tables, text, single scalars. */
-    ck_assert(Exists(Path("g/dm-0_lv_1.Rate.dat")));
+    /* Two lines in one picture, each named in the key. */
+    CheckScript(Path("g/dm-0_lv_1." LONG_SERIES ".gp"), longWant);
+    a = FindAttr(FLOW2, LONG_SERIES);
+    ck_assert_int_eq(DatRows(Path("g/dm-0_lv_1." LONG_SERIES ".dat"), rows,
+	    16), 4);
+    for (r = 0; r < 4; r++) {
+	for (c = 0; c < 3; c++) {
+	    CheckCell(a, r, c, rows[r][c]);
+	}
+    }
     ck_assert(!Exists(Path("g/sda.Processes.gp")));
     ck_assert(!Exists(Path("g/sda.Note.gp")));
     ck_assert(!Exists(Path("g/sda.Empty.gp")));
@@ -925,7 +944,7 @@ START_TEST(test_graph_scripts_data_and_pictures)
 	ck_assert(HasPngSignature(Path("g/sda.SizeHist.png")));
 	ck_assert(HasPngSignature(Path("g/sda.Latency.png")));
 	ck_assert(HasPngSignature(Path("g/by-flow.Bandwidth.png")));
-	ck_assert(HasPngSignature(Path("g/dm-0_lv_1.Rate.png")));
+	ck_assert(HasPngSignature(Path("g/dm-0_lv_1." LONG_SERIES ".png")));
 	ck_assert(Exists(Path("g/sda.Rate.svg")));
     } else {
 	fprintf(stderr, "test_reporters: gnuplot not installed, "
@@ -1078,15 +1097,14 @@ START_TEST(test_numbers_and_names_are_formatted_once_for_all)
     Tcl_DString ds;
     Rb_ReportNames names;
 
-    ck_assert_str_eq(Rb_ReportNum(42, 0, buf), "42");
-    ck_assert_str_eq(Rb_ReportNum(-0.0, 0, buf), "0");
-    ck_assert_str_eq(Rb_ReportNum(0.1, 0, buf), "0.1");
-    ck_assert_str_eq(Rb_ReportNum(1.0 / 3, 0, buf), "0.3333333333333333");
-    ck_assert_str_eq(Rb_ReportNum(1e300, 0, buf), "1e+300");
-    ck_assert_str_eq(Rb_ReportNum(NAN, 0, buf), "NaN");
-    ck_assert_str_eq(Rb_ReportNum(-INFINITY, 0, buf), "-Inf");
-    ck_assert_str_eq(Rb_ReportNum(1.0 / 3, 6, buf), "0.333333");
-    ck_assert_str_eq(Rb_ReportNum(123456789, 6, buf), "123456789");
+    ck_assert_str_eq(Rb_ReportNum(42, buf), "42");
+    ck_assert_str_eq(Rb_ReportNum(-0.0, buf), "0");
+    ck_assert_str_eq(Rb_ReportNum(0.1, buf), "0.1");
+    ck_assert_str_eq(Rb_ReportNum(1.0 / 3, buf), "0.3333333333333333");
+    ck_assert_str_eq(Rb_ReportNum(1e300, buf), "1e+300");
+    ck_assert_str_eq(Rb_ReportNum(NAN, buf), "NaN");
+    ck_assert_str_eq(Rb_ReportNum(-INFINITY, buf), "-Inf");
+    ck_assert_str_eq(Rb_ReportNum(123456789, buf), "123456789");
 
     Rb_ReportNamesInit(&names);
     ck_assert_str_eq(Rb_ReportFileName(&names, "../etc", "a b", &ds),

@@ -577,6 +577,16 @@ START_TEST(test_syntax_errors_name_column_and_token)
 }
 END_TEST
 
+START_TEST(test_fuzz_regressions)
+{
+    Rb_Schema *io = Rb_IoSchema();
+
+    /* A string operand followed by a lexing error leaked the string. */
+    ExpectError(io, "' 1gnag' 1gnag(", SYNTAX, "column 10:",
+	    "malformed number", NULL);
+}
+END_TEST
+
 START_TEST(test_time_literal_needs_a_time_field)
 {
     Rb_Schema *io = Rb_IoSchema();
@@ -1182,6 +1192,7 @@ rbtest_suite(void)
     tcase_add_test(tc, test_string_fields_compare_with_quoted_literals);
     tcase_add_test(tc, test_double_fields_compare_as_doubles);
     tcase_add_test(tc, test_syntax_errors_name_column_and_token);
+    tcase_add_test(tc, test_fuzz_regressions);
     tcase_add_test(tc, test_time_literal_needs_a_time_field);
     tcase_add_test(tc, test_unknown_field_lists_known_fields);
     tcase_add_test(tc, test_type_errors_on_string_and_double_fields);

@@ -95,6 +95,22 @@ AppendGpString(Tcl_DString *ds, const char *s)
 }
 
 /*
+ * AppendLine --
+ *	Appends s with control characters as spaces: names go into script
+ *	comments and data headers, where a newline would end the comment
+ *	and let a Flow's name become a gnuplot command.
+ */
+static void
+AppendLine(Tcl_DString *ds, const char *s)
+{
+    const char *p;
+
+    for (p = s; *p; p++) {
+	Tcl_DStringAppend(ds, (unsigned char) *p < 0x20 ? " " : p, 1);
+    }
+}
+
+/*
  * SetLabel --
  *	Sets ds to "name (unit)", or just name when there is no unit.
  */
@@ -125,9 +141,9 @@ SetTitle(Graph *g, const char *flow, const Rb_Attribute *a)
 	Tcl_DStringAppend(&g->title, " (partial run)", -1);
     }
     Tcl_DStringAppend(&g->comment, "Flow ", -1);
-    Tcl_DStringAppend(&g->comment, flow, -1);
+    AppendLine(&g->comment, flow);
     Tcl_DStringAppend(&g->comment, ", attribute ", -1);
-    Tcl_DStringAppend(&g->comment, a->name, -1);
+    AppendLine(&g->comment, a->name);
     Tcl_DStringAppend(&g->comment, " (", -1);
     Tcl_DStringAppend(&g->comment, Rb_AttrKindName(a->kind), -1);
     Tcl_DStringAppend(&g->comment, ")", -1);
@@ -383,7 +399,7 @@ WriteScript(Tcl_Interp *interp, const char *dir, const char *base, Graph *g)
     Tcl_DStringAppend(&ds, base, -1);
     Tcl_DStringAppend(&ds, ".gp (in this directory)\n"
 	    "set datafile separator \"\\t\"\n"
-	    "set title ", -1);
+	    "set grid\nset title ", -1);
     AppendGpString(&ds, Tcl_DStringValue(&g->title));
     Tcl_DStringAppend(&ds, " noenhanced\nset xlabel ", -1);
     AppendGpString(&ds, Tcl_DStringValue(&g->xlabel));
@@ -391,9 +407,6 @@ WriteScript(Tcl_Interp *interp, const char *dir, const char *base, Graph *g)
     AppendGpString(&ds, Tcl_DStringValue(&g->ylabel));
     Tcl_DStringAppend(&ds, " noenhanced\n", -1);
     Tcl_DStringAppend(&ds, Tcl_DStringValue(&g->setup), -1);
-    if (strstr(Tcl_DStringValue(&g->setup), "set grid") == NULL) {
-	Tcl_DStringAppend(&ds, "set grid\n", -1);
-    }
     snprintf(size, sizeof(size), "%d,560", g->width);
     Tcl_DStringAppend(&ds, "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) "
 	    "{ set terminal pngcairo size ", -1);
@@ -426,7 +439,7 @@ static int
 WriteData(Tcl_Interp *interp, const char *dir, const char *base,
 	const Rb_Attribute *a, const Graph *g)
 {
-    Tcl_DString path;
+    Tcl_DString path, header;
     char buf[RB_NUMBUF];
     Rb_Out out;
     int r, c, code;
@@ -437,11 +450,13 @@ WriteData(Tcl_Interp *interp, const char *dir, const char *base,
     if (code != TCL_OK) {
 	return TCL_ERROR;
     }
-    fputs("#", out.fp);
+    Tcl_DStringInit(&header);
     for (c = 0; c < g->ncols; c++) {
-	fprintf(out.fp, "%s%s", c ? "\t" : " ", a->cols[g->cols[c]].name);
+	Tcl_DStringAppend(&header, c ? "\t" : "# ", -1);
+	AppendLine(&header, a->cols[g->cols[c]].name);
     }
-    fputs("\n", out.fp);
+    fprintf(out.fp, "%s\n", Tcl_DStringValue(&header));
+    Tcl_DStringFree(&header);
     for (r = 0; r < a->nrows; r++) {
 	for (c = 0; c < g->ncols; c++) {
 	    double v = a->cols[g->cols[c]].num[r];
@@ -521,7 +536,7 @@ Render(Tcl_Interp *interp, const char *dir, const char *base)
     Tcl_DStringAppend(&ds, ".gp", -1);
 
     cmd = Tcl_NewListObj(0, NULL);
-    Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("exec", -1));
+    Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("::exec", -1));
     Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("gnuplot", -1));
     Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("-e", -1));
     Tcl_ListObjAppendElement(NULL, cmd, cd);
@@ -738,7 +753,7 @@ GraphBars(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportSet *set,
 	Tcl_DStringAppend(&g.title, a->name, -1);
 	Tcl_DStringAppend(&g.title, " by Flow", -1);
 	Tcl_DStringAppend(&g.comment, "attribute ", -1);
-	Tcl_DStringAppend(&g.comment, a->name, -1);
+	AppendLine(&g.comment, a->name);
 	Tcl_DStringAppend(&g.comment, " of each Flow (scalar)", -1);
 	SetLabel(&g.xlabel, "Flow", "");
 	SetLabel(&g.ylabel, a->name, Rb_ReportColUnit(a, 0));
@@ -751,7 +766,7 @@ GraphBars(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportSet *set,
 	snprintf(buf, sizeof(buf), "set xrange [-0.6:%d.6]\n", j - i - 1);
 	Tcl_DStringAppend(&g.setup, buf, -1);
 	Tcl_DStringAppend(&g.setup, "set style fill solid 0.6 border -1\n"
-		"set boxwidth 0.7\nset grid ytics\n", -1);
+		"set boxwidth 0.7\nset grid noxtics ytics\n", -1);
 	/* Many Flows (one per disk, LUN or volume): a wider picture and
 	 * upright names, so that every bar keeps a readable label. */
 	if (j - i > 6) {

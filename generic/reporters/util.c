@@ -261,8 +261,9 @@ Rb_ReportJsonNum(FILE *fp, double v)
 /*
  * Rb_ReportSanitize --
  *	Appends to out a file-name-safe form of s: every byte outside
- *	[A-Za-z0-9_.-] becomes '_', a leading '.' too (no hidden files, no
- *	".."), and an empty name becomes "_".
+ *	[A-Za-z0-9_.-] becomes '_', a leading '.' or '-' too (no hidden
+ *	files, no "..", nothing a command takes for an option), and an
+ *	empty name becomes "_".
  */
 void
 Rb_ReportSanitize(const char *s, Tcl_DString *out)
@@ -277,8 +278,8 @@ Rb_ReportSanitize(const char *s, Tcl_DString *out)
     for (p = s; *p; p++) {
 	c = *p;
 	if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
-		|| (c >= '0' && c <= '9') || c == '_' || c == '-'
-		|| (c == '.' && p != s))) {
+		|| (c >= '0' && c <= '9') || c == '_'
+		|| ((c == '.' || c == '-') && p != s))) {
 	    c = '_';
 	}
 	Tcl_DStringAppend(out, &c, 1);

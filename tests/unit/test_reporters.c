@@ -994,6 +994,30 @@ START_TEST(test_graph_gnuplot_failure_names_the_script)
 }
 END_TEST
 
+START_TEST(test_graph_names_cannot_become_gnuplot_commands)
+{
+    Rb_Flow *evil;
+    char *script;
+
+    SetUp();
+    evil = Rb_FlowCreate(rbtest_interp(),
+	    "x\nsystem 'touch pwned'\n'quote");
+    Rb_FlowSetAttr(evil, MakeSeries("Rate\nsystem 'touch pwned2'", 1, 1));
+    ck_assert_int_eq(WriteReport("ReporterGraph", 1, &evil,
+	    "-output %s", Path("g")), TCL_OK);
+    ck_assert(!Exists(Path("g/pwned")));
+    ck_assert(!Exists(Path("g/pwned2")));
+    script = ReadFile(Path("g/x_system__touch_pwned___quote.Rate_system__"
+	    "touch_pwned2_.gp"), NULL);
+    ck_assert_ptr_nonnull(script);
+    ck_assert(strstr(script, "\nsystem") == NULL);
+    ck_assert_ptr_nonnull(strstr(script, "x system ''touch pwned'' ''quote"));
+    free(script);
+    Rb_FlowDelete(evil);
+    TearDown();
+}
+END_TEST
+
 /*
  * CheckFailsNaming --
  *	A report to path fails, the message names path, and nothing is left
@@ -1116,6 +1140,9 @@ START_TEST(test_numbers_and_names_are_formatted_once_for_all)
     ck_assert_str_eq(Rb_ReportFileName(&names, "", "[exec rm]", &ds),
 	    "_._exec_rm_");
     Tcl_DStringFree(&ds);
+    ck_assert_str_eq(Rb_ReportFileName(&names, "-v", "x-y", &ds),
+	    "_v.x-y");
+    Tcl_DStringFree(&ds);
     Rb_ReportNamesFree(&names);
 }
 END_TEST
@@ -1135,6 +1162,7 @@ rbtest_suite(void)
     tcase_add_test(tc, test_log_table_text_cells_stay_on_their_line);
     tcase_add_test(tc, test_graph_scripts_data_and_pictures);
     tcase_add_test(tc, test_graph_gnuplot_failure_names_the_script);
+    tcase_add_test(tc, test_graph_names_cannot_become_gnuplot_commands);
     tcase_add_test(tc, test_unwritable_output_fails_naming_the_file);
     tcase_add_test(tc, test_zero_flows_and_attribute_selection);
     tcase_add_test(tc, test_numbers_and_names_are_formatted_once_for_all);

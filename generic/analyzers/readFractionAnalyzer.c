@@ -8,7 +8,7 @@
 
 typedef struct ReadFractionState {
     uint64_t reads, writes;
-    int64_t readBytes, writeBytes;
+    uint64_t readBytes, writeBytes;
 } ReadFractionState;
 
 static const char *const readFractionAttrs[] = {
@@ -31,8 +31,8 @@ ReadFractionStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
 /*
  * ReadFractionBatch --
- *	Counts the selected reads and writes.  An I/O without a size counts
- *	toward the fraction by count only; one whose op is absent or neither
+ *	Counts the selected reads and writes.  An I/O without a (valid) size
+ *	counts toward the fraction by count only; one whose op is absent or neither
  *	read nor write counts toward neither.
  */
 static void
@@ -46,7 +46,8 @@ ReadFractionBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
     for (j = 0; j < nsel; j++) {
 	int64_t reqSize = size[sel[j]];
-	int64_t bytes = reqSize == RB_ABSENT ? 0 : reqSize;
+	uint64_t bytes = (reqSize == RB_ABSENT || reqSize < 0)
+		? 0 : (uint64_t)reqSize;
 
 	if (op[sel[j]] == RB_OP_READ) {
 	    st->reads++;
@@ -68,7 +69,7 @@ ReadFractionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ReadFractionState *st = a->state;
     uint64_t ios = st->reads + st->writes;
-    int64_t bytes = st->readBytes + st->writeBytes;
+    uint64_t bytes = st->readBytes + st->writeBytes;
 
     Rb_AnalyzerSet(a, Rb_AttrScalar("ReadFraction",
 	    ios > 0 ? (double)st->reads / (double)ios : 0.0, "",

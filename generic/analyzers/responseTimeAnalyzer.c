@@ -34,7 +34,7 @@ typedef struct ResponseTimeState {
     double invLogGamma;		/* 1 / ln(g) */
     uint64_t count;
     uint64_t zeros;		/* Durations of 0 ns. */
-    int64_t sumNs;
+    uint64_t sumNs;
     int64_t minNs, maxNs;
     uint64_t *buckets;		/* NBUCKETS counts. */
 } ResponseTimeState;
@@ -119,7 +119,8 @@ ResponseTimeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 /*
  * ResponseTimeBatch --
  *	Counts the duration of each selected I/O.  I/Os missing either time,
- *	or whose end precedes their beginning, are skipped.
+ *	whose end precedes their beginning, or whose times are too far apart
+ *	for int64 (corrupt), are skipped.
  */
 static void
 ResponseTimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -133,12 +134,12 @@ ResponseTimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     for (j = 0; j < nsel; j++) {
 	int64_t t0 = from[sel[j]], t1 = to[sel[j]], ns;
 
-	if (t0 == RB_ABSENT || t1 == RB_ABSENT || t1 < t0) {
+	if (t0 == RB_ABSENT || t1 == RB_ABSENT || t1 < t0
+		|| __builtin_sub_overflow(t1, t0, &ns)) {
 	    continue;
 	}
-	ns = t1 - t0;
 	st->count++;
-	st->sumNs += ns;
+	st->sumNs += (uint64_t)ns;
 	if (ns < st->minNs) {
 	    st->minNs = ns;
 	}
@@ -243,6 +244,10 @@ ResponseTimeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 
     if (ost->count == 0) {
 	return TCL_OK;
+    }
+    if (st->buckets == NULL) {
+	st->buckets = Rb_KitRealloc(NULL, NBUCKETS * sizeof(uint64_t));
+	memset(st->buckets, 0, NBUCKETS * sizeof(uint64_t));
     }
     for (k = 0; k < NBUCKETS; k++) {
 	st->buckets[k] += ost->buckets[k];

@@ -32,7 +32,7 @@ typedef struct SeqRunState {
     uint64_t ndevices;
     SeqDevice *last;		/* Device of the previous I/O: consecutive
 				 * I/Os usually share one. */
-    int64_t bytes;
+    uint64_t bytes;
 } SeqRunState;
 
 static const Rb_Option seqRunOptions[] = {
@@ -168,7 +168,8 @@ FindDevice(SeqRunState *st, int64_t key)
 /*
  * SeqRunBatch --
  *	Extends or starts the run of each selected I/O's device.  I/Os
- *	without a device, offset or size are skipped.
+ *	without a device, offset or size (or with a negative size) are
+ *	skipped.
  */
 static void
 SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -186,7 +187,8 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	SeqDevice *dev;
 	uint64_t distance;
 
-	if (key == RB_ABSENT || offset == RB_ABSENT || reqSize == RB_ABSENT) {
+	if (key == RB_ABSENT || offset == RB_ABSENT || reqSize == RB_ABSENT
+		|| reqSize < 0) {
 	    continue;
 	}
 	dev = FindDevice(st, key);
@@ -199,7 +201,7 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	}
 	dev->ios++;
 	dev->prevEnd = (int64_t)((uint64_t)offset + (uint64_t)reqSize);
-	st->bytes += reqSize;
+	st->bytes += (uint64_t)reqSize;
     }
 }
 

@@ -8,7 +8,7 @@
 
 typedef struct SizeState {
     uint64_t count;
-    int64_t bytes;
+    uint64_t bytes;
     int64_t minSize;
     int64_t maxSize;
 } SizeState;
@@ -35,7 +35,8 @@ SizeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
 /*
  * SizeBatch --
- *	Adds the selected records that have a size.
+ *	Adds the selected records that have a size (a negative size is
+ *	malformed and skipped).
  */
 static void
 SizeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -47,11 +48,11 @@ SizeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     for (j = 0; j < nsel; j++) {
 	int64_t reqSize = size[sel[j]];
 
-	if (reqSize == RB_ABSENT) {
+	if (reqSize == RB_ABSENT || reqSize < 0) {
 	    continue;
 	}
 	st->count++;
-	st->bytes += reqSize;
+	st->bytes += (uint64_t)reqSize;
 	if (reqSize < st->minSize) {
 	    st->minSize = reqSize;
 	}

@@ -106,7 +106,7 @@ Log2Slot(int64_t reqSize)
 static void
 GrowSlots(SizeHistogramState *st, int64_t k)
 {
-    int64_t n = st->nslots;
+    int64_t n = st->nslots > LOG2_SLOTS ? st->nslots : LOG2_SLOTS;
 
     while (n <= k) {
 	n *= 2;

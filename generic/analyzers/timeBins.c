@@ -1,8 +1,8 @@
 /*
  * timeBins.c --
  *
- *	Sums per interval of trace time, shared by RateAnalyzer and
- *	BandwidthAnalyzer for their time-series Attributes.
+ *	Sums per interval of trace time, and the hooks that RateAnalyzer and
+ *	BandwidthAnalyzer share around them.
  */
 
 #include <string.h>
@@ -47,12 +47,15 @@ Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t)
 /*
  * Rb_TimeBinsCover --
  *	Grows the held range of bins to include bin k; new bins are zero.
+ * Results: 1, or 0 (nothing changed) when the range would exceed
+ *	RB_MAX_TIME_BINS bins.
  * Side effects: may reallocate tb->sums.
  */
-void
+int
 Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k)
 {
-    int64_t newLo, newHi, newN, shift;
+    int64_t newLo, newHi, shift;
+    uint64_t newN;
 
     if (tb->n == 0) {
 	newLo = newHi = k;
@@ -60,29 +63,31 @@ Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k)
 	newLo = k < tb->lo ? k : tb->lo;
 	newHi = k > tb->lo + tb->n - 1 ? k : tb->lo + tb->n - 1;
     }
-    newN = newHi - newLo + 1;
-    if (newN > tb->cap) {
+    newN = (uint64_t)newHi - (uint64_t)newLo + 1;
+    if (newN > (uint64_t)RB_MAX_TIME_BINS) {
+	return 0;
+    }
+    if ((int64_t)newN > tb->cap) {
 	int64_t cap = tb->cap ? tb->cap : 64;
 
-	while (cap < newN) {
+	while (cap < (int64_t)newN) {
 	    cap *= 2;
 	}
-	tb->sums = Rb_KitRealloc(tb->sums, (size_t)cap * sizeof(int64_t));
+	tb->sums = Rb_KitRealloc(tb->sums, (size_t)cap * sizeof(uint64_t));
 	tb->cap = cap;
     }
     shift = tb->lo - newLo;
-    if (tb->n > 0 && shift > 0) {
-	memmove(tb->sums + shift, tb->sums, (size_t)tb->n * sizeof(int64_t));
-    }
     if (tb->n == 0) {
-	memset(tb->sums, 0, (size_t)newN * sizeof(int64_t));
+	memset(tb->sums, 0, (size_t)newN * sizeof(uint64_t));
     } else {
-	memset(tb->sums, 0, (size_t)shift * sizeof(int64_t));
+	memmove(tb->sums + shift, tb->sums, (size_t)tb->n * sizeof(uint64_t));
+	memset(tb->sums, 0, (size_t)shift * sizeof(uint64_t));
 	memset(tb->sums + shift + tb->n, 0,
-		(size_t)(newN - shift - tb->n) * sizeof(int64_t));
+		(size_t)((int64_t)newN - shift - tb->n) * sizeof(uint64_t));
     }
     tb->lo = newLo;
-    tb->n = newN;
+    tb->n = (int64_t)newN;
+    return 1;
 }
 
 /*
@@ -91,12 +96,12 @@ Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k)
  *	interval, origins a whole number of intervals apart (always so when
  *	the shards were started with the run's first record time).
  * Results: TCL_OK, or TCL_ERROR with an analyzer error when the grids
- *	differ.
+ *	differ or the merged range is too long.
  */
 int
 Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 {
-    int64_t shift, j;
+    int64_t shift, k0, j;
 
     if (other->n == 0) {
 	return TCL_OK;
@@ -110,17 +115,22 @@ Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 	tb->origin = other->origin;
 	tb->hasOrigin = 1;
     }
-    if ((other->origin - tb->origin) % tb->interval != 0) {
+    if (!Rb_TimeBinOf(tb, other->origin, &shift)
+	    || (other->origin - tb->origin) % tb->interval != 0) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
 		"cannot merge time series whose intervals do not line up "
 		"(start every shard with the run's first record time)");
 	return TCL_ERROR;
     }
-    shift = (other->origin - tb->origin) / tb->interval;
-    Rb_TimeBinsCover(tb, other->lo + shift);
-    Rb_TimeBinsCover(tb, other->lo + shift + other->n - 1);
+    k0 = other->lo + shift;
+    if (!Rb_TimeBinsCover(tb, k0) || !Rb_TimeBinsCover(tb, k0 + other->n - 1)) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
+		"merged time series would exceed %lld intervals",
+		(long long)RB_MAX_TIME_BINS);
+	return TCL_ERROR;
+    }
     for (j = 0; j < other->n; j++) {
-	tb->sums[other->lo + shift + j - tb->lo] += other->sums[j];
+	tb->sums[k0 + j - tb->lo] += other->sums[j];
     }
     return TCL_OK;
 }
@@ -131,7 +141,7 @@ Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
  *	record time to the start of the interval) and value (the bin's sum
  *	per second).  Rows cover every interval from the run's first to its
  *	last record time, empty ones included, so that series of different
- *	Flows have the same rows.
+ *	Flows have the same rows (at most RB_MAX_TIME_BINS of them).
  * Results: a new Attribute.
  */
 Rb_Attribute *
@@ -139,33 +149,51 @@ Rb_TimeBinsSeries(const Rb_TimeBins *tb, const Rb_RunInfo *run,
 	const char *name, const char *unit, const char *help)
 {
     Rb_Attribute *attr = Rb_AttrCreate(name, RB_ATTR_SERIES, unit, help);
-    int runKnown = Rb_RunTimesKnown(run);
-    int64_t ref, origin, kFirst, kLast, k;
-    double seconds = (double)tb->interval / RB_NS_PER_S;
+    Rb_TimeBins grid = *tb;
+    double seconds = (double)tb->interval / RB_NS_PER_S, originSeconds;
+    int64_t ref, kFirst, kLast, k;
     int timeCol, valueCol;
 
     timeCol = Rb_AttrAddColumn(attr, "time", "s", 0);
     valueCol = Rb_AttrAddColumn(attr, "value", unit, 0);
-    if (!runKnown && !tb->hasOrigin) {
+    if (!grid.hasOrigin) {
+	if (!Rb_RunTimesKnown(run)) {
+	    return attr;
+	}
+	grid.origin = run->firstTime;
+    }
+    ref = Rb_RunTimesKnown(run) ? run->firstTime : grid.origin;
+    if (grid.n > 0) {
+	kFirst = grid.lo;
+	kLast = grid.lo + grid.n - 1;
+    } else if (!Rb_TimeBinOf(&grid, ref, &kFirst)) {
 	return attr;
+    } else {
+	kLast = kFirst;
     }
-    origin = tb->hasOrigin ? tb->origin : run->firstTime;
-    ref = runKnown ? run->firstTime : origin;
-    kFirst = kLast = Rb_FloorDiv(ref - origin, tb->interval);
-    if (runKnown) {
-	kLast = Rb_FloorDiv(run->lastTime - origin, tb->interval);
+    if (Rb_RunTimesKnown(run)) {
+	int64_t kRunFirst, kRunLast;
+
+	if (Rb_TimeBinOf(&grid, run->firstTime, &kRunFirst)
+		&& kRunFirst < kFirst) {
+	    kFirst = kRunFirst;
+	}
+	if (Rb_TimeBinOf(&grid, run->lastTime, &kRunLast)
+		&& kRunLast > kLast) {
+	    kLast = kRunLast;
+	}
     }
-    if (tb->n > 0) {
-	kFirst = tb->lo < kFirst ? tb->lo : kFirst;
-	kLast = tb->lo + tb->n - 1 > kLast ? tb->lo + tb->n - 1 : kLast;
+    if ((uint64_t)kLast - (uint64_t)kFirst >= (uint64_t)RB_MAX_TIME_BINS) {
+	kLast = kFirst + RB_MAX_TIME_BINS - 1;
     }
+    originSeconds = Rb_SecondsBetween(ref, grid.origin);
     for (k = kFirst; k <= kLast; k++) {
 	int row = Rb_AttrAddRow(attr);
-	int64_t sum = (k >= tb->lo && k < tb->lo + tb->n)
-		? tb->sums[k - tb->lo] : 0;
+	uint64_t sum = (k >= grid.lo && k < grid.lo + grid.n)
+		? grid.sums[k - grid.lo] : 0;
 
 	Rb_AttrSetNum(attr, row, timeCol,
-		(double)(origin + k * tb->interval - ref) / RB_NS_PER_S);
+		originSeconds + (double)k * seconds);
 	Rb_AttrSetNum(attr, row, valueCol, (double)sum / seconds);
     }
     return attr;
@@ -183,17 +211,64 @@ Rb_TimeBinsFree(Rb_TimeBins *tb)
 }
 
 /*
- * Rb_CheckInterval --
- *	Checks an -interval option value (at init with interp, at start with
- *	interp NULL).
- * Results: TCL_OK, or TCL_ERROR with the error set.
+ * Rb_TotalInit --
+ *	init hook of a total-and-series analyzer: checks -interval.
+ * Results: TCL_OK or TCL_ERROR with a message in interp.
  */
 int
-Rb_CheckInterval(Rb_Analyzer *a, Tcl_Interp *interp, int64_t interval)
+Rb_TotalInit(Rb_Analyzer *a, Tcl_Interp *interp)
 {
-    if (interval <= 0) {
+    Rb_TotalState *st = a->state;
+
+    if (st->interval <= 0) {
 	return Rb_KitOptionError(a, interp,
 		"-interval must be a positive time");
     }
     return TCL_OK;
+}
+
+/*
+ * Rb_TotalStart --
+ *	start hook: checks -interval again (configure may have changed it)
+ *	and resets the total and the bins for a new run.
+ */
+int
+Rb_TotalStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    Rb_TotalState *st = a->state;
+
+    if (Rb_TotalInit(a, NULL) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    st->total = 0;
+    Rb_TimeBinsStart(&st->bins, st->interval, run);
+    return TCL_OK;
+}
+
+/*
+ * Rb_TotalMerge --
+ *	merge hook: adds the total and bins of other (a shard's partial
+ *	state) into a.
+ * Results: TCL_ERROR when the bins do not line up (see Rb_TimeBinsMerge).
+ */
+int
+Rb_TotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    Rb_TotalState *st = a->state;
+    const Rb_TotalState *ost = other->state;
+
+    st->total += ost->total;
+    return Rb_TimeBinsMerge(a, &st->bins, &ost->bins);
+}
+
+/*
+ * Rb_TotalFree --
+ *	freeState hook: frees the bins.
+ */
+void
+Rb_TotalFree(Rb_Analyzer *a)
+{
+    Rb_TotalState *st = a->state;
+
+    Rb_TimeBinsFree(&st->bins);
 }

@@ -310,6 +310,25 @@ START_TEST(rate_skips_records_without_time)
 }
 END_TEST
 
+START_TEST(rate_survives_corrupt_times)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+
+    /* Times at both ends of int64: their difference overflows, so the
+     * far one is left out of the series, but every I/O is counted. */
+    AddIo(b, INT64_MIN + 1, RB_OP_READ, 4096, 1, 0);
+    AddIo(b, INT64_MIN + 2, RB_OP_READ, 4096, 1, 0);
+    AddIo(b, INT64_MAX, RB_OP_READ, 4096, 1, 0);
+    flow = RunAll(&Rb_RateAnalyzerClass, "", b);
+    ck_assert_near(Scalar(flow, "Count"), 3);
+    ck_assert_int_eq(Attr(flow, "RateSeries")->nrows, 1);
+    ck_assert_near(Cell(Attr(flow, "RateSeries"), 0, "value"), 0.2);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
 START_TEST(rate_rejects_nonpositive_interval)
 {
     ck_assert_ptr_null(NewAnalyzer(&Rb_RateAnalyzerClass, "-interval 0"));
@@ -1120,6 +1139,7 @@ rbtest_suite(void)
     tcase_add_test(tc, rate_series_of_late_flow_lines_up_with_run);
     tcase_add_test(tc, rate_per_device_rates_add_up);
     tcase_add_test(tc, rate_skips_records_without_time);
+    tcase_add_test(tc, rate_survives_corrupt_times);
     tcase_add_test(tc, rate_rejects_nonpositive_interval);
     tcase_add_test(tc, rate_of_empty_run_is_zero);
     suite_add_tcase(s, tc);

@@ -18,6 +18,7 @@ extern const Rb_AnalyzerClass Rb_ReadFractionAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_SeqRunAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_SizeHistogramAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ResponseTimeAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ShareAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 

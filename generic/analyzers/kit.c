@@ -18,6 +18,7 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_SeqRunAnalyzerClass,
     &Rb_SizeHistogramAnalyzerClass,
     &Rb_ResponseTimeAnalyzerClass,
+    &Rb_ShareAnalyzerClass,
 };
 
 /*

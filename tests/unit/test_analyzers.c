@@ -1111,7 +1111,7 @@ START_TEST(kit_registers_every_class)
     static const char *const names[] = {
 	"RateAnalyzer", "BandwidthAnalyzer", "SizeAnalyzer",
 	"ReadFractionAnalyzer", "SeqRunAnalyzer", "SizeHistogramAnalyzer",
-	"ResponseTimeAnalyzer", NULL
+	"ResponseTimeAnalyzer", "ShareAnalyzer", NULL
     };
     Tcl_Interp *interp = rbtest_interp();
     Tcl_CmdInfo info;

@@ -62,24 +62,17 @@ WriteLongAttr(FILE *fp, const char *flow, const Rb_Attribute *a)
 
 /*
  * WriteLong --
- *	The whole report as one long-format file at r->output.
- * Results: TCL_OK or TCL_ERROR naming the file.
+ *	The long-format body: the header, then every cell.
  */
-static int
-WriteLong(Rb_Reporter *r, const Rb_ReportSet *set)
+static void
+WriteLong(FILE *fp, const Rb_RunInfo *run, const Rb_ReportSet *set)
 {
-    Rb_Out out;
     int j;
 
-    if (Rb_OutOpen(r->interp, r->output, &out) != TCL_OK) {
-	return TCL_ERROR;
-    }
-    fputs("flow,attribute,kind,row,column,value,unit\n", out.fp);
+    fputs("flow,attribute,kind,row,column,value,unit\n", fp);
     for (j = 0; j < set->nitems; j++) {
-	WriteLongAttr(out.fp, Rb_FlowName(set->items[j].flow),
-		set->items[j].attr);
+	WriteLongAttr(fp, Rb_FlowName(set->items[j].flow), set->items[j].attr);
     }
-    return Rb_OutClose(r->interp, &out);
 }
 
 /*
@@ -89,13 +82,14 @@ WriteLong(Rb_Reporter *r, const Rb_ReportSet *set)
  * Results: TCL_OK or TCL_ERROR naming the file.
  */
 static int
-WriteWideAttr(Tcl_Interp *interp, const char *path, const Rb_Attribute *a)
+WriteWideAttr(Tcl_Interp *interp, const char *dir, const char *name,
+	const Rb_Attribute *a)
 {
     Rb_Out out;
     char buf[RB_NUMBUF];
     int r, c;
 
-    if (Rb_OutOpen(interp, path, &out) != TCL_OK) {
+    if (Rb_ReportOpen(interp, dir, name, ".csv", &out) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (a->kind == RB_ATTR_TEXT) {
@@ -133,7 +127,7 @@ static int
 WriteWide(Rb_Reporter *r, const Rb_ReportSet *set)
 {
     Rb_ReportNames names;
-    Tcl_DString base, path;
+    Tcl_DString base;
     int j, code = TCL_OK;
 
     if (Rb_ReportMkdir(r->interp, r->output) != TCL_OK) {
@@ -143,10 +137,8 @@ WriteWide(Rb_Reporter *r, const Rb_ReportSet *set)
     for (j = 0; j < set->nitems && code == TCL_OK; j++) {
 	Rb_ReportFileName(&names, Rb_FlowName(set->items[j].flow),
 		set->items[j].attr->name, &base);
-	Rb_ReportJoinPath(r->output, Tcl_DStringValue(&base), ".csv", &path);
-	code = WriteWideAttr(r->interp, Tcl_DStringValue(&path),
+	code = WriteWideAttr(r->interp, r->output, Tcl_DStringValue(&base),
 		set->items[j].attr);
-	Tcl_DStringFree(&path);
 	Tcl_DStringFree(&base);
     }
     Rb_ReportNamesFree(&names);
@@ -164,10 +156,13 @@ CsvWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     Rb_ReportSet set;
     int code;
 
+    if (!st->wide) {
+	return Rb_ReportWriteFile(r, run, WriteLong);
+    }
     if (Rb_ReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
-    code = st->wide ? WriteWide(r, &set) : WriteLong(r, &set);
+    code = WriteWide(r, &set);
     Rb_ReportSetFree(&set);
     return code;
 }

@@ -381,15 +381,11 @@ PlanVector(Graph *g, const Rb_Attribute *a, const char *dat)
 static int
 WriteScript(Tcl_Interp *interp, const char *dir, const char *base, Graph *g)
 {
-    Tcl_DString path, ds;
+    Tcl_DString ds;
     char size[32];
     Rb_Out out;
-    int code;
 
-    Rb_ReportJoinPath(dir, base, ".gp", &path);
-    code = Rb_OutOpen(interp, Tcl_DStringValue(&path), &out);
-    Tcl_DStringFree(&path);
-    if (code != TCL_OK) {
+    if (Rb_ReportOpen(interp, dir, base, ".gp", &out) != TCL_OK) {
 	return TCL_ERROR;
     }
     Tcl_DStringInit(&ds);
@@ -439,15 +435,12 @@ static int
 WriteData(Tcl_Interp *interp, const char *dir, const char *base,
 	const Rb_Attribute *a, const Graph *g)
 {
-    Tcl_DString path, header;
+    Tcl_DString header;
     char buf[RB_NUMBUF];
     Rb_Out out;
-    int r, c, code;
+    int r, c;
 
-    Rb_ReportJoinPath(dir, base, ".dat", &path);
-    code = Rb_OutOpen(interp, Tcl_DStringValue(&path), &out);
-    Tcl_DStringFree(&path);
-    if (code != TCL_OK) {
+    if (Rb_ReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
 	return TCL_ERROR;
     }
     Tcl_DStringInit(&header);
@@ -680,16 +673,12 @@ static int
 WriteBarData(Tcl_Interp *interp, const char *dir, const char *base,
 	const Rb_ReportItem *const *items, int n)
 {
-    Tcl_DString path;
     char buf[RB_NUMBUF];
     Rb_Out out;
     const char *p;
-    int i, code;
+    int i;
 
-    Rb_ReportJoinPath(dir, base, ".dat", &path);
-    code = Rb_OutOpen(interp, Tcl_DStringValue(&path), &out);
-    Tcl_DStringFree(&path);
-    if (code != TCL_OK) {
+    if (Rb_ReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
 	return TCL_ERROR;
     }
     fputs("# index\tvalue\tflow\n", out.fp);

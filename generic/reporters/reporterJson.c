@@ -109,40 +109,39 @@ WriteAttr(FILE *fp, const Rb_Attribute *a)
 }
 
 /*
+ * WriteDocument --
+ *	The document body.  Every bound Flow is listed, with an empty
+ *	"attributes" when it has none.
+ */
+static void
+WriteDocument(FILE *fp, const Rb_RunInfo *run, const Rb_ReportSet *set)
+{
+    int i, j;
+
+    WriteRun(fp, run);
+    fputs(",\n  \"flows\": [", fp);
+    for (i = 0; i < set->nflows; i++) {
+	fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", fp);
+	Rb_ReportJsonString(fp, Rb_FlowName(set->flows[i]));
+	fputs(", \"attributes\": [", fp);
+	for (j = set->first[i]; j < set->first[i + 1]; j++) {
+	    fputs(j > set->first[i] ? ",\n" : "\n", fp);
+	    WriteAttr(fp, set->items[j].attr);
+	}
+	fputs("]}", fp);
+    }
+    fputs("]\n}\n", fp);
+}
+
+/*
  * JsonWrite --
- *	The write hook: the document to r->output through Rb_Out.  Every
- *	bound Flow is listed, with an empty "attributes" when it has none.
+ *	The write hook: the document to r->output through Rb_Out.
  * Results: TCL_OK or TCL_ERROR naming the file.
  */
 static int
 JsonWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 {
-    Rb_ReportSet set;
-    Rb_Out out;
-    int i, j;
-
-    if (Rb_ReportCollect(r, &set) != TCL_OK) {
-	return TCL_ERROR;
-    }
-    if (Rb_OutOpen(r->interp, r->output, &out) != TCL_OK) {
-	Rb_ReportSetFree(&set);
-	return TCL_ERROR;
-    }
-    WriteRun(out.fp, run);
-    fputs(",\n  \"flows\": [", out.fp);
-    for (i = 0; i < set.nflows; i++) {
-	fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out.fp);
-	Rb_ReportJsonString(out.fp, Rb_FlowName(set.flows[i]));
-	fputs(", \"attributes\": [", out.fp);
-	for (j = set.first[i]; j < set.first[i + 1]; j++) {
-	    fputs(j > set.first[i] ? ",\n" : "\n", out.fp);
-	    WriteAttr(out.fp, set.items[j].attr);
-	}
-	fputs("]}", out.fp);
-    }
-    fputs("]\n}\n", out.fp);
-    Rb_ReportSetFree(&set);
-    return Rb_OutClose(r->interp, &out);
+    return Rb_ReportWriteFile(r, run, WriteDocument);
 }
 
 const Rb_ReporterClass Rb_ReporterJsonClass = {

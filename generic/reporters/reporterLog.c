@@ -221,57 +221,55 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 }
 
 /*
- * LogWrite --
- *	The write hook: the whole report to r->output through Rb_Out.
- * Results: TCL_OK, or TCL_ERROR naming the file that could not be
- *	written.
- * Side effects: creates or replaces r->output ("-": standard output).
+ * WriteLog --
+ *	The report body: run header, then every bound Flow and Attribute.
  */
-static int
-LogWrite(Rb_Reporter *r, const Rb_RunInfo *run)
+static void
+WriteLog(FILE *fp, const Rb_RunInfo *run, const Rb_ReportSet *set)
 {
-    Rb_ReportSet set;
-    Rb_Out out;
     Tcl_DString ds;
     const char *flow;
     int i, j;
 
-    if (Rb_ReportCollect(r, &set) != TCL_OK) {
-	return TCL_ERROR;
+    WriteRunHeader(fp, run);
+    if (set->nflows == 0) {
+	fputs("\n(no flows)\n", fp);
     }
-    if (Rb_OutOpen(r->interp, r->output, &out) != TCL_OK) {
-	Rb_ReportSetFree(&set);
-	return TCL_ERROR;
-    }
-    WriteRunHeader(out.fp, run);
-    if (set.nflows == 0) {
-	fputs("\n(no flows)\n", out.fp);
-    }
-    for (i = 0; i < set.nflows; i++) {
-	flow = LogEscape(Rb_FlowName(set.flows[i]), &ds);
-	fprintf(out.fp, "\nFlow %s\n", flow);
-	if (set.first[i] == set.first[i + 1]) {
-	    fprintf(out.fp, "%s  (no attributes)\n", flow);
+    for (i = 0; i < set->nflows; i++) {
+	flow = LogEscape(Rb_FlowName(set->flows[i]), &ds);
+	fprintf(fp, "\nFlow %s\n", flow);
+	if (set->first[i] == set->first[i + 1]) {
+	    fprintf(fp, "%s  (no attributes)\n", flow);
 	}
-	for (j = set.first[i]; j < set.first[i + 1]; j++) {
-	    const Rb_Attribute *a = set.items[j].attr;
+	for (j = set->first[i]; j < set->first[i + 1]; j++) {
+	    const Rb_Attribute *a = set->items[j].attr;
 
 	    switch (a->kind) {
 	    case RB_ATTR_SCALAR:
-		WriteScalar(out.fp, flow, a);
+		WriteScalar(fp, flow, a);
 		break;
 	    case RB_ATTR_TEXT:
-		WriteText(out.fp, flow, a);
+		WriteText(fp, flow, a);
 		break;
 	    default:
-		WriteTable(out.fp, flow, a);
+		WriteTable(fp, flow, a);
 		break;
 	    }
 	}
 	Tcl_DStringFree(&ds);
     }
-    Rb_ReportSetFree(&set);
-    return Rb_OutClose(r->interp, &out);
+}
+
+/*
+ * LogWrite --
+ *	The write hook: the whole report to r->output through Rb_Out.
+ * Results: TCL_OK, or TCL_ERROR naming the file that could not be
+ *	written.
+ */
+static int
+LogWrite(Rb_Reporter *r, const Rb_RunInfo *run)
+{
+    return Rb_ReportWriteFile(r, run, WriteLog);
 }
 
 const Rb_ReporterClass Rb_ReporterLogClass = {

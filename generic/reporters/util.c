@@ -81,6 +81,33 @@ Rb_ReportSetFree(Rb_ReportSet *set)
 }
 
 /*
+ * Rb_ReportWriteFile --
+ *	Writes a one-file report: collects what r is bound to, opens
+ *	r->output through Rb_Out, lets body write, and closes.
+ * Results: TCL_OK, or TCL_ERROR naming the file that could not be
+ *	written.
+ * Side effects: creates or replaces r->output ("-": standard output).
+ */
+int
+Rb_ReportWriteFile(Rb_Reporter *r, const Rb_RunInfo *run,
+	Rb_ReportBody *body)
+{
+    Rb_ReportSet set;
+    Rb_Out out;
+
+    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (Rb_OutOpen(r->interp, r->output, &out) != TCL_OK) {
+	Rb_ReportSetFree(&set);
+	return TCL_ERROR;
+    }
+    body(out.fp, run, &set);
+    Rb_ReportSetFree(&set);
+    return Rb_OutClose(r->interp, &out);
+}
+
+/*
  * Rb_ReportNum --
  *	Formats a number for a report: integral values without a fraction
  *	("42", not "42.0"), others in the fewest digits that read back as
@@ -344,6 +371,25 @@ Rb_ReportJoinPath(const char *dir, const char *name, const char *ext,
     Tcl_DStringAppend(out, "/", 1);
     Tcl_DStringAppend(out, name, -1);
     Tcl_DStringAppend(out, ext, -1);
+}
+
+/*
+ * Rb_ReportOpen --
+ *	Opens dir/name.ext through Rb_Out (temporary name, renamed by
+ *	Rb_OutClose).
+ * Results: TCL_OK, or TCL_ERROR naming the file.
+ */
+int
+Rb_ReportOpen(Tcl_Interp *interp, const char *dir, const char *name,
+	const char *ext, Rb_Out *out)
+{
+    Tcl_DString path;
+    int code;
+
+    Rb_ReportJoinPath(dir, name, ext, &path);
+    code = Rb_OutOpen(interp, Tcl_DStringValue(&path), out);
+    Tcl_DStringFree(&path);
+    return code;
 }
 
 /*

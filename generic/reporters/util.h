@@ -37,6 +37,12 @@ typedef struct Rb_ReportSet {
 int		Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set);
 void		Rb_ReportSetFree(Rb_ReportSet *set);
 
+/* A one-file report: body writes everything to fp. */
+typedef void (Rb_ReportBody)(FILE *fp, const Rb_RunInfo *run,
+	const Rb_ReportSet *set);
+int		Rb_ReportWriteFile(Rb_Reporter *r, const Rb_RunInfo *run,
+		    Rb_ReportBody *body);
+
 const char *	Rb_ReportNum(double v, char *buf);
 const char *	Rb_ReportCell(const Rb_Attribute *a, int row, int col,
 		    char *buf);
@@ -58,6 +64,8 @@ const char *	Rb_ReportFileName(Rb_ReportNames *names, const char *flow,
 void		Rb_ReportSanitize(const char *s, Tcl_DString *out);
 void		Rb_ReportJoinPath(const char *dir, const char *name,
 		    const char *ext, Tcl_DString *out);
+int		Rb_ReportOpen(Tcl_Interp *interp, const char *dir,
+		    const char *name, const char *ext, Rb_Out *out);
 int		Rb_ReportMkdir(Tcl_Interp *interp, const char *path);
 
 #endif /* RB_REPORT_UTIL_H */

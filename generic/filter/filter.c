@@ -201,6 +201,23 @@ TypeError(Parser *ps, int col, const char *what, const Rb_Field *f)
 }
 
 /*
+ * FieldError --
+ *	Sets a "RUBICON FILTER FIELD" error: detail, then the schema's
+ *	field names so the user sees what was meant.
+ * Results: -1.
+ */
+static int
+FieldError(Parser *ps, const char *detail)
+{
+    char *known = Rb_SchemaFieldList(ps->schema);
+
+    Rb_SetError(ps->err, "RUBICON FILTER FIELD", "%s; known fields: %s",
+	    detail, known);
+    free(known);
+    return -1;
+}
+
+/*
  * ParseOperand --
  *	Parses a field name, a number (with an optional minus sign) or a
  *	string.  "after" names what came before, for the message.
@@ -227,14 +244,13 @@ ParseOperand(Parser *ps, Operand *o, const char *after)
 	o->field = ps->tok.len < 255 ? Rb_SchemaFieldIndex(ps->schema, name)
 		: -1;
 	if (o->field < 0) {
-	    char *known = Rb_SchemaFieldList(ps->schema);
+	    char detail[160];
 
-	    Rb_SetError(ps->err, "RUBICON FILTER FIELD",
-		    "unknown field \"%.*s\" at column %d; known fields: %s",
+	    snprintf(detail, sizeof(detail),
+		    "unknown field \"%.*s\" at column %d",
 		    ps->tok.len > 64 ? 64 : ps->tok.len, ps->tok.text,
-		    ps->tok.col, known);
-	    free(known);
-	    return -1;
+		    ps->tok.col);
+	    return FieldError(ps, detail);
 	}
 	return Advance(ps);
     }
@@ -624,14 +640,12 @@ ParseReadWrite(Parser *ps, int neg, FNode **out)
     int f = Rb_SchemaFieldIndex(ps->schema, "op");
 
     if (f < 0) {
-	char *known = Rb_SchemaFieldList(ps->schema);
+	char detail[200];
 
-	Rb_SetError(ps->err, "RUBICON FILTER FIELD",
-		"\"%s\" at column %d needs a field \"op\", which schema \"%s\" "
-		"lacks; known fields: %s", isWrite ? "write" : "read",
-		ps->tok.col, ps->schema->name, known);
-	free(known);
-	return -1;
+	snprintf(detail, sizeof(detail), "\"%s\" at column %d needs a field "
+		"\"op\", which schema \"%.64s\" lacks",
+		isWrite ? "write" : "read", ps->tok.col, ps->schema->name);
+	return FieldError(ps, detail);
     }
     memset(&field, 0, sizeof(field));
     memset(&value, 0, sizeof(value));

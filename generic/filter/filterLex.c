@@ -195,16 +195,20 @@ static int
 LexString(FLexer *lx, FToken *t)
 {
     char quote = *lx->p;
-    const char *p = lx->p + 1;
+    const char *p = lx->p + 1, *end;
     size_t n = 0;
-    char *out = Rb_Alloc(strlen(p) + 1);
+    char *out;
 
-    while (*p != quote) {
-	if (*p == '\0' || (*p == '\\' && p[1] == '\0')) {
-	    free(out);
+    /* Find the end first, so the copy is sized to the string, not to
+     * the rest of the expression. */
+    for (end = p; *end != quote; end++) {
+	if (*end == '\0' || (*end == '\\' && *++end == '\0')) {
 	    RbFilterSyntaxError(lx->err, t->col, "unterminated string");
 	    return -1;
 	}
+    }
+    out = Rb_Alloc((size_t)(end - p) + 1);
+    while (p < end) {
 	if (*p == '\\') {
 	    p++;
 	}
@@ -213,7 +217,7 @@ LexString(FLexer *lx, FToken *t)
     out[n] = '\0';
     t->str = out;
     t->strLen = n;
-    lx->p = p + 1;
+    lx->p = end + 1;
     return 0;
 }
 

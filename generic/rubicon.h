@@ -269,7 +269,10 @@ typedef struct Rb_RunInfo {
     Rb_Schema *schema;		/* Schema of the records at the head. */
     int64_t epochNs;		/* Absolute time (Unix ns) of trace time 0,
 				 * or 0 when unknown. */
-    int64_t firstTime;		/* First and last record times seen. */
+    int64_t firstTime;		/* First and last record times seen; the
+				 * engine updates both before each batch is
+				 * pushed, and the RunInfo stays valid from
+				 * start to end. */
     int64_t lastTime;
     uint64_t records;		/* Records read. */
     uint64_t skipped;		/* Malformed records skipped. */
@@ -330,7 +333,8 @@ int		Rb_RegisterAnalyzer(Tcl_Interp *interp,
 		    const Rb_AnalyzerClass *cls);
 /* Sets (replacing) an Attribute on the analyzer's Flow; takes ownership. */
 void		Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr);
-/* Resolves a field option against the run's schema; -1 with error set. */
+/* Resolves a field name against the run's schema: TCL_OK with *index
+ * set, or TCL_ERROR with *index = -1 and an analyzer error recorded. */
 int		Rb_AnalyzerField(Rb_Analyzer *a, const Rb_RunInfo *run,
 		    const char *fieldName, int *index);
 /* Staged analysis: a needs attribute attrName of flow before its end. */
@@ -382,8 +386,9 @@ struct Rb_Reporter {
 int		Rb_RegisterReporter(Tcl_Interp *interp,
 		    const Rb_ReporterClass *cls);
 
-/* Calls fn for every (flow, attribute) the reporter is bound to, in
- * flow order then attribute-name order. Stops at and returns non-TCL_OK. */
+/* Calls fn for every (flow, attribute) the reporter is bound to, in flow
+ * order, then in the order of -attributes if given, else by name.  Stops
+ * at and returns a result that is not TCL_OK. */
 typedef int (Rb_AttrVisitor)(Rb_Reporter *r, const Rb_Flow *flow,
 	const Rb_Attribute *attr, void *cd);
 int		Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd);

@@ -267,7 +267,7 @@ Visit(Tcl_Interp *interp, Rb_Analyzer *a, Rb_Analyzer ***order, int *n,
 	Tcl_DString *path)
 {
     AnalyzerPriv *priv = a->engine;
-    int i, rc;
+    int i, rc, pathLen;
 
     if (priv->mark == 2) {
 	return TCL_OK;
@@ -279,7 +279,8 @@ Visit(Tcl_Interp *interp, Rb_Analyzer *a, Rb_Analyzer ***order, int *n,
 		"staged analysis has a cycle: %s", Tcl_DStringValue(path));
     }
     priv->mark = 1;
-    if (Tcl_DStringLength(path)) {
+    pathLen = Tcl_DStringLength(path);
+    if (pathLen) {
 	Tcl_DStringAppend(path, " -> ", -1);
     }
     Tcl_DStringAppend(path, a->cmdName ? a->cmdName : a->cls->name, -1);
@@ -299,6 +300,7 @@ Visit(Tcl_Interp *interp, Rb_Analyzer *a, Rb_Analyzer ***order, int *n,
 	}
     }
     priv->mark = 2;
+    Tcl_DStringSetLength(path, pathLen);
     (*order)[(*n)++] = a;
     return TCL_OK;
 }

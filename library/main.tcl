@@ -1,14 +1,14 @@
 # main.tcl --
 #
 #	rubicon::main, the batch entry of the rubicon program:
-#	    rubicon ?-safe? ?-format F? ?-onerror P? config.tcl ?trace ...?
+#	    rubicon ?-format F? ?-onerror P? ?-quiet? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
 
 proc ::rubicon::usage {} {
-    return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-format\
-	    FORMAT? ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
+    return -code error -errorcode USAGE "usage: rubicon ?-format FORMAT?\
+	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
 	    \n       rubicon            (interactive shell)"
 }
 
@@ -16,11 +16,9 @@ proc ::rubicon::main {argList} {
     set args $argList
     variable config
     set runOpts {}
-    set safe 0
     while {[string match -* [lindex $args 0]]} {
 	set args [lassign $args opt]
 	switch -- $opt {
-	    -safe {set safe 1}
 	    -format - -onerror {
 		set args [lassign $args val]
 		lappend runOpts $opt $val
@@ -39,9 +37,6 @@ proc ::rubicon::main {argList} {
     set ::argv $traces
     set ::argc [llength $traces]
     set ::rubicon::runOptions $runOpts
-    if {$safe} {
-	return [::rubicon::safe::run $config $traces $runOpts]
-    }
     set before [lastrun]
     uplevel #0 [list source $config]
     if {[lastrun] eq $before && [llength $traces] && [dag head] ne ""} {

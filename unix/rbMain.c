@@ -1,7 +1,7 @@
 /*
  * rbMain.c --
  *
- *	The rubicon program: "rubicon ?-safe? ?-outdir dir? config.tcl
+ *	The rubicon program: "rubicon ?-format F? ?-onerror P? config.tcl
  *	?trace ...?" runs a configuration script with the traces in argv (a
  *	script that never calls rubicon::run gets one run over all traces
  *	after it finishes); with no arguments it is an interactive tclsh with

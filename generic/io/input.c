@@ -21,6 +21,7 @@
 #include "core/rbInt.h"
 
 #define CHUNK (1 << 20)		/* Size of raw reads and of the buffer. */
+#define DIRECT_MIN (1 << 16)	/* Reads this large bypass the buffer. */
 
 typedef enum { COMP_NONE, COMP_GZIP, COMP_BZIP2 } Compression;
 
@@ -66,6 +67,35 @@ SetFailure(Rb_Input *in, const char *code, const char *what)
 }
 
 /*
+ * ReadFile --
+ *	Reads up to cap bytes of the file into dst.
+ * Results: bytes read, 0 at end of file, -1 on a read error (failure
+ *	set).
+ */
+static ssize_t
+ReadFile(Rb_Input *in, void *dst, size_t cap)
+{
+    ssize_t n;
+
+    do {
+	n = read(in->fd, dst, cap);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+	char what[512];
+
+	snprintf(what, sizeof(what), "read error after %llu uncompressed "
+		"bytes: %s", (unsigned long long)in->produced, strerror(errno));
+	SetFailure(in, "RUBICON READER IO", what);
+	return -1;
+    }
+    in->rawOffset += (uint64_t)n;
+    if (n == 0) {
+	in->rawEof = 1;
+    }
+    return n;
+}
+
+/*
  * FillRaw --
  *	Reads the next chunk of compressed bytes if the raw buffer is used
  *	up.
@@ -80,23 +110,12 @@ FillRaw(Rb_Input *in)
     if (in->rawPos < in->rawLen || in->rawEof) {
 	return 0;
     }
-    do {
-	n = read(in->fd, in->raw, CHUNK);
-    } while (n < 0 && errno == EINTR);
+    n = ReadFile(in, in->raw, CHUNK);
     if (n < 0) {
-	char what[512];
-
-	snprintf(what, sizeof(what), "read error after %llu uncompressed "
-		"bytes: %s", (unsigned long long)in->produced, strerror(errno));
-	SetFailure(in, "RUBICON READER IO", what);
 	return -1;
     }
     in->rawPos = 0;
     in->rawLen = (size_t)n;
-    in->rawOffset += (uint64_t)n;
-    if (n == 0) {
-	in->rawEof = 1;
-    }
     return 0;
 }
 
@@ -180,19 +199,24 @@ Produce(Rb_Input *in, char *dst, size_t cap)
 
     while (got == 0 && !in->eof) {
 	if (in->comp == COMP_NONE) {
-	    if (FillRaw(in) < 0) {
-		break;
+	    if (in->rawPos < in->rawLen) {
+		/* The bytes read at open to sniff the compression. */
+		got = in->rawLen - in->rawPos;
+		if (got > cap) {
+		    got = cap;
+		}
+		memcpy(dst, in->raw + in->rawPos, got);
+		in->rawPos += got;
+	    } else {
+		/* Plain data goes straight to dst, not through raw. */
+		ssize_t n = ReadFile(in, dst, cap);
+
+		if (n <= 0) {
+		    in->eof = 1;
+		    break;
+		}
+		got = (size_t)n;
 	    }
-	    if (in->rawPos == in->rawLen) {
-		in->eof = 1;
-		break;
-	    }
-	    got = in->rawLen - in->rawPos;
-	    if (got > cap) {
-		got = cap;
-	    }
-	    memcpy(dst, in->raw + in->rawPos, got);
-	    in->rawPos += got;
 	    break;
 	}
 	if (in->streamEnded) {
@@ -366,6 +390,16 @@ Rb_InputRead(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
     while (done < n) {
 	if (in->pos == in->len) {
 	    in->pos = in->len = 0;
+	    if (n - done >= DIRECT_MIN) {
+		/* A large read skips the buffer: one copy fewer. */
+		k = Produce(in, dst + done, n - done);
+		in->bufBase = in->produced;
+		if (k == 0) {
+		    break;
+		}
+		done += k;
+		continue;
+	    }
 	    in->bufBase = in->produced;
 	    if (Fill(in) == 0) {
 		break;

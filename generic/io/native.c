@@ -624,10 +624,14 @@ ReadBlock(Rb_Reader *r, NativeState *st)
 		    (unsigned long long)st->inBlocks);
 	    return BadBlock(r, st, detail);
 	}
-	if (Rb_InputRead(r->in, &extra, 1, &st->pending) != 0) {
+	switch (Rb_InputRead(r->in, &extra, 1, &st->pending)) {
+	case 0:
+	    return 0;
+	case -1:
+	    return -1;
+	default:
 	    return BadBlock(r, st, "data follows the end marker");
 	}
-	return 0;
     }
     if (memcmp(magic, BLOCK_MAGIC, 4) != 0) {
 	return BadBlock(r, st, "no block magic");

@@ -139,6 +139,11 @@ Run(Rb_Batch *b, const char *expr)
     Rb_FilterFree(p);
 }
 
+/*
+ * LLVMFuzzerInitialize --
+ *	Creates an interpreter, which Tcl's hash tables (and, in a stubs
+ *	build, the stubs table) need before any schema is made.
+ */
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -152,6 +157,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/*
+ * LLVMFuzzerTestOneInput --
+ *	Runs one input, NUL-terminated (an embedded NUL ends the
+ *	expression), against both schemas.
+ */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

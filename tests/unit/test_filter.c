@@ -409,7 +409,7 @@ START_TEST(test_names_and_keywords_ignore_case)
 }
 END_TEST
 
-START_TEST(test_absent_never_satisfies_a_comparison_but_not_inverts)
+START_TEST(test_absent_fails_every_comparison_but_not_inverts)
 {
     Rb_Batch *b = IoBatch();
 
@@ -815,6 +815,10 @@ Rand(int n)
     return (int)((rngState >> 8) % (unsigned)n);
 }
 
+/*
+ * RandomSchema --
+ *	The fields of the property test, in the order of the F_* indices.
+ */
 static Rb_Schema *
 RandomSchema(void)
 {
@@ -1029,6 +1033,10 @@ ResolveStrings(Expr *e, Rb_Schema *s)
     ResolveStrings(e->r, s);
 }
 
+/*
+ * FreeExpr --
+ *	Frees a random expression tree.
+ */
 static void
 FreeExpr(Expr *e)
 {
@@ -1050,6 +1058,10 @@ Value(const Rb_Batch *b, int f, int i, int *present)
     return f == F_LAT ? Rb_GetDouble(b, f, i) : (double)b->col[f][i];
 }
 
+/*
+ * Compare --
+ *	a <op> c, with the op numbering of Expr.
+ */
 static int
 Compare(double a, int op, double c)
 {
@@ -1186,7 +1198,7 @@ rbtest_suite(void)
     tcase_add_test(tc, test_not_and_or);
     tcase_add_test(tc, test_precedence_comparison_not_and_or);
     tcase_add_test(tc, test_names_and_keywords_ignore_case);
-    tcase_add_test(tc, test_absent_never_satisfies_a_comparison_but_not_inverts);
+    tcase_add_test(tc, test_absent_fails_every_comparison_but_not_inverts);
     tcase_add_test(tc, test_selection_input_is_respected);
     tcase_add_test(tc, test_inputs_longer_than_a_batch_run_in_slices);
     tcase_add_test(tc, test_string_fields_compare_with_quoted_literals);

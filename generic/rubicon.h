@@ -159,7 +159,8 @@ static inline void
 Rb_SetDouble(Rb_Batch *b, int f, int i, double d)
 {
     union { int64_t i; double d; } u;
-    u.d = d;
+    /* -0.0 has the bit pattern of RB_ABSENT; store it as the equal +0.0. */
+    u.d = d == 0 ? 0.0 : d;
     b->col[f][i] = u.i;
 }
 

@@ -1,0 +1,187 @@
+# bench.tcl BUILD DATA -- times Rubicon against the hand-written baselines
+# and common tools on the inputs run.sh generated in DATA, and prints one
+# table of medians and ratios.  Called by run.sh (make bench); every
+# program is run as a separate process, RUNS times, interleaved within a
+# case so that a slow spell of a shared machine hits all rows alike.
+
+lassign $argv build data
+set here [file dirname [file normalize [info script]]]
+set runs 3
+set rubicon [list [file join $build rubicon] -quiet]
+set srtbase [file join $build bench srtbase]
+set big [file join $data t10m.srt]
+set small [file join $data t1m.srt]
+set csv [file join $data t10m.csv]
+set gz [file join $data t10m.srt.gz]
+set haveSqlite [expr {[auto_execok sqlite3] ne ""}]
+set haveTime [file executable /usr/bin/time]
+lappend auto_path $build
+package require rubicon
+
+# median LIST -- the middle value (mean of the two middle ones if even).
+proc median {values} {
+    set s [lsort -real $values]
+    set n [llength $s]
+    expr {$n % 2 ? [lindex $s [expr {$n / 2}]]
+	: ([lindex $s [expr {$n / 2 - 1}]] + [lindex $s [expr {$n / 2}]]) / 2.0}
+}
+
+# timeit CMD -- runs CMD (a list) with stdout discarded and returns its
+# wall-clock seconds.  A failing command stops the benchmark: a time for a
+# program that did not finish its work would be meaningless.
+proc timeit {cmd} {
+    set t0 [clock microseconds]
+    if {[catch {exec {*}$cmd >/dev/null 2>@stderr} msg]} {
+	puts stderr "bench: [join $cmd] failed: $msg"
+	exit 1
+    }
+    expr {([clock microseconds] - $t0) / 1e6}
+}
+
+# measure CASE {NAME CMD ...} -- times every command RUNS times, rounds
+# interleaved, and stores the medians in ::t(CASE,NAME).
+proc measure {case commands} {
+    global runs t
+    puts stderr "bench: $case ([expr {[llength $commands] / 2}] programs x $runs runs)"
+    for {set r 0} {$r < $runs} {incr r} {
+	foreach {name cmd} $commands {
+	    lappend times($name) [timeit $cmd]
+	}
+    }
+    foreach {name cmd} $commands {
+	set t($case,$name) [median $times($name)]
+    }
+}
+
+# peakRss CMD -- the median peak resident set (KB) of CMD over RUNS runs,
+# from /usr/bin/time.
+proc peakRss {cmd} {
+    global runs
+    set out [file join [file dirname $::big] rss.txt]
+    for {set r 0} {$r < $runs} {incr r} {
+	timeit [list /usr/bin/time -f %M -o $out {*}$cmd]
+	set f [open $out]
+	lappend kb [string trim [read $f]]
+	close $f
+    }
+    file delete $out
+    median $kb
+}
+
+set nrec [expr {[file size $big] / 88}]
+set mb [expr {[file size $big] / 1e6}]
+
+# (1) Figure 4.
+set cmds [list \
+    rubicon [list {*}$rubicon [file join $here fig4.tcl] $big] \
+    c [list $srtbase fig4 $big] \
+    awk [list awk -f [file join $here fig4.awk] $csv] \
+    python [list python3 [file join $here fig4.py] $csv]]
+if {$haveSqlite} {
+    lappend cmds sqlite [list sh [file join $here sqlite.sh] \
+	[file join $here fig4.sql] $csv]
+}
+measure fig4 $cmds
+
+# (2) Per-store: 158 Filters behind a Mux, against one Flow and C.
+measure perstore [list \
+    rubicon [list {*}$rubicon [file join $here perstore.tcl] $big] \
+    oneflow [list {*}$rubicon [file join $here oneflow.tcl] $big] \
+    c [list $srtbase perdev $big]]
+
+# (3) The whole Analyzer kit on one Flow.
+measure kit [list rubicon [list {*}$rubicon [file join $here kit.tcl] $big]]
+
+# (4) gzip input and (parse) plain input, one empty Flow.
+measure gz [list \
+    rubicon [list {*}$rubicon [file join $here empty.tcl] $gz] \
+    zcat [list zcat $gz]]
+measure parse [list \
+    rubicon [list {*}$rubicon [file join $here empty.tcl] $big] \
+    c [list $srtbase scan $big]]
+
+# (5) Filter and Mux overheads, timed inside one process.
+puts stderr "bench: Filter and Mux overheads (7 variants x 5 runs)"
+set out [exec {*}$rubicon [file join $here overhead.tcl] 5 $big]
+foreach line [split $out \n] {
+    if {[llength $line] == 3} {
+	lassign $line name us records
+	set over($name) $us
+    }
+}
+set filterNs [expr {($over(filter) - $over(base)) * 1e3 / $records}]
+# Least-squares line through (n, ns per record above the base run).
+set sx 0; set sy 0; set sxx 0; set sxy 0; set k 0
+set muxPoints {}
+foreach n {1 2 4 8 16} {
+    set y [expr {($over(mux$n) - $over(base)) * 1e3 / $records}]
+    lappend muxPoints [format "%d:%.2f" $n $y]
+    set sx [expr {$sx + $n}]; set sy [expr {$sy + $y}]
+    set sxx [expr {$sxx + $n * $n}]; set sxy [expr {$sxy + $n * $y}]
+    incr k
+}
+set muxB [expr {($k * $sxy - $sx * $sy) / ($k * $sxx - $sx * $sx)}]
+set muxA [expr {($sy - $muxB * $sx) / $k}]
+
+# Memory: a streaming run on 1 M and on 10 M records.
+if {$haveTime} {
+    puts stderr "bench: peak RSS on 1 M and 10 M records"
+    set rss1 [peakRss [list {*}$rubicon [file join $here fig4.tcl] $small]]
+    set rss10 [peakRss [list {*}$rubicon [file join $here fig4.tcl] $big]]
+}
+
+# The table.
+proc s {v} {format "%7.2f s" $v}
+proc r {a b} {format "%6.2f" [expr {$a / $b}]}
+set line [string repeat - 104]
+puts ""
+puts "make bench: [format %.0f $nrec] records, SRT [format %.0f $mb] MB,\
+    CSV [format %.0f [expr {[file size $csv] / 1e6}]] MB, gzip\
+    [format %.0f [expr {[file size $gz] / 1e6}]] MB; medians of $runs runs"
+puts "ratio = rubicon time / other time (below 1: rubicon faster)"
+puts $line
+puts [format "%-34s %9s %9s %6s %9s %6s %9s %6s %9s %6s" case rubicon C ratio \
+    awk ratio python ratio sqlite ratio]
+puts $line
+set row [format "%-34s %9s %9s %6s %9s %6s %9s %6s" \
+    "(1) Figure 4 (3 flows, 2 Filters)" [s $t(fig4,rubicon)] [s $t(fig4,c)] \
+    [r $t(fig4,rubicon) $t(fig4,c)] [s $t(fig4,awk)] \
+    [r $t(fig4,rubicon) $t(fig4,awk)] [s $t(fig4,python)] \
+    [r $t(fig4,rubicon) $t(fig4,python)]]
+if {$haveSqlite} {
+    append row [format " %9s %6s" [s $t(fig4,sqlite)] \
+	[r $t(fig4,rubicon) $t(fig4,sqlite)]]
+} else {
+    append row "  sqlite3 not installed: skipped"
+}
+puts $row
+set perstoreRatio [expr {$t(perstore,rubicon) / $t(perstore,oneflow)}]
+puts [format "%-34s %9s %9s %6s   tools: not rerun (time budget)" \
+    "(2) per-store, 158 Filters + Mux" [s $t(perstore,rubicon)] \
+    [s $t(perstore,c)] [r $t(perstore,rubicon) $t(perstore,c)]]
+puts [format "%-34s %9s %9s %6s   per-store / one flow = %.2f (target <= 1.5: %s)" \
+    "    same analysis, one flow" [s $t(perstore,oneflow)] "" "" \
+    $perstoreRatio [expr {$perstoreRatio <= 1.5 ? "met" : "NOT met"}]]
+puts [format "%-34s %9s %9s %6s   %.0f ns per record" \
+    "(3) full kit, [llength [rubicon::types analyzer]] analyzers, 1 flow" \
+    [s $t(kit,rubicon)] "" "" [expr {$t(kit,rubicon) * 1e9 / $nrec}]]
+puts [format "%-34s %9s %9s %6s   zcat column; %.0f vs %.0f MB/s uncompressed" \
+    "(4) gzip input, empty flow" [s $t(gz,rubicon)] [s $t(gz,zcat)] \
+    [r $t(gz,rubicon) $t(gz,zcat)] [expr {$mb / $t(gz,rubicon)}] \
+    [expr {$mb / $t(gz,zcat)}]]
+puts [format "%-34s %9s %9s %6s   parse %.0f MB/s, %.1f ns per record" \
+    "    plain SRT input, empty flow" [s $t(parse,rubicon)] [s $t(parse,c)] \
+    [r $t(parse,rubicon) $t(parse,c)] [expr {$mb / $t(parse,rubicon)}] \
+    [expr {$t(parse,rubicon) * 1e9 / $nrec}]]
+puts [format "%-34s %9s   %.2f ns per record" "(5) one equality Filter" "" \
+    $filterNs]
+puts [format "%-34s %9s   a = %.2f ns + b = %.3f ns x n per record (n:ns %s)" \
+    "    Mux with n outputs" "" $muxA $muxB [join $muxPoints " "]]
+if {$haveTime} {
+    puts [format "%-34s %9s   1 M records %.1f MB, 10 M records %.1f MB (x%.2f)" \
+	"peak RSS, Figure 4 config" "" [expr {$rss1 / 1024.0}] \
+	[expr {$rss10 / 1024.0}] [expr {double($rss10) / $rss1}]]
+} else {
+    puts "peak RSS: /usr/bin/time not installed (apt-get install time): skipped"
+}
+puts $line

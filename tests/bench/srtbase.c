@@ -1,0 +1,204 @@
+/*
+ * srtbase.c --
+ *
+ *	The hand-written C baselines of the benchmark: what a competent
+ *	engineer would write to get I/O rate and bandwidth out of an SRT v7
+ *	trace without Rubicon.  It reads the file with fread in large
+ *	blocks, decodes only the words it needs, and keeps, per group, the
+ *	count of I/Os, their bytes and both per 10 s interval of trace time.
+ *
+ *	srtbase fig4 trace.srt     groups dev1, dev2 and all (Figure 4)
+ *	srtbase perdev trace.srt   one group per device number
+ *	srtbase scan trace.srt     decodes every record, keeps nothing
+ *
+ *	Output, one line per group and one per non-empty interval:
+ *	    GROUP count N bytes B rate R bandwidth W
+ *	    GROUP bin K COUNT BYTES
+ *	Rates divide by the trace's duration (last enqueue time minus first),
+ *	as Rubicon's RateAnalyzer and BandwidthAnalyzer do.
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REC_LEN		88
+#define BLOCK_RECS	8192
+#define BIN_US		10000000LL	/* 10 s, Rubicon's default interval */
+#define MAX_GROUPS	4096
+
+typedef struct Group {
+    char name[32];
+    long long count, bytes;
+    long long nbins;
+    long long (*bins)[2];	/* per interval: count, bytes */
+} Group;
+
+static Group groups[MAX_GROUPS];
+static int ngroups;
+
+/*
+ * Be32 --
+ *	The big-endian word at p.
+ */
+static inline uint32_t
+Be32(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16)
+	    | ((uint32_t)p[2] << 8) | p[3];
+}
+
+/*
+ * NewGroup --
+ *	Adds an empty group called name; returns it.
+ */
+static Group *
+NewGroup(const char *name)
+{
+    Group *g;
+
+    if (ngroups == MAX_GROUPS) {
+	fprintf(stderr, "srtbase: more than %d groups\n", MAX_GROUPS);
+	exit(1);
+    }
+    g = &groups[ngroups++];
+    snprintf(g->name, sizeof(g->name), "%s", name);
+    return g;
+}
+
+/*
+ * Add --
+ *	Counts one I/O of size bytes in interval k of group g.
+ */
+static inline void
+Add(Group *g, long long k, uint32_t size)
+{
+    g->count++;
+    g->bytes += size;
+    if (k >= g->nbins) {
+	long long n = g->nbins ? g->nbins : 64;
+
+	while (n <= k) {
+	    n *= 2;
+	}
+	g->bins = realloc(g->bins, n * sizeof(*g->bins));
+	if (g->bins == NULL) {
+	    perror("srtbase");
+	    exit(1);
+	}
+	memset(g->bins + g->nbins, 0, (n - g->nbins) * sizeof(*g->bins));
+	g->nbins = n;
+    }
+    g->bins[k][0]++;
+    g->bins[k][1] += size;
+}
+
+/*
+ * DeviceGroup --
+ *	The group of a device number (a small open-addressing table: device
+ *	numbers are arbitrary 32-bit dev_t values).
+ */
+static Group *
+DeviceGroup(uint32_t dev)
+{
+    static uint32_t keys[2 * MAX_GROUPS];
+    static Group *vals[2 * MAX_GROUPS];
+    uint32_t slot = (dev * 2654435761u) & (2 * MAX_GROUPS - 1);
+    char name[32];
+
+    while (vals[slot] != NULL) {
+	if (keys[slot] == dev) {
+	    return vals[slot];
+	}
+	slot = (slot + 1) & (2 * MAX_GROUPS - 1);
+    }
+    snprintf(name, sizeof(name), "dev%u", dev);
+    keys[slot] = dev;
+    vals[slot] = NewGroup(name);
+    return vals[slot];
+}
+
+/*
+ * main --
+ *	Reads the trace, groups its I/Os and prints the results.
+ */
+int
+main(int argc, char **argv)
+{
+    static unsigned char buf[BLOCK_RECS * REC_LEN];
+    Group *dev1 = NULL, *dev2 = NULL, *all = NULL;
+    long long first = 0, last = 0, records = 0;
+    double seconds;
+    size_t got, i;
+    FILE *fp;
+    int c, mode, gi;
+    long long k;
+
+    if (argc != 3 || (strcmp(argv[1], "fig4") && strcmp(argv[1], "perdev")
+	    && strcmp(argv[1], "scan"))) {
+	fprintf(stderr, "usage: srtbase fig4|perdev|scan trace.srt\n");
+	return 2;
+    }
+    mode = argv[1][0];
+    if ((fp = fopen(argv[2], "rb")) == NULL) {
+	perror(argv[2]);
+	return 1;
+    }
+    while ((c = getc(fp)) != EOF && c != '\f') {
+    }
+    if (mode == 'f') {
+	dev1 = NewGroup("dev1");
+	dev2 = NewGroup("dev2");
+	all = NewGroup("all");
+    }
+    while ((got = fread(buf, REC_LEN, BLOCK_RECS, fp)) > 0) {
+	for (i = 0; i < got; i++) {
+	    const unsigned char *r = buf + i * REC_LEN;
+	    long long t = (long long)Be32(r + 8) * 1000000 + Be32(r + 12);
+	    uint32_t size = Be32(r + 24), dev = Be32(r + 32);
+
+	    if (Be32(r) != REC_LEN || Be32(r + 4) != 0x00070001) {
+		fprintf(stderr, "srtbase: %s: record %lld is not a v7 I/O "
+			"record\n", argv[2], records + 1);
+		return 1;
+	    }
+	    if (records++ == 0) {
+		first = t;
+	    }
+	    last = t;
+	    k = (t - first) / BIN_US;
+	    if (mode == 'f') {
+		if (dev == 1) {
+		    Add(dev1, k, size);
+		} else if (dev == 2) {
+		    Add(dev2, k, size);
+		}
+		Add(all, k, size);
+	    } else if (mode == 'p') {
+		Add(DeviceGroup(dev), k, size);
+	    }
+	}
+    }
+    fclose(fp);
+
+    seconds = (last - first) / 1e6;
+    for (gi = 0; gi < ngroups; gi++) {
+	Group *g = &groups[gi];
+
+	printf("%s count %lld bytes %lld rate %.17g bandwidth %.17g\n",
+		g->name, g->count, g->bytes,
+		seconds > 0 ? g->count / seconds : 0.0,
+		seconds > 0 ? g->bytes / seconds : 0.0);
+	for (k = 0; k < g->nbins; k++) {
+	    if (g->bins[k][0] > 0) {
+		printf("%s bin %lld %lld %lld\n", g->name, k, g->bins[k][0],
+			g->bins[k][1]);
+	    }
+	}
+    }
+    if (mode == 's') {
+	printf("records %lld seconds %.6f\n", records, seconds);
+    }
+    return 0;
+}

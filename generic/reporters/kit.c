@@ -11,12 +11,14 @@ extern const Rb_ReporterClass Rb_ReporterLogClass;
 extern const Rb_ReporterClass Rb_ReporterCsvClass;
 extern const Rb_ReporterClass Rb_ReporterJsonClass;
 extern const Rb_ReporterClass Rb_ReporterGraphClass;
+extern const Rb_ReporterClass Rb_ReporterWorkloadClass;
 
 static const Rb_ReporterClass *const kitClasses[] = {
     &Rb_ReporterLogClass,
     &Rb_ReporterCsvClass,
     &Rb_ReporterJsonClass,
     &Rb_ReporterGraphClass,
+    &Rb_ReporterWorkloadClass,
     NULL
 };
 

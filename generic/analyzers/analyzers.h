@@ -19,6 +19,10 @@ extern const Rb_AnalyzerClass Rb_SeqRunAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_SizeHistogramAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ResponseTimeAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ShareAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_FieldStatsAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_FieldHistogramAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_FieldPercentilesAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_DistinctAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -101,6 +105,8 @@ void		Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
 int		Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k);
 int		Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
+uint64_t	Rb_TimeBinsAddBins(Rb_TimeBins *tb,
+		    const Rb_TimeBins *other);
 Rb_Attribute *	Rb_TimeBinsSeries(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, const char *name,
 		    const char *unit, const char *help);
@@ -154,6 +160,20 @@ Rb_TimeBinOf(const Rb_TimeBins *tb, int64_t t, int64_t *k)
 }
 
 /*
+ * Rb_TimeBinsSlot --
+ *	The counter of bin k, the held range grown to include it.
+ * Results: a pointer, or NULL when k lies too far from the held bins.
+ */
+static inline uint64_t *
+Rb_TimeBinsSlot(Rb_TimeBins *tb, int64_t k)
+{
+    if ((k < tb->lo || k >= tb->lo + tb->n) && !Rb_TimeBinsCover(tb, k)) {
+	return NULL;
+    }
+    return &tb->sums[k - tb->lo];
+}
+
+/*
  * Rb_TimeBinsAdd --
  *	Adds v to the bin holding time t.  A time so far from the others that
  *	its bin would exceed RB_MAX_TIME_BINS is left out of the series (its
@@ -163,17 +183,173 @@ static inline void
 Rb_TimeBinsAdd(Rb_TimeBins *tb, int64_t t, uint64_t v)
 {
     int64_t k;
+    uint64_t *slot;
 
     if (!tb->hasOrigin) {
 	Rb_TimeBinsSetOrigin(tb, t);
     }
-    if (!Rb_TimeBinOf(tb, t, &k)) {
-	return;
+    if (Rb_TimeBinOf(tb, t, &k) && (slot = Rb_TimeBinsSlot(tb, k)) != NULL) {
+	*slot += v;
     }
-    if ((k < tb->lo || k >= tb->lo + tb->n) && !Rb_TimeBinsCover(tb, k)) {
-	return;
-    }
-    tb->sums[k - tb->lo] += v;
 }
+
+/*
+ * Moments (kitStats.c): exact count, sum, minimum, maximum, mean and
+ * variance of a stream of numbers (Welford's update, Chan's merge), so
+ * that the variance stays accurate when the mean is large.
+ */
+typedef struct Rb_Moments {
+    uint64_t n;
+    double sum, mean, m2, min, max;
+} Rb_Moments;
+
+void		Rb_MomentsReset(Rb_Moments *m);
+void		Rb_MomentsMerge(Rb_Moments *m, const Rb_Moments *other);
+double		Rb_MomentsStddev(const Rb_Moments *m);
+
+/*
+ * Rb_MomentsAdd --
+ *	Adds x to the moments.
+ */
+static inline void
+Rb_MomentsAdd(Rb_Moments *m, double x)
+{
+    double delta = x - m->mean;
+
+    m->n++;
+    m->sum += x;
+    m->mean += delta / (double)m->n;
+    m->m2 += delta * (x - m->mean);
+    if (x < m->min) {
+	m->min = x;
+    }
+    if (x > m->max) {
+	m->max = x;
+    }
+}
+
+/*
+ * Logarithmic histograms (logHist.c): percentiles of an unbounded stream
+ * of numbers in bounded memory, within a relative error RB_LOGHIST_ALPHA
+ * of the exact order statistic (see logHist.c for the method).  Count,
+ * sum, minimum and maximum are exact.
+ */
+#define RB_LOGHIST_ALPHA 0.01
+
+typedef struct Rb_LogHist {
+    Rb_Moments moments;
+    uint64_t zeros;		/* Values equal to 0. */
+    Rb_TimeBins bucket[2];	/* Counts of positive [0] and negative [1]
+				 * values by bucket number (used as growable
+				 * arrays; their interval is unused). */
+} Rb_LogHist;
+
+void		Rb_LogHistReset(Rb_LogHist *h);
+void		Rb_LogHistAdd(Rb_LogHist *h, double v);
+int		Rb_LogHistMerge(Rb_Analyzer *a, Rb_LogHist *h,
+		    const Rb_LogHist *other);
+double		Rb_LogHistPercentile(const Rb_LogHist *h, double p);
+Rb_Attribute *	Rb_LogHistAttr(const Rb_LogHist *h, const char *name,
+		    const char *unit, double scale, const char *help);
+void		Rb_LogHistFree(Rb_LogHist *h);
+
+/*
+ * Key tables (keyTable.c): open-addressing hash tables from an int64 key
+ * to a fixed-size value, zeroed when the key is first seen.  Slot i is in
+ * use when used[i]; its value is Rb_KeyTableValue(t, i).
+ */
+typedef struct Rb_KeyTable {
+    size_t valSize;
+    uint64_t cap;		/* Power of two, or 0 before first use. */
+    uint64_t count;
+    int64_t *keys;
+    unsigned char *used;
+    unsigned char *vals;
+} Rb_KeyTable;
+
+void		Rb_KeyTableInit(Rb_KeyTable *t, size_t valSize);
+void *		Rb_KeyTableFind(Rb_KeyTable *t, int64_t key, int create);
+void		Rb_KeyTableRemove(Rb_KeyTable *t, int64_t key);
+void		Rb_KeyTableClear(Rb_KeyTable *t);
+uint64_t *	Rb_KeyTableSortedSlots(const Rb_KeyTable *t);
+void		Rb_KeyTableFree(Rb_KeyTable *t);
+
+static inline void *
+Rb_KeyTableValue(const Rb_KeyTable *t, uint64_t slot)
+{
+    return t->vals + slot * t->valSize;
+}
+
+/*
+ * Rb_HashKey --
+ *	A well-mixed 64-bit hash of key (the splitmix64 finalizer), for table
+ *	slots and for HyperLogLog.
+ */
+static inline uint64_t
+Rb_HashKey(int64_t key)
+{
+    uint64_t z = (uint64_t)key + 0x9E3779B97F4A7C15ull;
+
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/*
+ * Distinct sets (distinctSet.c): the number of distinct int64 values,
+ * exact while at most `limit` are held in a key table, then estimated by
+ * HyperLogLog with 2^RB_HLL_BITS registers (standard error
+ * 1.04 / sqrt(2^14), about 0.8%).
+ */
+#define RB_HLL_BITS 14
+
+typedef struct Rb_DistinctSet {
+    int64_t limit;
+    Rb_KeyTable exact;
+    unsigned char *registers;	/* Non-NULL once estimating. */
+} Rb_DistinctSet;
+
+void		Rb_DistinctReset(Rb_DistinctSet *d, int64_t limit);
+void		Rb_DistinctAdd(Rb_DistinctSet *d, int64_t v);
+double		Rb_DistinctCount(const Rb_DistinctSet *d);
+int		Rb_DistinctIsExact(const Rb_DistinctSet *d);
+void		Rb_DistinctMerge(Rb_DistinctSet *d, const Rb_DistinctSet *o);
+void		Rb_DistinctFree(Rb_DistinctSet *d);
+
+/*
+ * Field lookup shared by the generic analyzers: resolves a numeric field
+ * named by an option (an error for a string field).
+ */
+double		Rb_KitFieldScale(const Rb_RunInfo *run, int index,
+		    const char **unit);
+int		Rb_KitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run,
+		    const char *name, int *index);
+
+/*
+ * Blocks (blocks.c): an I/O of `size` bytes at `offset` touches blocks
+ * offset / block .. (offset + size - 1) / block of its device.  The block
+ * key packs a dense device id (first seen first) above the block number so
+ * that one table covers every device of a Flow exactly.  Keys cannot be
+ * made for block numbers of 2^48 or more or for more than 2^15 devices:
+ * such I/Os are counted as skipped.  A zero-size I/O touches its first
+ * block.  At most RB_MAX_IO_BLOCKS blocks are counted per I/O, so a
+ * corrupt size cannot stall a run.
+ */
+#define RB_MAX_IO_BLOCKS 65536
+
+typedef struct Rb_BlockMap {
+    char *deviceField;		/* -field (device) */
+    char *offsetField;		/* -offsetField */
+    int64_t block;		/* -block, bytes */
+    int deviceIndex, offsetIndex;
+    Rb_KeyTable devices;	/* device -> dense id + 1 */
+    uint64_t skipped;
+} Rb_BlockMap;
+
+int		Rb_BlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m,
+		    const Rb_RunInfo *run);
+int		Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i,
+		    int64_t *first, int64_t *count);
+void		Rb_BlockMapFree(Rb_BlockMap *m);
 
 #endif /* RB_ANALYZERS_H */

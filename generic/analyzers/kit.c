@@ -19,6 +19,10 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_SizeHistogramAnalyzerClass,
     &Rb_ResponseTimeAnalyzerClass,
     &Rb_ShareAnalyzerClass,
+    &Rb_FieldStatsAnalyzerClass,
+    &Rb_FieldHistogramAnalyzerClass,
+    &Rb_FieldPercentilesAnalyzerClass,
+    &Rb_DistinctAnalyzerClass,
 };
 
 /*

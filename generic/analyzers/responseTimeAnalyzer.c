@@ -6,13 +6,9 @@
  *	the response time; startTime to finishTime gives the service time,
  *	time to startTime the queueing time).
  *
- *	Percentiles of an unbounded stream in bounded memory: durations are
- *	counted in logarithmic buckets, bucket k holding (g^(k-1), g^k] ns
- *	with g = (1 + ALPHA) / (1 - ALPHA), and a percentile is reported as
- *	2 g^k / (g + 1), which is within a relative ALPHA of every value in
- *	the bucket.  Since the counts are exact, the bucket holding the rank
- *	is exact, so the reported value is within ALPHA (1%) of the exact
- *	order statistic.  Count, mean, minimum and maximum are kept exactly.
+ *	Percentiles are estimated within 1% in bounded memory by the
+ *	logarithmic buckets of logHist.c; count, mean, minimum and maximum
+ *	are exact.
  */
 
 #include <math.h>
@@ -21,22 +17,11 @@
 #include <string.h>
 #include "analyzers.h"
 
-#define ALPHA 0.01
-
-/* Enough buckets for any positive int64 duration: ln(2^63) / ln(g) is
- * about 2184. */
-#define NBUCKETS 2200
-
 typedef struct ResponseTimeState {
     char *fromField;		/* -from */
     char *toField;		/* -to */
     int fromIndex, toIndex;	/* Resolved at start. */
-    double invLogGamma;		/* 1 / ln(g) */
-    uint64_t count;
-    uint64_t zeros;		/* Durations of 0 ns. */
-    uint64_t sumNs;
-    int64_t minNs, maxNs;
-    uint64_t *buckets;		/* NBUCKETS counts. */
+    Rb_LogHist hist;		/* Durations in ns. */
 } ResponseTimeState;
 
 static const Rb_Option responseTimeOptions[] = {
@@ -50,21 +35,6 @@ static const Rb_Option responseTimeOptions[] = {
 static const char *const responseTimeAttrs[] = {
     "ResponseTime", "MeanResponseTime", "ResponseTimeCount", NULL
 };
-
-/* The percentiles reported; 0 and 100 are the exact minimum and maximum. */
-static const double reportedPercentiles[] = {
-    0, 50, 90, 95, 99, 99.9, 100
-};
-
-/*
- * Gamma --
- *	The ratio g between consecutive bucket bounds.
- */
-static double
-Gamma(void)
-{
-    return (1.0 + ALPHA) / (1.0 - ALPHA);
-}
 
 /*
  * ResolveTimeField --
@@ -104,15 +74,7 @@ ResponseTimeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (st->buckets == NULL) {
-	st->buckets = Rb_KitRealloc(NULL, NBUCKETS * sizeof(uint64_t));
-    }
-    memset(st->buckets, 0, NBUCKETS * sizeof(uint64_t));
-    st->invLogGamma = 1.0 / log(Gamma());
-    st->count = st->zeros = 0;
-    st->sumNs = 0;
-    st->minNs = INT64_MAX;
-    st->maxNs = INT64_MIN;
+    Rb_LogHistReset(&st->hist);
     return TCL_OK;
 }
 
@@ -138,65 +100,8 @@ ResponseTimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| __builtin_sub_overflow(t1, t0, &ns)) {
 	    continue;
 	}
-	st->count++;
-	st->sumNs += (uint64_t)ns;
-	if (ns < st->minNs) {
-	    st->minNs = ns;
-	}
-	if (ns > st->maxNs) {
-	    st->maxNs = ns;
-	}
-	if (ns == 0) {
-	    st->zeros++;
-	} else {
-	    int k = (int)ceil(log((double)ns) * st->invLogGamma);
-
-	    st->buckets[k < NBUCKETS ? k : NBUCKETS - 1]++;
-	}
+	Rb_LogHistAdd(&st->hist, (double)ns);
     }
-}
-
-/*
- * PercentileNs --
- *	The p-th percentile (nearest rank: the value of rank ceil(p/100 n),
- *	at least 1) estimated from the buckets, within ALPHA of the exact
- *	value and clamped to the exact [min, max].  count must be > 0.
- */
-static double
-PercentileNs(const ResponseTimeState *st, double p)
-{
-    double exactRank = p / 100.0 * (double)st->count;
-    /* Shave rounding noise so that 99.9% of 5000 is rank 4995, not 4996. */
-    uint64_t rank = (uint64_t)ceil(exactRank - exactRank * 1e-12);
-    uint64_t seen = st->zeros;
-    double est = 0.0;
-    int k;
-
-    if (p <= 0.0) {
-	return (double)st->minNs;
-    }
-    if (p >= 100.0) {
-	return (double)st->maxNs;
-    }
-    if (rank < 1) {
-	rank = 1;
-    }
-    if (seen < rank) {
-	for (k = 0; k < NBUCKETS; k++) {
-	    seen += st->buckets[k];
-	    if (seen >= rank) {
-		break;
-	    }
-	}
-	est = 2.0 * pow(Gamma(), k) / (Gamma() + 1.0);
-    }
-    if (est < (double)st->minNs) {
-	est = (double)st->minNs;
-    }
-    if (est > (double)st->maxNs) {
-	est = (double)st->maxNs;
-    }
-    return est;
 }
 
 /*
@@ -208,60 +113,29 @@ static int
 ResponseTimeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ResponseTimeState *st = a->state;
-    Rb_Attribute *attr = Rb_AttrCreate("ResponseTime", RB_ATTR_PERCENTILES,
-	    "s", "percentiles of the response time (within 1%)");
-    int pCol = Rb_AttrAddColumn(attr, "p", "%", 0);
-    int valueCol = Rb_AttrAddColumn(attr, "value", "s", 0);
-    size_t i;
+    const Rb_Moments *m = &st->hist.moments;
 
-    for (i = 0; st->count > 0 && i < sizeof(reportedPercentiles)
-	    / sizeof(reportedPercentiles[0]); i++) {
-	int row = Rb_AttrAddRow(attr);
-
-	Rb_AttrSetNum(attr, row, pCol, reportedPercentiles[i]);
-	Rb_AttrSetNum(attr, row, valueCol,
-		PercentileNs(st, reportedPercentiles[i]) / RB_NS_PER_S);
-    }
-    Rb_AnalyzerSet(a, attr);
-    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanResponseTime", st->count > 0
-	    ? (double)st->sumNs / (double)st->count / RB_NS_PER_S : 0.0, "s",
+    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->hist, "ResponseTime", "s",
+	    1.0 / RB_NS_PER_S, "percentiles of the response time (within 1%)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanResponseTime", m->n > 0
+	    ? m->mean / RB_NS_PER_S : 0.0, "s",
 	    "mean response time"));
-    Rb_AnalyzerSet(a, Rb_AttrScalar("ResponseTimeCount", (double)st->count,
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ResponseTimeCount", (double)m->n,
 	    "", "number of I/Os whose response time was measured"));
     return TCL_OK;
 }
 
 /*
  * ResponseTimeMerge --
- *	Adds the buckets and sums of other (a shard's partial state) into a.
+ *	Adds the buckets of other (a shard's partial state) into a.
  */
 static int
 ResponseTimeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     ResponseTimeState *st = a->state;
     const ResponseTimeState *ost = other->state;
-    int k;
 
-    if (ost->count == 0) {
-	return TCL_OK;
-    }
-    if (st->buckets == NULL) {
-	st->buckets = Rb_KitRealloc(NULL, NBUCKETS * sizeof(uint64_t));
-	memset(st->buckets, 0, NBUCKETS * sizeof(uint64_t));
-    }
-    for (k = 0; k < NBUCKETS; k++) {
-	st->buckets[k] += ost->buckets[k];
-    }
-    st->count += ost->count;
-    st->zeros += ost->zeros;
-    st->sumNs += ost->sumNs;
-    if (ost->minNs < st->minNs) {
-	st->minNs = ost->minNs;
-    }
-    if (ost->maxNs > st->maxNs) {
-	st->maxNs = ost->maxNs;
-    }
-    return TCL_OK;
+    return Rb_LogHistMerge(a, &st->hist, &ost->hist);
 }
 
 /*
@@ -273,8 +147,7 @@ ResponseTimeFree(Rb_Analyzer *a)
 {
     ResponseTimeState *st = a->state;
 
-    free(st->buckets);
-    st->buckets = NULL;
+    Rb_LogHistFree(&st->hist);
 }
 
 const Rb_AnalyzerClass Rb_ResponseTimeAnalyzerClass = {

@@ -136,6 +136,32 @@ Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 }
 
 /*
+ * Rb_TimeBinsAddBins --
+ *	Adds the counters of other to those of tb with the same bin numbers
+ *	(no time alignment: for bins that number buckets, not intervals).
+ * Results: the sum of the counters that could not be held.
+ */
+uint64_t
+Rb_TimeBinsAddBins(Rb_TimeBins *tb, const Rb_TimeBins *other)
+{
+    uint64_t lost = 0, *slot;
+    int64_t j;
+
+    for (j = 0; j < other->n; j++) {
+	if (other->sums[j] == 0) {
+	    continue;
+	}
+	slot = Rb_TimeBinsSlot(tb, other->lo + j);
+	if (slot == NULL) {
+	    lost += other->sums[j];
+	} else {
+	    *slot += other->sums[j];
+	}
+    }
+    return lost;
+}
+
+/*
  * Rb_TimeBinsSeries --
  *	Builds a series Attribute with columns time (s from the run's first
  *	record time to the start of the interval) and value (the bin's sum

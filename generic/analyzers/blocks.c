@@ -1,0 +1,89 @@
+/*
+ * blocks.c --
+ *
+ *	The blocks an I/O touches, as keys that are unique across the
+ *	devices of a Flow, for the analyzers of footprint, reuse and
+ *	overwrites.
+ */
+
+#include "analyzers.h"
+
+#define BLOCK_BITS 48
+#define MAX_DEVICES ((int64_t)1 << 15)
+
+/*
+ * Rb_BlockMapStart --
+ *	Checks -block, resolves the device and offset fields, and forgets the
+ *	devices of a previous run.
+ * Results: TCL_OK, or TCL_ERROR with an analyzer error.
+ */
+int
+Rb_BlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run)
+{
+    if (m->block <= 0) {
+	return Rb_KitOptionError(a, NULL,
+		"-block must be a positive number of bytes");
+    }
+    if (Rb_KitNumericField(a, run, m->deviceField, &m->deviceIndex)
+	    != TCL_OK
+	    || Rb_KitNumericField(a, run, m->offsetField, &m->offsetIndex)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (m->devices.valSize == 0) {
+	Rb_KeyTableInit(&m->devices, sizeof(int64_t));
+    }
+    Rb_KeyTableClear(&m->devices);
+    m->skipped = 0;
+    return TCL_OK;
+}
+
+/*
+ * Rb_BlockRange --
+ *	The blocks touched by record i of b: *first is the key of the first,
+ *	the others follow it consecutively, *count of them.
+ * Results: 1, or 0 when the I/O lacks a device, offset or size, has a
+ *	negative one, or cannot be keyed (counted in m->skipped).
+ */
+int
+Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
+	int64_t *count)
+{
+    int64_t dev = b->col[m->deviceIndex][i];
+    int64_t offset = b->col[m->offsetIndex][i];
+    int64_t reqSize = b->col[RB_IO_SIZE][i];
+    int64_t lo, hi, last, *id;
+
+    if (dev == RB_ABSENT || offset == RB_ABSENT || reqSize == RB_ABSENT
+	    || offset < 0 || reqSize < 0 || __builtin_add_overflow(offset,
+	    reqSize > 0 ? reqSize - 1 : 0, &last)) {
+	m->skipped++;
+	return 0;
+    }
+    lo = offset / m->block;
+    hi = last / m->block;
+    id = Rb_KeyTableFind(&m->devices, dev, 1);
+    if (*id == 0) {
+	*id = (int64_t)m->devices.count;
+    }
+    if (hi >= ((int64_t)1 << BLOCK_BITS) || *id > MAX_DEVICES) {
+	m->skipped++;
+	return 0;
+    }
+    *count = hi - lo + 1;
+    if (*count > RB_MAX_IO_BLOCKS) {
+	*count = RB_MAX_IO_BLOCKS;
+    }
+    *first = ((*id - 1) << BLOCK_BITS) | lo;
+    return 1;
+}
+
+/*
+ * Rb_BlockMapFree --
+ *	Frees the device table.
+ */
+void
+Rb_BlockMapFree(Rb_BlockMap *m)
+{
+    Rb_KeyTableFree(&m->devices);
+}

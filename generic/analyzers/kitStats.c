@@ -1,0 +1,102 @@
+/*
+ * kitStats.c --
+ *
+ *	Exact moments of a stream of numbers, and the numeric-field lookup
+ *	that the generic (by field name) analyzers share.
+ */
+
+#include <math.h>
+#include "analyzers.h"
+
+/*
+ * Rb_MomentsReset --
+ *	Empties m: no values, minimum +inf, maximum -inf.
+ */
+void
+Rb_MomentsReset(Rb_Moments *m)
+{
+    m->n = 0;
+    m->sum = m->mean = m->m2 = 0.0;
+    m->min = INFINITY;
+    m->max = -INFINITY;
+}
+
+/*
+ * Rb_MomentsMerge --
+ *	Adds the values summarized by other to m (Chan et al.'s pairwise
+ *	update of the mean and the sum of squared deviations).
+ */
+void
+Rb_MomentsMerge(Rb_Moments *m, const Rb_Moments *other)
+{
+    double n1 = (double)m->n, n2 = (double)other->n, delta;
+
+    if (other->n == 0) {
+	return;
+    }
+    delta = other->mean - m->mean;
+    m->m2 += other->m2 + delta * delta * n1 * n2 / (n1 + n2);
+    m->mean += delta * n2 / (n1 + n2);
+    m->n += other->n;
+    m->sum += other->sum;
+    if (other->min < m->min) {
+	m->min = other->min;
+    }
+    if (other->max > m->max) {
+	m->max = other->max;
+    }
+}
+
+/*
+ * Rb_MomentsStddev --
+ *	The population standard deviation (dividing by n), 0 for fewer than
+ *	two values.
+ */
+double
+Rb_MomentsStddev(const Rb_Moments *m)
+{
+    return m->n > 1 ? sqrt(m->m2 / (double)m->n) : 0.0;
+}
+
+/*
+ * Rb_KitNumericField --
+ *	Resolves a field that must hold numbers (integers or doubles).
+ * Results: TCL_OK with *index set, or TCL_ERROR with an analyzer error
+ *	for an unknown or string field.
+ */
+int
+Rb_KitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
+	int *index)
+{
+    *index = -1;
+    if (Rb_AnalyzerField(a, run, name, index) != TCL_OK || *index < 0) {
+	return TCL_ERROR;
+    }
+    if (run->schema->fields[*index].type == RB_FT_STRING) {
+	return Rb_KitOptionError(a, NULL, "field \"%s\" holds text, not "
+		"numbers", run->schema->fields[*index].name);
+    }
+    return TCL_OK;
+}
+
+/*
+ * Rb_KitFieldScale --
+ *	How a value of field index is reported: durations and times in
+ *	seconds (scale 1e-9), bytes in bytes, others as they are.
+ * Results: the scale; *unit set to the reported unit.
+ */
+double
+Rb_KitFieldScale(const Rb_RunInfo *run, int index, const char **unit)
+{
+    switch (run->schema->fields[index].unit) {
+    case RB_UNIT_NS:
+	*unit = "s";
+	return 1.0 / RB_NS_PER_S;
+    case RB_UNIT_BYTES:
+	*unit = "bytes";
+	return 1.0;
+    default:
+	*unit = "";
+	return 1.0;
+    }
+}

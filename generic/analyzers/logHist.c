@@ -1,0 +1,196 @@
+/*
+ * logHist.c --
+ *
+ *	Percentiles of an unbounded stream in bounded memory.  Values are
+ *	counted in logarithmic buckets by magnitude: bucket k holds
+ *	(g^(k-1), g^k] with g = (1 + ALPHA) / (1 - ALPHA), and a percentile
+ *	falling in bucket k is reported as 2 g^k / (g + 1), which is within
+ *	a relative ALPHA of every value in the bucket.  The counts are exact,
+ *	so the bucket holding the rank is exact and the reported value is
+ *	within ALPHA (1%) of the exact order statistic.  Negative values are
+ *	counted by magnitude in a second set of buckets and zeros apart.
+ *	Memory grows with the range of magnitudes seen (about 115 buckets per
+ *	factor of 10), never with the number of values.
+ */
+
+#include <math.h>
+#include <string.h>
+#include "analyzers.h"
+
+/* The percentiles reported; 0 and 100 are the exact minimum and maximum. */
+static const double reportedPercentiles[] = {
+    0, 50, 90, 95, 99, 99.9, 100
+};
+
+/*
+ * Gamma --
+ *	The ratio g between consecutive bucket bounds.
+ */
+static double
+Gamma(void)
+{
+    return (1.0 + RB_LOGHIST_ALPHA) / (1.0 - RB_LOGHIST_ALPHA);
+}
+
+/*
+ * Rb_LogHistReset --
+ *	Empties h for a new run, keeping its allocation.
+ */
+void
+Rb_LogHistReset(Rb_LogHist *h)
+{
+    int s;
+
+    Rb_MomentsReset(&h->moments);
+    h->zeros = 0;
+    for (s = 0; s < 2; s++) {
+	h->bucket[s].lo = 0;
+	h->bucket[s].n = 0;
+    }
+}
+
+/*
+ * Rb_LogHistAdd --
+ *	Counts v.  NaN and infinite values are ignored.
+ */
+void
+Rb_LogHistAdd(Rb_LogHist *h, double v)
+{
+    uint64_t *slot;
+
+    if (!isfinite(v)) {
+	return;
+    }
+    Rb_MomentsAdd(&h->moments, v);
+    if (v == 0.0) {
+	h->zeros++;
+	return;
+    }
+    slot = Rb_TimeBinsSlot(&h->bucket[v < 0],
+	    (int64_t)ceil(log(fabs(v)) / log(Gamma())));
+    if (slot != NULL) {
+	(*slot)++;
+    }
+}
+
+/*
+ * Rb_LogHistMerge --
+ *	Adds the counts of other into h.
+ * Results: TCL_OK (the bucket grids always line up).
+ */
+int
+Rb_LogHistMerge(Rb_Analyzer *a, Rb_LogHist *h, const Rb_LogHist *other)
+{
+    int s;
+
+    Rb_MomentsMerge(&h->moments, &other->moments);
+    h->zeros += other->zeros;
+    for (s = 0; s < 2; s++) {
+	Rb_TimeBinsAddBins(&h->bucket[s], &other->bucket[s]);
+    }
+    return TCL_OK;
+}
+
+/*
+ * BucketValue --
+ *	The representative value of bucket k: within ALPHA of its range.
+ */
+static double
+BucketValue(int64_t k)
+{
+    return 2.0 * pow(Gamma(), (double)k) / (Gamma() + 1.0);
+}
+
+/*
+ * Rb_LogHistPercentile --
+ *	The p-th percentile (nearest rank: the value of rank ceil(p/100 n),
+ *	at least 1), clamped to the exact [min, max]; 0 and 100 give the
+ *	exact minimum and maximum.  NaN when nothing was counted.
+ */
+double
+Rb_LogHistPercentile(const Rb_LogHist *h, double p)
+{
+    const Rb_TimeBins *neg = &h->bucket[1], *pos = &h->bucket[0];
+    double exactRank = p / 100.0 * (double)h->moments.n, est = 0.0;
+    /* Shave rounding noise so that 99.9% of 5000 is rank 4995, not 4996. */
+    uint64_t rank = (uint64_t)ceil(exactRank - exactRank * 1e-12), seen = 0;
+    int64_t j;
+
+    if (h->moments.n == 0) {
+	return NAN;
+    }
+    if (p <= 0.0) {
+	return h->moments.min;
+    }
+    if (p >= 100.0) {
+	return h->moments.max;
+    }
+    if (rank < 1) {
+	rank = 1;
+    }
+    /* Negative values in increasing order: largest magnitude first. */
+    for (j = neg->n - 1; j >= 0; j--) {
+	seen += neg->sums[j];
+	if (seen >= rank) {
+	    est = -BucketValue(neg->lo + j);
+	    goto clamp;
+	}
+    }
+    seen += h->zeros;
+    if (seen >= rank) {
+	goto clamp;
+    }
+    for (j = 0; j < pos->n; j++) {
+	seen += pos->sums[j];
+	if (seen >= rank) {
+	    est = BucketValue(pos->lo + j);
+	    break;
+	}
+    }
+  clamp:
+    if (est < h->moments.min) {
+	est = h->moments.min;
+    }
+    if (est > h->moments.max) {
+	est = h->moments.max;
+    }
+    return est;
+}
+
+/*
+ * Rb_LogHistAttr --
+ *	A percentile Attribute (columns p and value, the value multiplied by
+ *	scale) at the 0, 50, 90, 95, 99, 99.9 and 100th percentiles; no rows
+ *	when nothing was counted.
+ */
+Rb_Attribute *
+Rb_LogHistAttr(const Rb_LogHist *h, const char *name, const char *unit,
+	double scale, const char *help)
+{
+    Rb_Attribute *attr = Rb_AttrCreate(name, RB_ATTR_PERCENTILES, unit,
+	    help);
+    int pCol = Rb_AttrAddColumn(attr, "p", "%", 0);
+    int valueCol = Rb_AttrAddColumn(attr, "value", unit, 0);
+    size_t i;
+
+    for (i = 0; h->moments.n > 0 && i < sizeof(reportedPercentiles)
+	    / sizeof(reportedPercentiles[0]); i++) {
+	int row = Rb_AttrAddRow(attr);
+
+	Rb_AttrSetNum(attr, row, pCol, reportedPercentiles[i]);
+	Rb_AttrSetNum(attr, row, valueCol,
+		Rb_LogHistPercentile(h, reportedPercentiles[i]) * scale);
+    }
+    return attr;
+}
+
+/*
+ * Rb_LogHistFree --
+ *	Frees the buckets.
+ */
+void
+Rb_LogHistFree(Rb_LogHist *h)
+{
+    Rb_TimeBinsFree(&h->bucket[0]);
+    Rb_TimeBinsFree(&h->bucket[1]);
+}

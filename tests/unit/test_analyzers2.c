@@ -1,0 +1,272 @@
+/*
+ * test_analyzers2.c --
+ *
+ *	Unit tests of the Analyzer kit's generic (by field name), timing,
+ *	spatial, temporal, burstiness, staged and top-K classes.  Each answer
+ *	is worked out by hand in a comment, or by a short second
+ *	implementation in this file that shares no code with the class.
+ */
+
+#include <math.h>
+#include "kitTest.h"
+
+/*
+ * SetField --
+ *	Sets field f of the last record of b.
+ */
+static void
+SetField(Rb_Batch *b, int f, int64_t v)
+{
+    b->col[f][b->n - 1] = v;
+}
+
+/*
+ * IosWithField --
+ *	One read per value in vals, 1 s apart, with field f set to it.
+ */
+static Rb_Batch *
+IosWithField(int f, const int64_t *vals, int n)
+{
+    Rb_Batch *b = NewBatch(n);
+    int k;
+
+    for (k = 0; k < n; k++) {
+	AddIo(b, k * SEC, RB_OP_READ, 4096, 1, k * 4096);
+	SetField(b, f, vals[k]);
+    }
+    return b;
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * Generic analyzers by field name
+ * ---------------------------------------------------------------------
+ */
+
+START_TEST(field_stats_of_queue_length)
+{
+    static const int64_t q[] = {2, 4, 4, 4, 5, 5, 7, 9, RB_ABSENT};
+    Rb_Batch *b = IosWithField(RB_IO_QUEUELEN, q, 9);
+    Rb_Flow *flow = RunAll(&Rb_FieldStatsAnalyzerClass, "-field queueLen",
+	    b);
+
+    /* The absent value is left out: 8 values, sum 40, mean 5; squared
+     * deviations 9+1+1+1+0+0+4+16 = 32, population variance 32/8 = 4. */
+    ck_assert_near(Scalar(flow, "FieldCount"), 8);
+    ck_assert_near(Scalar(flow, "FieldSum"), 40);
+    ck_assert_near(Scalar(flow, "FieldMean"), 5);
+    ck_assert_near(Scalar(flow, "FieldMin"), 2);
+    ck_assert_near(Scalar(flow, "FieldMax"), 9);
+    ck_assert_near(Scalar(flow, "FieldStddev"), 2);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(field_stats_of_a_time_field_in_seconds)
+{
+    static const int64_t start[] = {1 * SEC, 3 * SEC};
+    Rb_Batch *b = IosWithField(RB_IO_START, start, 2);
+    Rb_Flow *flow = RunAll(&Rb_FieldStatsAnalyzerClass, "-field startTime",
+	    b);
+
+    /* Times are reported in seconds: mean (1 + 3) / 2 = 2 s. */
+    ck_assert_near(Scalar(flow, "FieldMean"), 2);
+    ck_assert_near(Scalar(flow, "FieldStddev"), 1);
+    ck_assert_str_eq(Attr(flow, "FieldMean")->unit, "s");
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(field_stats_unknown_field_fails_at_start)
+{
+    Tcl_Interp *interp = rbtest_interp();
+    Rb_Flow *flow = NewFlow(&Rb_FieldStatsAnalyzerClass, "-field nope",
+	    NULL);
+    Rb_RunInfo run;
+
+    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_int_eq(Rb_FlowStart(flow, &run), TCL_ERROR);
+    ck_assert_ptr_nonnull(strstr(Tcl_GetStringResult(interp), "nope"));
+    Rb_RunInfoFree(&run);
+    Rb_FlowDelete(flow);
+}
+END_TEST
+
+START_TEST(field_histogram_log2_bins)
+{
+    static const int64_t sizes[] = {0, 1, 3, 4096, 5000, 8192};
+    Rb_Batch *b = IosWithField(RB_IO_SIZE, sizes, 6);
+    Rb_Flow *flow = RunAll(&Rb_FieldHistogramAnalyzerClass, "", b);
+    const Rb_Attribute *h = Attr(flow, "FieldHistogram");
+
+    /* Bins [0,1) [1,2) [2,4) ... [8192,16384): 15 rows; 0, 1 and 3 in the
+     * first three, 4096 and 5000 in [4096,8192), 8192 in the last. */
+    ck_assert_int_eq(h->nrows, 15);
+    ck_assert_near(Cell(h, 0, "count"), 1);
+    ck_assert_near(Cell(h, 1, "count"), 1);
+    ck_assert_near(Cell(h, 2, "lo"), 2);
+    ck_assert_near(Cell(h, 2, "count"), 1);
+    ck_assert_near(Cell(h, 3, "count"), 0);
+    ck_assert_near(Cell(h, 13, "lo"), 4096);
+    ck_assert_near(Cell(h, 13, "count"), 2);
+    ck_assert_near(Cell(h, 14, "hi"), 16384);
+    ck_assert_near(Cell(h, 14, "count"), 1);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(field_histogram_linear_bins_with_negatives)
+{
+    static const int64_t q[] = {-3, -1, 0, 1, 2, 5};
+    Rb_Batch *b = IosWithField(RB_IO_QUEUELEN, q, 6);
+    Rb_Flow *flow = RunAll(&Rb_FieldHistogramAnalyzerClass,
+	    "-field queueLen -bins linear -width 2", b);
+    const Rb_Attribute *h = Attr(flow, "FieldHistogram");
+
+    /* floor(v/2): -2 -1 0 0 1 2, so [-4,-2) 1, [-2,0) 1, [0,2) 2,
+     * [2,4) 1, [4,6) 1. */
+    ck_assert_int_eq(h->nrows, 5);
+    ck_assert_near(Cell(h, 0, "lo"), -4);
+    ck_assert_near(Cell(h, 0, "count"), 1);
+    ck_assert_near(Cell(h, 1, "count"), 1);
+    ck_assert_near(Cell(h, 2, "lo"), 0);
+    ck_assert_near(Cell(h, 2, "count"), 2);
+    ck_assert_near(Cell(h, 4, "hi"), 6);
+    ck_assert_near(Scalar(flow, "FieldHistogramOutside"), 0);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(field_histogram_rejects_bad_width)
+{
+    ck_assert_ptr_null(NewAnalyzer(&Rb_FieldHistogramAnalyzerClass,
+	    "-bins linear -width 0"));
+    ck_assert_ptr_null(NewAnalyzer(&Rb_FieldHistogramAnalyzerClass,
+	    "-bins cubic"));
+}
+END_TEST
+
+START_TEST(field_percentiles_within_one_percent)
+{
+    int64_t q[100];
+    Rb_Batch *b;
+    Rb_Flow *flow;
+    const Rb_Attribute *p;
+    int k;
+
+    /* Values 1..100: the nearest-rank p-th percentile is p itself. */
+    for (k = 0; k < 100; k++) {
+	q[k] = 100 - k;
+    }
+    b = IosWithField(RB_IO_QUEUELEN, q, 100);
+    flow = RunAll(&Rb_FieldPercentilesAnalyzerClass, "-field queueLen", b);
+    p = Attr(flow, "FieldPercentiles");
+    ck_assert_int_eq(p->nrows, 7);
+    ck_assert_near(Cell(p, 0, "value"), 1);
+    ck_assert_double_eq_tol(Cell(p, 1, "value"), 50, 0.5);
+    ck_assert_double_eq_tol(Cell(p, 2, "value"), 90, 0.9);
+    ck_assert_double_eq_tol(Cell(p, 4, "value"), 99, 0.99);
+    ck_assert_near(Cell(p, 6, "value"), 100);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(field_percentiles_of_negative_values)
+{
+    int64_t q[21];
+    Rb_Batch *b;
+    Rb_Flow *flow;
+    const Rb_Attribute *p;
+    int k;
+
+    /* -10..10: the median (rank ceil(10.5) = 11) is 0; p90 is rank
+     * ceil(18.9) = 19, the value 8; p0 is -10. */
+    for (k = 0; k < 21; k++) {
+	q[k] = k - 10;
+    }
+    b = IosWithField(RB_IO_QUEUELEN, q, 21);
+    flow = RunAll(&Rb_FieldPercentilesAnalyzerClass, "-field queueLen", b);
+    p = Attr(flow, "FieldPercentiles");
+    ck_assert_near(Cell(p, 0, "value"), -10);
+    ck_assert_near(Cell(p, 1, "value"), 0);
+    ck_assert_double_eq_tol(Cell(p, 2, "value"), 8, 0.08);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(distinct_exact)
+{
+    static const int64_t pids[] = {1, 2, 3, 2, 1, 7, RB_ABSENT};
+    Rb_Batch *b = IosWithField(RB_IO_PID, pids, 7);
+    Rb_Flow *flow = RunAll(&Rb_DistinctAnalyzerClass, "", b);
+
+    /* {1, 2, 3, 7}; the absent pid is not a value. */
+    ck_assert_near(Scalar(flow, "Distinct"), 4);
+    ck_assert_near(Scalar(flow, "DistinctExact"), 1);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(distinct_estimate_past_the_limit)
+{
+    enum { N = 100000 };
+    Rb_Batch *b = NewBatch(N);
+    Rb_Flow *flow;
+    double est;
+    int k;
+
+    /* 50000 distinct offsets, each twice: past -limit 1000 the count is a
+     * HyperLogLog estimate, standard error 0.8%; 3 sigma is 2.5%. */
+    for (k = 0; k < N; k++) {
+	AddIo(b, k, RB_OP_READ, 512, 1, (int64_t)(k % (N / 2)) * 4096);
+    }
+    flow = RunAll(&Rb_DistinctAnalyzerClass,
+	    "-field devOffset -limit 1000", b);
+    est = Scalar(flow, "Distinct");
+    ck_assert_msg(fabs(est - N / 2) <= 0.025 * N / 2, "estimate %g", est);
+    ck_assert_near(Scalar(flow, "DistinctExact"), 0);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(merge_generic)
+{
+    CheckMerge(&Rb_FieldStatsAnalyzerClass, "-field size");
+    CheckMerge(&Rb_FieldHistogramAnalyzerClass, "-field devOffset");
+    CheckMerge(&Rb_FieldHistogramAnalyzerClass,
+	    "-field finishTime -bins linear -width 1e6");
+    CheckMerge(&Rb_FieldPercentilesAnalyzerClass, "-field startTime");
+    CheckMerge(&Rb_DistinctAnalyzerClass, "-field devOffset");
+    CheckMerge(&Rb_DistinctAnalyzerClass, "-field devOffset -limit 100");
+}
+END_TEST
+
+Suite *
+rbtest_suite(void)
+{
+    Suite *s = suite_create("analyzers2");
+    TCase *tc;
+
+    tc = tcase_create("generic");
+    tcase_add_test(tc, field_stats_of_queue_length);
+    tcase_add_test(tc, field_stats_of_a_time_field_in_seconds);
+    tcase_add_test(tc, field_stats_unknown_field_fails_at_start);
+    tcase_add_test(tc, field_histogram_log2_bins);
+    tcase_add_test(tc, field_histogram_linear_bins_with_negatives);
+    tcase_add_test(tc, field_histogram_rejects_bad_width);
+    tcase_add_test(tc, field_percentiles_within_one_percent);
+    tcase_add_test(tc, field_percentiles_of_negative_values);
+    tcase_add_test(tc, distinct_exact);
+    tcase_add_test(tc, distinct_estimate_past_the_limit);
+    tcase_add_test(tc, merge_generic);
+    suite_add_tcase(s, tc);
+    return s;
+}

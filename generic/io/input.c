@@ -276,6 +276,19 @@ Produce(Rb_Input *in, char *dst, size_t cap)
 }
 
 /*
+ * Compact --
+ *	Moves the unconsumed bytes to the start of the buffer.
+ */
+static void
+Compact(Rb_Input *in)
+{
+    memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+    in->bufBase += in->pos;
+    in->len -= in->pos;
+    in->pos = 0;
+}
+
+/*
  * Fill --
  *	Makes room at the end of the buffer (compacting, or growing when
  *	the unconsumed bytes fill it) and appends decompressed bytes.
@@ -288,10 +301,7 @@ Fill(Rb_Input *in)
 
     if (in->len == in->cap) {
 	if (in->pos > 0) {
-	    memmove(in->buf, in->buf + in->pos, in->len - in->pos);
-	    in->bufBase += in->pos;
-	    in->len -= in->pos;
-	    in->pos = 0;
+	    Compact(in);
 	} else {
 	    in->cap *= 2;
 	    in->buf = Rb_Realloc(in->buf, in->cap + 1);
@@ -517,10 +527,7 @@ Rb_InputPeek(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
 
     while (in->len - in->pos < n) {
 	if (in->pos > 0 && in->cap - in->pos < n) {
-	    memmove(in->buf, in->buf + in->pos, in->len - in->pos);
-	    in->bufBase += in->pos;
-	    in->len -= in->pos;
-	    in->pos = 0;
+	    Compact(in);
 	}
 	if (Fill(in) == 0) {
 	    break;

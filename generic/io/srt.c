@@ -179,6 +179,18 @@ Fail(SrtState *st, Rb_Batch *b, int start, Rb_Error *err)
 }
 
 /*
+ * Consume --
+ *	Drops the first p decoded bytes of the buffer.
+ */
+static void
+Consume(SrtState *st, size_t p)
+{
+    memmove(st->buf, st->buf + p, st->have - p);
+    st->have -= p;
+    st->bufOffset += p;
+}
+
+/*
  * Refill --
  *	Moves the undecoded tail buf[p, have) to the front and reads more.
  * Results: bytes read, 0 at the end of input, -1 on an input error
@@ -187,12 +199,9 @@ Fail(SrtState *st, Rb_Batch *b, int start, Rb_Error *err)
 static long
 Refill(Rb_Reader *r, SrtState *st, size_t *pp)
 {
-    size_t p = *pp;
     long got;
 
-    memmove(st->buf, st->buf + p, st->have - p);
-    st->have -= p;
-    st->bufOffset += p;
+    Consume(st, *pp);
     *pp = 0;
     got = Rb_InputRead(r->in, st->buf + st->have, SRT_BUF - st->have,
 	    &st->pending);
@@ -286,8 +295,18 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	}
 
 	/* Anything else: more bytes needed, the end, or a bad record. */
-	if (avail < 8 || (avail < SRT_REC_LEN && Be32(rec + 4) == SRT_V7_IO
-		&& Be32(rec) == SRT_REC_LEN)) {
+	len = avail >= 8 ? Be32(rec) : 0;
+	vt = avail >= 8 ? Be32(rec + 4) : 0;
+	if (avail >= 8 && (vt == SRT_V7_IO ? len != SRT_REC_LEN
+		: len < 8 || len > SRT_MAX_REC)) {
+	    r->recordNo = ++st->recNo;
+	    Rb_ReaderBadFatal(r, &st->pending, "bad-length",
+		    st->bufOffset + p, "length word %u in a record of version "
+		    "%u type %u (v7 I/O records have %d)", len, vt >> 16,
+		    vt & 0xffff, SRT_REC_LEN);
+	    return Fail(st, b, start, err);
+	}
+	if (avail < (avail < 8 ? 8 : len)) {
 	    got = Refill(r, st, &p);
 	    if (got < 0) {
 		return Fail(st, b, start, err);
@@ -307,33 +326,6 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	    st->have = 0;
 	    break;
 	}
-	len = Be32(rec);
-	vt = Be32(rec + 4);
-	if (vt == SRT_V7_IO || len < 8 || len > SRT_MAX_REC) {
-	    r->recordNo = ++st->recNo;
-	    Rb_ReaderBadFatal(r, &st->pending, "bad-length",
-		    st->bufOffset + p, "length word %u where a v7 I/O record "
-		    "has %d", len, SRT_REC_LEN);
-	    return Fail(st, b, start, err);
-	}
-	if (avail < len) {
-	    got = Refill(r, st, &p);
-	    if (got < 0) {
-		return Fail(st, b, start, err);
-	    }
-	    if (got > 0) {
-		continue;
-	    }
-	    st->done = 1;
-	    r->recordNo = ++st->recNo;
-	    if (Rb_ReaderBad(r, &st->pending, "short-record", st->bufOffset,
-		    "the input ends %zu bytes into a record of %u bytes",
-		    st->have, len)) {
-		return Fail(st, b, start, err);
-	    }
-	    st->have = 0;
-	    break;
-	}
 	r->recordNo = ++st->recNo;
 	if (Rb_ReaderBad(r, &st->pending, "bad-type", st->bufOffset + p,
 		"record version %u type %u is not a v7 I/O record",
@@ -342,9 +334,7 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	}
 	p += len;
     }
-    memmove(st->buf, st->buf + p, st->have - p);
-    st->have -= p;
-    st->bufOffset += p;
+    Consume(st, p);
     r->recordNo = st->recNo;
     return b->n - start;
 }

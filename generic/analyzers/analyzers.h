@@ -23,6 +23,9 @@ extern const Rb_AnalyzerClass Rb_FieldStatsAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_FieldHistogramAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_FieldPercentilesAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_DistinctAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_InterArrivalAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_UtilizationAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_QueueDepthAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -351,5 +354,23 @@ int		Rb_BlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m,
 int		Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i,
 		    int64_t *first, int64_t *count);
 void		Rb_BlockMapFree(Rb_BlockMap *m);
+
+/*
+ * Min-heaps of (key, value) pairs ordered by key (heap.c), for pending
+ * completions and not yet issued busy intervals.
+ */
+typedef struct Rb_HeapItem {
+    int64_t key;
+    int64_t value;
+} Rb_HeapItem;
+
+typedef struct Rb_Heap {
+    Rb_HeapItem *items;
+    size_t n, cap;
+} Rb_Heap;
+
+void		Rb_HeapPush(Rb_Heap *h, int64_t key, int64_t value);
+Rb_HeapItem	Rb_HeapPop(Rb_Heap *h);
+void		Rb_HeapFree(Rb_Heap *h);
 
 #endif /* RB_ANALYZERS_H */

@@ -23,6 +23,9 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_FieldHistogramAnalyzerClass,
     &Rb_FieldPercentilesAnalyzerClass,
     &Rb_DistinctAnalyzerClass,
+    &Rb_InterArrivalAnalyzerClass,
+    &Rb_UtilizationAnalyzerClass,
+    &Rb_QueueDepthAnalyzerClass,
 };
 
 /*

@@ -249,6 +249,108 @@ START_TEST(merge_generic)
 }
 END_TEST
 
+/*
+ * ---------------------------------------------------------------------
+ * Timing
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * AddTimedIo --
+ *	Appends a read to dev with enqueue, start and finish times in s.
+ */
+static void
+AddTimedIo(Rb_Batch *b, int64_t dev, int64_t enq, int64_t start,
+	int64_t finish)
+{
+    AddIo(b, enq * SEC, RB_OP_READ, 4096, dev, 0);
+    SetField(b, RB_IO_START, start * SEC);
+    SetField(b, RB_IO_FINISH, finish * SEC);
+}
+
+START_TEST(inter_arrival_mean_cv_percentiles)
+{
+    static const int64_t t[] = {0, 1, 3, 6, 10};
+    Rb_Batch *b = NewBatch(5);
+    Rb_Flow *flow;
+    const Rb_Attribute *p;
+    int k;
+
+    /* Gaps 1, 2, 3, 4 s: mean 2.5; deviations -1.5 -0.5 0.5 1.5, variance
+     * 5/4, CV sqrt(1.25) / 2.5 = 0.44721; median (rank 2) 2 s. */
+    for (k = 0; k < 5; k++) {
+	AddIo(b, t[k] * SEC, RB_OP_READ, 512, 1, 0);
+    }
+    flow = RunAll(&Rb_InterArrivalAnalyzerClass, "", b);
+    ck_assert_near(Scalar(flow, "MeanInterArrival"), 2.5);
+    ck_assert_double_eq_tol(Scalar(flow, "InterArrivalCV"),
+	    sqrt(1.25) / 2.5, 1e-9);
+    p = Attr(flow, "InterArrival");
+    ck_assert_near(Cell(p, 0, "value"), 1);
+    ck_assert_double_eq_tol(Cell(p, 1, "value"), 2, 0.02);
+    ck_assert_near(Cell(p, 6, "value"), 4);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(utilization_is_union_of_busy_intervals)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+    const Rb_Attribute *t;
+
+    /* Device 1: [0,2) [1,3) [5,6) [4,5), the last issued before the one
+     * enqueued ahead of it; union [0,3) + [4,6) = 5 s.  Device 2: [0,10)
+     * and an empty I/O at 10 s.  The run lasts 10 s: utilizations 0.5
+     * and 1, mean 0.75, busy 15 s. */
+    AddTimedIo(b, 1, 0, 0, 2);
+    AddTimedIo(b, 2, 0, 0, 10);
+    AddTimedIo(b, 1, 1, 1, 3);
+    AddTimedIo(b, 1, 2, 5, 6);
+    AddTimedIo(b, 1, 3, 4, 5);
+    AddTimedIo(b, 2, 10, 10, 10);
+    flow = RunAll(&Rb_UtilizationAnalyzerClass, "", b);
+    ck_assert_near(Scalar(flow, "Utilization"), 0.75);
+    ck_assert_near(Scalar(flow, "BusyTime"), 15);
+    t = Attr(flow, "UtilizationByDevice");
+    ck_assert_int_eq(t->nrows, 2);
+    ck_assert_near(Cell(t, 0, "device"), 1);
+    ck_assert_near(Cell(t, 0, "busy"), 5);
+    ck_assert_near(Cell(t, 0, "utilization"), 0.5);
+    ck_assert_near(Cell(t, 1, "utilization"), 1);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(queue_depth_time_weighted)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+    const Rb_Attribute *q;
+
+    /* Outstanding [0,4) [1,2) [3,5) [7,8): depth 1 on [0,1) [2,3) [4,5)
+     * [7,8) = 4 s, depth 2 on [1,2) [3,4) = 2 s, depth 0 on [5,7) = 2 s;
+     * 8 s in all, mean (4 + 2*2) / 8 = 1. */
+    AddTimedIo(b, 1, 0, 0, 4);
+    AddTimedIo(b, 1, 1, 1, 2);
+    AddTimedIo(b, 1, 3, 3, 5);
+    AddTimedIo(b, 1, 7, 7, 8);
+    flow = RunAll(&Rb_QueueDepthAnalyzerClass, "", b);
+    q = Attr(flow, "QueueDepth");
+    ck_assert_int_eq(q->nrows, 3);
+    ck_assert_near(Cell(q, 0, "time"), 2);
+    ck_assert_near(Cell(q, 1, "time"), 4);
+    ck_assert_near(Cell(q, 2, "time"), 2);
+    ck_assert_near(Cell(q, 1, "fraction"), 0.5);
+    ck_assert_near(Scalar(flow, "MeanQueueDepth"), 1);
+    ck_assert_near(Scalar(flow, "MaxQueueDepth"), 2);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -267,6 +369,12 @@ rbtest_suite(void)
     tcase_add_test(tc, distinct_exact);
     tcase_add_test(tc, distinct_estimate_past_the_limit);
     tcase_add_test(tc, merge_generic);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("timing");
+    tcase_add_test(tc, inter_arrival_mean_cv_percentiles);
+    tcase_add_test(tc, utilization_is_union_of_busy_intervals);
+    tcase_add_test(tc, queue_depth_time_weighted);
     suite_add_tcase(s, tc);
     return s;
 }

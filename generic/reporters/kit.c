@@ -12,6 +12,7 @@ extern const Rb_ReporterClass Rb_ReporterCsvClass;
 extern const Rb_ReporterClass Rb_ReporterJsonClass;
 extern const Rb_ReporterClass Rb_ReporterGraphClass;
 extern const Rb_ReporterClass Rb_ReporterWorkloadClass;
+extern const Rb_ReporterClass Rb_ReporterHtmlClass;
 
 static const Rb_ReporterClass *const kitClasses[] = {
     &Rb_ReporterLogClass,
@@ -19,6 +20,7 @@ static const Rb_ReporterClass *const kitClasses[] = {
     &Rb_ReporterJsonClass,
     &Rb_ReporterGraphClass,
     &Rb_ReporterWorkloadClass,
+    &Rb_ReporterHtmlClass,
     NULL
 };
 

@@ -16,12 +16,24 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "util.h"
 
 typedef struct GraphState {
     int render;			/* -render: run gnuplot when installed */
 } GraphState;
+
+/*
+ * One writing of every picture: where to, whether to render, the file
+ * names taken so far, and whom to tell about each picture made.
+ */
+typedef struct GraphRun {
+    Tcl_Interp *interp;
+    const char *dir;
+    int render;
+    Rb_ReportNames names;
+    Rb_GraphDone *done;
+    void *cd;
+} GraphRun;
 
 static const Rb_Option graphOptions[] = {
     {"-render", RB_OPT_BOOL, offsetof(GraphState, render), "1",
@@ -463,46 +475,6 @@ WriteData(Tcl_Interp *interp, const char *dir, const char *base,
 }
 
 /*
- * GnuplotOnPath --
- *	1 if an executable gnuplot is on PATH.  Looked up once per value of
- *	PATH, since a report may run many times in one process.
- */
-static int
-GnuplotOnPath(void)
-{
-    static char *checkedPath = NULL;
-    static int found = 0;
-    const char *path = getenv("PATH"), *p, *end;
-    Tcl_DString ds;
-
-    if (path == NULL) {
-	path = "";
-    }
-    if (checkedPath != NULL && strcmp(checkedPath, path) == 0) {
-	return found;
-    }
-    found = 0;
-    for (p = path; !found; p = end + 1) {
-	end = strchr(p, ':');
-	if (end == NULL) {
-	    end = p + strlen(p);
-	}
-	Tcl_DStringInit(&ds);
-	Tcl_DStringAppend(&ds, end > p ? p : ".", end > p ? (int) (end - p)
-		: 1);
-	Tcl_DStringAppend(&ds, "/gnuplot", -1);
-	found = access(Tcl_DStringValue(&ds), X_OK) == 0;
-	Tcl_DStringFree(&ds);
-	if (*end == '\0') {
-	    break;
-	}
-    }
-    free(checkedPath);
-    checkedPath = strdup(path);
-    return found;
-}
-
-/*
  * Render --
  *	Runs gnuplot on dir/base.gp from dir, through Tcl's exec so that
  *	its output is captured for the error message.  Warnings on stderr
@@ -561,21 +533,27 @@ Render(Tcl_Interp *interp, const char *dir, const char *base)
 
 /*
  * Emit --
- *	Writes a planned picture's data and script, then renders it if
- *	asked to.
+ *	Writes a planned picture's data and script, renders it if asked
+ *	to, and tells gr->done about it.
  * Results: TCL_OK or TCL_ERROR naming the file that failed.
  */
 static int
-Emit(Rb_Reporter *r, const char *base, const Rb_Attribute *a, Graph *g,
-	int render)
+Emit(GraphRun *gr, const Rb_Flow *flow, const char *base,
+	const Rb_Attribute *a, Graph *g)
 {
-    if (a != NULL && WriteData(r->interp, r->output, base, a, g) != TCL_OK) {
+    if (a != NULL && WriteData(gr->interp, gr->dir, base, a, g) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (WriteScript(r->interp, r->output, base, g) != TCL_OK) {
+    if (WriteScript(gr->interp, gr->dir, base, g) != TCL_OK) {
 	return TCL_ERROR;
     }
-    return render ? Render(r->interp, r->output, base) : TCL_OK;
+    if (gr->render && Render(gr->interp, gr->dir, base) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (gr->done != NULL) {
+	gr->done(gr->cd, flow, base, Tcl_DStringValue(&g->title));
+    }
+    return TCL_OK;
 }
 
 /*
@@ -583,8 +561,7 @@ Emit(Rb_Reporter *r, const char *base, const Rb_Attribute *a, Graph *g,
  *	The picture of one (flow, attribute), when its kind has one.
  */
 static int
-GraphAttr(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportItem *it,
-	int render)
+GraphAttr(GraphRun *gr, const Rb_ReportItem *it)
 {
     const Rb_Attribute *a = it->attr;
     const char *flow = Rb_FlowName(it->flow);
@@ -595,7 +572,7 @@ GraphAttr(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportItem *it,
     if (a->nrows == 0 || a->ncols == 0) {
 	return TCL_OK;
     }
-    Rb_ReportFileName(names, flow, a->name, &base);
+    Rb_ReportFileName(&gr->names, flow, a->name, &base);
     Tcl_DStringInit(&dat);
     Tcl_DStringAppend(&dat, Tcl_DStringValue(&base), -1);
     Tcl_DStringAppend(&dat, ".dat", -1);
@@ -621,7 +598,7 @@ GraphAttr(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportItem *it,
 	break;
     }
     if (planned) {
-	code = Emit(r, Tcl_DStringValue(&base), a, &g, render);
+	code = Emit(gr, it->flow, Tcl_DStringValue(&base), a, &g);
     }
     GraphFree(&g);
     Tcl_DStringFree(&quoted);
@@ -703,8 +680,7 @@ WriteBarData(Tcl_Interp *interp, const char *dir, const char *base,
  * Results: TCL_OK or TCL_ERROR naming the file that failed.
  */
 static int
-GraphBars(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportSet *set,
-	int render)
+GraphBars(GraphRun *gr, const Rb_ReportSet *set)
 {
     const Rb_ReportItem **sc;
     int n = 0, i, j, k, code = TCL_OK;
@@ -737,7 +713,7 @@ GraphBars(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportSet *set,
 	    continue;
 	}
 
-	Rb_ReportFileName(names, "by-flow", a->name, &base);
+	Rb_ReportFileName(&gr->names, "by-flow", a->name, &base);
 	GraphInit(&g, NULL);
 	Tcl_DStringAppend(&g.title, a->name, -1);
 	Tcl_DStringAppend(&g.title, " by Flow", -1);
@@ -774,10 +750,10 @@ GraphBars(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportSet *set,
 		" using 1:2:xtic(3) with boxes notitle\n", -1);
 	Tcl_DStringFree(&quoted);
 
-	code = WriteBarData(r->interp, r->output, Tcl_DStringValue(&base),
+	code = WriteBarData(gr->interp, gr->dir, Tcl_DStringValue(&base),
 		sc + i, j - i);
 	if (code == TCL_OK) {
-	    code = Emit(r, Tcl_DStringValue(&base), NULL, &g, render);
+	    code = Emit(gr, NULL, Tcl_DStringValue(&base), NULL, &g);
 	}
 	GraphFree(&g);
 	Tcl_DStringFree(&base);
@@ -787,9 +763,42 @@ GraphBars(Rb_Reporter *r, Rb_ReportNames *names, const Rb_ReportSet *set,
 }
 
 /*
+ * Rb_ReportGraphs --
+ *	Writes the picture of every item of set that has one, then the
+ *	per-flow bar charts, into the existing directory dir; renders them
+ *	when render is set (gnuplot must be on PATH).  ReporterGraph and
+ *	ReporterHtml both draw through here.
+ * Results: TCL_OK, or TCL_ERROR at the first file or gnuplot run that
+ *	failed.
+ * Side effects: calls done(cd, flow, base, title) for each picture
+ *	made (flow NULL for a bar chart), when done is not NULL.
+ */
+int
+Rb_ReportGraphs(Tcl_Interp *interp, const char *dir, const Rb_ReportSet *set,
+	int render, Rb_GraphDone *done, void *cd)
+{
+    GraphRun gr;
+    int j, code = TCL_OK;
+
+    gr.interp = interp;
+    gr.dir = dir;
+    gr.render = render;
+    gr.done = done;
+    gr.cd = cd;
+    Rb_ReportNamesInit(&gr.names);
+    for (j = 0; j < set->nitems && code == TCL_OK; j++) {
+	code = GraphAttr(&gr, &set->items[j]);
+    }
+    if (code == TCL_OK) {
+	code = GraphBars(&gr, set);
+    }
+    Rb_ReportNamesFree(&gr.names);
+    return code;
+}
+
+/*
  * GraphWrite --
- *	The write hook: creates the output directory, then the pictures of
- *	every bound attribute and the per-flow bar charts.
+ *	The write hook: creates the output directory and draws into it.
  * Results: TCL_OK, or TCL_ERROR at the first file or gnuplot run that
  *	failed.
  */
@@ -798,25 +807,16 @@ GraphWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 {
     GraphState *st = r->state;
     Rb_ReportSet set;
-    Rb_ReportNames names;
-    int j, render, code = TCL_OK;
+    int code;
 
     if (Rb_ReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (Rb_ReportMkdir(r->interp, r->output) != TCL_OK) {
-	Rb_ReportSetFree(&set);
-	return TCL_ERROR;
-    }
-    render = st->render && GnuplotOnPath();
-    Rb_ReportNamesInit(&names);
-    for (j = 0; j < set.nitems && code == TCL_OK; j++) {
-	code = GraphAttr(r, &names, &set.items[j], render);
-    }
+    code = Rb_ReportMkdir(r->interp, r->output);
     if (code == TCL_OK) {
-	code = GraphBars(r, &names, &set, render);
+	code = Rb_ReportGraphs(r->interp, r->output, &set,
+		st->render && Rb_ReportOnPath("gnuplot"), NULL, NULL);
     }
-    Rb_ReportNamesFree(&names);
     Rb_ReportSetFree(&set);
     return code;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "util.h"
 
 /*
@@ -273,6 +274,38 @@ Rb_ReportJsonString(FILE *fp, const char *s)
 }
 
 /*
+ * Rb_ReportHtmlString --
+ *	Writes s as HTML text or attribute value: & < > " and ' as
+ *	character references, control characters other than tab and
+ *	newline (which HTML forbids) and bytes that are not valid UTF-8 as
+ *	U+FFFD, so that any name from a trace leaves the page well formed.
+ */
+void
+Rb_ReportHtmlString(FILE *fp, const char *s)
+{
+    const unsigned char *p = (const unsigned char *) s;
+    int n;
+
+    while (*p) {
+	switch (*p) {
+	case '&': fputs("&amp;", fp); p++; continue;
+	case '<': fputs("&lt;", fp); p++; continue;
+	case '>': fputs("&gt;", fp); p++; continue;
+	case '"': fputs("&quot;", fp); p++; continue;
+	case '\'': fputs("&#39;", fp); p++; continue;
+	}
+	if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7F
+		|| (n = Utf8Length(p)) == 0) {
+	    fputs("&#xfffd;", fp);
+	    p++;
+	} else {
+	    fwrite(p, 1, n, fp);
+	    p += n;
+	}
+    }
+}
+
+/*
  * Rb_ReportJsonNum --
  *	Writes a number as JSON: NaN and infinities, which JSON cannot
  *	express, as null.
@@ -432,4 +465,35 @@ Rb_ReportMkdir(Tcl_Interp *interp, const char *path)
     }
     Tcl_DStringFree(&ds);
     return code;
+}
+
+/*
+ * Rb_ReportOnPath --
+ *	1 if an executable called program is in a directory of PATH (an
+ *	empty entry is the current directory), else 0.
+ */
+int
+Rb_ReportOnPath(const char *program)
+{
+    const char *path = getenv("PATH"), *p, *end;
+    Tcl_DString ds;
+    int found = 0;
+
+    for (p = path ? path : ""; !found; p = end + 1) {
+	end = strchr(p, ':');
+	if (end == NULL) {
+	    end = p + strlen(p);
+	}
+	Tcl_DStringInit(&ds);
+	Tcl_DStringAppend(&ds, end > p ? p : ".", end > p ? (int) (end - p)
+		: 1);
+	Tcl_DStringAppend(&ds, "/", 1);
+	Tcl_DStringAppend(&ds, program, -1);
+	found = access(Tcl_DStringValue(&ds), X_OK) == 0;
+	Tcl_DStringFree(&ds);
+	if (*end == '\0') {
+	    break;
+	}
+    }
+    return found;
 }

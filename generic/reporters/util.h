@@ -51,6 +51,7 @@ const char *	Rb_ReportColUnit(const Rb_Attribute *a, int col);
 void		Rb_ReportCsvField(FILE *fp, const char *s);
 void		Rb_ReportJsonString(FILE *fp, const char *s);
 void		Rb_ReportJsonNum(FILE *fp, double v);
+void		Rb_ReportHtmlString(FILE *fp, const char *s);
 
 /* File names made from flow and attribute names, unique per report. */
 typedef struct Rb_ReportNames {
@@ -67,5 +68,13 @@ void		Rb_ReportJoinPath(const char *dir, const char *name,
 int		Rb_ReportOpen(Tcl_Interp *interp, const char *dir,
 		    const char *name, const char *ext, Rb_Out *out);
 int		Rb_ReportMkdir(Tcl_Interp *interp, const char *path);
+int		Rb_ReportOnPath(const char *program);
+
+/* The gnuplot pictures of a set (reporterGraph.c); done hears of each. */
+typedef void (Rb_GraphDone)(void *cd, const Rb_Flow *flow, const char *base,
+	const char *title);
+int		Rb_ReportGraphs(Tcl_Interp *interp, const char *dir,
+		    const Rb_ReportSet *set, int render, Rb_GraphDone *done,
+		    void *cd);
 
 #endif /* RB_REPORT_UTIL_H */

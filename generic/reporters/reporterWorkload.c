@@ -38,8 +38,10 @@ static const struct {
     {"SeqFraction", "seqFraction"},
     {"SeqRunLength", "seqRunLength"},
     {"SeqRunBytes", "seqRunBytes"},
-    {"InterArrivalMean", "interArrivalMean"},
+    {"MeanInterArrival", "interArrivalMean"},
     {"InterArrivalCV", "interArrivalCV"},
+    {"MeanQueueDepth", "queueDepth"},
+    {"Utilization", "utilization"},
     {"Footprint", "footprint"},
     {NULL, NULL}
 };
@@ -50,7 +52,7 @@ static const struct {
  */
 typedef struct Workload {
     double rate, meanSize, readFraction, seqFraction, seqRunLength;
-    double interArrivalCV, footprint;
+    double interArrivalCV, queueDepth, footprint;
     const Rb_Attribute *sizes;	/* SizeHistogram, or NULL */
     int lo, hi, count;		/* its columns */
 } Workload;
@@ -117,6 +119,7 @@ Characterize(const Rb_ReportSet *set, int i, const Rb_RunInfo *run,
     w->seqFraction = ScalarValue(FindAttr(set, i, "SeqFraction"));
     w->seqRunLength = ScalarValue(FindAttr(set, i, "SeqRunLength"));
     w->interArrivalCV = ScalarValue(FindAttr(set, i, "InterArrivalCV"));
+    w->queueDepth = ScalarValue(FindAttr(set, i, "MeanQueueDepth"));
     w->footprint = ScalarValue(FindAttr(set, i, "Footprint"));
 
     w->sizes = NULL;
@@ -340,6 +343,7 @@ JobFile(Tcl_DString *ds, const char *flow, const char *section,
     AppendMeasured(ds, "sequential fraction", w->seqFraction, "");
     AppendMeasured(ds, "mean sequential run", w->seqRunLength, " IOs");
     AppendMeasured(ds, "inter-arrival CV", w->interArrivalCV, "");
+    AppendMeasured(ds, "mean queue depth", w->queueDepth, "");
     AppendMeasured(ds, "footprint", w->footprint, " bytes");
 
     Tcl_DStringAppend(ds, "\n[global]\nfilename=rubicon-replay.dat\n"
@@ -370,6 +374,11 @@ JobFile(Tcl_DString *ds, const char *flow, const char *section,
 	    Tcl_DStringAppend(ds, "; no size attribute: 4 KiB requests\n"
 		    "bs=4096\n", -1);
 	}
+    }
+    if (!isnan(w->queueDepth) && llround(w->queueDepth) > 1) {
+	/* Only an asynchronous engine keeps several I/Os outstanding. */
+	Tcl_DStringAppend(ds, "ioengine=libaio\n", -1);
+	AppendOption(ds, "iodepth", llround(w->queueDepth));
     }
     if (!isnan(w->seqFraction)) {
 	/* fio draws each I/O's offset at random with this probability,

@@ -13,6 +13,9 @@ extern const Rb_ReporterClass Rb_ReporterJsonClass;
 extern const Rb_ReporterClass Rb_ReporterGraphClass;
 extern const Rb_ReporterClass Rb_ReporterWorkloadClass;
 extern const Rb_ReporterClass Rb_ReporterHtmlClass;
+#ifdef HAVE_XLSXWRITER
+extern const Rb_ReporterClass Rb_ReporterSpreadsheetClass;
+#endif
 
 static const Rb_ReporterClass *const kitClasses[] = {
     &Rb_ReporterLogClass,
@@ -21,6 +24,9 @@ static const Rb_ReporterClass *const kitClasses[] = {
     &Rb_ReporterGraphClass,
     &Rb_ReporterWorkloadClass,
     &Rb_ReporterHtmlClass,
+#ifdef HAVE_XLSXWRITER
+    &Rb_ReporterSpreadsheetClass,
+#endif
     NULL
 };
 

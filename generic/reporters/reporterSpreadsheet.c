@@ -1,0 +1,331 @@
+/*
+ * reporterSpreadsheet.c --
+ *
+ *	ReporterSpreadsheet: an Excel .xlsx workbook through libxlsxwriter,
+ *	compiled only where configure found it (HAVE_XLSXWRITER).  A "Run"
+ *	sheet, then a sheet per Flow: the Flow's name, a table of its
+ *	scalars, and a block per other Attribute (a title row, a header row
+ *	of "column (unit)", its rows).  Numbers are numeric cells, so a
+ *	spreadsheet can compute with them.
+ */
+
+#ifdef HAVE_XLSXWRITER
+
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+#include <xlsxwriter.h>
+#include "util.h"
+
+/* Excel's sheet names: at most 31 characters. */
+#define SHEET_NAME_MAX 31
+
+/*
+ * One workbook being written: the cell formats and the sheet names
+ * taken (Excel compares them without regard to case).
+ */
+typedef struct Book {
+    lxw_workbook *wb;
+    lxw_format *bold;
+    Tcl_HashTable sheets;
+} Book;
+
+/*
+ * SheetName --
+ *	A unique, valid sheet name for a Flow: its name made file-safe
+ *	(which also removes the []:*?/\ Excel forbids), cut to leave room
+ *	for a "-N" suffix that makes repeats unique.
+ * Results: the name, in out (initialized here).
+ */
+static const char *
+SheetName(Book *book, const char *flow, Tcl_DString *out)
+{
+    Tcl_DString lower;
+    char suffix[16];
+    int isNew, len, n = 1;
+    char *p;
+
+    Tcl_DStringInit(out);
+    Rb_ReportSanitize(flow, out);
+    if (Tcl_DStringLength(out) > SHEET_NAME_MAX - 4) {
+	Tcl_DStringSetLength(out, SHEET_NAME_MAX - 4);
+    }
+    len = Tcl_DStringLength(out);
+    for (;;) {
+	Tcl_DStringInit(&lower);
+	Tcl_DStringAppend(&lower, Tcl_DStringValue(out), -1);
+	for (p = Tcl_DStringValue(&lower); *p; p++) {
+	    *p = (char) tolower((unsigned char) *p);
+	}
+	Tcl_CreateHashEntry(&book->sheets, Tcl_DStringValue(&lower), &isNew);
+	Tcl_DStringFree(&lower);
+	if (isNew) {
+	    return Tcl_DStringValue(out);
+	}
+	Tcl_DStringSetLength(out, len);
+	snprintf(suffix, sizeof(suffix), "-%d", ++n);
+	Tcl_DStringAppend(out, suffix, -1);
+    }
+}
+
+/*
+ * PutNum --
+ *	A number as a numeric cell; NaN and infinities, which a workbook
+ *	cannot hold as numbers, as the text Rb_ReportNum gives them.
+ */
+static void
+PutNum(lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, double v)
+{
+    char buf[RB_NUMBUF];
+
+    if (isfinite(v)) {
+	worksheet_write_number(ws, row, col, v, NULL);
+    } else {
+	worksheet_write_string(ws, row, col, Rb_ReportNum(v, buf), NULL);
+    }
+}
+
+/*
+ * PutRow --
+ *	Writes up to four strings (NULL: skip) across a row, in format f.
+ */
+static void
+PutRow(lxw_worksheet *ws, lxw_row_t row, lxw_format *f, const char *a,
+	const char *b, const char *c, const char *d)
+{
+    const char *cells[4] = {a, b, c, d};
+    int i;
+
+    for (i = 0; i < 4; i++) {
+	if (cells[i] != NULL && *cells[i] != '\0') {
+	    worksheet_write_string(ws, row, i, cells[i], f);
+	}
+    }
+}
+
+/*
+ * WriteRunSheet --
+ *	The "Run" sheet: what was read, from where, and whether the run
+ *	finished.
+ */
+static void
+WriteRunSheet(Book *book, const Rb_RunInfo *run)
+{
+    lxw_worksheet *ws = workbook_add_worksheet(book->wb, "Run");
+    Tcl_DictSearch search;
+    Tcl_Obj *key, *value;
+    Tcl_WideInt count;
+    lxw_row_t row = 0;
+    int done, isNew;
+
+    /* "History" is reserved by Excel; "Run" is this sheet. */
+    Tcl_CreateHashEntry(&book->sheets, "history", &isNew);
+    Tcl_CreateHashEntry(&book->sheets, "run", &isNew);
+    worksheet_set_column(ws, 0, 0, 18, NULL);
+    worksheet_set_column(ws, 1, 1, 40, NULL);
+    PutRow(ws, row++, book->bold, "Rubicon " RUBICON_VERSION " report",
+	    NULL, NULL, NULL);
+    PutRow(ws, row++, book->bold, "traces", NULL, NULL, NULL);
+    PutRow(ws, row - 1, NULL, NULL, run->traces, NULL, NULL);
+    PutRow(ws, row++, book->bold, "config", NULL, NULL, NULL);
+    PutRow(ws, row - 1, NULL, NULL, run->config, NULL, NULL);
+    PutRow(ws, row, book->bold, "records", NULL, NULL, NULL);
+    worksheet_write_number(ws, row++, 1, (double) run->records, NULL);
+    PutRow(ws, row, book->bold, "skipped", NULL, NULL, NULL);
+    worksheet_write_number(ws, row++, 1, (double) run->skipped, NULL);
+    if (run->skipCounts != NULL && Tcl_DictObjFirst(NULL, run->skipCounts,
+	    &search, &key, &value, &done) == TCL_OK) {
+	for (; !done; Tcl_DictObjNext(&search, &key, &value, &done)) {
+	    PutRow(ws, row, NULL, "skipped:", Tcl_GetString(key), NULL, NULL);
+	    if (Tcl_GetWideIntFromObj(NULL, value, &count) == TCL_OK) {
+		worksheet_write_number(ws, row, 2, (double) count, NULL);
+	    }
+	    row++;
+	}
+	Tcl_DictObjDone(&search);
+    }
+    if (run->records > 0 && run->firstTime <= run->lastTime) {
+	PutRow(ws, row, book->bold, "first time (s)", NULL, NULL, NULL);
+	worksheet_write_number(ws, row++, 1, run->firstTime / 1e9, NULL);
+	PutRow(ws, row, book->bold, "last time (s)", NULL, NULL, NULL);
+	worksheet_write_number(ws, row++, 1, run->lastTime / 1e9, NULL);
+    }
+    PutRow(ws, row++, book->bold, "partial", run->partial ? "yes" : "no",
+	    NULL, NULL);
+}
+
+/*
+ * WriteBlock --
+ *	A non-scalar Attribute from row on: a title row (name, kind, unit,
+ *	help), a header row, then its rows; a text Attribute's string goes
+ *	in the cell under its title.  Rows past Excel's last are left out
+ *	and counted in a final row.
+ * Results: the first row after the block.
+ */
+static lxw_row_t
+WriteBlock(Book *book, lxw_worksheet *ws, lxw_row_t row,
+	const Rb_Attribute *a)
+{
+    Tcl_DString head;
+    int r, c;
+
+    PutRow(ws, row++, book->bold, a->name, Rb_AttrKindName(a->kind),
+	    a->unit, a->help);
+    if (a->kind == RB_ATTR_TEXT) {
+	PutRow(ws, row++, NULL, a->text, NULL, NULL, NULL);
+	return row;
+    }
+    for (c = 0; c < a->ncols; c++) {
+	const char *unit = Rb_ReportColUnit(a, c);
+
+	Tcl_DStringInit(&head);
+	Tcl_DStringAppend(&head, a->cols[c].name, -1);
+	if (*unit) {
+	    Tcl_DStringAppend(&head, " (", 2);
+	    Tcl_DStringAppend(&head, unit, -1);
+	    Tcl_DStringAppend(&head, ")", 1);
+	}
+	worksheet_write_string(ws, row, c, Tcl_DStringValue(&head),
+		book->bold);
+	Tcl_DStringFree(&head);
+    }
+    row++;
+    for (r = 0; r < a->nrows; r++) {
+	if (row >= LXW_ROW_MAX - 1) {
+	    char note[96];
+
+	    snprintf(note, sizeof(note), "%d more rows: past the last row "
+		    "of a sheet", a->nrows - r);
+	    worksheet_write_string(ws, row++, 0, note, NULL);
+	    break;
+	}
+	for (c = 0; c < a->ncols; c++) {
+	    if (a->cols[c].isText) {
+		worksheet_write_string(ws, row, c, a->cols[c].text[r]
+			? a->cols[c].text[r] : "", NULL);
+	    } else {
+		PutNum(ws, row, c, a->cols[c].num[r]);
+	    }
+	}
+	row++;
+    }
+    return row;
+}
+
+/*
+ * WriteFlowSheet --
+ *	Flow i's sheet: its name, its scalars as a table (Attribute, Value,
+ *	Unit, Meaning), then a block per other Attribute, a blank row
+ *	between.
+ */
+static void
+WriteFlowSheet(Book *book, const Rb_ReportSet *set, int i)
+{
+    const char *flow = Rb_FlowName(set->flows[i]);
+    Tcl_DString name;
+    lxw_worksheet *ws;
+    lxw_row_t row = 0;
+    int j, scalars = 0;
+
+    ws = workbook_add_worksheet(book->wb, SheetName(book, flow, &name));
+    Tcl_DStringFree(&name);
+    worksheet_set_column(ws, 0, 0, 22, NULL);
+    worksheet_set_column(ws, 1, 3, 16, NULL);
+    PutRow(ws, row, book->bold, "Flow", NULL, NULL, NULL);
+    worksheet_write_string(ws, row++, 1, flow, NULL);
+    row++;
+    for (j = set->first[i]; j < set->first[i + 1]; j++) {
+	const Rb_Attribute *a = set->items[j].attr;
+
+	if (a->kind != RB_ATTR_SCALAR || a->nrows < 1 || a->ncols < 1) {
+	    continue;
+	}
+	if (scalars++ == 0) {
+	    PutRow(ws, row++, book->bold, "Attribute", "Value", "Unit",
+		    "Meaning");
+	}
+	PutRow(ws, row, NULL, a->name, NULL, Rb_ReportColUnit(a, 0), a->help);
+	if (a->cols[0].isText) {
+	    PutRow(ws, row, NULL, NULL, a->cols[0].text[0], NULL, NULL);
+	} else {
+	    PutNum(ws, row, 1, a->cols[0].num[0]);
+	}
+	row++;
+    }
+    for (j = set->first[i]; j < set->first[i + 1]; j++) {
+	if (set->items[j].attr->kind != RB_ATTR_SCALAR) {
+	    row = WriteBlock(book, ws, row + 1, set->items[j].attr);
+	}
+    }
+}
+
+/*
+ * SpreadsheetWrite --
+ *	The write hook: the workbook is written by libxlsxwriter to the
+ *	temporary name Rb_Out made, and renamed by Rb_OutClose only when
+ *	libxlsxwriter succeeded.
+ * Results: TCL_OK, or TCL_ERROR naming r->output.
+ */
+static int
+SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
+{
+    lxw_workbook_options opts = {0};
+    Rb_ReportSet set;
+    Rb_Out out;
+    Book book;
+    lxw_error err;
+    int i;
+
+    if (strcmp(r->output, "-") == 0) {
+	return Rb_SetInterpError(r->interp, "RUBICON REPORTER OUTPUT",
+		"a workbook cannot go to standard output: give -output "
+		"FILE.xlsx");
+    }
+    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (Rb_OutOpen(r->interp, r->output, &out) != TCL_OK) {
+	Rb_ReportSetFree(&set);
+	return TCL_ERROR;
+    }
+    /* Rows go out in order, so the workbook need not sit in memory. */
+    opts.constant_memory = LXW_TRUE;
+    book.wb = workbook_new_opt(out.tmpPath, &opts);
+    if (book.wb == NULL) {
+	Rb_OutAbort(&out);
+	Rb_ReportSetFree(&set);
+	return Rb_SetInterpError(r->interp, "RUBICON OUTPUT WRITE",
+		"writing report \"%s\" failed: cannot create the workbook",
+		r->output);
+    }
+    book.bold = workbook_add_format(book.wb);
+    format_set_bold(book.bold);
+    Tcl_InitHashTable(&book.sheets, TCL_STRING_KEYS);
+    WriteRunSheet(&book, run);
+    for (i = 0; i < set.nflows; i++) {
+	WriteFlowSheet(&book, &set, i);
+    }
+    Tcl_DeleteHashTable(&book.sheets);
+    Rb_ReportSetFree(&set);
+    err = workbook_close(book.wb);
+    if (err != LXW_NO_ERROR) {
+	Rb_OutAbort(&out);
+	return Rb_SetInterpError(r->interp, "RUBICON OUTPUT WRITE",
+		"writing report \"%s\" failed: %s; nothing was left under "
+		"that name", r->output, lxw_strerror(err));
+    }
+    return Rb_OutClose(r->interp, &out);
+}
+
+const Rb_ReporterClass Rb_ReporterSpreadsheetClass = {
+    "ReporterSpreadsheet",
+    "Excel .xlsx workbook: a Run sheet and a sheet per flow",
+    0,
+    NULL,
+    "rubicon.xlsx",
+    NULL,
+    SpreadsheetWrite,
+    NULL
+};
+
+#endif /* HAVE_XLSXWRITER */

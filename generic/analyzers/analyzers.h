@@ -26,6 +26,10 @@ extern const Rb_AnalyzerClass Rb_DistinctAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_InterArrivalAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_UtilizationAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_QueueDepthAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_SeekDistanceAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_FootprintAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_AlignmentAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ReuseDistanceAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 

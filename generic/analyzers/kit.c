@@ -26,6 +26,10 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_InterArrivalAnalyzerClass,
     &Rb_UtilizationAnalyzerClass,
     &Rb_QueueDepthAnalyzerClass,
+    &Rb_SeekDistanceAnalyzerClass,
+    &Rb_FootprintAnalyzerClass,
+    &Rb_AlignmentAnalyzerClass,
+    &Rb_ReuseDistanceAnalyzerClass,
 };
 
 /*

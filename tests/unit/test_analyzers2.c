@@ -351,6 +351,293 @@ START_TEST(queue_depth_time_weighted)
 }
 END_TEST
 
+/*
+ * ---------------------------------------------------------------------
+ * Spatial
+ * ---------------------------------------------------------------------
+ */
+
+START_TEST(footprint_counts_distinct_blocks)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+
+    /* Device 1: blocks {0,1}, {1}, {0}; device 2: block 0 of its own.
+     * 3 distinct 4 KiB blocks, 12288 bytes. */
+    AddIo(b, 0, RB_OP_READ, 8192, 1, 0);
+    AddIo(b, 1, RB_OP_READ, 4096, 1, 4096);
+    AddIo(b, 2, RB_OP_WRITE, 10, 1, 1000);
+    AddIo(b, 3, RB_OP_READ, 4096, 2, 0);
+    flow = RunAll(&Rb_FootprintAnalyzerClass, "", b);
+    ck_assert_near(Scalar(flow, "Footprint"), 3);
+    ck_assert_near(Scalar(flow, "FootprintBytes"), 12288);
+    ck_assert_near(Scalar(flow, "FootprintExact"), 1);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(alignment_fractions)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+
+    /* (offset, size): (0, 4096) aligned; (512, 4096) offset; (0, 1000)
+     * size; (512, 512) both.  Either 3/4, offset 2/4, size 2/4. */
+    AddIo(b, 0, RB_OP_READ, 4096, 1, 0);
+    AddIo(b, 1, RB_OP_READ, 4096, 1, 512);
+    AddIo(b, 2, RB_OP_READ, 1000, 1, 0);
+    AddIo(b, 3, RB_OP_READ, 512, 1, 512);
+    flow = RunAll(&Rb_AlignmentAnalyzerClass, "", b);
+    ck_assert_near(Scalar(flow, "UnalignedFraction"), 0.75);
+    ck_assert_near(Scalar(flow, "UnalignedOffsetFraction"), 0.5);
+    ck_assert_near(Scalar(flow, "UnalignedSizeFraction"), 0.5);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(seek_distance_per_device)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+    const Rb_Attribute *p;
+
+    /* Device 1 ends at 4096, then 8192: seeks 0 and 0 - 8192 = -8192.
+     * Device 2 ends at 200, then starts at 1000: 800.  Interleaved, as
+     * in a real trace.  Mean |d| = 8992 / 3; one in three is 0. */
+    AddIo(b, 0, RB_OP_READ, 4096, 1, 0);
+    AddIo(b, 1, RB_OP_READ, 100, 2, 100);
+    AddIo(b, 2, RB_OP_READ, 4096, 1, 4096);
+    AddIo(b, 3, RB_OP_READ, 100, 2, 1000);
+    AddIo(b, 4, RB_OP_READ, 4096, 1, 0);
+    flow = RunAll(&Rb_SeekDistanceAnalyzerClass, "", b);
+    ck_assert_near(Scalar(flow, "MeanSeekDistance"), 8992.0 / 3);
+    ck_assert_near(Scalar(flow, "ZeroSeekFraction"), 1.0 / 3);
+    p = Attr(flow, "SeekDistance");
+    ck_assert_near(Cell(p, 0, "value"), -8192);
+    ck_assert_near(Cell(p, 1, "value"), 0);
+    ck_assert_near(Cell(p, 6, "value"), 800);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(merge_spatial)
+{
+    CheckMerge(&Rb_AlignmentAnalyzerClass, "-block 1024");
+}
+END_TEST
+
+/*
+ * ---------------------------------------------------------------------
+ * Temporal
+ * ---------------------------------------------------------------------
+ */
+
+START_TEST(reuse_distance_by_hand)
+{
+    static const char seq[] = "ABCABBDA";
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+    const Rb_Attribute *c, *h;
+    int k;
+
+    /* Blocks A B C A B B D A: A, B, C, D cold; then A after {B, C} is at
+     * distance 3, B after {C, A} 3, B again 1, A after {B, D} 3.  Hits:
+     * cache of 1 block 1, 2 blocks 1, 4 blocks (every distinct) 4. */
+    for (k = 0; seq[k]; k++) {
+	AddIo(b, k, RB_OP_READ, 512, 1, (seq[k] - 'A') * 512);
+    }
+    flow = RunAll(&Rb_ReuseDistanceAnalyzerClass, "-block 512 -sizes 3",
+	    b);
+    ck_assert_near(Scalar(flow, "ColdMisses"), 4);
+    ck_assert_near(Scalar(flow, "BlockAccesses"), 8);
+    c = Attr(flow, "HitRatioCurve");
+    ck_assert_int_eq(c->nrows, 4);
+    ck_assert_near(Cell(c, 0, "cacheSize"), 1);
+    ck_assert_near(Cell(c, 0, "hits"), 1);
+    ck_assert_near(Cell(c, 1, "hits"), 1);
+    ck_assert_near(Cell(c, 2, "cacheSize"), 3);
+    ck_assert_near(Cell(c, 2, "hits"), 4);
+    ck_assert_near(Cell(c, 3, "cacheSize"), 4);
+    ck_assert_near(Cell(c, 3, "hitRatio"), 0.5);
+    h = Attr(flow, "ReuseDistance");
+    /* Bins [1,2) 1 and [2,4) 3. */
+    ck_assert_int_eq(h->nrows, 2);
+    ck_assert_near(Cell(h, 0, "count"), 1);
+    ck_assert_near(Cell(h, 1, "lo"), 2);
+    ck_assert_near(Cell(h, 1, "count"), 3);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+/*
+ * LruHits --
+ *	Hits of a direct simulation of an LRU cache of capacity blocks over
+ *	the block sequence: a doubly linked list in recency order and a hash
+ *	table from block to list node.  Shares nothing with the analyzer.
+ */
+static uint64_t
+LruHits(const int64_t *blocks, size_t n, size_t capacity)
+{
+    size_t tableSize = 1, i, cached = 0;
+    int64_t *keys;
+    long *node, *prev, *next, head = -1, tail = -1;
+    uint64_t hits = 0;
+
+    while (tableSize < 4 * n) {
+	tableSize *= 2;
+    }
+    keys = malloc(tableSize * sizeof(int64_t));
+    node = malloc(tableSize * sizeof(long));
+    prev = malloc(tableSize * sizeof(long));
+    next = malloc(tableSize * sizeof(long));
+    for (i = 0; i < tableSize; i++) {
+	node[i] = -1;
+    }
+    for (i = 0; i < n; i++) {
+	size_t h = (size_t)(blocks[i] * 2654435761u) & (tableSize - 1);
+
+	while (node[h] >= 0 && keys[h] != blocks[i]) {
+	    h = (h + 1) & (tableSize - 1);
+	}
+	if (node[h] == 1) {
+	    hits++;
+	    /* Unlink h; it goes to the front below. */
+	    if (prev[h] >= 0) next[prev[h]] = next[h]; else head = next[h];
+	    if (next[h] >= 0) prev[next[h]] = prev[h]; else tail = prev[h];
+	} else {
+	    if (cached == capacity) {
+		long victim = tail;
+
+		tail = prev[victim];
+		if (tail >= 0) next[tail] = -1; else head = -1;
+		node[victim] = 0;
+		cached--;
+	    }
+	    keys[h] = blocks[i];
+	    cached++;
+	}
+	node[h] = 1;
+	prev[h] = -1;
+	next[h] = head;
+	if (head >= 0) prev[head] = (long)h;
+	head = (long)h;
+	if (tail < 0) tail = (long)h;
+    }
+    free(keys);
+    free(node);
+    free(prev);
+    free(next);
+    return hits;
+}
+
+/*
+ * HitsAt --
+ *	The hits column of HitRatioCurve at a cache size.
+ */
+static double
+HitsAt(const Rb_Attribute *curve, int64_t size)
+{
+    int r;
+
+    for (r = 0; r < curve->nrows; r++) {
+	if (Cell(curve, r, "cacheSize") == (double)size) {
+	    return Cell(curve, r, "hits");
+	}
+    }
+    ck_abort_msg("no cache size %lld in the curve", (long long)size);
+    return 0;
+}
+
+/*
+ * CheckAgainstLru --
+ *	Runs ReuseDistanceAnalyzer with 512-byte blocks on b and checks its
+ *	hits equal direct LRU simulation at each size of sizes (a Tcl list).
+ */
+static void
+CheckAgainstLru(Rb_Batch *b, const char *sizes)
+{
+    char opts[256];
+    int64_t *blocks = NULL, c;
+    size_t n = 0;
+    int i, k;
+    Rb_Flow *flow;
+    const char *p;
+    char *end;
+
+    for (i = 0; i < b->n; i++) {
+	int64_t first = b->col[RB_IO_OFFSET][i] / 512;
+	int64_t count = (b->col[RB_IO_SIZE][i] + 511) / 512;
+
+	blocks = realloc(blocks, (n + count + 1) * sizeof(int64_t));
+	for (k = 0; k < count; k++) {
+	    blocks[n++] = first + k;
+	}
+    }
+    snprintf(opts, sizeof(opts), "-block 512 -sizes {%s}", sizes);
+    flow = RunAll(&Rb_ReuseDistanceAnalyzerClass, opts, b);
+    ck_assert_near(Scalar(flow, "BlockAccesses"), (double)n);
+    for (p = sizes; (c = strtoll(p, &end, 10)), end != p; p = end) {
+	ck_assert_msg(HitsAt(Attr(flow, "HitRatioCurve"), c)
+		== (double)LruHits(blocks, n, (size_t)c),
+		"cache of %lld blocks: %g, LRU %llu", (long long)c,
+		HitsAt(Attr(flow, "HitRatioCurve"), c),
+		(unsigned long long)LruHits(blocks, n, (size_t)c));
+    }
+    Rb_FlowDelete(flow);
+    free(blocks);
+}
+
+START_TEST(reuse_distance_equals_lru_simulation_random)
+{
+    enum { N = 20000 };
+    Rb_Batch *b = NewBatch(N);
+    uint64_t seed = 12345;
+    int k;
+
+    /* A skewed random mix over 3000 blocks, 1 to 4 blocks per I/O. */
+    for (k = 0; k < N; k++) {
+	uint64_t r = NextRandom(&seed);
+	int64_t block = (int64_t)((r % 3000) * ((r >> 20) % 3000) / 3000);
+
+	AddIo(b, k, RB_OP_READ, 512 * (int64_t)(1 + (r >> 40) % 4), 1,
+		block * 512);
+    }
+    CheckAgainstLru(b, "1 2 3 10 100 1000 2999");
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(reuse_distance_equals_lru_simulation_cloudphysics)
+{
+    const char *path = rbtest_shared(
+	    "data/cloudphysics/cloudphysics-vscsi-sample.csv");
+    FILE *fp = fopen(path, "r");
+    char line[256];
+    Rb_Batch *b = NewBatch(120000);
+    long long version, t, reqSize, lbn;
+    char op[8];
+
+    /* CSV version,time,op,size,lbn: size in bytes, lbn in 512-byte
+     * sectors. */
+    ck_assert_msg(fp != NULL, "cannot open %s", path);
+    ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
+    while (fgets(line, sizeof(line), fp) && b->n < b->cap) {
+	if (sscanf(line, "%lld,%lld,%7[^,],%lld,%lld", &version, &t, op,
+		&reqSize, &lbn) == 5) {
+	    AddIo(b, t * 1000, RB_OP_READ, reqSize, 1, lbn * 512);
+	}
+    }
+    fclose(fp);
+    ck_assert_int_gt(b->n, 100000);
+    CheckAgainstLru(b, "1 16 1000 30000");
+    Rb_BatchFree(b);
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -375,6 +662,20 @@ rbtest_suite(void)
     tcase_add_test(tc, inter_arrival_mean_cv_percentiles);
     tcase_add_test(tc, utilization_is_union_of_busy_intervals);
     tcase_add_test(tc, queue_depth_time_weighted);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("spatial");
+    tcase_add_test(tc, footprint_counts_distinct_blocks);
+    tcase_add_test(tc, alignment_fractions);
+    tcase_add_test(tc, seek_distance_per_device);
+    tcase_add_test(tc, merge_spatial);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("temporal");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, reuse_distance_by_hand);
+    tcase_add_test(tc, reuse_distance_equals_lru_simulation_random);
+    tcase_add_test(tc, reuse_distance_equals_lru_simulation_cloudphysics);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,14 +1,16 @@
 # main.tcl --
 #
 #	rubicon::main, the batch entry of the rubicon program:
-#	    rubicon ?-format F? ?-onerror P? ?-quiet? config.tcl ?trace ...?
+#	    rubicon ?-safe? ?-outdir DIR? ?-format F? ?-onerror P? ?-quiet?
+#		config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
 
 proc ::rubicon::usage {} {
-    return -code error -errorcode USAGE "usage: rubicon ?-format FORMAT?\
-	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
+    return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
+	    ?-format FORMAT? ?-onerror stop|skip|warn? ?-quiet? config.tcl\
+	    ?trace ...?\
 	    \n       rubicon            (interactive shell)"
 }
 
@@ -16,6 +18,8 @@ proc ::rubicon::main {argList} {
     set args $argList
     variable config
     set runOpts {}
+    set safe 0
+    set outdir .
     while {[string match -* [lindex $args 0]]} {
 	set args [lassign $args opt]
 	switch -- $opt {
@@ -24,6 +28,8 @@ proc ::rubicon::main {argList} {
 		lappend runOpts $opt $val
 	    }
 	    -quiet {lappend runOpts -progress 0}
+	    -safe {set safe 1}
+	    -outdir {set args [lassign $args outdir]}
 	    -h - -help - --help {puts [catch usage msg; set msg]; return}
 	    default {usage}
 	}
@@ -37,6 +43,9 @@ proc ::rubicon::main {argList} {
     set ::argv $traces
     set ::argc [llength $traces]
     set ::rubicon::runOptions $runOpts
+    if {$safe} {
+	return [::rubicon::safe::run $config $traces $runOpts $outdir]
+    }
     set before [lastrun]
     uplevel #0 [list source $config]
     if {[lastrun] eq $before && [llength $traces] && [dag head] ne ""} {

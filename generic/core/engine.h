@@ -98,6 +98,11 @@ struct Rb_Engine {
     int running;
     Tcl_Obj *lastRun;		/* Summary dict of the last run. */
     Tcl_HashTable classes;	/* command name -> ClassEntry */
+
+    /* Safe mode (safe.c): set once by rubicon::_restrict, never lifted. */
+    int safe;
+    Tcl_Obj *safeReads;		/* normalized trace paths that may be read */
+    char *safeWriteDir;		/* real path of the one writable directory */
 };
 
 typedef enum ClassKind {
@@ -157,5 +162,6 @@ int		Rb_ReportersWrite(Tcl_Interp *interp, Rb_Engine *eng,
 		    const Rb_RunInfo *run);
 void		Rb_ReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow);
 int		Rb_RunInitCmds(Tcl_Interp *interp);
+int		Rb_SafeInitCmds(Tcl_Interp *interp);
 
 #endif /* RB_ENGINE_H */

@@ -17,6 +17,10 @@ EngineFree(ClientData cd, Tcl_Interp *interp)
     Rb_Engine *eng = cd;
 
     Tcl_DeleteHashTable(&eng->classes);
+    if (eng->safeReads) {
+	Tcl_DecrRefCount(eng->safeReads);
+    }
+    free(eng->safeWriteDir);
     free(eng->reporters);
     free(eng->analyzers);
     if (eng->lastRun) {
@@ -225,6 +229,7 @@ Rubicon_Init(Tcl_Interp *interp)
     if (Rb_FlowInitCmds(interp) != TCL_OK
 	    || Rb_NodeInitCmds(interp) != TCL_OK
 	    || Rb_RunInitCmds(interp) != TCL_OK
+	    || Rb_SafeInitCmds(interp) != TCL_OK
 	    || Rb_AnalyzerKitInit(interp) != TCL_OK
 	    || Rb_ReporterKitInit(interp) != TCL_OK
 	    || Rb_TransformerKitInit(interp) != TCL_OK) {

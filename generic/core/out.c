@@ -27,6 +27,11 @@ Rb_OutOpen(Tcl_Interp *interp, const char *path, Rb_Out *out)
 	out->fp = stdout;
 	return TCL_OK;
     }
+    if (Rb_SafeCheckWrite(interp, path) != TCL_OK) {
+	free(out->path);
+	memset(out, 0, sizeof(*out));
+	return TCL_ERROR;
+    }
     n = strlen(path) + 32;
     out->tmpPath = Rb_Alloc(n);
     snprintf(out->tmpPath, n, "%s.tmp-%ld", path, (long)getpid());

@@ -40,6 +40,12 @@ int		Rb_OptionsSplit(int objc, Tcl_Obj *const objv[]);
 extern const char Rb_LibraryScript[];
 const Rb_Stubs *	Rb_StubsTable(void);
 
+/* Safe mode (safe.c): TCL_OK if the interpreter may read the trace at
+ * path / write the file at path, else TCL_ERROR with RUBICON SAFE DENIED.
+ * Always TCL_OK outside safe mode. */
+int		Rb_SafeCheckRead(Tcl_Interp *interp, const char *path);
+int		Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path);
+
 /*
  * The engine without Tcl wiring (engine.c): for C unit tests and for
  * embedding.  Objects made here have no Tcl command.

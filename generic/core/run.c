@@ -384,6 +384,12 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		"no trace files given");
     }
 
+    for (i = first; i < objc; i++) {
+	if (Rb_SafeCheckRead(interp, Tcl_GetString(objv[i])) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+
     /* Open the first trace now: its schema is the run's. */
     schema = Rb_IoSchema();
     if (first < objc) {

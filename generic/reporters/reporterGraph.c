@@ -815,7 +815,8 @@ GraphWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     code = Rb_ReportMkdir(r->interp, r->output);
     if (code == TCL_OK) {
 	code = Rb_ReportGraphs(r->interp, r->output, &set,
-		st->render && Rb_ReportOnPath("gnuplot"), NULL, NULL);
+		st->render && !Tcl_IsSafe(r->interp)
+		&& Rb_ReportOnPath("gnuplot"), NULL, NULL);
     }
     Rb_ReportSetFree(&set);
     return code;

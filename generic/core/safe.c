@@ -1,0 +1,124 @@
+/*
+ * safe.c --
+ *
+ *	Safe mode ("rubicon -safe config.tcl trace..."): the configuration
+ *	runs in a Tcl safe interpreter, and the engine, which opens files in
+ *	C where Tcl's safe-interpreter rules do not reach, checks every trace
+ *	it reads and every report it writes against what the parent allowed:
+ *	the named traces, and one output directory.  The parent sets the
+ *	limits with rubicon::_restrict right after loading the package; the
+ *	command refuses a second call, so a configuration cannot lift them.
+ */
+
+#include <errno.h>
+#include <limits.h>
+#include <libgen.h>
+#include "engine.h"
+
+/*
+ * RestrictCmd --
+ *	rubicon::_restrict -read PATHS -write DIR: enters safe mode.
+ */
+static int
+RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+    char real[PATH_MAX];
+    Tcl_Obj *reads = NULL;
+    const char *dir = NULL;
+    int i;
+
+    if (eng->safe) {
+	return Rb_SetInterpError(interp, "RUBICON SAFE DENIED",
+		"safe mode is already in force and cannot be changed");
+    }
+    for (i = 1; i + 1 < objc; i += 2) {
+	if (strcmp(Tcl_GetString(objv[i]), "-read") == 0) {
+	    reads = objv[i + 1];
+	} else if (strcmp(Tcl_GetString(objv[i]), "-write") == 0) {
+	    dir = Tcl_GetString(objv[i + 1]);
+	}
+    }
+    if (reads == NULL || dir == NULL || i != objc) {
+	Tcl_WrongNumArgs(interp, 1, objv, "-read paths -write directory");
+	return TCL_ERROR;
+    }
+    if (realpath(dir, real) == NULL) {
+	return Rb_SetInterpError(interp, "RUBICON SAFE DIRECTORY",
+		"output directory \"%s\": %s", dir, strerror(errno));
+    }
+    eng->safe = 1;
+    eng->safeReads = Tcl_DuplicateObj(reads);
+    Tcl_IncrRefCount(eng->safeReads);
+    eng->safeWriteDir = Rb_Strdup(real);
+    return TCL_OK;
+}
+
+/*
+ * Rb_SafeCheckRead --
+ *	In safe mode, only the traces the parent named may be read.
+ */
+int
+Rb_SafeCheckRead(Tcl_Interp *interp, const char *path)
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+    Tcl_Obj *p, *norm, **allowed;
+    int n, i, ok = 0;
+
+    if (!eng->safe) {
+	return TCL_OK;
+    }
+    p = Tcl_NewStringObj(path, -1);
+    Tcl_IncrRefCount(p);
+    norm = Tcl_FSGetNormalizedPath(NULL, p);
+    Tcl_ListObjGetElements(NULL, eng->safeReads, &n, &allowed);
+    for (i = 0; norm && i < n && !ok; i++) {
+	ok = strcmp(Tcl_GetString(norm), Tcl_GetString(allowed[i])) == 0;
+    }
+    Tcl_DecrRefCount(p);
+    if (!ok) {
+	return Rb_SetInterpError(interp, "RUBICON SAFE DENIED",
+		"safe mode: \"%s\" is not one of the traces given on the "
+		"command line", path);
+    }
+    return TCL_OK;
+}
+
+/*
+ * Rb_SafeCheckWrite --
+ *	In safe mode, files may be written only inside the output directory:
+ *	the real path of the file's directory (symbolic links resolved) must
+ *	be the output directory or below it.
+ */
+int
+Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path)
+{
+    Rb_Engine *eng = Rb_EngineGet(interp);
+    char *copy, real[PATH_MAX];
+    size_t n;
+    int ok;
+
+    if (!eng->safe) {
+	return TCL_OK;
+    }
+    copy = Rb_Strdup(path);
+    ok = realpath(dirname(copy), real) != NULL;
+    free(copy);
+    n = strlen(eng->safeWriteDir);
+    ok = ok && strncmp(real, eng->safeWriteDir, n) == 0
+	    && (real[n] == '\0' || real[n] == '/');
+    if (!ok) {
+	return Rb_SetInterpError(interp, "RUBICON SAFE DENIED",
+		"safe mode: \"%s\" is outside the output directory \"%s\"",
+		path, eng->safeWriteDir);
+    }
+    return TCL_OK;
+}
+
+int
+Rb_SafeInitCmds(Tcl_Interp *interp)
+{
+    Tcl_CreateObjCommand(interp, "::rubicon::_restrict", RestrictCmd, NULL,
+	    NULL);
+    return TCL_OK;
+}

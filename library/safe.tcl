@@ -1,0 +1,71 @@
+# safe.tcl --
+#
+#	rubicon -safe: runs an untrusted configuration in a Tcl safe
+#	interpreter holding only the rubicon commands.  The engine lets it
+#	read only the traces named on the command line and write only inside
+#	one output directory (rubicon::_restrict, enforced in C); the Tcl
+#	commands that reach outside (exec, open, socket, file, ...) fail with
+#	a clear error.
+
+namespace eval ::rubicon::safe {}
+
+# denied CMD ARGS -- what a denied command does in the safe interpreter.
+proc ::rubicon::safe::denied {cmd args} {
+    return -code error -errorcode [list RUBICON SAFE DENIED $cmd] \
+	"safe mode: \"$cmd\" is not allowed in a -safe configuration"
+}
+
+# rubicon::safe::run CONFIG TRACES RUNOPTS OUTDIR --
+#	Evaluates the configuration text in a new safe interpreter with
+#	::argv set to the traces; runs once over them if it did not run.
+proc ::rubicon::safe::run {config traces runOpts outdir} {
+    set traces [lmap t $traces {file normalize $t}]
+    set outdir [file normalize $outdir]
+    file mkdir $outdir
+    set ch [open $config r]
+    set script [read $ch]
+    close $ch
+    set child [interp create -safe]
+    try {
+	foreach cmd {exec open socket file cd glob load source pwd exit
+		fconfigure encoding interp} {
+	    interp alias $child $cmd {} ::rubicon::safe::denied $cmd
+	}
+	interp alias $child puts {} ::rubicon::safe::puts
+	set lib [lindex [lsearch -inline -index 1 [info loaded] Rubicon] 0]
+	load $lib Rubicon $child
+	$child eval [list ::rubicon::_restrict -read $traces -write $outdir]
+	$child eval [list set ::argv $traces]
+	$child eval [list set ::argc [llength $traces]]
+	$child eval [list set ::rubicon::config $config]
+	set before [$child eval ::rubicon::lastrun]
+	set here [pwd]
+	cd $outdir
+	try {
+	    $child eval $script
+	    if {[$child eval ::rubicon::lastrun] eq $before && [llength $traces]
+		    && [$child eval {::rubicon::dag head}] ne ""} {
+		::rubicon::report [$child eval [list ::rubicon::run {*}$runOpts {*}$traces]]
+	    }
+	} finally {
+	    cd $here
+	}
+    } finally {
+	interp delete $child
+    }
+}
+
+# puts in the safe interpreter: to stdout or stderr only.
+proc ::rubicon::safe::puts {args} {
+    set nonl [expr {[lindex $args 0] eq "-nonewline"}]
+    if {$nonl} {set args [lrange $args 1 end]}
+    switch [llength $args] {
+	1 {set chan stdout}
+	2 {set args [lassign $args chan]}
+	default {return -code error "wrong # args: should be \"puts ?-nonewline? ?channel? string\""}
+    }
+    if {$chan ni {stdout stderr}} {
+	denied "puts $chan"
+    }
+    if {$nonl} {::puts -nonewline $chan [lindex $args 0]} else {::puts $chan [lindex $args 0]}
+}

@@ -72,30 +72,45 @@ CompareExtents(const void *a, const void *b)
 }
 
 /*
+ * DictValue --
+ *	The value under key in dict, into *value (NULL when absent and not
+ *	required).
+ * Results: TCL_OK, or TCL_ERROR when dict is not a dict or a required
+ *	key is missing (the message names it).
+ */
+static int
+DictValue(Tcl_Interp *interp, Tcl_Obj *dict, const char *key, int required,
+	Tcl_Obj **value)
+{
+    Tcl_Obj *k = Tcl_NewStringObj(key, -1);
+    int code;
+
+    *value = NULL;
+    Tcl_IncrRefCount(k);
+    code = Tcl_DictObjGet(interp, dict, k, value);
+    Tcl_DecrRefCount(k);
+    if (code == TCL_OK && *value == NULL && required) {
+	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+		"-map: missing \"%s\" in \"%s\"", key, Tcl_GetString(dict));
+    }
+    return code;
+}
+
+/*
  * DictCount --
  *	The non-negative integer under key in dict, or def when the key is
- *	absent and def >= 0.
- * Results: TCL_OK, or TCL_ERROR with a message naming the key.
+ *	absent and def >= 0 (a negative def makes the key required).
  */
 static int
 DictCount(Tcl_Interp *interp, Tcl_Obj *dict, const char *key, int64_t def,
 	int64_t *value)
 {
-    Tcl_Obj *k = Tcl_NewStringObj(key, -1), *v = NULL;
-    int code;
+    Tcl_Obj *v;
 
-    Tcl_IncrRefCount(k);
-    code = Tcl_DictObjGet(interp, dict, k, &v);
-    Tcl_DecrRefCount(k);
-    if (code != TCL_OK) {
+    if (DictValue(interp, dict, key, def < 0, &v) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (v == NULL) {
-	if (def < 0) {
-	    return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
-		    "-map: missing \"%s\" in \"%s\"", key,
-		    Tcl_GetString(dict));
-	}
 	*value = def;
 	return TCL_OK;
     }
@@ -104,24 +119,16 @@ DictCount(Tcl_Interp *interp, Tcl_Obj *dict, const char *key, int64_t def,
 
 /*
  * DictList --
- *	The list under key in dict (required).
+ *	The elements of the list under key in dict (required).
  */
 static int
 DictList(Tcl_Interp *interp, Tcl_Obj *dict, const char *key, int *objc,
 	Tcl_Obj ***objv)
 {
-    Tcl_Obj *k = Tcl_NewStringObj(key, -1), *v = NULL;
-    int code;
+    Tcl_Obj *v;
 
-    Tcl_IncrRefCount(k);
-    code = Tcl_DictObjGet(interp, dict, k, &v);
-    Tcl_DecrRefCount(k);
-    if (code != TCL_OK) {
+    if (DictValue(interp, dict, key, 1, &v) != TCL_OK) {
 	return TCL_ERROR;
-    }
-    if (v == NULL) {
-	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
-		"-map: missing \"%s\" in \"%s\"", key, Tcl_GetString(dict));
     }
     return Tcl_ListObjGetElements(interp, v, objc, objv);
 }

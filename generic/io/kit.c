@@ -7,6 +7,7 @@
 #include "core/rbInt.h"
 #include "io/srt.h"
 #include "io/native.h"
+#include "io/readers.h"
 
 /*
  * Rb_ReaderKitInit --
@@ -18,4 +19,7 @@ Rb_ReaderKitInit(void)
 {
     Rb_RegisterReader(&Rb_SrtReaderClass);
     Rb_RegisterReader(&Rb_NativeReaderClass);
+    Rb_RegisterReader(&Rb_MsrReaderClass);
+    Rb_RegisterReader(&Rb_SpcReaderClass);
+    Rb_RegisterReader(&Rb_DiskSimReaderClass);
 }

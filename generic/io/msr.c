@@ -1,0 +1,166 @@
+/*
+ * msr.c --
+ *
+ *	Reader of the MSR Cambridge block traces (SNIA IOTTA): CSV lines
+ *	"Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime" with
+ *	the timestamp a Windows FILETIME (100 ns ticks since 1601) and the
+ *	response time in ticks.  Field mapping in doc/msr.n.
+ */
+
+#include "io/text.h"
+#include "io/readers.h"
+
+/* FILETIME ticks from 1601-01-01 to the Unix epoch. */
+#define FILETIME_UNIX	116444736000000000LL
+/* Ticks allowed either side of 1970 (about 126 years), so that the
+ * difference of two times in ns cannot overflow an int64. */
+#define FILETIME_RANGE	40000000000000000LL
+/* Longest response time taken, ns (about 31 years). */
+#define RESPONSE_MAX	1000000000000000000LL
+
+typedef struct MsrState {
+    Rb_Text tx;
+} MsrState;
+
+/*
+ * IsReadWrite --
+ *	Whether s is an MSR request type, "Read" or "Write" in any case.
+ */
+static int
+IsReadWrite(const char *s)
+{
+    return strcasecmp(s, "Read") == 0 || strcasecmp(s, "Write") == 0;
+}
+
+/*
+ * MsrLineOk --
+ *	A sniffed line: seven fields, numbers where numbers belong and a
+ *	Read/Write type.
+ */
+static int
+MsrLineOk(char **f, int nf)
+{
+    int64_t v;
+
+    return nf == 7 && Rb_ParseInt(f[0], &v) && v > FILETIME_UNIX / 2
+	    && Rb_ParseInt(f[2], &v) && IsReadWrite(f[3])
+	    && Rb_ParseInt(f[4], &v) && Rb_ParseInt(f[5], &v)
+	    && Rb_ParseInt(f[6], &v);
+}
+
+static int
+MsrSniff(const unsigned char *head, size_t n)
+{
+    return Rb_TextSniff(head, n, ',', MsrLineOk) * 9 / 10;
+}
+
+/*
+ * UnixNs --
+ *	A FILETIME tick count as Unix nanoseconds.
+ * Results: 1 with *ns set, 0 when it is out of the representable range.
+ */
+static int
+UnixNs(int64_t ticks, int64_t *ns)
+{
+    int64_t rel;
+
+    if (ticks < FILETIME_UNIX - FILETIME_RANGE
+	    || ticks > FILETIME_UNIX + FILETIME_RANGE) {
+	return 0;
+    }
+    rel = ticks - FILETIME_UNIX;
+    *ns = rel * 100;
+    return 1;
+}
+
+/*
+ * MsrOpen --
+ *	Takes the epoch from the first line's timestamp, truncated to the
+ *	second; a first line that cannot be read leaves epoch 0 and is
+ *	reported by next like any other bad line.
+ */
+static int
+MsrOpen(Rb_Reader *r, Rb_Error *err)
+{
+    MsrState *st = r->state;
+    char head[64];
+    long n;
+    int64_t ticks, ns;
+
+    st->tx.delim = ',';
+    st->tx.comment = '#';
+    n = Rb_InputPeek(r->in, head, sizeof(head) - 1, err);
+    if (n < 0) {
+	return TCL_ERROR;
+    }
+    head[n] = '\0';
+    head[strcspn(head, ",\n")] = '\0';
+    if (Rb_ParseInt(head, &ticks) && UnixNs(ticks, &ns)) {
+	r->epochNs = ns - ((ns % 1000000000) + 1000000000) % 1000000000;
+    }
+    return TCL_OK;
+}
+
+/*
+ * MsrParse --
+ *	One CSV line into record i.
+ */
+static const char *
+MsrParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
+	size_t whyLen)
+{
+    const char *kind;
+    int64_t ticks, ns, resp;
+    char *type;
+
+    if ((kind = Rb_TextFields(l, 7, 7, why, whyLen)) != NULL
+	    || (kind = Rb_TextNumber(l, 0, "Timestamp", 1, 1, &ticks, why,
+		whyLen)) != NULL
+	    || (kind = Rb_TextNumber(l, 2, "DiskNumber", 1, 1,
+		&b->col[RB_IO_DEVICE][i], why, whyLen)) != NULL
+	    || (kind = Rb_TextNumber(l, 4, "Offset", 1, 1,
+		&b->col[RB_IO_OFFSET][i], why, whyLen)) != NULL
+	    || (kind = Rb_TextNumber(l, 5, "Size", 1, 1,
+		&b->col[RB_IO_SIZE][i], why, whyLen)) != NULL
+	    || (kind = Rb_TextNumber(l, 6, "ResponseTime", 100, 1, &resp, why,
+		whyLen)) != NULL) {
+	return kind;
+    }
+    if (!UnixNs(ticks, &ns)) {
+	snprintf(why, whyLen, "Timestamp %lld is not a time between 1843 and "
+		"2096", (long long)ticks);
+	return "bad-field";
+    }
+    if (resp < 0 || resp > RESPONSE_MAX) {
+	snprintf(why, whyLen, "ResponseTime %s is out of range",
+		l->field[6]);
+	return "bad-field";
+    }
+    type = l->field[3];
+    if (!IsReadWrite(type)) {
+	snprintf(why, whyLen, "Type \"%.20s\" is neither Read nor Write", type);
+	return "bad-op";
+    }
+    b->col[RB_IO_TIME][i] = ns - r->epochNs;
+    b->col[RB_IO_FINISH][i] = ns - r->epochNs + resp;
+    b->col[RB_IO_OP][i] = strcasecmp(type, "Read") == 0
+	    ? RB_OP_READ : RB_OP_WRITE;
+    b->col[RB_IO_MACHINE][i] = Rb_HashName(l->field[1]);
+    return NULL;
+}
+
+static int
+MsrNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
+{
+    return Rb_TextNext(r, &((MsrState *)r->state)->tx, b, MsrParse, err);
+}
+
+const Rb_ReaderClass Rb_MsrReaderClass = {
+    "msr",
+    "MSR Cambridge block trace (CSV, Windows 100 ns ticks)",
+    sizeof(MsrState),
+    MsrSniff,
+    MsrOpen,
+    MsrNext,
+    NULL,
+};

@@ -1,0 +1,17 @@
+/*
+ * readers.h --
+ *
+ *	The classes of the built-in trace readers of generic/io, registered
+ *	by kit.c.
+ */
+
+#ifndef RB_READERS_H
+#define RB_READERS_H
+
+#include "rubicon.h"
+
+extern const Rb_ReaderClass Rb_MsrReaderClass;
+extern const Rb_ReaderClass Rb_SpcReaderClass;
+extern const Rb_ReaderClass Rb_DiskSimReaderClass;
+
+#endif /* RB_READERS_H */

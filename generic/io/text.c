@@ -1,0 +1,481 @@
+/*
+ * text.c --
+ *
+ *	What the line-oriented readers share: reading the next line and
+ *	splitting it into fields, exact decimal parsing (times in the
+ *	traces are decimal fractions; a double would round them), the
+ *	malformed-line policy with the line number and byte offset, and
+ *	sniffing by trying a format's line test on the first lines.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include "io/text.h"
+
+#define SNIFF_LINES 8
+
+/*
+ * SplitLine --
+ *	Splits s in place into at most max fields: at every delim, or at
+ *	runs of blanks when delim is 0.  Fields are trimmed of blanks; a
+ *	last field beyond max keeps the rest of the line.
+ * Results: the number of fields.
+ */
+static int
+SplitLine(char *s, char delim, char **field, int max)
+{
+    int nf = 0;
+
+    if (delim == 0) {
+	while (nf < max) {
+	    while (*s == ' ' || *s == '\t') {
+		s++;
+	    }
+	    if (*s == '\0') {
+		break;
+	    }
+	    field[nf++] = s;
+	    if (nf == max) {
+		break;
+	    }
+	    while (*s != '\0' && *s != ' ' && *s != '\t') {
+		s++;
+	    }
+	    if (*s != '\0') {
+		*s++ = '\0';
+	    }
+	}
+	return nf;
+    }
+    for (;;) {
+	char *end, *next = nf + 1 < max ? strchr(s, delim) : NULL;
+
+	if (next != NULL) {
+	    *next = '\0';
+	}
+	while (*s == ' ' || *s == '\t') {
+	    s++;
+	}
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t')) {
+	    *--end = '\0';
+	}
+	field[nf++] = s;
+	if (next == NULL) {
+	    return nf;
+	}
+	s = next + 1;
+    }
+}
+
+/*
+ * IsBlank --
+ *	Whether a line holds nothing but blanks.
+ */
+static int
+IsBlank(const char *s)
+{
+    while (*s == ' ' || *s == '\t') {
+	s++;
+    }
+    return *s == '\0';
+}
+
+/*
+ * Rb_TextNextLine --
+ *	Reads the next line that is neither blank nor a comment and splits
+ *	it into tx->line.
+ * Results: 1 a line, 0 at the end, -1 on an input error (tx->pending
+ *	set; tx->done).
+ */
+int
+Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx)
+{
+    for (;;) {
+	uint64_t offset = Rb_InputOffset(r->in);
+	char *s = Rb_InputGetLine(r->in, NULL, &tx->pending);
+
+	if (s == NULL) {
+	    tx->done = 1;
+	    return tx->pending.code[0] ? -1 : 0;
+	}
+	if (IsBlank(s) || (tx->comment && *s == tx->comment)) {
+	    continue;
+	}
+	tx->line.lineNo = Rb_InputLineNo(r->in);
+	tx->line.offset = offset;
+	tx->line.nfields = SplitLine(s, tx->delim, tx->line.field,
+		RB_TEXT_MAX_FIELDS);
+	r->recordNo = tx->line.lineNo;
+	return 1;
+    }
+}
+
+/*
+ * Rb_TextBad --
+ *	Reports the current line as malformed of the given kind through
+ *	Rb_ReaderBad, naming its line number and byte offset.
+ * Results: 1 when reading must stop (the error is in tx->pending), 0 to
+ *	skip the line and go on.
+ */
+int
+Rb_TextBad(Rb_Reader *r, Rb_Text *tx, const char *kind, const char *fmt, ...)
+{
+    char detail[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    r->recordNo = tx->line.lineNo;
+    return Rb_ReaderBad(r, &tx->pending, kind, tx->line.offset, "line %llu: "
+	    "%s", (unsigned long long)tx->line.lineNo, detail);
+}
+
+/*
+ * Rb_TextFinish --
+ *	Ends a next call on the error in tx->pending: the records appended
+ *	in this call (from index start) are returned first and the error on
+ *	the next call, so results up to the error stay usable.
+ * Results: what a reader's next returns.
+ */
+int
+Rb_TextFinish(Rb_Text *tx, Rb_Batch *b, int start, Rb_Error *err)
+{
+    tx->done = 1;
+    if (b->n > start) {
+	tx->failed = 1;
+	return b->n - start;
+    }
+    *err = tx->pending;
+    return -1;
+}
+
+/*
+ * Rb_TextKeep --
+ *	Applies the out-of-order rule to the last record of b (index i):
+ *	a time earlier than the previous record's is reported and, under
+ *	skip, dropped; under warn it is delivered as it is.  Never reorders.
+ * Results: 0 go on, -1 reading must stop (tx->pending set).
+ */
+int
+Rb_TextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i)
+{
+    int64_t t = b->col[RB_IO_TIME][i];
+
+    if (t >= r->lastTime) {
+	r->lastTime = t;
+	return 0;
+    }
+    if (Rb_TextBad(r, tx, "out-of-order", "time goes back %.9f s",
+	    (double)(r->lastTime - t) / 1e9)) {
+	b->n--;
+	return -1;
+    }
+    if (r->onError != RB_ONERROR_WARN) {
+	b->n--;
+    }
+    return 0;
+}
+
+/*
+ * Rb_TextNext --
+ *	The next of a reader with one record per line: parses lines with
+ *	parse until b is full or the input ends, applying the error policy
+ *	to malformed lines and to times that go back.
+ * Results: records appended, 0 at the end, -1 on error (err set).
+ */
+int
+Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
+	Rb_Error *err)
+{
+    int start = b->n;
+    char why[256];
+
+    if (tx->failed) {
+	tx->failed = 0;
+	*err = tx->pending;
+	return -1;
+    }
+    if (tx->done) {
+	return 0;
+    }
+    if (b->n == 0) {
+	b->firstRecord = r->records + 1;
+    }
+    while (b->n < b->cap) {
+	const char *kind;
+	int i, rc = Rb_TextNextLine(r, tx);
+
+	if (rc < 0) {
+	    return Rb_TextFinish(tx, b, start, err);
+	}
+	if (rc == 0) {
+	    break;
+	}
+	i = Rb_BatchAppend(b);
+	why[0] = '\0';
+	kind = parse(r, &tx->line, b, i, why, sizeof(why));
+	if (kind != NULL) {
+	    b->n--;
+	    if (Rb_TextBad(r, tx, kind, "%s", why)) {
+		return Rb_TextFinish(tx, b, start, err);
+	    }
+	    continue;
+	}
+	if (Rb_TextKeep(r, tx, b, i) < 0) {
+	    return Rb_TextFinish(tx, b, start, err);
+	}
+    }
+    return b->n - start;
+}
+
+/*
+ * Rb_ParseScaled --
+ *	Parses a decimal number (sign, digits, fraction, exponent) and
+ *	multiplies it by scale exactly, rounding the result to the nearest
+ *	integer: "0.011413" seconds at scale 1e9 is 11413000 ns.
+ * Results: 1 with *v set, 0 if s is not such a number or the result
+ *	does not fit an int64 (RB_ABSENT excluded).
+ */
+int
+Rb_ParseScaled(const char *s, int64_t scale, int64_t *v)
+{
+    const __int128 limit = (__int128)1 << 120;
+    __int128 m = 0, q = 1;
+    int neg = 0, sawDigit = 0, digits = 0, exp = 0, eneg = 0, edigits = 0;
+
+    if (*s == '-' || *s == '+') {
+	neg = *s++ == '-';
+    }
+    for (; isdigit((unsigned char)*s); s++) {
+	sawDigit = 1;
+	digits += m != 0 || *s != '0';
+	m = m * 10 + (*s - '0');
+    }
+    if (*s == '.') {
+	for (s++; isdigit((unsigned char)*s); s++) {
+	    sawDigit = 1;
+	    digits += m != 0 || *s != '0';
+	    m = m * 10 + (*s - '0');
+	    exp--;
+	}
+    }
+    if (!sawDigit || digits > 24 || exp < -40 || scale < 1
+	    || scale > 1000000000000LL) {
+	return 0;
+    }
+    if (*s == 'e' || *s == 'E') {
+	int e = 0;
+
+	if (*++s == '-' || *s == '+') {
+	    eneg = *s++ == '-';
+	}
+	for (; isdigit((unsigned char)*s) && edigits < 3; s++, edigits++) {
+	    e = e * 10 + (*s - '0');
+	}
+	if (edigits == 0) {
+	    return 0;
+	}
+	exp += eneg ? -e : e;
+    }
+    if (*s != '\0') {
+	return 0;
+    }
+    m *= scale;
+    for (; exp > 0 && m != 0; exp--) {
+	if (m > limit / 10) {
+	    return 0;
+	}
+	m *= 10;
+    }
+    if (exp < -38) {
+	*v = 0;		/* below any unit this reader scales to */
+	return 1;
+    }
+    for (; exp < 0; exp++) {
+	q *= 10;
+    }
+    m = (m + q / 2) / q;
+    if (m > INT64_MAX) {
+	return 0;
+    }
+    *v = neg ? -(int64_t)m : (int64_t)m;
+    return 1;
+}
+
+/*
+ * Rb_ParseInt --
+ *	A whole decimal number, optionally signed.
+ * Results: 1 with *v set, 0 otherwise (also on overflow and for the
+ *	value of RB_ABSENT).
+ */
+int
+Rb_ParseInt(const char *s, int64_t *v)
+{
+    const char *p = s + (*s == '-' || *s == '+');
+
+    if (!isdigit((unsigned char)*p)) {
+	return 0;
+    }
+    for (; *p; p++) {
+	if (!isdigit((unsigned char)*p)) {
+	    return 0;
+	}
+    }
+    return Rb_ParseScaled(s, 1, v);
+}
+
+/*
+ * Rb_ParseHex --
+ *	A hexadecimal number with or without "0x".
+ * Results: 1 with *v set, 0 otherwise or above INT64_MAX.
+ */
+int
+Rb_ParseHex(const char *s, int64_t *v)
+{
+    uint64_t x = 0;
+    int n = 0;
+
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+	s += 2;
+    }
+    for (; *s; s++, n++) {
+	int d = isdigit((unsigned char)*s) ? *s - '0'
+		: (*s >= 'a' && *s <= 'f') ? *s - 'a' + 10
+		: (*s >= 'A' && *s <= 'F') ? *s - 'A' + 10 : -1;
+
+	if (d < 0 || x > (uint64_t)INT64_MAX >> 4) {
+	    return 0;
+	}
+	x = x << 4 | (uint64_t)d;
+    }
+    if (n == 0) {
+	return 0;
+    }
+    *v = (int64_t)x;
+    return 1;
+}
+
+/*
+ * Rb_TimeUnitScale --
+ *	Nanoseconds in one unit named ns, us, ms, s, or ticks (Windows
+ *	100 ns ticks).
+ * Results: 1 with *scale set, 0 for an unknown name.
+ */
+int
+Rb_TimeUnitScale(const char *name, int64_t *scale)
+{
+    static const struct { const char *name; int64_t ns; } units[] = {
+	{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
+	{"ticks", 100},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	if (strcmp(name, units[i].name) == 0) {
+	    *scale = units[i].ns;
+	    return 1;
+	}
+    }
+    return 0;
+}
+
+/*
+ * Rb_TextSniff --
+ *	Tries lineOk on the first few complete lines of head (blank and
+ *	'#' lines left out), split at delim as the reader would.
+ * Results: the percentage of those lines lineOk accepts; 0 when there
+ *	are none.
+ */
+int
+Rb_TextSniff(const unsigned char *head, size_t n, char delim,
+	int (*lineOk)(char **field, int nfields))
+{
+    char *copy = Rb_Alloc(n + 1), *line, *nl;
+    char *field[RB_TEXT_MAX_FIELDS];
+    int tried = 0, ok = 0;
+
+    memcpy(copy, head, n);
+    for (line = copy; tried < SNIFF_LINES && line < copy + n; line = nl + 1) {
+	nl = memchr(line, '\n', (size_t)(copy + n - line));
+	if (nl == NULL) {
+	    if (n >= 4096 || tried > 0) {
+		break;		/* a cut-off last line proves nothing */
+	    }
+	    nl = copy + n;
+	}
+	*nl = '\0';
+	if (nl > line && nl[-1] == '\r') {
+	    nl[-1] = '\0';
+	}
+	if (IsBlank(line) || *line == '#') {
+	    continue;
+	}
+	tried++;
+	ok += lineOk(field, SplitLine(line, delim, field, RB_TEXT_MAX_FIELDS));
+    }
+    free(copy);
+    return tried ? 100 * ok / tried : 0;
+}
+
+/*
+ * Rb_HashName --
+ *	FNV-1a 32-bit hash of a name, for sources that identify a machine
+ *	by name while the I/O schema holds an integer: the same name gives
+ *	the same number in every file and run.
+ */
+uint32_t
+Rb_HashName(const char *s)
+{
+    uint32_t h = 2166136261u;
+
+    for (; *s; s++) {
+	h = (h ^ (unsigned char)*s) * 16777619u;
+    }
+    return h;
+}
+
+/*
+ * Rb_TextFields --
+ *	Checks that line has between min and max fields.
+ * Results: NULL, or the kind "short-line" or "long-line" with why set.
+ */
+const char *
+Rb_TextFields(const Rb_TextLine *line, int min, int max, char *why,
+	size_t whyLen)
+{
+    if (line->nfields >= min && line->nfields <= max) {
+	return NULL;
+    }
+    if (min == max) {
+	snprintf(why, whyLen, "%d fields, not %d", line->nfields, min);
+    } else {
+	snprintf(why, whyLen, "%d fields, not %d to %d", line->nfields, min,
+		max);
+    }
+    return line->nfields < min ? "short-line" : "long-line";
+}
+
+/*
+ * Rb_TextNumber --
+ *	Field idx (0-based) of line as a decimal number times scale; with
+ *	whole set, a fraction or exponent is refused.
+ * Results: NULL with *v set, or the kind "bad-field" with why naming
+ *	the field (1-based, as a user counts columns) and its text.
+ */
+const char *
+Rb_TextNumber(const Rb_TextLine *line, int idx, const char *name,
+	int64_t scale, int whole, int64_t *v, char *why, size_t whyLen)
+{
+    const char *s = line->field[idx];
+
+    if (whole ? Rb_ParseInt(s, v) && Rb_ParseScaled(s, scale, v)
+	    : Rb_ParseScaled(s, scale, v)) {
+	return NULL;
+    }
+    snprintf(why, whyLen, "field %d (%s) \"%.40s\" is not %s", idx + 1, name,
+	    s, whole ? "a whole number in range" : "a number in range");
+    return "bad-field";
+}

@@ -1,0 +1,259 @@
+/*
+ * test_text.c --
+ *
+ *	The line-oriented readers (msr, spc, disksim, csv) on the small
+ *	fixtures in tests/fixtures, written from each format's description;
+ *	the expected values are worked out by hand in the comments.  Also
+ *	the exact decimal parser they share and the malformed-line policy.
+ */
+
+#include "rbtest.h"
+#include "io/text.h"
+
+void Rb_ReaderKitInit(void);
+
+#define MAXREC 16
+#define FIX "tests/fixtures/"
+
+/* Every record of a file, field by field. */
+typedef struct Trace {
+    int n;
+    int64_t v[MAXREC][RB_IO_NFIELDS];
+    int64_t epochNs;
+    uint64_t skipped;
+    const char *format;
+    char skipCounts[256];
+    Rb_Error err;
+    int rc;			/* last next result: 0 end, -1 error */
+} Trace;
+
+/*
+ * ReadAll --
+ *	Reads path with format (NULL sniffs), policy and reader options
+ *	(a Tcl dict as a string, or NULL) into t.
+ */
+static void
+ReadAll(Trace *t, const char *path, const char *format, Rb_OnError policy,
+	const char *options)
+{
+    Tcl_Obj *opts = options ? Tcl_NewStringObj(options, -1) : NULL;
+    Rb_Reader *r;
+    Rb_Batch *b;
+    int i, f;
+
+    memset(t, 0, sizeof(*t));
+    if (opts) {
+	Tcl_IncrRefCount(opts);
+    }
+    r = Rb_ReaderOpen(path, format, policy, opts, &t->err);
+    if (opts) {
+	Tcl_DecrRefCount(opts);
+    }
+    if (r == NULL) {
+	t->rc = -2;
+	return;
+    }
+    b = Rb_BatchCreate(r->schema, 0);
+    do {
+	Rb_BatchClear(b);
+	t->rc = Rb_ReaderNext(r, b, &t->err);
+	for (i = 0; i < b->n && t->n < MAXREC; i++, t->n++) {
+	    for (f = 0; f < RB_IO_NFIELDS; f++) {
+		t->v[t->n][f] = b->col[f][i];
+	    }
+	}
+    } while (t->rc > 0);
+    t->epochNs = r->epochNs;
+    t->skipped = r->skipped;
+    t->format = r->cls->name;
+    snprintf(t->skipCounts, sizeof(t->skipCounts), "%s",
+	    Tcl_GetString(r->skipCounts));
+    Rb_BatchFree(b);
+    Rb_ReaderClose(r);
+}
+
+static void
+Setup(void)
+{
+    Rb_ReaderKitInit();
+}
+
+START_TEST(parse_scaled_is_exact)
+{
+    int64_t v;
+
+    ck_assert(Rb_ParseScaled("0.011413", 1000000000, &v));
+    ck_assert_int_eq(v, 11413000);
+    ck_assert(Rb_ParseScaled("1.25e0", 1000000000, &v));
+    ck_assert_int_eq(v, 1250000000);
+    ck_assert(Rb_ParseScaled("-2.5", 1000, &v));
+    ck_assert_int_eq(v, -2500);
+    ck_assert(Rb_ParseScaled("9223372036854775807", 1, &v));
+    ck_assert_int_eq(v, INT64_MAX);
+    ck_assert(Rb_ParseScaled("1e-50", 1000000000, &v));
+    ck_assert_int_eq(v, 0);
+    ck_assert(!Rb_ParseScaled("9223372036854775808", 1, &v));
+    ck_assert(!Rb_ParseScaled("1e300", 1, &v));
+    ck_assert(!Rb_ParseScaled("", 1, &v));
+    ck_assert(!Rb_ParseScaled(".", 1, &v));
+    ck_assert(!Rb_ParseScaled("1.2.3", 1, &v));
+    ck_assert(!Rb_ParseScaled("1e", 1, &v));
+    ck_assert(!Rb_ParseInt("1.5", &v));
+    ck_assert(!Rb_ParseInt("-9223372036854775808", &v));
+    ck_assert(Rb_ParseHex("2a", &v));
+    ck_assert_int_eq(v, 42);
+    ck_assert(!Rb_ParseHex("0x", &v));
+    ck_assert(!Rb_ParseHex("8000000000000000", &v));
+}
+END_TEST
+
+/*
+ * small.csv: timestamps 128166372000000000 + 0, 500000, 1000000 ticks.
+ * 128166372000000000 - 116444736000000000 = 11721636000000000 ticks =
+ * 1172163600 s exactly, the epoch.  Times 0, 50 ms, 100 ms; response
+ * 1000, 25000, 50 ticks = 100 us, 2.5 ms, 5 us.
+ */
+START_TEST(msr_fixture_by_hand)
+{
+    Trace t;
+
+    ReadAll(&t, FIX "msr/small.csv", NULL, RB_ONERROR_STOP, NULL);
+    ck_assert_int_eq(t.rc, 0);
+    ck_assert_str_eq(t.format, "msr");
+    ck_assert_int_eq(t.n, 3);
+    ck_assert_int_eq(t.epochNs, 1172163600LL * 1000000000);
+    ck_assert_int_eq(t.v[0][RB_IO_TIME], 0);
+    ck_assert_int_eq(t.v[0][RB_IO_FINISH], 100000);
+    ck_assert_int_eq(t.v[0][RB_IO_START], RB_ABSENT);
+    ck_assert_int_eq(t.v[0][RB_IO_OP], RB_OP_READ);
+    ck_assert_int_eq(t.v[0][RB_IO_OFFSET], 4096);
+    ck_assert_int_eq(t.v[0][RB_IO_SIZE], 8192);
+    ck_assert_int_eq(t.v[0][RB_IO_DEVICE], 1);
+    ck_assert_int_eq(t.v[1][RB_IO_TIME], 50000000);
+    ck_assert_int_eq(t.v[1][RB_IO_FINISH], 52500000);
+    ck_assert_int_eq(t.v[1][RB_IO_OP], RB_OP_WRITE);
+    ck_assert_int_eq(t.v[1][RB_IO_DEVICE], 2);
+    ck_assert_int_eq(t.v[2][RB_IO_TIME], 100000000);
+    ck_assert_int_eq(t.v[2][RB_IO_FINISH], 100005000);
+    ck_assert_int_eq(t.v[2][RB_IO_OP], RB_OP_READ);
+    ck_assert_int_eq(t.v[0][RB_IO_MACHINE], t.v[1][RB_IO_MACHINE]);
+    ck_assert_int_ne(t.v[0][RB_IO_MACHINE], t.v[2][RB_IO_MACHINE]);
+    /* FNV-1a of "web", by the published algorithm. */
+    ck_assert_int_eq(t.v[0][RB_IO_MACHINE], Rb_HashName("web"));
+    ck_assert_int_eq(Rb_HashName(""), 2166136261u);
+    ck_assert_int_eq(Rb_HashName("a"), 0xe40c292cu);
+}
+END_TEST
+
+/*
+ * bad.csv, line by line: 1 good, 2 six fields (short-line), 3 Type Trim
+ * (bad-op), 4 an x in the timestamp (bad-field), 5 100 s earlier
+ * (out-of-order), 6 good.  Line 2 starts at byte 45 (line 1 is 44 bytes
+ * and its newline).
+ */
+START_TEST(msr_malformed_lines_by_policy)
+{
+    Trace t;
+
+    ReadAll(&t, FIX "msr/bad.csv", "msr", RB_ONERROR_STOP, NULL);
+    ck_assert_int_eq(t.rc, -1);
+    ck_assert_int_eq(t.n, 1);
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "bad.csv: record 2 at byte "
+	    "offset 45: line 2: 5 fields, not 7 (short-line)"));
+
+    ReadAll(&t, FIX "msr/bad.csv", "msr", RB_ONERROR_SKIP, NULL);
+    ck_assert_int_eq(t.rc, 0);
+    ck_assert_int_eq(t.n, 2);
+    ck_assert_int_eq(t.skipped, 4);
+    ck_assert_str_eq(t.skipCounts, "short-line 1 bad-op 1 bad-field 1 "
+	    "out-of-order 1");
+    ck_assert_int_eq(t.v[1][RB_IO_TIME], 80000000);
+
+    ReadAll(&t, FIX "msr/bad.csv", "msr", RB_ONERROR_WARN, NULL);
+    ck_assert_int_eq(t.n, 3);
+    ck_assert_int_eq(t.skipped, 3);
+    ck_assert_int_eq(t.v[1][RB_IO_TIME], -100000000000LL);
+}
+END_TEST
+
+/*
+ * small.spc: LBA 100, 200, 0 sectors = 51200, 102400, 0 bytes; times
+ * 0, 0.5, 1.25 s; the extra field of line 2 is not part of the record.
+ */
+START_TEST(spc_fixture_by_hand)
+{
+    Trace t;
+
+    ReadAll(&t, FIX "spc/small.spc", NULL, RB_ONERROR_STOP, NULL);
+    ck_assert_int_eq(t.rc, 0);
+    ck_assert_str_eq(t.format, "spc");
+    ck_assert_int_eq(t.n, 3);
+    ck_assert_int_eq(t.epochNs, 0);
+    ck_assert_int_eq(t.v[0][RB_IO_DEVICE], 0);
+    ck_assert_int_eq(t.v[0][RB_IO_OFFSET], 51200);
+    ck_assert_int_eq(t.v[0][RB_IO_SIZE], 4096);
+    ck_assert_int_eq(t.v[0][RB_IO_OP], RB_OP_READ);
+    ck_assert_int_eq(t.v[0][RB_IO_TIME], 0);
+    ck_assert_int_eq(t.v[1][RB_IO_DEVICE], 1);
+    ck_assert_int_eq(t.v[1][RB_IO_OFFSET], 102400);
+    ck_assert_int_eq(t.v[1][RB_IO_OP], RB_OP_WRITE);
+    ck_assert_int_eq(t.v[1][RB_IO_TIME], 500000000);
+    ck_assert_int_eq(t.v[2][RB_IO_TIME], 1250000000);
+    ck_assert_int_eq(t.v[2][RB_IO_FINISH], RB_ABSENT);
+}
+END_TEST
+
+/*
+ * small-ms.trace has fractional times, so milliseconds: 0, 1.5, 2.25 ms;
+ * LBA 1000, 2000, 3000 and sizes 8, 16, 1 sectors of 512 bytes.
+ * small-ns.trace has whole times, so nanoseconds.
+ */
+START_TEST(disksim_fixtures_by_hand)
+{
+    Trace t;
+
+    ReadAll(&t, FIX "disksim/small-ms.trace", NULL, RB_ONERROR_STOP, NULL);
+    ck_assert_int_eq(t.rc, 0);
+    ck_assert_str_eq(t.format, "disksim");
+    ck_assert_int_eq(t.n, 3);
+    ck_assert_int_eq(t.v[1][RB_IO_TIME], 1500000);
+    ck_assert_int_eq(t.v[2][RB_IO_TIME], 2250000);
+    ck_assert_int_eq(t.v[0][RB_IO_OFFSET], 512000);
+    ck_assert_int_eq(t.v[1][RB_IO_SIZE], 8192);
+    ck_assert_int_eq(t.v[2][RB_IO_SIZE], 512);
+    ck_assert_int_eq(t.v[0][RB_IO_OP], RB_OP_READ);
+    ck_assert_int_eq(t.v[1][RB_IO_OP], RB_OP_WRITE);
+    ck_assert_int_eq(t.v[1][RB_IO_DEVICE], 1);
+
+    ReadAll(&t, FIX "disksim/small-ns.trace", "disksim", RB_ONERROR_STOP,
+	    NULL);
+    ck_assert_int_eq(t.n, 2);
+    ck_assert_int_eq(t.v[1][RB_IO_TIME], 2000);
+    ck_assert_int_eq(t.v[1][RB_IO_DEVICE], 3);
+
+    ReadAll(&t, FIX "disksim/small-ns.trace", "disksim", RB_ONERROR_STOP,
+	    "timeunit us");
+    ck_assert_int_eq(t.v[1][RB_IO_TIME], 2000000);
+
+    ReadAll(&t, FIX "disksim/small-ns.trace", "disksim", RB_ONERROR_STOP,
+	    "timeunit fortnights");
+    ck_assert_int_eq(t.rc, -2);
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "unknown timeunit"));
+}
+END_TEST
+
+Suite *
+rbtest_suite(void)
+{
+    Suite *s = suite_create("text");
+    TCase *tc = tcase_create("readers");
+
+    tcase_add_unchecked_fixture(tc, Setup, NULL);
+    tcase_add_test(tc, parse_scaled_is_exact);
+    tcase_add_test(tc, msr_fixture_by_hand);
+    tcase_add_test(tc, msr_malformed_lines_by_policy);
+    tcase_add_test(tc, spc_fixture_by_hand);
+    tcase_add_test(tc, disksim_fixtures_by_hand);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,137 @@
+# characterize.tcl --
+#
+#	Runs the whole Analyzer kit per device and per logical volume on a
+#	block-I/O trace and writes a readable report: characterize.log (every
+#	Attribute), characterize.json, graphs/ and a one-page summary table
+#	(characterize.txt) on stdout.
+#
+#	rubicon examples/characterize.tcl TRACE
+#
+#	Pass 1 discovers the devices and volumes; pass 2 has a Flow of the
+#	full kit for each, fed through one Mux of equality Filters.
+
+if {[llength $argv] != 1} {
+    puts stderr "usage: rubicon examples/characterize.tcl TRACE"
+    exit 2
+}
+set trace [lindex $argv 0]
+
+# HP-UX names, as in demo.tcl: a dev_t is an 8-bit major and 24-bit minor;
+# an LVM volume's minor is 0xVV00LL.
+proc devName {dev} {
+    format "dev %d/0x%06x" [expr {$dev >> 24}] [expr {$dev & 0xffffff}]
+}
+proc lvName {lv} {
+    if {($lv >> 24) == 64} {
+	return [format "vg%02d/lvol%d" [expr {($lv >> 16) & 0xff}] [expr {$lv & 0xff}]]
+    }
+    return [format "lv 0x%08x" $lv]
+}
+
+# Pass 1: which devices and volumes are there?
+set scan [Flow scan [SeqRunAnalyzer -field deviceNo] \
+		    [SeqRunAnalyzer -field lvNo -offsetField lvOffset -prefix LV]]
+head $scan
+rubicon::run -progress 0 $trace
+set devices [lmap row [dict get [$scan get SeqRunsByDevice] rows] {lindex $row 0}]
+set volumes [lmap row [dict get [$scan get LVSeqRunsByDevice] rows] {lindex $row 0}]
+rubicon::reset
+
+# The kit.  A logical volume's Flow addresses blocks by volume offset.
+proc kit {name devField offField} {
+    Flow $name \
+	[RateAnalyzer -interval 60] [BandwidthAnalyzer -interval 60] \
+	[SizeAnalyzer] [SizeHistogramAnalyzer] [ReadFractionAnalyzer] \
+	[SeqRunAnalyzer -field $devField -offsetField $offField] \
+	[ResponseTimeAnalyzer] \
+	[ResponseTimeAnalyzer -from startTime -prefix Service] \
+	[ResponseTimeAnalyzer -to startTime -prefix Queue] \
+	[InterArrivalAnalyzer] \
+	[UtilizationAnalyzer -field $devField] \
+	[QueueDepthAnalyzer] \
+	[FieldHistogramAnalyzer -field queueLen -bins linear -width 1 -prefix QueueLen] \
+	[FieldStatsAnalyzer -field queueLen -prefix QueueLen] \
+	[FieldPercentilesAnalyzer -field size -prefix Size] \
+	[DistinctAnalyzer -field pid -prefix Pids] \
+	[SeekDistanceAnalyzer -field $devField -offsetField $offField] \
+	[FootprintAnalyzer -field $devField -offsetField $offField] \
+	[AlignmentAnalyzer -offsetField $offField] \
+	[ReuseDistanceAnalyzer -field $devField -offsetField $offField]
+}
+
+set branches {}
+set devFlows {}
+foreach dev $devices {
+    set f [kit [devName $dev] deviceNo devOffset]
+    lappend devFlows $f
+    lappend branches [Filter "deviceNo = $dev" $f]
+}
+set lvFlows {}
+foreach lv $volumes {
+    set f [kit [lvName $lv] lvNo lvOffset]
+    lappend lvFlows $f
+    lappend branches [Filter "lvNo = $lv" $f]
+}
+set all [kit "all devices" deviceNo devOffset]
+head [Mux {*}$branches $all]
+
+ReporterLog $all {*}$devFlows {*}$lvFlows -output characterize.log
+ReporterJson $all {*}$devFlows {*}$lvFlows -output characterize.json
+ReporterGraph {*}$devFlows -output graphs \
+    -attributes {Rate MeanSize ReadFraction SeqRunLength Utilization
+		 MeanQueueDepth InterArrivalCV UnalignedFraction}
+
+set summary [rubicon::run $trace]
+
+# The value of percentile p (a row of a percentile Attribute), in ms.
+proc pctMs {f attr p} {
+    foreach row [dict get [$f get $attr] rows] {
+	if {[lindex $row 0] == $p} {
+	    return [expr {1000.0 * [lindex $row 1]}]
+	}
+    }
+    return 0
+}
+
+# Hit ratio of the largest cache size in the curve not above n blocks.
+proc hitRatio {f n} {
+    set best 0
+    foreach row [dict get [$f get HitRatioCurve] rows] {
+	lassign $row size bytes hits ratio
+	if {$size <= $n} {
+	    set best $ratio
+	}
+    }
+    return $best
+}
+
+proc table {title flows} {
+    set fmt "%-16s %8s %8s %7s %6s %6s %8s %8s %6s %6s %6s %9s %7s"
+    set lines [list $title [format $fmt "" I/Os rate size reads seq \
+	"resp p90" "svc p90" util depth IA-CV "footprint" "hit 64M"]]
+    lappend lines [format $fmt "" "" (I/O/s) (KB) (%) (%) (ms) (ms) (%) "" "" (MB) (%)]
+    foreach f $flows {
+	if {[$f get Count] == 0} continue
+	lappend lines [format \
+	    "%-16s %8d %8.3f %7.1f %6.1f %6.1f %8.2f %8.2f %6.1f %6.2f %6.2f %9.1f %7.1f" \
+	    [$f name] [$f get Count] [$f get Rate] \
+	    [expr {[$f get MeanSize] / 1024.0}] \
+	    [expr {100.0 * [$f get ReadFraction]}] \
+	    [expr {100.0 * [$f get SeqFraction]}] \
+	    [pctMs $f ResponseTime 90] [pctMs $f ServiceResponseTime 90] \
+	    [expr {100.0 * [$f get Utilization]}] [$f get MeanQueueDepth] \
+	    [$f get InterArrivalCV] \
+	    [expr {[$f get FootprintBytes] / 1048576.0}] \
+	    [expr {100.0 * [hitRatio $f 16384]}]]
+    }
+    join $lines \n
+}
+set out [join [list \
+    [table "Per device" [list {*}$devFlows $all]] "" \
+    [table "Per logical volume" $lvFlows]] \n]
+puts $out
+set ch [open characterize.txt w]
+puts $ch $out
+close $ch
+rubicon::report $summary
+puts "wrote characterize.txt, characterize.log, characterize.json and graphs/"

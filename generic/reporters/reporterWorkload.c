@@ -42,7 +42,7 @@ static const struct {
     {"InterArrivalCV", "interArrivalCV"},
     {"MeanQueueDepth", "queueDepth"},
     {"Utilization", "utilization"},
-    {"Footprint", "footprint"},
+    {"FootprintBytes", "footprint"},
     {NULL, NULL}
 };
 
@@ -120,7 +120,7 @@ Characterize(const Rb_ReportSet *set, int i, const Rb_RunInfo *run,
     w->seqRunLength = ScalarValue(FindAttr(set, i, "SeqRunLength"));
     w->interArrivalCV = ScalarValue(FindAttr(set, i, "InterArrivalCV"));
     w->queueDepth = ScalarValue(FindAttr(set, i, "MeanQueueDepth"));
-    w->footprint = ScalarValue(FindAttr(set, i, "Footprint"));
+    w->footprint = ScalarValue(FindAttr(set, i, "FootprintBytes"));
 
     w->sizes = NULL;
     h = FindAttr(set, i, "SizeHistogram");
@@ -356,7 +356,7 @@ JobFile(Tcl_DString *ds, const char *flow, const char *section,
     if (!isnan(w->footprint) && w->footprint >= SECTOR) {
 	AppendOption(ds, "size", BlockSize(w->footprint));
     } else {
-	Tcl_DStringAppend(ds, "; no Footprint attribute: replay over 1 GiB\n"
+	Tcl_DStringAppend(ds, "; no FootprintBytes attribute: replay over 1 GiB\n"
 		"size=1g\n", -1);
     }
 

@@ -22,4 +22,5 @@ Rb_ReaderKitInit(void)
     Rb_RegisterReader(&Rb_MsrReaderClass);
     Rb_RegisterReader(&Rb_SpcReaderClass);
     Rb_RegisterReader(&Rb_DiskSimReaderClass);
+    Rb_RegisterReader(&Rb_CsvReaderClass);
 }

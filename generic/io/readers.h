@@ -13,5 +13,6 @@
 extern const Rb_ReaderClass Rb_MsrReaderClass;
 extern const Rb_ReaderClass Rb_SpcReaderClass;
 extern const Rb_ReaderClass Rb_DiskSimReaderClass;
+extern const Rb_ReaderClass Rb_CsvReaderClass;
 
 #endif /* RB_READERS_H */

@@ -16,14 +16,14 @@
 #define SNIFF_LINES 8
 
 /*
- * SplitLine --
+ * Rb_TextSplit --
  *	Splits s in place into at most max fields: at every delim, or at
  *	runs of blanks when delim is 0.  Fields are trimmed of blanks; a
  *	last field beyond max keeps the rest of the line.
  * Results: the number of fields.
  */
-static int
-SplitLine(char *s, char delim, char **field, int max)
+int
+Rb_TextSplit(char *s, char delim, char **field, int max)
 {
     int nf = 0;
 
@@ -105,7 +105,7 @@ Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx)
 	}
 	tx->line.lineNo = Rb_InputLineNo(r->in);
 	tx->line.offset = offset;
-	tx->line.nfields = SplitLine(s, tx->delim, tx->line.field,
+	tx->line.nfields = Rb_TextSplit(s, tx->delim, tx->line.field,
 		RB_TEXT_MAX_FIELDS);
 	r->recordNo = tx->line.lineNo;
 	return 1;
@@ -414,7 +414,7 @@ Rb_TextSniff(const unsigned char *head, size_t n, char delim,
 	    continue;
 	}
 	tried++;
-	ok += lineOk(field, SplitLine(line, delim, field, RB_TEXT_MAX_FIELDS));
+	ok += lineOk(field, Rb_TextSplit(line, delim, field, RB_TEXT_MAX_FIELDS));
     }
     free(copy);
     return tried ? 100 * ok / tried : 0;

@@ -40,6 +40,7 @@ typedef struct Rb_Text {
 typedef const char *(Rb_TextParseProc)(Rb_Reader *r, Rb_TextLine *line,
 		    Rb_Batch *b, int i, char *why, size_t whyLen);
 
+int		Rb_TextSplit(char *s, char delim, char **field, int max);
 int		Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx);
 int		Rb_TextBad(Rb_Reader *r, Rb_Text *tx, const char *kind,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -242,6 +242,83 @@ START_TEST(disksim_fixtures_by_hand)
 }
 END_TEST
 
+/*
+ * small.tsv through a map by header names: times in ms (1.5 ms =
+ * 1500000 ns), LBA in sectors (8 = 4096 bytes), response 0.25 ms, hex
+ * device 0x10 = 16; an empty response cell is absent; line 4's op X is
+ * neither R nor W; it starts at byte 64 (lines of 28, 20 and 16 bytes).
+ */
+START_TEST(csv_column_map_by_header_names)
+{
+    static const char *opts = "delimiter tab columns {time when op kind "
+	    "size bytes offset lba response lat deviceNo dev} timeunit ms "
+	    "offsetunit sectors readvalue R writevalue W";
+    Trace t;
+
+    ReadAll(&t, FIX "csv/small.tsv", "csv", RB_ONERROR_SKIP, opts);
+    ck_assert_int_eq(t.rc, 0);
+    ck_assert_int_eq(t.n, 2);
+    ck_assert_str_eq(t.skipCounts, "bad-op 1");
+    ck_assert_int_eq(t.v[0][RB_IO_TIME], 1500000);
+    ck_assert_int_eq(t.v[0][RB_IO_OP], RB_OP_READ);
+    ck_assert_int_eq(t.v[0][RB_IO_SIZE], 4096);
+    ck_assert_int_eq(t.v[0][RB_IO_OFFSET], 4096);
+    ck_assert_int_eq(t.v[0][RB_IO_FINISH], 1750000);
+    ck_assert_int_eq(t.v[0][RB_IO_DEVICE], 3);
+    ck_assert_int_eq(t.v[1][RB_IO_TIME], 2000000);
+    ck_assert_int_eq(t.v[1][RB_IO_OP], RB_OP_WRITE);
+    ck_assert_int_eq(t.v[1][RB_IO_FINISH], RB_ABSENT);
+    ck_assert_int_eq(t.v[1][RB_IO_DEVICE], 16);
+    ck_assert_int_eq(t.v[1][RB_IO_PID], RB_ABSENT);
+
+    ReadAll(&t, FIX "csv/small.tsv", "csv", RB_ONERROR_STOP, opts);
+    ck_assert_int_eq(t.rc, -1);
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "record 4 at byte offset 64: "
+	    "line 4: field 2 (op) \"X\" is neither a read nor a write value "
+	    "(bad-op)"));
+}
+END_TEST
+
+/* io.csv names I/O fields in its header, as rubicon convert writes it,
+ * so it is sniffed and needs no map. */
+START_TEST(csv_self_describing_header)
+{
+    Trace t;
+
+    ReadAll(&t, FIX "csv/io.csv", NULL, RB_ONERROR_STOP, NULL);
+    ck_assert_int_eq(t.rc, 0);
+    ck_assert_str_eq(t.format, "csv");
+    ck_assert_int_eq(t.n, 2);
+    ck_assert_int_eq(t.v[0][RB_IO_OFFSET], 8192);
+    ck_assert_int_eq(t.v[0][RB_IO_FINISH], RB_ABSENT);
+    ck_assert_int_eq(t.v[1][RB_IO_TIME], 100);
+    ck_assert_int_eq(t.v[1][RB_IO_FINISH], 150);
+    ck_assert_int_eq(t.v[1][RB_IO_OP], RB_OP_WRITE);
+    ck_assert_int_eq(t.v[1][RB_IO_DEVICE], 2);
+}
+END_TEST
+
+START_TEST(csv_option_errors_name_the_option)
+{
+    Trace t;
+
+    ReadAll(&t, FIX "csv/io.csv", "csv", RB_ONERROR_STOP, "colums {time 1}");
+    ck_assert_int_eq(t.rc, -2);
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "unknown option"));
+    ReadAll(&t, FIX "csv/io.csv", "csv", RB_ONERROR_STOP,
+	    "columns {time 1 lbn 2}");
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "unknown field \"lbn\""));
+    ReadAll(&t, FIX "csv/io.csv", "csv", RB_ONERROR_STOP,
+	    "columns {size 3}");
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "no column for the field"));
+    ReadAll(&t, FIX "csv/io.csv", "csv", RB_ONERROR_STOP,
+	    "columns {time nosuch}");
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "no header column is named"));
+    ReadAll(&t, FIX "csv/io.csv", "csv", RB_ONERROR_STOP, "timeunit h");
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "timeunit"));
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -254,6 +331,9 @@ rbtest_suite(void)
     tcase_add_test(tc, msr_malformed_lines_by_policy);
     tcase_add_test(tc, spc_fixture_by_hand);
     tcase_add_test(tc, disksim_fixtures_by_hand);
+    tcase_add_test(tc, csv_column_map_by_header_names);
+    tcase_add_test(tc, csv_self_describing_header);
+    tcase_add_test(tc, csv_option_errors_name_the_option);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,604 @@
+/*
+ * csv.c --
+ *
+ *	Reader of any delimited text trace (CSV, TSV) through a column map
+ *	given in Tcl:
+ *
+ *	    rubicon::run -format csv -readeroptions {columns {time 2 op 3
+ *		size 4 offset 5} timeunit us offsetunit 512 header 1
+ *		readvalue 28 writevalue 2a} trace.csv
+ *
+ *	Columns are 1-based numbers or header names.  Without a map the
+ *	header row must name I/O schema fields, which is what "rubicon
+ *	convert" writes, so its CSV reads back as it was.  See doc/csv.n.
+ */
+
+#include "io/text.h"
+#include "io/readers.h"
+
+#define HEAD_MAX 65536		/* the header line must fit */
+#define RESPONSE_FIELD RB_IO_NFIELDS	/* pseudo-field: finish - time */
+#define MAX_OPVALUES 32
+
+typedef struct CsvColumn {
+    int field;			/* RB_IO_* or RESPONSE_FIELD */
+    int col;			/* 0-based */
+    int64_t scale;		/* source unit in schema units */
+} CsvColumn;
+
+typedef struct CsvState {
+    Rb_Text tx;
+    int ncols;
+    CsvColumn cols[RB_IO_NFIELDS + 1];
+    int maxCol;			/* fields a line needs */
+    int64_t timeScale, sizeScale, offsetScale;
+    int nread, nwrite;		/* op values; nwrite 0: other = write */
+    char *readv[MAX_OPVALUES], *writev[MAX_OPVALUES];
+    int64_t epochNs;
+} CsvState;
+
+/* Names accepted for the columns besides the schema's own. */
+static const struct { const char *alias; int field; } aliases[] = {
+    {"start", RB_IO_START}, {"finish", RB_IO_FINISH},
+    {"device", RB_IO_DEVICE}, {"offset", RB_IO_OFFSET},
+    {"response", RESPONSE_FIELD},
+};
+
+/*
+ * FieldByName --
+ *	The I/O field (or the response pseudo-field) a column map or header
+ *	name denotes, without regard to case.
+ * Results: the field index, or -1.
+ */
+static int
+FieldByName(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+	if (strcasecmp(name, aliases[i].alias) == 0) {
+	    return aliases[i].field;
+	}
+    }
+    return Rb_SchemaFieldIndex(Rb_IoSchema(), name);
+}
+
+/*
+ * IsTimeField --
+ *	Whether field holds a time or duration (scaled by timeunit).
+ */
+static int
+IsTimeField(int field)
+{
+    return field == RB_IO_TIME || field == RB_IO_START
+	    || field == RB_IO_FINISH || field == RESPONSE_FIELD;
+}
+
+/*
+ * CsvHeaderOk --
+ *	A sniffed first line: a header naming only I/O schema fields,
+ *	"time" among them (what rubicon convert writes).
+ */
+static int
+CsvHeaderOk(char **f, int nf)
+{
+    int i, hasTime = 0;
+
+    for (i = 0; i < nf; i++) {
+	int field = FieldByName(f[i]);
+
+	if (field < 0) {
+	    return 0;
+	}
+	hasTime |= field == RB_IO_TIME;
+    }
+    return hasTime;
+}
+
+/*
+ * CsvSniff --
+ *	Only the self-describing form is recognised; any other CSV needs
+ *	-format csv and a column map.
+ */
+static int
+CsvSniff(const unsigned char *head, size_t n)
+{
+    const unsigned char *nl = memchr(head, '\n', n);
+
+    if (nl == NULL) {
+	return 0;
+    }
+    return Rb_TextSniff(head, (size_t)(nl - head + 1), ',', CsvHeaderOk)
+	    * 8 / 10;
+}
+
+/*
+ * OptionError --
+ *	Sets err for a bad reader option.
+ * Results: TCL_ERROR.
+ */
+static int
+OptionError(Rb_Reader *r, Rb_Error *err, const char *what, const char *value)
+{
+    Rb_SetError(err, "RUBICON READER OPTION", "%s: csv readeroptions: %s "
+	    "\"%s\"", Rb_InputPath(r->in), what, value);
+    return TCL_ERROR;
+}
+
+/*
+ * ByteUnit --
+ *	A size or offset unit: bytes, sectors (512), kb (1024) or a whole
+ *	number of bytes.
+ * Results: 1 with *scale set, 0 otherwise.
+ */
+static int
+ByteUnit(const char *s, int64_t *scale)
+{
+    if (strcmp(s, "bytes") == 0) {
+	*scale = 1;
+    } else if (strcmp(s, "sectors") == 0) {
+	*scale = 512;
+    } else if (strcmp(s, "kb") == 0) {
+	*scale = 1024;
+    } else if (!Rb_ParseInt(s, scale) || *scale < 1
+	    || *scale > 1000000000000LL) {
+	return 0;
+    }
+    return 1;
+}
+
+/*
+ * OpValues --
+ *	Copies a Tcl list of op spellings.
+ * Results: TCL_OK, or TCL_ERROR with err set.
+ */
+static int
+OpValues(Rb_Reader *r, Tcl_Obj *list, char **values, int *n, Rb_Error *err)
+{
+    Tcl_Obj **elems;
+    int i, count;
+
+    if (Tcl_ListObjGetElements(NULL, list, &count, &elems) != TCL_OK
+	    || count > MAX_OPVALUES) {
+	return OptionError(r, err, "not a list of at most 32 op values",
+		Tcl_GetString(list));
+    }
+    for (i = 0; i < count; i++) {
+	values[i] = Rb_Strdup(Tcl_GetString(elems[i]));
+    }
+    *n = count;
+    return TCL_OK;
+}
+
+/*
+ * FirstLine --
+ *	The first line of the input split at delim into fields, in buf
+ *	(HEAD_MAX + 1 bytes), without consuming it.
+ * Results: the number of fields (0 for an empty input), or -1 on an
+ *	input error.
+ */
+static int
+FirstLine(Rb_Reader *r, char delim, char *buf, char **field, Rb_Error *err)
+{
+    long n = Rb_InputPeek(r->in, buf, HEAD_MAX, err);
+
+    if (n < 0) {
+	return -1;
+    }
+    buf[n] = '\0';
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return buf[0] ? Rb_TextSplit(buf, delim, field, RB_TEXT_MAX_FIELDS) : 0;
+}
+
+/*
+ * ColumnIndex --
+ *	Resolves a column given as a 1-based number or a header name.
+ * Results: the 0-based column, or -1 with err set.
+ */
+static int
+ColumnIndex(Rb_Reader *r, const char *spec, char **header, int nheader,
+	Rb_Error *err)
+{
+    int64_t v;
+    int i;
+
+    if (Rb_ParseInt(spec, &v)) {
+	if (v < 1 || v > RB_TEXT_MAX_FIELDS) {
+	    OptionError(r, err, "column numbers run from 1 to 64, not", spec);
+	    return -1;
+	}
+	return (int)v - 1;
+    }
+    for (i = 0; header != NULL && i < nheader; i++) {
+	if (strcasecmp(header[i], spec) == 0) {
+	    return i;
+	}
+    }
+    OptionError(r, err, header ? "no header column is named"
+	    : "a column given by name needs \"header 1\":", spec);
+    return -1;
+}
+
+/*
+ * AddColumn --
+ *	Maps column col to field, once per field.
+ * Results: TCL_OK, or TCL_ERROR with err set.
+ */
+static int
+AddColumn(Rb_Reader *r, CsvState *st, int field, int col, Rb_Error *err)
+{
+    int i;
+
+    for (i = 0; i < st->ncols; i++) {
+	if (st->cols[i].field == field) {
+	    return OptionError(r, err, "two columns for the field",
+		    field == RESPONSE_FIELD ? "response"
+		    : Rb_IoSchema()->fields[field].name);
+	}
+    }
+    st->cols[st->ncols].field = field;
+    st->cols[st->ncols].col = col;
+    st->cols[st->ncols].scale = IsTimeField(field) ? st->timeScale
+	    : field == RB_IO_SIZE ? st->sizeScale
+	    : field == RB_IO_OFFSET || field == RB_IO_LVOFFSET
+	    ? st->offsetScale : 1;
+    st->ncols++;
+    if (col + 1 > st->maxCol) {
+	st->maxCol = col + 1;
+    }
+    return TCL_OK;
+}
+
+/*
+ * MapColumns --
+ *	Builds the column map from the "columns" option, or from the header
+ *	when there is none (every header name must then be a field).
+ * Results: TCL_OK, or TCL_ERROR with err set.
+ */
+static int
+MapColumns(Rb_Reader *r, CsvState *st, Tcl_Obj *columns, char **header,
+	int nheader, Rb_Error *err)
+{
+    Tcl_Obj **kv;
+    int i, n, field, col;
+
+    if (columns == NULL) {
+	if (header == NULL) {
+	    return OptionError(r, err, "without a header row, give "
+		    "\"columns\"; header was", "0");
+	}
+	for (i = 0; i < nheader; i++) {
+	    field = FieldByName(header[i]);
+	    if (field < 0) {
+		return OptionError(r, err, "without \"columns\", every header "
+			"name must be an I/O field; unknown", header[i]);
+	    }
+	    if (AddColumn(r, st, field, i, err) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	}
+	return TCL_OK;
+    }
+    if (Tcl_ListObjGetElements(NULL, columns, &n, &kv) != TCL_OK
+	    || n % 2 != 0) {
+	return OptionError(r, err, "columns is not a dict",
+		Tcl_GetString(columns));
+    }
+    for (i = 0; i < n; i += 2) {
+	field = FieldByName(Tcl_GetString(kv[i]));
+	if (field < 0) {
+	    char *known = Rb_SchemaFieldList(Rb_IoSchema());
+
+	    Rb_SetError(err, "RUBICON READER OPTION", "%s: csv readeroptions: "
+		    "unknown field \"%s\" in columns; the fields are %s, "
+		    "response, and the aliases start, finish, device, offset",
+		    Rb_InputPath(r->in), Tcl_GetString(kv[i]), known);
+	    free(known);
+	    return TCL_ERROR;
+	}
+	col = ColumnIndex(r, Tcl_GetString(kv[i + 1]), header, nheader, err);
+	if (col < 0 || AddColumn(r, st, field, col, err) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * GetOption --
+ *	The value of key in the reader options dict, or NULL.
+ */
+static Tcl_Obj *
+GetOption(Rb_Reader *r, const char *key)
+{
+    Tcl_Obj *k = Tcl_NewStringObj(key, -1), *v = NULL;
+
+    Tcl_IncrRefCount(k);
+    if (r->options != NULL) {
+	Tcl_DictObjGet(NULL, r->options, k, &v);
+    }
+    Tcl_DecrRefCount(k);
+    return v;
+}
+
+/*
+ * CheckKeys --
+ *	Refuses option keys the reader does not know, so that a misspelt
+ *	option is not silently ignored.
+ * Results: TCL_OK, or TCL_ERROR with err set.
+ */
+static int
+CheckKeys(Rb_Reader *r, Rb_Error *err)
+{
+    static const char *const known[] = {
+	"columns", "timeunit", "sizeunit", "offsetunit", "delimiter",
+	"header", "readvalue", "writevalue", "epoch", NULL
+    };
+    Tcl_DictSearch search;
+    Tcl_Obj *key, *value;
+    int done, i;
+
+    if (r->options == NULL) {
+	return TCL_OK;
+    }
+    if (Tcl_DictObjFirst(NULL, r->options, &search, &key, &value, &done)
+	    != TCL_OK) {
+	return OptionError(r, err, "not a dict",
+		Tcl_GetString(r->options));
+    }
+    for (; !done; Tcl_DictObjNext(&search, &key, &value, &done)) {
+	for (i = 0; known[i] && strcmp(known[i], Tcl_GetString(key)); i++) {
+	}
+	if (known[i] == NULL) {
+	    Tcl_DictObjDone(&search);
+	    return OptionError(r, err, "unknown option (known: columns "
+		    "timeunit sizeunit offsetunit delimiter header readvalue "
+		    "writevalue epoch)", Tcl_GetString(key));
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * CsvOpen --
+ *	Reads the options, the header row when there is one, and builds the
+ *	column map.  The header is taken when "header 1", when a column is
+ *	given by name or no map is given, or when the first line's time
+ *	column is not a number.
+ * Results: TCL_OK, or TCL_ERROR with err set.
+ */
+static int
+CsvOpen(Rb_Reader *r, Rb_Error *err)
+{
+    CsvState *st = r->state;
+    Tcl_Obj *o, *columns;
+    char *buf, *field[RB_TEXT_MAX_FIELDS];
+    int nf, header = -1, rc = TCL_ERROR, i;
+
+    st->tx.delim = ',';
+    st->tx.comment = '#';
+    st->timeScale = st->sizeScale = st->offsetScale = 1;
+    if (CheckKeys(r, err) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if ((o = GetOption(r, "timeunit")) != NULL
+	    && !Rb_TimeUnitScale(Tcl_GetString(o), &st->timeScale)) {
+	return OptionError(r, err, "timeunit is ns, us, ms, s or ticks, not",
+		Tcl_GetString(o));
+    }
+    if ((o = GetOption(r, "sizeunit")) != NULL
+	    && !ByteUnit(Tcl_GetString(o), &st->sizeScale)) {
+	return OptionError(r, err, "sizeunit is bytes, sectors, kb or a "
+		"number of bytes, not", Tcl_GetString(o));
+    }
+    if ((o = GetOption(r, "offsetunit")) != NULL
+	    && !ByteUnit(Tcl_GetString(o), &st->offsetScale)) {
+	return OptionError(r, err, "offsetunit is bytes, sectors, kb or a "
+		"number of bytes, not", Tcl_GetString(o));
+    }
+    if ((o = GetOption(r, "delimiter")) != NULL) {
+	const char *d = Tcl_GetString(o);
+
+	if (strcmp(d, "tab") == 0 || strcmp(d, "\t") == 0) {
+	    st->tx.delim = '\t';
+	} else if (strcmp(d, "space") == 0 || strcmp(d, " ") == 0) {
+	    st->tx.delim = 0;
+	} else if (strlen(d) == 1 && d[0] != '\n' && d[0] != '\r') {
+	    st->tx.delim = d[0];
+	} else {
+	    return OptionError(r, err, "delimiter is one character, tab or "
+		    "space, not", d);
+	}
+    }
+    if ((o = GetOption(r, "header")) != NULL
+	    && Tcl_GetBooleanFromObj(NULL, o, &header) != TCL_OK) {
+	return OptionError(r, err, "header is a boolean, not",
+		Tcl_GetString(o));
+    }
+    if ((o = GetOption(r, "epoch")) != NULL
+	    && !Rb_ParseScaled(Tcl_GetString(o), 1000000000, &st->epochNs)) {
+	return OptionError(r, err, "epoch is Unix seconds, not",
+		Tcl_GetString(o));
+    }
+    r->epochNs = st->epochNs;
+    if ((o = GetOption(r, "readvalue")) != NULL
+	    && OpValues(r, o, st->readv, &st->nread, err) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if ((o = GetOption(r, "writevalue")) != NULL
+	    && OpValues(r, o, st->writev, &st->nwrite, err) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (st->nread == 0 && st->nwrite == 0) {
+	static const char *const rd[] = {"0", "r", "read"};
+	static const char *const wr[] = {"1", "w", "write"};
+
+	for (i = 0; i < 3; i++) {
+	    st->readv[i] = Rb_Strdup(rd[i]);
+	    st->writev[i] = Rb_Strdup(wr[i]);
+	}
+	st->nread = st->nwrite = 3;
+    }
+
+    columns = GetOption(r, "columns");
+    buf = Rb_Alloc(HEAD_MAX + 1);
+    nf = FirstLine(r, st->tx.delim, buf, field, err);
+    if (nf < 0) {
+	goto done;
+    }
+    if (header < 0) {
+	Tcl_Obj **kv;
+	int n, isName = columns == NULL;
+
+	if (columns != NULL
+		&& Tcl_ListObjGetElements(NULL, columns, &n, &kv) == TCL_OK) {
+	    for (i = 1; i < n; i += 2) {
+		int64_t v;
+
+		isName |= !Rb_ParseInt(Tcl_GetString(kv[i]), &v);
+	    }
+	}
+	header = isName;
+    }
+    if (MapColumns(r, st, columns, header ? field : NULL, nf, err) != TCL_OK) {
+	goto done;
+    }
+    for (i = 0; i < st->ncols && st->cols[i].field != RB_IO_TIME; i++) {
+    }
+    if (i == st->ncols) {
+	OptionError(r, err, "no column for the field", "time");
+	goto done;
+    }
+    if (!header && st->cols[i].col < nf) {
+	int64_t v;
+
+	/* A first line whose time is no number is a header after all. */
+	header = !Rb_ParseScaled(field[st->cols[i].col], 1, &v);
+    }
+    if (header && Rb_InputGetLine(r->in, NULL, err) == NULL && err->code[0]) {
+	goto done;
+    }
+    rc = TCL_OK;
+  done:
+    free(buf);
+    return rc;
+}
+
+/*
+ * OpIn --
+ *	Whether s is one of the n spellings in values (case ignored).
+ */
+static int
+OpIn(const char *s, char *const *values, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+	if (strcasecmp(s, values[i]) == 0) {
+	    return 1;
+	}
+    }
+    return 0;
+}
+
+/*
+ * CsvParse --
+ *	One line into record i through the column map.  An empty cell is
+ *	an absent value, except for time.
+ */
+static const char *
+CsvParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
+	size_t whyLen)
+{
+    CsvState *st = r->state;
+    const char *kind;
+    int64_t response = RB_ABSENT;
+    int k;
+
+    if ((kind = Rb_TextFields(l, st->maxCol, RB_TEXT_MAX_FIELDS, why,
+	    whyLen)) != NULL) {
+	return kind;
+    }
+    for (k = 0; k < st->ncols; k++) {
+	const CsvColumn *c = &st->cols[k];
+	const char *s = l->field[c->col];
+	const char *name = c->field == RESPONSE_FIELD ? "response"
+		: Rb_IoSchema()->fields[c->field].name;
+	int64_t v, raw;
+
+	if (*s == '\0' && c->field != RB_IO_TIME) {
+	    continue;
+	}
+	if (c->field == RB_IO_OP) {
+	    if (OpIn(s, st->readv, st->nread)) {
+		v = RB_OP_READ;
+	    } else if (st->nwrite == 0 || OpIn(s, st->writev, st->nwrite)) {
+		v = RB_OP_WRITE;
+	    } else {
+		snprintf(why, whyLen, "field %d (op) \"%.20s\" is neither a "
+			"read nor a write value", c->col + 1, s);
+		return "bad-op";
+	    }
+	} else if ((s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		&& !IsTimeField(c->field)) {
+	    if (!Rb_ParseHex(s, &raw) || raw > INT64_MAX / c->scale) {
+		snprintf(why, whyLen, "field %d (%s) \"%.40s\" is not a "
+			"number in range", c->col + 1, name, s);
+		return "bad-field";
+	    }
+	    v = raw * c->scale;
+	} else if ((kind = Rb_TextNumber(l, c->col, name, c->scale,
+		!IsTimeField(c->field), &v, why, whyLen)) != NULL) {
+	    return kind;
+	}
+	if (c->field == RESPONSE_FIELD) {
+	    response = v;
+	} else {
+	    b->col[c->field][i] = v;
+	}
+    }
+    if (response != RB_ABSENT) {
+	int64_t t = b->col[RB_IO_TIME][i];
+
+	if (__builtin_add_overflow(t, response, &b->col[RB_IO_FINISH][i])
+		|| b->col[RB_IO_FINISH][i] == RB_ABSENT) {
+	    snprintf(why, whyLen, "time plus response overflows");
+	    return "bad-field";
+	}
+    }
+    return NULL;
+}
+
+static int
+CsvNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
+{
+    return Rb_TextNext(r, &((CsvState *)r->state)->tx, b, CsvParse, err);
+}
+
+/*
+ * CsvClose --
+ *	Frees the op spellings.
+ */
+static void
+CsvClose(Rb_Reader *r)
+{
+    CsvState *st = r->state;
+    int i;
+
+    for (i = 0; i < st->nread; i++) {
+	free(st->readv[i]);
+    }
+    for (i = 0; i < st->nwrite; i++) {
+	free(st->writev[i]);
+    }
+}
+
+const Rb_ReaderClass Rb_CsvReaderClass = {
+    "csv",
+    "delimited text (CSV, TSV) through a column map in -readeroptions",
+    sizeof(CsvState),
+    CsvSniff,
+    CsvOpen,
+    CsvNext,
+    CsvClose,
+};

@@ -9,7 +9,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok install
 for p in tcl-dev tcllib zlib1g-dev libbz2-dev check libsubunit-dev pkg-config autoconf make gcc; do
     have_pkg "$p" || need="$need $p"
 done
-for p in gnuplot-nox valgrind; do
+for p in gnuplot-nox valgrind libxlsxwriter-dev fio graphviz; do
     have_pkg "$p" || optional="$optional $p"
 done
 [ -z "$need$optional" ] && exit 0

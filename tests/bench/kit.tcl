@@ -1,13 +1,18 @@
 # kit.tcl -- every Analyzer class rubicon::types lists, each with its
-# defaults, in one Flow: the cost of the whole kit per record.  A class
-# that cannot run on defaults alone gets the least it needs (listed in
-# required below); a new class of that kind stops the config with a
-# message rather than silently leaving the kit incomplete.
+# defaults, in one Flow: the cost of the whole kit per record.
+
+# kitAnalyzer CLASS FLOW -- a new CLASS Analyzer with its defaults, plus
+# the least a class that cannot run on defaults alone needs (ShareAnalyzer
+# needs a reference Flow: FLOW itself).  A new class of that kind fails
+# the run with its own message, so the kit is never silently incomplete.
+proc kitAnalyzer {class flow} {
+    set required [dict create ShareAnalyzer [list -of $flow]]
+    $class {*}[expr {[dict exists $required $class]
+	? [dict get $required $class] : {}}]
+}
+
 set kit [Flow kit]
-set required [dict create ShareAnalyzer [list -of $kit]]
 foreach entry [rubicon::types analyzer] {
-    set class [lindex $entry 1]
-    $kit add [$class {*}[expr {[dict exists $required $class]
-	    ? [dict get $required $class] : {}}]]
+    $kit add [kitAnalyzer [lindex $entry 1] $kit]
 }
 head $kit

@@ -42,4 +42,41 @@ Rb_ReaderBadFatal(Rb_Reader *r, Rb_Error *err, const char *kind,
     return 1;
 }
 
+/*
+ * Rb_ReaderNote --
+ *	Counts, by kind, an input event that is well formed but yields no
+ *	record (a completion whose request was queued before the trace
+ *	began, a request still outstanding at its end), so that the run
+ *	summary shows it; under "warn" it is also told on stderr.  Unlike
+ *	Rb_ReaderBad it does not stop the run or count as skipped: there is
+ *	no malformed record.
+ */
+static inline void
+Rb_ReaderNote(Rb_Reader *r, const char *kind, uint64_t offset,
+	const char *detail)
+{
+    Tcl_Obj *key = Tcl_NewStringObj(kind, -1), *cnt;
+    Tcl_WideInt n = 0;
+
+    Tcl_IncrRefCount(key);
+    if (Tcl_IsShared(r->skipCounts)) {
+	Tcl_Obj *copy = Tcl_DuplicateObj(r->skipCounts);
+
+	Tcl_DecrRefCount(r->skipCounts);
+	r->skipCounts = copy;
+	Tcl_IncrRefCount(copy);
+    }
+    if (Tcl_DictObjGet(NULL, r->skipCounts, key, &cnt) == TCL_OK && cnt) {
+	Tcl_GetWideIntFromObj(NULL, cnt, &n);
+    }
+    Tcl_DictObjPut(NULL, r->skipCounts, key, Tcl_NewWideIntObj(n + 1));
+    Tcl_DecrRefCount(key);
+    if (r->onError == RB_ONERROR_WARN) {
+	fprintf(stderr, "rubicon: note: %s: record %llu at byte offset %llu: "
+		"%s (%s)\n", Rb_InputPath(r->in),
+		(unsigned long long)r->recordNo, (unsigned long long)offset,
+		detail, kind);
+    }
+}
+
 #endif /* RB_IO_INT_H */

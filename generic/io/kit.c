@@ -23,4 +23,6 @@ Rb_ReaderKitInit(void)
     Rb_RegisterReader(&Rb_SpcReaderClass);
     Rb_RegisterReader(&Rb_DiskSimReaderClass);
     Rb_RegisterReader(&Rb_CsvReaderClass);
+    Rb_RegisterReader(&Rb_BlkparseReaderClass);
+    Rb_RegisterReader(&Rb_BlktraceReaderClass);
 }

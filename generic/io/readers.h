@@ -14,5 +14,7 @@ extern const Rb_ReaderClass Rb_MsrReaderClass;
 extern const Rb_ReaderClass Rb_SpcReaderClass;
 extern const Rb_ReaderClass Rb_DiskSimReaderClass;
 extern const Rb_ReaderClass Rb_CsvReaderClass;
+extern const Rb_ReaderClass Rb_BlkparseReaderClass;
+extern const Rb_ReaderClass Rb_BlktraceReaderClass;
 
 #endif /* RB_READERS_H */

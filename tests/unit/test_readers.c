@@ -1,10 +1,11 @@
 /*
- * test_text.c --
+ * test_readers.c --
  *
- *	The line-oriented readers (msr, spc, disksim, csv) on the small
- *	fixtures in tests/fixtures, written from each format's description;
- *	the expected values are worked out by hand in the comments.  Also
- *	the exact decimal parser they share and the malformed-line policy.
+ *	The readers of published trace formats (msr, spc, disksim, csv,
+ *	blkparse, blktrace) on the small fixtures in tests/fixtures, written
+ *	from each format's description; the expected values are worked out
+ *	by hand in the comments.  Also the exact decimal parser the text
+ *	readers share and the malformed-line policy.
  */
 
 #include "rbtest.h"
@@ -319,10 +320,104 @@ START_TEST(csv_option_errors_name_the_option)
 }
 END_TEST
 
+/*
+ * The requests of blkparse/small.txt, worked out line by line:
+ *  A: remapped from (8,17) sector 936, queued at 1 us as 1000+8; the bio
+ *     1008+8 merges at its back, 992+8 at its front: 992+24 sectors
+ *     (12288 bytes at 507904), 2 merges; issued 10 us, completed 30 us.
+ *  B: read 5000+16 queued at 7 us behind A (queue length 1), issued
+ *     11 us, completed 20 us, but delivered after A, queued before it.
+ *  The completion of 7777 matches nothing; the FWS flush has no sector.
+ *  C: 9000+8 queued at 40 us, split at 9004 into 9000+4 and 9004+4
+ *     (the second sees the first outstanding), each issued and
+ *     completed on its own.
+ *  20000+8 is never completed; the line after it has a bad time.
+ * dev 8,16 is 8 << 20 | 16 = 8388624, 8,17 is 8388625.
+ */
+static const int64_t blkWant[4][RB_IO_NFIELDS] = {
+    /* time  start  finish devType queueLen op size dev offset lvNo
+     * lvOffset pid thread machine flags */
+    {1000, 10000, 30000, RB_ABSENT, 0, RB_OP_WRITE, 12288, 8388624, 507904,
+	8388625, 479232, 100, RB_ABSENT, RB_ABSENT, 0x20102},
+    {7000, 11000, 20000, RB_ABSENT, 1, RB_OP_READ, 8192, 8388624, 2560000,
+	RB_ABSENT, RB_ABSENT, 200, RB_ABSENT, RB_ABSENT, 0x1},
+    {40000, 42000, 43000, RB_ABSENT, 0, RB_OP_WRITE, 2048, 8388624, 4608000,
+	RB_ABSENT, RB_ABSENT, 300, RB_ABSENT, RB_ABSENT, 0x22},
+    {40000, 44000, 45000, RB_ABSENT, 1, RB_OP_WRITE, 2048, 8388624, 4610048,
+	RB_ABSENT, RB_ABSENT, 300, RB_ABSENT, RB_ABSENT, 0x22},
+};
+
+/* Compares the four records of t with blkWant, field by field. */
+static void
+CheckBlkRecords(const Trace *t)
+{
+    int i, f;
+
+    ck_assert_int_eq(t->n, 4);
+    for (i = 0; i < 4; i++) {
+	for (f = 0; f < RB_IO_NFIELDS; f++) {
+	    ck_assert_msg(t->v[i][f] == blkWant[i][f], "record %d field %d: "
+		    "%lld, not %lld", i, f, (long long)t->v[i][f],
+		    (long long)blkWant[i][f]);
+	}
+    }
+}
+
+START_TEST(blkparse_fixture_by_hand)
+{
+    Trace t;
+
+    ReadAll(&t, FIX "blkparse/small.txt", NULL, RB_ONERROR_SKIP, NULL);
+    ck_assert_int_eq(t.rc, 0);
+    ck_assert_str_eq(t.format, "blkparse");
+    CheckBlkRecords(&t);
+    ck_assert_int_eq(t.skipped, 1);
+    ck_assert_str_eq(t.skipCounts, "unmatched-completion 1 flush 1 "
+	    "bad-field 1 incomplete 1");
+
+    /* Under stop, the four records before the bad line, then its error. */
+    ReadAll(&t, FIX "blkparse/small.txt", "blkparse", RB_ONERROR_STOP, NULL);
+    ck_assert_int_eq(t.rc, -1);
+    ck_assert_int_eq(t.n, 4);
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "small.txt: record 27 at byte "
+	    "offset "));
+    ck_assert_ptr_nonnull(strstr(t.err.msg, "(bad-field)"));
+}
+END_TEST
+
+/* The same events in binary (mkblktrace.tcl; Debian's blkparse prints
+ * them as the lines of small.txt), over two per-CPU files. */
+START_TEST(blktrace_fixture_same_as_blkparse)
+{
+    Trace t;
+
+    ReadAll(&t, FIX "blktrace/small.blktrace.0", NULL, RB_ONERROR_STOP,
+	    NULL);
+    ck_assert_int_eq(t.rc, 0);
+    ck_assert_str_eq(t.format, "blktrace");
+    CheckBlkRecords(&t);
+    ck_assert_int_eq(t.skipped, 0);
+    ck_assert_str_eq(t.skipCounts, "unmatched-completion 1 flush 1 "
+	    "incomplete 1");
+
+    /* Given the other file first, the merge is the same. */
+    ReadAll(&t, FIX "blktrace/small.blktrace.1", NULL, RB_ONERROR_STOP,
+	    NULL);
+    CheckBlkRecords(&t);
+
+    /* CPU 0 alone: the read's issue and completion are on CPU 1. */
+    ReadAll(&t, FIX "blktrace/small.blktrace.0", NULL, RB_ONERROR_STOP,
+	    "siblings 0");
+    ck_assert_int_eq(t.n, 3);
+    ck_assert_str_eq(t.skipCounts, "unmatched-completion 1 flush 1 "
+	    "incomplete 2");
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
-    Suite *s = suite_create("text");
+    Suite *s = suite_create("readers");
     TCase *tc = tcase_create("readers");
 
     tcase_add_unchecked_fixture(tc, Setup, NULL);
@@ -334,6 +429,8 @@ rbtest_suite(void)
     tcase_add_test(tc, csv_column_map_by_header_names);
     tcase_add_test(tc, csv_self_describing_header);
     tcase_add_test(tc, csv_option_errors_name_the_option);
+    tcase_add_test(tc, blkparse_fixture_by_hand);
+    tcase_add_test(tc, blktrace_fixture_same_as_blkparse);
     suite_add_tcase(s, tc);
     return s;
 }

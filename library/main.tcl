@@ -11,10 +11,16 @@ proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
 	    ?-format FORMAT? ?-onerror stop|skip|warn? ?-quiet? config.tcl\
 	    ?trace ...?\
+	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv?\
+	    in ... out\
 	    \n       rubicon            (interactive shell)"
 }
 
 proc ::rubicon::main {argList} {
+    if {[lindex $argList 0] eq "convert"} {
+	report [convert {*}[lrange $argList 1 end]]
+	return
+    }
     set args $argList
     variable config
     set runOpts {}

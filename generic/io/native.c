@@ -295,6 +295,26 @@ Rb_NativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 }
 
 /*
+ * Rb_NativeWriterAbort --
+ *	Gives up the file: the temporary file is removed and w freed, so an
+ *	interrupted run leaves no trace file that looks whole.
+ */
+void
+Rb_NativeWriterAbort(Rb_NativeWriter *w)
+{
+    Rb_Error ignored;
+
+    if (w == NULL) {
+	return;
+    }
+    if (!w->failed) {
+	w->failed = 1;
+	snprintf(w->why, sizeof(w->why), "abandoned");
+    }
+    Rb_NativeWriterClose(w, &ignored);
+}
+
+/*
  * ---------------------------------------------------------------------
  * Reader.
  * ---------------------------------------------------------------------

@@ -30,4 +30,7 @@ int		Rb_NativeWriterWrite(Rb_NativeWriter *w, const Rb_Batch *b,
  * either way.  Returns TCL_OK or TCL_ERROR. */
 int		Rb_NativeWriterClose(Rb_NativeWriter *w, Rb_Error *err);
 
+/* Removes the unfinished file and frees w (NULL is ignored). */
+void		Rb_NativeWriterAbort(Rb_NativeWriter *w);
+
 #endif /* RB_NATIVE_H */

@@ -1,0 +1,308 @@
+/*
+ * traceWriter.c --
+ *
+ *	TraceWriter, a DAG sink that writes the records reaching it to a
+ *	trace file: the native format (gzip, re-readable by every tool of
+ *	the package) or CSV with a header row naming the schema's fields
+ *	(re-readable by the csv reader without a column map).  A filtered
+ *	or transformed sub-trace can so be saved:
+ *
+ *	    head [Mux [Filter "read" [TraceWriter -output reads.rbn.gz]] $flow]
+ *
+ *	The file is written under a temporary name and renamed when the run
+ *	ends; a run that fails or is interrupted leaves no file.
+ *
+ *	The command is made by Rbio_Init, which the package's Tcl half calls
+ *	with "load {} Rbio" (registered as a static package by
+ *	Rb_TraceWriterRegister), since the reader kit is initialized without
+ *	an interpreter.
+ */
+
+#include <errno.h>
+#include <unistd.h>
+#include "io/ioInt.h"
+#include "io/native.h"
+#include "io/readers.h"
+#include "core/engine.h"
+
+typedef struct TraceWriter {
+    char *path;
+    int csv;			/* CSV, else native. */
+    const Rb_RunInfo *run;	/* Valid from start to end. */
+    Rb_Schema *schema;
+    Rb_NativeWriter *native;
+    FILE *fp;			/* CSV */
+    char *tmpPath;
+} TraceWriter;
+
+/*
+ * CsvAbort --
+ *	Closes and removes an unfinished CSV file.
+ */
+static void
+CsvAbort(TraceWriter *tw)
+{
+    if (tw->fp != NULL) {
+	fclose(tw->fp);
+	unlink(tw->tmpPath);
+	tw->fp = NULL;
+    }
+    free(tw->tmpPath);
+    tw->tmpPath = NULL;
+}
+
+/*
+ * Abandon --
+ *	Gives up whatever file a previous run left open (a run whose sink
+ *	failed is not ended).
+ */
+static void
+Abandon(TraceWriter *tw)
+{
+    Rb_NativeWriterAbort(tw->native);
+    tw->native = NULL;
+    CsvAbort(tw);
+}
+
+/*
+ * WriteCsvText --
+ *	A CSV cell holding text, quoted when it has a comma, quote or line
+ *	break.
+ */
+static void
+WriteCsvText(FILE *fp, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+	fputs(s, fp);
+	return;
+    }
+    putc('"', fp);
+    for (; *s; s++) {
+	if (*s == '"') {
+	    putc('"', fp);
+	}
+	putc(*s, fp);
+    }
+    putc('"', fp);
+}
+
+/*
+ * WriterStart --
+ *	Opens the file for the run's schema and epoch.
+ */
+static int
+WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
+{
+    TraceWriter *tw = cd;
+    int f;
+
+    Abandon(tw);
+    tw->run = run;
+    tw->schema = run->schema;
+    if (!tw->csv) {
+	tw->native = Rb_NativeWriterOpen(tw->path, run->schema, run->epochNs,
+		err);
+	return tw->native ? TCL_OK : TCL_ERROR;
+    }
+    tw->tmpPath = Rb_Alloc(strlen(tw->path) + 32);
+    sprintf(tw->tmpPath, "%s.tmp-%ld", tw->path, (long)getpid());
+    tw->fp = fopen(tw->tmpPath, "w");
+    if (tw->fp == NULL) {
+	Rb_SetError(err, "RUBICON TRACEWRITER", "cannot write \"%s\": %s",
+		tw->path, strerror(errno));
+	free(tw->tmpPath);
+	tw->tmpPath = NULL;
+	return TCL_ERROR;
+    }
+    for (f = 0; f < run->schema->nfields; f++) {
+	if (f > 0) {
+	    putc(',', tw->fp);
+	}
+	WriteCsvText(tw->fp, run->schema->fields[f].name);
+    }
+    putc('\n', tw->fp);
+    return TCL_OK;
+}
+
+/*
+ * WriterPush --
+ *	Writes the selected records: one native block append, or one CSV
+ *	row each (an absent value is an empty cell).
+ */
+static int
+WriterPush(void *cd, const Rb_Batch *b, const uint32_t *sel, int nsel,
+	Rb_Error *err)
+{
+    TraceWriter *tw = cd;
+    const Rb_Schema *s = b->schema;
+    int k, f;
+
+    if (tw->native != NULL) {
+	return Rb_NativeWriterWrite(tw->native, b, sel, nsel, err);
+    }
+    for (k = 0; k < nsel; k++) {
+	int i = sel ? (int)sel[k] : k;
+
+	for (f = 0; f < s->nfields; f++) {
+	    int64_t v = b->col[f][i];
+
+	    if (f > 0) {
+		putc(',', tw->fp);
+	    }
+	    if (v == RB_ABSENT) {
+		continue;
+	    }
+	    switch (s->fields[f].type) {
+	    case RB_FT_DOUBLE:
+		fprintf(tw->fp, "%.17g", Rb_GetDouble(b, f, i));
+		break;
+	    case RB_FT_STRING:
+		WriteCsvText(tw->fp, Rb_SchemaString(s, v));
+		break;
+	    default:
+		fprintf(tw->fp, "%lld", (long long)v);
+		break;
+	    }
+	}
+	putc('\n', tw->fp);
+    }
+    if (ferror(tw->fp)) {
+	Rb_SetError(err, "RUBICON TRACEWRITER", "cannot write \"%s\": %s",
+		tw->path, strerror(errno));
+	CsvAbort(tw);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * WriterEnd --
+ *	Finishes the file and renames it into place; after a partial run
+ *	(an error or an interrupt) the file is removed instead, so that no
+ *	sub-trace looks whole that is not.
+ */
+static int
+WriterEnd(void *cd, const Rb_RunInfo *unused, Rb_Error *err)
+{
+    TraceWriter *tw = cd;
+    int rc = TCL_OK;
+
+    if (tw->run != NULL && tw->run->partial) {
+	Abandon(tw);
+	return TCL_OK;
+    }
+    if (tw->native != NULL) {
+	rc = Rb_NativeWriterClose(tw->native, err);
+	tw->native = NULL;
+    } else if (tw->fp != NULL) {
+	int bad = fclose(tw->fp) != 0;
+
+	tw->fp = NULL;
+	if (bad || rename(tw->tmpPath, tw->path) != 0) {
+	    Rb_SetError(err, "RUBICON TRACEWRITER", "cannot write \"%s\": %s",
+		    tw->path, strerror(errno));
+	    unlink(tw->tmpPath);
+	    rc = TCL_ERROR;
+	}
+	free(tw->tmpPath);
+	tw->tmpPath = NULL;
+    }
+    tw->run = NULL;
+    return rc;
+}
+
+/*
+ * WriterFree --
+ *	Frees the writer when its node is deleted.
+ */
+static void
+WriterFree(void *cd)
+{
+    TraceWriter *tw = cd;
+
+    Abandon(tw);
+    free(tw->path);
+    free(tw);
+}
+
+static const Rb_SinkClass traceWriterClass = {
+    "TraceWriter", WriterStart, WriterPush, WriterEnd, WriterFree,
+};
+
+/*
+ * TraceWriterCmd --
+ *	"TraceWriter -output file ?-format native|csv?": a sink node.  The
+ *	format defaults to csv for a name ending in .csv, else native.
+ */
+static int
+TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    static const char *const opts[] = {"-output", "-format", NULL};
+    static const char *const formats[] = {"native", "csv", NULL};
+    const char *path = NULL;
+    int i, idx, csv = -1;
+    TraceWriter *tw;
+
+    if (objc % 2 == 0) {
+	Tcl_WrongNumArgs(interp, 1, objv, "-output file ?-format native|csv?");
+	return TCL_ERROR;
+    }
+    for (i = 1; i < objc; i += 2) {
+	if (Tcl_GetIndexFromObj(interp, objv[i], opts, "option", 0, &idx)
+		!= TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (idx == 0) {
+	    path = Tcl_GetString(objv[i + 1]);
+	} else if (Tcl_GetIndexFromObj(interp, objv[i + 1], formats, "format",
+		0, &csv) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    if (path == NULL || *path == '\0') {
+	return Rb_SetInterpError(interp, "RUBICON TRACEWRITER",
+		"TraceWriter needs -output file");
+    }
+    if (csv < 0) {
+	size_t n = strlen(path);
+
+	csv = n >= 4 && strcasecmp(path + n - 4, ".csv") == 0;
+    }
+    tw = Rb_Alloc(sizeof(*tw));
+    tw->path = Rb_Strdup(path);
+    tw->csv = csv;
+    Rb_NodeCreateSink(interp, &traceWriterClass, tw);
+    return TCL_OK;
+}
+
+/*
+ * Rbio_Init --
+ *	Makes ::rubicon::TraceWriter in interp and lists it in
+ *	rubicon::types.
+ */
+static int
+Rbio_Init(Tcl_Interp *interp)
+{
+    Tcl_CreateObjCommand(interp, "::rubicon::TraceWriter", TraceWriterCmd,
+	    NULL, NULL);
+    Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_CORE, "TraceWriter",
+	    "TraceWriter -output file ?-format native|csv?: writes the "
+	    "records reaching it to a trace file", NULL);
+    return TCL_OK;
+}
+
+/*
+ * Rb_TraceWriterRegister --
+ *	Registers Rbio_Init as the static package "Rbio", once per process.
+ */
+void
+Rb_TraceWriterRegister(void)
+{
+    static int done = 0;
+
+    if (!done) {
+	Tcl_StaticPackage(NULL, "Rbio", Rbio_Init, Rbio_Init);
+	done = 1;
+    }
+}

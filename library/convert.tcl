@@ -1,0 +1,67 @@
+# convert.tcl --
+#
+#	rubicon::convert, behind "rubicon convert IN... OUT": reads traces of
+#	any readable format and writes their records to the native format
+#	or to CSV (every field of the schema, a header row), through a
+#	TraceWriter in a child interpreter so the caller's DAG is left alone.
+
+# TraceWriter is made in C by the io kit's static package "Rbio" (the
+# reader kit is initialized without an interpreter to make commands in).
+# A safe interpreter (rubicon -safe) gets none: it would write files
+# outside the output directory the engine restricts reports to (there
+# even "interp" is denied).
+apply {{} {
+    if {![catch {interp issafe} safe] && !$safe
+	    && [llength [info commands ::rubicon::TraceWriter]] == 0} {
+	load {} Rbio
+    }
+}}
+
+# rubicon::convert ?-format F? ?-onerror P? ?-readeroptions D?
+#	?-to native|csv? ?-progress bool? in ?in ...? out
+# Returns the run summary.  OUT is CSV when it ends in .csv or with
+# "-to csv", else the native format; on any error no OUT is left.
+proc ::rubicon::convert {args} {
+    set usage "usage: rubicon::convert ?-format F? ?-onerror stop|skip|warn?\
+	    ?-readeroptions dict? ?-to native|csv? ?-progress bool? in ?in ...? out"
+    set runOpts {-progress 0}
+    set writerOpts {}
+    while {[string match -* [lindex $args 0]]} {
+	set args [lassign $args opt]
+	if {$opt eq "--"} break
+	if {[llength $args] == 0} {
+	    return -code error -errorcode {RUBICON CONVERT USAGE} $usage
+	}
+	set args [lassign $args val]
+	switch -- $opt {
+	    -format - -onerror - -readeroptions - -progress {lappend runOpts $opt $val}
+	    -to {lappend writerOpts -format $val}
+	    default {return -code error -errorcode {RUBICON CONVERT USAGE} $usage}
+	}
+    }
+    if {[llength $args] < 2} {
+	return -code error -errorcode {RUBICON CONVERT USAGE} $usage
+    }
+    set out [lindex $args end]
+    set ins [lrange $args 0 end-1]
+    set child [interp create]
+    try {
+	set loaded 0
+	foreach pkg [info loaded] {
+	    if {[lindex $pkg 1] eq "Rubicon"} {
+		load [lindex $pkg 0] Rubicon $child
+		set loaded 1
+		break
+	    }
+	}
+	if {!$loaded} {
+	    $child eval [list set ::auto_path $::auto_path]
+	    $child eval {package require rubicon}
+	}
+	$child eval [list head [$child eval \
+	    [list TraceWriter -output $out {*}$writerOpts]]]
+	return [$child eval [list rubicon::run {*}$runOpts {*}$ins]]
+    } finally {
+	interp delete $child
+    }
+}

@@ -20,6 +20,12 @@ int		Rb_ReporterKitInit(Tcl_Interp *interp);
 int		Rb_TransformerKitInit(Tcl_Interp *interp);
 void		Rb_ReaderKitInit(void);
 
+/* The plugins' initializers (generic/plugins/NAME/), called at load. */
+int		Rb_MagpieInit(Tcl_Interp *interp);
+int		Rb_StardustInit(Tcl_Interp *interp);
+int		Rb_ObserverInit(Tcl_Interp *interp);
+int		Rb_TxmixInit(Tcl_Interp *interp);
+
 /* Helpers shared by the core files. */
 char *		Rb_Strdup(const char *s);
 void *		Rb_Alloc(size_t n);	/* zeroed; aborts on exhaustion */

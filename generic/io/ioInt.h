@@ -43,17 +43,33 @@ Rb_ReaderBadFatal(Rb_Reader *r, Rb_Error *err, const char *kind,
 }
 
 /*
- * Rb_ReaderNote --
- *	Counts, by kind, an input event that is well formed but yields no
- *	record (a completion whose request was queued before the trace
- *	began, a request still outstanding at its end), so that the run
- *	summary shows it; under "warn" it is also told on stderr.  Unlike
- *	Rb_ReaderBad it does not stop the run or count as skipped: there is
- *	no malformed record.
+ * Rb_ReaderFail --
+ *	Ends a reader's next call on the error in *pending: the records
+ *	appended in this call (from index start) are returned first and
+ *	the error on the next call (*failed set), so results up to the
+ *	error stay usable.  Sets *done.
+ * Results: what a reader's next returns.
+ */
+static inline int
+Rb_ReaderFail(int *done, int *failed, const Rb_Error *pending,
+	const Rb_Batch *b, int start, Rb_Error *err)
+{
+    *done = 1;
+    if (b->n > start) {
+	*failed = 1;
+	return b->n - start;
+    }
+    *err = *pending;
+    return -1;
+}
+
+/*
+ * Rb_ReaderCount --
+ *	Adds one to the count of kind in r->skipCounts, the dict the run
+ *	summary shows.
  */
 static inline void
-Rb_ReaderNote(Rb_Reader *r, const char *kind, uint64_t offset,
-	const char *detail)
+Rb_ReaderCount(Rb_Reader *r, const char *kind)
 {
     Tcl_Obj *key = Tcl_NewStringObj(kind, -1), *cnt;
     Tcl_WideInt n = 0;
@@ -71,6 +87,22 @@ Rb_ReaderNote(Rb_Reader *r, const char *kind, uint64_t offset,
     }
     Tcl_DictObjPut(NULL, r->skipCounts, key, Tcl_NewWideIntObj(n + 1));
     Tcl_DecrRefCount(key);
+}
+
+/*
+ * Rb_ReaderNote --
+ *	Counts, by kind, an input event that is well formed but yields no
+ *	record (a completion whose request was queued before the trace
+ *	began, a request still outstanding at its end), so that the run
+ *	summary shows it; under "warn" it is also told on stderr.  Unlike
+ *	Rb_ReaderBad it does not stop the run or count as skipped: there is
+ *	no malformed record.
+ */
+static inline void
+Rb_ReaderNote(Rb_Reader *r, const char *kind, uint64_t offset,
+	const char *detail)
+{
+    Rb_ReaderCount(r, kind);
     if (r->onError == RB_ONERROR_WARN) {
 	fprintf(stderr, "rubicon: note: %s: record %llu at byte offset %llu: "
 		"%s (%s)\n", Rb_InputPath(r->in),

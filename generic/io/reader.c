@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "core/rbInt.h"
+#include "io/ioInt.h"
 
 #define MAX_READERS 32
 
@@ -191,28 +191,13 @@ Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,
 	const char *fmt, ...)
 {
     char detail[512];
-    Tcl_Obj *key = Tcl_NewStringObj(kind, -1);
-    Tcl_Obj *cnt;
-    Tcl_WideInt n = 0;
     int delivered;
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
-    Tcl_IncrRefCount(key);
-    if (Tcl_DictObjGet(NULL, r->skipCounts, key, &cnt) == TCL_OK && cnt) {
-	Tcl_GetWideIntFromObj(NULL, cnt, &n);
-    }
-    if (Tcl_IsShared(r->skipCounts)) {
-	Tcl_Obj *copy = Tcl_DuplicateObj(r->skipCounts);
-
-	Tcl_DecrRefCount(r->skipCounts);
-	r->skipCounts = copy;
-	Tcl_IncrRefCount(copy);
-    }
-    Tcl_DictObjPut(NULL, r->skipCounts, key, Tcl_NewWideIntObj(n + 1));
-    Tcl_DecrRefCount(key);
+    Rb_ReaderCount(r, kind);
     if (r->onError == RB_ONERROR_STOP) {
 	Rb_SetError(err, "RUBICON READER CORRUPT",
 		"%s: record %llu at byte offset %llu: %s (%s)",

@@ -169,13 +169,8 @@ SrtOpen(Rb_Reader *r, Rb_Error *err)
 static int
 Fail(SrtState *st, Rb_Batch *b, int start, Rb_Error *err)
 {
-    st->done = 1;
-    if (b->n > start) {
-	st->failed = 1;
-	return b->n - start;
-    }
-    *err = st->pending;
-    return -1;
+    return Rb_ReaderFail(&st->done, &st->failed, &st->pending, b, start,
+	    err);
 }
 
 /*

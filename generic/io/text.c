@@ -143,13 +143,8 @@ Rb_TextBad(Rb_Reader *r, Rb_Text *tx, const char *kind, const char *fmt, ...)
 int
 Rb_TextFinish(Rb_Text *tx, Rb_Batch *b, int start, Rb_Error *err)
 {
-    tx->done = 1;
-    if (b->n > start) {
-	tx->failed = 1;
-	return b->n - start;
-    }
-    *err = tx->pending;
-    return -1;
+    return Rb_ReaderFail(&tx->done, &tx->failed, &tx->pending, b, start,
+	    err);
 }
 
 /*

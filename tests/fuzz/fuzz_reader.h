@@ -5,8 +5,9 @@
  *	written to a temporary file and read to the end through
  *	Rb_ReaderOpen with the format FUZZ_FORMAT and the skip policy, so the
  *	decompressors of Rb_Input are exercised too (inputs may start with
- *	gzip or bzip2 magic).  A harness defines FUZZ_FORMAT and includes
- *	this file; see fuzz_srt.c for the build line.
+ *	gzip or bzip2 magic).  A harness defines FUZZ_FORMAT (and, for a
+ *	reader that takes them, FUZZ_OPTIONS, its -readeroptions as a Tcl
+ *	dict) and includes this file; see fuzz_srt.c for the build line.
  */
 
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 void Rb_ReaderKitInit(void);
 
 static char inputPath[64];
+static Tcl_Obj *readerOptions;
 
 /*
  * LLVMFuzzerInitialize --
@@ -41,6 +43,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	abort();
     }
     Rb_ReaderKitInit();
+#ifdef FUZZ_OPTIONS
+    readerOptions = Tcl_NewStringObj(FUZZ_OPTIONS, -1);
+    Tcl_IncrRefCount(readerOptions);
+#endif
     snprintf(inputPath, sizeof(inputPath), "/tmp/rbfuzz-%s-%ld", FUZZ_FORMAT,
 	    (long)getpid());
     return 0;
@@ -63,7 +69,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fp == NULL || fwrite(data, 1, size, fp) != size || fclose(fp) != 0) {
 	abort();
     }
-    r = Rb_ReaderOpen(inputPath, FUZZ_FORMAT, RB_ONERROR_SKIP, NULL, &err);
+    r = Rb_ReaderOpen(inputPath, FUZZ_FORMAT, RB_ONERROR_SKIP, readerOptions,
+	    &err);
     if (r == NULL) {
 	if (err.code[0] == '\0' || strstr(err.msg, inputPath) == NULL) {
 	    abort();		/* every error names the file */

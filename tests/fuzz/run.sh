@@ -12,7 +12,10 @@ tcl=/usr/include/tcl8.6
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Igeneric -I$tcl"
 libs="-ltcl8.6 -ltclstub8.6 -lz -lbz2 -lm"
 core="generic/core/error.c generic/core/schema.c generic/core/batch.c generic/core/timefmt.c"
-io="generic/io/input.c generic/io/srt.c generic/io/native.c generic/io/kit.c generic/io/reader.c"
+io="generic/io/input.c generic/io/srt.c generic/io/native.c generic/io/kit.c generic/io/reader.c
+    generic/io/text.c generic/io/msr.c generic/io/spc.c generic/io/disksim.c generic/io/csv.c
+    generic/io/blkpair.c generic/io/blkparse.c generic/io/blktrace.c"
+readers="msr spc disksim csv blkparse blktrace"
 mkdir -p build/fuzz fuzz-out
 
 build() {	# build NAME SOURCES...
@@ -23,9 +26,13 @@ build() {	# build NAME SOURCES...
 build filter tests/fuzz/fuzz_filter.c generic/filter/filter*.c $core
 build srt -DUSE_TCL_STUBS tests/fuzz/fuzz_srt.c $io $core
 build native -DUSE_TCL_STUBS tests/fuzz/fuzz_native.c $io $core
+for name in $readers; do
+    build $name -DUSE_TCL_STUBS tests/fuzz/fuzz_$name.c $io $core
+done
 
 status=0
-for name in filter srt native; do
+# FUZZ_ONLY="msr csv" runs only those harnesses.
+for name in ${FUZZ_ONLY:-filter srt native $readers}; do
     work=fuzz-out/$name
     mkdir -p $work/corpus $work/crashes
     cp -r tests/fuzz/corpus/$name/. $work/corpus/

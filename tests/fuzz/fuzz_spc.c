@@ -1,0 +1,11 @@
+/*
+ * fuzz_spc.c --
+ *
+ *	libFuzzer harness for the spc reader (and the shared line parsing of text.c).
+ *	Built and run by tests/fuzz/run.sh (see fuzz_srt.c for the build
+ *	line; the io sources are those of run.sh).
+ */
+
+#define FUZZ_FORMAT "spc"
+
+#include "fuzz_reader.h"

@@ -1,0 +1,145 @@
+/*
+ * stardust.h --
+ *
+ *	Internal interface of the Stardust plugin: activity-record type sets
+ *	(declared in Tcl, as Stardust's records.txt declared them), the
+ *	activity schema every Stardust reader produces, and the request
+ *	graph through which stitched sub-requests roll up to the request and
+ *	client that caused them.  Only rubicon.h is used from the engine.
+ */
+
+#ifndef STARDUST_H
+#define STARDUST_H
+
+#include "rubicon.h"
+
+/*
+ * Fixed fields of the activity schema.  Payload attributes follow, one
+ * field per distinct attribute name over all the types of a set.
+ */
+enum {
+    SD_F_TIME = 0,		/* ns from cycle 0 */
+    SD_F_TYPE,			/* type name (string) */
+    SD_F_BREADCRUMB,		/* 64-bit request id */
+    SD_F_CLIENT,		/* top 8 bits of the breadcrumb */
+    SD_F_PID,
+    SD_F_TID,
+    SD_F_NFIXED
+};
+
+#define SD_MAX_ATTRS	16	/* attributes per record type */
+#define SD_CLIENT(bc)	((int)((uint64_t)(bc) >> 56))
+
+typedef enum SdAttrType {
+    SD_BYTE = 0, SD_SHORT, SD_INT, SD_LONG, SD_STRING
+} SdAttrType;
+
+typedef struct SdAttr {
+    char *name;
+    SdAttrType type;
+    int field;			/* Its field in the set's schema. */
+} SdAttr;
+
+typedef struct SdType {
+    char *name;
+    int id;			/* Type id in the binary form. */
+    int nattrs;
+    SdAttr attrs[SD_MAX_ATTRS];
+} SdType;
+
+/*
+ * A type set is immutable once published: declaring a type makes a new
+ * set that replaces the old under its name, so a reader holding the old
+ * one keeps a consistent view.  Sets are process-wide because readers
+ * open files without an interpreter.
+ */
+typedef struct SdTypeSet {
+    char *name;
+    int ntypes;
+    SdType *types;
+    Rb_Schema *schema;		/* Activity schema of these types. */
+    int refCount;		/* Guarded by the registry's mutex. */
+} SdTypeSet;
+
+#define SD_DEFAULT_SET	"default"
+
+/* types.c */
+SdTypeSet *	Sd_TypeSetGet(const char *name);
+void		Sd_TypeSetRelease(SdTypeSet *set);
+SdTypeSet *	Sd_TypeSetFromOptions(Tcl_Obj *options, Rb_Error *err);
+const SdType *	Sd_TypeById(const SdTypeSet *set, int id);
+const SdType *	Sd_TypeByName(const SdTypeSet *set, const char *name);
+const char *	Sd_AttrTypeName(SdAttrType type);
+int		Sd_TypesInitCmds(Tcl_Interp *interp);
+
+/* reader.c */
+extern const Rb_ReaderClass Sd_BinaryReaderClass;
+extern const Rb_ReaderClass Sd_TextReaderClass;
+
+/* zipkin.c */
+extern const Rb_ReaderClass Sd_ZipkinReaderClass;
+
+/*
+ * graph.c: the request graph.  Each breadcrumb is a node; a Stitch record
+ * makes its source a parent of its destination.  A node with several
+ * parents is work coalesced from several requests: its demand is split
+ * equally among them, recursively, down to root requests.
+ */
+
+typedef struct SdShare {
+    int64_t root;		/* Root breadcrumb. */
+    double weight;		/* Fraction of the node's work it bears. */
+} SdShare;
+
+typedef struct SdNode {
+    int64_t bc;
+    int nparents, capParents;
+    int64_t *parents;
+    int nchildren, capChildren;
+    int64_t *children;
+    double cpu, disk;		/* seconds */
+    double netBytes;
+    double buf[6];		/* Buffer-cache accesses by kind. */
+    double pend[3];		/* cpu, disk, netBytes since the last prune */
+    int64_t firstTime;		/* First record of the node, ns. */
+    int nshares;		/* Roll-up, computed on demand. */
+    SdShare *shares;
+    int state;			/* 0 unresolved, 1 resolving, 2 done */
+} SdNode;
+
+typedef struct SdGraph {
+    Tcl_HashTable nodes;	/* breadcrumb -> SdNode * */
+} SdGraph;
+
+void		Sd_GraphInit(SdGraph *g);
+void		Sd_GraphFree(SdGraph *g);
+SdNode *	Sd_GraphNode(SdGraph *g, int64_t bc);
+SdNode *	Sd_GraphFind(const SdGraph *g, int64_t bc);
+void		Sd_GraphStitch(SdGraph *g, int64_t src, int64_t dst);
+const SdShare *	Sd_GraphRoots(SdGraph *g, SdNode *n, int *count);
+void		Sd_GraphForgetRoots(SdGraph *g);
+
+/* accounting.c, flowgraph.c */
+extern const Rb_AnalyzerClass Sd_DemandAnalyzerClass;
+extern const Rb_AnalyzerClass Sd_FlowGraphAnalyzerClass;
+
+/*
+ * SdFields: the field indices an analyzer needs, resolved by name once
+ * at start, and the interned ids of the standard type names.
+ */
+typedef struct SdFields {
+    int type, bc, pid, tid;
+    int cpu, oldPid, newPid, oldTid, newTid;
+    int disk, ioId, bytes, src, dst, srcBc, dstBc, file, offset, size;
+    int service, name;
+    int64_t tUserSwitch, tKernelSwitch, tDiskStart, tDiskEnd, tNet, tStitch;
+    int64_t tCall, tReply;
+    int64_t tBuffer[6];		/* ReadHit ReadMiss Write ReadAhead
+				 * Flush Evict */
+} SdFields;
+
+extern const char *const Sd_BufferTypes[6];
+int		Sd_ResolveFields(Rb_Analyzer *a, const Rb_RunInfo *run,
+		    SdFields *f);
+
+#endif /* STARDUST_H */

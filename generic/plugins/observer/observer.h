@@ -1,0 +1,137 @@
+/*
+ * observer.h --
+ *
+ *	Internals of the Observer plugin (Thereska's 2007 thesis): the
+ *	queueing-network solvers, the buffer-cache, disk, network and CPU
+ *	resource models, and the refinement tree.  The solvers and models
+ *	are plain C over plain arrays so that unit tests call them without
+ *	Tcl; the files named *Cmd.c bind them to Tcl commands.
+ */
+
+#ifndef OBSERVER_H
+#define OBSERVER_H
+
+#include <stdint.h>
+#include "rubicon.h"
+
+/*
+ * A queueing network: nc service centers and nk workloads (classes).
+ * Demands are seconds of service per job (visits x service time) and
+ * are already divided by each center's speed.
+ */
+
+typedef struct Rb_QnNet {
+    int nc, nk;
+    const int *isDelay;		/* [nc] 1: delay (infinite server) */
+    const double *demand;	/* [k * nc + c] */
+    const int *isOpen;		/* [nk] 1: open, arrival rate lambda */
+    const double *population;	/* [nk] closed: N (integral) */
+    const double *think;	/* [nk] closed: Z */
+    const double *lambda;	/* [nk] open: arrival rate */
+    const char *const *centerNames;	/* [nc] for messages, or NULL */
+    const char *const *workloadNames;	/* [nk] for messages, or NULL */
+} Rb_QnNet;
+
+#define RB_QN_DEMAND(net, k, c) ((net)->demand[(k) * (net)->nc + (c)])
+
+typedef enum Rb_QnMethod {
+    RB_QN_AUTO = 0,		/* exact when the state space is small */
+    RB_QN_EXACT,
+    RB_QN_APPROX		/* Bard-Schweitzer */
+} Rb_QnMethod;
+
+typedef struct Rb_QnResult {
+    int nc, nk;
+    Rb_QnMethod method;		/* The method used (never AUTO). */
+    int iterations;		/* Approximate MVA iterations. */
+    double *throughput;		/* [nk] jobs/s */
+    double *response;		/* [nk] s, think time excluded */
+    double *residence;		/* [k * nc + c] s per job at center c */
+    double *queue;		/* [k * nc + c] mean jobs at c */
+    double *utilization;	/* [nc] summed over workloads */
+    int bottleneck;		/* Center of highest utilization. */
+} Rb_QnResult;
+
+/* Asymptotic bounds for one workload (Lazowska et al. 1984, ch. 5). */
+typedef struct Rb_QnBounds {
+    double xUpper, xLower;	/* throughput, jobs/s */
+    double rLower, rUpper;	/* response time, s (rUpper may be inf) */
+    double nStar;		/* closed: knee (D + Z) / Dmax; open: 0 */
+    double lambdaSat;		/* 1 / Dmax: saturating throughput */
+    int bottleneck;		/* Center of largest demand. */
+} Rb_QnBounds;
+
+int		Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method,
+		    double tolerance, Rb_QnResult *res, Rb_Error *err);
+void		Rb_QnResultFree(Rb_QnResult *res);
+void		Rb_QnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b);
+/* States exact MVA would visit: product of (N_k + 1) over closed k. */
+double		Rb_QnStates(const Rb_QnNet *net);
+
+/*
+ * The buffer-cache model: LRU stack distances of an access sequence,
+ * per workload (a partitioned cache) and shared, in one pass.
+ */
+
+typedef struct Rb_CacheCurve {
+    int64_t accesses;
+    int64_t cold;		/* First references: miss at every size. */
+    int64_t maxDistance;
+    int64_t *atDistance;	/* [maxDistance + 1]: accesses at d (d >= 1) */
+} Rb_CacheCurve;
+
+typedef struct Rb_CacheModel Rb_CacheModel;
+
+Rb_CacheModel *	Rb_CacheModelCreate(int keepDistances);
+/* Feeds one access of block by workload w (0-based, grows on demand). */
+void		Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block);
+int		Rb_CacheModelWorkloads(const Rb_CacheModel *m);
+/* w = -1: the shared cache; else workload w alone (its partition). */
+const Rb_CacheCurve *Rb_CacheModelCurve(const Rb_CacheModel *m, int w);
+/* Hits of an LRU cache of size blocks, from a curve. */
+int64_t		Rb_CacheCurveHits(const Rb_CacheCurve *c, int64_t size);
+/* Distance of access i in the shared (w = -1) or own-partition stack;
+ * 0 for a cold access.  Needs keepDistances. */
+int64_t		Rb_CacheModelDistance(const Rb_CacheModel *m, int partitioned,
+		    int64_t i);
+int64_t		Rb_CacheModelLength(const Rb_CacheModel *m);
+int		Rb_CacheModelWorkloadOf(const Rb_CacheModel *m, int64_t i);
+int64_t		Rb_CacheModelBlockOf(const Rb_CacheModel *m, int64_t i);
+void		Rb_CacheModelFree(Rb_CacheModel *m);
+
+/* Direct LRU simulation of one cache size (the reference for tests). */
+int64_t		Rb_LruSimulateHits(const int64_t *blocks, int64_t n,
+		    int64_t size);
+
+/*
+ * The disk model: service time of a miss stream, sequential accesses
+ * (block = previous block of the same workload + 1) charged apart from
+ * random ones, with round-robin quanta among workloads breaking runs.
+ */
+
+typedef struct Rb_DiskParams {
+    double seqRead, seqWrite;	/* s per sequential access */
+    double randRead, randWrite;	/* s per random access */
+    double quantum;		/* s of service per workload turn; 0: none */
+} Rb_DiskParams;
+
+typedef struct Rb_DiskCharge {
+    int64_t seqReads, seqWrites, randReads, randWrites;
+    double busy;		/* s of service */
+} Rb_DiskCharge;
+
+/* Charges n accesses (workload, op, block); per workload into charge[]
+ * of nw entries.  Returns the total busy time. */
+double		Rb_DiskModelCharge(const Rb_DiskParams *p, int n,
+		    const int *workload, const int *op, const int64_t *block,
+		    int nw, Rb_DiskCharge *charge);
+
+Tcl_ObjCmdProc	Rb_ObsModelCmd;
+Tcl_ObjCmdProc	Rb_ObsLawCmd;
+Tcl_ObjCmdProc	Rb_ObsCacheCmd;
+Tcl_ObjCmdProc	Rb_ObsDiskCmd;
+Tcl_ObjCmdProc	Rb_ObsNetworkCmd;
+Tcl_ObjCmdProc	Rb_ObsCpuCmd;
+int		Rb_ObsCacheAnalyzerInit(Tcl_Interp *interp);
+
+#endif /* OBSERVER_H */

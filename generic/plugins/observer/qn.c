@@ -1,0 +1,438 @@
+/*
+ * qn.c --
+ *
+ *	Solvers for separable queueing networks (Lazowska, Zahorjan, Graham
+ *	and Sevcik, "Quantitative System Performance", 1984): exact Mean
+ *	Value Analysis for one or several closed classes (ch. 6 and 7),
+ *	Bard-Schweitzer approximate MVA for large populations (ch. 7.4.2),
+ *	open classes by the utilization law and residence times D/(1-U),
+ *	mixed networks by inflating closed demands with the open load
+ *	(ch. 7.5), and asymptotic bounds with the knee N* (ch. 5).
+ */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "observer.h"
+
+#define EXACT_AUTO_LIMIT 4e6	/* queue-length cells AUTO allows exact */
+#define EXACT_HARD_LIMIT 5e7	/* cells EXACT is allowed at all */
+#define APPROX_MAX_ITER 100000
+
+/*
+ * Rb_QnStates --
+ *	The number of population vectors exact MVA visits: the product of
+ *	(N_k + 1) over the closed classes.
+ */
+double
+Rb_QnStates(const Rb_QnNet *net)
+{
+    double s = 1;
+    int k;
+
+    for (k = 0; k < net->nk; k++) {
+	if (!net->isOpen[k]) {
+	    s *= floor(net->population[k]) + 1;
+	}
+    }
+    return s;
+}
+
+/*
+ * CenterName, WorkloadName --
+ *	A name for messages: the model's, or "#i".
+ */
+static const char *
+CenterName(const Rb_QnNet *net, int c, char *buf)
+{
+    if (net->centerNames) {
+	return net->centerNames[c];
+    }
+    sprintf(buf, "#%d", c);
+    return buf;
+}
+
+static const char *
+WorkloadName(const Rb_QnNet *net, int k, char *buf)
+{
+    if (net->workloadNames) {
+	return net->workloadNames[k];
+    }
+    sprintf(buf, "#%d", k);
+    return buf;
+}
+
+/*
+ * OpenLoad --
+ *	Fills uOpen[c] with the utilization of center c by the open
+ *	classes (utilization law U = lambda D).  Fails naming the first
+ *	queueing center the open load saturates.
+ */
+static int
+OpenLoad(const Rb_QnNet *net, double *uOpen, Rb_Error *err)
+{
+    int c, k;
+    char buf[32];
+
+    for (c = 0; c < net->nc; c++) {
+	uOpen[c] = 0;
+	for (k = 0; k < net->nk; k++) {
+	    if (net->isOpen[k]) {
+		uOpen[c] += net->lambda[k] * RB_QN_DEMAND(net, k, c);
+	    }
+	}
+	if (!net->isDelay[c] && uOpen[c] >= 1) {
+	    Rb_SetError(err, "RUBICON OBSERVER SATURATED",
+		    "center %s is saturated by the open workloads "
+		    "(utilization %.4g)", CenterName(net, c, buf), uOpen[c]);
+	    return TCL_ERROR;
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * ClosedDemand --
+ *	Demand of closed class k at center c as the closed classes see it:
+ *	stretched by 1/(1 - U_open) at a queueing center, since the open
+ *	classes take that share of its capacity.
+ */
+static double
+ClosedDemand(const Rb_QnNet *net, const double *uOpen, int k, int c)
+{
+    double d = RB_QN_DEMAND(net, k, c);
+
+    return net->isDelay[c] ? d : d / (1 - uOpen[c]);
+}
+
+/*
+ * ExactMva --
+ *	Exact multi-class MVA over every population vector up to the
+ *	target, in mixed-radix order so that n - e_k is always done
+ *	before n.  Q holds the total queue at each center per vector.
+ *	Leaves residence and throughput of the closed classes in res.
+ */
+static int
+ExactMva(const Rb_QnNet *net, const double *uOpen, Rb_QnResult *res,
+	Rb_Error *err)
+{
+    int nc = net->nc, nk = net->nk, c, k;
+    double states = Rb_QnStates(net);
+    double *Q, *R, *X;
+    long *stride, *count, idx, nstates;
+
+    if (states * nc > EXACT_HARD_LIMIT) {
+	Rb_SetError(err, "RUBICON OBSERVER TOOBIG", "exact MVA would visit "
+		"%.0f population vectors; use -method approx", states);
+	return TCL_ERROR;
+    }
+    nstates = (long) states;
+    Q = calloc((size_t) nstates * nc, sizeof(double));
+    R = calloc((size_t) nk * nc, sizeof(double));
+    X = calloc(nk, sizeof(double));
+    stride = calloc(nk, sizeof(long));
+    count = calloc(nk, sizeof(long));
+    idx = 1;
+    for (k = 0; k < nk; k++) {
+	stride[k] = idx;
+	if (!net->isOpen[k]) {
+	    idx *= (long) floor(net->population[k]) + 1;
+	}
+    }
+    for (idx = 1; idx < nstates; idx++) {
+	/* Advance the population vector (mixed radix over closed k). */
+	for (k = 0; k < nk; k++) {
+	    if (net->isOpen[k]) {
+		continue;
+	    }
+	    if (count[k] < (long) floor(net->population[k])) {
+		count[k]++;
+		break;
+	    }
+	    count[k] = 0;
+	}
+	for (c = 0; c < nc; c++) {
+	    Q[idx * nc + c] = 0;
+	}
+	for (k = 0; k < nk; k++) {
+	    double rsum = 0;
+	    long prev = idx - stride[k];
+
+	    X[k] = 0;
+	    if (net->isOpen[k] || count[k] == 0) {
+		continue;
+	    }
+	    for (c = 0; c < nc; c++) {
+		double d = ClosedDemand(net, uOpen, k, c);
+
+		R[k * nc + c] = net->isDelay[c] ? d : d * (1 + Q[prev * nc + c]);
+		rsum += R[k * nc + c];
+	    }
+	    X[k] = count[k] / (net->think[k] + rsum);
+	    for (c = 0; c < nc; c++) {
+		Q[idx * nc + c] += X[k] * R[k * nc + c];
+	    }
+	}
+    }
+    for (k = 0; k < nk; k++) {
+	if (net->isOpen[k]) {
+	    continue;
+	}
+	res->throughput[k] = X[k];
+	for (c = 0; c < nc; c++) {
+	    res->residence[k * nc + c] = (nstates > 1 && count[k] > 0)
+		    ? R[k * nc + c] : ClosedDemand(net, uOpen, k, c);
+	}
+    }
+    free(Q);
+    free(R);
+    free(X);
+    free(stride);
+    free(count);
+    return TCL_OK;
+}
+
+/*
+ * ApproxMva --
+ *	Bard-Schweitzer approximate MVA: the queue a class-k arrival sees
+ *	is the full-population queue less 1/N_k of its own class's share,
+ *	iterated to a fixed point (relative change below tolerance).
+ */
+static int
+ApproxMva(const Rb_QnNet *net, const double *uOpen, double tolerance,
+	Rb_QnResult *res, Rb_Error *err)
+{
+    int nc = net->nc, nk = net->nk, c, k, iter, nq = 0;
+    double *Q = calloc((size_t) nk * nc, sizeof(double));
+    double *Qc = calloc(nc, sizeof(double));
+    double *R = res->residence;
+
+    for (c = 0; c < nc; c++) {
+	nq += !net->isDelay[c];
+    }
+    for (k = 0; k < nk; k++) {
+	for (c = 0; c < nc; c++) {
+	    if (!net->isOpen[k] && !net->isDelay[c] && nq > 0) {
+		Q[k * nc + c] = net->population[k] / nq;
+	    }
+	}
+    }
+    for (iter = 1; iter <= APPROX_MAX_ITER; iter++) {
+	double change = 0;
+
+	for (c = 0; c < nc; c++) {
+	    Qc[c] = 0;
+	    for (k = 0; k < nk; k++) {
+		Qc[c] += Q[k * nc + c];
+	    }
+	}
+	for (k = 0; k < nk; k++) {
+	    double n = net->population[k], rsum = 0;
+
+	    if (net->isOpen[k]) {
+		continue;
+	    }
+	    for (c = 0; c < nc; c++) {
+		double d = ClosedDemand(net, uOpen, k, c);
+		double seen = n > 0 ? Qc[c] - Q[k * nc + c] / n : Qc[c];
+
+		R[k * nc + c] = net->isDelay[c] ? d : d * (1 + seen);
+		rsum += R[k * nc + c];
+	    }
+	    res->throughput[k] = n / (net->think[k] + rsum);
+	    for (c = 0; c < nc; c++) {
+		double q = res->throughput[k] * R[k * nc + c];
+		double rel = fabs(q - Q[k * nc + c]) / (q > 1e-12 ? q : 1e-12);
+
+		if (rel > change) {
+		    change = rel;
+		}
+		Q[k * nc + c] = q;
+	    }
+	}
+	if (change < tolerance) {
+	    break;
+	}
+    }
+    res->iterations = iter;
+    free(Q);
+    free(Qc);
+    if (iter > APPROX_MAX_ITER) {
+	Rb_SetError(err, "RUBICON OBSERVER CONVERGE", "approximate MVA did "
+		"not converge in %d iterations", APPROX_MAX_ITER);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * Rb_QnSolve --
+ *	Solves net: closed classes by exact or approximate MVA (AUTO picks
+ *	exact while the state space is small), open classes by residence
+ *	times D (1 + Q_closed) / (1 - U_open).  Fills res (freed with
+ *	Rb_QnResultFree even on error); TCL_ERROR with err set when an
+ *	open load saturates a center or the solver cannot proceed.
+ */
+int
+Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method, double tolerance,
+	Rb_QnResult *res, Rb_Error *err)
+{
+    int nc = net->nc, nk = net->nk, c, k, rc;
+    double *uOpen = calloc(nc ? nc : 1, sizeof(double));
+    double *qClosed = calloc(nc ? nc : 1, sizeof(double));
+
+    memset(res, 0, sizeof(*res));
+    res->nc = nc;
+    res->nk = nk;
+    res->throughput = calloc(nk ? nk : 1, sizeof(double));
+    res->response = calloc(nk ? nk : 1, sizeof(double));
+    res->residence = calloc((size_t) nk * nc + 1, sizeof(double));
+    res->queue = calloc((size_t) nk * nc + 1, sizeof(double));
+    res->utilization = calloc(nc ? nc : 1, sizeof(double));
+    res->bottleneck = -1;
+    if (tolerance <= 0) {
+	tolerance = 1e-10;
+    }
+    rc = OpenLoad(net, uOpen, err);
+    for (k = 0; k < nk && rc == TCL_OK; k++) {
+	double d = net->isOpen[k] ? 1 : net->think[k];
+
+	for (c = 0; c < nc; c++) {
+	    d += RB_QN_DEMAND(net, k, c);
+	}
+	if (!(d > 0)) {
+	    char buf[32];
+
+	    Rb_SetError(err, "RUBICON OBSERVER VALUE", "closed workload %s "
+		    "has neither demand nor think time",
+		    WorkloadName(net, k, buf));
+	    rc = TCL_ERROR;
+	}
+    }
+    if (rc == TCL_OK) {
+	if (method == RB_QN_AUTO) {
+	    method = Rb_QnStates(net) * nc <= EXACT_AUTO_LIMIT
+		    ? RB_QN_EXACT : RB_QN_APPROX;
+	}
+	res->method = method;
+	rc = method == RB_QN_EXACT ? ExactMva(net, uOpen, res, err)
+		: ApproxMva(net, uOpen, tolerance, res, err);
+    }
+    if (rc != TCL_OK) {
+	free(uOpen);
+	free(qClosed);
+	return rc;
+    }
+    for (k = 0; k < nk; k++) {
+	if (!net->isOpen[k]) {
+	    for (c = 0; c < nc; c++) {
+		qClosed[c] += res->throughput[k] * res->residence[k * nc + c];
+	    }
+	}
+    }
+    for (k = 0; k < nk; k++) {
+	if (!net->isOpen[k]) {
+	    continue;
+	}
+	res->throughput[k] = net->lambda[k];
+	for (c = 0; c < nc; c++) {
+	    double d = RB_QN_DEMAND(net, k, c);
+
+	    res->residence[k * nc + c] = net->isDelay[c] ? d
+		    : d * (1 + qClosed[c]) / (1 - uOpen[c]);
+	}
+    }
+    for (k = 0; k < nk; k++) {
+	res->response[k] = 0;
+	for (c = 0; c < nc; c++) {
+	    res->response[k] += res->residence[k * nc + c];
+	    res->queue[k * nc + c] = res->throughput[k]
+		    * res->residence[k * nc + c];
+	    res->utilization[c] += res->throughput[k] * RB_QN_DEMAND(net, k, c);
+	}
+    }
+    for (c = 0; c < nc; c++) {
+	if (!net->isDelay[c] && (res->bottleneck < 0
+		|| res->utilization[c] > res->utilization[res->bottleneck])) {
+	    res->bottleneck = c;
+	}
+    }
+    free(uOpen);
+    free(qClosed);
+    return TCL_OK;
+}
+
+/*
+ * Rb_QnResultFree --
+ *	Frees the arrays of a result.
+ */
+void
+Rb_QnResultFree(Rb_QnResult *res)
+{
+    free(res->throughput);
+    free(res->response);
+    free(res->residence);
+    free(res->queue);
+    free(res->utilization);
+    memset(res, 0, sizeof(*res));
+}
+
+/*
+ * Rb_QnBoundsFor --
+ *	Asymptotic bounds for workload k.  Closed: X <= min(N/(D+Z),
+ *	1/Dmax), R >= max(D, N Dmax - Z), and, since an arrival finds at
+ *	most Ntot - 1 others queued at each center, X >= N/(Ntot Dq + Dd
+ *	+ Z) and R <= Ntot Dq + Dd, where Dq and Dd are its demands at
+ *	queueing and delay centers and Ntot the whole closed population.
+ *	Open: X = lambda below saturation 1/Dmax, R >= D.  Closed demands
+ *	are stretched by any open load, as the solver does.
+ */
+void
+Rb_QnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b)
+{
+    int nc = net->nc, c, j;
+    double dq = 0, dd = 0, dmax = 0, ntot = 0, n, z;
+    double *uOpen = calloc(nc ? nc : 1, sizeof(double));
+    Rb_Error err;
+
+    OpenLoad(net, uOpen, &err);
+    b->bottleneck = -1;
+    for (c = 0; c < nc; c++) {
+	double d = net->isOpen[k] ? RB_QN_DEMAND(net, k, c)
+		: uOpen[c] < 1 ? ClosedDemand(net, uOpen, k, c) : INFINITY;
+
+	if (net->isDelay[c]) {
+	    dd += d;
+	} else {
+	    dq += d;
+	    if (b->bottleneck < 0 || d > dmax) {
+		dmax = d;
+		b->bottleneck = c;
+	    }
+	}
+    }
+    free(uOpen);
+    b->lambdaSat = dmax > 0 ? 1 / dmax : INFINITY;
+    if (net->isOpen[k]) {
+	b->xUpper = b->xLower = net->lambda[k];
+	b->rLower = dq + dd;
+	b->rUpper = INFINITY;
+	b->nStar = 0;
+	return;
+    }
+    for (j = 0; j < net->nk; j++) {
+	if (!net->isOpen[j]) {
+	    ntot += net->population[j];
+	}
+    }
+    n = net->population[k];
+    z = net->think[k];
+    b->xUpper = n / (dq + dd + z);
+    if (dmax > 0 && b->lambdaSat < b->xUpper) {
+	b->xUpper = b->lambdaSat;
+    }
+    b->xLower = n > 0 ? n / (ntot * dq + dd + z) : 0;
+    b->rLower = fmax(dq + dd, n * dmax - z);
+    b->rUpper = fmax(ntot, 1) * dq + dd;
+    b->nStar = dmax > 0 ? (dq + dd + z) / dmax : INFINITY;
+}

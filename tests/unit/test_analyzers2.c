@@ -483,12 +483,14 @@ static uint64_t
 LruHits(const int64_t *blocks, size_t n, size_t capacity)
 {
     size_t tableSize = 1, i, cached = 0;
+    int bits = 0;
     int64_t *keys;
     long *node, *prev, *next, head = -1, tail = -1;
     uint64_t hits = 0;
 
     while (tableSize < 4 * n) {
 	tableSize *= 2;
+	bits++;
     }
     keys = malloc(tableSize * sizeof(int64_t));
     node = malloc(tableSize * sizeof(long));
@@ -498,7 +500,9 @@ LruHits(const int64_t *blocks, size_t n, size_t capacity)
 	node[i] = -1;
     }
     for (i = 0; i < n; i++) {
-	size_t h = (size_t)(blocks[i] * 2654435761u) & (tableSize - 1);
+	/* Multiplicative hashing: the product's top bits are well mixed. */
+	size_t h = bits ? (size_t)(((uint64_t)blocks[i]
+		* 0x9E3779B97F4A7C15ull) >> (64 - bits)) : 0;
 
 	while (node[h] >= 0 && keys[h] != blocks[i]) {
 	    h = (h + 1) & (tableSize - 1);
@@ -554,11 +558,12 @@ HitsAt(const Rb_Attribute *curve, int64_t size)
 
 /*
  * CheckAgainstLru --
- *	Runs ReuseDistanceAnalyzer with 512-byte blocks on b and checks its
- *	hits equal direct LRU simulation at each size of sizes (a Tcl list).
+ *	Runs ReuseDistanceAnalyzer with blocks of the given bytes on b and
+ *	checks its hits equal direct LRU simulation at each size of sizes (a
+ *	Tcl list).  Offsets in b must be block-aligned.
  */
 static void
-CheckAgainstLru(Rb_Batch *b, const char *sizes)
+CheckAgainstLru(Rb_Batch *b, int64_t block, const char *sizes)
 {
     char opts[256];
     int64_t *blocks = NULL, c;
@@ -569,15 +574,19 @@ CheckAgainstLru(Rb_Batch *b, const char *sizes)
     char *end;
 
     for (i = 0; i < b->n; i++) {
-	int64_t first = b->col[RB_IO_OFFSET][i] / 512;
-	int64_t count = (b->col[RB_IO_SIZE][i] + 511) / 512;
+	n += (size_t)((b->col[RB_IO_SIZE][i] + block - 1) / block);
+    }
+    blocks = malloc((n + 1) * sizeof(int64_t));
+    for (n = 0, i = 0; i < b->n; i++) {
+	int64_t first = b->col[RB_IO_OFFSET][i] / block;
+	int64_t count = (b->col[RB_IO_SIZE][i] + block - 1) / block;
 
-	blocks = realloc(blocks, (n + count + 1) * sizeof(int64_t));
 	for (k = 0; k < count; k++) {
 	    blocks[n++] = first + k;
 	}
     }
-    snprintf(opts, sizeof(opts), "-block 512 -sizes {%s}", sizes);
+    snprintf(opts, sizeof(opts), "-block %lld -sizes {%s}", (long long)block,
+	    sizes);
     flow = RunAll(&Rb_ReuseDistanceAnalyzerClass, opts, b);
     ck_assert_near(Scalar(flow, "BlockAccesses"), (double)n);
     for (p = sizes; (c = strtoll(p, &end, 10)), end != p; p = end) {
@@ -606,7 +615,7 @@ START_TEST(reuse_distance_equals_lru_simulation_random)
 	AddIo(b, k, RB_OP_READ, 512 * (int64_t)(1 + (r >> 40) % 4), 1,
 		block * 512);
     }
-    CheckAgainstLru(b, "1 2 3 10 100 1000 2999");
+    CheckAgainstLru(b, 512, "1 2 3 10 100 1000 2999");
     Rb_BatchFree(b);
 }
 END_TEST
@@ -622,18 +631,19 @@ START_TEST(reuse_distance_equals_lru_simulation_cloudphysics)
     char op[8];
 
     /* CSV version,time,op,size,lbn: size in bytes, lbn in 512-byte
-     * sectors. */
+     * sectors.  Each I/O is placed at its sector's 4 KiB block, so that
+     * offsets are block-aligned for the simulation. */
     ck_assert_msg(fp != NULL, "cannot open %s", path);
     ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
     while (fgets(line, sizeof(line), fp) && b->n < b->cap) {
 	if (sscanf(line, "%lld,%lld,%7[^,],%lld,%lld", &version, &t, op,
 		&reqSize, &lbn) == 5) {
-	    AddIo(b, t * 1000, RB_OP_READ, reqSize, 1, lbn * 512);
+	    AddIo(b, t * 1000, RB_OP_READ, reqSize, 1, lbn / 8 * 4096);
 	}
     }
     fclose(fp);
     ck_assert_int_gt(b->n, 100000);
-    CheckAgainstLru(b, "1 16 1000 30000");
+    CheckAgainstLru(b, 4096, "1 16 1000 10000 30000");
     Rb_BatchFree(b);
 }
 END_TEST

@@ -3,16 +3,16 @@
 # inside one rubicon process, and a run with an empty Flow for the cost
 # of reading.  Run as: rubicon kitclasses.tcl TRACE
 # Prints "class microseconds records" lines, the empty Flow as "(none)";
-# a class that cannot run alone (ShareAnalyzer reads another Analyzer's
-# Attribute) as "class - -".
+# a class of the kit that cannot run alone (ShareAnalyzer reads another
+# Analyzer's Attribute) as "class - -", one kit.tcl left out as
+# "class skipped -".
 lassign $argv trace
 source [file join [file dirname [info script]] kit.tcl]
 
-set classes [list (none)]
-foreach entry [rubicon::types analyzer] {
-    lappend classes [lindex $entry 1]
+foreach {class why} $kitSkipped {
+    puts "$class skipped -"
 }
-foreach class $classes {
+foreach class [list (none) {*}$kitClasses] {
     rubicon::reset
     set flow [Flow]
     if {$class ne "(none)"} {

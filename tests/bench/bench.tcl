@@ -103,13 +103,14 @@ set kitClasses {}
 set kitSkipped {}
 set kitCount 0
 foreach line [split [exec {*}$rubicon [file join $here kitclasses.tcl] $small] \n] {
-    lassign $line class us smallRecords
+    lassign $line class us n
     if {$class eq "(none)"} {
 	set kitBase $us
+	set smallRecords $n
     } elseif {$us eq "skipped"} {
 	lappend kitSkipped $class
     } elseif {[incr kitCount] && $us ne "-"} {
-	lappend kitClasses [list $class [expr {($us - $kitBase) * 1e3 / $smallRecords}]]
+	lappend kitClasses [list $class [expr {($us - $kitBase) * 1e3 / $n}]]
     }
 }
 set kitClasses [lsort -real -decreasing -index 1 $kitClasses]

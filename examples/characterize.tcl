@@ -16,28 +16,16 @@ if {[llength $argv] != 1} {
 }
 set trace [lindex $argv 0]
 
-# HP-UX names, as in demo.tcl: a dev_t is an 8-bit major and 24-bit minor;
-# an LVM volume's minor is 0xVV00LL.
-proc devName {dev} {
-    format "dev %d/0x%06x" [expr {$dev >> 24}] [expr {$dev & 0xffffff}]
-}
-proc lvName {lv} {
-    if {($lv >> 24) == 64} {
-	return [format "vg%02d/lvol%d" [expr {($lv >> 16) & 0xff}] [expr {$lv & 0xff}]]
-    }
-    return [format "lv 0x%08x" $lv]
-}
+source [file join [file dirname [info script]] srtNames.tcl]
 
 # Pass 1: which devices and volumes are there?
-set scan [Flow scan [SeqRunAnalyzer -field deviceNo] \
-		    [SeqRunAnalyzer -field lvNo -offsetField lvOffset -prefix LV]]
-head $scan
-rubicon::run -progress 0 $trace
-set devices [lmap row [dict get [$scan get SeqRunsByDevice] rows] {lindex $row 0}]
-set volumes [lmap row [dict get [$scan get LVSeqRunsByDevice] rows] {lindex $row 0}]
-rubicon::reset
+set keys [srtKeys $trace]
+set devices [dict get $keys devices]
+set volumes [dict get $keys volumes]
 
-# The kit.  A logical volume's Flow addresses blocks by volume offset.
+# The kit.  This trace records no volume offsets (lv_offset is zero in
+# every record; see doc/srt.n), so a volume's spatial statistics use the
+# physical device and offset of its I/Os.
 proc kit {name devField offField} {
     Flow $name \
 	[RateAnalyzer -interval 60] [BandwidthAnalyzer -interval 60] \
@@ -68,7 +56,7 @@ foreach dev $devices {
 }
 set lvFlows {}
 foreach lv $volumes {
-    set f [kit [lvName $lv] lvNo lvOffset]
+    set f [kit [lvName $lv] deviceNo devOffset]
     lappend lvFlows $f
     lappend branches [Filter "lvNo = $lv" $f]
 }

@@ -16,26 +16,12 @@ if {[llength $argv] != 1} {
 }
 set trace [lindex $argv 0]
 
-# Device and volume names in the HP-UX style of the SRT trace: a dev_t is
-# an 8-bit major and a 24-bit minor; an LVM volume's minor is 0xVV00LL.
-proc devName {dev} {
-    format "dev %d/0x%06x" [expr {$dev >> 24}] [expr {$dev & 0xffffff}]
-}
-proc lvName {lv} {
-    if {($lv >> 24) == 64} {
-	return [format "vg%02d/lvol%d" [expr {($lv >> 16) & 0xff}] [expr {$lv & 0xff}]]
-    }
-    return [format "lv 0x%08x" $lv]
-}
+source [file join [file dirname [info script]] srtNames.tcl]
 
 # Pass 1: which devices and volumes are there?
-set scan [Flow scan [SeqRunAnalyzer -field deviceNo] \
-		    [SeqRunAnalyzer -field lvNo -offsetField lvOffset -prefix LV]]
-head $scan
-rubicon::run -progress 0 $trace
-set devices [lmap row [dict get [$scan get SeqRunsByDevice] rows] {lindex $row 0}]
-set volumes [lmap row [dict get [$scan get LVSeqRunsByDevice] rows] {lindex $row 0}]
-rubicon::reset
+set keys [srtKeys $trace]
+set devices [dict get $keys devices]
+set volumes [dict get $keys volumes]
 
 # Pass 2: one Flow per device and per volume, and one for everything.
 proc kit {name} {

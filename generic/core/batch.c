@@ -98,11 +98,11 @@ Rb_FieldAsDouble(const Rb_Batch *b, int f, int i)
 {
     int64_t v = b->col[f][i];
 
+    if (v == RB_ABSENT) {
+	return NAN;
+    }
     if (b->schema->fields[f].type == RB_FT_DOUBLE) {
 	return Rb_GetDouble(b, f, i);
-    }
-    if (v == RB_ABSENT) {
-	return 0.0 / 0.0;
     }
     return (double)v;
 }

@@ -21,6 +21,7 @@ Rb_ObserverInit(Tcl_Interp *interp)
     } cmds[] = {
 	{"::observer::model", Rb_ObsModelCmd},
 	{"::observer::law", Rb_ObsLawCmd},
+	{"::observer::cache", Rb_ObsCacheCmd},
     };
     size_t i;
 

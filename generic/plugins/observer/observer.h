@@ -99,10 +99,6 @@ int		Rb_CacheModelWorkloadOf(const Rb_CacheModel *m, int64_t i);
 int64_t		Rb_CacheModelBlockOf(const Rb_CacheModel *m, int64_t i);
 void		Rb_CacheModelFree(Rb_CacheModel *m);
 
-/* Direct LRU simulation of one cache size (the reference for tests). */
-int64_t		Rb_LruSimulateHits(const int64_t *blocks, int64_t n,
-		    int64_t size);
-
 /*
  * The disk model: service time of a miss stream, sequential accesses
  * (block = previous block of the same workload + 1) charged apart from

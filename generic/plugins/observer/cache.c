@@ -1,0 +1,334 @@
+/*
+ * cache.c --
+ *
+ *	The buffer-cache model: the LRU stack distance of every access
+ *	(Mattson, Gecsei, Slutz and Traiger, 1970) gives the hit ratio of
+ *	an LRU cache of every size in one pass, since an access hits a
+ *	cache of C blocks exactly when its distance is at most C.  Two
+ *	stacks are kept at once: one shared by all workloads (one cache
+ *	for everybody) and one per workload (a partitioned cache, each
+ *	workload in its own share).  With keepDistances every access's two
+ *	distances are kept, so the miss sequence for any size or partition
+ *	can be emitted afterwards.
+ *
+ *	A distance is counted in O(log n): the latest access of each block
+ *	holds a 1 at its position in a Fenwick tree over positions, and the
+ *	distinct blocks since position q are a prefix-sum difference.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include "observer.h"
+
+/* Open-addressing map from a block to its last position (0: none). */
+typedef struct PosMap {
+    int64_t *keys, *vals;
+    size_t cap, used;
+} PosMap;
+
+typedef struct Stack {
+    PosMap last;
+    int32_t *tree;		/* Fenwick tree over positions 1..cap */
+    int64_t cap, next;		/* next: the position of the next access */
+    Rb_CacheCurve curve;
+    int64_t curveCap;
+} Stack;
+
+struct Rb_CacheModel {
+    Stack shared;
+    Stack *own;			/* [nw] per-workload stacks */
+    int nw;
+    int keep;
+    int64_t n, capAcc;
+    int64_t *block;		/* with keep: per access */
+    int32_t *workload;
+    int64_t *sharedDist, *ownDist;
+};
+
+static uint64_t
+Hash(int64_t k)
+{
+    uint64_t x = (uint64_t) k * 0x9E3779B97F4A7C15ULL;
+
+    return x ^ (x >> 29);
+}
+
+/*
+ * PosSlot --
+ *	The slot of key in m (where it is, or where it would go).
+ */
+static size_t
+PosSlot(const PosMap *m, int64_t key)
+{
+    size_t i = Hash(key) & (m->cap - 1);
+
+    while (m->vals[i] != 0 && m->keys[i] != key) {
+	i = (i + 1) & (m->cap - 1);
+    }
+    return i;
+}
+
+/*
+ * PosSwap --
+ *	Sets key's last position to pos; returns the previous one (0 if
+ *	none).  Grows the map at half full.
+ */
+static int64_t
+PosSwap(PosMap *m, int64_t key, int64_t pos)
+{
+    size_t i;
+    int64_t old;
+
+    if (2 * (m->used + 1) > m->cap) {
+	PosMap bigger = {NULL, NULL, m->cap ? m->cap * 2 : 1024, 0};
+	size_t j;
+
+	bigger.keys = calloc(bigger.cap, sizeof(int64_t));
+	bigger.vals = calloc(bigger.cap, sizeof(int64_t));
+	for (j = 0; j < m->cap; j++) {
+	    if (m->vals[j] != 0) {
+		size_t s = PosSlot(&bigger, m->keys[j]);
+
+		bigger.keys[s] = m->keys[j];
+		bigger.vals[s] = m->vals[j];
+		bigger.used++;
+	    }
+	}
+	free(m->keys);
+	free(m->vals);
+	*m = bigger;
+    }
+    i = PosSlot(m, key);
+    old = m->vals[i];
+    if (old == 0) {
+	m->keys[i] = key;
+	m->used++;
+    }
+    m->vals[i] = pos;
+    return old;
+}
+
+static void
+TreeAdd(Stack *s, int64_t pos, int delta)
+{
+    for (; pos <= s->cap; pos += pos & -pos) {
+	s->tree[pos - 1] += delta;
+    }
+}
+
+static int64_t
+TreePrefix(const Stack *s, int64_t pos)
+{
+    int64_t sum = 0;
+
+    for (; pos > 0; pos -= pos & -pos) {
+	sum += s->tree[pos - 1];
+    }
+    return sum;
+}
+
+/*
+ * GrowTree --
+ *	Doubles the positions the tree covers, rebuilding it from the live
+ *	positions (those the map holds) in O(n).
+ */
+static void
+GrowTree(Stack *s)
+{
+    int64_t cap = s->cap ? s->cap * 2 : 4096, p;
+    size_t j;
+
+    free(s->tree);
+    s->tree = calloc(cap, sizeof(int32_t));
+    s->cap = cap;
+    for (j = 0; j < s->last.cap; j++) {
+	if (s->last.vals[j] != 0) {
+	    s->tree[s->last.vals[j] - 1] = 1;
+	}
+    }
+    for (p = 1; p <= cap; p++) {
+	int64_t up = p + (p & -p);
+
+	if (up <= cap) {
+	    s->tree[up - 1] += s->tree[p - 1];
+	}
+    }
+}
+
+/*
+ * StackAccess --
+ *	Pushes block onto stack s; returns its stack distance (1 + the
+ *	distinct other blocks since its last access) or 0 if cold, and
+ *	counts it in the stack's curve.
+ */
+static int64_t
+StackAccess(Stack *s, int64_t block)
+{
+    int64_t pos, prev, d = 0;
+
+    if (s->next == 0) {
+	s->next = 1;		/* position 0 means "never accessed" */
+    }
+    if (s->next > s->cap) {
+	GrowTree(s);
+    }
+    pos = s->next++;
+    prev = PosSwap(&s->last, block, pos);
+    s->curve.accesses++;
+    if (prev == 0) {
+	s->curve.cold++;
+    } else {
+	d = TreePrefix(s, pos - 1) - TreePrefix(s, prev) + 1;
+	TreeAdd(s, prev, -1);
+	if (d >= s->curveCap) {
+	    int64_t cap = s->curveCap ? s->curveCap : 1024;
+
+	    while (cap <= d) {
+		cap *= 2;
+	    }
+	    s->curve.atDistance = realloc(s->curve.atDistance,
+		    cap * sizeof(int64_t));
+	    memset(s->curve.atDistance + s->curveCap, 0,
+		    (cap - s->curveCap) * sizeof(int64_t));
+	    s->curveCap = cap;
+	}
+	s->curve.atDistance[d]++;
+	if (d > s->curve.maxDistance) {
+	    s->curve.maxDistance = d;
+	}
+    }
+    TreeAdd(s, pos, 1);
+    return d;
+}
+
+static void
+StackFree(Stack *s)
+{
+    free(s->last.keys);
+    free(s->last.vals);
+    free(s->tree);
+    free(s->curve.atDistance);
+}
+
+/*
+ * Rb_CacheModelCreate --
+ *	An empty model; with keepDistances it remembers every access and
+ *	its distances for miss sequences.
+ */
+Rb_CacheModel *
+Rb_CacheModelCreate(int keepDistances)
+{
+    Rb_CacheModel *m = calloc(1, sizeof(*m));
+
+    m->keep = keepDistances;
+    return m;
+}
+
+/*
+ * Rb_CacheModelAccess --
+ *	One access to block by workload w (w >= 0), in both stacks.
+ */
+void
+Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
+{
+    int64_t ds, dw;
+
+    if (w >= m->nw) {
+	m->own = realloc(m->own, (w + 1) * sizeof(Stack));
+	memset(m->own + m->nw, 0, (w + 1 - m->nw) * sizeof(Stack));
+	m->nw = w + 1;
+    }
+    ds = StackAccess(&m->shared, block);
+    dw = StackAccess(&m->own[w], block);
+    if (m->keep) {
+	if (m->n == m->capAcc) {
+	    m->capAcc = m->capAcc ? m->capAcc * 2 : 4096;
+	    m->block = realloc(m->block, m->capAcc * sizeof(int64_t));
+	    m->workload = realloc(m->workload, m->capAcc * sizeof(int32_t));
+	    m->sharedDist = realloc(m->sharedDist, m->capAcc * sizeof(int64_t));
+	    m->ownDist = realloc(m->ownDist, m->capAcc * sizeof(int64_t));
+	}
+	m->block[m->n] = block;
+	m->workload[m->n] = w;
+	m->sharedDist[m->n] = ds;
+	m->ownDist[m->n] = dw;
+    }
+    m->n++;
+}
+
+int
+Rb_CacheModelWorkloads(const Rb_CacheModel *m)
+{
+    return m->nw;
+}
+
+/*
+ * Rb_CacheModelCurve --
+ *	The distance histogram of the shared cache (w = -1) or of workload
+ *	w's partition.
+ */
+const Rb_CacheCurve *
+Rb_CacheModelCurve(const Rb_CacheModel *m, int w)
+{
+    return w < 0 ? &m->shared.curve : &m->own[w].curve;
+}
+
+/*
+ * Rb_CacheCurveHits --
+ *	Hits of an LRU cache of size blocks: accesses at distance <= size.
+ */
+int64_t
+Rb_CacheCurveHits(const Rb_CacheCurve *c, int64_t size)
+{
+    int64_t d, hits = 0;
+
+    for (d = 1; d <= size && d <= c->maxDistance; d++) {
+	hits += c->atDistance[d];
+    }
+    return hits;
+}
+
+int64_t
+Rb_CacheModelLength(const Rb_CacheModel *m)
+{
+    return m->n;
+}
+
+/*
+ * Rb_CacheModelDistance, _WorkloadOf, _BlockOf --
+ *	What was kept of access i (needs keepDistances).
+ */
+int64_t
+Rb_CacheModelDistance(const Rb_CacheModel *m, int partitioned, int64_t i)
+{
+    return partitioned ? m->ownDist[i] : m->sharedDist[i];
+}
+
+int
+Rb_CacheModelWorkloadOf(const Rb_CacheModel *m, int64_t i)
+{
+    return m->workload[i];
+}
+
+int64_t
+Rb_CacheModelBlockOf(const Rb_CacheModel *m, int64_t i)
+{
+    return m->block[i];
+}
+
+void
+Rb_CacheModelFree(Rb_CacheModel *m)
+{
+    int w;
+
+    StackFree(&m->shared);
+    for (w = 0; w < m->nw; w++) {
+	StackFree(&m->own[w]);
+    }
+    free(m->own);
+    free(m->block);
+    free(m->workload);
+    free(m->sharedDist);
+    free(m->ownDist);
+    free(m);
+}

@@ -1,0 +1,213 @@
+/*
+ * cacheCmd.c --
+ *
+ *	observer::cache: the buffer-cache model from Tcl.
+ *
+ *	  observer::cache ACCESSES ?-sizes LIST? ?-partition {W SIZE ...}?
+ *			?-misses SIZE?
+ *
+ *	ACCESSES is a list whose elements are a block, or a pair
+ *	{workload block}.  The answer is a dict: accesses, cold, shared
+ *	{size hitRatio ...} for one cache shared by all, workloads {W
+ *	{accesses N curve {size hitRatio ...}}} for each workload alone in
+ *	its partition, with -partition the hits of that split, and with
+ *	-misses the miss sequence ({workload block} pairs) of the shared
+ *	cache of that size, or of the partitions when -partition is given.
+ */
+
+#include <inttypes.h>
+#include <string.h>
+#include "observer.h"
+
+/*
+ * CurveObj --
+ *	{size hitRatio ...} for the given sizes, or, when none are given,
+ *	for powers of two up to the largest distance seen.
+ */
+static Tcl_Obj *
+CurveObj(const Rb_CacheCurve *c, const Tcl_WideInt *sizes, int nsizes)
+{
+    Tcl_Obj *out = Tcl_NewDictObj();
+    int64_t s;
+    int i;
+
+    if (nsizes > 0) {
+	for (i = 0; i < nsizes; i++) {
+	    Tcl_DictObjPut(NULL, out, Tcl_NewWideIntObj(sizes[i]),
+		    Tcl_NewDoubleObj(c->accesses ? (double) Rb_CacheCurveHits(c,
+		    sizes[i]) / c->accesses : 0));
+	}
+	return out;
+    }
+    for (s = 1;; s *= 2) {
+	Tcl_DictObjPut(NULL, out, Tcl_NewWideIntObj(s),
+		Tcl_NewDoubleObj(c->accesses ? (double) Rb_CacheCurveHits(c, s)
+		/ c->accesses : 0));
+	if (s >= c->maxDistance) {
+	    break;
+	}
+    }
+    return out;
+}
+
+/*
+ * Rb_ObsCacheCmd --
+ *	Runs the model over the accesses and answers as described above.
+ */
+int
+Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    static const char *const opts[] = {"-sizes", "-partition", "-misses",
+	NULL};
+    Tcl_Obj **acc, **sz, **part = NULL, *out, *wls, *names, *missObj = NULL;
+    Tcl_WideInt *sizes = NULL, missSize = -1, *share = NULL;
+    Tcl_HashTable ids;
+    Rb_CacheModel *m;
+    int nacc, nsz = 0, npart = 0, i, idx, rc = TCL_ERROR, nw;
+
+    if (objc < 2 || objc % 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "accesses ?-sizes list? "
+		"?-partition {workload size ...}? ?-misses size?");
+	return TCL_ERROR;
+    }
+    if (Tcl_ListObjGetElements(interp, objv[1], &nacc, &acc) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    for (i = 2; i < objc; i += 2) {
+	if (Tcl_GetIndexFromObj(interp, objv[i], opts, "option", 0, &idx)
+		!= TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (idx == 0 && Tcl_ListObjGetElements(interp, objv[i + 1], &nsz, &sz)
+		!= TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (idx == 1 && (Tcl_ListObjGetElements(interp, objv[i + 1], &npart,
+		&part) != TCL_OK || npart % 2)) {
+	    return npart % 2 ? Rb_SetInterpError(interp,
+		    "RUBICON OBSERVER USAGE", "-partition takes workload "
+		    "size pairs") : TCL_ERROR;
+	}
+	if (idx == 2 && (Tcl_GetWideIntFromObj(interp, objv[i + 1], &missSize)
+		!= TCL_OK)) {
+	    return TCL_ERROR;
+	}
+    }
+    sizes = ckalloc((nsz + 1) * sizeof(Tcl_WideInt));
+    for (i = 0; i < nsz; i++) {
+	if (Tcl_GetWideIntFromObj(interp, sz[i], &sizes[i]) != TCL_OK) {
+	    ckfree(sizes);
+	    return TCL_ERROR;
+	}
+    }
+    Tcl_InitHashTable(&ids, TCL_STRING_KEYS);
+    names = Tcl_NewObj();
+    Tcl_IncrRefCount(names);
+    m = Rb_CacheModelCreate(missSize >= 0);
+    for (i = 0; i < nacc; i++) {
+	Tcl_Obj **pair, *wname;
+	int np, isNew;
+	Tcl_WideInt block;
+	Tcl_HashEntry *e;
+
+	if (Tcl_ListObjGetElements(interp, acc[i], &np, &pair) != TCL_OK) {
+	    goto done;
+	}
+	if (np != 1 && np != 2) {
+	    Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE", "access %d "
+		    "is \"%s\": expected block or {workload block}", i + 1,
+		    Tcl_GetString(acc[i]));
+	    goto done;
+	}
+	if (Tcl_GetWideIntFromObj(interp, pair[np - 1], &block) != TCL_OK) {
+	    goto done;
+	}
+	wname = np == 2 ? pair[0] : Tcl_NewStringObj("all", -1);
+	e = Tcl_CreateHashEntry(&ids, Tcl_GetString(wname), &isNew);
+	if (isNew) {
+	    Tcl_SetHashValue(e, (ClientData) (intptr_t) ids.numEntries - 1);
+	    Tcl_ListObjAppendElement(NULL, names, wname);
+	} else if (np == 1) {
+	    Tcl_DecrRefCount(wname);
+	}
+	Rb_CacheModelAccess(m, (int) (intptr_t) Tcl_GetHashValue(e), block);
+    }
+    nw = Rb_CacheModelWorkloads(m);
+    share = ckalloc((nw + 1) * sizeof(Tcl_WideInt));
+    memset(share, 0, (nw + 1) * sizeof(Tcl_WideInt));
+    for (i = 0; i < npart; i += 2) {
+	Tcl_HashEntry *e = Tcl_FindHashEntry(&ids, Tcl_GetString(part[i]));
+
+	if (e == NULL) {
+	    Rb_SetInterpError(interp, "RUBICON OBSERVER WORKLOAD", "no "
+		    "accesses by workload \"%s\" to give a partition",
+		    Tcl_GetString(part[i]));
+	    goto done;
+	}
+	if (Tcl_GetWideIntFromObj(interp, part[i + 1],
+		&share[(intptr_t) Tcl_GetHashValue(e)]) != TCL_OK) {
+	    goto done;
+	}
+    }
+    out = Tcl_NewDictObj();
+    wls = Tcl_NewDictObj();
+    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("accesses", -1),
+	    Tcl_NewWideIntObj(Rb_CacheModelCurve(m, -1)->accesses));
+    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("cold", -1),
+	    Tcl_NewWideIntObj(Rb_CacheModelCurve(m, -1)->cold));
+    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("shared", -1),
+	    CurveObj(Rb_CacheModelCurve(m, -1), sizes, nsz));
+    for (i = 0; i < nw; i++) {
+	Tcl_Obj *w = Tcl_NewDictObj(), *name;
+	const Rb_CacheCurve *c = Rb_CacheModelCurve(m, i);
+
+	Tcl_ListObjIndex(NULL, names, i, &name);
+	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("accesses", -1),
+		Tcl_NewWideIntObj(c->accesses));
+	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("curve", -1),
+		CurveObj(c, sizes, nsz));
+	Tcl_DictObjPut(NULL, wls, name, w);
+    }
+    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("workloads", -1), wls);
+    if (npart > 0) {
+	int64_t hits = 0, total = Rb_CacheModelCurve(m, -1)->accesses;
+
+	for (i = 0; i < nw; i++) {
+	    hits += Rb_CacheCurveHits(Rb_CacheModelCurve(m, i), share[i]);
+	}
+	Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("partition", -1),
+		Tcl_ObjPrintf("hits %" PRId64 " hitRatio %.17g", hits,
+		total ? (double) hits / total : 0.0));
+    }
+    if (missSize >= 0) {
+	int64_t k;
+
+	missObj = Tcl_NewObj();
+	for (k = 0; k < Rb_CacheModelLength(m); k++) {
+	    int w = Rb_CacheModelWorkloadOf(m, k);
+	    int64_t d = Rb_CacheModelDistance(m, npart > 0, k);
+	    int64_t size = npart > 0 ? share[w] : missSize;
+	    Tcl_Obj *name;
+
+	    if (d == 0 || d > size) {
+		Tcl_ListObjIndex(NULL, names, w, &name);
+		Tcl_ListObjAppendElement(NULL, missObj, Tcl_NewListObj(2,
+			(Tcl_Obj *[]) {name,
+			Tcl_NewWideIntObj(Rb_CacheModelBlockOf(m, k))}));
+	    }
+	}
+	Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("misses", -1), missObj);
+    }
+    Tcl_SetObjResult(interp, out);
+    rc = TCL_OK;
+  done:
+    Rb_CacheModelFree(m);
+    Tcl_DeleteHashTable(&ids);
+    Tcl_DecrRefCount(names);
+    ckfree(sizes);
+    if (share) {
+	ckfree(share);
+    }
+    return rc;
+}

@@ -1,0 +1,244 @@
+/*
+ * test_observer_cache.c --
+ *
+ *	Unit tests of the Observer's buffer-cache model: the one-pass LRU
+ *	stack-distance curve must equal a direct LRU simulation (written
+ *	here, sharing no code with the model) at every size tested, for
+ *	the shared cache and for each workload's partition, on synthetic
+ *	sequences and on the real CloudPhysics vSCSI sample.
+ */
+
+#include "rbtest.h"
+#include "plugins/observer/observer.h"
+
+/*
+ * LruHits --
+ *	Hits of an LRU cache of size blocks over blocks[0..n): a doubly
+ *	linked list, most recent first, and a Tcl hash table from block to
+ *	list node; the tail is evicted when full.
+ */
+static int64_t
+LruHits(const int64_t *blocks, int64_t n, int64_t size)
+{
+    typedef struct Node { struct Node *prev, *next; int64_t block; } Node;
+    Tcl_HashTable where;
+    Node *head = NULL, *tail = NULL, *nodes = calloc(n + 1, sizeof(Node));
+    int64_t i, count = 0, hits = 0, used = 0;
+
+    Tcl_InitHashTable(&where, TCL_ONE_WORD_KEYS);
+    for (i = 0; i < n && size > 0; i++) {
+	int isNew;
+	Tcl_HashEntry *e = Tcl_CreateHashEntry(&where,
+		(const char *) (intptr_t) blocks[i], &isNew);
+	Node *x;
+
+	if (!isNew) {
+	    hits++;
+	    x = Tcl_GetHashValue(e);
+	    if (x == head) {
+		continue;
+	    }
+	    x->prev->next = x->next;
+	    if (x->next) {
+		x->next->prev = x->prev;
+	    } else {
+		tail = x->prev;
+	    }
+	} else {
+	    if (count == size) {
+		Node *victim = tail;
+
+		Tcl_DeleteHashEntry(Tcl_FindHashEntry(&where,
+			(const char *) (intptr_t) victim->block));
+		tail = victim->prev;
+		if (tail) {
+		    tail->next = NULL;
+		} else {
+		    head = NULL;
+		}
+		count--;
+	    }
+	    x = &nodes[used++];
+	    x->block = blocks[i];
+	    Tcl_SetHashValue(e, x);
+	    count++;
+	}
+	x->prev = NULL;
+	x->next = head;
+	if (head) {
+	    head->prev = x;
+	} else {
+	    tail = x;
+	}
+	head = x;
+    }
+    Tcl_DeleteHashTable(&where);
+    free(nodes);
+    return hits;
+}
+
+/*
+ * CheckCurves --
+ *	Feeds n accesses (workload w[i], block b[i]) to a model and checks
+ *	its hits at each of sizes[] against LruHits, for the shared cache
+ *	and each workload's partition; also that the kept distances give
+ *	the same miss count.
+ */
+static void
+CheckCurves(const int *w, const int64_t *b, int64_t n, int nw,
+	const int64_t *sizes, int nsizes)
+{
+    Rb_CacheModel *m = Rb_CacheModelCreate(1);
+    int64_t *sub = malloc(n * sizeof(int64_t));
+    int64_t i, k;
+    int j, s;
+
+    for (i = 0; i < n; i++) {
+	Rb_CacheModelAccess(m, w[i], b[i]);
+    }
+    ck_assert_int_eq(Rb_CacheModelWorkloads(m), nw);
+    for (s = 0; s < nsizes; s++) {
+	int64_t misses = 0;
+
+	ck_assert_int_eq(Rb_CacheCurveHits(Rb_CacheModelCurve(m, -1),
+		sizes[s]), LruHits(b, n, sizes[s]));
+	for (i = 0; i < n; i++) {
+	    int64_t d = Rb_CacheModelDistance(m, 0, i);
+
+	    misses += d == 0 || d > sizes[s];
+	}
+	ck_assert_int_eq(misses, n - LruHits(b, n, sizes[s]));
+	for (j = 0; j < nw; j++) {
+	    for (i = k = 0; i < n; i++) {
+		if (w[i] == j) {
+		    sub[k++] = b[i];
+		}
+	    }
+	    ck_assert_int_eq(Rb_CacheCurveHits(Rb_CacheModelCurve(m, j),
+		    sizes[s]), LruHits(sub, k, sizes[s]));
+	}
+    }
+    free(sub);
+    Rb_CacheModelFree(m);
+}
+
+/*
+ * By hand: A B C A B D A, one workload.  Distances: A B C cold, A 3
+ * (B, C since), B 3 (C, A), D cold, A 3 (B, D).  Size 2: no hits; size
+ * 3: three hits.
+ */
+START_TEST(cache_distances_by_hand)
+{
+    static const int64_t b[] = {1, 2, 3, 1, 2, 4, 1};
+    static const int64_t want[] = {0, 0, 0, 3, 3, 0, 3};
+    Rb_CacheModel *m = Rb_CacheModelCreate(1);
+    const Rb_CacheCurve *c;
+    int i;
+
+    for (i = 0; i < 7; i++) {
+	Rb_CacheModelAccess(m, 0, b[i]);
+    }
+    for (i = 0; i < 7; i++) {
+	ck_assert_int_eq(Rb_CacheModelDistance(m, 0, i), want[i]);
+    }
+    c = Rb_CacheModelCurve(m, -1);
+    ck_assert_int_eq(c->cold, 4);
+    ck_assert_int_eq(Rb_CacheCurveHits(c, 2), 0);
+    ck_assert_int_eq(Rb_CacheCurveHits(c, 3), 3);
+    Rb_CacheModelFree(m);
+}
+END_TEST
+
+static uint64_t
+NextRandom(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/*
+ * Three workloads over 50000 accesses: a skewed random mix, a looping
+ * scan, and a workload that shares blocks with the first; the tree and
+ * map grow several times on the way.
+ */
+START_TEST(cache_curve_equals_lru_synthetic)
+{
+    enum { N = 50000 };
+    static const int64_t sizes[] = {0, 1, 2, 7, 64, 500, 1000, 1999, 2000,
+	5000, 100000};
+    int *w = malloc(N * sizeof(int));
+    int64_t *b = malloc(N * sizeof(int64_t));
+    uint64_t seed = 88172645463325252ULL;
+    int64_t i;
+
+    for (i = 0; i < N; i++) {
+	uint64_t r = NextRandom(&seed);
+
+	w[i] = (int) (r % 3);
+	switch (w[i]) {
+	case 0: b[i] = (int64_t) ((r >> 8) % 4000 * ((r >> 30) % 4000) / 4000);
+	    break;
+	case 1: b[i] = 1000000 + i / 3 % 1500; break;
+	default: b[i] = (int64_t) ((r >> 8) % 3000); break;
+	}
+    }
+    CheckCurves(w, b, N, 3, sizes, sizeof(sizes) / sizeof(sizes[0]));
+    free(w);
+    free(b);
+}
+END_TEST
+
+/*
+ * The CloudPhysics vSCSI sample (version,time,op,size,lbn; lbn in
+ * 512-byte sectors): every 4 KiB block an I/O touches is one access;
+ * reads and writes are taken as two workloads sharing the cache.
+ */
+START_TEST(cache_curve_equals_lru_cloudphysics)
+{
+    static const int64_t sizes[] = {1, 16, 256, 1000, 4096, 10000, 30000,
+	100000};
+    const char *path = rbtest_shared(
+	    "data/cloudphysics/cloudphysics-vscsi-sample.csv");
+    FILE *fp = fopen(path, "r");
+    char line[256], op[8];
+    long long version, t, reqSize, lbn;
+    int64_t n = 0, cap = 1 << 20, blk;
+    int *w = malloc(cap * sizeof(int));
+    int64_t *b = malloc(cap * sizeof(int64_t));
+
+    ck_assert_msg(fp != NULL, "cannot open %s", path);
+    ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
+    while (fgets(line, sizeof(line), fp)) {
+	if (sscanf(line, "%lld,%lld,%7[^,],%lld,%lld", &version, &t, op,
+		&reqSize, &lbn) != 5) {
+	    continue;
+	}
+	for (blk = lbn * 512 / 4096; blk <= (lbn * 512 + (reqSize > 0
+		? reqSize - 1 : 0)) / 4096 && n < cap; blk++) {
+	    w[n] = strcmp(op, "28") == 0 ? 0 : 1;
+	    b[n++] = blk;
+	}
+    }
+    fclose(fp);
+    ck_assert_int_gt(n, 113000);
+    CheckCurves(w, b, n, 2, sizes, sizeof(sizes) / sizeof(sizes[0]));
+    free(w);
+    free(b);
+}
+END_TEST
+
+Suite *
+rbtest_suite(void)
+{
+    Suite *s = suite_create("observer-cache");
+    TCase *tc = tcase_create("cache");
+
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, cache_distances_by_hand);
+    tcase_add_test(tc, cache_curve_equals_lru_synthetic);
+    tcase_add_test(tc, cache_curve_equals_lru_cloudphysics);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -18,5 +18,8 @@ Rb_TxmixInit(Tcl_Interp *interp)
     if (Tcl_Eval(interp, "namespace eval ::txmix {}") != TCL_OK) {
 	return TCL_ERROR;
     }
-    return Rb_TxmixCommandsInit(interp);
+    if (Rb_TxmixCommandsInit(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return Rb_TxmixAnalyzerInit(interp);
 }

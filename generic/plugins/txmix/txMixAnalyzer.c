@@ -1,0 +1,606 @@
+/*
+ * txMixAnalyzer.c --
+ *
+ *	TxMixAnalyzer: cuts a stream of transactions (a type, a start time,
+ *	an end time) into windows of fixed length and gives, per window i
+ *	and type j, the count N_ij and summed response time T_ij, the total
+ *	y_i = sum_j T_ij, and per resource r the mean utilization U_ir of
+ *	the samples given with -utilization.  With -model it calibrates that
+ *	transaction-mix model on every window and sets the fit, its residual
+ *	series and its accuracy.  A transaction belongs to the window where
+ *	it starts.  Memory grows with windows x types.
+ */
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "plugins/txmix/txmix.h"
+
+#define NS_PER_S 1e9
+
+typedef struct TxMixState {
+    int64_t windowNs;		/* -window */
+    char *typeField;		/* -type */
+    char *startField;		/* -start */
+    char *endField;		/* -end */
+    Tcl_Obj *utilization;	/* -utilization dict resource -> samples */
+    char *model;		/* -model: a model name, or "" for none */
+    char *method;		/* -method lar|ols */
+    int intercept;		/* -intercept */
+
+    int typeIndex, startIndex, endIndex;
+    const Rb_Schema *schema;	/* The run's, for type names. */
+    int haveOrigin;
+    int64_t origin;		/* Start of window 0, ns. */
+    uint64_t early;		/* Transactions before window 0. */
+    Tcl_HashTable types;	/* type value -> column index */
+    int typesInit;
+    int ntypes;
+    int64_t *typeKeys;		/* Column -> type value. */
+    int nwin, winCap;
+    double **count;		/* count[j][i] */
+    double **rtime;		/* rtime[j][i], seconds */
+} TxMixState;
+
+static const Rb_Option txMixOptions[] = {
+    {"-window", RB_OPT_TIME, offsetof(TxMixState, windowNs), "60",
+	"length of a window"},
+    {"-type", RB_OPT_FIELD, offsetof(TxMixState, typeField), "deviceNo",
+	"field holding the transaction type"},
+    {"-start", RB_OPT_FIELD, offsetof(TxMixState, startField), "time",
+	"field holding the start time"},
+    {"-end", RB_OPT_FIELD, offsetof(TxMixState, endField), "finishTime",
+	"field holding the completion time"},
+    {"-utilization", RB_OPT_OBJ, offsetof(TxMixState, utilization), NULL,
+	"dict: resource -> {time utilization ...}, times in seconds of "
+	"trace time, utilizations in [0,1]"},
+    {"-model", RB_OPT_STRING, offsetof(TxMixState, model), "",
+	"model to calibrate on all windows (basic, extended, composite, "
+	"naive, scalar-...); empty for none"},
+    {"-method", RB_OPT_STRING, offsetof(TxMixState, method), "lar",
+	"calibration: lar or ols"},
+    {"-intercept", RB_OPT_BOOL, offsetof(TxMixState, intercept), "0",
+	"whether the model has an intercept"},
+    {NULL}
+};
+
+static const char *const txMixAttrs[] = {
+    "TxMixCounts", "TxMixTimes", "TxMixResponse", "TxMixUtilization",
+    "TxMixCoefficients", "TxMixFit", "TxMixError", NULL
+};
+
+/*
+ * FreeWindows --
+ *	Frees the per-type window arrays and the type table.
+ */
+static void
+FreeWindows(TxMixState *st)
+{
+    int j;
+
+    for (j = 0; j < st->ntypes; j++) {
+	free(st->count[j]);
+	free(st->rtime[j]);
+    }
+    free(st->count);
+    free(st->rtime);
+    free(st->typeKeys);
+    st->count = st->rtime = NULL;
+    st->typeKeys = NULL;
+    st->ntypes = st->nwin = st->winCap = 0;
+    if (st->typesInit) {
+	Tcl_DeleteHashTable(&st->types);
+	st->typesInit = 0;
+    }
+}
+
+/*
+ * LookupName --
+ *	Index of name in a NULL-ended table, or -1.
+ */
+static int
+LookupName(const char *const *names, const char *name)
+{
+    int i;
+
+    for (i = 0; names[i]; i++) {
+	if (strcmp(names[i], name) == 0) {
+	    return i;
+	}
+    }
+    return -1;
+}
+
+/*
+ * TxMixInit --
+ *	Checks -window, -model and -method.
+ */
+static int
+TxMixInit(Rb_Analyzer *a, Tcl_Interp *interp)
+{
+    TxMixState *st = a->state;
+
+    if (st->windowNs <= 0) {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		"TxMixAnalyzer: -window must be positive");
+    }
+    if (st->model[0] && LookupName(Rb_TxmixModelNames, st->model) < 0) {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		"TxMixAnalyzer: unknown -model \"%s\"", st->model);
+    }
+    if (strcmp(st->method, "lar") != 0 && strcmp(st->method, "ols") != 0) {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		"TxMixAnalyzer: -method must be lar or ols, not \"%s\"",
+		st->method);
+    }
+    return TCL_OK;
+}
+
+/*
+ * TxMixStart --
+ *	Resolves the fields and forgets the previous run's windows.
+ */
+static int
+TxMixStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    TxMixState *st = a->state;
+
+    if (TxMixInit(a, run->interp) != TCL_OK) {
+	Rb_AnalyzerError(a, "RUBICON ANALYZER OPTION", "%s",
+		Tcl_GetStringResult(run->interp));
+	return TCL_ERROR;
+    }
+    if (Rb_AnalyzerField(a, run, st->typeField, &st->typeIndex) != TCL_OK
+	    || Rb_AnalyzerField(a, run, st->startField, &st->startIndex)
+	    != TCL_OK
+	    || Rb_AnalyzerField(a, run, st->endField, &st->endIndex)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    FreeWindows(st);
+    Tcl_InitHashTable(&st->types, TCL_ONE_WORD_KEYS);
+    st->typesInit = 1;
+    st->schema = run->schema;
+    st->haveOrigin = 0;
+    st->early = 0;
+    return TCL_OK;
+}
+
+/*
+ * TypeColumn --
+ *	The column of a type value, made on first sight.
+ */
+static int
+TypeColumn(TxMixState *st, int64_t type)
+{
+    int isNew, j;
+    Tcl_HashEntry *e = Tcl_CreateHashEntry(&st->types,
+	    (const char *)(intptr_t)type, &isNew);
+
+    if (!isNew) {
+	return (int)(intptr_t)Tcl_GetHashValue(e);
+    }
+    j = st->ntypes++;
+    Tcl_SetHashValue(e, (ClientData)(intptr_t)j);
+    st->typeKeys = realloc(st->typeKeys, sizeof(int64_t) * st->ntypes);
+    st->count = realloc(st->count, sizeof(double *) * st->ntypes);
+    st->rtime = realloc(st->rtime, sizeof(double *) * st->ntypes);
+    st->typeKeys[j] = type;
+    st->count[j] = calloc(st->winCap + 1, sizeof(double));
+    st->rtime[j] = calloc(st->winCap + 1, sizeof(double));
+    return j;
+}
+
+/*
+ * EnsureWindow --
+ *	Grows every type's arrays to hold window w.
+ */
+static void
+EnsureWindow(TxMixState *st, int64_t w)
+{
+    int j;
+
+    if (w < st->winCap) {
+	if (w >= st->nwin) {
+	    st->nwin = (int)w + 1;
+	}
+	return;
+    }
+    {
+	int cap = st->winCap ? st->winCap : 64;
+
+	while (cap <= w) {
+	    cap *= 2;
+	}
+	for (j = 0; j < st->ntypes; j++) {
+	    st->count[j] = realloc(st->count[j], sizeof(double) * cap);
+	    st->rtime[j] = realloc(st->rtime[j], sizeof(double) * cap);
+	    memset(st->count[j] + st->winCap, 0,
+		    sizeof(double) * (cap - st->winCap));
+	    memset(st->rtime[j] + st->winCap, 0,
+		    sizeof(double) * (cap - st->winCap));
+	}
+	st->winCap = cap;
+    }
+    st->nwin = (int)w + 1;
+}
+
+/*
+ * TxMixBatch --
+ *	Adds each selected transaction to its window and type.  Records
+ *	missing the type or a time, or ending before they start, are not
+ *	transactions and are passed over.
+ */
+static void
+TxMixBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    TxMixState *st = a->state;
+    const int64_t *type = b->col[st->typeIndex];
+    const int64_t *t0 = b->col[st->startIndex];
+    const int64_t *t1 = b->col[st->endIndex];
+    int k;
+
+    for (k = 0; k < nsel; k++) {
+	int i = sel[k], j;
+	int64_t w;
+
+	if (type[i] == RB_ABSENT || t0[i] == RB_ABSENT || t1[i] == RB_ABSENT
+		|| t1[i] < t0[i]) {
+	    continue;
+	}
+	if (!st->haveOrigin) {
+	    st->origin = t0[i] - ((t0[i] % st->windowNs) + st->windowNs)
+		    % st->windowNs;
+	    st->haveOrigin = 1;
+	}
+	if (t0[i] < st->origin) {
+	    st->early++;
+	    continue;
+	}
+	w = (t0[i] - st->origin) / st->windowNs;
+	if (w > 100000000) {
+	    continue;		/* a corrupt time, not a real window */
+	}
+	j = TypeColumn(st, type[i]);
+	EnsureWindow(st, w);
+	st->count[j][w] += 1.0;
+	st->rtime[j][w] += (double)(t1[i] - t0[i]) / NS_PER_S;
+    }
+}
+
+/*
+ * TypeName --
+ *	The printable name of type column j (the string of a string field).
+ */
+static void
+TypeName(const TxMixState *st, int j, char *buf, size_t n)
+{
+    const Rb_Field *f = &st->schema->fields[st->typeIndex];
+
+    if (f->type == RB_FT_STRING) {
+	const char *s = Rb_SchemaString(st->schema, st->typeKeys[j]);
+
+	snprintf(buf, n, "%s", s ? s : "?");
+    } else {
+	snprintf(buf, n, "%lld", (long long)st->typeKeys[j]);
+    }
+}
+
+/*
+ * WindowTable --
+ *	A table attribute: window start time, then one column per type.
+ */
+static Rb_Attribute *
+WindowTable(const TxMixState *st, const char *name, double **cells,
+	const char *unit, const char *help)
+{
+    Rb_Attribute *attr = Rb_AttrCreate(name, RB_ATTR_TABLE, unit, help);
+    char buf[256];
+    int i, j;
+
+    Rb_AttrAddColumn(attr, "time", "s", 0);
+    for (j = 0; j < st->ntypes; j++) {
+	TypeName(st, j, buf, sizeof(buf));
+	Rb_AttrAddColumn(attr, buf, unit, 0);
+    }
+    for (i = 0; i < st->nwin; i++) {
+	int row = Rb_AttrAddRow(attr);
+
+	Rb_AttrSetNum(attr, row, 0,
+		(double)(st->origin + (int64_t)i * st->windowNs) / NS_PER_S);
+	for (j = 0; j < st->ntypes; j++) {
+	    Rb_AttrSetNum(attr, row, 1 + j, cells[j][i]);
+	}
+    }
+    return attr;
+}
+
+/*
+ * WindowUtilization --
+ *	Fills U (nwin x R) with the mean of each resource's samples in each
+ *	window; a window without samples keeps the previous window's value
+ *	(utilization is sampled more coarsely than transactions arrive).
+ * Results: TCL_OK with *R and names set, or TCL_ERROR (analyzer error).
+ */
+static int
+WindowUtilization(Rb_Analyzer *a, Tcl_Interp *interp, double **Uout,
+	int *Rout, Tcl_Obj ***names)
+{
+    TxMixState *st = a->state;
+    Tcl_DictSearch search;
+    Tcl_Obj *key, *samples;
+    int done, R, r = 0, i;
+    double *U, *sum, *cnt;
+
+    *Uout = NULL;
+    *Rout = 0;
+    *names = NULL;
+    if (st->utilization == NULL) {
+	return TCL_OK;
+    }
+    if (Tcl_DictObjSize(interp, st->utilization, &R) != TCL_OK) {
+	Rb_AnalyzerError(a, "RUBICON ANALYZER OPTION",
+		"TxMixAnalyzer: -utilization is not a dict");
+	return TCL_ERROR;
+    }
+    U = calloc((size_t)st->nwin * R + 1, sizeof(double));
+    sum = calloc(st->nwin + 1, sizeof(double));
+    cnt = calloc(st->nwin + 1, sizeof(double));
+    *names = calloc(R + 1, sizeof(Tcl_Obj *));
+    Tcl_DictObjFirst(interp, st->utilization, &search, &key, &samples,
+	    &done);
+    for (; !done; Tcl_DictObjNext(&search, &key, &samples, &done), r++) {
+	Tcl_Obj **v;
+	int nv, k;
+	double last = 0.0;
+
+	(*names)[r] = key;
+	if (Tcl_ListObjGetElements(NULL, samples, &nv, &v) != TCL_OK
+		|| nv % 2 != 0) {
+	    goto bad;
+	}
+	memset(sum, 0, sizeof(double) * st->nwin);
+	memset(cnt, 0, sizeof(double) * st->nwin);
+	for (k = 0; k < nv; k += 2) {
+	    double t, u;
+	    int64_t w;
+
+	    if (Tcl_GetDoubleFromObj(NULL, v[k], &t) != TCL_OK
+		    || Tcl_GetDoubleFromObj(NULL, v[k + 1], &u) != TCL_OK) {
+		goto bad;
+	    }
+	    w = (int64_t)floor((t * NS_PER_S - (double)st->origin)
+		    / (double)st->windowNs);
+	    if (w >= 0 && w < st->nwin) {
+		sum[w] += u;
+		cnt[w] += 1.0;
+	    }
+	}
+	for (i = 0; i < st->nwin; i++) {
+	    if (cnt[i] > 0) {
+		last = sum[i] / cnt[i];
+	    }
+	    U[(size_t)i * R + r] = last;
+	}
+    }
+    Tcl_DictObjDone(&search);
+    free(sum);
+    free(cnt);
+    *Uout = U;
+    *Rout = R;
+    return TCL_OK;
+
+  bad:
+    Tcl_DictObjDone(&search);
+    free(U);
+    free(sum);
+    free(cnt);
+    free(*names);
+    *names = NULL;
+    Rb_AnalyzerError(a, "RUBICON ANALYZER OPTION",
+	    "TxMixAnalyzer: -utilization samples of \"%s\" must be a list of "
+	    "time utilization pairs of numbers", Tcl_GetString(key));
+    return TCL_ERROR;
+}
+
+/*
+ * SetFit --
+ *	Calibrates the -model on every window and sets TxMixCoefficients
+ *	(term, value), TxMixFit (time, y, predicted, residual) and
+ *	TxMixError (sum |e| / sum y, with the median |e|/y and order
+ *	statistics as further columns).
+ */
+static int
+SetFit(Rb_Analyzer *a, const TxData *d, Tcl_Obj **resNames)
+{
+    TxMixState *st = a->state;
+    TxModel model = LookupName(Rb_TxmixModelNames, st->model);
+    TxMethod method = strcmp(st->method, "ols") == 0 ? TX_OLS : TX_LAR;
+    TxFit fit;
+    TxAccuracy acc;
+    Rb_Attribute *attr;
+    char err[200], **terms, buf[300];
+    double *yhat;
+    int t, i, row;
+
+    if (Rb_TxmixFit(d, model, method, st->intercept, NULL, &fit, err,
+	    sizeof(err)) != 0) {
+	Rb_AnalyzerError(a, "RUBICON TXMIX FIT", "TxMixAnalyzer: %s", err);
+	return TCL_ERROR;
+    }
+    Rb_TxmixModelTerms(model, d->J, d->R, st->intercept, &terms);
+    attr = Rb_AttrCreate("TxMixCoefficients", RB_ATTR_TABLE, "s",
+	    "calibrated coefficients: per-type service time (N), waiting "
+	    "(Q) or utilization (U) terms");
+    Rb_AttrAddColumn(attr, "term", "", 1);
+    Rb_AttrAddColumn(attr, "value", "s", 0);
+    for (t = 0; t < fit.p; t++) {
+	/* Name a type or resource term by its type or resource. */
+	int k = atoi(terms[t] + 1);
+
+	if (terms[t][0] == 'N' && terms[t][1] != '\0') {
+	    char name[256];
+
+	    TypeName(st, k, name, sizeof(name));
+	    snprintf(buf, sizeof(buf), "N:%s", name);
+	} else if ((terms[t][0] == 'Q' || terms[t][0] == 'U') && resNames) {
+	    snprintf(buf, sizeof(buf), "%c:%s", terms[t][0],
+		    Tcl_GetString(resNames[k]));
+	} else {
+	    snprintf(buf, sizeof(buf), "%s", terms[t]);
+	}
+	row = Rb_AttrAddRow(attr);
+	Rb_AttrSetText(attr, row, 0, buf);
+	Rb_AttrSetNum(attr, row, 1, fit.coef[t]);
+	free(terms[t]);
+    }
+    free(terms);
+    Rb_AnalyzerSet(a, attr);
+
+    yhat = malloc(sizeof(double) * (d->m + 1));
+    Rb_TxmixPredict(d, &fit, 0, d->m, yhat);
+    attr = Rb_AttrCreate("TxMixFit", RB_ATTR_SERIES, "s",
+	    "per window: measured and predicted summed response time");
+    Rb_AttrAddColumn(attr, "time", "s", 0);
+    Rb_AttrAddColumn(attr, "y", "s", 0);
+    Rb_AttrAddColumn(attr, "predicted", "s", 0);
+    Rb_AttrAddColumn(attr, "residual", "s", 0);
+    for (i = 0; i < d->m; i++) {
+	row = Rb_AttrAddRow(attr);
+	Rb_AttrSetNum(attr, row, 0,
+		(double)(st->origin + (int64_t)i * st->windowNs) / NS_PER_S);
+	Rb_AttrSetNum(attr, row, 1, d->y[i]);
+	Rb_AttrSetNum(attr, row, 2, yhat[i]);
+	Rb_AttrSetNum(attr, row, 3, d->y[i] - yhat[i]);
+    }
+    Rb_AnalyzerSet(a, attr);
+
+    Rb_TxmixAccuracy(d->m, d->y, yhat, NULL, &acc);
+    attr = Rb_AttrCreate("TxMixError", RB_ATTR_SCALAR, "",
+	    "normalized aggregate error sum|e|/sum y, and order statistics "
+	    "of |e|/y");
+    Rb_AttrAddColumn(attr, "value", "", 0);
+    Rb_AttrAddColumn(attr, "median", "", 0);
+    Rb_AttrAddColumn(attr, "p10", "", 0);
+    Rb_AttrAddColumn(attr, "p90", "", 0);
+    Rb_AttrAddColumn(attr, "max", "", 0);
+    row = Rb_AttrAddRow(attr);
+    Rb_AttrSetNum(attr, row, 0, acc.aggregate);
+    Rb_AttrSetNum(attr, row, 1, acc.median);
+    Rb_AttrSetNum(attr, row, 2, acc.p10);
+    Rb_AttrSetNum(attr, row, 3, acc.p90);
+    Rb_AttrSetNum(attr, row, 4, acc.max);
+    Rb_AnalyzerSet(a, attr);
+    free(yhat);
+    Rb_TxmixFitFree(&fit);
+    return TCL_OK;
+}
+
+/*
+ * TxMixEnd --
+ *	Sets the window tables, the utilization table when samples were
+ *	given, and the model's fit when -model names one.
+ */
+static int
+TxMixEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    TxMixState *st = a->state;
+    Rb_Attribute *attr;
+    Tcl_Obj **resNames;
+    double *N, *U, *y;
+    int R, i, j, r, row, result = TCL_OK;
+
+    Rb_AnalyzerSet(a, WindowTable(st, "TxMixCounts", st->count, "",
+	    "transactions per window (N_ij) by type"));
+    Rb_AnalyzerSet(a, WindowTable(st, "TxMixTimes", st->rtime, "s",
+	    "summed response time per window (T_ij) by type"));
+    if (WindowUtilization(a, run->interp, &U, &R, &resNames) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    N = malloc(sizeof(double) * ((size_t)st->nwin * st->ntypes + 1));
+    y = calloc(st->nwin + 1, sizeof(double));
+    attr = Rb_AttrCreate("TxMixResponse", RB_ATTR_SERIES, "s",
+	    "per window: summed response time y_i and transactions n_i");
+    Rb_AttrAddColumn(attr, "time", "s", 0);
+    Rb_AttrAddColumn(attr, "value", "s", 0);
+    Rb_AttrAddColumn(attr, "count", "", 0);
+    for (i = 0; i < st->nwin; i++) {
+	double n = 0.0;
+
+	for (j = 0; j < st->ntypes; j++) {
+	    N[(size_t)i * st->ntypes + j] = st->count[j][i];
+	    y[i] += st->rtime[j][i];
+	    n += st->count[j][i];
+	}
+	row = Rb_AttrAddRow(attr);
+	Rb_AttrSetNum(attr, row, 0,
+		(double)(st->origin + (int64_t)i * st->windowNs) / NS_PER_S);
+	Rb_AttrSetNum(attr, row, 1, y[i]);
+	Rb_AttrSetNum(attr, row, 2, n);
+    }
+    Rb_AnalyzerSet(a, attr);
+    if (U) {
+	attr = Rb_AttrCreate("TxMixUtilization", RB_ATTR_TABLE, "",
+		"mean utilization per window (U_ir) by resource");
+	Rb_AttrAddColumn(attr, "time", "s", 0);
+	for (r = 0; r < R; r++) {
+	    Rb_AttrAddColumn(attr, Tcl_GetString(resNames[r]), "", 0);
+	}
+	for (i = 0; i < st->nwin; i++) {
+	    row = Rb_AttrAddRow(attr);
+	    Rb_AttrSetNum(attr, row, 0, (double)(st->origin
+		    + (int64_t)i * st->windowNs) / NS_PER_S);
+	    for (r = 0; r < R; r++) {
+		Rb_AttrSetNum(attr, row, 1 + r, U[(size_t)i * R + r]);
+	    }
+	}
+	Rb_AnalyzerSet(a, attr);
+    }
+    if (st->model[0] && st->nwin > 0) {
+	TxData d = {st->nwin, st->ntypes, R, N, U, y};
+
+	result = SetFit(a, &d, resNames);
+    }
+    free(N);
+    free(U);
+    free(y);
+    free(resNames);
+    return result;
+}
+
+/*
+ * TxMixFree --
+ *	Frees the windows.
+ */
+static void
+TxMixFree(Rb_Analyzer *a)
+{
+    FreeWindows(a->state);
+}
+
+static const Rb_AnalyzerClass txMixAnalyzerClass = {
+    .name = "TxMixAnalyzer",
+    .help = "transaction-mix windows (counts, response times, "
+	    "utilizations per window) and Kelly-Zhang model fits",
+    .stateSize = sizeof(TxMixState),
+    .options = txMixOptions,
+    .attrs = txMixAttrs,
+    .mergeable = 0,
+    .perRecordState = 1,
+    .init = TxMixInit,
+    .start = TxMixStart,
+    .batch = TxMixBatch,
+    .end = TxMixEnd,
+    .freeState = TxMixFree,
+};
+
+/*
+ * Rb_TxmixAnalyzerInit --
+ *	Registers the TxMixAnalyzer class.
+ */
+int
+Rb_TxmixAnalyzerInit(Tcl_Interp *interp)
+{
+    return Rb_RegisterAnalyzer(interp, &txMixAnalyzerClass);
+}

@@ -450,7 +450,7 @@ Split(Rb_BlkPair *p, const Rb_BlkEvent *ev, char *why, size_t whyLen)
     rest->flags = req->flags;
     rest->lvNo = req->lvNo;
     rest->lvOffset = req->lvOffset == RB_ABSENT ? RB_ABSENT
-	    : req->lvOffset + (int64_t)((at - req->sector) * SECTOR);
+	    : (int64_t)((uint64_t)req->lvOffset + (at - req->sector) * SECTOR);
     req->bytes = (at - req->sector) * SECTOR;
     Rekey(&p->byEnd, req->dev, EndSector(req), req);
     req->ended = 1;
@@ -568,8 +568,9 @@ Drain(Rb_Reader *r, Rb_BlkPair *p, Rb_Batch *b)
 	if (!req->done) {
 	    char why[128];
 
-	    if (!p->atEnd && (p->now == INT64_MIN
-		    || p->now - req->q <= STALE_NS)) {
+	    /* Unsigned: times from a corrupt file may be far apart. */
+	    if (!p->atEnd && (p->now <= req->q
+		    || (uint64_t)p->now - (uint64_t)req->q <= STALE_NS)) {
 		break;
 	    }
 	    snprintf(why, sizeof(why), "request queued at %.9f s %s",
@@ -636,7 +637,8 @@ Rb_BlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx, Rb_Batch *b,
 	r->recordNo = ev.recNo;
 	if (ev.time < p->now) {
 	    if (Rb_ReaderBad(r, &tx->pending, "out-of-order", ev.offset,
-		    "event time goes back %.9f s", (p->now - ev.time) / 1e9)) {
+		    "event time goes back %.9f s",
+		    ((double)p->now - (double)ev.time) / 1e9)) {
 		return Rb_TextFinish(tx, b, start, err);
 	    }
 	    if (r->onError != RB_ONERROR_WARN) {

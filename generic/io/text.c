@@ -164,7 +164,7 @@ Rb_TextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i)
 	return 0;
     }
     if (Rb_TextBad(r, tx, "out-of-order", "time goes back %.9f s",
-	    (double)(r->lastTime - t) / 1e9)) {
+	    ((double)r->lastTime - (double)t) / 1e9)) {
 	b->n--;
 	return -1;
     }

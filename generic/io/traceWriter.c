@@ -138,7 +138,12 @@ WriterPush(void *cd, const Rb_Batch *b, const uint32_t *sel, int nsel,
     int k, f;
 
     if (tw->native != NULL) {
-	return Rb_NativeWriterWrite(tw->native, b, sel, nsel, err);
+	if (Rb_NativeWriterWrite(tw->native, b, sel, nsel, err) != TCL_OK) {
+	    /* The engine ends no sink that failed: remove the file now. */
+	    Abandon(tw);
+	    return TCL_ERROR;
+	}
+	return TCL_OK;
     }
     for (k = 0; k < nsel; k++) {
 	int i = sel ? (int)sel[k] : k;

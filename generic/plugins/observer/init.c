@@ -22,6 +22,9 @@ Rb_ObserverInit(Tcl_Interp *interp)
 	{"::observer::model", Rb_ObsModelCmd},
 	{"::observer::law", Rb_ObsLawCmd},
 	{"::observer::cache", Rb_ObsCacheCmd},
+	{"::observer::disk", Rb_ObsDiskCmd},
+	{"::observer::network", Rb_ObsNetworkCmd},
+	{"::observer::cpu", Rb_ObsCpuCmd},
     };
     size_t i;
 

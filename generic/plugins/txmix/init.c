@@ -21,5 +21,8 @@ Rb_TxmixInit(Tcl_Interp *interp)
     if (Rb_TxmixCommandsInit(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
-    return Rb_TxmixAnalyzerInit(interp);
+    if (Rb_TxmixAnalyzerInit(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return Rb_TxmixReporterInit(interp);
 }

@@ -9,6 +9,47 @@
 #include "plugins/stardust/stardust.h"
 
 /*
+ * The queries over a StardustFlowGraphAnalyzer's Attributes, in Tcl: they
+ * read RequestPoints and FlowGraphDot back like any user would.
+ */
+static const char queryScript[] =
+"namespace eval ::stardust {\n"
+"    # latency FLOW A B ?-all?: mean time from A to B over the requests\n"
+"    # that reach both (first time at each), or with -all the list of\n"
+"    # {request seconds}.\n"
+"    proc latency {flow a b args} {\n"
+"        set at {}\n"
+"        foreach row [dict get [$flow get RequestPoints] rows] {\n"
+"            lassign $row req point t\n"
+"            if {$point eq $a || $point eq $b} {dict set at $req $point $t}\n"
+"        }\n"
+"        set out {}\n"
+"        dict for {req pts} $at {\n"
+"            if {[dict exists $pts $a] && [dict exists $pts $b]} {\n"
+"                lappend out $req [expr {[dict get $pts $b] - [dict get $pts $a]}]\n"
+"            }\n"
+"        }\n"
+"        if {$args eq \"-all\"} {return $out}\n"
+"        if {[llength $out] == 0} {\n"
+"            return -code error -errorcode {RUBICON STARDUST POINT} \\\n"
+"                \"no request reaches both \\\"$a\\\" and \\\"$b\\\"\"\n"
+"        }\n"
+"        set sum 0.0\n"
+"        foreach {req d} $out {set sum [expr {$sum + $d}]}\n"
+"        expr {$sum / ([llength $out] / 2)}\n"
+"    }\n"
+"    # dot FLOW ?FILE?: the flow graph in DOT, returned or written.\n"
+"    proc dot {flow {file {}}} {\n"
+"        set text [$flow get FlowGraphDot]\n"
+"        if {$file eq {}} {return $text}\n"
+"        set ch [open $file w]\n"
+"        puts -nonewline $ch $text\n"
+"        close $ch\n"
+"        return $file\n"
+"    }\n"
+"}\n";
+
+/*
  * Rb_StardustInit --
  *	Called by Rubicon_Init for every interpreter.  Readers are
  *	process-wide; registering one again replaces it with itself, but
@@ -32,8 +73,9 @@ Rb_StardustInit(Tcl_Interp *interp)
     }
     Tcl_MutexUnlock(&readersMutex);
     if (Rb_RegisterAnalyzer(interp, &Sd_DemandAnalyzerClass) != TCL_OK
+	    || Rb_RegisterAnalyzer(interp, &Sd_FlowGraphAnalyzerClass) != TCL_OK
 	    || Sd_TypesInitCmds(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
-    return TCL_OK;
+    return Tcl_Eval(interp, queryScript);
 }

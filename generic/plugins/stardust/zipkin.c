@@ -334,7 +334,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
 
 /*
  * SpanName --
- *	"kind name" in lower case kind ("server get /x"), or the name.
+ *	"kind name" in lower case kind ("server get /x"), or either alone.
  */
 static void
 SpanName(const ZkSpan *s, Tcl_DString *ds)
@@ -348,7 +348,9 @@ SpanName(const ZkSpan *s, Tcl_DString *ds)
 
 	    Tcl_DStringAppend(ds, &c, 1);
 	}
-	Tcl_DStringAppend(ds, " ", 1);
+	if (s->name != NULL && *s->name) {
+	    Tcl_DStringAppend(ds, " ", 1);
+	}
     }
     Tcl_DStringAppend(ds, s->name ? s->name : "", -1);
 }

@@ -1,0 +1,506 @@
+/*
+ * flowgraph.c --
+ *
+ *	StardustFlowGraphAnalyzer: request flow graphs.  The nodes are
+ *	instrumentation points -- a record type, with its service and name
+ *	when it has them ("Call fe read") -- and the edges carry latencies.
+ *	Per request, a breadcrumb's records follow one another in time; a
+ *	sub-request stitched in while its parent waits between two records
+ *	A and B replaces the edge A->B by A->(child's first record) and
+ *	(child's last record)->B, and one started after the parent's last
+ *	record (delayed work) hangs from that last record.  The union over
+ *	all requests counts each edge and averages its latency.  Each
+ *	request's first time at each point is kept too, for the A-to-B
+ *	query (stardust::latency).
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include "plugins/stardust/stardust.h"
+
+#define NS 1e9
+
+typedef struct FgRec {
+    int64_t time;
+    int point;			/* Index into the point names. */
+} FgRec;
+
+typedef struct FgCrumb {
+    int n, cap;
+    FgRec *recs;
+    int sorted;
+} FgCrumb;
+
+typedef struct FgEdge {
+    int from, to;
+    double count, sum;		/* latencies in s */
+} FgEdge;
+
+typedef struct FlowState {
+    int maxRequests;		/* -maxrequests for RequestPoints, 0 all */
+
+    SdFields f;
+    SdGraph graph;		/* stitches */
+    Tcl_HashTable crumbs;	/* breadcrumb -> FgCrumb * */
+    Tcl_HashTable pointIds;	/* point name -> index */
+    int npoints, capPoints;
+    char **points;
+    Tcl_HashTable edges;	/* {from, to} -> FgEdge * */
+    int started, inert;
+} FlowState;
+
+static const Rb_Option flowOptions[] = {
+    {"-maxrequests", RB_OPT_INT, offsetof(FlowState, maxRequests), "0",
+     "requests kept in RequestPoints (0: all)"},
+    {NULL}
+};
+
+static const char *const flowAttrs[] = {
+    "FlowEdges", "FlowGraphDot", "RequestPoints", NULL
+};
+
+static void
+FreeFlow(FlowState *st)
+{
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
+    int k;
+
+    if (!st->started) {
+	return;
+    }
+    for (e = Tcl_FirstHashEntry(&st->crumbs, &s); e; e = Tcl_NextHashEntry(&s)) {
+	FgCrumb *c = Tcl_GetHashValue(e);
+
+	free(c->recs);
+	free(c);
+    }
+    for (e = Tcl_FirstHashEntry(&st->edges, &s); e; e = Tcl_NextHashEntry(&s)) {
+	free(Tcl_GetHashValue(e));
+    }
+    for (k = 0; k < st->npoints; k++) {
+	free(st->points[k]);
+    }
+    free(st->points);
+    st->points = NULL;
+    st->npoints = st->capPoints = 0;
+    Tcl_DeleteHashTable(&st->crumbs);
+    Tcl_DeleteHashTable(&st->pointIds);
+    Tcl_DeleteHashTable(&st->edges);
+    Sd_GraphFree(&st->graph);
+    st->started = 0;
+}
+
+static void
+FlowFree(Rb_Analyzer *a)
+{
+    FreeFlow(a->state);
+}
+
+static int
+FlowStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    FlowState *st = a->state;
+
+    FreeFlow(st);
+    st->inert = Rb_SchemaFieldIndex(run->schema, "breadcrumb") < 0;
+    if (!st->inert && Sd_ResolveFields(a, run, &st->f) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    Sd_GraphInit(&st->graph);
+    Tcl_InitHashTable(&st->crumbs, TCL_ONE_WORD_KEYS);
+    Tcl_InitHashTable(&st->pointIds, TCL_STRING_KEYS);
+    Tcl_InitHashTable(&st->edges, TCL_ONE_WORD_KEYS);
+    st->started = 1;
+    return TCL_OK;
+}
+
+/*
+ * PointOf --
+ *	The instrumentation point of record i: its type, then its service
+ *	and name attributes when it has them.
+ * Results: the point's index, made on first use.
+ */
+static int
+PointOf(FlowState *st, const Rb_Batch *b, int i)
+{
+    const SdFields *f = &st->f;
+    Tcl_DString ds;
+    Tcl_HashEntry *e;
+    int isNew, k;
+    int fields[2] = {f->service, f->name};
+
+    Tcl_DStringInit(&ds);
+    Tcl_DStringAppend(&ds, Rb_SchemaString(b->schema, b->col[f->type][i]), -1);
+    for (k = 0; k < 2; k++) {
+	const char *text = fields[k] >= 0 && b->col[fields[k]][i] != RB_ABSENT
+		? Rb_SchemaString(b->schema, b->col[fields[k]][i]) : NULL;
+
+	if (text != NULL && *text) {
+	    Tcl_DStringAppend(&ds, " ", 1);
+	    Tcl_DStringAppend(&ds, text, -1);
+	}
+    }
+    e = Tcl_CreateHashEntry(&st->pointIds, Tcl_DStringValue(&ds), &isNew);
+    if (isNew) {
+	if (st->npoints == st->capPoints) {
+	    st->capPoints = st->capPoints ? 2 * st->capPoints : 64;
+	    st->points = realloc(st->points, st->capPoints * sizeof(char *));
+	}
+	st->points[st->npoints] = strdup(Tcl_DStringValue(&ds));
+	Tcl_SetHashValue(e, (ClientData)(intptr_t)st->npoints++);
+    }
+    Tcl_DStringFree(&ds);
+    return (int)(intptr_t)Tcl_GetHashValue(e);
+}
+
+static FgCrumb *
+Crumb(FlowState *st, int64_t bc, int create)
+{
+    int isNew;
+    Tcl_HashEntry *e;
+
+    if (!create) {
+	e = Tcl_FindHashEntry(&st->crumbs, (const char *)(intptr_t)bc);
+	return e ? Tcl_GetHashValue(e) : NULL;
+    }
+    e = Tcl_CreateHashEntry(&st->crumbs, (const char *)(intptr_t)bc, &isNew);
+    if (isNew) {
+	FgCrumb *c = calloc(1, sizeof(*c));
+
+	c->sorted = 1;
+	Tcl_SetHashValue(e, c);
+    }
+    return Tcl_GetHashValue(e);
+}
+
+/*
+ * FlowBatch --
+ *	Keeps each request record's time and point under its breadcrumb;
+ *	context switches are not instrumentation points, Stitch records
+ *	build the graph.
+ */
+static void
+FlowBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    FlowState *st = a->state;
+    const SdFields *f = &st->f;
+    int j;
+
+    if (st->inert) {
+	return;
+    }
+    for (j = 0; j < nsel; j++) {
+	int i = (int)sel[j];
+	int64_t type = b->col[f->type][i], bc = b->col[f->bc][i];
+	FgCrumb *c;
+
+	if (type == f->tStitch) {
+	    int64_t src = b->col[f->srcBc][i], dst = b->col[f->dstBc][i];
+
+	    if (src != RB_ABSENT && dst != RB_ABSENT && src && dst) {
+		Sd_GraphStitch(&st->graph, src, dst);
+	    }
+	    continue;
+	}
+	if (bc == 0 || type == f->tUserSwitch || type == f->tKernelSwitch) {
+	    continue;
+	}
+	Sd_GraphNode(&st->graph, bc);
+	c = Crumb(st, bc, 1);
+	if (c->n == c->cap) {
+	    c->cap = c->cap ? 2 * c->cap : 4;
+	    c->recs = realloc(c->recs, c->cap * sizeof(FgRec));
+	}
+	if (c->n > 0 && b->col[SD_F_TIME][i] < c->recs[c->n - 1].time) {
+	    c->sorted = 0;
+	}
+	c->recs[c->n].time = b->col[SD_F_TIME][i];
+	c->recs[c->n].point = PointOf(st, b, i);
+	c->n++;
+    }
+}
+
+static int
+CompareRec(const void *x, const void *y)
+{
+    const FgRec *a = x, *b = y;
+
+    return a->time < b->time ? -1 : a->time > b->time;
+}
+
+/*
+ * Records --
+ *	A breadcrumb's records in time order, or NULL if it has none.
+ */
+static FgCrumb *
+Records(FlowState *st, int64_t bc)
+{
+    FgCrumb *c = Crumb(st, bc, 0);
+
+    if (c != NULL && !c->sorted) {
+	qsort(c->recs, c->n, sizeof(FgRec), CompareRec);
+	c->sorted = 1;
+    }
+    return c != NULL && c->n > 0 ? c : NULL;
+}
+
+/*
+ * AddEdge --
+ *	Counts one traversal of from->to taking dt ns.
+ */
+static void
+AddEdge(FlowState *st, const FgRec *from, const FgRec *to)
+{
+    int64_t key = (int64_t)from->point << 32 | (uint32_t)to->point;
+    int isNew;
+    Tcl_HashEntry *e = Tcl_CreateHashEntry(&st->edges,
+	    (const char *)(intptr_t)key, &isNew);
+    FgEdge *edge;
+
+    if (isNew) {
+	edge = calloc(1, sizeof(*edge));
+	edge->from = from->point;
+	edge->to = to->point;
+	Tcl_SetHashValue(e, edge);
+    }
+    edge = Tcl_GetHashValue(e);
+    edge->count++;
+    edge->sum += (to->time - from->time) / NS;
+}
+
+/*
+ * Span --
+ *	The first and last records of a breadcrumb, or of its sub-requests
+ *	when it has none of its own (a pure hand-off).
+ * Results: 1 if found.
+ */
+static int
+Span(FlowState *st, int64_t bc, const FgRec **first, const FgRec **last,
+	int depth)
+{
+    FgCrumb *c = Records(st, bc);
+    SdNode *n;
+    int k;
+
+    if (c != NULL) {
+	*first = &c->recs[0];
+	*last = &c->recs[c->n - 1];
+	return 1;
+    }
+    n = Sd_GraphFind(&st->graph, bc);
+    if (n == NULL || depth > 64) {
+	return 0;
+    }
+    *first = *last = NULL;
+    for (k = 0; k < n->nchildren; k++) {
+	const FgRec *f1, *l1;
+
+	if (Span(st, n->children[k], &f1, &l1, depth + 1)) {
+	    if (*first == NULL || f1->time < (*first)->time) {
+		*first = f1;
+	    }
+	    if (*last == NULL || l1->time > (*last)->time) {
+		*last = l1;
+	    }
+	}
+    }
+    return *first != NULL;
+}
+
+/*
+ * Walk --
+ *	Adds the edges of breadcrumb bc and, recursively, of its
+ *	sub-requests, to the union; records each point's first time in the
+ *	request in firstAt.  visited guards against stitch cycles.
+ */
+static void
+Walk(FlowState *st, int64_t bc, Tcl_HashTable *visited, int64_t *firstAt)
+{
+    FgCrumb *c;
+    SdNode *n = Sd_GraphFind(&st->graph, bc);
+    int isNew, k, r;
+
+    Tcl_CreateHashEntry(visited, (const char *)(intptr_t)bc, &isNew);
+    if (!isNew) {
+	return;
+    }
+    c = Records(st, bc);
+    if (c != NULL) {
+	for (r = 0; r < c->n; r++) {
+	    if (firstAt[c->recs[r].point] == RB_ABSENT) {
+		firstAt[c->recs[r].point] = c->recs[r].time;
+	    }
+	}
+    }
+    for (r = 0; c != NULL && r + 1 < c->n; r++) {
+	const FgRec *a = &c->recs[r], *b = &c->recs[r + 1];
+	int nested = 0;
+
+	for (k = 0; n != NULL && k < n->nchildren; k++) {
+	    const FgRec *f1, *l1;
+
+	    if (Span(st, n->children[k], &f1, &l1, 0)
+		    && f1->time >= a->time && f1->time < b->time) {
+		AddEdge(st, a, f1);
+		/* A child still busy at b runs on beside its parent. */
+		if (l1->time <= b->time) {
+		    AddEdge(st, l1, b);
+		    nested = 1;
+		}
+	    }
+	}
+	if (!nested) {
+	    AddEdge(st, a, b);
+	}
+    }
+    for (k = 0; n != NULL && k < n->nchildren; k++) {
+	const FgRec *f1, *l1;
+
+	if (c != NULL && Span(st, n->children[k], &f1, &l1, 0)
+		&& f1->time >= c->recs[c->n - 1].time) {
+	    AddEdge(st, &c->recs[c->n - 1], f1);
+	}
+	Walk(st, n->children[k], visited, firstAt);
+    }
+}
+
+/*
+ * DotQuote --
+ *	Appends s to ds as a DOT double-quoted string.
+ */
+static void
+DotQuote(Tcl_DString *ds, const char *s)
+{
+    Tcl_DStringAppend(ds, "\"", 1);
+    for (; *s; s++) {
+	if (*s == '"' || *s == '\\') {
+	    Tcl_DStringAppend(ds, "\\", 1);
+	}
+	Tcl_DStringAppend(ds, s, 1);
+    }
+    Tcl_DStringAppend(ds, "\"", 1);
+}
+
+static int
+CompareEdge(const void *x, const void *y)
+{
+    const FgEdge *a = *(const FgEdge *const *)x, *b = *(const FgEdge *const *)y;
+
+    if (a->from != b->from) {
+	return a->from - b->from;
+    }
+    return a->to - b->to;
+}
+
+/*
+ * FlowEnd --
+ *	Walks every root request, then sets FlowEdges (the union: count and
+ *	mean latency per edge), FlowGraphDot and RequestPoints.
+ */
+static int
+FlowEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    FlowState *st = a->state;
+    Rb_Attribute *edges, *pts;
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
+    FgEdge **list;
+    int nedges = 0, k, row, nreq = 0;
+    int64_t *firstAt = NULL;
+    Tcl_DString dot;
+    char buf[64];
+
+    pts = Rb_AttrCreate("RequestPoints", RB_ATTR_TABLE, "", "per request, "
+	    "the first time it reached each instrumentation point");
+    Rb_AttrAddColumn(pts, "request", "", 1);
+    Rb_AttrAddColumn(pts, "point", "", 1);
+    Rb_AttrAddColumn(pts, "time", "s", 0);
+    if (!st->inert) {
+	for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
+		e = Tcl_NextHashEntry(&s)) {
+	    SdNode *n = Tcl_GetHashValue(e);
+	    Tcl_HashTable visited;
+
+	    if (n->nparents != 0) {
+		continue;
+	    }
+	    firstAt = realloc(firstAt, (st->npoints + 1) * sizeof(int64_t));
+	    for (k = 0; k < st->npoints; k++) {
+		firstAt[k] = RB_ABSENT;
+	    }
+	    Tcl_InitHashTable(&visited, TCL_ONE_WORD_KEYS);
+	    Walk(st, n->bc, &visited, firstAt);
+	    Tcl_DeleteHashTable(&visited);
+	    if (st->maxRequests > 0 && nreq >= st->maxRequests) {
+		continue;
+	    }
+	    nreq++;
+	    snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)n->bc);
+	    for (k = 0; k < st->npoints; k++) {
+		if (firstAt[k] != RB_ABSENT) {
+		    row = Rb_AttrAddRow(pts);
+		    Rb_AttrSetText(pts, row, 0, buf);
+		    Rb_AttrSetText(pts, row, 1, st->points[k]);
+		    Rb_AttrSetNum(pts, row, 2, firstAt[k] / NS);
+		}
+	    }
+	}
+    }
+    free(firstAt);
+
+    list = malloc((st->started ? st->edges.numEntries : 0) * sizeof(FgEdge *)
+	    + sizeof(FgEdge *));
+    for (e = st->started ? Tcl_FirstHashEntry(&st->edges, &s) : NULL; e;
+	    e = Tcl_NextHashEntry(&s)) {
+	list[nedges++] = Tcl_GetHashValue(e);
+    }
+    qsort(list, nedges, sizeof(FgEdge *), CompareEdge);
+    edges = Rb_AttrCreate("FlowEdges", RB_ATTR_TABLE, "", "request flow "
+	    "graph over all requests: edge, traversals, mean latency");
+    Rb_AttrAddColumn(edges, "from", "", 1);
+    Rb_AttrAddColumn(edges, "to", "", 1);
+    Rb_AttrAddColumn(edges, "count", "", 0);
+    Rb_AttrAddColumn(edges, "meanLatency", "s", 0);
+    Tcl_DStringInit(&dot);
+    Tcl_DStringAppend(&dot, "digraph flow {\n  node [shape=box];\n", -1);
+    for (k = 0; k < nedges; k++) {
+	const FgEdge *x = list[k];
+
+	row = Rb_AttrAddRow(edges);
+	Rb_AttrSetText(edges, row, 0, st->points[x->from]);
+	Rb_AttrSetText(edges, row, 1, st->points[x->to]);
+	Rb_AttrSetNum(edges, row, 2, x->count);
+	Rb_AttrSetNum(edges, row, 3, x->sum / x->count);
+	Tcl_DStringAppend(&dot, "  ", 2);
+	DotQuote(&dot, st->points[x->from]);
+	Tcl_DStringAppend(&dot, " -> ", 4);
+	DotQuote(&dot, st->points[x->to]);
+	snprintf(buf, sizeof(buf), " [label=\"%.3f ms (%.0f)\"];\n",
+		x->sum / x->count * 1e3, x->count);
+	Tcl_DStringAppend(&dot, buf, -1);
+    }
+    Tcl_DStringAppend(&dot, "}\n", 2);
+    free(list);
+    Rb_AnalyzerSet(a, edges);
+    Rb_AnalyzerSet(a, pts);
+    Rb_AnalyzerSet(a, Rb_AttrTextNew("FlowGraphDot", Tcl_DStringValue(&dot),
+	    "the request flow graph in Graphviz DOT"));
+    Tcl_DStringFree(&dot);
+    return TCL_OK;
+}
+
+const Rb_AnalyzerClass Sd_FlowGraphAnalyzerClass = {
+    .name = "StardustFlowGraphAnalyzer",
+    .help = "Stardust: request flow graphs (points, edge latencies), "
+	    "union over requests, DOT",
+    .stateSize = sizeof(FlowState),
+    .options = flowOptions,
+    .attrs = flowAttrs,
+    .mergeable = 0,
+    .perRecordState = 1,
+    .start = FlowStart,
+    .batch = FlowBatch,
+    .end = FlowEnd,
+    .freeState = FlowFree,
+};

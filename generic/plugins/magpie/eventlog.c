@@ -1,0 +1,476 @@
+/*
+ * eventlog.c --
+ *
+ *	The "magpie" trace format: a text event log, one event per line,
+ *
+ *	    TIME, Provider/EventName, Attr1=Value1, Attr2=Value2, ...
+ *
+ *	with TIME in decimal seconds of the machine's own clock.  One file
+ *	is one machine (named by the "machine" reader option, else by the
+ *	file name up to its first dot).  Blank lines and lines starting
+ *	with '#' are comments.
+ *
+ *	The record schema is fixed when the file is opened: with the reader
+ *	option "schema NAME" it is that magpie::schema's, otherwise the
+ *	attributes are discovered from the first megabyte of the file (an
+ *	attribute whose every value there is an integer is an int field).
+ *	An attribute the schema lacks is a malformed line
+ *	("unknown-attribute"), as is a non-integer value of an int
+ *	attribute ("bad-value").
+ */
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include "plugins/magpie/magpie.h"
+
+#define DISCOVER_BYTES	(1 << 20)
+#define MAX_DISCOVERED	64
+#define MAX_ATTRS	(RB_MAX_FIELDS - 3)
+
+typedef struct LogState {
+    MgSchema *mg;		/* Declared schema, or NULL (discovered). */
+    int fMachine, fEvent;
+    int64_t machine;		/* Interned machine name. */
+    int failed;			/* pending holds an error for next call. */
+    Rb_Error pending;
+} LogState;
+
+/* Discovered record schemas, shared by every file with the same fields
+ * so that the files of one run have one schema (the engine requires
+ * it).  Held for the life of the process; there are few. */
+static pthread_mutex_t discoveredLock = PTHREAD_MUTEX_INITIALIZER;
+static Rb_Schema *discovered[MAX_DISCOVERED];
+static int ndiscovered;
+
+/*
+ * SplitLine --
+ *	Splits s in place at commas into at most max trimmed fields.
+ * Results: the number of fields.
+ */
+static int
+SplitLine(char *s, char **field, int max)
+{
+    int nf = 0;
+
+    while (nf < max) {
+	char *next = strchr(s, ','), *end;
+
+	if (next != NULL) {
+	    *next = '\0';
+	}
+	while (*s == ' ' || *s == '\t') {
+	    s++;
+	}
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1])) {
+	    *--end = '\0';
+	}
+	field[nf++] = s;
+	if (next == NULL) {
+	    break;
+	}
+	s = next + 1;
+    }
+    return nf;
+}
+
+/*
+ * IsComment --
+ *	Blank lines and '#' lines carry no event.
+ */
+static int
+IsComment(const char *s)
+{
+    while (isspace((unsigned char)*s)) {
+	s++;
+    }
+    return *s == '\0' || *s == '#';
+}
+
+/*
+ * ParseInt --
+ *	A whole decimal integer (optionally signed) in s.
+ * Results: 1 with *v set, or 0.
+ */
+static int
+ParseInt(const char *s, int64_t *v)
+{
+    char *end;
+    long long x;
+
+    if (*s == '\0') {
+	return 0;
+    }
+    x = strtoll(s, &end, 10);
+    if (*end != '\0' || x == (long long)RB_ABSENT) {
+	return 0;
+    }
+    *v = x;
+    return 1;
+}
+
+/*
+ * LogSniff --
+ *	A first event line "number, Word/Word" (after comments).
+ */
+static int
+LogSniff(const unsigned char *head, size_t n)
+{
+    size_t i = 0;
+    int64_t t;
+    char line[512];
+
+    while (i < n) {
+	size_t k = 0;
+
+	while (i < n && head[i] != '\n' && k < sizeof(line) - 1) {
+	    line[k++] = (char)head[i++];
+	}
+	line[k] = '\0';
+	i++;
+	if (IsComment(line)) {
+	    continue;
+	}
+	{
+	    int used = MgParseSeconds(line, &t);
+	    const char *p = line + used, *slash;
+
+	    if (used == 0 || *p != ',') {
+		return 0;
+	    }
+	    p++;
+	    while (*p == ' ') {
+		p++;
+	    }
+	    slash = strchr(p, '/');
+	    return slash != NULL && slash > p && strchr(p, ',') != NULL
+		    && slash < strchr(p, ',') && strchr(p, '=') != NULL
+		    ? 60 : 0;
+	}
+    }
+    return 0;
+}
+
+/*
+ * DiscoverSchema --
+ *	Reads the attribute names and types of the first lines of the input
+ *	without consuming them, and returns the shared record schema with
+ *	those fields (retained for the caller).
+ */
+static Rb_Schema *
+DiscoverSchema(Rb_Reader *r, Rb_Error *err)
+{
+    char *buf = (char *)MgAlloc(DISCOVER_BYTES + 1), *line, *nl;
+    char *names[MAX_ATTRS];
+    int isInt[MAX_ATTRS], nnames = 0, i, k, j;
+    long n = Rb_InputPeek(r->in, buf, DISCOVER_BYTES, err);
+    Rb_Schema *s = NULL;
+
+    if (n < 0) {
+	MgFree(buf);
+	return NULL;
+    }
+    buf[n] = '\0';
+    /* A last line cut by the peek limit is not looked at. */
+    if (n == DISCOVER_BYTES && (nl = strrchr(buf, '\n')) != NULL) {
+	nl[1] = '\0';
+    }
+    for (line = buf; line != NULL && *line; line = nl) {
+	char *field[MAX_ATTRS + 2];
+	int nf;
+
+	nl = strchr(line, '\n');
+	if (nl != NULL) {
+	    *nl++ = '\0';
+	}
+	if (IsComment(line)) {
+	    continue;
+	}
+	nf = SplitLine(line, field, MAX_ATTRS + 2);
+	for (k = 2; k < nf; k++) {
+	    char *eq = strchr(field[k], '=');
+	    int64_t v;
+
+	    if (eq == NULL || eq == field[k]) {
+		continue;
+	    }
+	    *eq = '\0';
+	    for (i = 0; i < nnames && strcmp(names[i], field[k]) != 0; i++) {
+	    }
+	    if (i == nnames) {
+		if (nnames == MAX_ATTRS) {
+		    continue;
+		}
+		names[nnames] = field[k];
+		isInt[nnames++] = 1;
+	    }
+	    if (!ParseInt(eq + 1, &v)) {
+		isInt[i] = 0;
+	    }
+	}
+    }
+
+    pthread_mutex_lock(&discoveredLock);
+    for (j = 0; j < ndiscovered && s == NULL; j++) {
+	Rb_Schema *c = discovered[j];
+
+	if (c->nfields != nnames + 3) {
+	    continue;
+	}
+	for (i = 0; i < nnames; i++) {
+	    if (strcmp(c->fields[i + 3].name, names[i]) != 0
+		    || (c->fields[i + 3].type == RB_FT_INT) != isInt[i]) {
+		break;
+	    }
+	}
+	if (i == nnames) {
+	    s = c;
+	}
+    }
+    if (s == NULL) {
+	s = Rb_SchemaCreate("magpie");
+	Rb_SchemaAddField(s, "machine", RB_FT_STRING, RB_UNIT_NONE,
+		"machine (log file) the event came from");
+	Rb_SchemaAddField(s, "event", RB_FT_STRING, RB_UNIT_NONE,
+		"event type, Provider/EventName");
+	for (i = 0; i < nnames; i++) {
+	    if (Rb_SchemaAddField(s, names[i], isInt[i] ? RB_FT_INT
+		    : RB_FT_STRING, RB_UNIT_NONE, "event attribute") < 0) {
+		/* Names differing only in case share the first's field. */
+		continue;
+	    }
+	}
+	if (ndiscovered < MAX_DISCOVERED) {
+	    discovered[ndiscovered++] = s;
+	    Rb_SchemaRetain(s);
+	}
+    } else {
+	Rb_SchemaRetain(s);
+    }
+    pthread_mutex_unlock(&discoveredLock);
+    MgFree(buf);
+    return s;
+}
+
+/*
+ * OptionString --
+ *	The value of key in the reader options, or NULL.
+ */
+static const char *
+OptionString(Rb_Reader *r, const char *key)
+{
+    Tcl_Obj *v = NULL, *k;
+
+    if (r->options == NULL) {
+	return NULL;
+    }
+    k = Tcl_NewStringObj(key, -1);
+    Tcl_IncrRefCount(k);
+    if (Tcl_DictObjGet(NULL, r->options, k, &v) != TCL_OK) {
+	v = NULL;
+    }
+    Tcl_DecrRefCount(k);
+    return v ? Tcl_GetString(v) : NULL;
+}
+
+/*
+ * LogOpen --
+ *	Fixes the record schema (declared or discovered) and the machine.
+ * Results: TCL_OK, or TCL_ERROR for an unknown schema name.
+ */
+static int
+LogOpen(Rb_Reader *r, Rb_Error *err)
+{
+    LogState *st = r->state;
+    const char *schemaName = OptionString(r, "schema");
+    const char *machine = OptionString(r, "machine");
+    const char *path = Rb_InputPath(r->in), *base, *dot;
+
+    if (schemaName != NULL) {
+	st->mg = MgSchemaFind(schemaName);
+	if (st->mg == NULL) {
+	    Rb_SetError(err, "RUBICON MAGPIE SCHEMA", "%s: no Magpie schema "
+		    "\"%s\" (define it with magpie::schema)", path,
+		    schemaName);
+	    return TCL_ERROR;
+	}
+	r->schema = st->mg->rec;
+	Rb_SchemaRetain(r->schema);
+    } else {
+	r->schema = DiscoverSchema(r, err);
+	if (r->schema == NULL) {
+	    return TCL_ERROR;
+	}
+    }
+    st->fMachine = Rb_SchemaFieldIndex(r->schema, "machine");
+    st->fEvent = Rb_SchemaFieldIndex(r->schema, "event");
+    if (machine == NULL) {
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	dot = strchr(base, '.');
+	st->machine = Rb_SchemaIntern(r->schema, base,
+		dot ? (size_t)(dot - base) : strlen(base));
+    } else {
+	st->machine = Rb_SchemaIntern(r->schema, machine, strlen(machine));
+    }
+    r->epochNs = 0;
+    return TCL_OK;
+}
+
+/*
+ * ParseEvent --
+ *	Fills record i of b from one line (modified in place).
+ * Results: NULL, or the malformed-line kind with detail in why.
+ */
+static const char *
+ParseEvent(Rb_Reader *r, char *line, Rb_Batch *b, int i, char *why,
+	size_t whyLen)
+{
+    LogState *st = r->state;
+    char *field[RB_MAX_FIELDS + 2];
+    int nf = SplitLine(line, field, RB_MAX_FIELDS + 2), k, f, used;
+    int64_t t, v;
+
+    used = MgParseSeconds(field[0], &t);
+    if (used == 0 || field[0][used] != '\0') {
+	snprintf(why, whyLen, "time \"%.40s\" is not decimal seconds",
+		field[0]);
+	return "bad-time";
+    }
+    if (nf < 2 || field[1][0] == '\0') {
+	snprintf(why, whyLen, "no event name");
+	return "short-record";
+    }
+    b->col[0][i] = t;
+    b->col[st->fMachine][i] = st->machine;
+    b->col[st->fEvent][i] = Rb_SchemaIntern(r->schema, field[1],
+	    strlen(field[1]));
+    for (k = 2; k < nf; k++) {
+	char *eq = strchr(field[k], '=');
+
+	if (eq == NULL) {
+	    snprintf(why, whyLen, "\"%.40s\" is not Attribute=Value",
+		    field[k]);
+	    return "bad-attribute";
+	}
+	*eq = '\0';
+	f = Rb_SchemaFieldIndex(r->schema, field[k]);
+	if (f <= st->fEvent) {
+	    snprintf(why, whyLen, "attribute \"%.40s\" is not in the schema",
+		    field[k]);
+	    return "unknown-attribute";
+	}
+	if (r->schema->fields[f].type == RB_FT_INT) {
+	    if (!ParseInt(eq + 1, &v)) {
+		snprintf(why, whyLen, "%.40s=\"%.40s\" is not an integer",
+			field[k], eq + 1);
+		return "bad-value";
+	    }
+	    b->col[f][i] = v;
+	} else {
+	    b->col[f][i] = Rb_SchemaIntern(r->schema, eq + 1,
+		    strlen(eq + 1));
+	}
+    }
+    return NULL;
+}
+
+/*
+ * Fail --
+ *	Ends a next call on the error in err: records appended in this call
+ *	are returned first and the error on the next call, so results up to
+ *	the error stay usable.
+ * Results: what next returns.
+ */
+static int
+Fail(LogState *st, Rb_Batch *b, int start, Rb_Error *err)
+{
+    if (b->n > start) {
+	st->pending = *err;
+	st->failed = 1;
+	return b->n - start;
+    }
+    return -1;
+}
+
+/*
+ * LogNext --
+ *	Appends events until the batch is full or the file ends.
+ * Results: records appended, 0 at the end, -1 on error (err set).
+ */
+static int
+LogNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
+{
+    LogState *st = r->state;
+    int start = b->n;
+    char *line, why[160];
+    size_t len;
+
+    if (st->failed) {
+	st->failed = 0;
+	*err = st->pending;
+	return -1;
+    }
+
+    while (b->n < b->cap) {
+	const char *bad;
+	uint64_t offset = Rb_InputOffset(r->in);
+	int i;
+
+	err->code[0] = '\0';
+	line = Rb_InputGetLine(r->in, &len, err);
+	if (line == NULL) {
+	    if (err->code[0] != '\0') {
+		return Fail(st, b, start, err);
+	    }
+	    break;
+	}
+	r->recordNo++;
+	if (IsComment(line)) {
+	    continue;
+	}
+	i = Rb_BatchAppend(b);
+	bad = ParseEvent(r, line, b, i, why, sizeof(why));
+	if (bad == NULL && b->col[0][i] < r->lastTime) {
+	    bad = "out-of-order";
+	    snprintf(why, sizeof(why), "time goes backwards");
+	    if (r->onError == RB_ONERROR_WARN) {
+		Rb_ReaderBad(r, err, bad, offset, "%s", why);
+		continue;
+	    }
+	}
+	if (bad != NULL) {
+	    b->n--;
+	    if (Rb_ReaderBad(r, err, bad, offset, "%s", why)) {
+		return Fail(st, b, start, err);
+	    }
+	    continue;
+	}
+	r->lastTime = b->col[0][i];
+    }
+    return b->n - start;
+}
+
+/*
+ * LogClose --
+ *	Drops the declared schema (the engine releases the record schema).
+ */
+static void
+LogClose(Rb_Reader *r)
+{
+    LogState *st = r->state;
+
+    MgSchemaRelease(st->mg);
+}
+
+const Rb_ReaderClass MgEventLogReaderClass = {
+    .name = "magpie",
+    .help = "Magpie event log: TIME, Provider/Event, Attr=Value, ... "
+	    "(one file per machine)",
+    .stateSize = sizeof(LogState),
+    .sniff = LogSniff,
+    .open = LogOpen,
+    .next = LogNext,
+    .close = LogClose,
+};

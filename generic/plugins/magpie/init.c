@@ -1,0 +1,40 @@
+/*
+ * init.c --
+ *
+ *	Rb_MagpieInit: registers the Magpie plugin's readers (once per
+ *	process, as readers are process-wide), its analyzers and the
+ *	magpie:: commands (in every interpreter).
+ */
+
+#include <pthread.h>
+#include "plugins/magpie/magpie.h"
+
+static pthread_once_t readersOnce = PTHREAD_ONCE_INIT;
+
+/*
+ * RegisterReaders --
+ *	The event-log and ftrace formats.
+ */
+static void
+RegisterReaders(void)
+{
+    Rb_RegisterReader(&MgEventLogReaderClass);
+    Rb_RegisterReader(&MgFtraceReaderClass);
+}
+
+/*
+ * Rb_MagpieInit --
+ *	Called from Rubicon_Init for each interpreter.
+ * Results: TCL_OK, or TCL_ERROR if a class cannot be registered.
+ */
+int
+Rb_MagpieInit(Tcl_Interp *interp)
+{
+    pthread_once(&readersOnce, RegisterReaders);
+    if (Rb_RegisterAnalyzer(interp, &MgThreadCpuAnalyzerClass) != TCL_OK
+	    || Rb_RegisterAnalyzer(interp, &MgParserAnalyzerClass)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return MgSchemaInitCmds(interp);
+}

@@ -1,0 +1,866 @@
+/*
+ * parser.c --
+ *
+ *	MagpieParserAnalyzer: the Magpie request parser.  Events, in
+ *	timestamp order per machine, are joined into sets through shared
+ *	attribute values while those values' valid-intervals are open: an
+ *	attribute bound "start" opens an interval for its value, "stop"
+ *	closes it, "basic" only joins.  Sets meeting through any value are
+ *	merged (union-find, so joins are transitive).  A set with no open
+ *	interval left can never grow: it is emitted as a request if it saw
+ *	a begin and an end event, else discarded and counted.  Memory is
+ *	therefore bounded by the sets in flight (-maxinflight).
+ *
+ *	CPU time comes from context switches: the time a CPU spends between
+ *	two accounting points is charged to the set the running thread is
+ *	bound to (the open interval of the thread's value), or, inside an
+ *	interrupt-like context (-intrbegin .. -intrend on that CPU), to the
+ *	set that context joined.  Disk and network bytes come from the
+ *	attributes the schema names with -disk and -net.
+ */
+
+#include <stdlib.h>
+#include "plugins/magpie/magpie.h"
+
+typedef struct Ev {
+    uint64_t recNo;		/* Record number in the run (1-based). */
+    int64_t time;
+    int type;			/* Event type index in the schema. */
+    int64_t thread;		/* Thread-domain value, or RB_ABSENT. */
+} Ev;
+
+typedef struct Set {
+    int parent;			/* Union-find parent; -1 when free. */
+    int nextMember;		/* Members of a root, for freeing. */
+    int lastMember;
+    int open;			/* Intervals and contexts holding it. */
+    int begin, end;
+    int64_t machine;
+    int64_t label;
+    int64_t cpuNs, diskOps, diskBytes, netPkts, netBytes;
+    Ev *ev;
+    int nev, capEv;
+} Set;
+
+typedef struct CpuState {
+    int64_t thread;		/* Running thread, RB_ABSENT if unknown. */
+    int64_t last;		/* Last accounting point, or RB_ABSENT. */
+    int intrSet;		/* Set of the interrupt context, or -1. */
+} CpuState;
+
+/* Hash keys of three slots: machine, domain or 0, value. */
+typedef struct Key3 {
+    int64_t machine, domain, value;
+} Key3;
+
+#define KEY3_WORDS ((int)(sizeof(Key3) / sizeof(int)))
+
+typedef struct ParserState {
+    char *schemaName;		/* -schema */
+    char *idle;			/* -idle */
+    char *labelAttr;		/* -label */
+    int64_t maxInFlight;	/* -maxinflight */
+    int64_t keep;		/* -keep */
+
+    MgSchema *mg;
+    Rb_Schema *rec;
+    int fMachine, fEvent, fLabel;
+    int64_t idleValue;
+    int *typeOf;		/* String id -> event type + 1. */
+    int ntypeOf;
+
+    Set *sets;
+    int nsets, capSets, freeList;
+    int inFlight, peakInFlight;
+    int tablesInit;
+    Tcl_HashTable intervals;	/* Key3 -> set index */
+    Tcl_HashTable cpus;		/* Key3 {machine 0 cpu} -> CpuState */
+    Tcl_HashTable running;	/* Key3 {machine 0 thread} -> CpuState */
+
+    uint64_t events, unknown, complete, incomplete, discardedEvents;
+    int64_t busyNs, accountedNs;
+    int failed;
+
+    Rb_Attribute *requests;	/* Rows of emitted requests. */
+} ParserState;
+
+static const Rb_Option parserOptions[] = {
+    {"-schema", RB_OPT_STRING, offsetof(ParserState, schemaName), "",
+     "the magpie::schema to parse by"},
+    {"-idle", RB_OPT_STRING, offsetof(ParserState, idle), "0",
+     "id of the idle thread (its CPU time is not busy)"},
+    {"-label", RB_OPT_STRING, offsetof(ParserState, labelAttr), "",
+     "attribute whose value on the begin event labels a request"},
+    {"-maxinflight", RB_OPT_INT, offsetof(ParserState, maxInFlight),
+     "1000000", "most event sets open at once before the run fails"},
+    {"-keep", RB_OPT_INT, offsetof(ParserState, keep), "100000",
+     "most requests listed in the Requests table (all are counted)"},
+    {NULL}
+};
+
+static const char *const parserAttrs[] = {
+    "Requests", "RequestCount", "IncompleteSets", "DiscardedEvents",
+    "UnknownEvents", "CpuAccountedFraction", "BusyCpu", "PeakInFlight",
+    NULL
+};
+
+enum {
+    COL_ID, COL_MACHINE, COL_LABEL, COL_BEGIN, COL_END, COL_LATENCY,
+    COL_CPU, COL_DISKOPS, COL_DISKBYTES, COL_NETPKTS, COL_NETBYTES,
+    COL_NEVENTS, COL_EVENTS
+};
+
+/*
+ * NewRequestsTable --
+ *	The empty Requests table with its columns.
+ */
+static Rb_Attribute *
+NewRequestsTable(void)
+{
+    Rb_Attribute *t = Rb_AttrCreate("Requests", RB_ATTR_TABLE, "",
+	    "each request extracted: times, resources, its events");
+
+    Rb_AttrAddColumn(t, "id", "", 0);
+    Rb_AttrAddColumn(t, "machine", "", 1);
+    Rb_AttrAddColumn(t, "label", "", 1);
+    Rb_AttrAddColumn(t, "begin", "s", 0);
+    Rb_AttrAddColumn(t, "end", "s", 0);
+    Rb_AttrAddColumn(t, "latency", "s", 0);
+    Rb_AttrAddColumn(t, "cpu", "s", 0);
+    Rb_AttrAddColumn(t, "diskOps", "", 0);
+    Rb_AttrAddColumn(t, "diskBytes", "bytes", 0);
+    Rb_AttrAddColumn(t, "netPackets", "", 0);
+    Rb_AttrAddColumn(t, "netBytes", "bytes", 0);
+    Rb_AttrAddColumn(t, "nevents", "", 0);
+    Rb_AttrAddColumn(t, "events", "", 1);
+    return t;
+}
+
+/*
+ * FreeRun --
+ *	Frees everything a run built (sets, tables, the schema reference).
+ */
+static void
+FreeRun(ParserState *s)
+{
+    Tcl_HashSearch hs;
+    Tcl_HashEntry *e;
+    int i;
+
+    for (i = 0; i < s->nsets; i++) {
+	if (s->sets[i].ev) {
+	    MgFree(s->sets[i].ev);
+	}
+    }
+    if (s->sets) {
+	MgFree(s->sets);
+    }
+    s->sets = NULL;
+    s->nsets = s->capSets = 0;
+    if (s->tablesInit) {
+	for (e = Tcl_FirstHashEntry(&s->cpus, &hs); e;
+		e = Tcl_NextHashEntry(&hs)) {
+	    MgFree(Tcl_GetHashValue(e));
+	}
+	Tcl_DeleteHashTable(&s->intervals);
+	Tcl_DeleteHashTable(&s->cpus);
+	Tcl_DeleteHashTable(&s->running);
+	s->tablesInit = 0;
+    }
+    if (s->typeOf) {
+	MgFree(s->typeOf);
+    }
+    s->typeOf = NULL;
+    s->ntypeOf = 0;
+    if (s->requests) {
+	Rb_AttrFree(s->requests);
+	s->requests = NULL;
+    }
+    MgSchemaRelease(s->mg);
+    s->mg = NULL;
+}
+
+/*
+ * ParserStart --
+ *	Finds the schema, checks the run's records are of it, and maps the
+ *	interned event names to event types.
+ */
+static int
+ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    ParserState *s = a->state;
+    int i;
+
+    FreeRun(s);
+    s->mg = MgSchemaFind(s->schemaName);
+    if (s->mg == NULL) {
+	Rb_AnalyzerError(a, "RUBICON MAGPIE SCHEMA", "no Magpie schema "
+		"\"%s\" (give -schema, defined by magpie::schema)",
+		s->schemaName);
+	return TCL_ERROR;
+    }
+    s->rec = run->schema;
+    if (Rb_AnalyzerField(a, run, "machine", &s->fMachine) != TCL_OK
+	    || Rb_AnalyzerField(a, run, "event", &s->fEvent) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (run->schema != s->mg->rec) {
+	Rb_AnalyzerError(a, "RUBICON MAGPIE SCHEMA", "the records are not "
+		"of Magpie schema \"%s\" (read them with -readeroptions "
+		"{schema %s})", s->schemaName, s->schemaName);
+	return TCL_ERROR;
+    }
+    s->fLabel = -1;
+    if (*s->labelAttr && Rb_AnalyzerField(a, run, s->labelAttr,
+	    &s->fLabel) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    s->idleValue = s->mg->threadDomain >= 0 && run->schema->fields[
+	    s->mg->events[0].cswitchNew >= 0 ? s->mg->events[0].cswitchNew
+	    : 0].type == RB_FT_INT ? strtoll(s->idle, NULL, 10)
+	    : Rb_SchemaIntern(run->schema, s->idle, strlen(s->idle));
+    for (i = 0; i < s->mg->nevents; i++) {
+	const MgEventType *ev = &s->mg->events[i];
+	int64_t id = Rb_SchemaIntern(run->schema, ev->name,
+		strlen(ev->name));
+
+	if (ev->cswitchNew >= 0) {
+	    s->idleValue = run->schema->fields[ev->cswitchNew].type
+		    == RB_FT_INT ? strtoll(s->idle, NULL, 10)
+		    : Rb_SchemaIntern(run->schema, s->idle, strlen(s->idle));
+	}
+	if (id >= s->ntypeOf) {
+	    int n = (int)id + 64;
+
+	    s->typeOf = MgRealloc(s->typeOf, n * sizeof(int));
+	    memset(s->typeOf + s->ntypeOf, 0, (n - s->ntypeOf) * sizeof(int));
+	    s->ntypeOf = n;
+	}
+	s->typeOf[id] = i + 1;
+    }
+    Tcl_InitHashTable(&s->intervals, KEY3_WORDS);
+    Tcl_InitHashTable(&s->cpus, KEY3_WORDS);
+    Tcl_InitHashTable(&s->running, KEY3_WORDS);
+    s->tablesInit = 1;
+    s->freeList = -1;
+    s->inFlight = s->peakInFlight = 0;
+    s->events = s->unknown = s->complete = s->incomplete = 0;
+    s->discardedEvents = 0;
+    s->busyNs = s->accountedNs = 0;
+    s->failed = 0;
+    s->requests = NewRequestsTable();
+    return TCL_OK;
+}
+
+/*
+ * Find --
+ *	The root of set x, compressing the path.
+ */
+static int
+Find(ParserState *s, int x)
+{
+    int root = x;
+
+    while (s->sets[root].parent != root) {
+	root = s->sets[root].parent;
+    }
+    while (s->sets[x].parent != root) {
+	int next = s->sets[x].parent;
+
+	s->sets[x].parent = root;
+	x = next;
+    }
+    return root;
+}
+
+/*
+ * NewSet --
+ *	A fresh root set on machine, from the free list or the array end.
+ */
+static int
+NewSet(ParserState *s, int64_t machine)
+{
+    int x;
+    Set *set;
+
+    if (s->freeList >= 0) {
+	x = s->freeList;
+	s->freeList = s->sets[x].nextMember;
+    } else {
+	if (s->nsets == s->capSets) {
+	    s->capSets = s->capSets ? 2 * s->capSets : 256;
+	    s->sets = MgRealloc(s->sets, s->capSets * sizeof(Set));
+	}
+	x = s->nsets++;
+	s->sets[x].ev = NULL;
+	s->sets[x].capEv = 0;
+    }
+    set = &s->sets[x];
+    {
+	Ev *ev = set->ev;
+	int cap = set->capEv;
+
+	memset(set, 0, sizeof(*set));
+	set->ev = ev;
+	set->capEv = cap;
+    }
+    set->parent = x;
+    set->nextMember = -1;
+    set->lastMember = x;
+    set->machine = machine;
+    set->label = RB_ABSENT;
+    if (++s->inFlight > s->peakInFlight) {
+	s->peakInFlight = s->inFlight;
+    }
+    return x;
+}
+
+/*
+ * AddEvent --
+ *	Appends an event to root set x.
+ */
+static void
+AddEvent(ParserState *s, int x, uint64_t recNo, int64_t t, int type,
+	int64_t thread)
+{
+    Set *set = &s->sets[x];
+
+    if (set->nev == set->capEv) {
+	set->capEv = set->capEv ? 2 * set->capEv : 16;
+	set->ev = MgRealloc(set->ev, set->capEv * sizeof(Ev));
+    }
+    set->ev[set->nev].recNo = recNo;
+    set->ev[set->nev].time = t;
+    set->ev[set->nev].type = type;
+    set->ev[set->nev].thread = thread;
+    set->nev++;
+}
+
+/*
+ * Union --
+ *	Merges the sets of roots a and b.
+ * Results: the surviving root (the one holding more events, so fewer
+ *	are copied).
+ */
+static int
+Union(ParserState *s, int a, int b)
+{
+    Set *ra, *rb;
+    int k;
+
+    if (a == b) {
+	return a;
+    }
+    if (s->sets[a].nev < s->sets[b].nev) {
+	int tmp = a;
+
+	a = b;
+	b = tmp;
+    }
+    for (k = 0; k < s->sets[b].nev; k++) {
+	const Ev *e = &s->sets[b].ev[k];
+
+	AddEvent(s, a, e->recNo, e->time, e->type, e->thread);
+    }
+    ra = &s->sets[a];
+    rb = &s->sets[b];
+    ra->open += rb->open;
+    ra->begin |= rb->begin;
+    ra->end |= rb->end;
+    if (ra->label == RB_ABSENT) {
+	ra->label = rb->label;
+    }
+    ra->cpuNs += rb->cpuNs;
+    ra->diskOps += rb->diskOps;
+    ra->diskBytes += rb->diskBytes;
+    ra->netPkts += rb->netPkts;
+    ra->netBytes += rb->netBytes;
+    rb->nev = 0;
+    rb->parent = a;
+    s->sets[ra->lastMember].nextMember = b;
+    ra->lastMember = rb->lastMember;
+    s->inFlight--;
+    return a;
+}
+
+/*
+ * FreeSet --
+ *	Returns root x and every set merged into it to the free list.
+ */
+static void
+FreeSet(ParserState *s, int x)
+{
+    int m = x;
+
+    s->inFlight--;
+    while (m >= 0) {
+	int next = s->sets[m].nextMember;
+
+	s->sets[m].parent = -1;
+	s->sets[m].nev = 0;
+	s->sets[m].nextMember = s->freeList;
+	s->freeList = m;
+	m = next;
+    }
+}
+
+static int
+CompareEv(const void *x, const void *y)
+{
+    const Ev *a = x, *b = y;
+
+    return a->recNo < b->recNo ? -1 : a->recNo > b->recNo;
+}
+
+/*
+ * Emit --
+ *	Adds root x as a row of the Requests table (while under -keep) and
+ *	counts it.
+ */
+static void
+Emit(ParserState *s, int x)
+{
+    Set *set = &s->sets[x];
+    Rb_Attribute *t = s->requests;
+    Tcl_DString ids;
+    char buf[32];
+    int r, k;
+
+    s->complete++;
+    s->accountedNs += set->cpuNs;
+    if ((int64_t)t->nrows >= s->keep) {
+	return;
+    }
+    qsort(set->ev, set->nev, sizeof(Ev), CompareEv);
+    r = Rb_AttrAddRow(t);
+    Rb_AttrSetNum(t, r, COL_ID, (double)s->complete);
+    Rb_AttrSetText(t, r, COL_MACHINE, Rb_SchemaString(s->rec,
+	    set->machine));
+    if (set->label != RB_ABSENT) {
+	if (s->rec->fields[s->fLabel].type == RB_FT_STRING) {
+	    Rb_AttrSetText(t, r, COL_LABEL, Rb_SchemaString(s->rec,
+		    set->label));
+	} else {
+	    snprintf(buf, sizeof(buf), "%lld", (long long)set->label);
+	    Rb_AttrSetText(t, r, COL_LABEL, buf);
+	}
+    }
+    Rb_AttrSetNum(t, r, COL_BEGIN, set->ev[0].time / 1e9);
+    Rb_AttrSetNum(t, r, COL_END, set->ev[set->nev - 1].time / 1e9);
+    Rb_AttrSetNum(t, r, COL_LATENCY,
+	    (set->ev[set->nev - 1].time - set->ev[0].time) / 1e9);
+    Rb_AttrSetNum(t, r, COL_CPU, set->cpuNs / 1e9);
+    Rb_AttrSetNum(t, r, COL_DISKOPS, (double)set->diskOps);
+    Rb_AttrSetNum(t, r, COL_DISKBYTES, (double)set->diskBytes);
+    Rb_AttrSetNum(t, r, COL_NETPKTS, (double)set->netPkts);
+    Rb_AttrSetNum(t, r, COL_NETBYTES, (double)set->netBytes);
+    Rb_AttrSetNum(t, r, COL_NEVENTS, set->nev);
+    Tcl_DStringInit(&ids);
+    for (k = 0; k < set->nev; k++) {
+	snprintf(buf, sizeof(buf), k ? " %llu" : "%llu",
+		(unsigned long long)set->ev[k].recNo);
+	Tcl_DStringAppend(&ids, buf, -1);
+    }
+    Rb_AttrSetText(t, r, COL_EVENTS, Tcl_DStringValue(&ids));
+    Tcl_DStringFree(&ids);
+}
+
+/*
+ * Settle --
+ *	Called when root x may have lost its last open interval: a set
+ *	nothing holds open is emitted if it began and ended, else
+ *	discarded; either way it is freed.
+ */
+static void
+Settle(ParserState *s, int x)
+{
+    Set *set = &s->sets[x];
+
+    if (set->parent != x || set->open > 0) {
+	return;
+    }
+    if (set->begin && set->end) {
+	Emit(s, x);
+    } else {
+	s->incomplete++;
+	s->discardedEvents += set->nev;
+    }
+    FreeSet(s, x);
+}
+
+static Key3
+MakeKey(int64_t machine, int64_t domain, int64_t value)
+{
+    Key3 k;
+
+    memset(&k, 0, sizeof(k));
+    k.machine = machine;
+    k.domain = domain;
+    k.value = value;
+    return k;
+}
+
+/*
+ * Bound --
+ *	The root set holding the open interval of (domain, value) on
+ *	machine, or -1.
+ */
+static int
+Bound(ParserState *s, int64_t machine, int domain, int64_t value)
+{
+    Key3 k = MakeKey(machine, domain, value);
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&s->intervals, (char *)&k);
+
+    return e ? Find(s, (int)(intptr_t)Tcl_GetHashValue(e)) : -1;
+}
+
+/*
+ * Cpu --
+ *	The state of a CPU of a machine, made on first sight.
+ */
+static CpuState *
+Cpu(ParserState *s, int64_t machine, int64_t cpu)
+{
+    Key3 k = MakeKey(machine, 0, cpu);
+    int isNew;
+    Tcl_HashEntry *e = Tcl_CreateHashEntry(&s->cpus, (char *)&k, &isNew);
+
+    if (isNew) {
+	CpuState *c = MgAlloc(sizeof(CpuState));
+
+	c->thread = RB_ABSENT;
+	c->last = RB_ABSENT;
+	c->intrSet = -1;
+	Tcl_SetHashValue(e, c);
+    }
+    return Tcl_GetHashValue(e);
+}
+
+/*
+ * Charge --
+ *	Charges the CPU's time since its last accounting point to the
+ *	interrupt context's set, else to the set its running thread is
+ *	bound to; the time counts as busy unless the idle thread ran.
+ */
+static void
+Charge(ParserState *s, int64_t machine, CpuState *c, int64_t t)
+{
+    int target = -1;
+    int64_t d;
+
+    if (c->last != RB_ABSENT && t > c->last) {
+	d = t - c->last;
+	if (c->intrSet >= 0) {
+	    target = Find(s, c->intrSet);
+	    s->busyNs += d;
+	} else if (c->thread != RB_ABSENT && c->thread != s->idleValue) {
+	    s->busyNs += d;
+	    if (s->mg->threadDomain >= 0) {
+		target = Bound(s, machine, s->mg->threadDomain, c->thread);
+	    }
+	}
+	if (target >= 0) {
+	    s->sets[target].cpuNs += d;
+	}
+    }
+    if (c->last == RB_ABSENT || t > c->last) {
+	c->last = t;
+    }
+}
+
+/*
+ * ChargeThread --
+ *	Before a thread's binding changes: charges the CPU it is running
+ *	on (if any) up to t, so time before the change goes to the old
+ *	binding.
+ */
+static void
+ChargeThread(ParserState *s, int64_t machine, int64_t thread, int64_t t)
+{
+    Key3 k = MakeKey(machine, 0, thread);
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&s->running, (char *)&k);
+
+    if (e != NULL) {
+	Charge(s, machine, Tcl_GetHashValue(e), t);
+    }
+}
+
+/*
+ * ContextSwitch --
+ *	Charges the CPU up to the switch, records the new running thread,
+ *	and adds the event to the sets of both threads' bindings.
+ */
+static void
+ContextSwitch(ParserState *s, const MgEventType *ev, int type,
+	const Rb_Batch *b, int i, int64_t machine, int64_t t)
+{
+    int64_t cpu = b->col[ev->cswitchCpu][i];
+    int64_t old = b->col[ev->cswitchOld][i], nw = b->col[ev->cswitchNew][i];
+    uint64_t recNo = b->firstRecord + i;
+    CpuState *c;
+    Key3 k;
+    Tcl_HashEntry *e;
+    int so, sn, isNew;
+
+    if (cpu == RB_ABSENT) {
+	return;
+    }
+    c = Cpu(s, machine, cpu);
+    Charge(s, machine, c, t);
+    if (c->thread != RB_ABSENT) {
+	k = MakeKey(machine, 0, c->thread);
+	e = Tcl_FindHashEntry(&s->running, (char *)&k);
+	if (e != NULL && Tcl_GetHashValue(e) == c) {
+	    Tcl_DeleteHashEntry(e);
+	}
+    }
+    c->thread = nw;
+    if (nw != RB_ABSENT && nw != s->idleValue) {
+	k = MakeKey(machine, 0, nw);
+	e = Tcl_CreateHashEntry(&s->running, (char *)&k, &isNew);
+	Tcl_SetHashValue(e, c);
+    }
+    if (s->mg->threadDomain < 0) {
+	return;
+    }
+    so = old == RB_ABSENT ? -1 : Bound(s, machine, s->mg->threadDomain, old);
+    sn = nw == RB_ABSENT ? -1 : Bound(s, machine, s->mg->threadDomain, nw);
+    if (so >= 0) {
+	AddEvent(s, so, recNo, t, type, old);
+    }
+    if (sn >= 0 && sn != so) {
+	AddEvent(s, sn, recNo, t, type, nw);
+    }
+}
+
+/*
+ * Release --
+ *	Drops one hold on the set that x belongs to; remembers its root in
+ *	settle[] so it can be settled once the event is done.
+ */
+static void
+Release(ParserState *s, int x, int *settle, int *nsettle)
+{
+    int root = Find(s, x);
+
+    s->sets[root].open--;
+    settle[(*nsettle)++] = root;
+}
+
+/*
+ * Join --
+ *	Processes an ordinary event: finds the sets its attribute values
+ *	are open in, merges them (or starts a set), applies its start and
+ *	stop bindings and interrupt context, and accounts its resources.
+ */
+static void
+Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
+	int i, int64_t machine, int64_t t)
+{
+    const MgSchema *mg = s->mg;
+    int settle[2 * RB_MAX_FIELDS + 4], nsettle = 0, target = -1, k, x;
+    CpuState *c = NULL;
+    int64_t thread = RB_ABSENT;
+
+    for (k = 0; k < ev->njoins; k++) {
+	const MgJoin *j = &ev->joins[k];
+	int64_t v = b->col[j->field][i];
+
+	if (v == RB_ABSENT) {
+	    continue;
+	}
+	if (j->domain == mg->threadDomain) {
+	    thread = v;
+	    if (j->binding != MG_BASIC) {
+		ChargeThread(s, machine, v, t);
+	    }
+	}
+	if (j->binding == MG_START) {
+	    continue;
+	}
+	x = Bound(s, machine, j->domain, v);
+	if (x >= 0) {
+	    target = target < 0 ? x : Union(s, Find(s, target), x);
+	}
+    }
+    if (ev->intrBegin >= 0 && b->col[ev->intrBegin][i] != RB_ABSENT) {
+	c = Cpu(s, machine, b->col[ev->intrBegin][i]);
+	Charge(s, machine, c, t);
+    }
+    if (ev->intrEnd >= 0 && b->col[ev->intrEnd][i] != RB_ABSENT) {
+	c = Cpu(s, machine, b->col[ev->intrEnd][i]);
+	Charge(s, machine, c, t);
+	if (c->intrSet >= 0) {
+	    x = Find(s, c->intrSet);
+	    target = target < 0 ? x : Union(s, Find(s, target), x);
+	}
+    }
+    target = target < 0 ? NewSet(s, machine) : Find(s, target);
+
+    for (k = 0; k < ev->njoins; k++) {
+	const MgJoin *j = &ev->joins[k];
+	int64_t v = b->col[j->field][i];
+	Key3 key;
+	Tcl_HashEntry *e;
+	int isNew;
+
+	if (v == RB_ABSENT || j->binding == MG_BASIC) {
+	    continue;
+	}
+	key = MakeKey(machine, j->domain, v);
+	if (j->binding == MG_START) {
+	    e = Tcl_CreateHashEntry(&s->intervals, (char *)&key, &isNew);
+	    if (!isNew) {
+		Release(s, (int)(intptr_t)Tcl_GetHashValue(e), settle,
+			&nsettle);
+	    }
+	    Tcl_SetHashValue(e, (ClientData)(intptr_t)target);
+	    s->sets[Find(s, target)].open++;
+	} else {
+	    e = Tcl_FindHashEntry(&s->intervals, (char *)&key);
+	    if (e != NULL) {
+		x = (int)(intptr_t)Tcl_GetHashValue(e);
+		Tcl_DeleteHashEntry(e);
+		Release(s, x, settle, &nsettle);
+	    }
+	}
+    }
+    if (ev->intrEnd >= 0 && c != NULL && c->intrSet >= 0) {
+	Release(s, c->intrSet, settle, &nsettle);
+	c->intrSet = -1;
+    }
+    if (ev->intrBegin >= 0 && c != NULL) {
+	if (c->intrSet >= 0) {
+	    Release(s, c->intrSet, settle, &nsettle);
+	}
+	c->intrSet = target;
+	s->sets[target].open++;
+    }
+
+    target = Find(s, target);
+    AddEvent(s, target, b->firstRecord + i, t, type, thread);
+    if (ev->begin) {
+	s->sets[target].begin = 1;
+	if (s->fLabel >= 0 && s->sets[target].label == RB_ABSENT) {
+	    s->sets[target].label = b->col[s->fLabel][i];
+	}
+    }
+    if (ev->end) {
+	s->sets[target].end = 1;
+    }
+    if (ev->diskBytes >= 0 && b->col[ev->diskBytes][i] != RB_ABSENT) {
+	s->sets[target].diskOps++;
+	s->sets[target].diskBytes += b->col[ev->diskBytes][i];
+    }
+    if (ev->netBytes >= 0 && b->col[ev->netBytes][i] != RB_ABSENT) {
+	s->sets[target].netPkts++;
+	s->sets[target].netBytes += b->col[ev->netBytes][i];
+    }
+    settle[nsettle++] = target;
+    for (k = 0; k < nsettle; k++) {
+	x = settle[k];
+	if (s->sets[x].parent >= 0) {
+	    Settle(s, Find(s, x));
+	}
+    }
+}
+
+/*
+ * ParserRecord --
+ *	One event: a context switch or an ordinary event of the schema;
+ *	events of types the schema does not name are counted and ignored.
+ */
+static void
+ParserRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
+{
+    ParserState *s = a->state;
+    int64_t id = b->col[s->fEvent][i], machine = b->col[s->fMachine][i];
+    int64_t t = b->col[0][i];
+    const MgEventType *ev;
+    int type;
+
+    if (s->failed) {
+	return;
+    }
+    s->events++;
+    if (id < 0 || id >= s->ntypeOf || s->typeOf[id] == 0
+	    || t == RB_ABSENT) {
+	s->unknown++;
+	return;
+    }
+    type = s->typeOf[id] - 1;
+    ev = &s->mg->events[type];
+    if (ev->cswitchCpu >= 0) {
+	ContextSwitch(s, ev, type, b, i, machine, t);
+    } else {
+	Join(s, ev, type, b, i, machine, t);
+    }
+    if (s->inFlight > s->maxInFlight) {
+	s->failed = 1;
+	Rb_AnalyzerError(a, "RUBICON MAGPIE INFLIGHT", "more than %lld "
+		"event sets in flight at record %llu (raise -maxinflight, or "
+		"check that the schema's stop bindings close intervals)",
+		(long long)s->maxInFlight,
+		(unsigned long long)(b->firstRecord + i));
+    }
+}
+
+/*
+ * ParserEnd --
+ *	Discards the sets still open, then sets the Attributes.
+ */
+static int
+ParserEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    ParserState *s = a->state;
+    int x;
+
+    for (x = 0; x < s->nsets; x++) {
+	if (s->sets[x].parent == x) {
+	    s->incomplete++;
+	    s->discardedEvents += s->sets[x].nev;
+	    FreeSet(s, x);
+	}
+    }
+    s->requests->partial = run->partial || s->failed;
+    Rb_AnalyzerSet(a, s->requests);
+    s->requests = NULL;
+    Rb_AnalyzerSet(a, Rb_AttrScalar("RequestCount", (double)s->complete, "",
+	    "requests extracted (a begin and an end event, all intervals "
+	    "closed)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("IncompleteSets",
+	    (double)s->incomplete, "", "event sets discarded without a "
+	    "begin or an end, or still open at the end of the log"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("DiscardedEvents",
+	    (double)s->discardedEvents, "", "events of discarded sets"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("UnknownEvents", (double)s->unknown,
+	    "", "events of types the schema does not declare"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("BusyCpu", s->busyNs / 1e9, "s",
+	    "non-idle CPU time seen between context switches"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("CpuAccountedFraction", s->busyNs
+	    ? (double)s->accountedNs / s->busyNs : 0.0, "",
+	    "share of busy CPU time accounted to extracted requests"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("PeakInFlight",
+	    (double)s->peakInFlight, "", "most event sets open at once"));
+    return s->failed ? TCL_ERROR : TCL_OK;
+}
+
+static void
+ParserFree(Rb_Analyzer *a)
+{
+    FreeRun(a->state);
+}
+
+const Rb_AnalyzerClass MgParserAnalyzerClass = {
+    .name = "MagpieParserAnalyzer",
+    .help = "Magpie: join events into requests by a magpie::schema; "
+	    "per-request CPU, disk, network",
+    .stateSize = sizeof(ParserState),
+    .options = parserOptions,
+    .attrs = parserAttrs,
+    .perRecordState = 0,
+    .start = ParserStart,
+    .record = ParserRecord,
+    .end = ParserEnd,
+    .freeState = ParserFree,
+};

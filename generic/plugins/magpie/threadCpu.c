@@ -1,0 +1,261 @@
+/*
+ * threadCpu.c --
+ *
+ *	ThreadCpuAnalyzer: CPU time per thread from context switches.  On
+ *	each switch on a CPU, the time since that CPU's previous switch is
+ *	charged to the thread switched out; the time before a CPU's first
+ *	switch is unknown and not charged.  Works on ftrace records
+ *	(sched_switch, prev_pid, next_pid, the defaults) and on Magpie
+ *	event logs (give the field names and the switch event's name).
+ */
+
+#include <stdlib.h>
+#include "plugins/magpie/magpie.h"
+
+typedef struct ThreadCpuState {
+    char *eventField;		/* -eventfield */
+    char *switchName;		/* -switch */
+    char *cpuField;		/* -cpu */
+    char *prevField;		/* -prev */
+    char *nextField;		/* -next */
+    char *idle;			/* -idle: the idle thread's id */
+    int fEvent, fCpu, fPrev, fNext;
+    int64_t switchId;
+    int64_t idleValue;
+    Rb_Schema *schema;
+    Tcl_HashTable lastSwitch;	/* cpu value -> int64 ns (boxed) */
+    Tcl_HashTable threads;	/* thread value -> ThreadUse */
+    int tablesInit;
+    int64_t busyNs, idleNs;
+} ThreadCpuState;
+
+typedef struct ThreadUse {
+    int64_t ns;
+    int64_t switchesIn;
+} ThreadUse;
+
+static const Rb_Option threadCpuOptions[] = {
+    {"-eventfield", RB_OPT_STRING, offsetof(ThreadCpuState, eventField),
+     "event", "field holding the event name"},
+    {"-switch", RB_OPT_STRING, offsetof(ThreadCpuState, switchName),
+     "sched_switch", "name of the context-switch event"},
+    {"-cpu", RB_OPT_STRING, offsetof(ThreadCpuState, cpuField), "cpu",
+     "field holding the CPU"},
+    {"-prev", RB_OPT_STRING, offsetof(ThreadCpuState, prevField),
+     "prev_pid", "field of the thread switched out"},
+    {"-next", RB_OPT_STRING, offsetof(ThreadCpuState, nextField),
+     "next_pid", "field of the thread switched in"},
+    {"-idle", RB_OPT_STRING, offsetof(ThreadCpuState, idle), "0",
+     "id of the idle thread (its time is idle, not busy)"},
+    {NULL}
+};
+
+static const char *const threadCpuAttrs[] = {
+    "ThreadCpu", "BusyCpu", "IdleCpu", NULL
+};
+
+/*
+ * FreeTables --
+ *	Frees the per-CPU and per-thread tables.
+ */
+static void
+FreeTables(ThreadCpuState *s)
+{
+    Tcl_HashSearch hs;
+    Tcl_HashEntry *e;
+
+    if (!s->tablesInit) {
+	return;
+    }
+    for (e = Tcl_FirstHashEntry(&s->threads, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	MgFree(Tcl_GetHashValue(e));
+    }
+    for (e = Tcl_FirstHashEntry(&s->lastSwitch, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	MgFree(Tcl_GetHashValue(e));
+    }
+    Tcl_DeleteHashTable(&s->threads);
+    Tcl_DeleteHashTable(&s->lastSwitch);
+    s->tablesInit = 0;
+}
+
+/*
+ * SlotKey --
+ *	A record slot as a one-word hash key.
+ */
+static inline const char *
+SlotKey(int64_t v)
+{
+    return (const char *)(intptr_t)v;
+}
+
+/*
+ * ThreadCpuStart --
+ *	Resolves the fields and resets the tables.
+ */
+static int
+ThreadCpuStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    ThreadCpuState *s = a->state;
+
+    FreeTables(s);
+    if (Rb_AnalyzerField(a, run, s->eventField, &s->fEvent) != TCL_OK
+	    || Rb_AnalyzerField(a, run, s->cpuField, &s->fCpu) != TCL_OK
+	    || Rb_AnalyzerField(a, run, s->prevField, &s->fPrev) != TCL_OK
+	    || Rb_AnalyzerField(a, run, s->nextField, &s->fNext) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    s->schema = run->schema;
+    s->switchId = Rb_SchemaIntern(run->schema, s->switchName,
+	    strlen(s->switchName));
+    if (run->schema->fields[s->fPrev].type == RB_FT_STRING) {
+	s->idleValue = Rb_SchemaIntern(run->schema, s->idle,
+		strlen(s->idle));
+    } else {
+	s->idleValue = strtoll(s->idle, NULL, 10);
+    }
+    Tcl_InitHashTable(&s->lastSwitch, TCL_ONE_WORD_KEYS);
+    Tcl_InitHashTable(&s->threads, TCL_ONE_WORD_KEYS);
+    s->tablesInit = 1;
+    s->busyNs = s->idleNs = 0;
+    return TCL_OK;
+}
+
+/*
+ * Use --
+ *	The usage entry of a thread, made on first sight.
+ */
+static ThreadUse *
+Use(ThreadCpuState *s, int64_t thread)
+{
+    int isNew;
+    Tcl_HashEntry *e = Tcl_CreateHashEntry(&s->threads, SlotKey(thread),
+	    &isNew);
+
+    if (isNew) {
+	Tcl_SetHashValue(e, MgAlloc(sizeof(ThreadUse)));
+    }
+    return Tcl_GetHashValue(e);
+}
+
+/*
+ * ThreadCpuRecord --
+ *	Charges the interval since the CPU's last switch to the thread
+ *	switched out.
+ */
+static void
+ThreadCpuRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
+{
+    ThreadCpuState *s = a->state;
+    int64_t t = b->col[0][i], cpu = b->col[s->fCpu][i];
+    int64_t prev = b->col[s->fPrev][i], next = b->col[s->fNext][i];
+    int64_t *last;
+    Tcl_HashEntry *e;
+    int isNew;
+
+    if (b->col[s->fEvent][i] != s->switchId || cpu == RB_ABSENT
+	    || t == RB_ABSENT) {
+	return;
+    }
+    e = Tcl_CreateHashEntry(&s->lastSwitch, SlotKey(cpu), &isNew);
+    if (isNew) {
+	last = MgAlloc(sizeof(int64_t));
+	Tcl_SetHashValue(e, last);
+    } else {
+	last = Tcl_GetHashValue(e);
+	if (prev != RB_ABSENT && t >= *last) {
+	    if (prev == s->idleValue) {
+		s->idleNs += t - *last;
+	    } else {
+		Use(s, prev)->ns += t - *last;
+		s->busyNs += t - *last;
+	    }
+	}
+    }
+    *last = t;
+    if (next != RB_ABSENT && next != s->idleValue) {
+	Use(s, next)->switchesIn++;
+    }
+}
+
+typedef struct Row {
+    int64_t thread;
+    const ThreadUse *use;
+} Row;
+
+static int
+CompareRows(const void *x, const void *y)
+{
+    const Row *a = x, *b = y;
+
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+/*
+ * ThreadCpuEnd --
+ *	Sets ThreadCpu (thread, cpu in s, switches in, by thread), BusyCpu
+ *	and IdleCpu (s).
+ */
+static int
+ThreadCpuEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    ThreadCpuState *s = a->state;
+    int isText = s->schema->fields[s->fPrev].type == RB_FT_STRING;
+    Rb_Attribute *table = Rb_AttrCreate("ThreadCpu", RB_ATTR_TABLE, "s",
+	    "CPU time of each thread from context switches");
+    Row *rows = MgAlloc(s->threads.numEntries * sizeof(Row));
+    Tcl_HashSearch hs;
+    Tcl_HashEntry *e;
+    int n = 0, k;
+
+    Rb_AttrAddColumn(table, "thread", "", 1);
+    Rb_AttrAddColumn(table, "cpu", "s", 0);
+    Rb_AttrAddColumn(table, "switchesIn", "", 0);
+    for (e = Tcl_FirstHashEntry(&s->threads, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	rows[n].thread = (int64_t)(intptr_t)Tcl_GetHashKey(&s->threads, e);
+	rows[n++].use = Tcl_GetHashValue(e);
+    }
+    qsort(rows, n, sizeof(Row), CompareRows);
+    for (k = 0; k < n; k++) {
+	int r = Rb_AttrAddRow(table);
+	char buf[32];
+
+	if (isText) {
+	    Rb_AttrSetText(table, r, 0, Rb_SchemaString(s->schema,
+		    rows[k].thread));
+	} else {
+	    snprintf(buf, sizeof(buf), "%lld", (long long)rows[k].thread);
+	    Rb_AttrSetText(table, r, 0, buf);
+	}
+	Rb_AttrSetNum(table, r, 1, rows[k].use->ns / 1e9);
+	Rb_AttrSetNum(table, r, 2, (double)rows[k].use->switchesIn);
+    }
+    MgFree(rows);
+    Rb_AnalyzerSet(a, table);
+    Rb_AnalyzerSet(a, Rb_AttrScalar("BusyCpu", s->busyNs / 1e9, "s",
+	    "CPU time of every non-idle thread"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("IdleCpu", s->idleNs / 1e9, "s",
+	    "CPU time of the idle thread"));
+    return TCL_OK;
+}
+
+static void
+ThreadCpuFree(Rb_Analyzer *a)
+{
+    FreeTables(a->state);
+}
+
+const Rb_AnalyzerClass MgThreadCpuAnalyzerClass = {
+    .name = "ThreadCpuAnalyzer",
+    .help = "CPU time per thread from context-switch events",
+    .stateSize = sizeof(ThreadCpuState),
+    .options = threadCpuOptions,
+    .attrs = threadCpuAttrs,
+    .perRecordState = 1,
+    .start = ThreadCpuStart,
+    .record = ThreadCpuRecord,
+    .end = ThreadCpuEnd,
+    .freeState = ThreadCpuFree,
+};

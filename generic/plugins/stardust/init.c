@@ -77,5 +77,10 @@ Rb_StardustInit(Tcl_Interp *interp)
 	    || Sd_TypesInitCmds(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
+#ifdef HAVE_SQLITE3
+    if (Rb_RegisterAnalyzer(interp, &Sd_DatabaseAnalyzerClass) != TCL_OK) {
+	return TCL_ERROR;
+    }
+#endif
     return Tcl_Eval(interp, queryScript);
 }

@@ -119,9 +119,10 @@ void		Sd_GraphStitch(SdGraph *g, int64_t src, int64_t dst);
 const SdShare *	Sd_GraphRoots(SdGraph *g, SdNode *n, int *count);
 void		Sd_GraphForgetRoots(SdGraph *g);
 
-/* accounting.c, flowgraph.c */
+/* accounting.c, flowgraph.c, db.c (with HAVE_SQLITE3) */
 extern const Rb_AnalyzerClass Sd_DemandAnalyzerClass;
 extern const Rb_AnalyzerClass Sd_FlowGraphAnalyzerClass;
+extern const Rb_AnalyzerClass Sd_DatabaseAnalyzerClass;	/* db.c */
 
 /*
  * SdFields: the field indices an analyzer needs, resolved by name once

@@ -1,0 +1,355 @@
+/*
+ * db.c --
+ *
+ *	StardustDatabaseAnalyzer: the activity database in SQLite, as
+ *	Stardust kept it.  A table per record type of the type set (columns
+ *	time, breadcrumb, client, pid, tid, then the type's attributes; the
+ *	pid column tells the endpoints apart), the Stitch table being the
+ *	stitch table; rows go in by prepared statements, one transaction per
+ *	batch; a breadcrumb index on every table is built after the load,
+ *	when it is cheapest; views give virtual counters.  The file is
+ *	written under a temporary name and renamed at the end of the run.
+ *	Query it with the sqlite3 Tcl package or the sqlite3 program.
+ */
+
+#ifdef HAVE_SQLITE3
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
+#include "plugins/stardust/stardust.h"
+
+typedef struct DbState {
+    char *output;		/* -output */
+    char *typeset;		/* -typeset */
+
+    SdTypeSet *set;
+    sqlite3 *db;
+    char *tmpPath;
+    sqlite3_stmt **insert;	/* per type of the set */
+    int64_t *typeIds;		/* type name string id per type */
+    int fields[SD_F_NFIXED];
+    uint64_t rows;
+    int inert;
+} DbState;
+
+static const Rb_Option dbOptions[] = {
+    {"-output", RB_OPT_STRING, offsetof(DbState, output), "stardust.db",
+     "the SQLite database file written"},
+    {"-typeset", RB_OPT_STRING, offsetof(DbState, typeset), SD_DEFAULT_SET,
+     "the type set whose record types become tables"},
+    {NULL}
+};
+
+static const char *const dbAttrs[] = {"DatabaseRows", "Database", NULL};
+
+/* Virtual counters: raw per-client sums (the stitch roll-up is the
+ * StardustDemandAnalyzer's). */
+static const char viewsSql[] =
+    "CREATE VIEW client_network AS SELECT client, COUNT(*) AS transmits,"
+    " SUM(bytes) AS bytes FROM NetworkTransmit GROUP BY client;"
+    "CREATE VIEW disk_service AS SELECT s.breadcrumb AS breadcrumb,"
+    " s.client AS client, s.disk AS disk, s.ioId AS ioId, s.size AS size,"
+    " e.time - s.time AS service_ns FROM DiskOpStart s JOIN DiskOpEnd e"
+    " ON e.disk = s.disk AND e.ioId = s.ioId;"
+    "CREATE VIEW client_disk AS SELECT client, COUNT(*) AS ops,"
+    " SUM(service_ns) / 1e9 AS service_s FROM disk_service GROUP BY client;"
+    "CREATE VIEW buffer_accesses AS"
+    " SELECT time, breadcrumb, client, 'ReadHit' AS kind, file, offset, size"
+    " FROM BufferReadHit UNION ALL SELECT time, breadcrumb, client,"
+    " 'ReadMiss', file, offset, size FROM BufferReadMiss UNION ALL"
+    " SELECT time, breadcrumb, client, 'Write', file, offset, size FROM"
+    " BufferWrite UNION ALL SELECT time, breadcrumb, client, 'ReadAhead',"
+    " file, offset, size FROM BufferReadAhead UNION ALL SELECT time,"
+    " breadcrumb, client, 'Flush', file, offset, size FROM BufferFlush"
+    " UNION ALL SELECT time, breadcrumb, client, 'Evict', file, offset, size"
+    " FROM BufferEvict;";
+
+/*
+ * CloseDb --
+ *	Finalizes statements and closes the database; removes the
+ *	temporary file unless keep.
+ */
+static void
+CloseDb(DbState *st, int keep)
+{
+    int k;
+
+    if (st->insert != NULL) {
+	for (k = 0; k < st->set->ntypes; k++) {
+	    sqlite3_finalize(st->insert[k]);
+	}
+	free(st->insert);
+	st->insert = NULL;
+    }
+    free(st->typeIds);
+    st->typeIds = NULL;
+    if (st->db != NULL) {
+	sqlite3_close(st->db);
+	st->db = NULL;
+    }
+    if (st->tmpPath != NULL) {
+	if (!keep) {
+	    unlink(st->tmpPath);
+	}
+	free(st->tmpPath);
+	st->tmpPath = NULL;
+    }
+    if (st->set != NULL) {
+	Sd_TypeSetRelease(st->set);
+	st->set = NULL;
+    }
+}
+
+static void
+DbFree(Rb_Analyzer *a)
+{
+    CloseDb(a->state, 0);
+}
+
+/*
+ * Exec --
+ *	Runs SQL; on failure records an analyzer error quoting SQLite.
+ */
+static int
+Exec(Rb_Analyzer *a, DbState *st, const char *sql)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+	Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: %s",
+		st->output, msg ? msg : sqlite3_errmsg(st->db));
+	sqlite3_free(msg);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * CreateTables --
+ *	A table and a prepared insert per record type.
+ */
+static int
+CreateTables(Rb_Analyzer *a, DbState *st, const Rb_RunInfo *run)
+{
+    Tcl_DString create, insert;
+    int k, j;
+
+    st->insert = calloc(st->set->ntypes, sizeof(sqlite3_stmt *));
+    st->typeIds = calloc(st->set->ntypes, sizeof(int64_t));
+    Tcl_DStringInit(&create);
+    Tcl_DStringInit(&insert);
+    for (k = 0; k < st->set->ntypes; k++) {
+	const SdType *t = &st->set->types[k];
+
+	st->typeIds[k] = Rb_SchemaIntern(run->schema, t->name,
+		strlen(t->name));
+	Tcl_DStringSetLength(&create, 0);
+	Tcl_DStringSetLength(&insert, 0);
+	Tcl_DStringAppend(&create, "CREATE TABLE \"", -1);
+	Tcl_DStringAppend(&create, t->name, -1);
+	Tcl_DStringAppend(&create, "\" (time INTEGER, breadcrumb INTEGER, "
+		"client INTEGER, pid INTEGER, tid INTEGER", -1);
+	Tcl_DStringAppend(&insert, "INSERT INTO \"", -1);
+	Tcl_DStringAppend(&insert, t->name, -1);
+	Tcl_DStringAppend(&insert, "\" VALUES (?,?,?,?,?", -1);
+	for (j = 0; j < t->nattrs; j++) {
+	    Tcl_DStringAppend(&create, ", \"", -1);
+	    Tcl_DStringAppend(&create, t->attrs[j].name, -1);
+	    Tcl_DStringAppend(&create, t->attrs[j].type == SD_STRING
+		    ? "\" TEXT" : "\" INTEGER", -1);
+	    Tcl_DStringAppend(&insert, ",?", 2);
+	}
+	Tcl_DStringAppend(&create, ")", 1);
+	Tcl_DStringAppend(&insert, ")", 1);
+	if (Exec(a, st, Tcl_DStringValue(&create)) != TCL_OK) {
+	    goto fail;
+	}
+	if (sqlite3_prepare_v2(st->db, Tcl_DStringValue(&insert), -1,
+		&st->insert[k], NULL) != SQLITE_OK) {
+	    Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: %s",
+		    st->output, sqlite3_errmsg(st->db));
+	    goto fail;
+	}
+    }
+    Tcl_DStringFree(&create);
+    Tcl_DStringFree(&insert);
+    return TCL_OK;
+
+  fail:
+    Tcl_DStringFree(&create);
+    Tcl_DStringFree(&insert);
+    return TCL_ERROR;
+}
+
+/*
+ * DbStart --
+ *	Opens a fresh database under a temporary name, made for bulk loading
+ *	(no journal, no syncs: a failed run leaves nothing under -output).
+ */
+static int
+DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    DbState *st = a->state;
+    size_t n;
+    int k;
+    static const char *const fixed[SD_F_NFIXED] = {
+	"time", "breadcrumb", "client", "pid", "tid", "type"
+    };
+
+    CloseDb(st, 0);
+    st->rows = 0;
+    st->inert = Rb_SchemaFieldIndex(run->schema, "breadcrumb") < 0;
+    if (st->inert) {
+	return TCL_OK;
+    }
+    for (k = 0; k < SD_F_NFIXED; k++) {
+	if (Rb_AnalyzerField(a, run, fixed[k], &st->fields[k]) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    st->set = Sd_TypeSetGet(st->typeset);
+    n = strlen(st->output) + 32;
+    st->tmpPath = malloc(n);
+    snprintf(st->tmpPath, n, "%s.tmp-%d", st->output, (int)getpid());
+    unlink(st->tmpPath);
+    if (sqlite3_open(st->tmpPath, &st->db) != SQLITE_OK) {
+	Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: %s",
+		st->output, sqlite3_errmsg(st->db));
+	CloseDb(st, 0);
+	return TCL_ERROR;
+    }
+    if (Exec(a, st, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")
+	    != TCL_OK || CreateTables(a, st, run) != TCL_OK) {
+	CloseDb(st, 0);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * DbBatch --
+ *	Inserts the selected records in one transaction.  A record whose
+ *	type is not in the set (another set's schema) is left out.
+ */
+static void
+DbBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    DbState *st = a->state;
+    int j, k, x;
+
+    if (st->inert || st->db == NULL) {
+	return;
+    }
+    sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL);
+    for (j = 0; j < nsel; j++) {
+	int i = (int)sel[j];
+	int64_t type = b->col[st->fields[5]][i];
+	const SdType *t;
+	sqlite3_stmt *s;
+
+	for (k = 0; k < st->set->ntypes && st->typeIds[k] != type; k++) {
+	}
+	if (k == st->set->ntypes) {
+	    continue;
+	}
+	t = &st->set->types[k];
+	s = st->insert[k];
+	for (x = 0; x < 5; x++) {
+	    sqlite3_bind_int64(s, x + 1, b->col[st->fields[x]][i]);
+	}
+	for (x = 0; x < t->nattrs; x++) {
+	    int64_t v = b->col[t->attrs[x].field][i];
+
+	    if (v == RB_ABSENT) {
+		sqlite3_bind_null(s, x + 6);
+	    } else if (t->attrs[x].type == SD_STRING) {
+		sqlite3_bind_text(s, x + 6, Rb_SchemaString(b->schema, v), -1,
+			SQLITE_STATIC);
+	    } else {
+		sqlite3_bind_int64(s, x + 6, v);
+	    }
+	}
+	if (sqlite3_step(s) == SQLITE_DONE) {
+	    st->rows++;
+	}
+	sqlite3_reset(s);
+    }
+    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+}
+
+/*
+ * DbEnd --
+ *	Builds the breadcrumb indexes and the views, closes the database
+ *	and renames it to -output.
+ */
+static int
+DbEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    DbState *st = a->state;
+    Tcl_DString sql;
+    int k, ok = 1;
+
+    if (st->inert || st->db == NULL) {
+	Rb_AnalyzerSet(a, Rb_AttrScalar("DatabaseRows", 0, "", "rows "
+		"inserted into the activity database"));
+	return TCL_OK;
+    }
+    Tcl_DStringInit(&sql);
+    Tcl_DStringAppend(&sql, "BEGIN;", -1);
+    for (k = 0; k < st->set->ntypes; k++) {
+	const char *name = st->set->types[k].name;
+
+	Tcl_DStringAppend(&sql, "CREATE INDEX \"", -1);
+	Tcl_DStringAppend(&sql, name, -1);
+	Tcl_DStringAppend(&sql, "_breadcrumb\" ON \"", -1);
+	Tcl_DStringAppend(&sql, name, -1);
+	Tcl_DStringAppend(&sql, "\" (breadcrumb);", -1);
+    }
+    Tcl_DStringAppend(&sql, "CREATE INDEX Stitch_dst ON Stitch "
+	    "(dstBreadcrumb);", -1);
+    Tcl_DStringAppend(&sql, viewsSql, -1);
+    Tcl_DStringAppend(&sql, "COMMIT;", -1);
+    ok = Exec(a, st, Tcl_DStringValue(&sql)) == TCL_OK;
+    Tcl_DStringFree(&sql);
+    for (k = 0; k < st->set->ntypes; k++) {
+	sqlite3_finalize(st->insert[k]);
+	st->insert[k] = NULL;
+    }
+    if (ok && sqlite3_close(st->db) == SQLITE_OK) {
+	st->db = NULL;
+	if (rename(st->tmpPath, st->output) != 0) {
+	    Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: cannot "
+		    "rename the finished database into place", st->output);
+	    ok = 0;
+	}
+    } else {
+	ok = 0;
+    }
+    CloseDb(st, 0);
+    if (!ok) {
+	return TCL_ERROR;
+    }
+    Rb_AnalyzerSet(a, Rb_AttrScalar("DatabaseRows", (double)st->rows, "",
+	    "rows inserted into the activity database"));
+    Rb_AnalyzerSet(a, Rb_AttrTextNew("Database", st->output,
+	    "the activity database file"));
+    return TCL_OK;
+}
+
+const Rb_AnalyzerClass Sd_DatabaseAnalyzerClass = {
+    .name = "StardustDatabaseAnalyzer",
+    .help = "Stardust: activity records into an SQLite database (table per "
+	    "type, breadcrumb indexes, counter views)",
+    .stateSize = sizeof(DbState),
+    .options = dbOptions,
+    .attrs = dbAttrs,
+    .mergeable = 0,
+    .start = DbStart,
+    .batch = DbBatch,
+    .end = DbEnd,
+    .freeState = DbFree,
+};
+
+#endif /* HAVE_SQLITE3 */

@@ -338,24 +338,19 @@ static int
 BlktraceOpen(Rb_Reader *r, Rb_Error *err)
 {
     BlktraceState *st = r->state;
-    Tcl_Obj *siblings = NULL, *key, **paths;
+    Tcl_Obj *siblings, **paths;
     int i, npaths, want = 1;
 
     st->pair = Rb_BlkPairCreate();
     r->epochNs = 0;
     AddFile(st, r->in, Rb_InputPath(r->in));
-    if (r->options != NULL) {
-	key = Tcl_NewStringObj("siblings", -1);
-	Tcl_IncrRefCount(key);
-	Tcl_DictObjGet(NULL, r->options, key, &siblings);
-	Tcl_DecrRefCount(key);
-	if (siblings != NULL
-		&& Tcl_GetBooleanFromObj(NULL, siblings, &want) != TCL_OK) {
-	    Rb_SetError(err, "RUBICON READER OPTION", "%s: blktrace "
-		    "readeroptions: siblings is a boolean, not \"%s\"",
-		    Rb_InputPath(r->in), Tcl_GetString(siblings));
-	    return TCL_ERROR;
-	}
+    siblings = Rb_ReaderOption(r, "siblings");
+    if (siblings != NULL
+	    && Tcl_GetBooleanFromObj(NULL, siblings, &want) != TCL_OK) {
+	Rb_SetError(err, "RUBICON READER OPTION", "%s: blktrace "
+		"readeroptions: siblings is a boolean, not \"%s\"",
+		Rb_InputPath(r->in), Tcl_GetString(siblings));
+	return TCL_ERROR;
     }
     if (want) {
 	siblings = SiblingPaths(Rb_InputPath(r->in));

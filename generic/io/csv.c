@@ -305,23 +305,6 @@ MapColumns(Rb_Reader *r, CsvState *st, Tcl_Obj *columns, char **header,
 }
 
 /*
- * GetOption --
- *	The value of key in the reader options dict, or NULL.
- */
-static Tcl_Obj *
-GetOption(Rb_Reader *r, const char *key)
-{
-    Tcl_Obj *k = Tcl_NewStringObj(key, -1), *v = NULL;
-
-    Tcl_IncrRefCount(k);
-    if (r->options != NULL) {
-	Tcl_DictObjGet(NULL, r->options, k, &v);
-    }
-    Tcl_DecrRefCount(k);
-    return v;
-}
-
-/*
  * CheckKeys --
  *	Refuses option keys the reader does not know, so that a misspelt
  *	option is not silently ignored.
@@ -381,22 +364,22 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
     if (CheckKeys(r, err) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if ((o = GetOption(r, "timeunit")) != NULL
+    if ((o = Rb_ReaderOption(r, "timeunit")) != NULL
 	    && !Rb_TimeUnitScale(Tcl_GetString(o), &st->timeScale)) {
 	return OptionError(r, err, "timeunit is ns, us, ms, s or ticks, not",
 		Tcl_GetString(o));
     }
-    if ((o = GetOption(r, "sizeunit")) != NULL
+    if ((o = Rb_ReaderOption(r, "sizeunit")) != NULL
 	    && !ByteUnit(Tcl_GetString(o), &st->sizeScale)) {
 	return OptionError(r, err, "sizeunit is bytes, sectors, kb or a "
 		"number of bytes, not", Tcl_GetString(o));
     }
-    if ((o = GetOption(r, "offsetunit")) != NULL
+    if ((o = Rb_ReaderOption(r, "offsetunit")) != NULL
 	    && !ByteUnit(Tcl_GetString(o), &st->offsetScale)) {
 	return OptionError(r, err, "offsetunit is bytes, sectors, kb or a "
 		"number of bytes, not", Tcl_GetString(o));
     }
-    if ((o = GetOption(r, "delimiter")) != NULL) {
+    if ((o = Rb_ReaderOption(r, "delimiter")) != NULL) {
 	const char *d = Tcl_GetString(o);
 
 	if (strcmp(d, "tab") == 0 || strcmp(d, "\t") == 0) {
@@ -410,22 +393,22 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
 		    "space, not", d);
 	}
     }
-    if ((o = GetOption(r, "header")) != NULL
+    if ((o = Rb_ReaderOption(r, "header")) != NULL
 	    && Tcl_GetBooleanFromObj(NULL, o, &header) != TCL_OK) {
 	return OptionError(r, err, "header is a boolean, not",
 		Tcl_GetString(o));
     }
-    if ((o = GetOption(r, "epoch")) != NULL
+    if ((o = Rb_ReaderOption(r, "epoch")) != NULL
 	    && !Rb_ParseScaled(Tcl_GetString(o), 1000000000, &st->epochNs)) {
 	return OptionError(r, err, "epoch is Unix seconds, not",
 		Tcl_GetString(o));
     }
     r->epochNs = st->epochNs;
-    if ((o = GetOption(r, "readvalue")) != NULL
+    if ((o = Rb_ReaderOption(r, "readvalue")) != NULL
 	    && OpValues(r, o, st->readv, &st->nread, err) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if ((o = GetOption(r, "writevalue")) != NULL
+    if ((o = Rb_ReaderOption(r, "writevalue")) != NULL
 	    && OpValues(r, o, st->writev, &st->nwrite, err) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -440,7 +423,7 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
 	st->nread = st->nwrite = 3;
     }
 
-    columns = GetOption(r, "columns");
+    columns = Rb_ReaderOption(r, "columns");
     buf = Rb_Alloc(HEAD_MAX + 1);
     nf = FirstLine(r, st->tx.delim, buf, field, err);
     if (nf < 0) {

@@ -51,19 +51,12 @@ static int
 DiskSimOpen(Rb_Reader *r, Rb_Error *err)
 {
     DiskSimState *st = r->state;
-    Tcl_Obj *unit = NULL;
+    Tcl_Obj *unit = Rb_ReaderOption(r, "timeunit");
     char head[128];
     long n;
 
     st->tx.delim = 0;
     st->tx.comment = '#';
-    if (r->options != NULL) {
-	Tcl_Obj *key = Tcl_NewStringObj("timeunit", -1);
-
-	Tcl_IncrRefCount(key);
-	Tcl_DictObjGet(NULL, r->options, key, &unit);
-	Tcl_DecrRefCount(key);
-    }
     if (unit != NULL) {
 	if (!Rb_TimeUnitScale(Tcl_GetString(unit), &st->timeScale)) {
 	    Rb_SetError(err, "RUBICON READER OPTION", "%s: unknown timeunit "

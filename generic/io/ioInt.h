@@ -64,6 +64,25 @@ Rb_ReaderFail(int *done, int *failed, const Rb_Error *pending,
 }
 
 /*
+ * Rb_ReaderOption --
+ *	The value of key in the reader's -readeroptions dict, or NULL.
+ */
+static inline Tcl_Obj *
+Rb_ReaderOption(const Rb_Reader *r, const char *key)
+{
+    Tcl_Obj *k, *v = NULL;
+
+    if (r->options == NULL) {
+	return NULL;
+    }
+    k = Tcl_NewStringObj(key, -1);
+    Tcl_IncrRefCount(k);
+    Tcl_DictObjGet(NULL, r->options, k, &v);
+    Tcl_DecrRefCount(k);
+    return v;
+}
+
+/*
  * Rb_ReaderCount --
  *	Adds one to the count of kind in r->skipCounts, the dict the run
  *	summary shows.

@@ -30,6 +30,9 @@ extern const Rb_AnalyzerClass Rb_SeekDistanceAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_FootprintAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_AlignmentAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ReuseDistanceAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_OnOffAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_DispersionAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_HurstAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -114,9 +117,14 @@ int		Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
 uint64_t	Rb_TimeBinsAddBins(Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
+double *	Rb_TimeBinsValues(const Rb_TimeBins *tb,
+		    const Rb_RunInfo *run, int64_t *n,
+		    double *startSeconds);
 Rb_Attribute *	Rb_TimeBinsSeries(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, const char *name,
 		    const char *unit, const char *help);
+double		Rb_TimeBinsPeakToMean(const Rb_TimeBins *tb,
+		    const Rb_RunInfo *run);
 void		Rb_TimeBinsFree(Rb_TimeBins *tb);
 
 /*
@@ -132,6 +140,8 @@ typedef struct Rb_TotalState {
 
 int		Rb_TotalInit(Rb_Analyzer *a, Tcl_Interp *interp);
 int		Rb_TotalStart(Rb_Analyzer *a, const Rb_RunInfo *run);
+void		Rb_TotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b,
+		    const uint32_t *sel, int nsel);
 int		Rb_TotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other);
 void		Rb_TotalFree(Rb_Analyzer *a);
 
@@ -234,6 +244,15 @@ Rb_MomentsAdd(Rb_Moments *m, double x)
 	m->max = x;
     }
 }
+
+/*
+ * Burstiness (burst.c): DispersionAnalyzer and HurstAnalyzer keep an
+ * Rb_TotalState of counts per -base interval and aggregate it at end.
+ */
+int		Rb_BurstStart(Rb_Analyzer *a, const Rb_RunInfo *run);
+void		Rb_BlockSums(const double *x, int64_t n, int64_t m,
+		    Rb_Moments *sums);
+double		Rb_FitSlope(const double *x, const double *y, int n);
 
 /*
  * Logarithmic histograms (logHist.c): percentiles of an unbounded stream

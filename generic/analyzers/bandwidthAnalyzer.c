@@ -15,7 +15,7 @@ static const Rb_Option bandwidthOptions[] = {
 };
 
 static const char *const bandwidthAttrs[] = {
-    "Bandwidth", "Bytes", "BandwidthSeries", NULL
+    "Bandwidth", "Bytes", "BandwidthSeries", "BandwidthPeakToMean", NULL
 };
 
 /*
@@ -44,7 +44,7 @@ BandwidthBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
 /*
  * BandwidthEnd --
- *	Sets Bandwidth, Bytes and BandwidthSeries.
+ *	Sets Bandwidth, Bytes, BandwidthSeries and BandwidthPeakToMean.
  */
 static int
 BandwidthEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
@@ -59,6 +59,9 @@ BandwidthEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "bytes transferred"));
     Rb_AnalyzerSet(a, Rb_TimeBinsSeries(&st->bins, run, "BandwidthSeries",
 	    "bytes/s", "bytes per second in each interval"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("BandwidthPeakToMean",
+	    Rb_TimeBinsPeakToMean(&st->bins, run), "",
+	    "highest BandwidthSeries value over its mean"));
     return TCL_OK;
 }
 

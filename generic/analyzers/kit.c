@@ -30,6 +30,9 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_FootprintAnalyzerClass,
     &Rb_AlignmentAnalyzerClass,
     &Rb_ReuseDistanceAnalyzerClass,
+    &Rb_OnOffAnalyzerClass,
+    &Rb_DispersionAnalyzerClass,
+    &Rb_HurstAnalyzerClass,
 };
 
 /*

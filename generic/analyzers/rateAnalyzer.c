@@ -15,33 +15,12 @@ static const Rb_Option rateOptions[] = {
 };
 
 static const char *const rateAttrs[] = {
-    "Rate", "Count", "RateSeries", NULL
+    "Rate", "Count", "RateSeries", "RatePeakToMean", NULL
 };
 
 /*
- * RateBatch --
- *	Counts the selected records that have a time.
- */
-static void
-RateBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
-{
-    Rb_TotalState *st = a->state;
-    const int64_t *time = b->col[RB_IO_TIME];
-    int j;
-
-    for (j = 0; j < nsel; j++) {
-	int64_t t = time[sel[j]];
-
-	if (t != RB_ABSENT) {
-	    st->total++;
-	    Rb_TimeBinsAdd(&st->bins, t, 1);
-	}
-    }
-}
-
-/*
  * RateEnd --
- *	Sets Rate, Count and RateSeries.
+ *	Sets Rate, Count, RateSeries and RatePeakToMean.
  */
 static int
 RateEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
@@ -56,6 +35,9 @@ RateEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "number of I/Os"));
     Rb_AnalyzerSet(a, Rb_TimeBinsSeries(&st->bins, run, "RateSeries", "IO/s",
 	    "I/Os per second in each interval"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("RatePeakToMean",
+	    Rb_TimeBinsPeakToMean(&st->bins, run), "",
+	    "highest RateSeries value over its mean"));
     return TCL_OK;
 }
 
@@ -69,7 +51,7 @@ const Rb_AnalyzerClass Rb_RateAnalyzerClass = {
     .perRecordState = 0,
     .init = Rb_TotalInit,
     .start = Rb_TotalStart,
-    .batch = RateBatch,
+    .batch = Rb_TotalCountBatch,
     .end = RateEnd,
     .merge = Rb_TotalMerge,
     .freeState = Rb_TotalFree,

@@ -162,12 +162,90 @@ Rb_TimeBinsAddBins(Rb_TimeBins *tb, const Rb_TimeBins *other)
 }
 
 /*
+ * SeriesRange --
+ *	The bins a series shows: every interval from the run's first to its
+ *	last record time, and any held bin outside that, so that series of
+ *	different Flows have the same rows (at most RB_MAX_TIME_BINS).
+ * Results: 0 when there is nothing to show; else 1 with *grid (tb with
+ *	its origin fixed), *kFirst, *kLast and *ref (the time series times
+ *	are measured from) set.
+ */
+static int
+SeriesRange(const Rb_TimeBins *tb, const Rb_RunInfo *run, Rb_TimeBins *grid,
+	int64_t *kFirst, int64_t *kLast, int64_t *ref)
+{
+    *grid = *tb;
+    if (!grid->hasOrigin) {
+	if (!Rb_RunTimesKnown(run)) {
+	    return 0;
+	}
+	grid->origin = run->firstTime;
+    }
+    *ref = Rb_RunTimesKnown(run) ? run->firstTime : grid->origin;
+    if (grid->n > 0) {
+	*kFirst = grid->lo;
+	*kLast = grid->lo + grid->n - 1;
+    } else if (!Rb_TimeBinOf(grid, *ref, kFirst)) {
+	return 0;
+    } else {
+	*kLast = *kFirst;
+    }
+    if (Rb_RunTimesKnown(run)) {
+	int64_t kRunFirst, kRunLast;
+
+	if (Rb_TimeBinOf(grid, run->firstTime, &kRunFirst)
+		&& kRunFirst < *kFirst) {
+	    *kFirst = kRunFirst;
+	}
+	if (Rb_TimeBinOf(grid, run->lastTime, &kRunLast)
+		&& kRunLast > *kLast) {
+	    *kLast = kRunLast;
+	}
+    }
+    if ((uint64_t)*kLast - (uint64_t)*kFirst >= (uint64_t)RB_MAX_TIME_BINS) {
+	*kLast = *kFirst + RB_MAX_TIME_BINS - 1;
+    }
+    return 1;
+}
+
+/*
+ * Rb_TimeBinsValues --
+ *	The sums of the bins a series shows (see SeriesRange), in time order,
+ *	empty bins included: the input of the burstiness analyzers.
+ * Results: a malloc'd array of *n sums (free it), NULL with *n = 0 when
+ *	there is none; *startSeconds (when not NULL) is the start of the
+ *	first bin in s from the run's first record time.
+ */
+double *
+Rb_TimeBinsValues(const Rb_TimeBins *tb, const Rb_RunInfo *run, int64_t *n,
+	double *startSeconds)
+{
+    Rb_TimeBins grid;
+    int64_t kFirst, kLast, ref, k;
+    double *values;
+
+    *n = 0;
+    if (!SeriesRange(tb, run, &grid, &kFirst, &kLast, &ref)) {
+	return NULL;
+    }
+    *n = kLast - kFirst + 1;
+    values = Rb_KitRealloc(NULL, (size_t)*n * sizeof(double));
+    for (k = kFirst; k <= kLast; k++) {
+	values[k - kFirst] = (k >= grid.lo && k < grid.lo + grid.n)
+		? (double)grid.sums[k - grid.lo] : 0.0;
+    }
+    if (startSeconds != NULL) {
+	*startSeconds = Rb_SecondsBetween(ref, grid.origin)
+		+ (double)kFirst * ((double)tb->interval / RB_NS_PER_S);
+    }
+    return values;
+}
+
+/*
  * Rb_TimeBinsSeries --
  *	Builds a series Attribute with columns time (s from the run's first
  *	record time to the start of the interval) and value (the bin's sum
- *	per second).  Rows cover every interval from the run's first to its
- *	last record time, empty ones included, so that series of different
- *	Flows have the same rows (at most RB_MAX_TIME_BINS of them).
+ *	per second), one row per bin of Rb_TimeBinsValues.
  * Results: a new Attribute.
  */
 Rb_Attribute *
@@ -175,54 +253,43 @@ Rb_TimeBinsSeries(const Rb_TimeBins *tb, const Rb_RunInfo *run,
 	const char *name, const char *unit, const char *help)
 {
     Rb_Attribute *attr = Rb_AttrCreate(name, RB_ATTR_SERIES, unit, help);
-    Rb_TimeBins grid = *tb;
-    double seconds = (double)tb->interval / RB_NS_PER_S, originSeconds;
-    int64_t ref, kFirst, kLast, k;
+    double seconds = (double)tb->interval / RB_NS_PER_S, startSeconds = 0;
+    int64_t n, k;
+    double *values = Rb_TimeBinsValues(tb, run, &n, &startSeconds);
     int timeCol, valueCol;
 
     timeCol = Rb_AttrAddColumn(attr, "time", "s", 0);
     valueCol = Rb_AttrAddColumn(attr, "value", unit, 0);
-    if (!grid.hasOrigin) {
-	if (!Rb_RunTimesKnown(run)) {
-	    return attr;
-	}
-	grid.origin = run->firstTime;
-    }
-    ref = Rb_RunTimesKnown(run) ? run->firstTime : grid.origin;
-    if (grid.n > 0) {
-	kFirst = grid.lo;
-	kLast = grid.lo + grid.n - 1;
-    } else if (!Rb_TimeBinOf(&grid, ref, &kFirst)) {
-	return attr;
-    } else {
-	kLast = kFirst;
-    }
-    if (Rb_RunTimesKnown(run)) {
-	int64_t kRunFirst, kRunLast;
-
-	if (Rb_TimeBinOf(&grid, run->firstTime, &kRunFirst)
-		&& kRunFirst < kFirst) {
-	    kFirst = kRunFirst;
-	}
-	if (Rb_TimeBinOf(&grid, run->lastTime, &kRunLast)
-		&& kRunLast > kLast) {
-	    kLast = kRunLast;
-	}
-    }
-    if ((uint64_t)kLast - (uint64_t)kFirst >= (uint64_t)RB_MAX_TIME_BINS) {
-	kLast = kFirst + RB_MAX_TIME_BINS - 1;
-    }
-    originSeconds = Rb_SecondsBetween(ref, grid.origin);
-    for (k = kFirst; k <= kLast; k++) {
+    for (k = 0; k < n; k++) {
 	int row = Rb_AttrAddRow(attr);
-	uint64_t sum = (k >= grid.lo && k < grid.lo + grid.n)
-		? grid.sums[k - grid.lo] : 0;
 
-	Rb_AttrSetNum(attr, row, timeCol,
-		originSeconds + (double)k * seconds);
-	Rb_AttrSetNum(attr, row, valueCol, (double)sum / seconds);
+	Rb_AttrSetNum(attr, row, timeCol, startSeconds + (double)k * seconds);
+	Rb_AttrSetNum(attr, row, valueCol, values[k] / seconds);
     }
+    free(values);
     return attr;
+}
+
+/*
+ * Rb_TimeBinsPeakToMean --
+ *	The largest bin of the series over the mean bin (every bin of
+ *	Rb_TimeBinsValues, empty ones included): 1 for a perfectly steady
+ *	load, the number of bins when all the load falls in one.
+ * Results: the ratio, 0 when the series is empty or all zero.
+ */
+double
+Rb_TimeBinsPeakToMean(const Rb_TimeBins *tb, const Rb_RunInfo *run)
+{
+    int64_t n, k;
+    double *values = Rb_TimeBinsValues(tb, run, &n, NULL);
+    Rb_Moments m;
+
+    Rb_MomentsReset(&m);
+    for (k = 0; k < n; k++) {
+	Rb_MomentsAdd(&m, values[k]);
+    }
+    free(values);
+    return m.n && m.mean > 0 ? m.max / m.mean : 0.0;
 }
 
 /*
@@ -269,6 +336,30 @@ Rb_TotalStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->total = 0;
     Rb_TimeBinsStart(&st->bins, st->interval, run);
     return TCL_OK;
+}
+
+/*
+ * Rb_TotalCountBatch --
+ *	batch hook that counts the selected records that have a time, in the
+ *	total and in their bins (RateAnalyzer, and the burstiness analyzers
+ *	whose state begins with an Rb_TotalState).
+ */
+void
+Rb_TotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    Rb_TotalState *st = a->state;
+    const int64_t *time = b->col[RB_IO_TIME];
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	int64_t t = time[sel[j]];
+
+	if (t != RB_ABSENT) {
+	    st->total++;
+	    Rb_TimeBinsAdd(&st->bins, t, 1);
+	}
+    }
 }
 
 /*

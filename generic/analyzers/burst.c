@@ -1,0 +1,68 @@
+/*
+ * burst.c --
+ *
+ *	What DispersionAnalyzer and HurstAnalyzer share: both count records
+ *	per -base interval (an Rb_TotalState, as RateAnalyzer does) and at
+ *	end look at the counts aggregated over blocks of m intervals.
+ */
+
+#include <math.h>
+#include "analyzers.h"
+
+/*
+ * Rb_BurstStart --
+ *	start hook: checks -base and empties the counts.
+ */
+int
+Rb_BurstStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    Rb_TotalState *st = a->state;
+
+    if (st->interval <= 0) {
+	return Rb_KitOptionError(a, NULL, "-base must be a positive time");
+    }
+    return Rb_TotalStart(a, run);
+}
+
+/*
+ * Rb_BlockSums --
+ *	The moments of the sums of x over consecutive, complete blocks of m
+ *	values (a trailing incomplete block is left out).
+ */
+void
+Rb_BlockSums(const double *x, int64_t n, int64_t m, Rb_Moments *sums)
+{
+    int64_t blk, k;
+
+    Rb_MomentsReset(sums);
+    for (blk = 0; blk + m <= n; blk += m) {
+	double sum = 0;
+
+	for (k = blk; k < blk + m; k++) {
+	    sum += x[k];
+	}
+	Rb_MomentsAdd(sums, sum);
+    }
+}
+
+/*
+ * Rb_FitSlope --
+ *	The least-squares slope of y on x over n points.
+ * Results: the slope, NaN for fewer than two distinct x.
+ */
+double
+Rb_FitSlope(const double *x, const double *y, int n)
+{
+    double mx = 0, my = 0, sxx = 0, sxy = 0;
+    int k;
+
+    for (k = 0; k < n; k++) {
+	mx += x[k] / n;
+	my += y[k] / n;
+    }
+    for (k = 0; k < n; k++) {
+	sxx += (x[k] - mx) * (x[k] - mx);
+	sxy += (x[k] - mx) * (y[k] - my);
+    }
+    return sxx > 0 ? sxy / sxx : NAN;
+}

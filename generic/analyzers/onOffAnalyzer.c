@@ -1,0 +1,190 @@
+/*
+ * onOffAnalyzer.c --
+ *
+ *	OnOffAnalyzer: ON/OFF activity periods.  An ON period is a stretch of
+ *	activity with no idle gap longer than -idle; the gaps between ON
+ *	periods are OFF periods.  An I/O keeps its period active from its
+ *	arrival to its completion (when the trace has one), so a long I/O
+ *	does not look like idleness.
+ */
+
+#include <stddef.h>
+#include <stdlib.h>
+#include "analyzers.h"
+
+typedef struct OnOffState {
+    int64_t idle;		/* -idle, ns */
+    int64_t start, end;		/* The open ON period (when open). */
+    int open;
+    uint64_t outOfOrder;	/* Arrivals before the open period. */
+    int64_t *periods;		/* Closed periods: start, end pairs. */
+    size_t nperiods, cap;
+} OnOffState;
+
+static const Rb_Option onOffOptions[] = {
+    {"-idle", RB_OPT_TIME, offsetof(OnOffState, idle), "1",
+	"a gap in activity longer than this ends an ON period"},
+    {NULL}
+};
+
+static const char *const onOffAttrs[] = {
+    "OnPeriods", "OnFraction", "MeanOnPeriod", "MeanOffPeriod", NULL
+};
+
+/*
+ * OnOffStart --
+ *	Forgets the periods of a previous run.
+ */
+static int
+OnOffStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    OnOffState *st = a->state;
+
+    st->open = 0;
+    st->nperiods = 0;
+    st->outOfOrder = 0;
+    return TCL_OK;
+}
+
+/*
+ * ClosePeriod --
+ *	Appends the open period to the closed ones.
+ */
+static void
+ClosePeriod(OnOffState *st)
+{
+    if (st->nperiods == st->cap) {
+	st->cap = st->cap ? 2 * st->cap : 64;
+	st->periods = Rb_KitRealloc(st->periods,
+		st->cap * 2 * sizeof(int64_t));
+    }
+    st->periods[2 * st->nperiods] = st->start;
+    st->periods[2 * st->nperiods + 1] = st->end;
+    st->nperiods++;
+    st->open = 0;
+}
+
+/*
+ * OnOffBatch --
+ *	Extends the open period with each selected I/O, or closes it and
+ *	opens another when the I/O arrives more than -idle after the period's
+ *	end.  An I/O arriving before the open period began (out of order) is
+ *	counted apart and extends nothing, so periods stay disjoint.
+ */
+static void
+OnOffBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    OnOffState *st = a->state;
+    const int64_t *times = b->col[RB_IO_TIME];
+    const int64_t *finishes = b->col[RB_IO_FINISH];
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	int64_t t = times[sel[j]], finish = finishes[sel[j]], gap;
+	int64_t busyUntil = finish != RB_ABSENT && finish > t ? finish : t;
+
+	if (t == RB_ABSENT) {
+	    continue;
+	}
+	if (st->open && t < st->start) {
+	    st->outOfOrder++;
+	    continue;
+	}
+	if (st->open && t > st->end
+		&& (__builtin_sub_overflow(t, st->end, &gap)
+		|| gap > st->idle)) {
+	    ClosePeriod(st);
+	}
+	if (!st->open) {
+	    st->start = t;
+	    st->end = busyUntil;
+	    st->open = 1;
+	} else if (busyUntil > st->end) {
+	    st->end = busyUntil;
+	}
+    }
+}
+
+/*
+ * OnOffEnd --
+ *	Closes the last period and sets the table of periods (times in s
+ *	from the run's first record), the fraction of the run spent ON, and
+ *	the mean ON and OFF lengths.
+ */
+static int
+OnOffEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    OnOffState *st = a->state;
+    Rb_Attribute *table = Rb_AttrCreate("OnPeriods", RB_ATTR_TABLE, "s",
+	    "ON periods: start and end in s from the run's first record");
+    int64_t ref = Rb_RunTimesKnown(run) ? run->firstTime : 0;
+    double seconds = Rb_RunSeconds(run);
+    int startCol, endCol, lengthCol;
+    Rb_Moments on, off;
+    size_t k;
+
+    if (st->open) {
+	ClosePeriod(st);
+    }
+    Rb_MomentsReset(&on);
+    Rb_MomentsReset(&off);
+    startCol = Rb_AttrAddColumn(table, "start", "s", 0);
+    endCol = Rb_AttrAddColumn(table, "end", "s", 0);
+    lengthCol = Rb_AttrAddColumn(table, "length", "s", 0);
+    for (k = 0; k < st->nperiods; k++) {
+	int64_t s0 = st->periods[2 * k], s1 = st->periods[2 * k + 1];
+	int row = Rb_AttrAddRow(table);
+
+	Rb_AttrSetNum(table, row, startCol, Rb_SecondsBetween(ref, s0));
+	Rb_AttrSetNum(table, row, endCol, Rb_SecondsBetween(ref, s1));
+	Rb_AttrSetNum(table, row, lengthCol, Rb_SecondsBetween(s0, s1));
+	Rb_MomentsAdd(&on, Rb_SecondsBetween(s0, s1));
+	if (k > 0) {
+	    Rb_MomentsAdd(&off, Rb_SecondsBetween(st->periods[2 * k - 1],
+		    s0));
+	}
+    }
+    Rb_AnalyzerSet(a, table);
+    Rb_AnalyzerSet(a, Rb_AttrScalar("OnFraction",
+	    seconds > 0 ? on.sum / seconds : 0.0, "",
+	    "time in ON periods over the run's duration"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanOnPeriod", on.n ? on.mean : 0.0,
+	    "s", "mean length of an ON period"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanOffPeriod", off.n ? off.mean : 0.0,
+	    "s", "mean length of an OFF period between two ON periods"));
+    return TCL_OK;
+}
+
+/*
+ * OnOffFree --
+ *	Frees the periods.
+ */
+static void
+OnOffFree(Rb_Analyzer *a)
+{
+    OnOffState *st = a->state;
+
+    free(st->periods);
+    st->periods = NULL;
+    st->cap = 0;
+}
+
+/*
+ * Not mergeable: a period that spans a shard boundary, or shards that
+ * interleave in time, would need the shards' periods joined and their
+ * gaps re-measured against -idle; only time-ordered shards allow that.
+ * Memory grows with the number of ON periods (16 bytes each).
+ */
+const Rb_AnalyzerClass Rb_OnOffAnalyzerClass = {
+    .name = "OnOffAnalyzer",
+    .help = "ON/OFF activity periods with an idle threshold",
+    .stateSize = sizeof(OnOffState),
+    .options = onOffOptions,
+    .attrs = onOffAttrs,
+    .mergeable = 0,
+    .perRecordState = 1,
+    .start = OnOffStart,
+    .batch = OnOffBatch,
+    .end = OnOffEnd,
+    .freeState = OnOffFree,
+};

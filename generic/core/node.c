@@ -16,6 +16,9 @@
  */
 struct MuxTable {
     int field;
+    int64_t directMin;		/* keys in [directMin, directMin + directLen) */
+    int64_t directLen;		/* 0: no direct table, hash only */
+    int *direct;		/* key - directMin -> first entry, -1 none */
     int nslots;			/* power of two */
     int64_t *keys;
     int *first;			/* first entry index per slot, -1 empty */
@@ -54,6 +57,7 @@ MuxTableFree(MuxTable *t)
     free(t->childSel);
     free(t->childN);
     free(t->isDispatched);
+    free(t->direct);
     free(t->keys);
     free(t->first);
     free(t->entryChild);
@@ -277,6 +281,40 @@ CompileFilter(Tcl_Interp *interp, Rb_Node *n, Rb_Schema *schema)
 }
 
 /*
+ * BuildDirect --
+ *	When the table's keys span a small range (device numbers 0..N, store
+ *	numbers), also index entries by key - min in a plain array: a lookup
+ *	is then one subtraction and one load instead of a hash probe.
+ */
+static void
+BuildDirect(MuxTable *t)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN, k;
+    int slot;
+
+    for (slot = 0; slot < t->nslots; slot++) {
+	if (t->first[slot] >= 0) {
+	    lo = t->keys[slot] < lo ? t->keys[slot] : lo;
+	    hi = t->keys[slot] > hi ? t->keys[slot] : hi;
+	}
+    }
+    if (lo > hi || hi - lo >= 65536 || hi - lo < 0) {
+	return;
+    }
+    t->directMin = lo;
+    t->directLen = hi - lo + 1;
+    t->direct = Rb_Alloc(t->directLen * sizeof(int));
+    for (k = 0; k < t->directLen; k++) {
+	t->direct[k] = -1;
+    }
+    for (slot = 0; slot < t->nslots; slot++) {
+	if (t->first[slot] >= 0) {
+	    t->direct[t->keys[slot] - lo] = t->first[slot];
+	}
+    }
+}
+
+/*
  * BuildMuxTable --
  *	Builds the dispatch table of a Mux whose children include two or more
  *	equality Filters on the same field (the most frequent such field).
@@ -361,6 +399,7 @@ BuildMuxTable(Rb_Node *mux)
 	    t->entryNext[last] = e;
 	}
     }
+    BuildDirect(t);
     mux->table = t;
 }
 
@@ -449,7 +488,19 @@ MuxDispatch(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel, int nsel)
     for (c = 0; c < t->nchildren; c++) {
 	t->childN[c] = 0;
     }
-    for (k = 0; k < nsel; k++) {
+    if (t->direct) {
+	for (k = 0; k < nsel; k++) {
+	    uint32_t r = sel[k];
+	    uint64_t off = (uint64_t)(col[r] - (uint64_t)t->directMin);
+
+	    if (off < (uint64_t)t->directLen) {
+		for (e = t->direct[off]; e >= 0; e = t->entryNext[e]) {
+		    c = t->entryChild[e];
+		    t->childSel[c][t->childN[c]++] = r;
+		}
+	    }
+	}
+    } else for (k = 0; k < nsel; k++) {
 	uint32_t r = sel[k];
 	int64_t v = col[r];
 	uint64_t h = (uint64_t)v * 0x9E3779B97F4A7C15ULL;

@@ -47,6 +47,11 @@ if ! fresh "$data/t1m.srt"; then
     "$out/gensrt" -n 1000000 -srt "$data/t1m.srt.tmp"
     mv "$data/t1m.srt.tmp" "$data/t1m.srt"
 fi
+if ! fresh "$data/t200k.srt"; then
+    echo "bench: generating 200 k records as SRT for the analyzer kit" >&2
+    "$out/gensrt" -n 200000 -srt "$data/t200k.srt.tmp"
+    mv "$data/t200k.srt.tmp" "$data/t200k.srt"
+fi
 if ! [ -s "$data/t1m.srt.gz" ] || ! [ "$data/t1m.srt.gz" -nt "$data/t1m.srt" ]; then
     echo "bench: compressing the 1 M-record trace with gzip" >&2
     gzip -c "$data/t1m.srt" > "$data/t1m.srt.gz.tmp"

@@ -191,6 +191,32 @@ START_TEST(cache_curve_equals_lru_synthetic)
 END_TEST
 
 /*
+ * Workload 0 alone for 20000 accesses (its partition shares the shared
+ * stack until then), then a second workload; 300 hot blocks re-accessed
+ * 200000 times, so the position tree is renumbered many times.
+ */
+START_TEST(cache_curve_late_workload_and_renumbering)
+{
+    enum { N = 220000 };
+    static const int64_t sizes[] = {1, 10, 150, 299, 300, 301, 5000};
+    int *w = malloc(N * sizeof(int));
+    int64_t *b = malloc(N * sizeof(int64_t));
+    uint64_t seed = 2463534242ULL;
+    int64_t i;
+
+    for (i = 0; i < N; i++) {
+	uint64_t r = NextRandom(&seed);
+
+	w[i] = i < 20000 ? 0 : (int) (r % 2);
+	b[i] = i < 5000 ? i : (int64_t) ((r >> 8) % 300);
+    }
+    CheckCurves(w, b, N, 2, sizes, sizeof(sizes) / sizeof(sizes[0]));
+    free(w);
+    free(b);
+}
+END_TEST
+
+/*
  * The CloudPhysics vSCSI sample (version,time,op,size,lbn; lbn in
  * 512-byte sectors): every 4 KiB block an I/O touches is one access;
  * reads and writes are taken as two workloads sharing the cache.
@@ -238,6 +264,7 @@ rbtest_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, cache_distances_by_hand);
     tcase_add_test(tc, cache_curve_equals_lru_synthetic);
+    tcase_add_test(tc, cache_curve_late_workload_and_renumbering);
     tcase_add_test(tc, cache_curve_equals_lru_cloudphysics);
     suite_add_tcase(s, tc);
     return s;

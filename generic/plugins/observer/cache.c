@@ -38,6 +38,9 @@ struct Rb_CacheModel {
     Stack shared;
     Stack *own;			/* [nw] per-workload stacks */
     int nw;
+    int ownIsShared;		/* Only workload 0 so far: own[0] would
+				 * repeat the shared stack, so it is
+				 * copied from it when another appears. */
     int keep;
     int64_t n, capAcc;
     int64_t *block;		/* with keep: per access */
@@ -128,31 +131,88 @@ TreePrefix(const Stack *s, int64_t pos)
 }
 
 /*
- * GrowTree --
- *	Doubles the positions the tree covers, rebuilding it from the live
- *	positions (those the map holds) in O(n).
+ * RebuildTree --
+ *	Sets the tree to hold a 1 at each live position (those the map
+ *	holds) and nothing else, in O(cap).
  */
 static void
-GrowTree(Stack *s)
+RebuildTree(Stack *s)
 {
-    int64_t cap = s->cap ? s->cap * 2 : 4096, p;
+    int64_t p;
     size_t j;
 
-    free(s->tree);
-    s->tree = calloc(cap, sizeof(int32_t));
-    s->cap = cap;
+    memset(s->tree, 0, s->cap * sizeof(int32_t));
     for (j = 0; j < s->last.cap; j++) {
 	if (s->last.vals[j] != 0) {
 	    s->tree[s->last.vals[j] - 1] = 1;
 	}
     }
-    for (p = 1; p <= cap; p++) {
+    for (p = 1; p <= s->cap; p++) {
 	int64_t up = p + (p & -p);
 
-	if (up <= cap) {
+	if (up <= s->cap) {
 	    s->tree[up - 1] += s->tree[p - 1];
 	}
     }
+}
+
+/*
+ * GrowTree --
+ *	Makes room for the next position.  While at least half the
+ *	positions are dead (blocks accessed again later), the live ones
+ *	are renumbered 1..live in order, which keeps distances and bounds
+ *	the tree by twice the distinct blocks rather than the accesses;
+ *	else the tree doubles.
+ */
+static void
+GrowTree(Stack *s)
+{
+    int64_t live = (int64_t) s->last.used;
+
+    if (s->cap > 0 && 2 * live <= s->cap) {
+	int64_t *slotAt = malloc(s->cap * sizeof(int64_t)), p, next = 1;
+	size_t j;
+
+	for (p = 0; p < s->cap; p++) {
+	    slotAt[p] = -1;
+	}
+	for (j = 0; j < s->last.cap; j++) {
+	    if (s->last.vals[j] != 0) {
+		slotAt[s->last.vals[j] - 1] = (int64_t) j;
+	    }
+	}
+	for (p = 0; p < s->cap; p++) {
+	    if (slotAt[p] >= 0) {
+		s->last.vals[slotAt[p]] = next++;
+	    }
+	}
+	free(slotAt);
+	s->next = next;
+    } else {
+	s->cap = s->cap ? s->cap * 2 : 4096;
+	free(s->tree);
+	s->tree = malloc(s->cap * sizeof(int32_t));
+    }
+    RebuildTree(s);
+}
+
+/*
+ * StackCopy --
+ *	Makes dst a deep copy of src (dst's old contents are not freed).
+ */
+static void
+StackCopy(Stack *dst, const Stack *src)
+{
+    *dst = *src;
+    dst->last.keys = malloc(src->last.cap * sizeof(int64_t));
+    dst->last.vals = malloc(src->last.cap * sizeof(int64_t));
+    memcpy(dst->last.keys, src->last.keys, src->last.cap * sizeof(int64_t));
+    memcpy(dst->last.vals, src->last.vals, src->last.cap * sizeof(int64_t));
+    dst->tree = malloc(src->cap * sizeof(int32_t));
+    memcpy(dst->tree, src->tree, src->cap * sizeof(int32_t));
+    dst->curve.atDistance = malloc(src->curveCap * sizeof(int64_t));
+    memcpy(dst->curve.atDistance, src->curve.atDistance,
+	    src->curveCap * sizeof(int64_t));
 }
 
 /*
@@ -236,10 +296,17 @@ Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
     if (w >= m->nw) {
 	m->own = realloc(m->own, (w + 1) * sizeof(Stack));
 	memset(m->own + m->nw, 0, (w + 1 - m->nw) * sizeof(Stack));
+	if (m->nw == 0) {
+	    m->ownIsShared = w == 0;
+	}
 	m->nw = w + 1;
     }
+    if (w > 0 && m->ownIsShared) {
+	StackCopy(&m->own[0], &m->shared);
+	m->ownIsShared = 0;
+    }
     ds = StackAccess(&m->shared, block);
-    dw = StackAccess(&m->own[w], block);
+    dw = m->ownIsShared ? ds : StackAccess(&m->own[w], block);
     if (m->keep) {
 	if (m->n == m->capAcc) {
 	    m->capAcc = m->capAcc ? m->capAcc * 2 : 4096;
@@ -270,7 +337,8 @@ Rb_CacheModelWorkloads(const Rb_CacheModel *m)
 const Rb_CacheCurve *
 Rb_CacheModelCurve(const Rb_CacheModel *m, int w)
 {
-    return w < 0 ? &m->shared.curve : &m->own[w].curve;
+    return w < 0 || (w == 0 && m->ownIsShared) ? &m->shared.curve
+	    : &m->own[w].curve;
 }
 
 /*

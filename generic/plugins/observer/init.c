@@ -31,5 +31,5 @@ Rb_ObserverInit(Tcl_Interp *interp)
     for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 	Tcl_CreateObjCommand(interp, cmds[i].name, cmds[i].proc, NULL, NULL);
     }
-    return TCL_OK;
+    return Rb_ObsCacheAnalyzerInit(interp);
 }

@@ -1,0 +1,374 @@
+/*
+ * cacheAnalyzer.c --
+ *
+ *	ObserverCacheAnalyzer: the buffer-cache model over the I/O records
+ *	of its Flow.  Every block an I/O touches (devOffset / -block up to
+ *	its last byte, keyed with its device) is one access; in one pass
+ *	the LRU stack distances give the hits of a cache of every size, for
+ *	one cache shared by all and, with -partition, for each workload (a
+ *	value of that field) alone in its own partition.  The answer is the
+ *	table CacheCurve (workload, cacheBlocks, hits, hitRatio, accesses),
+ *	whose shared rows carry the workload "all".
+ */
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "observer.h"
+
+/* A block key is the device's small id above the block number. */
+#define BLOCK_BITS 44
+#define MAX_DEVICES (1 << (63 - BLOCK_BITS))
+
+typedef struct CacheState {
+    char *deviceField;		/* -field */
+    char *offsetField;		/* -offsetField */
+    char *sizeField;		/* -sizeField */
+    char *partition;		/* -partition: workload field, or "" */
+    int64_t block;		/* -block, bytes */
+    char *sizes;		/* -sizes: extra cache sizes in blocks */
+
+    int devIdx, offIdx, sizeIdx, partIdx;
+    const Rb_Schema *schema;	/* The run's, for workload names. */
+    Rb_CacheModel *model;
+    Tcl_HashTable devices;	/* device value -> small id */
+    Tcl_HashTable workloads;	/* workload value -> model index */
+    int tablesInit;
+    int64_t *workloadKeys;	/* model index -> workload value */
+    int nworkloads;
+    int64_t unplaced;		/* Records without a device or offset. */
+} CacheState;
+
+static const Rb_Option cacheOptions[] = {
+    {"-field", RB_OPT_FIELD, offsetof(CacheState, deviceField), "deviceNo",
+	"field naming the device"},
+    {"-offsetField", RB_OPT_FIELD, offsetof(CacheState, offsetField),
+	"devOffset", "field holding the offset in bytes"},
+    {"-sizeField", RB_OPT_FIELD, offsetof(CacheState, sizeField), "size",
+	"field holding the request size in bytes"},
+    {"-block", RB_OPT_INT, offsetof(CacheState, block), "4096",
+	"block (cache line) size in bytes"},
+    {"-partition", RB_OPT_FIELD, offsetof(CacheState, partition), "",
+	"field whose values are the workloads, each in its own partition; "
+	"empty: one workload"},
+    {"-sizes", RB_OPT_STRING, offsetof(CacheState, sizes), "",
+	"cache sizes in blocks to report besides the powers of two"},
+    {NULL}
+};
+
+static const char *const cacheAttrs[] = {"CacheCurve", "CacheUnplaced",
+    NULL};
+
+/*
+ * FreeTables --
+ *	Frees the model and the device and workload tables.
+ */
+static void
+FreeTables(CacheState *st)
+{
+    if (st->model) {
+	Rb_CacheModelFree(st->model);
+	st->model = NULL;
+    }
+    if (st->tablesInit) {
+	Tcl_DeleteHashTable(&st->devices);
+	Tcl_DeleteHashTable(&st->workloads);
+	st->tablesInit = 0;
+    }
+    free(st->workloadKeys);
+    st->workloadKeys = NULL;
+    st->nworkloads = 0;
+}
+
+/*
+ * CacheInit --
+ *	Checks -block and -sizes.
+ */
+static int
+CacheInit(Rb_Analyzer *a, Tcl_Interp *interp)
+{
+    CacheState *st = a->state;
+    const char *p = st->sizes ? st->sizes : "";
+    char *end;
+
+    if (st->block <= 0) {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		"ObserverCacheAnalyzer: -block must be positive");
+    }
+    for (;;) {
+	long long v = strtoll(p, &end, 10);
+
+	if (end == p) {
+	    break;
+	}
+	if (v <= 0) {
+	    return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		    "ObserverCacheAnalyzer: -sizes must be positive "
+		    "integers, not \"%s\"", st->sizes);
+	}
+	p = end;
+    }
+    while (*p == ' ' || *p == '\t') {
+	p++;
+    }
+    if (*p != '\0') {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		"ObserverCacheAnalyzer: -sizes must be positive integers, "
+		"not \"%s\"", st->sizes);
+    }
+    return TCL_OK;
+}
+
+/*
+ * CacheStart --
+ *	Resolves the fields and starts an empty model.
+ */
+static int
+CacheStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    CacheState *st = a->state;
+
+    if (Rb_AnalyzerField(a, run, st->deviceField, &st->devIdx) != TCL_OK
+	    || Rb_AnalyzerField(a, run, st->offsetField, &st->offIdx)
+	    != TCL_OK
+	    || Rb_AnalyzerField(a, run, st->sizeField, &st->sizeIdx)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    st->partIdx = -1;
+    if (st->partition && st->partition[0] && Rb_AnalyzerField(a, run,
+	    st->partition, &st->partIdx) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    FreeTables(st);
+    st->schema = run->schema;
+    st->model = Rb_CacheModelCreate(0);
+    Tcl_InitHashTable(&st->devices, TCL_ONE_WORD_KEYS);
+    Tcl_InitHashTable(&st->workloads, TCL_ONE_WORD_KEYS);
+    st->tablesInit = 1;
+    st->unplaced = 0;
+    return TCL_OK;
+}
+
+/*
+ * SmallId --
+ *	The id of value in table (0, 1, ... in order of first sight); with
+ *	keys, records each new value at its id there.
+ */
+static int
+SmallId(Tcl_HashTable *table, int64_t value, int64_t **keys)
+{
+    int isNew;
+    Tcl_HashEntry *e = Tcl_CreateHashEntry(table,
+	    (const char *) (intptr_t) value, &isNew);
+
+    if (isNew) {
+	int id = table->numEntries - 1;
+
+	Tcl_SetHashValue(e, (ClientData) (intptr_t) id);
+	if (keys) {
+	    *keys = realloc(*keys, (id + 1) * sizeof(int64_t));
+	    (*keys)[id] = value;
+	}
+    }
+    return (int) (intptr_t) Tcl_GetHashValue(e);
+}
+
+/*
+ * CacheBatch --
+ *	Feeds every block of each selected I/O to the model, in order.
+ */
+static void
+CacheBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
+{
+    CacheState *st = a->state;
+    const int64_t *dev = b->col[st->devIdx], *off = b->col[st->offIdx];
+    const int64_t *size = b->col[st->sizeIdx];
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	int i = (int) sel[j], w = 0, d;
+	int64_t first, last, k, len = size[i];
+
+	if (dev[i] == RB_ABSENT || off[i] == RB_ABSENT || off[i] < 0) {
+	    st->unplaced++;
+	    continue;
+	}
+	first = off[i] / st->block;
+	last = (off[i] + (len > 0 && len != RB_ABSENT ? len - 1 : 0))
+		/ st->block;
+	d = SmallId(&st->devices, dev[i], NULL);
+	if (last >> BLOCK_BITS || d >= MAX_DEVICES) {
+	    st->unplaced++;
+	    continue;
+	}
+	if (st->partIdx >= 0) {
+	    w = SmallId(&st->workloads, b->col[st->partIdx][i],
+		    &st->workloadKeys);
+	}
+	for (k = first; k <= last; k++) {
+	    Rb_CacheModelAccess(st->model, w, ((int64_t) d << BLOCK_BITS) | k);
+	}
+    }
+}
+
+/*
+ * WorkloadName --
+ *	The text of workload value v of the -partition field into buf.
+ */
+static void
+WorkloadName(const CacheState *st, int64_t v, char *buf, size_t n)
+{
+    Rb_FieldType type = st->schema->fields[st->partIdx].type;
+
+    if (v == RB_ABSENT) {
+	snprintf(buf, n, "-");
+    } else if (type == RB_FT_STRING) {
+	const char *s = Rb_SchemaString(st->schema, v);
+
+	snprintf(buf, n, "%s", s ? s : "");
+    } else if (type == RB_FT_DOUBLE) {
+	union { int64_t i; double d; } u = {v};
+
+	snprintf(buf, n, "%.17g", u.d);
+    } else {
+	snprintf(buf, n, "%" PRId64, v);
+    }
+}
+
+/*
+ * CompareSizes --
+ *	qsort order of cache sizes.
+ */
+static int
+CompareSizes(const void *p, const void *q)
+{
+    int64_t x = *(const int64_t *) p, y = *(const int64_t *) q;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * AddCurveRows --
+ *	Appends to t the rows of workload name for curve c: powers of two
+ *	up to the largest distance (beyond it the curve is flat), and the
+ *	sizes of -sizes.
+ */
+static void
+AddCurveRows(Rb_Attribute *t, const char *name, const Rb_CacheCurve *c,
+	const char *extra)
+{
+    int64_t *sizes = NULL, s, hits = 0, d = 1;
+    int n = 0, k, row;
+    const char *p = extra ? extra : "";
+    char *end;
+
+    for (s = 1;; s *= 2) {
+	sizes = realloc(sizes, (n + 1) * sizeof(int64_t));
+	sizes[n++] = s;
+	if (s >= c->maxDistance) {
+	    break;
+	}
+    }
+    for (;;) {
+	s = strtoll(p, &end, 10);
+	if (end == p) {
+	    break;
+	}
+	p = end;
+	sizes = realloc(sizes, (n + 1) * sizeof(int64_t));
+	sizes[n++] = s;
+    }
+    qsort(sizes, n, sizeof(int64_t), CompareSizes);
+    for (k = 0; k < n; k++) {
+	if (k > 0 && sizes[k] == sizes[k - 1]) {
+	    continue;
+	}
+	/* Sizes ascend, so the hits accumulate over the distances. */
+	for (; d <= sizes[k] && d <= c->maxDistance; d++) {
+	    hits += c->atDistance[d];
+	}
+	row = Rb_AttrAddRow(t);
+	Rb_AttrSetText(t, row, 0, name);
+	Rb_AttrSetNum(t, row, 1, (double) sizes[k]);
+	Rb_AttrSetNum(t, row, 2, (double) hits);
+	Rb_AttrSetNum(t, row, 3, c->accesses ? (double) hits / c->accesses
+		: 0.0);
+	Rb_AttrSetNum(t, row, 4, (double) c->accesses);
+    }
+    free(sizes);
+}
+
+/*
+ * CacheEnd --
+ *	Sets CacheCurve (shared rows, then each workload's partition) and
+ *	CacheUnplaced.
+ */
+static int
+CacheEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    CacheState *st = a->state;
+    Rb_Attribute *t = Rb_AttrCreate("CacheCurve", RB_ATTR_TABLE, "",
+	    "hits and hit ratio of an LRU cache of each size, shared and per "
+	    "workload partition");
+    int w;
+
+    Rb_AttrAddColumn(t, "workload", "", 1);
+    Rb_AttrAddColumn(t, "cacheBlocks", "blocks", 0);
+    Rb_AttrAddColumn(t, "hits", "", 0);
+    Rb_AttrAddColumn(t, "hitRatio", "", 0);
+    Rb_AttrAddColumn(t, "accesses", "", 0);
+    AddCurveRows(t, "all", Rb_CacheModelCurve(st->model, -1), st->sizes);
+    if (st->partIdx >= 0) {
+	for (w = 0; w < Rb_CacheModelWorkloads(st->model); w++) {
+	    char name[64];
+
+	    WorkloadName(st, st->workloadKeys[w], name, sizeof(name));
+	    AddCurveRows(t, name, Rb_CacheModelCurve(st->model, w),
+		    st->sizes);
+	}
+    }
+    Rb_AnalyzerSet(a, t);
+    Rb_AnalyzerSet(a, Rb_AttrScalar("CacheUnplaced", (double) st->unplaced,
+	    "", "records without a device or offset (not accessed)"));
+    return TCL_OK;
+}
+
+/*
+ * CacheFree --
+ *	Frees the model and tables.
+ */
+static void
+CacheFree(Rb_Analyzer *a)
+{
+    FreeTables(a->state);
+}
+
+/*
+ * Not mergeable: a block's distance depends on every access before it.
+ */
+static const Rb_AnalyzerClass cacheAnalyzerClass = {
+    .name = "ObserverCacheAnalyzer",
+    .help = "buffer-cache model: LRU hit ratio against cache size in one "
+	    "pass, shared and per workload partition",
+    .stateSize = sizeof(CacheState),
+    .options = cacheOptions,
+    .attrs = cacheAttrs,
+    .mergeable = 0,
+    .perRecordState = 1,
+    .init = CacheInit,
+    .start = CacheStart,
+    .batch = CacheBatch,
+    .end = CacheEnd,
+    .freeState = CacheFree,
+};
+
+/*
+ * Rb_ObsCacheAnalyzerInit --
+ *	Registers ObserverCacheAnalyzer.
+ */
+int
+Rb_ObsCacheAnalyzerInit(Tcl_Interp *interp)
+{
+    return Rb_RegisterAnalyzer(interp, &cacheAnalyzerClass);
+}

@@ -25,6 +25,7 @@ Rb_ObserverInit(Tcl_Interp *interp)
 	{"::observer::disk", Rb_ObsDiskCmd},
 	{"::observer::network", Rb_ObsNetworkCmd},
 	{"::observer::cpu", Rb_ObsCpuCmd},
+	{"::observer::refiner", Rb_ObsRefinerCmd},
     };
     size_t i;
 

@@ -122,12 +122,35 @@ double		Rb_DiskModelCharge(const Rb_DiskParams *p, int n,
 		    const int *workload, const int *op, const int64_t *block,
 		    int nw, Rb_DiskCharge *charge);
 
+/*
+ * Observation-based refinement: a model's answers (seeds) corrected by
+ * observations through a regression tree whose leaves keep a histogram
+ * of residuals; see refiner.c.
+ */
+
+#define RB_REFINE_BUCKETS 10
+
+typedef struct Rb_Refiner Rb_Refiner;
+
+Rb_Refiner *	Rb_RefinerCreate(int nfeatures, double tolerance,
+		    int minSplit);
+int		Rb_RefinerFeatures(const Rb_Refiner *r);
+void		Rb_RefinerSeed(Rb_Refiner *r, const double *x, double y);
+void		Rb_RefinerObserve(Rb_Refiner *r, const double *x, double y);
+double		Rb_RefinerSeeded(const Rb_Refiner *r, const double *x);
+double		Rb_RefinerPredict(const Rb_Refiner *r, const double *x,
+		    double *seeded, int64_t *confidence, int64_t *observed);
+void		Rb_RefinerStats(const Rb_Refiner *r, int64_t *seeds,
+		    int64_t *observations, int *leaves);
+void		Rb_RefinerFree(Rb_Refiner *r);
+
 Tcl_ObjCmdProc	Rb_ObsModelCmd;
 Tcl_ObjCmdProc	Rb_ObsLawCmd;
 Tcl_ObjCmdProc	Rb_ObsCacheCmd;
 Tcl_ObjCmdProc	Rb_ObsDiskCmd;
 Tcl_ObjCmdProc	Rb_ObsNetworkCmd;
 Tcl_ObjCmdProc	Rb_ObsCpuCmd;
+Tcl_ObjCmdProc	Rb_ObsRefinerCmd;
 int		Rb_ObsCacheAnalyzerInit(Tcl_Interp *interp);
 
 #endif /* OBSERVER_H */

@@ -1,0 +1,199 @@
+/*
+ * refinerCmd.c --
+ *
+ *	observer::refiner: observation-based refinement from Tcl.
+ *
+ *	  observer::refiner create ?-tolerance t? ?-minsplit n?
+ *	  $r seed FEATURES VALUE	the model's answer at a point
+ *	  $r observe FEATURES VALUE	what was measured there
+ *	  $r predict FEATURES		{value v confidence c seeded s
+ *					 observations n}
+ *	  $r stats			{seeds n observations n leaves n}
+ *	  $r delete
+ *
+ *	FEATURES is a list of numbers, as long at every call as at the
+ *	first.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include "observer.h"
+
+typedef struct RefinerCmd {
+    Rb_Refiner *refiner;	/* NULL until the first point fixes the
+				 * number of features. */
+    double tolerance;
+    int minSplit;
+    Tcl_Command token;
+} RefinerCmd;
+
+static int refinerCounter;
+
+/*
+ * GetPoint --
+ *	Parses a feature list into a malloc'd array, creating the refiner
+ *	at the first point; the length must match the refiner's.
+ */
+static int
+GetPoint(Tcl_Interp *interp, RefinerCmd *rc, Tcl_Obj *obj, double **x)
+{
+    Tcl_Obj **v;
+    int n, i;
+
+    if (Tcl_ListObjGetElements(interp, obj, &n, &v) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (n == 0 || (rc->refiner && n != Rb_RefinerFeatures(rc->refiner))) {
+	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+		"expected %d features, got %d", rc->refiner
+		? Rb_RefinerFeatures(rc->refiner) : 1, n);
+    }
+    *x = malloc(n * sizeof(double));
+    for (i = 0; i < n; i++) {
+	if (Tcl_GetDoubleFromObj(interp, v[i], &(*x)[i]) != TCL_OK) {
+	    free(*x);
+	    return TCL_ERROR;
+	}
+    }
+    if (rc->refiner == NULL) {
+	rc->refiner = Rb_RefinerCreate(n, rc->tolerance, rc->minSplit);
+    }
+    return TCL_OK;
+}
+
+/*
+ * RefinerObjCmd --
+ *	Dispatches a refiner's subcommands.
+ */
+static int
+RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    static const char *const subs[] = {"seed", "observe", "predict",
+	"stats", "delete", NULL};
+    enum { SEED, OBSERVE, PREDICT, STATS, DELETE };
+    RefinerCmd *rc = cd;
+    double *x, y, seeded, value;
+    int64_t confidence, observed, seeds, observations;
+    int sub, leaves;
+
+    if (objc < 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "subcommand ?arg ...?");
+	return TCL_ERROR;
+    }
+    if (Tcl_GetIndexFromObj(interp, objv[1], subs, "subcommand", 0, &sub)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    switch (sub) {
+    case SEED:
+    case OBSERVE:
+	if (objc != 4) {
+	    Tcl_WrongNumArgs(interp, 2, objv, "features value");
+	    return TCL_ERROR;
+	}
+	if (Tcl_GetDoubleFromObj(interp, objv[3], &y) != TCL_OK
+		|| GetPoint(interp, rc, objv[2], &x) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (sub == SEED) {
+	    Rb_RefinerSeed(rc->refiner, x, y);
+	} else {
+	    Rb_RefinerObserve(rc->refiner, x, y);
+	}
+	free(x);
+	return TCL_OK;
+    case PREDICT:
+	if (objc != 3) {
+	    Tcl_WrongNumArgs(interp, 2, objv, "features");
+	    return TCL_ERROR;
+	}
+	if (GetPoint(interp, rc, objv[2], &x) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+	value = Rb_RefinerPredict(rc->refiner, x, &seeded, &confidence,
+		&observed);
+	free(x);
+	Tcl_SetObjResult(interp, Tcl_ObjPrintf("value %.17g confidence %lld "
+		"seeded %.17g observations %lld", value, (long long) confidence,
+		seeded, (long long) observed));
+	return TCL_OK;
+    case STATS:
+	seeds = observations = 0;
+	leaves = 1;
+	if (rc->refiner) {
+	    Rb_RefinerStats(rc->refiner, &seeds, &observations, &leaves);
+	}
+	Tcl_SetObjResult(interp, Tcl_ObjPrintf("seeds %lld observations %lld "
+		"leaves %d", (long long) seeds, (long long) observations,
+		leaves));
+	return TCL_OK;
+    case DELETE:
+	Tcl_DeleteCommandFromToken(interp, rc->token);
+	return TCL_OK;
+    }
+    return TCL_OK;
+}
+
+/*
+ * RefinerDelete --
+ *	Frees a refiner when its command goes.
+ */
+static void
+RefinerDelete(ClientData cd)
+{
+    RefinerCmd *rc = cd;
+
+    if (rc->refiner) {
+	Rb_RefinerFree(rc->refiner);
+    }
+    ckfree(rc);
+}
+
+/*
+ * Rb_ObsRefinerCmd --
+ *	observer::refiner create ?-tolerance t? ?-minsplit n?: makes a
+ *	refiner command and returns its name.
+ */
+int
+Rb_ObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    static const char *const opts[] = {"-tolerance", "-minsplit", NULL};
+    RefinerCmd *rc;
+    double tolerance = 0.05;
+    int minSplit = 6, i, idx;
+    char name[64];
+
+    if (objc < 2 || objc % 2 || strcmp(Tcl_GetString(objv[1]), "create")) {
+	Tcl_WrongNumArgs(interp, 1, objv,
+		"create ?-tolerance t? ?-minsplit n?");
+	return TCL_ERROR;
+    }
+    for (i = 2; i < objc; i += 2) {
+	if (Tcl_GetIndexFromObj(interp, objv[i], opts, "option", 0, &idx)
+		!= TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (idx == 0 && (Tcl_GetDoubleFromObj(interp, objv[i + 1],
+		&tolerance) != TCL_OK || !(tolerance > 0))) {
+	    return tolerance > 0 ? TCL_ERROR : Rb_SetInterpError(interp,
+		    "RUBICON OBSERVER USAGE", "-tolerance must be positive");
+	}
+	if (idx == 1 && (Tcl_GetIntFromObj(interp, objv[i + 1], &minSplit)
+		!= TCL_OK || minSplit < 2)) {
+	    return minSplit < 2 ? Rb_SetInterpError(interp,
+		    "RUBICON OBSERVER USAGE", "-minsplit must be at least 2")
+		    : TCL_ERROR;
+	}
+    }
+    rc = ckalloc(sizeof(*rc));
+    rc->refiner = NULL;
+    rc->tolerance = tolerance;
+    rc->minSplit = minSplit;
+    snprintf(name, sizeof(name), "::observer::refiner%d", ++refinerCounter);
+    rc->token = Tcl_CreateObjCommand(interp, name, RefinerObjCmd, rc,
+	    RefinerDelete);
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(name, -1));
+    return TCL_OK;
+}

@@ -215,10 +215,8 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    &s->fLabel) != TCL_OK) {
 	return TCL_ERROR;
     }
-    s->idleValue = s->mg->threadDomain >= 0 && run->schema->fields[
-	    s->mg->events[0].cswitchNew >= 0 ? s->mg->events[0].cswitchNew
-	    : 0].type == RB_FT_INT ? strtoll(s->idle, NULL, 10)
-	    : Rb_SchemaIntern(run->schema, s->idle, strlen(s->idle));
+    /* The idle id is compared as the switch events' thread field is typed. */
+    s->idleValue = strtoll(s->idle, NULL, 10);
     for (i = 0; i < s->mg->nevents; i++) {
 	const MgEventType *ev = &s->mg->events[i];
 	int64_t id = Rb_SchemaIntern(run->schema, ev->name,

@@ -33,6 +33,8 @@ extern const Rb_AnalyzerClass Rb_ReuseDistanceAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_OnOffAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_DispersionAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HurstAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_OverlapAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_CorrelationAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -253,6 +255,7 @@ int		Rb_BurstStart(Rb_Analyzer *a, const Rb_RunInfo *run);
 void		Rb_BlockSums(const double *x, int64_t n, int64_t m,
 		    Rb_Moments *sums);
 double		Rb_FitSlope(const double *x, const double *y, int n);
+double		Rb_Pearson(const double *x, const double *y, int64_t n);
 
 /*
  * Logarithmic histograms (logHist.c): percentiles of an unbounded stream

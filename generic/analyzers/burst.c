@@ -3,7 +3,9 @@
  *
  *	What DispersionAnalyzer and HurstAnalyzer share: both count records
  *	per -base interval (an Rb_TotalState, as RateAnalyzer does) and at
- *	end look at the counts aggregated over blocks of m intervals.
+ *	end look at the counts aggregated over blocks of m intervals.  And
+ *	the least-squares statistics of paired series that they and
+ *	CorrelationAnalyzer use.
  */
 
 #include <math.h>
@@ -46,6 +48,30 @@ Rb_BlockSums(const double *x, int64_t n, int64_t m, Rb_Moments *sums)
 }
 
 /*
+ * CrossSums --
+ *	The sums of squared and cross deviations from the means of x and y
+ *	over n points.
+ */
+static void
+CrossSums(const double *x, const double *y, int64_t n, double *sxx,
+	double *sxy, double *syy)
+{
+    double mx = 0, my = 0;
+    int64_t k;
+
+    *sxx = *sxy = *syy = 0;
+    for (k = 0; k < n; k++) {
+	mx += x[k] / (double)n;
+	my += y[k] / (double)n;
+    }
+    for (k = 0; k < n; k++) {
+	*sxx += (x[k] - mx) * (x[k] - mx);
+	*sxy += (x[k] - mx) * (y[k] - my);
+	*syy += (y[k] - my) * (y[k] - my);
+    }
+}
+
+/*
  * Rb_FitSlope --
  *	The least-squares slope of y on x over n points.
  * Results: the slope, NaN for fewer than two distinct x.
@@ -53,16 +79,22 @@ Rb_BlockSums(const double *x, int64_t n, int64_t m, Rb_Moments *sums)
 double
 Rb_FitSlope(const double *x, const double *y, int n)
 {
-    double mx = 0, my = 0, sxx = 0, sxy = 0;
-    int k;
+    double sxx, sxy, syy;
 
-    for (k = 0; k < n; k++) {
-	mx += x[k] / n;
-	my += y[k] / n;
-    }
-    for (k = 0; k < n; k++) {
-	sxx += (x[k] - mx) * (x[k] - mx);
-	sxy += (x[k] - mx) * (y[k] - my);
-    }
+    CrossSums(x, y, n, &sxx, &sxy, &syy);
     return sxx > 0 ? sxy / sxx : NAN;
+}
+
+/*
+ * Rb_Pearson --
+ *	Pearson's correlation coefficient of x and y over n points.
+ * Results: a value in [-1, 1], NaN when either does not vary.
+ */
+double
+Rb_Pearson(const double *x, const double *y, int64_t n)
+{
+    double sxx, sxy, syy;
+
+    CrossSums(x, y, n, &sxx, &sxy, &syy);
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
 }

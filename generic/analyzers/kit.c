@@ -33,6 +33,8 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_OnOffAnalyzerClass,
     &Rb_DispersionAnalyzerClass,
     &Rb_HurstAnalyzerClass,
+    &Rb_OverlapAnalyzerClass,
+    &Rb_CorrelationAnalyzerClass,
 };
 
 /*

@@ -26,6 +26,7 @@ Rb_ObserverInit(Tcl_Interp *interp)
 	{"::observer::network", Rb_ObsNetworkCmd},
 	{"::observer::cpu", Rb_ObsCpuCmd},
 	{"::observer::refiner", Rb_ObsRefinerCmd},
+	{"::observer::mismatch", Rb_ObsMismatchCmd},
     };
     size_t i;
 

@@ -151,6 +151,7 @@ Tcl_ObjCmdProc	Rb_ObsDiskCmd;
 Tcl_ObjCmdProc	Rb_ObsNetworkCmd;
 Tcl_ObjCmdProc	Rb_ObsCpuCmd;
 Tcl_ObjCmdProc	Rb_ObsRefinerCmd;
+Tcl_ObjCmdProc	Rb_ObsMismatchCmd;
 int		Rb_ObsCacheAnalyzerInit(Tcl_Interp *interp);
 
 #endif /* OBSERVER_H */

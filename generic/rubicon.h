@@ -344,7 +344,9 @@ int		Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow,
 Rb_Flow *	Rb_FlowFromObj(Tcl_Interp *interp, Tcl_Obj *obj);
 const Rb_Attribute *Rb_FlowGetAttr(const Rb_Flow *flow, const char *name);
 const char *	Rb_FlowName(const Rb_Flow *flow);
-/* Error raised from an analyzer hook (start/end). */
+/* Error raised from an analyzer hook.  From start or end the hook then
+ * returns TCL_ERROR; from a record or batch hook the run stops at the end
+ * of the current batch and raises it (results are kept, marked partial). */
 void		Rb_AnalyzerError(Rb_Analyzer *a, const char *code,
 		    const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));

@@ -118,7 +118,9 @@ Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr)
 /*
  * Rb_AnalyzerError --
  *	Records an error raised in a hook; the engine turns it into a Tcl
- *	error naming the analyzer after the hook returns.
+ *	error naming the analyzer after the hook returns.  Raised while
+ *	records are flowing (a record or batch hook), it also stops the run at
+ *	the end of the current batch, with the results marked partial.
  */
 void
 Rb_AnalyzerError(Rb_Analyzer *a, const char *code, const char *fmt, ...)
@@ -134,6 +136,11 @@ Rb_AnalyzerError(Rb_Analyzer *a, const char *code, const char *fmt, ...)
     free(priv->errorCode);
     priv->errorMsg = Rb_Strdup(buf);
     priv->errorCode = Rb_Strdup(code);
+    if (priv->eng->reading && priv->eng->stoppedBy == NULL) {
+	/* From a record or batch hook: stop at the end of this batch. */
+	priv->eng->stoppedBy = a;
+	priv->eng->cancel = 2;
+    }
 }
 
 /*

@@ -94,8 +94,10 @@ struct Rb_Engine {
     int nanalyzers;
     Rb_Analyzer **analyzers;	/* Every live analyzer. */
     int counter;
-    volatile int cancel;
+    volatile int cancel;	/* 1 interrupted, 2 failed: stop reading */
     int running;
+    int reading;		/* records are being pushed */
+    Rb_Analyzer *stoppedBy;	/* analyzer whose error stopped the run */
     Tcl_Obj *lastRun;		/* Summary dict of the last run. */
     Tcl_HashTable classes;	/* command name -> ClassEntry */
 

@@ -433,6 +433,8 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
 
     eng->running = 1;
+    eng->reading = 1;
+    eng->stoppedBy = NULL;
     eng->cancel = 0;
     sigintEngine = eng;
     memset(&sa, 0, sizeof(sa));
@@ -523,6 +525,11 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     sigaction(SIGINT, &oldSa, NULL);
     sigintEngine = NULL;
+    eng->reading = 0;
+    if (failure.result == NULL && eng->stoppedBy != NULL) {
+	Rb_AnalyzerTakeError(interp, eng->stoppedBy);
+	Capture(interp, &failure);
+    }
 
     /* A sink or transformer that failed stops the run like a bad read. */
     if (failure.result == NULL && eng->cancel == 2) {
@@ -580,6 +587,8 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
 
   done:
+    eng->reading = 0;
+    eng->stoppedBy = NULL;
     if (files) {
 	Tcl_IncrRefCount(files);
 	Tcl_DecrRefCount(files);

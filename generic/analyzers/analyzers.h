@@ -35,6 +35,9 @@ extern const Rb_AnalyzerClass Rb_DispersionAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HurstAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_OverlapAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_CorrelationAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ReadAfterWriteAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ReReferenceAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_WorkingSetAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -298,6 +301,8 @@ typedef struct Rb_KeyTable {
 
 void		Rb_KeyTableInit(Rb_KeyTable *t, size_t valSize);
 void *		Rb_KeyTableFind(Rb_KeyTable *t, int64_t key, int create);
+void *		Rb_KeyTableFindLimited(Rb_KeyTable *t, int64_t key,
+		    int64_t limit);
 void		Rb_KeyTableRemove(Rb_KeyTable *t, int64_t key);
 void		Rb_KeyTableClear(Rb_KeyTable *t);
 uint64_t *	Rb_KeyTableSortedSlots(const Rb_KeyTable *t);

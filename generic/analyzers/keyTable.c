@@ -107,6 +107,24 @@ Rb_KeyTableFind(Rb_KeyTable *t, int64_t key, int create)
 }
 
 /*
+ * Rb_KeyTableFindLimited --
+ *	The value of key, made (zeroed) when absent only while the table
+ *	holds fewer than limit keys: for analyzers whose memory is bounded
+ *	by a -limit.
+ * Results: the value, or NULL when key is absent and the table is full.
+ */
+void *
+Rb_KeyTableFindLimited(Rb_KeyTable *t, int64_t key, int64_t limit)
+{
+    void *val = Rb_KeyTableFind(t, key, 0);
+
+    if (val == NULL && (int64_t)t->count < limit) {
+	val = Rb_KeyTableFind(t, key, 1);
+    }
+    return val;
+}
+
+/*
  * Rb_KeyTableRemove --
  *	Removes key if present, moving back the entries after it in its
  *	cluster that would otherwise become unreachable.

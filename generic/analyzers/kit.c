@@ -35,6 +35,9 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_HurstAnalyzerClass,
     &Rb_OverlapAnalyzerClass,
     &Rb_CorrelationAnalyzerClass,
+    &Rb_ReadAfterWriteAnalyzerClass,
+    &Rb_ReReferenceAnalyzerClass,
+    &Rb_WorkingSetAnalyzerClass,
 };
 
 /*

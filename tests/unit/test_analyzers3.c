@@ -300,6 +300,111 @@ START_TEST(merge_burstiness)
 }
 END_TEST
 
+/*
+ * ---------------------------------------------------------------------
+ * Temporal
+ * ---------------------------------------------------------------------
+ */
+
+START_TEST(read_after_write_by_hand)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+
+    /* 4 KiB blocks: W{0,1} R{1}* R{2} W{1}+ R{2,3} W{3} R{3}*.  Reads of
+     * written blocks (*): 2 of 5 block reads; overwrites (+): 1 of 4
+     * block writes. */
+    AddIo(b, 0, RB_OP_WRITE, 8192, 1, 0);
+    AddIo(b, 1, RB_OP_READ, 4096, 1, 4096);
+    AddIo(b, 2, RB_OP_READ, 4096, 1, 8192);
+    AddIo(b, 3, RB_OP_WRITE, 4096, 1, 4096);
+    AddIo(b, 4, RB_OP_READ, 8192, 1, 8192);
+    AddIo(b, 5, RB_OP_WRITE, 4096, 1, 12288);
+    AddIo(b, 6, RB_OP_READ, 4096, 1, 12288);
+    flow = RunAll(&Rb_ReadAfterWriteAnalyzerClass, "", b);
+    ck_assert_near(Scalar(flow, "ReadAfterWriteFraction"), 0.4);
+    ck_assert_near(Scalar(flow, "OverwriteFraction"), 0.25);
+    ck_assert_near(Scalar(flow, "ReadAfterWriteExact"), 1);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(read_after_write_past_the_limit_is_flagged)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+
+    /* -limit 1: block 0 is remembered, block 1 is not, so its second
+     * write and its read are missed: 0 of 3 writes overwrite (truly 1),
+     * 0 of 1 reads after a write (truly 1), and the flag says so. */
+    AddIo(b, 0, RB_OP_WRITE, 4096, 1, 0);
+    AddIo(b, 1, RB_OP_WRITE, 4096, 1, 4096);
+    AddIo(b, 2, RB_OP_WRITE, 4096, 1, 4096);
+    AddIo(b, 3, RB_OP_READ, 4096, 1, 4096);
+    flow = RunAll(&Rb_ReadAfterWriteAnalyzerClass, "-limit 1", b);
+    ck_assert_near(Scalar(flow, "OverwriteFraction"), 0);
+    ck_assert_near(Scalar(flow, "ReadAfterWriteFraction"), 0);
+    ck_assert_near(Scalar(flow, "ReadAfterWriteExact"), 0);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(re_reference_intervals_by_hand)
+{
+    static const int64_t at[] = {0, 1, 2, 3, 5}, block[] = {0, 1, 0, 0, 1};
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+    const Rb_Attribute *p;
+    int k;
+
+    /* Block 0 at 0, 2, 3 s; block 1 at 1, 5 s.  Intervals 2, 1, 4: mean
+     * 7/3 s, minimum 1, maximum 4; 3 of 5 accesses are re-references. */
+    for (k = 0; k < 5; k++) {
+	AddIo(b, at[k] * SEC, RB_OP_READ, 4096, 1, block[k] * 4096);
+    }
+    flow = RunAll(&Rb_ReReferenceAnalyzerClass, "", b);
+    ck_assert_near(Scalar(flow, "MeanReReference"), 7.0 / 3);
+    ck_assert_near(Scalar(flow, "ReReferenceFraction"), 0.6);
+    ck_assert_near(Scalar(flow, "ReReferenceExact"), 1);
+    p = Attr(flow, "ReReference");
+    ck_assert_near(Cell(p, 0, "value"), 1);
+    ck_assert_double_eq_tol(Cell(p, 1, "value"), 2, 0.02);
+    ck_assert_near(Cell(p, 6, "value"), 4);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(working_set_per_window)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+    const Rb_Attribute *w;
+
+    /* -window 10: [0,10) touches blocks {0,1} (block 0 twice): 2;
+     * [10,20) nothing: 0; [20,30) one I/O over blocks 5..7: 3.  Mean
+     * 5/3, maximum 3. */
+    AddIo(b, 0, RB_OP_READ, 4096, 1, 0);
+    AddIo(b, 3 * SEC, RB_OP_WRITE, 4096, 1, 4096);
+    AddIo(b, 9 * SEC, RB_OP_READ, 4096, 1, 0);
+    AddIo(b, 25 * SEC, RB_OP_READ, 3 * 4096, 1, 5 * 4096);
+    flow = RunAll(&Rb_WorkingSetAnalyzerClass, "-window 10", b);
+    w = Attr(flow, "WorkingSetSeries");
+    ck_assert_int_eq(w->nrows, 3);
+    ck_assert_near(Cell(w, 0, "value"), 2);
+    ck_assert_near(Cell(w, 1, "time"), 10);
+    ck_assert_near(Cell(w, 1, "value"), 0);
+    ck_assert_near(Cell(w, 2, "value"), 3);
+    ck_assert_near(Scalar(flow, "MeanWorkingSet"), 5.0 / 3);
+    ck_assert_near(Scalar(flow, "MaxWorkingSet"), 3);
+    ck_assert_near(Scalar(flow, "WorkingSetExact"), 1);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -318,6 +423,13 @@ rbtest_suite(void)
     tcase_add_test(tc, hurst_of_white_noise_is_half);
     tcase_add_test(tc, hurst_of_fractional_gaussian_noise);
     tcase_add_test(tc, merge_burstiness);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("temporal");
+    tcase_add_test(tc, read_after_write_by_hand);
+    tcase_add_test(tc, read_after_write_past_the_limit_is_flagged);
+    tcase_add_test(tc, re_reference_intervals_by_hand);
+    tcase_add_test(tc, working_set_per_window);
     suite_add_tcase(s, tc);
     return s;
 }

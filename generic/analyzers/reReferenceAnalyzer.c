@@ -1,0 +1,158 @@
+/*
+ * reReferenceAnalyzer.c --
+ *
+ *	ReReferenceAnalyzer: the time between consecutive accesses to the
+ *	same block (the re-reference interval), as percentiles within 1%,
+ *	mean and the fraction of block accesses that are re-references.  The
+ *	last access time of each block is held in a key table bounded by
+ *	-limit.
+ */
+
+#include <stddef.h>
+#include "analyzers.h"
+
+typedef struct ReReferenceState {
+    Rb_BlockMap map;		/* -field, -offsetField, -block */
+    int64_t limit;		/* -limit */
+    Rb_KeyTable last;		/* Block -> time of its last access. */
+    Rb_LogHist intervals;	/* In ns. */
+    uint64_t accesses;
+    uint64_t untracked;		/* Accesses to blocks past the limit. */
+} ReReferenceState;
+
+static const Rb_Option reReferenceOptions[] = {
+    {"-field", RB_OPT_FIELD, offsetof(ReReferenceState, map.deviceField),
+	"deviceNo", "field naming the device"},
+    {"-offsetField", RB_OPT_FIELD, offsetof(ReReferenceState,
+	map.offsetField), "devOffset", "field holding the offset in bytes"},
+    {"-block", RB_OPT_INT, offsetof(ReReferenceState, map.block), "4096",
+	"block size in bytes"},
+    {"-limit", RB_OPT_INT, offsetof(ReReferenceState, limit), "10000000",
+	"blocks whose last access is remembered"},
+    {NULL}
+};
+
+static const char *const reReferenceAttrs[] = {
+    "ReReference", "MeanReReference", "ReReferenceFraction",
+    "ReReferenceExact", NULL
+};
+
+/*
+ * ReReferenceStart --
+ *	Checks the options and forgets the blocks of a previous run.
+ */
+static int
+ReReferenceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    ReReferenceState *st = a->state;
+
+    if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (st->last.valSize == 0) {
+	Rb_KeyTableInit(&st->last, sizeof(int64_t));
+    }
+    Rb_KeyTableClear(&st->last);
+    Rb_LogHistReset(&st->intervals);
+    st->accesses = st->untracked = 0;
+    return TCL_OK;
+}
+
+/*
+ * ReReferenceBatch --
+ *	For each block of each selected I/O with a time: counts the time
+ *	since the block's previous access (none for a first access) and
+ *	notes this one.  A time earlier than the previous access (out of
+ *	order) gives no interval.
+ */
+static void
+ReReferenceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    ReReferenceState *st = a->state;
+    const int64_t *times = b->col[RB_IO_TIME];
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	int64_t first, count, k, t = times[sel[j]];
+
+	if (t == RB_ABSENT
+		|| !Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+	    continue;
+	}
+	for (k = first; k < first + count; k++) {
+	    int64_t *prev = Rb_KeyTableFind(&st->last, k, 0), gap;
+
+	    st->accesses++;
+	    if (prev == NULL) {
+		prev = Rb_KeyTableFindLimited(&st->last, k, st->limit);
+		if (prev == NULL) {
+		    st->untracked++;
+		    continue;
+		}
+	    } else if (t >= *prev && !__builtin_sub_overflow(t, *prev, &gap)) {
+		Rb_LogHistAdd(&st->intervals, (double)gap);
+	    }
+	    *prev = t;
+	}
+    }
+}
+
+/*
+ * ReReferenceEnd --
+ *	Sets the percentiles and mean (s), the fraction of block accesses
+ *	that are re-references, and whether the counts are exact.
+ */
+static int
+ReReferenceEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    ReReferenceState *st = a->state;
+    const Rb_Moments *m = &st->intervals.moments;
+
+    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->intervals, "ReReference", "s",
+	    1.0 / RB_NS_PER_S, "percentiles of the time between accesses "
+	    "to the same block (within 1%)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanReReference",
+	    m->n ? m->mean / RB_NS_PER_S : 0.0, "s",
+	    "mean time between accesses to the same block"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ReReferenceFraction",
+	    st->accesses ? (double)m->n / (double)st->accesses : 0.0, "",
+	    "block accesses to a block accessed before, over block accesses"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ReReferenceExact", st->untracked == 0,
+	    "", "1 if exact, 0 if -limit was reached (re-references of the "
+	    "blocks past it are missed)"));
+    return TCL_OK;
+}
+
+/*
+ * ReReferenceFree --
+ *	Frees the table, the buckets and the device map.
+ */
+static void
+ReReferenceFree(Rb_Analyzer *a)
+{
+    ReReferenceState *st = a->state;
+
+    Rb_KeyTableFree(&st->last);
+    Rb_LogHistFree(&st->intervals);
+    Rb_BlockMapFree(&st->map);
+}
+
+/*
+ * Not mergeable: the interval between a block's last access in one
+ * shard and its first in the next belongs to neither.
+ */
+const Rb_AnalyzerClass Rb_ReReferenceAnalyzerClass = {
+    .name = "ReReferenceAnalyzer",
+    .help = "time between accesses to the same block: percentiles, mean, "
+	    "fraction of re-references",
+    .stateSize = sizeof(ReReferenceState),
+    .options = reReferenceOptions,
+    .attrs = reReferenceAttrs,
+    .mergeable = 0,
+    .perRecordState = 1,
+    .start = ReReferenceStart,
+    .batch = ReReferenceBatch,
+    .end = ReReferenceEnd,
+    .freeState = ReReferenceFree,
+};

@@ -5,18 +5,6 @@
 #	or to CSV (every field of the schema, a header row), through a
 #	TraceWriter in a child interpreter so the caller's DAG is left alone.
 
-# TraceWriter is made in C by the io kit's static package "Rbio" (the
-# reader kit is initialized without an interpreter to make commands in).
-# A safe interpreter (rubicon -safe) gets none: it would write files
-# outside the output directory the engine restricts reports to (there
-# even "interp" is denied).
-apply {{} {
-    if {![catch {interp issafe} safe] && !$safe
-	    && [llength [info commands ::rubicon::TraceWriter]] == 0} {
-	load {} Rbio
-    }
-}}
-
 # rubicon::convert ?-format F? ?-onerror P? ?-readeroptions D?
 #	?-to native|csv? ?-progress bool? in ?in ...? out
 # Returns the run summary.  OUT is CSV when it ends in .csv or with

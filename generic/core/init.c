@@ -229,6 +229,7 @@ Rubicon_Init(Tcl_Interp *interp)
     if (Rb_FlowInitCmds(interp) != TCL_OK
 	    || Rb_NodeInitCmds(interp) != TCL_OK
 	    || Rb_RunInitCmds(interp) != TCL_OK
+	    || Rb_IoCommandsInit(interp) != TCL_OK
 	    || Rb_SafeInitCmds(interp) != TCL_OK
 	    || Rb_AnalyzerKitInit(interp) != TCL_OK
 	    || Rb_ReporterKitInit(interp) != TCL_OK
@@ -285,6 +286,12 @@ Rb_TransformerKitInit(Tcl_Interp *interp)
 __attribute__((weak)) void
 Rb_ReaderKitInit(void)
 {
+}
+
+__attribute__((weak)) int
+Rb_IoCommandsInit(Tcl_Interp *interp)
+{
+    return TCL_OK;
 }
 
 /*

@@ -19,6 +19,7 @@ int		Rb_AnalyzerKitInit(Tcl_Interp *interp);
 int		Rb_ReporterKitInit(Tcl_Interp *interp);
 int		Rb_TransformerKitInit(Tcl_Interp *interp);
 void		Rb_ReaderKitInit(void);
+int		Rb_IoCommandsInit(Tcl_Interp *interp);	/* TraceWriter */
 
 /* The plugins' initializers (generic/plugins/NAME/), called at load. */
 int		Rb_MagpieInit(Tcl_Interp *interp);

@@ -9,15 +9,10 @@
 #include "io/native.h"
 #include "io/readers.h"
 
-/* In traceWriter.c, which programs without the engine (the fuzz
- * harnesses) leave out. */
-void Rb_TraceWriterRegister(void) __attribute__((weak));
-
 /*
  * Rb_ReaderKitInit --
- *	Registers every built-in reader, and TraceWriter's static package
- *	(which the Tcl half loads into each interpreter).  Safe to call
- *	more than once: a format registered again replaces itself.
+ *	Registers every built-in reader.  Safe to call more than once: a
+ *	format registered again replaces itself.
  */
 void
 Rb_ReaderKitInit(void)
@@ -30,7 +25,4 @@ Rb_ReaderKitInit(void)
     Rb_RegisterReader(&Rb_CsvReaderClass);
     Rb_RegisterReader(&Rb_BlkparseReaderClass);
     Rb_RegisterReader(&Rb_BlktraceReaderClass);
-    if (Rb_TraceWriterRegister != NULL) {
-	Rb_TraceWriterRegister();
-    }
 }

@@ -12,10 +12,9 @@
  *	The file is written under a temporary name and renamed when the run
  *	ends; a run that fails or is interrupted leaves no file.
  *
- *	The command is made by Rbio_Init, which the package's Tcl half calls
- *	with "load {} Rbio" (registered as a static package by
- *	Rb_TraceWriterRegister), since the reader kit is initialized without
- *	an interpreter.
+ *	The command is made by Rb_IoCommandsInit, which Rubicon_Init calls for
+ *	every interpreter.  In safe mode the output must lie inside the
+ *	output directory.
  */
 
 #include <errno.h>
@@ -269,6 +268,9 @@ TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	return Rb_SetInterpError(interp, "RUBICON TRACEWRITER",
 		"TraceWriter needs -output file");
     }
+    if (Rb_SafeCheckWrite(interp, path) != TCL_OK) {
+	return TCL_ERROR;
+    }
     if (csv < 0) {
 	size_t n = strlen(path);
 
@@ -282,12 +284,12 @@ TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
 }
 
 /*
- * Rbio_Init --
+ * Rb_IoCommandsInit --
  *	Makes ::rubicon::TraceWriter in interp and lists it in
- *	rubicon::types.
+ *	rubicon::types (called by Rubicon_Init for every interpreter).
  */
-static int
-Rbio_Init(Tcl_Interp *interp)
+int
+Rb_IoCommandsInit(Tcl_Interp *interp)
 {
     Tcl_CreateObjCommand(interp, "::rubicon::TraceWriter", TraceWriterCmd,
 	    NULL, NULL);
@@ -295,19 +297,4 @@ Rbio_Init(Tcl_Interp *interp)
 	    "TraceWriter -output file ?-format native|csv?: writes the "
 	    "records reaching it to a trace file", NULL);
     return TCL_OK;
-}
-
-/*
- * Rb_TraceWriterRegister --
- *	Registers Rbio_Init as the static package "Rbio", once per process.
- */
-void
-Rb_TraceWriterRegister(void)
-{
-    static int done = 0;
-
-    if (!done) {
-	Tcl_StaticPackage(NULL, "Rbio", Rbio_Init, Rbio_Init);
-	done = 1;
-    }
 }

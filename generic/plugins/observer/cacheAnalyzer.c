@@ -3,7 +3,8 @@
  *
  *	ObserverCacheAnalyzer: the buffer-cache model over the I/O records
  *	of its Flow.  Every block an I/O touches (devOffset / -block up to
- *	its last byte, keyed with its device) is one access; in one pass
+ *	its last byte, keyed with its device; with -spanning 0 only the
+ *	first) is one access; in one pass
  *	the LRU stack distances give the hits of a cache of every size, for
  *	one cache shared by all and, with -partition, for each workload (a
  *	value of that field) alone in its own partition.  The answer is the
@@ -26,6 +27,7 @@ typedef struct CacheState {
     char *sizeField;		/* -sizeField */
     char *partition;		/* -partition: workload field, or "" */
     int64_t block;		/* -block, bytes */
+    int spanning;		/* -spanning */
     char *sizes;		/* -sizes: extra cache sizes in blocks */
 
     int devIdx, offIdx, sizeIdx, partIdx;
@@ -48,6 +50,9 @@ static const Rb_Option cacheOptions[] = {
 	"field holding the request size in bytes"},
     {"-block", RB_OPT_INT, offsetof(CacheState, block), "4096",
 	"block (cache line) size in bytes"},
+    {"-spanning", RB_OPT_BOOL, offsetof(CacheState, spanning), "1",
+	"whether an I/O accesses every block it touches, or only the block "
+	"of its offset"},
     {"-partition", RB_OPT_FIELD, offsetof(CacheState, partition), "",
 	"field whose values are the workloads, each in its own partition; "
 	"empty: one workload"},
@@ -195,8 +200,8 @@ CacheBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	    continue;
 	}
 	first = off[i] / st->block;
-	last = (off[i] + (len > 0 && len != RB_ABSENT ? len - 1 : 0))
-		/ st->block;
+	last = st->spanning && len > 0 && len != RB_ABSENT
+		? (off[i] + len - 1) / st->block : first;
 	d = SmallId(&st->devices, dev[i], NULL);
 	if (last >> BLOCK_BITS || d >= MAX_DEVICES) {
 	    st->unplaced++;

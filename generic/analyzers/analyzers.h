@@ -38,6 +38,7 @@ extern const Rb_AnalyzerClass Rb_CorrelationAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ReadAfterWriteAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ReReferenceAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_WorkingSetAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_TopKAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 

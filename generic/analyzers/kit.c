@@ -38,6 +38,7 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_ReadAfterWriteAnalyzerClass,
     &Rb_ReReferenceAnalyzerClass,
     &Rb_WorkingSetAnalyzerClass,
+    &Rb_TopKAnalyzerClass,
 };
 
 /*

@@ -405,6 +405,51 @@ START_TEST(working_set_per_window)
 }
 END_TEST
 
+/*
+ * ---------------------------------------------------------------------
+ * Per-key breakdowns
+ * ---------------------------------------------------------------------
+ */
+
+START_TEST(top_k_processes_by_requests_and_bytes)
+{
+    static const int64_t pid[] = {7, 3, 7, 5, 3, 7}, size[] = {100, 5000,
+	    100, 800, 5000, 100};
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+    const Rb_Attribute *r, *y;
+    int k;
+
+    /* pid 7: 3 requests, 300 bytes; pid 3: 2, 10000; pid 5: 1, 800.
+     * Totals 6 requests, 11100 bytes.  -k 2: by requests 7 then 3; by
+     * bytes 3 then 5. */
+    for (k = 0; k < 6; k++) {
+	AddIo(b, k, RB_OP_READ, size[k], 1, 0);
+	b->col[RB_IO_PID][b->n - 1] = pid[k];
+    }
+    flow = RunAll(&Rb_TopKAnalyzerClass, "-k 2", b);
+    r = Attr(flow, "TopKByRequests");
+    y = Attr(flow, "TopKByBytes");
+    ck_assert_int_eq(r->nrows, 2);
+    ck_assert_near(Cell(r, 0, "key"), 7);
+    ck_assert_near(Cell(r, 0, "requests"), 3);
+    ck_assert_near(Cell(r, 0, "requestFraction"), 0.5);
+    ck_assert_near(Cell(r, 1, "key"), 3);
+    ck_assert_near(Cell(y, 0, "key"), 3);
+    ck_assert_near(Cell(y, 0, "byteFraction"), 10000.0 / 11100);
+    ck_assert_near(Cell(y, 1, "key"), 5);
+    ck_assert_near(Scalar(flow, "Keys"), 3);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(merge_top_k)
+{
+    CheckMerge(&Rb_TopKAnalyzerClass, "-field deviceNo -k 3");
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -430,6 +475,11 @@ rbtest_suite(void)
     tcase_add_test(tc, read_after_write_past_the_limit_is_flagged);
     tcase_add_test(tc, re_reference_intervals_by_hand);
     tcase_add_test(tc, working_set_per_window);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("keys");
+    tcase_add_test(tc, top_k_processes_by_requests_and_bytes);
+    tcase_add_test(tc, merge_top_k);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -68,6 +68,16 @@ ReporterJson $all {*}$devFlows {*}$lvFlows -output characterize.json
 ReporterGraph {*}$devFlows -output graphs \
     -attributes {Rate MeanSize ReadFraction SeqRunLength Utilization
 		 MeanQueueDepth InterArrivalCV UnalignedFraction}
+# The same Attributes again, in every other format, from this one run: a
+# tidy CSV, a page with tables and plots, a workbook (when libxlsxwriter
+# was found at build time), and each Flow as a Tcl workload dict and a
+# fio job that replays it.
+ReporterCsv $all {*}$devFlows {*}$lvFlows -output characterize.csv
+ReporterHtml $all {*}$lvFlows -output characterize.html
+if {[llength [info commands ReporterSpreadsheet]]} {
+    ReporterSpreadsheet $all {*}$devFlows {*}$lvFlows -output characterize.xlsx
+}
+ReporterWorkload $all {*}$lvFlows -output workload
 
 set summary [rubicon::run $trace]
 
@@ -122,4 +132,4 @@ set ch [open characterize.txt w]
 puts $ch $out
 close $ch
 rubicon::report $summary
-puts "wrote characterize.txt, characterize.log, characterize.json and graphs/"
+puts "wrote characterize.txt, .log, .json, .csv, .html, .xlsx, graphs/ and workload/"

@@ -5,8 +5,8 @@
  *	Stardust kept it.  A table per record type of the type set (columns
  *	time, breadcrumb, client, pid, tid, then the type's attributes; the
  *	pid column tells the endpoints apart), the Stitch table being the
- *	stitch table; rows go in by prepared statements, one transaction per
- *	batch; a breadcrumb index on every table is built after the load,
+ *	stitch table; rows go in by prepared statements, 16 batches to a
+ *	transaction; a breadcrumb index on every table is built after the load,
  *	when it is cheapest; views give virtual counters.  The file is
  *	written under a temporary name and renamed at the end of the run.
  *	Query it with the sqlite3 Tcl package or the sqlite3 program.
@@ -32,6 +32,7 @@ typedef struct DbState {
     int fields[SD_F_NFIXED];
     uint64_t rows;
     int inert;
+    int batches;		/* in the open transaction */
 } DbState;
 
 static const Rb_Option dbOptions[] = {
@@ -41,6 +42,9 @@ static const Rb_Option dbOptions[] = {
      "the type set whose record types become tables"},
     {NULL}
 };
+
+/* Batches per transaction: few commits, and a failed run loses little. */
+#define TXN_BATCHES 16
 
 static const char *const dbAttrs[] = {"DatabaseRows", "Database", NULL};
 
@@ -200,6 +204,7 @@ DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
     CloseDb(st, 0);
     st->rows = 0;
+    st->batches = 0;
     st->inert = Rb_SchemaFieldIndex(run->schema, "breadcrumb") < 0;
     if (st->inert) {
 	return TCL_OK;
@@ -214,13 +219,16 @@ DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->tmpPath = malloc(n);
     snprintf(st->tmpPath, n, "%s.tmp-%d", st->output, (int)getpid());
     unlink(st->tmpPath);
-    if (sqlite3_open(st->tmpPath, &st->db) != SQLITE_OK) {
+    /* One thread uses the connection: no SQLite mutexes. */
+    if (sqlite3_open_v2(st->tmpPath, &st->db, SQLITE_OPEN_READWRITE
+	    | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 	Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: %s",
 		st->output, sqlite3_errmsg(st->db));
 	CloseDb(st, 0);
 	return TCL_ERROR;
     }
-    if (Exec(a, st, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")
+    if (Exec(a, st, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	    " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;")
 	    != TCL_OK || CreateTables(a, st, run) != TCL_OK) {
 	CloseDb(st, 0);
 	return TCL_ERROR;
@@ -230,8 +238,9 @@ DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
 /*
  * DbBatch --
- *	Inserts the selected records in one transaction.  A record whose
- *	type is not in the set (another set's schema) is left out.
+ *	Inserts the selected records, TXN_BATCHES batches to a transaction.
+ *	A record whose type is not in the set (another set's schema) is left
+ *	out.
  */
 static void
 DbBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -242,7 +251,9 @@ DbBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     if (st->inert || st->db == NULL) {
 	return;
     }
-    sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL);
+    if (st->batches++ == 0) {
+	sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL);
+    }
     for (j = 0; j < nsel; j++) {
 	int i = (int)sel[j];
 	int64_t type = b->col[st->fields[5]][i];
@@ -276,7 +287,10 @@ DbBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	}
 	sqlite3_reset(s);
     }
-    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+    if (st->batches == TXN_BATCHES) {
+	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+	st->batches = 0;
+    }
 }
 
 /*
@@ -297,7 +311,8 @@ DbEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_OK;
     }
     Tcl_DStringInit(&sql);
-    Tcl_DStringAppend(&sql, "BEGIN;", -1);
+    Tcl_DStringAppend(&sql, st->batches ? "" : "BEGIN;", -1);
+    st->batches = 0;
     for (k = 0; k < st->set->ntypes; k++) {
 	const char *name = st->set->types[k].name;
 

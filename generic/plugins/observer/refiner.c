@@ -68,6 +68,10 @@ Rb_RefinerCreate(int nf, double tolerance, int minSplit)
     return r;
 }
 
+/*
+ * Rb_RefinerFeatures --
+ *	The number of features of a point.
+ */
 int
 Rb_RefinerFeatures(const Rb_Refiner *r)
 {
@@ -396,6 +400,10 @@ FreeNode(Node *n)
     free(n);
 }
 
+/*
+ * Rb_RefinerFree --
+ *	Frees the tree and the seeds.
+ */
 void
 Rb_RefinerFree(Rb_Refiner *r)
 {

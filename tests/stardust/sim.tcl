@@ -217,6 +217,7 @@ proc newBc {client} {expr {($client << 56) | [incr ::bcSeq]}}
 # Breadcrumbs the service makes for itself (coalesced flushes) carry
 # client 127; they always have parents, so no client 127 appears.
 set sysClient 127
+set coalescedFlushes 0
 
 # Client request: Call at the front end, metadata lookup, data.
 proc request {client op obj size} {
@@ -333,6 +334,7 @@ proc flush {node} {
 	set pre [list [list BufferFlush 0 0 $bytes]]
     } elseif {[llength $blocks] > 1} {
 	set fbc [expr {($::sysClient << 56) | [incr ::bcSeq]}]
+	incr ::coalescedFlushes
 	coalesced [lmap b $blocks {lindex $b 0}] $fbc
 	set pre [lmap b $blocks {list Stitch [lindex $b 0] $fbc}]
 	set bytes 0
@@ -376,4 +378,5 @@ set f [open $truthPath w]
 puts $f "# true per-client demand: client -> {cpu s disk s netBytes bytes}"
 puts $f [list set truth $demand]
 puts $f [list set records $nrecords]
+puts $f [list set coalescedFlushes $coalescedFlushes]
 close $f

@@ -64,6 +64,7 @@ Rb_RunInfoFree(Rb_RunInfo *run)
 }
 
 typedef struct RunOpts {
+    int merge;
     const char *format;
     Rb_OnError onError;
     int progress;
@@ -82,7 +83,7 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 {
     static const char *const opts[] = {
 	"-format", "-onerror", "-progress", "-progresscommand", "-records",
-	"-readeroptions", "--", NULL
+	"-readeroptions", "--", "-merge", NULL
     };
     static const char *const policies[] = {"stop", "skip", "warn", NULL};
     int i, idx, pol;
@@ -126,6 +127,11 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 	case 3: o->progressCmd = objv[i]; break;
 	case 4: o->records = objv[i]; break;
 	case 5: o->readerOpts = objv[i]; break;
+	case 7:
+	    if (Tcl_GetBooleanFromObj(interp, objv[i], &o->merge) != TCL_OK) {
+		return -1;
+	    }
+	    break;
 	}
     }
     return i;
@@ -340,10 +346,208 @@ Capture(Tcl_Interp *interp, Failure *f)
 }
 
 /*
+ * A batch source: the next records of one reader, or of several merged
+ * by time.  NextProc appends to b like Rb_ReaderNext; OffsetProc gives the
+ * bytes read so far (for progress).
+ */
+typedef int (NextProc)(void *cd, Rb_Batch *b, Rb_Error *err);
+typedef uint64_t (OffsetProc)(void *cd);
+
+static int
+ReaderNextProc(void *cd, Rb_Batch *b, Rb_Error *err)
+{
+    return Rb_ReaderNext(cd, b, err);
+}
+
+static uint64_t
+ReaderOffsetProc(void *cd)
+{
+    return Rb_InputOffset(((Rb_Reader *)cd)->in);
+}
+
+/*
+ * Merger: several readers of one schema merged by record time.  Each has
+ * a batch of its own; records are copied in time order into the output
+ * batch, ties going to the earlier file.  An error of one reader is
+ * returned after the records merged before it have been delivered.
+ */
+typedef struct Merger {
+    int n;
+    Rb_Reader **readers;
+    Rb_Batch **batches;
+    int *pos;
+    int *done;
+    int failed;			/* an error is waiting in err */
+    Rb_Error err;
+} Merger;
+
+static int
+MergerNext(void *cd, Rb_Batch *out, Rb_Error *err)
+{
+    Merger *m = cd;
+    int k, best;
+    int64_t bestTime = 0;
+
+    if (m->failed) {
+	*err = m->err;
+	return -1;
+    }
+    while (out->n < out->cap) {
+	best = -1;
+	for (k = 0; k < m->n; k++) {
+	    if (m->done[k]) {
+		continue;
+	    }
+	    if (m->pos[k] >= m->batches[k]->n) {
+		Rb_BatchClear(m->batches[k]);
+		m->pos[k] = 0;
+		if (Rb_ReaderNext(m->readers[k], m->batches[k], &m->err) < 0) {
+		    m->failed = 1;
+		    break;
+		}
+		if (m->batches[k]->n == 0) {
+		    m->done[k] = 1;
+		    continue;
+		}
+	    }
+	    if (best < 0 || m->batches[k]->col[0][m->pos[k]] < bestTime) {
+		best = k;
+		bestTime = m->batches[k]->col[0][m->pos[k]];
+	    }
+	}
+	if (m->failed || best < 0) {
+	    break;
+	}
+	Rb_BatchCopyRecord(out, m->batches[best], m->pos[best]++);
+    }
+    if (m->failed && out->n == 0) {
+	*err = m->err;
+	return -1;
+    }
+    return out->n;
+}
+
+static uint64_t
+MergerOffset(void *cd)
+{
+    Merger *m = cd;
+    uint64_t sum = 0;
+    int k;
+
+    for (k = 0; k < m->n; k++) {
+	sum += Rb_InputOffset(m->readers[k]->in);
+    }
+    return sum;
+}
+
+/*
+ * Pump: what moving batches from a source into the DAG needs to know.
+ */
+typedef struct Pump {
+    Tcl_Interp *interp;
+    Rb_Engine *eng;
+    Rb_RunInfo *run;
+    const RunOpts *o;
+    Rb_Batch *batch;
+    const uint32_t *ident;
+    Failure *failure;
+    int nbatches;
+    double t0, lastProgress;
+} Pump;
+
+/*
+ * PumpRecords --
+ *	Reads batches from a source and pushes them through the DAG until
+ *	the source ends, the run is cancelled or something fails; runs the
+ *	progress command and shows progress on the way.
+ */
+static void
+PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
+	const char *label)
+{
+    Rb_Error err;
+    int shown = 0;
+
+    while (!p->eng->cancel) {
+	Rb_BatchClear(p->batch);
+	if (next(cd, p->batch, &err) < 0) {
+	    Rb_ErrorToInterp(p->interp, &err);
+	    Capture(p->interp, p->failure);
+	    break;
+	}
+	if (p->batch->n == 0) {
+	    break;
+	}
+	NoteBatch(p->run, p->batch);
+	Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
+	if ((++p->nbatches & 15) == 0) {
+	    double now = Now();
+
+	    if (p->o->progressCmd && Tcl_EvalObjEx(p->interp,
+		    p->o->progressCmd, TCL_EVAL_GLOBAL) != TCL_OK) {
+		Capture(p->interp, p->failure);
+		break;
+	    }
+	    if (p->o->progress && now - p->lastProgress > 0.5) {
+		Progress(label, p->run->records, offset(cd), now - p->t0, 0);
+		p->lastProgress = now;
+		shown = 1;
+	    }
+	}
+    }
+    if (shown) {
+	Progress(label, p->run->records, offset(cd), Now() - p->t0, 1);
+    }
+}
+
+/*
+ * FinishReader --
+ *	Adds a reader's skip counts to the run and closes it.
+ */
+static void
+FinishReader(Rb_RunInfo *run, Rb_Reader *r)
+{
+    run->skipped += r->skipped;
+    MergeSkipCounts(run, r->skipCounts);
+    Rb_ReaderClose(r);
+}
+
+/*
+ * OpenLike --
+ *	Opens another trace of the run; its schema must be the run's.
+ * Results: the reader, or NULL with the failure captured.
+ */
+static Rb_Reader *
+OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
+	Rb_Schema *schema, const char *firstPath, Failure *failure)
+{
+    Rb_Error err;
+    Rb_Reader *r = Rb_ReaderOpen(path, o->format, o->onError, o->readerOpts,
+	    &err);
+
+    if (r == NULL) {
+	Rb_ErrorToInterp(interp, &err);
+	Capture(interp, failure);
+	return NULL;
+    }
+    if (r->schema != schema) {
+	Rb_ReaderClose(r);
+	Rb_SetInterpError(interp, "RUBICON RUN SCHEMA",
+		"%s has a different record schema from %s; run them "
+		"separately", path, firstPath);
+	Capture(interp, failure);
+	return NULL;
+    }
+    return r;
+}
+
+/*
  * RunCmd --
  *	rubicon::run ?-format F? ?-onerror stop|skip|warn? ?-progress bool?
  *	    ?-progresscommand script? ?-records list? ?-readeroptions dict?
- *	    ?--? ?trace ...?
+ *	    ?-merge bool? ?--? ?trace ...?
+ *	Traces are read one after another, or with -merge 1 merged by record
+ *	time (ties in the order given).
  * Results: the summary dict; on a read error, the error (after ending
  *	analyzers and writing reports on what was read, marked partial).
  */
@@ -358,9 +562,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     Rb_Error err;
     Rb_Flow **flows = NULL;
     int nflows = 0, capFlows = 0, first, i, k, recPos = 0, rc = TCL_OK;
-    int nbatches = 0;
+    Pump pump;
     uint32_t *ident = NULL;
-    double t0 = Now(), lastProgress = t0;
+    double t0 = Now();
     struct sigaction sa, oldSa;
     Tcl_Obj *files = Tcl_NewListObj(0, NULL);
     Failure failure = {NULL, NULL};
@@ -460,67 +664,74 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	NoteBatch(&run, batch);
 	Rb_NodePush(eng->head, batch, ident, batch->n);
     }
-    for (i = first; i < objc && failure.result == NULL && !eng->cancel; i++) {
+    pump.interp = interp;
+    pump.eng = eng;
+    pump.run = &run;
+    pump.o = &o;
+    pump.batch = batch;
+    pump.ident = ident;
+    pump.failure = &failure;
+    pump.t0 = t0;
+    pump.lastProgress = t0;
+    pump.nbatches = 0;
+    if (o.merge && objc - first > 1 && failure.result == NULL) {
+	Merger m;
+
+	memset(&m, 0, sizeof(m));
+	m.readers = Rb_Alloc((objc - first) * sizeof(Rb_Reader *));
+	m.batches = Rb_Alloc((objc - first) * sizeof(Rb_Batch *));
+	m.pos = Rb_Alloc((objc - first) * sizeof(int));
+	m.done = Rb_Alloc((objc - first) * sizeof(int));
+	for (i = first; i < objc; i++) {
+	    Rb_Reader *r = i == first ? reader : OpenLike(interp,
+		    Tcl_GetString(objv[i]), &o, schema,
+		    Tcl_GetString(objv[first]), &failure);
+
+	    if (r == NULL) {
+		break;
+	    }
+	    m.readers[m.n] = r;
+	    m.batches[m.n++] = Rb_BatchCreate(schema, RB_BATCH_SIZE);
+	    Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2,
+		    (Tcl_Obj *[]){Tcl_NewStringObj(Tcl_GetString(objv[i]), -1),
+		    Tcl_NewStringObj(r->cls->name, -1)}));
+	}
+	reader = NULL;
+	if (failure.result == NULL) {
+	    PumpRecords(&pump, MergerNext, MergerOffset, &m, "merged traces");
+	}
+	for (i = 0; i < m.n; i++) {
+	    FinishReader(&run, m.readers[i]);
+	    Rb_BatchFree(m.batches[i]);
+	}
+	free(m.readers);
+	free(m.batches);
+	free(m.pos);
+	free(m.done);
+    }
+    for (i = first; i < objc && !o.merge && failure.result == NULL
+	    && !eng->cancel; i++) {
 	const char *path = Tcl_GetString(objv[i]);
 
-	if (reader == NULL) {
-	    reader = Rb_ReaderOpen(path, o.format, o.onError, o.readerOpts,
-		    &err);
-	    if (reader == NULL) {
-		Rb_ErrorToInterp(interp, &err);
-		Capture(interp, &failure);
-		break;
-	    }
-	    if (reader->schema != schema) {
-		Rb_ReaderClose(reader);
-		reader = NULL;
-		Rb_SetInterpError(interp, "RUBICON RUN SCHEMA",
-			"%s has a different record schema from %s; run them "
-			"separately", path, Tcl_GetString(objv[first]));
-		Capture(interp, &failure);
-		break;
-	    }
+	if (reader == NULL && (reader = OpenLike(interp, path, &o, schema,
+		Tcl_GetString(objv[first]), &failure)) == NULL) {
+	    break;
 	}
 	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
 		Tcl_NewStringObj(path, -1),
 		Tcl_NewStringObj(reader->cls->name, -1)}));
-	while (!eng->cancel) {
-	    int n;
-
-	    Rb_BatchClear(batch);
-	    n = Rb_ReaderNext(reader, batch, &err);
-	    if (n < 0) {
-		Rb_ErrorToInterp(interp, &err);
-		Capture(interp, &failure);
-		break;
-	    }
-	    if (batch->n == 0) {
-		break;
-	    }
-	    NoteBatch(&run, batch);
-	    Rb_NodePush(eng->head, batch, ident, batch->n);
-	    if ((++nbatches & 15) == 0) {
-		double now = Now();
-
-		if (o.progressCmd && Tcl_EvalObjEx(interp, o.progressCmd,
-			TCL_EVAL_GLOBAL) != TCL_OK) {
-		    Capture(interp, &failure);
-		    break;
-		}
-		if (o.progress && now - lastProgress > 0.5) {
-		    Progress(path, run.records, Rb_InputOffset(reader->in),
-			    now - t0, 0);
-		    lastProgress = now;
-		}
-	    }
-	}
-	if (o.progress && lastProgress > t0) {
-	    Progress(path, run.records, Rb_InputOffset(reader->in),
-		    Now() - t0, 1);
-	}
-	run.skipped += reader->skipped;
-	MergeSkipCounts(&run, reader->skipCounts);
-	Rb_ReaderClose(reader);
+	PumpRecords(&pump, ReaderNextProc, ReaderOffsetProc, reader, path);
+	FinishReader(&run, reader);
+	reader = NULL;
+    }
+    if (o.merge && objc - first == 1 && failure.result == NULL) {
+	/* Merging one file is reading it. */
+	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
+		Tcl_NewStringObj(Tcl_GetString(objv[first]), -1),
+		Tcl_NewStringObj(reader->cls->name, -1)}));
+	PumpRecords(&pump, ReaderNextProc, ReaderOffsetProc, reader,
+		Tcl_GetString(objv[first]));
+	FinishReader(&run, reader);
 	reader = NULL;
     }
     sigaction(SIGINT, &oldSa, NULL);

@@ -487,6 +487,28 @@ DeclareCmd(ClientData cd, Tcl_Interp *interp, int objc,
 }
 
 /*
+ * SetFromArgs --
+ *	The set named by "?-set NAME?", the only arguments a listing
+ *	command takes.
+ * Results: a referenced set, or NULL with an error in interp.
+ */
+static SdTypeSet *
+SetFromArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    const char *setName = SD_DEFAULT_SET;
+    int i = SetOption(interp, objc, objv, &setName, NULL);
+
+    if (i < 0) {
+	return NULL;
+    }
+    if (i != objc) {
+	Tcl_WrongNumArgs(interp, 1, objv, "?-set name?");
+	return NULL;
+    }
+    return Sd_TypeSetGet(setName);
+}
+
+/*
  * TypesCmd --
  *	stardust::types ?-set NAME?: the set's types as a list of
  *	{name id {attr type ...}}, standard types first.
@@ -494,20 +516,14 @@ DeclareCmd(ClientData cd, Tcl_Interp *interp, int objc,
 static int
 TypesCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    const char *setName = SD_DEFAULT_SET;
-    Tcl_Obj *list = Tcl_NewListObj(0, NULL);
-    SdTypeSet *set;
+    SdTypeSet *set = SetFromArgs(interp, objc, objv);
+    Tcl_Obj *list;
     int i, k;
 
-    i = SetOption(interp, objc, objv, &setName, NULL);
-    if (i < 0) {
+    if (set == NULL) {
 	return TCL_ERROR;
     }
-    if (i != objc) {
-	Tcl_WrongNumArgs(interp, 1, objv, "?-set name?");
-	return TCL_ERROR;
-    }
-    set = Sd_TypeSetGet(setName);
+    list = Tcl_NewListObj(0, NULL);
     for (i = 0; i < set->ntypes; i++) {
 	Tcl_Obj *decl = Tcl_NewListObj(0, NULL);
 
@@ -534,20 +550,14 @@ TypesCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 static int
 FieldsCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    const char *setName = SD_DEFAULT_SET;
-    Tcl_Obj *list = Tcl_NewListObj(0, NULL);
-    SdTypeSet *set;
+    SdTypeSet *set = SetFromArgs(interp, objc, objv);
+    Tcl_Obj *list;
     int i;
 
-    i = SetOption(interp, objc, objv, &setName, NULL);
-    if (i < 0) {
+    if (set == NULL) {
 	return TCL_ERROR;
     }
-    if (i != objc) {
-	Tcl_WrongNumArgs(interp, 1, objv, "?-set name?");
-	return TCL_ERROR;
-    }
-    set = Sd_TypeSetGet(setName);
+    list = Tcl_NewListObj(0, NULL);
     for (i = 0; i < set->schema->nfields; i++) {
 	Tcl_ListObjAppendElement(NULL, list,
 		Tcl_NewStringObj(set->schema->fields[i].name, -1));

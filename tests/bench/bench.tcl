@@ -14,6 +14,11 @@ set small [file join $data t1m.srt]
 set csv [file join $data t10m.csv]
 set gz [file join $data t1m.srt.gz]
 set kitTrace [file join $data t200k.srt]
+set csv1 [file join $data t1m.csv]
+set spc1 [file join $data t1m.spc]
+set nativeGz [file join $data t1m.rbn.gz]
+set magpieLog [file join $data magpie web1.log]
+set stardustTrace [file join $data stardust.sdact]
 set haveSqlite [expr {[auto_execok sqlite3] ne ""}]
 set haveTime [file executable /usr/bin/time]
 lappend auto_path $build
@@ -127,6 +132,21 @@ measure parse [list \
     rubicon [list {*}$rubicon [file join $here empty.tcl] $big] \
     c [list $srtbase scan $big]]
 
+# The other formats, 1 M records each: MSR CSV and SPC against awk
+# summing the size column of the same file (sum.tcl sums it too: Bytes),
+# and gzipped native input against zcat of the same file.
+measure formats [list \
+    msr [list {*}$rubicon -format msr [file join $here sum.tcl] $csv1] \
+    msrawk [list awk -v col=6 -f [file join $here sumsize.awk] $csv1] \
+    spc [list {*}$rubicon -format spc [file join $here sum.tcl] $spc1] \
+    spcawk [list awk -v col=3 -f [file join $here sumsize.awk] $spc1]]
+measure nativegz [list \
+    rubicon [list {*}$rubicon [file join $here empty.tcl] $nativeGz] \
+    zcat [list zcat $nativeGz]]
+# The uncompressed size, for MB/s: gzip -l's second field (exact below
+# 4 GiB, which this file is).
+set nativeMb [expr {[lindex [split [exec gzip -l $nativeGz] \n] 1 1] / 1e6}]
+
 # (5) Filter and Mux overheads, timed inside one process (overhead.tcl).
 puts stderr "bench: Filter and Mux overheads (8 variants x 5 runs)"
 set out [exec {*}$rubicon [file join $here overhead.tcl] 5 $big]
@@ -160,6 +180,26 @@ foreach n {1 2 4 8 16} {
 }
 set muxB [expr {($k * $sxy - $sx * $sy) / ($k * $sxx - $sx * $sx)}]
 set muxA [expr {($sy - $muxB * $sx) / $k}]
+
+# (6)-(9) The plugins' rows, each script in its own process printing its
+# rows in the table's layout: Observer's MVA and cache curve, the Magpie
+# parser, LAR calibration, Stardust accounting.  Their own stderr says
+# what they are doing.
+# plugin SCRIPT ARG... -- the rows SCRIPT prints; a failure stops the
+# benchmark, as timeit does.
+proc plugin {script args} {
+    if {[catch {exec tclsh [file join $::here $script] $::build {*}$args \
+	    2>@stderr} out]} {
+	puts stderr "bench: $script failed: $out"
+	exit 1
+    }
+    return $out
+}
+set pluginRows {}
+lappend pluginRows [plugin observer.tcl $data]
+lappend pluginRows [plugin magpie.tcl $magpieLog 3]
+lappend pluginRows [plugin txmix.tcl 3]
+lappend pluginRows [plugin stardust.tcl $stardustTrace 3]
 
 # Memory: a streaming run on 1 M and on 10 M records.
 if {$haveTime} {
@@ -213,10 +253,15 @@ if {[llength $kitSkipped]} {
     puts [format "%-34s %9s   %s" "    not for I/O records, left out" "" \
 	[join $kitSkipped ", "]]
 }
-puts [format "%-34s %9s   %s" "    costliest alone, ns per record" "" \
-    [join [lmap c [lrange $kitClasses 0 3] {
-	format "%s %.0f" [string map {Analyzer ""} [lindex $c 0]] [lindex $c 1]
-    }] ", "]]
+# Every class alone, costliest first, five to a line.
+set kitCells [lmap c $kitClasses {
+    format "%s %.0f" [string map {Analyzer ""} [lindex $c 0]] [lindex $c 1]
+}]
+for {set i 0} {$i < [llength $kitCells]} {incr i 5} {
+    puts [format "%-34s %9s   %s" \
+	[expr {$i == 0 ? "    each alone, ns per record" : ""}] "" \
+	[join [lrange $kitCells $i [expr {$i + 4}]] ", "]]
+}
 set gzMb [expr {[file size $small] / 1e6}]
 puts [format "%-34s %9s %9s %6s   C column is zcat >/dev/null; %.0f vs %.0f MB/s" \
     "(4) gzip input (1 M), empty flow" [s $t(gz,rubicon)] [s $t(gz,zcat)] \
@@ -226,6 +271,24 @@ puts [format "%-34s %9s %9s %6s   parse %.0f MB/s, %.1f ns per record" \
     "    plain SRT input, empty flow" [s $t(parse,rubicon)] [s $t(parse,c)] \
     [r $t(parse,rubicon) $t(parse,c)] [expr {$mb / $t(parse,rubicon)}] \
     [expr {$t(parse,rubicon) * 1e9 / $nrec}]]
+# formatRow LABEL RUBICON AWK FILE -- a parse row of another format:
+# rubicon's time and MB/s against awk's on FILE.
+proc formatRow {label rb awk file} {
+    set mb [expr {[file size $file] / 1e6}]
+    puts [format "%-34s %9s %9s %6s %9s %6s   %.0f vs awk %.0f MB/s" \
+	$label [s $rb] "" "" [s $awk] [r $rb $awk] \
+	[expr {$mb / $rb}] [expr {$mb / $awk}]]
+}
+formatRow "    MSR CSV (1 M), size sum" $t(formats,msr) $t(formats,msrawk) $csv1
+formatRow "    SPC (1 M), size sum" $t(formats,spc) $t(formats,spcawk) $spc1
+set nativeRatio [expr {$t(nativegz,zcat) / $t(nativegz,rubicon)}]
+puts [format "%-34s %9s %9s %6s   C column is zcat; %.0f vs %.0f MB/s:\
+    throughput ratio %.2f (target >= 0.8: %s)" \
+    "    gzipped native (1 M), empty flow" [s $t(nativegz,rubicon)] \
+    [s $t(nativegz,zcat)] [r $t(nativegz,rubicon) $t(nativegz,zcat)] \
+    [expr {$nativeMb / $t(nativegz,rubicon)}] \
+    [expr {$nativeMb / $t(nativegz,zcat)}] $nativeRatio \
+    [expr {$nativeRatio >= 0.8 ? "met" : "NOT met"}]]
 puts [format "%-34s %9s   %.2f ns per record (16 in a chain; fastest runs: %.2f)" \
     "(5) one equality Filter" "" $chainNs $chainFastNs]
 puts [format "%-34s %9s   %.2f ns per record, within the noise of +-%.1f ns" \
@@ -234,6 +297,7 @@ puts [format "%-34s %9s   a = %.2f ns + b = %.2f ns x n per record (n:ns %s)" \
     "    Mux, n outputs to empty Flows" "" $muxA $muxB [join $muxPoints " "]]
 puts [format "%-34s %9s   (a and b within the +-%.1f ns noise: a Mux passes each output\
     the batch's selection, a cost per 4096 records)" "" "" $noiseNs]
+puts [join $pluginRows \n]
 if {$haveTime} {
     puts [format "%-34s %9s   1 M records %.1f MB, 10 M records %.1f MB (x%.2f)" \
 	"peak RSS, Figure 4 config" "" [expr {$rss1 / 1024.0}] \

@@ -2,9 +2,10 @@
 # run.sh BUILD -- make bench: builds the baselines, generates the inputs
 # in bench-data/ (kept between runs, regenerated when the generator
 # changes), then times Rubicon against them (bench.tcl) and prints one
-# table.  Takes about six minutes on two quiet cores (most of it awk,
-# Python and sqlite3 on the 10 M-line CSV); the first run adds half a
-# minute to generate the inputs.
+# table.  Takes under ten minutes on two quiet cores (most of it awk,
+# Python and sqlite3 on the 10 M-line CSV); the first run adds about three
+# minutes to generate the inputs (the Magpie and Stardust simulators are
+# Tcl).
 set -e
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,6 +57,50 @@ if ! [ -s "$data/t1m.srt.gz" ] || ! [ "$data/t1m.srt.gz" -nt "$data/t1m.srt" ]; 
     echo "bench: compressing the 1 M-record trace with gzip" >&2
     gzip -c "$data/t1m.srt" > "$data/t1m.srt.gz.tmp"
     mv "$data/t1m.srt.gz.tmp" "$data/t1m.srt.gz"
+fi
+
+# The parse rows' inputs, 1 M records each: the first million lines of
+# the CSV, the same records as SPC, and the 1 M-record trace converted to
+# the native format, gzip-compressed.
+if ! [ -s "$data/t1m.csv" ] || ! [ "$data/t1m.csv" -nt "$data/t10m.csv" ]; then
+    echo "bench: taking the first 1 M records of the CSV" >&2
+    head -n 1000000 "$data/t10m.csv" > "$data/t1m.csv.tmp"
+    mv "$data/t1m.csv.tmp" "$data/t1m.csv"
+fi
+if ! [ -s "$data/t1m.spc" ] || ! [ "$data/t1m.spc" -nt "$data/t1m.csv" ] || \
+	! [ "$data/t1m.spc" -nt "$here/csv2spc.awk" ]; then
+    echo "bench: writing the same 1 M records as SPC" >&2
+    awk -f "$here/csv2spc.awk" "$data/t1m.csv" > "$data/t1m.spc.tmp"
+    mv "$data/t1m.spc.tmp" "$data/t1m.spc"
+fi
+if ! [ -s "$data/t1m.rbn.gz" ] || ! [ "$data/t1m.rbn.gz" -nt "$data/t1m.srt" ] || \
+	! [ "$data/t1m.rbn.gz" -nt "$build/rubicon" ]; then
+    echo "bench: converting the 1 M-record trace to gzipped native" >&2
+    # convert writes under a temporary name itself; the .tmp suffix would
+    # hide the .gz from it, so the old file is removed first instead.
+    rm -f "$data/t1m.rbn.gz"
+    "$build/rubicon" convert "$data/t1m.srt" "$data/t1m.rbn.gz" >/dev/null
+fi
+# The Magpie row's log: tests/magpie/sim.tcl, 5 clients, 92,000 requests
+# (about 1 M events: the paper's run had 1.2 M).  The simulator
+# is Tcl and slow (about 20 k events a second), so the log is kept.
+MAGPIE_REQUESTS=92000
+if ! [ -s "$data/magpie/web1.log" ] || ! [ "$data/magpie/web1.log" -nt "$root/tests/magpie/sim.tcl" ]; then
+    echo "bench: simulating a Magpie log (5 clients, $MAGPIE_REQUESTS requests; about a minute)" >&2
+    rm -rf "$data/magpie.tmp"
+    mkdir -p "$data/magpie.tmp"
+    tclsh "$root/tests/magpie/sim.tcl" -clients 5 -requests $MAGPIE_REQUESTS \
+	-seed 7 -out "$data/magpie.tmp"
+    rm -rf "$data/magpie"
+    mv "$data/magpie.tmp" "$data/magpie"
+fi
+# The Stardust row's activity records: tests/stardust/sim.tcl, 8,000
+# requests (about 300 k records), kept for the same reason.
+if ! [ -s "$data/stardust.sdact" ] || ! [ "$data/stardust.sdact" -nt "$root/tests/stardust/sim.tcl" ]; then
+    echo "bench: simulating Stardust activity records (8000 requests)" >&2
+    tclsh "$root/tests/stardust/sim.tcl" -requests 8000 -seed 7 \
+	"$data/stardust.sdact.tmp" "$data/stardust.truth.tcl"
+    mv "$data/stardust.sdact.tmp" "$data/stardust.sdact"
 fi
 
 exec tclsh "$here/bench.tcl" "$build" "$data"

@@ -503,15 +503,6 @@ AnalyzerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 int
 Rb_RegisterAnalyzer(Tcl_Interp *interp, const Rb_AnalyzerClass *cls)
 {
-    Tcl_DString cmd;
-
-    Tcl_DStringInit(&cmd);
-    Tcl_DStringAppend(&cmd, "::rubicon::", -1);
-    Tcl_DStringAppend(&cmd, cls->name, -1);
-    Tcl_CreateObjCommand(interp, Tcl_DStringValue(&cmd), AnalyzerClassCmd,
-	    (ClientData)cls, NULL);
-    Tcl_DStringFree(&cmd);
-    Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_ANALYZER, cls->name,
-	    cls->help, cls);
-    return TCL_OK;
+    return Rb_EngineRegister(interp, CLASS_ANALYZER, cls->name, cls->help,
+	    AnalyzerClassCmd, cls);
 }

@@ -122,6 +122,9 @@ Rb_Engine *	Rb_EngineGet(Tcl_Interp *interp);
 char *		Rb_EngineNewName(Rb_Engine *eng, const char *base);
 void		Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind,
 		    const char *name, const char *help, const void *cls);
+int		Rb_EngineRegister(Tcl_Interp *interp, ClassKind kind,
+		    const char *name, const char *help, Tcl_ObjCmdProc *proc,
+		    const void *cls);
 
 /* Nodes (node.c). */
 Rb_Node *	Rb_NodeCreate(Rb_Engine *eng, NodeKind kind);

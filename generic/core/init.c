@@ -106,6 +106,28 @@ Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind, const char *name,
     ImportGlobally(eng->interp, name);
 }
 
+/*
+ * Rb_EngineRegister --
+ *	Makes a class's command ::rubicon::NAME (client data: the class) and
+ *	lists it in rubicon::types; shared by Analyzer, Reporter and
+ *	Transformer registration.
+ */
+int
+Rb_EngineRegister(Tcl_Interp *interp, ClassKind kind, const char *name,
+	const char *help, Tcl_ObjCmdProc *proc, const void *cls)
+{
+    Tcl_DString cmd;
+
+    Tcl_DStringInit(&cmd);
+    Tcl_DStringAppend(&cmd, "::rubicon::", -1);
+    Tcl_DStringAppend(&cmd, name, -1);
+    Tcl_CreateObjCommand(interp, Tcl_DStringValue(&cmd), proc,
+	    (ClientData)cls, NULL);
+    Tcl_DStringFree(&cmd);
+    Rb_EngineAddClass(Rb_EngineGet(interp), kind, name, help, cls);
+    return TCL_OK;
+}
+
 static int
 CompareStr(const void *a, const void *b)
 {

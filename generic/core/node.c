@@ -758,6 +758,28 @@ NewNodeCmd(Tcl_Interp *interp, Rb_Node *n, const char *base)
 }
 
 /*
+ * DiscardNode --
+ *	Deletes a node just made whose children could not be attached,
+ *	keeping the error that says why.
+ * Results: TCL_ERROR.
+ */
+static int
+DiscardNode(Tcl_Interp *interp, Rb_Node *n)
+{
+    Tcl_Obj *msg = Tcl_GetObjResult(interp);
+    Tcl_Obj *opts = Tcl_GetReturnOptions(interp, TCL_ERROR);
+
+    Tcl_IncrRefCount(msg);
+    Tcl_IncrRefCount(opts);
+    Tcl_DeleteCommandFromToken(interp, n->token);
+    Tcl_SetObjResult(interp, msg);
+    Tcl_SetReturnOptions(interp, opts);
+    Tcl_DecrRefCount(msg);
+    Tcl_DecrRefCount(opts);
+    return TCL_ERROR;
+}
+
+/*
  * FilterCmd --
  *	"Filter expression ?node ...?": compiles the expression now (against
  *	the I/O schema; again at run time if the trace has another schema) so
@@ -781,13 +803,7 @@ FilterCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     NewNodeCmd(interp, n, "Filter");
     if (Rb_NodeChildrenArgs(interp, n, objc - 2, objv + 2) != TCL_OK) {
-	Tcl_Obj *msg = Tcl_GetObjResult(interp);
-
-	Tcl_IncrRefCount(msg);
-	Tcl_DeleteCommandFromToken(interp, n->token);
-	Tcl_SetObjResult(interp, msg);
-	Tcl_DecrRefCount(msg);
-	return TCL_ERROR;
+	return DiscardNode(interp, n);
     }
     Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
     return TCL_OK;
@@ -804,13 +820,7 @@ MuxCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 
     NewNodeCmd(interp, n, "Mux");
     if (Rb_NodeChildrenArgs(interp, n, objc - 1, objv + 1) != TCL_OK) {
-	Tcl_Obj *msg = Tcl_GetObjResult(interp);
-
-	Tcl_IncrRefCount(msg);
-	Tcl_DeleteCommandFromToken(interp, n->token);
-	Tcl_SetObjResult(interp, msg);
-	Tcl_DecrRefCount(msg);
-	return TCL_ERROR;
+	return DiscardNode(interp, n);
     }
     Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
     return TCL_OK;
@@ -896,13 +906,7 @@ TransformerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
     NewNodeCmd(interp, n, cls->name);
     if (Rb_NodeChildrenArgs(interp, n, objc - 1 - nopt, objv + 1 + nopt)
 	    != TCL_OK) {
-	Tcl_Obj *msg = Tcl_GetObjResult(interp);
-
-	Tcl_IncrRefCount(msg);
-	Tcl_DeleteCommandFromToken(interp, n->token);
-	Tcl_SetObjResult(interp, msg);
-	Tcl_DecrRefCount(msg);
-	return TCL_ERROR;
+	return DiscardNode(interp, n);
     }
     Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
     return TCL_OK;
@@ -911,17 +915,8 @@ TransformerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 int
 Rb_RegisterTransformer(Tcl_Interp *interp, const Rb_TransformerClass *cls)
 {
-    Tcl_DString cmd;
-
-    Tcl_DStringInit(&cmd);
-    Tcl_DStringAppend(&cmd, "::rubicon::", -1);
-    Tcl_DStringAppend(&cmd, cls->name, -1);
-    Tcl_CreateObjCommand(interp, Tcl_DStringValue(&cmd), TransformerClassCmd,
-	    (ClientData)cls, NULL);
-    Tcl_DStringFree(&cmd);
-    Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_TRANSFORMER, cls->name,
-	    cls->help, cls);
-    return TCL_OK;
+    return Rb_EngineRegister(interp, CLASS_TRANSFORMER, cls->name, cls->help,
+	    TransformerClassCmd, cls);
 }
 
 /*

@@ -403,15 +403,6 @@ ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 int
 Rb_RegisterReporter(Tcl_Interp *interp, const Rb_ReporterClass *cls)
 {
-    Tcl_DString cmd;
-
-    Tcl_DStringInit(&cmd);
-    Tcl_DStringAppend(&cmd, "::rubicon::", -1);
-    Tcl_DStringAppend(&cmd, cls->name, -1);
-    Tcl_CreateObjCommand(interp, Tcl_DStringValue(&cmd), ReporterClassCmd,
-	    (ClientData)cls, NULL);
-    Tcl_DStringFree(&cmd);
-    Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_REPORTER, cls->name,
-	    cls->help, cls);
-    return TCL_OK;
+    return Rb_EngineRegister(interp, CLASS_REPORTER, cls->name, cls->help,
+	    ReporterClassCmd, cls);
 }

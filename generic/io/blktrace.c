@@ -302,8 +302,11 @@ SiblingPaths(const char *path)
     Tcl_DStringFree(&d);
     Tcl_ListObjGetElements(NULL, list, &n, &elems);
     sorted = Rb_Alloc((size_t)(n + 1) * sizeof(*sorted));
-    memcpy(sorted, elems, (size_t)n * sizeof(*sorted));
-    qsort(sorted, (size_t)n, sizeof(*sorted), CompareCpu);
+    if (n > 0) {
+	/* An empty list has no element array: memcpy(x, NULL, 0) is UB. */
+	memcpy(sorted, elems, (size_t)n * sizeof(*sorted));
+	qsort(sorted, (size_t)n, sizeof(*sorted), CompareCpu);
+    }
     result = Tcl_NewListObj(n, sorted);
     free(sorted);
     Tcl_IncrRefCount(list);

@@ -29,10 +29,12 @@ build native -DUSE_TCL_STUBS tests/fuzz/fuzz_native.c $io $core
 for name in $readers; do
     build $name -DUSE_TCL_STUBS tests/fuzz/fuzz_$name.c $io $core
 done
+build magpie -DUSE_TCL_STUBS tests/fuzz/fuzz_magpie.c \
+    generic/plugins/magpie/eventlog.c generic/plugins/magpie/schema.c $io $core
 
 status=0
 # FUZZ_ONLY="msr csv" runs only those harnesses.
-for name in ${FUZZ_ONLY:-filter srt native $readers}; do
+for name in ${FUZZ_ONLY:-filter srt native $readers magpie}; do
     work=fuzz-out/$name
     mkdir -p $work/corpus $work/crashes
     cp -r tests/fuzz/corpus/$name/. $work/corpus/

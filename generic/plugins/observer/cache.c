@@ -197,6 +197,28 @@ GrowTree(Stack *s)
 }
 
 /*
+ * CopyOf --
+ *	A malloc'd copy of n bytes at src; NULL for none (an empty array's
+ *	pointer may itself be NULL, which memcpy must not be given).
+ */
+static void *
+CopyOf(const void *src, size_t n)
+{
+    void *dst;
+
+    if (n == 0 || src == NULL) {
+	return NULL;
+    }
+    dst = malloc(n);
+    if (dst == NULL) {
+	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n", n);
+	abort();
+    }
+    memcpy(dst, src, n);
+    return dst;
+}
+
+/*
  * StackCopy --
  *	Makes dst a deep copy of src (dst's old contents are not freed).
  */
@@ -204,14 +226,10 @@ static void
 StackCopy(Stack *dst, const Stack *src)
 {
     *dst = *src;
-    dst->last.keys = malloc(src->last.cap * sizeof(int64_t));
-    dst->last.vals = malloc(src->last.cap * sizeof(int64_t));
-    memcpy(dst->last.keys, src->last.keys, src->last.cap * sizeof(int64_t));
-    memcpy(dst->last.vals, src->last.vals, src->last.cap * sizeof(int64_t));
-    dst->tree = malloc(src->cap * sizeof(int32_t));
-    memcpy(dst->tree, src->tree, src->cap * sizeof(int32_t));
-    dst->curve.atDistance = malloc(src->curveCap * sizeof(int64_t));
-    memcpy(dst->curve.atDistance, src->curve.atDistance,
+    dst->last.keys = CopyOf(src->last.keys, src->last.cap * sizeof(int64_t));
+    dst->last.vals = CopyOf(src->last.vals, src->last.cap * sizeof(int64_t));
+    dst->tree = CopyOf(src->tree, src->cap * sizeof(int32_t));
+    dst->curve.atDistance = CopyOf(src->curve.atDistance,
 	    src->curveCap * sizeof(int64_t));
 }
 

@@ -256,7 +256,9 @@ Rb_TxmixFit(const TxData *d, TxModel model, TxMethod method, int intercept,
 	if (BaseModel(model) == TX_COMPOSITE) {
 	    PredictUtil(d, fit, i, urow);
 	} else if (d->R > 0 && d->U) {
-	    memcpy(urow, d->U + (size_t)i * d->R, sizeof(double) * d->R);
+	    if (d->R > 0) {
+		memcpy(urow, d->U + (size_t)i * d->R, sizeof(double) * d->R);
+	    }
 	}
 	DesignRow(d, model, intercept, i, urow, X + (size_t)row * p);
 	y[row++] = d->y[i];
@@ -290,7 +292,9 @@ Rb_TxmixPredict(const TxData *d, const TxFit *fit, int lo, int hi,
 	if (BaseModel(fit->model) == TX_COMPOSITE) {
 	    PredictUtil(d, fit, i, urow);
 	} else if (d->R > 0 && d->U) {
-	    memcpy(urow, d->U + (size_t)i * d->R, sizeof(double) * d->R);
+	    if (d->R > 0) {
+		memcpy(urow, d->U + (size_t)i * d->R, sizeof(double) * d->R);
+	    }
 	}
 	DesignRow(d, fit->model, fit->intercept, i, urow, x);
 	yhat[i] = 0.0;

@@ -294,18 +294,29 @@ Prune(DemandState *st, int64_t binEnd)
 
 /*
  * AdvanceBins --
- *	Prunes every interval that ends at or before t.
+ *	Prunes every interval that ends at or before t.  More than
+ *	MAX_QUIET_BINS intervals without a record are crossed in one step
+ *	(their CPU, if a thread ran all along, lands in t's interval), so
+ *	a wild timestamp cannot stall the run.
  */
+#define MAX_QUIET_BINS 100000
+
 static void
 AdvanceBins(DemandState *st, int64_t t)
 {
+    __int128 gap;
+
     if (st->binStart == RB_ABSENT) {
 	st->binStart = t;
 	return;
     }
-    while (t >= st->binStart + st->interval) {
+    while ((__int128)t - st->binStart >= st->interval) {
 	Prune(st, st->binStart + st->interval);
 	st->binStart += st->interval;
+	gap = ((__int128)t - st->binStart) / st->interval;
+	if (gap > MAX_QUIET_BINS) {
+	    st->binStart += (int64_t)gap * st->interval;
+	}
     }
 }
 

@@ -45,15 +45,16 @@ Le(const unsigned char *p, int n)
 
 /*
  * TicksToNs --
- *	A cycle-counter value in ns, exact for any 64-bit count.
+ *	A cycle-counter value in ns, exact for any 64-bit count, and
+ *	clamped to INT64_MAX so that times are never negative and their
+ *	differences never overflow.
  */
 static int64_t
 TicksToNs(uint64_t ticks, uint64_t perSec)
 {
-    if (perSec == 1000000000u) {
-	return (int64_t)ticks;
-    }
-    return (int64_t)((unsigned __int128)ticks * 1000000000u / perSec);
+    unsigned __int128 ns = (unsigned __int128)ticks * 1000000000u / perSec;
+
+    return ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
 }
 
 /*

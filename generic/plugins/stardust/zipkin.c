@@ -72,12 +72,19 @@ Str(json_t *obj, const char *key)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/*
+ * Micros --
+ *	A timestamp or duration in microseconds, absent unless it is an
+ *	integer from 0 to what stays in range as nanoseconds when added to
+ *	another.
+ */
 static int64_t
-Int(json_t *obj, const char *key)
+Micros(json_t *obj, const char *key)
 {
     json_t *v = json_object_get(obj, key);
+    json_int_t us = json_is_integer(v) ? json_integer_value(v) : -1;
 
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : RB_ABSENT;
+    return us >= 0 && us <= INT64_MAX / 2000 ? (int64_t)us : RB_ABSENT;
 }
 
 /*
@@ -110,8 +117,8 @@ CollectSpans(ZkState *st, json_t *list, int *cap)
 	    s->name = Str(v, "name");
 	    s->service = json_is_object(ep) ? Str(ep, "serviceName") : NULL;
 	    s->shared = json_is_true(json_object_get(v, "shared"));
-	    s->ts = Int(v, "timestamp");
-	    s->dur = Int(v, "duration");
+	    s->ts = Micros(v, "timestamp");
+	    s->dur = Micros(v, "duration");
 	    s->parent = -1;
 	}
     }

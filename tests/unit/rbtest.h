@@ -46,6 +46,59 @@ rbtest_shared(const char *rel)
     return buf;
 }
 
+/*
+ * A temporary directory per test suite, made in its setup and removed in
+ * its teardown, with paths in it and whole-file writes (shared by the
+ * reader tests).
+ */
+static inline char *
+rbtest_tmpdir(void)
+{
+    static char dir[128];
+
+    return dir;
+}
+
+static inline void
+rbtest_tmpdir_make(const char *tag)
+{
+    char *dir = rbtest_tmpdir();
+
+    snprintf(dir, 128, "/tmp/rbtest-%s-XXXXXX", tag);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static inline void
+rbtest_tmpdir_remove(void)
+{
+    char cmd[256];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", rbtest_tmpdir());
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Path of name in the suite's directory; valid for the next 3 calls. */
+static inline const char *
+rbtest_tmp(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof(buf[k]), "%s/%s", rbtest_tmpdir(), name);
+    return buf[k];
+}
+
+static inline void
+rbtest_write_file(const char *path, const void *data, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(data, 1, n, fp), n);
+    ck_assert_int_eq(fclose(fp), 0);
+}
+
 int
 main(void)
 {

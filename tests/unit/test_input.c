@@ -12,8 +12,6 @@
 #include <unistd.h>
 #include "rbtest.h"
 
-static char tmpDir[] = "/tmp/rbtest-input-XXXXXX";
-
 /* The test content: a short line, a CRLF line, an empty line, a line far
  * longer than the input buffer, and a last line without newline. */
 #define LONG_LINE (3 * 1024 * 1024 + 17)
@@ -25,7 +23,7 @@ Setup(void)
 {
     size_t i, n = 0;
 
-    ck_assert_ptr_nonnull(mkdtemp(tmpDir));
+    rbtest_tmpdir_make("input");
     content = malloc(LONG_LINE + 100);
     n += sprintf(content + n, "alpha\nbeta\r\n\n");
     for (i = 0; i < LONG_LINE; i++) {
@@ -38,32 +36,8 @@ Setup(void)
 static void
 Teardown(void)
 {
-    char cmd[256];
-
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpDir);
-    ck_assert_int_eq(system(cmd), 0);
+    rbtest_tmpdir_remove();
     free(content);
-}
-
-static const char *
-TmpPath(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpDir, name);
-    return buf[k];
-}
-
-static void
-WriteFile(const char *path, const void *data, size_t n)
-{
-    FILE *fp = fopen(path, "wb");
-
-    ck_assert_ptr_nonnull(fp);
-    ck_assert_uint_eq(fwrite(data, 1, n, fp), n);
-    ck_assert_int_eq(fclose(fp), 0);
 }
 
 /* Appends data as one gzip member (gzopen "ab" starts a new member). */
@@ -181,23 +155,23 @@ CheckLines(const char *path)
 
 START_TEST(plain_gzip_bzip2_give_same_bytes)
 {
-    WriteFile(TmpPath("c.txt"), content, contentLen);
-    AppendGzip(TmpPath("c.txt.gz"), content, contentLen);
-    AppendBzip2(TmpPath("c.txt.bz2"), content, contentLen);
-    CheckSameBytes(TmpPath("c.txt"), "none");
-    CheckSameBytes(TmpPath("c.txt.gz"), "gzip");
-    CheckSameBytes(TmpPath("c.txt.bz2"), "bzip2");
+    rbtest_write_file(rbtest_tmp("c.txt"), content, contentLen);
+    AppendGzip(rbtest_tmp("c.txt.gz"), content, contentLen);
+    AppendBzip2(rbtest_tmp("c.txt.bz2"), content, contentLen);
+    CheckSameBytes(rbtest_tmp("c.txt"), "none");
+    CheckSameBytes(rbtest_tmp("c.txt.gz"), "gzip");
+    CheckSameBytes(rbtest_tmp("c.txt.bz2"), "bzip2");
 }
 END_TEST
 
 START_TEST(plain_gzip_bzip2_give_same_lines)
 {
-    WriteFile(TmpPath("l.txt"), content, contentLen);
-    AppendGzip(TmpPath("l.txt.gz"), content, contentLen);
-    AppendBzip2(TmpPath("l.txt.bz2"), content, contentLen);
-    CheckLines(TmpPath("l.txt"));
-    CheckLines(TmpPath("l.txt.gz"));
-    CheckLines(TmpPath("l.txt.bz2"));
+    rbtest_write_file(rbtest_tmp("l.txt"), content, contentLen);
+    AppendGzip(rbtest_tmp("l.txt.gz"), content, contentLen);
+    AppendBzip2(rbtest_tmp("l.txt.bz2"), content, contentLen);
+    CheckLines(rbtest_tmp("l.txt"));
+    CheckLines(rbtest_tmp("l.txt.gz"));
+    CheckLines(rbtest_tmp("l.txt.bz2"));
 }
 END_TEST
 
@@ -205,14 +179,14 @@ START_TEST(concatenated_members_read_as_one_stream)
 {
     size_t cut = 1000003;
 
-    AppendGzip(TmpPath("m.gz"), content, cut);
-    AppendGzip(TmpPath("m.gz"), content + cut, 10);
-    AppendGzip(TmpPath("m.gz"), content + cut + 10, contentLen - cut - 10);
-    CheckSameBytes(TmpPath("m.gz"), "gzip");
-    CheckLines(TmpPath("m.gz"));
-    AppendBzip2(TmpPath("m.bz2"), content, cut);
-    AppendBzip2(TmpPath("m.bz2"), content + cut, contentLen - cut);
-    CheckSameBytes(TmpPath("m.bz2"), "bzip2");
+    AppendGzip(rbtest_tmp("m.gz"), content, cut);
+    AppendGzip(rbtest_tmp("m.gz"), content + cut, 10);
+    AppendGzip(rbtest_tmp("m.gz"), content + cut + 10, contentLen - cut - 10);
+    CheckSameBytes(rbtest_tmp("m.gz"), "gzip");
+    CheckLines(rbtest_tmp("m.gz"));
+    AppendBzip2(rbtest_tmp("m.bz2"), content, cut);
+    AppendBzip2(rbtest_tmp("m.bz2"), content + cut, contentLen - cut);
+    CheckSameBytes(rbtest_tmp("m.bz2"), "bzip2");
 }
 END_TEST
 
@@ -222,8 +196,8 @@ START_TEST(peek_does_not_consume)
     Rb_Input *in;
     char a[16], b[16];
 
-    AppendGzip(TmpPath("p.gz"), content, contentLen);
-    in = Rb_InputOpen(TmpPath("p.gz"), &err);
+    AppendGzip(rbtest_tmp("p.gz"), content, contentLen);
+    in = Rb_InputOpen(rbtest_tmp("p.gz"), &err);
     ck_assert_int_eq(Rb_InputPeek(in, a, 11, &err), 11);
     ck_assert(memcmp(a, "alpha\nbeta\r", 11) == 0);
     ck_assert_uint_eq(Rb_InputOffset(in), 0);
@@ -239,17 +213,17 @@ START_TEST(read_full_tells_clean_end_from_short)
     Rb_Input *in;
     char buf[8];
 
-    WriteFile(TmpPath("s.bin"), "0123456789", 10);
-    in = Rb_InputOpen(TmpPath("s.bin"), &err);
+    rbtest_write_file(rbtest_tmp("s.bin"), "0123456789", 10);
+    in = Rb_InputOpen(rbtest_tmp("s.bin"), &err);
     ck_assert_int_eq(Rb_InputReadFull(in, buf, 5, &err), 1);
     ck_assert_int_eq(Rb_InputReadFull(in, buf, 5, &err), 1);
     ck_assert_int_eq(Rb_InputReadFull(in, buf, 5, &err), 0);
     Rb_InputClose(in);
-    in = Rb_InputOpen(TmpPath("s.bin"), &err);
+    in = Rb_InputOpen(rbtest_tmp("s.bin"), &err);
     ck_assert_int_eq(Rb_InputReadFull(in, buf, 8, &err), 1);
     ck_assert_int_eq(Rb_InputReadFull(in, buf, 8, &err), -1);
     ck_assert_str_eq(err.code, "RUBICON READER TRUNCATED");
-    ck_assert_ptr_nonnull(strstr(err.msg, TmpPath("s.bin")));
+    ck_assert_ptr_nonnull(strstr(err.msg, rbtest_tmp("s.bin")));
     Rb_InputClose(in);
 }
 END_TEST
@@ -264,7 +238,7 @@ CutFile(const char *src, const char *dst, long n)
     ck_assert_ptr_nonnull(fp);
     ck_assert_uint_eq(fread(buf, 1, n, fp), (size_t)n);
     fclose(fp);
-    WriteFile(dst, buf, n);
+    rbtest_write_file(dst, buf, n);
     free(buf);
 }
 
@@ -304,13 +278,14 @@ CheckTruncated(const char *path, const char *code)
 
 START_TEST(truncated_gzip_is_an_error_naming_the_file)
 {
-    AppendGzip(TmpPath("t.gz"), content, contentLen);
-    CutFile(TmpPath("t.gz"), TmpPath("cut.gz"), FileSize(TmpPath("t.gz")) / 2);
-    CheckTruncated(TmpPath("cut.gz"), "RUBICON READER TRUNCATED");
+    AppendGzip(rbtest_tmp("t.gz"), content, contentLen);
+    CutFile(rbtest_tmp("t.gz"), rbtest_tmp("cut.gz"),
+	    FileSize(rbtest_tmp("t.gz")) / 2);
+    CheckTruncated(rbtest_tmp("cut.gz"), "RUBICON READER TRUNCATED");
     /* Cut inside the 8-byte trailer: every data byte is there. */
-    CutFile(TmpPath("t.gz"), TmpPath("cut2.gz"),
-	    FileSize(TmpPath("t.gz")) - 3);
-    CheckTruncated(TmpPath("cut2.gz"), "RUBICON READER TRUNCATED");
+    CutFile(rbtest_tmp("t.gz"), rbtest_tmp("cut2.gz"),
+	    FileSize(rbtest_tmp("t.gz")) - 3);
+    CheckTruncated(rbtest_tmp("cut2.gz"), "RUBICON READER TRUNCATED");
 }
 END_TEST
 
@@ -322,11 +297,11 @@ START_TEST(truncated_bzip2_is_an_error_naming_the_file)
     int failed;
     char *got;
 
-    CutFile(real, TmpPath("cut.srt.bz2"), FileSize(real) / 2);
-    got = ReadAll(TmpPath("cut.srt.bz2"), &n, &err, &failed);
+    CutFile(real, rbtest_tmp("cut.srt.bz2"), FileSize(real) / 2);
+    got = ReadAll(rbtest_tmp("cut.srt.bz2"), &n, &err, &failed);
     ck_assert_int_eq(failed, 1);
     ck_assert_str_eq(err.code, "RUBICON READER TRUNCATED");
-    ck_assert_ptr_nonnull(strstr(err.msg, TmpPath("cut.srt.bz2")));
+    ck_assert_ptr_nonnull(strstr(err.msg, rbtest_tmp("cut.srt.bz2")));
     ck_assert_ptr_nonnull(strstr(err.msg, "truncated after"));
     ck_assert_uint_gt(n, 0);
     ck_assert_uint_lt(n, 3784298);
@@ -343,20 +318,20 @@ START_TEST(corrupt_gzip_is_an_error_naming_the_file)
     char *got, *buf;
     FILE *fp;
 
-    AppendGzip(TmpPath("x.gz"), content, contentLen);
-    size = FileSize(TmpPath("x.gz"));
+    AppendGzip(rbtest_tmp("x.gz"), content, contentLen);
+    size = FileSize(rbtest_tmp("x.gz"));
     buf = malloc(size);
-    fp = fopen(TmpPath("x.gz"), "rb");
+    fp = fopen(rbtest_tmp("x.gz"), "rb");
     ck_assert_uint_eq(fread(buf, 1, size, fp), (size_t)size);
     fclose(fp);
     buf[size / 2] ^= 0x55;
     buf[size / 2 + 1] ^= 0xaa;
-    WriteFile(TmpPath("x.gz"), buf, size);
+    rbtest_write_file(rbtest_tmp("x.gz"), buf, size);
     free(buf);
-    got = ReadAll(TmpPath("x.gz"), &n, &err, &failed);
+    got = ReadAll(rbtest_tmp("x.gz"), &n, &err, &failed);
     ck_assert_int_eq(failed, 1);
     ck_assert_str_eq(err.code, "RUBICON READER CORRUPT");
-    ck_assert_ptr_nonnull(strstr(err.msg, TmpPath("x.gz")));
+    ck_assert_ptr_nonnull(strstr(err.msg, rbtest_tmp("x.gz")));
     free(got);
 }
 END_TEST
@@ -365,9 +340,9 @@ START_TEST(missing_file_is_an_open_error)
 {
     Rb_Error err;
 
-    ck_assert_ptr_null(Rb_InputOpen(TmpPath("no-such-file"), &err));
+    ck_assert_ptr_null(Rb_InputOpen(rbtest_tmp("no-such-file"), &err));
     ck_assert_str_eq(err.code, "RUBICON READER OPEN");
-    ck_assert_ptr_nonnull(strstr(err.msg, TmpPath("no-such-file")));
+    ck_assert_ptr_nonnull(strstr(err.msg, rbtest_tmp("no-such-file")));
     ck_assert_ptr_nonnull(strstr(err.msg, strerror(ENOENT)));
 }
 END_TEST
@@ -379,8 +354,8 @@ START_TEST(empty_file_reads_as_empty)
     size_t len;
     char c;
 
-    WriteFile(TmpPath("empty"), "", 0);
-    in = Rb_InputOpen(TmpPath("empty"), &err);
+    rbtest_write_file(rbtest_tmp("empty"), "", 0);
+    in = Rb_InputOpen(rbtest_tmp("empty"), &err);
     ck_assert_ptr_nonnull(in);
     ck_assert_int_eq(Rb_InputPeek(in, &c, 1, &err), 0);
     ck_assert_int_eq(Rb_InputRead(in, &c, 1, &err), 0);

@@ -14,33 +14,17 @@
 
 void Rb_ReaderKitInit(void);
 
-static char tmpDir[] = "/tmp/rbtest-native-XXXXXX";
-
 static void
 Setup(void)
 {
-    ck_assert_ptr_nonnull(mkdtemp(tmpDir));
+    rbtest_tmpdir_make("native");
     Rb_ReaderKitInit();
 }
 
 static void
 Teardown(void)
 {
-    char cmd[256];
-
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpDir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static const char *
-TmpPath(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpDir, name);
-    return buf[k];
+    rbtest_tmpdir_remove();
 }
 
 /* Reads every record of path into one batch of capacity cap. */
@@ -79,14 +63,14 @@ START_TEST(io_records_round_trip)
 	    in->col[f][i] = pick[(i + 3 * f) % 8];
 	}
     }
-    w = Rb_NativeWriterOpen(TmpPath("io.rbn"), io, 1053281044000000000LL,
+    w = Rb_NativeWriterOpen(rbtest_tmp("io.rbn"), io, 1053281044000000000LL,
 	    &err);
     ck_assert_ptr_nonnull(w);
     ck_assert_int_eq(Rb_NativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
     ck_assert_int_eq(Rb_NativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
-    ck_assert_int_eq(access(TmpPath("io.rbn"), F_OK), -1);
+    ck_assert_int_eq(access(rbtest_tmp("io.rbn"), F_OK), -1);
     ck_assert_int_eq(Rb_NativeWriterClose(w, &err), TCL_OK);
-    out = ReadBack(TmpPath("io.rbn"), 3 * RB_BATCH_SIZE, &r, &err, &rc);
+    out = ReadBack(rbtest_tmp("io.rbn"), 3 * RB_BATCH_SIZE, &r, &err, &rc);
     ck_assert_int_eq(rc, 0);
     ck_assert_ptr_eq(r->schema, io);
     ck_assert_int_eq(r->epochNs, 1053281044000000000LL);
@@ -125,13 +109,13 @@ START_TEST(string_schema_and_selection_round_trip)
 	Rb_SetDouble(in, fLat, i, 0.5 * i);
     }
     in->col[fUrl][3] = Rb_SchemaIntern(s, "/late", 5);
-    w = Rb_NativeWriterOpen(TmpPath("ev.rbn"), s, 0, &err);
+    w = Rb_NativeWriterOpen(rbtest_tmp("ev.rbn"), s, 0, &err);
     /* Record 3 alone first: its strings are defined before record 0's. */
     ck_assert_int_eq(Rb_NativeWriterWrite(w, in, sel + 2, 1, &err), TCL_OK);
     ck_assert_int_eq(Rb_NativeWriterWrite(w, in, sel, 3, &err), TCL_OK);
     ck_assert_int_eq(Rb_NativeWriterClose(w, &err), TCL_OK);
 
-    out = ReadBack(TmpPath("ev.rbn"), 0, &r, &err, &rc);
+    out = ReadBack(rbtest_tmp("ev.rbn"), 0, &r, &err, &rc);
     ck_assert_int_eq(rc, 0);
     ck_assert_ptr_ne(r->schema, s);
     ck_assert_str_eq(r->schema->name, "event");
@@ -197,18 +181,9 @@ Slurp(const char *path, long *n)
     return buf;
 }
 
-static void
-Spit(const char *path, const void *data, long n)
-{
-    FILE *fp = fopen(path, "wb");
-
-    ck_assert_uint_eq(fwrite(data, 1, n, fp), (size_t)n);
-    fclose(fp);
-}
-
 START_TEST(truncated_file_is_an_error_naming_it)
 {
-    const char *path = TmpPath("t.rbn"), *cut = TmpPath("cut.rbn");
+    const char *path = rbtest_tmp("t.rbn"), *cut = rbtest_tmp("cut.rbn");
     unsigned char *buf;
     Rb_Batch *b;
     Rb_Reader *r;
@@ -218,7 +193,7 @@ START_TEST(truncated_file_is_an_error_naming_it)
 
     WriteIo(path, 10000);
     buf = Slurp(path, &n);
-    Spit(cut, buf, n * 2 / 3);
+    rbtest_write_file(cut, buf, n * 2 / 3);
     free(buf);
     b = ReadBack(cut, 20000, &r, &err, &rc);
     ck_assert_int_eq(rc, -1);
@@ -237,7 +212,7 @@ PlainVariant(const char *path, const char *name, long at, const char *bytes,
 {
     gzFile gz = gzopen(path, "rb");
     unsigned char *buf = malloc(1 << 22);
-    const char *out = TmpPath(name);
+    const char *out = rbtest_tmp(name);
     int n;
 
     n = gzread(gz, buf, 1 << 22);
@@ -246,7 +221,7 @@ PlainVariant(const char *path, const char *name, long at, const char *bytes,
     if (nbytes > 0) {
 	memcpy(buf + at, bytes, nbytes);
     }
-    Spit(out, buf, keep >= 0 ? keep : n);
+    rbtest_write_file(out, buf, keep >= 0 ? keep : n);
     free(buf);
     return out;
 }
@@ -254,7 +229,7 @@ PlainVariant(const char *path, const char *name, long at, const char *bytes,
 START_TEST(corrupt_block_names_file_block_and_offset)
 {
     /* Header of the I/O schema, then block 1 of 4096 records at hdr. */
-    const char *path = TmpPath("c.rbn");
+    const char *path = rbtest_tmp("c.rbn");
     Rb_Error err;
     Rb_Batch *b;
     Rb_Reader *r;
@@ -288,7 +263,7 @@ START_TEST(corrupt_block_names_file_block_and_offset)
     Rb_BatchFree(b);
 
     /* The same file cut inside block 2, uncompressed. */
-    path = PlainVariant(TmpPath("c.rbn"), "c3.rbn", 0, "", 0, block2 + 100);
+    path = PlainVariant(rbtest_tmp("c.rbn"), "c3.rbn", 0, "", 0, block2 + 100);
     b = ReadBack(path, 8192, &r, &err, &rc);
     ck_assert_int_eq(rc, -1);
     ck_assert_str_eq(err.code, "RUBICON READER TRUNCATED");
@@ -298,7 +273,7 @@ START_TEST(corrupt_block_names_file_block_and_offset)
     Rb_BatchFree(b);
 
     /* Cut exactly before the end marker. */
-    path = PlainVariant(TmpPath("c.rbn"), "c4.rbn", 0, "", 0,
+    path = PlainVariant(rbtest_tmp("c.rbn"), "c4.rbn", 0, "", 0,
 	    block2 + 12 + 8L * (5000 - 4096) * RB_IO_NFIELDS);
     b = ReadBack(path, 8192, &r, &err, &rc);
     ck_assert_int_eq(rc, -1);
@@ -314,7 +289,7 @@ START_TEST(failed_write_leaves_no_file)
     Rb_Error err;
     char path[600];
 
-    snprintf(path, sizeof(path), "%s/no-dir/x.rbn", tmpDir);
+    snprintf(path, sizeof(path), "%s/no-dir/x.rbn", rbtest_tmpdir());
     ck_assert_ptr_null(Rb_NativeWriterOpen(path, Rb_IoSchema(), 0, &err));
     ck_assert_str_eq(err.code, "RUBICON NATIVE WRITE");
     ck_assert_ptr_nonnull(strstr(err.msg, path));
@@ -329,9 +304,9 @@ START_TEST(empty_file_round_trips)
     Rb_Error err;
     int rc;
 
-    w = Rb_NativeWriterOpen(TmpPath("e.rbn"), Rb_IoSchema(), 7, &err);
+    w = Rb_NativeWriterOpen(rbtest_tmp("e.rbn"), Rb_IoSchema(), 7, &err);
     ck_assert_int_eq(Rb_NativeWriterClose(w, &err), TCL_OK);
-    b = ReadBack(TmpPath("e.rbn"), 0, &r, &err, &rc);
+    b = ReadBack(rbtest_tmp("e.rbn"), 0, &r, &err, &rc);
     ck_assert_int_eq(rc, 0);
     ck_assert_int_eq(b->n, 0);
     ck_assert_int_eq(r->epochNs, 7);

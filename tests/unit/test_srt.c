@@ -17,7 +17,6 @@
 
 void Rb_ReaderKitInit(void);
 
-static char tmpDir[] = "/tmp/rbtest-srt-XXXXXX";
 static unsigned char *raw;	/* the decompressed trace */
 static size_t rawLen;
 
@@ -30,7 +29,7 @@ Setup(void)
     BZFILE *bz;
     int bzerr, n;
 
-    ck_assert_ptr_nonnull(mkdtemp(tmpDir));
+    rbtest_tmpdir_make("srt");
     ck_assert_ptr_nonnull(fp);
     bz = BZ2_bzReadOpen(&bzerr, fp, 0, 0, NULL, 0);
     raw = malloc(cap);
@@ -52,32 +51,8 @@ Setup(void)
 static void
 Teardown(void)
 {
-    char cmd[256];
-
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpDir);
-    ck_assert_int_eq(system(cmd), 0);
+    rbtest_tmpdir_remove();
     free(raw);
-}
-
-static const char *
-TmpPath(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpDir, name);
-    return buf[k];
-}
-
-static void
-WriteFile(const char *path, const void *data, size_t n)
-{
-    FILE *fp = fopen(path, "wb");
-
-    ck_assert_ptr_nonnull(fp);
-    ck_assert_uint_eq(fwrite(data, 1, n, fp), n);
-    ck_assert_int_eq(fclose(fp), 0);
 }
 
 /* Word w of the record at byte offset off, big-endian. */
@@ -254,7 +229,7 @@ static const char *
 MakeVariant(const char *name, size_t n, long recNo, int word, uint32_t v)
 {
     unsigned char *copy = malloc(rawLen);
-    const char *path = TmpPath(name);
+    const char *path = rbtest_tmp(name);
 
     memcpy(copy, raw, rawLen);
     if (recNo > 0) {
@@ -262,7 +237,7 @@ MakeVariant(const char *name, size_t n, long recNo, int word, uint32_t v)
 
 	p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v;
     }
-    WriteFile(path, copy, n);
+    rbtest_write_file(path, copy, n);
     free(copy);
     return path;
 }
@@ -305,12 +280,12 @@ END_TEST
 START_TEST(header_without_form_feed)
 {
     unsigned char *junk = malloc(70000);
-    const char *path = TmpPath("nohead.srt");
+    const char *path = rbtest_tmp("nohead.srt");
     Rb_Error err;
 
     memset(junk, 'x', 70000);
     memcpy(junk, "$$TR_IOREC-1.7 : garbage", 24);
-    WriteFile(path, junk, 70000);
+    rbtest_write_file(path, junk, 70000);
     free(junk);
     ck_assert_ptr_null(Rb_ReaderOpen(path, NULL, RB_ONERROR_SKIP, NULL,
 	    &err));
@@ -397,14 +372,14 @@ START_TEST(other_header_version_is_refused)
 {
     unsigned char *copy = malloc(rawLen);
     unsigned char *v;
-    const char *path = TmpPath("v16.srt");
+    const char *path = rbtest_tmp("v16.srt");
     Rb_Error err;
 
     memcpy(copy, raw, rawLen);
     v = memmem(copy, HEADER_END, "version = 1.7;", 14);
     ck_assert_ptr_nonnull(v);
     v[12] = '6';
-    WriteFile(path, copy, rawLen);
+    rbtest_write_file(path, copy, rawLen);
     free(copy);
     ck_assert_ptr_null(Rb_ReaderOpen(path, NULL, RB_ONERROR_SKIP, NULL,
 	    &err));
@@ -428,7 +403,7 @@ END_TEST
 
 START_TEST(truncated_bzip2_trace_keeps_records_read)
 {
-    const char *path = TmpPath("cut.srt.bz2");
+    const char *path = rbtest_tmp("cut.srt.bz2");
     FILE *fp = fopen(rbtest_shared(TRACE), "rb");
     char *buf = malloc(200000);
     Summary s;
@@ -436,7 +411,7 @@ START_TEST(truncated_bzip2_trace_keeps_records_read)
 
     ck_assert_uint_eq(fread(buf, 1, 200000, fp), 200000);
     fclose(fp);
-    WriteFile(path, buf, 200000);
+    rbtest_write_file(path, buf, 200000);
     free(buf);
     ck_assert_int_eq(ReaderSummary(path, NULL, RB_ONERROR_SKIP, &s, NULL,
 	    &err), -1);

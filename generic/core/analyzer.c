@@ -488,10 +488,8 @@ AnalyzerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
     if (a == NULL) {
 	return TCL_ERROR;
     }
-    a->cmdName = Rb_EngineNewName(Rb_EngineGet(interp), cls->name);
-    a->token = Tcl_CreateObjCommand(interp, a->cmdName, AnalyzerObjCmd, a,
-	    AnalyzerDeleteProc);
-    Tcl_SetObjResult(interp, Tcl_NewStringObj(a->cmdName, -1));
+    a->token = Rb_EngineNewObject(interp, cls->name, AnalyzerObjCmd, a,
+	    AnalyzerDeleteProc, &a->cmdName);
     return TCL_OK;
 }
 

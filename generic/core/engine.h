@@ -120,6 +120,9 @@ typedef struct ClassEntry {
 
 Rb_Engine *	Rb_EngineGet(Tcl_Interp *interp);
 char *		Rb_EngineNewName(Rb_Engine *eng, const char *base);
+Tcl_Command	Rb_EngineNewObject(Tcl_Interp *interp, const char *base,
+		    Tcl_ObjCmdProc *proc, ClientData cd,
+		    Tcl_CmdDeleteProc *deleteProc, char **cmdName);
 void		Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind,
 		    const char *name, const char *help, const void *cls);
 int		Rb_EngineRegister(Tcl_Interp *interp, ClassKind kind,

@@ -86,6 +86,24 @@ ImportGlobally(Tcl_Interp *interp, const char *name)
     Tcl_DecrRefCount(script);
 }
 
+/*
+ * Rb_EngineNewObject --
+ *	Gives a new object its command ::rubicon::obj::BASE<n>: stores the
+ *	malloc'd name in *cmdName and sets the interpreter result to it.
+ * Results: the command's token.
+ */
+Tcl_Command
+Rb_EngineNewObject(Tcl_Interp *interp, const char *base, Tcl_ObjCmdProc *proc,
+	ClientData cd, Tcl_CmdDeleteProc *deleteProc, char **cmdName)
+{
+    Tcl_Command token;
+
+    *cmdName = Rb_EngineNewName(Rb_EngineGet(interp), base);
+    token = Tcl_CreateObjCommand(interp, *cmdName, proc, cd, deleteProc);
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(*cmdName, -1));
+    return token;
+}
+
 void
 Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind, const char *name,
 	const char *help, const void *cls)

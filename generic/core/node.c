@@ -751,10 +751,8 @@ NodeDeleteProc(ClientData cd)
 static void
 NewNodeCmd(Tcl_Interp *interp, Rb_Node *n, const char *base)
 {
-    n->cmdName = Rb_EngineNewName(n->eng, base);
-    n->token = Tcl_CreateObjCommand(interp, n->cmdName, NodeObjCmd, n,
-	    NodeDeleteProc);
-    Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
+    n->token = Rb_EngineNewObject(interp, base, NodeObjCmd, n,
+	    NodeDeleteProc, &n->cmdName);
 }
 
 /*

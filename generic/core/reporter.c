@@ -389,10 +389,8 @@ ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
     if (r == NULL) {
 	return TCL_ERROR;
     }
-    r->cmdName = Rb_EngineNewName(Rb_EngineGet(interp), cls->name);
-    r->token = Tcl_CreateObjCommand(interp, r->cmdName, ReporterObjCmd, r,
-	    ReporterDeleteProc);
-    Tcl_SetObjResult(interp, Tcl_NewStringObj(r->cmdName, -1));
+    r->token = Rb_EngineNewObject(interp, cls->name, ReporterObjCmd, r,
+	    ReporterDeleteProc, &r->cmdName);
     return TCL_OK;
 }
 

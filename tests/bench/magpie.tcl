@@ -43,7 +43,7 @@ for {set r 0} {$r < $runs} {incr r} {
 	-readeroptions {schema web} $log]
     lappend times [expr {([clock microseconds] - $t0) / 1e6}]
     set events [dict get $summary records]
-    set requests [llength [dict get [$f get Requests] rows]]
+    set requests [expr {int([$f get RequestCount])}]
 }
 rubicon::reset
 set t [median $times]

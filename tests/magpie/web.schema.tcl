@@ -2,6 +2,11 @@
 # (tests/magpie/sim.tcl); examples/magpie uses the same one.
 magpie::schema web {
     attribute Bytes int
+    # Ids are ints: string values are interned for the whole run, so an
+    # attribute with a new value per request would grow with the log.
+    foreach id {Conn Task Irp Cpu Thread OldThread NewThread} {
+	attribute $id int
+    }
     domain Thread {Thread OldThread NewThread}
 
     # Context switches carry the CPU; the parser charges the time

@@ -93,7 +93,7 @@ static const Rb_Option parserOptions[] = {
      "attribute whose value on the begin event labels a request"},
     {"-maxinflight", RB_OPT_INT, offsetof(ParserState, maxInFlight),
      "1000000", "most event sets open at once before the run fails"},
-    {"-keep", RB_OPT_INT, offsetof(ParserState, keep), "100000",
+    {"-keep", RB_OPT_INT, offsetof(ParserState, keep), "1000",
      "most requests listed in the Requests table (all are counted)"},
     {NULL}
 };

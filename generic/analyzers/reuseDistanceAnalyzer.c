@@ -12,8 +12,14 @@
  *	distance is a prefix-sum difference.  Positions are renumbered
  *	compactly when they run out, keeping the tree at most twice the
  *	number of distinct blocks (plus 1024).
+ *
+ *	The state grows with the distinct blocks, so it is bounded by
+ *	-limit: the access that would hold one block more stops the run
+ *	with RUBICON LIMIT DISTINCT rather than letting a trace of a billion
+ *	distinct offsets exhaust the machine's memory.
  */
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +28,8 @@
 typedef struct ReuseDistanceState {
     Rb_BlockMap map;		/* -field, -offsetField, -block */
     char *sizes;		/* -sizes: extra cache sizes, in blocks */
+    int64_t limit;		/* -limit: most distinct blocks held */
+    int failed;			/* -limit was reached: ignore the rest. */
     Rb_KeyTable lastPos;	/* block -> position of its last access */
     int32_t *tree;		/* Fenwick tree, 1-based, cap entries. */
     int64_t *owner;		/* Block at each position, or RB_ABSENT. */
@@ -39,6 +47,8 @@ static const Rb_Option reuseDistanceOptions[] = {
 	"block (cache line) size in bytes"},
     {"-sizes", RB_OPT_STRING, offsetof(ReuseDistanceState, sizes), "",
 	"cache sizes in blocks to report besides the powers of two"},
+    {"-limit", RB_OPT_INT, offsetof(ReuseDistanceState, limit), "20000000",
+	"most distinct blocks held; one more stops the run with an error"},
     {NULL}
 };
 
@@ -58,6 +68,9 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
+    if (st->limit <= 0) {
+	return Rb_KitOptionError(a, NULL, "-limit must be positive");
+    }
     if (st->lastPos.valSize == 0) {
 	Rb_KeyTableInit(&st->lastPos, sizeof(int64_t));
     }
@@ -65,6 +78,7 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->next = 1;
     st->atDistance.lo = st->atDistance.n = 0;
     st->cold = st->accesses = 0;
+    st->failed = 0;
     return TCL_OK;
 }
 
@@ -125,8 +139,10 @@ Compact(ReuseDistanceState *st)
 /*
  * Access --
  *	Counts one access to block key at the next position.
+ * Results: 1, or 0 (nothing counted) when key is a new block and -limit
+ *	blocks are already held.
  */
-static void
+static int
 Access(ReuseDistanceState *st, int64_t key)
 {
     int64_t *last, pos = st->next;
@@ -135,7 +151,10 @@ Access(ReuseDistanceState *st, int64_t key)
 	Compact(st);
 	pos = st->next;
     }
-    last = Rb_KeyTableFind(&st->lastPos, key, 1);
+    last = Rb_KeyTableFindLimited(&st->lastPos, key, st->limit);
+    if (last == NULL) {
+	return 0;
+    }
     st->accesses++;
     if (*last == 0) {
 	st->cold++;
@@ -153,11 +172,14 @@ Access(ReuseDistanceState *st, int64_t key)
     st->owner[pos - 1] = key;
     *last = pos;
     st->next = pos + 1;
+    return 1;
 }
 
 /*
  * ReuseDistanceBatch --
- *	Accesses, in order, every block of each selected I/O.
+ *	Accesses, in order, every block of each selected I/O, up to the
+ *	first block beyond -limit; that one stops the run with an error
+ *	naming its record.
  */
 static void
 ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -166,12 +188,21 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     ReuseDistanceState *st = a->state;
     int j;
 
-    for (j = 0; j < nsel; j++) {
+    for (j = 0; j < nsel && !st->failed; j++) {
 	int64_t first, count, k;
 
-	if (Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
-	    for (k = 0; k < count; k++) {
-		Access(st, first + k);
+	if (!Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+	    continue;
+	}
+	for (k = 0; k < count; k++) {
+	    if (!Access(st, first + k)) {
+		st->failed = 1;
+		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "%s: more than "
+			"-limit %" PRId64 " distinct blocks at record %" PRIu64
+			" (raise -limit; each block held costs up to about "
+			"70 bytes)", a->cls->name, st->limit,
+			b->firstRecord + sel[j]);
+		break;
 	    }
 	}
     }

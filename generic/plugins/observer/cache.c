@@ -14,6 +14,13 @@
  *	A distance is counted in O(log n): the latest access of each block
  *	holds a 1 at its position in a Fenwick tree over positions, and the
  *	distinct blocks since position q are a prefix-sum difference.
+ *
+ *	Memory grows with the entries held: the distinct blocks of the
+ *	shared stack plus those of each workload's stack.  A model given a
+ *	limit refuses the access that would hold one entry more, so that a
+ *	trace of a billion distinct blocks ends in an error, not in the
+ *	machine running out of memory.  Stacks start small, so that a
+ *	workload costs little beyond its entries.
  */
 
 #include <stdlib.h>
@@ -42,6 +49,8 @@ struct Rb_CacheModel {
 				 * repeat the shared stack, so it is
 				 * copied from it when another appears. */
     int keep;
+    int64_t limit;		/* Most entries held; 0: no limit. */
+    int64_t held;		/* Entries held, over every stack. */
     int64_t n, capAcc;
     int64_t *block;		/* with keep: per access */
     int32_t *workload;
@@ -83,7 +92,7 @@ PosSwap(PosMap *m, int64_t key, int64_t pos)
     int64_t old;
 
     if (2 * (m->used + 1) > m->cap) {
-	PosMap bigger = {NULL, NULL, m->cap ? m->cap * 2 : 1024, 0};
+	PosMap bigger = {NULL, NULL, m->cap ? m->cap * 2 : 16, 0};
 	size_t j;
 
 	bigger.keys = calloc(bigger.cap, sizeof(int64_t));
@@ -189,7 +198,7 @@ GrowTree(Stack *s)
 	free(slotAt);
 	s->next = next;
     } else {
-	s->cap = s->cap ? s->cap * 2 : 4096;
+	s->cap = s->cap ? s->cap * 2 : 64;
 	free(s->tree);
 	s->tree = malloc(s->cap * sizeof(int32_t));
     }
@@ -259,7 +268,7 @@ StackAccess(Stack *s, int64_t block)
 	d = TreePrefix(s, pos - 1) - TreePrefix(s, prev) + 1;
 	TreeAdd(s, prev, -1);
 	if (d >= s->curveCap) {
-	    int64_t cap = s->curveCap ? s->curveCap : 1024;
+	    int64_t cap = s->curveCap ? s->curveCap : 64;
 
 	    while (cap <= d) {
 		cap *= 2;
@@ -303,14 +312,62 @@ Rb_CacheModelCreate(int keepDistances)
 }
 
 /*
- * Rb_CacheModelAccess --
- *	One access to block by workload w (w >= 0), in both stacks.
+ * Rb_CacheModelLimit --
+ *	Sets the most entries m may hold (0: no limit); see
+ *	Rb_CacheModelAccess.
  */
 void
+Rb_CacheModelLimit(Rb_CacheModel *m, int64_t limit)
+{
+    m->limit = limit;
+}
+
+/*
+ * StackHolds --
+ *	Whether stack s holds block.
+ */
+static int
+StackHolds(const Stack *s, int64_t block)
+{
+    return s->last.cap > 0 && s->last.vals[PosSlot(&s->last, block)] != 0;
+}
+
+/*
+ * NewEntries --
+ *	The entries an access to block by workload w would add: one in the
+ *	shared stack if block is new there, and one in w's own stack if new
+ *	there; the first access by a second workload also copies workload
+ *	0's stack out of the shared one.
+ */
+static int64_t
+NewEntries(const Rb_CacheModel *m, int w, int64_t block)
+{
+    int64_t add = !StackHolds(&m->shared, block);
+
+    if (m->nw == 0 ? w == 0 : (m->ownIsShared && w == 0)) {
+	return add;		/* w's stack is the shared one */
+    }
+    if (m->ownIsShared) {
+	return add + (int64_t) m->shared.last.used + 1;
+    }
+    return add + (w >= m->nw || !StackHolds(&m->own[w], block));
+}
+
+/*
+ * Rb_CacheModelAccess --
+ *	One access to block by workload w (w >= 0), in both stacks.
+ * Results: 1, or 0 (nothing done) when the access would make the model
+ *	hold more entries than its limit.
+ */
+int
 Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
 {
-    int64_t ds, dw;
+    int64_t ds, dw, add = NewEntries(m, w, block);
 
+    if (m->limit > 0 && m->held + add > m->limit) {
+	return 0;
+    }
+    m->held += add;
     if (w >= m->nw) {
 	m->own = realloc(m->own, (w + 1) * sizeof(Stack));
 	memset(m->own + m->nw, 0, (w + 1 - m->nw) * sizeof(Stack));
@@ -339,6 +396,7 @@ Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
 	m->ownDist[m->n] = dw;
     }
     m->n++;
+    return 1;
 }
 
 int

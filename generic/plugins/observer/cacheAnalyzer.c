@@ -10,6 +10,10 @@
  *	value of that field) alone in its own partition.  The answer is the
  *	table CacheCurve (workload, cacheBlocks, hits, hitRatio, accesses),
  *	whose shared rows carry the workload "all".
+ *
+ *	The model's memory grows with the distinct blocks, shared and per
+ *	workload; -limit bounds it, and the access beyond it stops the run
+ *	with RUBICON LIMIT DISTINCT.
  */
 
 #include <inttypes.h>
@@ -29,6 +33,8 @@ typedef struct CacheState {
     int64_t block;		/* -block, bytes */
     int spanning;		/* -spanning */
     char *sizes;		/* -sizes: extra cache sizes in blocks */
+    int64_t limit;		/* -limit: most entries the model holds */
+    int failed;			/* -limit was reached: ignore the rest. */
 
     int devIdx, offIdx, sizeIdx, partIdx;
     const Rb_Schema *schema;	/* The run's, for workload names. */
@@ -58,6 +64,9 @@ static const Rb_Option cacheOptions[] = {
 	"empty: one workload"},
     {"-sizes", RB_OPT_STRING, offsetof(CacheState, sizes), "",
 	"cache sizes in blocks to report besides the powers of two"},
+    {"-limit", RB_OPT_INT, offsetof(CacheState, limit), "10000000",
+	"most blocks held, counted in the shared cache and in each "
+	"workload's partition; one more stops the run with an error"},
     {NULL}
 };
 
@@ -87,7 +96,7 @@ FreeTables(CacheState *st)
 
 /*
  * CacheInit --
- *	Checks -block and -sizes.
+ *	Checks -block, -limit and -sizes.
  */
 static int
 CacheInit(Rb_Analyzer *a, Tcl_Interp *interp)
@@ -99,6 +108,10 @@ CacheInit(Rb_Analyzer *a, Tcl_Interp *interp)
     if (st->block <= 0) {
 	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
 		"ObserverCacheAnalyzer: -block must be positive");
+    }
+    if (st->limit <= 0) {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		"ObserverCacheAnalyzer: -limit must be positive");
     }
     for (;;) {
 	long long v = strtoll(p, &end, 10);
@@ -148,6 +161,8 @@ CacheStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     FreeTables(st);
     st->schema = run->schema;
     st->model = Rb_CacheModelCreate(0);
+    Rb_CacheModelLimit(st->model, st->limit);
+    st->failed = 0;
     Tcl_InitHashTable(&st->devices, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->workloads, TCL_ONE_WORD_KEYS);
     st->tablesInit = 1;
@@ -181,7 +196,9 @@ SmallId(Tcl_HashTable *table, int64_t value, int64_t **keys)
 
 /*
  * CacheBatch --
- *	Feeds every block of each selected I/O to the model, in order.
+ *	Feeds every block of each selected I/O to the model, in order, up
+ *	to the first beyond -limit; that one stops the run with an error
+ *	naming its record.
  */
 static void
 CacheBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -191,7 +208,7 @@ CacheBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     const int64_t *size = b->col[st->sizeIdx];
     int j;
 
-    for (j = 0; j < nsel; j++) {
+    for (j = 0; j < nsel && !st->failed; j++) {
 	int i = (int) sel[j], w = 0, d;
 	int64_t first, last, k, len = size[i];
 
@@ -212,7 +229,17 @@ CacheBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 		    &st->workloadKeys);
 	}
 	for (k = first; k <= last; k++) {
-	    Rb_CacheModelAccess(st->model, w, ((int64_t) d << BLOCK_BITS) | k);
+	    if (!Rb_CacheModelAccess(st->model, w,
+		    ((int64_t) d << BLOCK_BITS) | k)) {
+		st->failed = 1;
+		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT",
+			"ObserverCacheAnalyzer: more than -limit %" PRId64
+			" blocks held (shared and per workload) at record %"
+			PRIu64 " (raise -limit; each block held costs up to "
+			"about 100 bytes)", st->limit,
+			b->firstRecord + (uint64_t) i);
+		break;
+	    }
 	}
     }
 }

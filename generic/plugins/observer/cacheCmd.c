@@ -4,7 +4,7 @@
  *	observer::cache: the buffer-cache model from Tcl.
  *
  *	  observer::cache ACCESSES ?-sizes LIST? ?-partition {W SIZE ...}?
- *			?-misses SIZE?
+ *			?-misses SIZE? ?-limit N?
  *
  *	ACCESSES is a list whose elements are a block, or a pair
  *	{workload block}.  The answer is a dict: accesses, cold, shared
@@ -13,6 +13,9 @@
  *	its partition, with -partition the hits of that split, and with
  *	-misses the miss sequence ({workload block} pairs) of the shared
  *	cache of that size, or of the partitions when -partition is given.
+ *	The model holds at most -limit blocks (default 10000000, counted in
+ *	the shared cache and in each workload's partition); the access that
+ *	would hold one more is an error, RUBICON LIMIT DISTINCT.
  */
 
 #include <inttypes.h>
@@ -59,16 +62,18 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-sizes", "-partition", "-misses",
-	NULL};
+	"-limit", NULL};
     Tcl_Obj **acc, **sz, **part = NULL, *out, *wls, *names, *missObj = NULL;
     Tcl_WideInt *sizes = NULL, missSize = -1, *share = NULL;
+    Tcl_WideInt limit = 10000000;
     Tcl_HashTable ids;
     Rb_CacheModel *m;
     int nacc, nsz = 0, npart = 0, i, idx, rc = TCL_ERROR, nw;
 
     if (objc < 2 || objc % 2) {
 	Tcl_WrongNumArgs(interp, 1, objv, "accesses ?-sizes list? "
-		"?-partition {workload size ...}? ?-misses size?");
+		"?-partition {workload size ...}? ?-misses size? "
+		"?-limit blocks?");
 	return TCL_ERROR;
     }
     if (Tcl_ListObjGetElements(interp, objv[1], &nacc, &acc) != TCL_OK) {
@@ -93,6 +98,12 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		!= TCL_OK)) {
 	    return TCL_ERROR;
 	}
+	if (idx == 3 && (Tcl_GetWideIntFromObj(interp, objv[i + 1], &limit)
+		!= TCL_OK || limit <= 0)) {
+	    return limit <= 0 ? Rb_SetInterpError(interp,
+		    "RUBICON OBSERVER USAGE", "-limit must be positive")
+		    : TCL_ERROR;
+	}
     }
     sizes = ckalloc((nsz + 1) * sizeof(Tcl_WideInt));
     for (i = 0; i < nsz; i++) {
@@ -105,6 +116,7 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
     names = Tcl_NewObj();
     Tcl_IncrRefCount(names);
     m = Rb_CacheModelCreate(missSize >= 0);
+    Rb_CacheModelLimit(m, limit);
     for (i = 0; i < nacc; i++) {
 	Tcl_Obj **pair, *wname;
 	int np, isNew;
@@ -131,7 +143,14 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	} else if (np == 1) {
 	    Tcl_DecrRefCount(wname);
 	}
-	Rb_CacheModelAccess(m, (int) (intptr_t) Tcl_GetHashValue(e), block);
+	if (!Rb_CacheModelAccess(m, (int) (intptr_t) Tcl_GetHashValue(e),
+		block)) {
+	    Rb_SetInterpError(interp, "RUBICON LIMIT DISTINCT",
+		    "observer::cache: more than -limit %" PRId64 " blocks "
+		    "held (shared and per workload) at access %d (raise "
+		    "-limit)", (int64_t) limit, i + 1);
+	    goto done;
+	}
     }
     nw = Rb_CacheModelWorkloads(m);
     share = ckalloc((nw + 1) * sizeof(Tcl_WideInt));

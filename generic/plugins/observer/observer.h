@@ -83,8 +83,12 @@ typedef struct Rb_CacheCurve {
 typedef struct Rb_CacheModel Rb_CacheModel;
 
 Rb_CacheModel *	Rb_CacheModelCreate(int keepDistances);
-/* Feeds one access of block by workload w (0-based, grows on demand). */
-void		Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block);
+/* The most entries (distinct blocks of the shared stack plus those of each
+ * workload's) the model may hold; 0, the default, for no limit. */
+void		Rb_CacheModelLimit(Rb_CacheModel *m, int64_t limit);
+/* Feeds one access of block by workload w (0-based, grows on demand);
+ * 0 (and nothing done) when it would exceed the limit, else 1. */
+int		Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block);
 int		Rb_CacheModelWorkloads(const Rb_CacheModel *m);
 /* w = -1: the shared cache; else workload w alone (its partition). */
 const Rb_CacheCurve *Rb_CacheModelCurve(const Rb_CacheModel *m, int w);

@@ -113,12 +113,19 @@ typedef struct Rb_TimeBins {
     uint64_t *sums;
     const Rb_RunInfo *run;	/* The run given to start (see
 				 * Rb_TimeBinsSetOrigin). */
+    int64_t curStart, curEnd;	/* Times [curStart, curEnd) of bin curK,
+				 * the bin added to last: records come in
+				 * time order, so most adds land there
+				 * without a division.  Empty when equal
+				 * (as in a zeroed struct). */
+    int64_t curK;
 } Rb_TimeBins;
 
 void		Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval,
 		    const Rb_RunInfo *run);
 void		Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
 int		Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k);
+void		Rb_TimeBinsAddNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v);
 int		Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
 uint64_t	Rb_TimeBinsAddBins(Rb_TimeBins *tb,
@@ -200,19 +207,17 @@ Rb_TimeBinsSlot(Rb_TimeBins *tb, int64_t k)
  * Rb_TimeBinsAdd --
  *	Adds v to the bin holding time t.  A time so far from the others that
  *	its bin would exceed RB_MAX_TIME_BINS is left out of the series (its
- *	value still counts in the analyzer's total).
+ *	value still counts in the analyzer's total).  A time in the bin added
+ *	to last costs two compares; another goes through
+ *	Rb_TimeBinsAddNewBin (timeBins.c), which divides.
  */
 static inline void
 Rb_TimeBinsAdd(Rb_TimeBins *tb, int64_t t, uint64_t v)
 {
-    int64_t k;
-    uint64_t *slot;
-
-    if (!tb->hasOrigin) {
-	Rb_TimeBinsSetOrigin(tb, t);
-    }
-    if (Rb_TimeBinOf(tb, t, &k) && (slot = Rb_TimeBinsSlot(tb, k)) != NULL) {
-	*slot += v;
+    if (t >= tb->curStart && t < tb->curEnd) {
+	tb->sums[tb->curK - tb->lo] += v;
+    } else {
+	Rb_TimeBinsAddNewBin(tb, t, v);
     }
 }
 

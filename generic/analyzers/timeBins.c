@@ -23,6 +23,7 @@ Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval, const Rb_RunInfo *run)
     tb->origin = tb->hasOrigin ? run->firstTime : 0;
     tb->lo = 0;
     tb->n = 0;
+    tb->curStart = tb->curEnd = 0;
 }
 
 /*
@@ -42,6 +43,36 @@ Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t)
     tb->origin = (run != NULL && Rb_RunTimesKnown(run)
 	    && run->firstTime <= t) ? run->firstTime : t;
     tb->hasOrigin = 1;
+    tb->curStart = tb->curEnd = 0;
+}
+
+/*
+ * Rb_TimeBinsAddNewBin --
+ *	Rb_TimeBinsAdd for a time outside the bin added to last: fixes the
+ *	origin if this is the first time, adds v to t's bin and makes that
+ *	bin the one added to last (unless its bounds overflow int64, when
+ *	every add keeps coming here).
+ */
+void
+Rb_TimeBinsAddNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v)
+{
+    int64_t k, start, end;
+    uint64_t *slot;
+
+    if (!tb->hasOrigin) {
+	Rb_TimeBinsSetOrigin(tb, t);
+    }
+    if (!Rb_TimeBinOf(tb, t, &k) || (slot = Rb_TimeBinsSlot(tb, k)) == NULL) {
+	return;
+    }
+    *slot += v;
+    if (!__builtin_mul_overflow(k, tb->interval, &start)
+	    && !__builtin_add_overflow(start, tb->origin, &start)
+	    && !__builtin_add_overflow(start, tb->interval, &end)) {
+	tb->curStart = start;
+	tb->curEnd = end;
+	tb->curK = k;
+    }
 }
 
 /*

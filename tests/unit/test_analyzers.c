@@ -193,6 +193,34 @@ START_TEST(bandwidth_is_bytes_over_run_duration)
 }
 END_TEST
 
+START_TEST(bandwidth_series_exact_when_times_cross_bins_both_ways)
+{
+    Rb_Batch *b = NewBatch(0);
+    Rb_Flow *flow;
+    const Rb_Attribute *s;
+
+    /* Out of order, and on the bin edges: the bins are [100,101),
+     * [101,102), [102,103) s from the run's first time, 100 s. */
+    AddIo(b, 100 * SEC + SEC / 2, RB_OP_READ, 1, 1, 0);
+    AddIo(b, 101 * SEC, RB_OP_READ, 10, 1, 0);
+    AddIo(b, 100 * SEC, RB_OP_READ, 100, 1, 0);
+    AddIo(b, 102 * SEC - 1, RB_OP_READ, 1000, 1, 0);
+    AddIo(b, 102 * SEC, RB_OP_READ, 10000, 1, 0);
+    AddIo(b, 101 * SEC - 1, RB_OP_READ, 100000, 1, 0);
+    flow = RunAll(&Rb_BandwidthAnalyzerClass, "-interval 1", b);
+
+    /* [100,101): 1 + 100 + 100000; [101,102): 10 + 1000; [102,103):
+     * 10000 bytes, each over 1 s. */
+    s = Attr(flow, "BandwidthSeries");
+    ck_assert_int_eq(s->nrows, 3);
+    ck_assert_near(Cell(s, 0, "value"), 100101);
+    ck_assert_near(Cell(s, 1, "value"), 1010);
+    ck_assert_near(Cell(s, 2, "value"), 10000);
+    Rb_FlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
 START_TEST(bandwidth_series_default_interval_is_10s)
 {
     Rb_Batch *b = NewBatch(0);
@@ -844,6 +872,7 @@ rbtest_suite(void)
 
     tc = tcase_create("bandwidth");
     tcase_add_test(tc, bandwidth_is_bytes_over_run_duration);
+    tcase_add_test(tc, bandwidth_series_exact_when_times_cross_bins_both_ways);
     tcase_add_test(tc, bandwidth_series_default_interval_is_10s);
     suite_add_tcase(s, tc);
 

@@ -39,6 +39,8 @@ extern const Rb_AnalyzerClass Rb_ReadAfterWriteAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ReReferenceAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_WorkingSetAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_TopKAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_StreamAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_HotRegionAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -390,6 +392,11 @@ int		Rb_BlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m,
 		    const Rb_RunInfo *run);
 int		Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i,
 		    int64_t *first, int64_t *count);
+int		Rb_BlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo,
+		    int64_t *key);
+int64_t *	Rb_BlockMapDevices(const Rb_BlockMap *m);
+void		Rb_BlockOfKey(const int64_t *devices, int64_t key,
+		    int64_t *dev, int64_t *blockNo);
 void		Rb_BlockMapFree(Rb_BlockMap *m);
 
 /*

@@ -52,7 +52,7 @@ Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
     int64_t dev = b->col[m->deviceIndex][i];
     int64_t offset = b->col[m->offsetIndex][i];
     int64_t reqSize = b->col[RB_IO_SIZE][i];
-    int64_t lo, hi, last, *id;
+    int64_t lo, hi, last;
 
     if (dev == RB_ABSENT || offset == RB_ABSENT || reqSize == RB_ABSENT
 	    || offset < 0 || reqSize < 0 || __builtin_add_overflow(offset,
@@ -62,11 +62,7 @@ Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
     }
     lo = offset / m->block;
     hi = last / m->block;
-    id = Rb_KeyTableFind(&m->devices, dev, 1);
-    if (*id == 0) {
-	*id = (int64_t)m->devices.count;
-    }
-    if (hi >= ((int64_t)1 << BLOCK_BITS) || *id > MAX_DEVICES) {
+    if (!Rb_BlockKey(m, dev, hi, first) || !Rb_BlockKey(m, dev, lo, first)) {
 	m->skipped++;
 	return 0;
     }
@@ -74,8 +70,65 @@ Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
     if (*count > RB_MAX_IO_BLOCKS) {
 	*count = RB_MAX_IO_BLOCKS;
     }
-    *first = ((*id - 1) << BLOCK_BITS) | lo;
     return 1;
+}
+
+/*
+ * Rb_BlockKey --
+ *	The key of block number blockNo (>= 0) of device dev, the device
+ *	given the next dense id if it is new.
+ * Results: 1 with *key set, or 0 when the block number or the number of
+ *	devices is too large for a key.
+ */
+int
+Rb_BlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo, int64_t *key)
+{
+    int64_t *id = Rb_KeyTableFind(&m->devices, dev, 1);
+
+    if (*id == 0) {
+	*id = (int64_t)m->devices.count;
+    }
+    if (blockNo >= ((int64_t)1 << BLOCK_BITS) || *id > MAX_DEVICES) {
+	return 0;
+    }
+    *key = ((*id - 1) << BLOCK_BITS) | blockNo;
+    return 1;
+}
+
+/*
+ * Rb_BlockOfKey --
+ *	The device and block number a key stands for.  devices is the
+ *	array Rb_BlockMapDevices made of the map that made the key.
+ */
+void
+Rb_BlockOfKey(const int64_t *devices, int64_t key, int64_t *dev,
+	int64_t *blockNo)
+{
+    *dev = devices[key >> BLOCK_BITS];
+    *blockNo = key & (((int64_t)1 << BLOCK_BITS) - 1);
+}
+
+/*
+ * Rb_BlockMapDevices --
+ *	The devices of the map by dense id: element id - 1 is the device
+ *	whose keys carry id.
+ * Results: a malloc'd array the caller frees.
+ */
+int64_t *
+Rb_BlockMapDevices(const Rb_BlockMap *m)
+{
+    int64_t *devices = Rb_KitRealloc(NULL,
+	    (m->devices.count + 1) * sizeof(int64_t));
+    uint64_t i;
+
+    for (i = 0; i < m->devices.cap; i++) {
+	if (m->devices.used[i]) {
+	    int64_t id = *(const int64_t *)Rb_KeyTableValue(&m->devices, i);
+
+	    devices[id - 1] = m->devices.keys[i];
+	}
+    }
+    return devices;
 }
 
 /*

@@ -39,6 +39,8 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_ReReferenceAnalyzerClass,
     &Rb_WorkingSetAnalyzerClass,
     &Rb_TopKAnalyzerClass,
+    &Rb_StreamAnalyzerClass,
+    &Rb_HotRegionAnalyzerClass,
 };
 
 /*

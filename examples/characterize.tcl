@@ -44,7 +44,14 @@ proc kit {name devField offField} {
 	[SeekDistanceAnalyzer -field $devField -offsetField $offField] \
 	[FootprintAnalyzer -field $devField -offsetField $offField] \
 	[AlignmentAnalyzer -offsetField $offField] \
-	[ReuseDistanceAnalyzer -field $devField -offsetField $offField]
+	[ReuseDistanceAnalyzer -field $devField -offsetField $offField] \
+	[StreamAnalyzer -field $devField -offsetField $offField] \
+	[HotRegionAnalyzer -field $devField -offsetField $offField] \
+	[ReReferenceAnalyzer -field $devField -offsetField $offField] \
+	[ReadAfterWriteAnalyzer -field $devField -offsetField $offField] \
+	[WorkingSetAnalyzer -field $devField -offsetField $offField] \
+	[OnOffAnalyzer] [DispersionAnalyzer] [HurstAnalyzer] \
+	[TopKAnalyzer -field pid -prefix Pid]
 }
 
 set branches {}
@@ -103,24 +110,30 @@ proc hitRatio {f n} {
     return $best
 }
 
+# One line per Flow.  "seq" counts I/Os that continue the device's previous
+# one (SeqRunAnalyzer), "stream" those that continue any of up to 32
+# interleaved sequential streams (StreamAnalyzer); "hot10" is the share of
+# accesses that fell in the 10 busiest 1 MiB regions (HotRegionAnalyzer).
 proc table {title flows} {
-    set fmt "%-16s %8s %8s %7s %6s %6s %8s %8s %6s %6s %6s %9s %7s"
-    set lines [list $title [format $fmt "" I/Os rate size reads seq \
-	"resp p90" "svc p90" util depth IA-CV "footprint" "hit 64M"]]
-    lappend lines [format $fmt "" "" (I/O/s) (KB) (%) (%) (ms) (ms) (%) "" "" (MB) (%)]
+    set fmt "%-16s %8s %8s %7s %6s %6s %6s %8s %8s %6s %6s %6s %9s %7s %6s"
+    set lines [list $title [format $fmt "" I/Os rate size reads seq stream \
+	"resp p90" "svc p90" util depth IA-CV "footprint" "hit 64M" hot10]]
+    lappend lines [format $fmt "" "" (I/O/s) (KB) (%) (%) (%) (ms) (ms) (%) "" "" (MB) (%) (%)]
     foreach f $flows {
 	if {[$f get Count] == 0} continue
 	lappend lines [format \
-	    "%-16s %8d %8.3f %7.1f %6.1f %6.1f %8.2f %8.2f %6.1f %6.2f %6.2f %9.1f %7.1f" \
+	    "%-16s %8d %8.3f %7.1f %6.1f %6.1f %6.1f %8.2f %8.2f %6.1f %6.2f %6.2f %9.1f %7.1f %6.1f" \
 	    [$f name] [$f get Count] [$f get Rate] \
 	    [expr {[$f get MeanSize] / 1024.0}] \
 	    [expr {100.0 * [$f get ReadFraction]}] \
 	    [expr {100.0 * [$f get SeqFraction]}] \
+	    [expr {100.0 * [$f get StreamFraction]}] \
 	    [pctMs $f ResponseTime 90] [pctMs $f ServiceResponseTime 90] \
 	    [expr {100.0 * [$f get Utilization]}] [$f get MeanQueueDepth] \
 	    [$f get InterArrivalCV] \
 	    [expr {[$f get FootprintBytes] / 1048576.0}] \
-	    [expr {100.0 * [hitRatio $f 16384]}]]
+	    [expr {100.0 * [hitRatio $f 16384]}] \
+	    [expr {100.0 * [$f get HotRegionFraction]}]]
     }
     join $lines \n
 }

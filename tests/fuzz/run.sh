@@ -31,10 +31,13 @@ for name in $readers; do
 done
 build magpie -DUSE_TCL_STUBS tests/fuzz/fuzz_magpie.c \
     generic/plugins/magpie/eventlog.c generic/plugins/magpie/schema.c $io $core
+build magpiecsv -DUSE_TCL_STUBS tests/fuzz/fuzz_magpiecsv.c \
+    generic/plugins/magpie/csvlog.c generic/plugins/magpie/eventlog.c \
+    generic/plugins/magpie/schema.c $io $core
 
 status=0
 # FUZZ_ONLY="msr csv" runs only those harnesses.
-for name in ${FUZZ_ONLY:-filter srt native $readers magpie}; do
+for name in ${FUZZ_ONLY:-filter srt native $readers magpie magpiecsv}; do
     work=fuzz-out/$name
     mkdir -p $work/corpus $work/crashes
     cp -r tests/fuzz/corpus/$name/. $work/corpus/

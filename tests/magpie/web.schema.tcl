@@ -1,6 +1,6 @@
 # web.schema.tcl -- the Magpie event schema of the simulated web server
 # (tests/magpie/sim.tcl); examples/magpie uses the same one.
-magpie::schema web {
+set webSchema {
     attribute Bytes int
     # Ids are ints: string values are interned for the whole run, so an
     # attribute with a new value per request would grow with the log.
@@ -36,3 +36,21 @@ magpie::schema web {
     sync Work/Done Task Work/Join
     sync Disk/Issue Irp Kernel/DpcEnd
 }
+magpie::schema web $webSchema
+
+# web2: the same server with the files of C and D on a back end
+# (sim::run -backend): RPCs over connections Rpc, numbered by Seq, are
+# sent on one machine and received on the other; the stitch statements
+# join a request's fragments on the two machines through them.
+set web2Schema $webSchema
+append web2Schema {
+    attribute Rpc int
+    attribute Seq int
+    event Rpc/Call   -join {Thread basic}
+    event Rpc/Serve  -join {Thread start}
+    event Rpc/Reply  -join {Thread stop}
+    event Rpc/Return -join {Thread basic}
+    stitch Rpc/Call  Rpc/Serve  {Rpc Seq}
+    stitch Rpc/Reply Rpc/Return {Rpc Seq}
+}
+magpie::schema web2 $web2Schema

@@ -24,16 +24,10 @@
 #include <stdlib.h>
 #include "plugins/magpie/magpie.h"
 
-#define DISCOVER_BYTES	(1 << 20)
 #define MAX_DISCOVERED	64
-#define MAX_ATTRS	(RB_MAX_FIELDS - 3)
 
 typedef struct LogState {
-    MgSchema *mg;		/* Declared schema, or NULL (discovered). */
-    int fMachine, fEvent;
-    int64_t machine;		/* Interned machine name. */
-    int failed;			/* pending holds an error for next call. */
-    Rb_Error pending;
+    MgLog lg;
 } LogState;
 
 /* Discovered record schemas, shared by every file with the same fields
@@ -76,11 +70,11 @@ SplitLine(char *s, char **field, int max)
 }
 
 /*
- * IsComment --
+ * MgIsComment --
  *	Blank lines and '#' lines carry no event.
  */
-static int
-IsComment(const char *s)
+int
+MgIsComment(const char *s)
 {
     while (isspace((unsigned char)*s)) {
 	s++;
@@ -89,12 +83,12 @@ IsComment(const char *s)
 }
 
 /*
- * ParseInt --
+ * MgParseInt --
  *	A whole decimal integer (optionally signed) in s.
  * Results: 1 with *v set, or 0.
  */
-static int
-ParseInt(const char *s, int64_t *v)
+int
+MgParseInt(const char *s, int64_t *v)
 {
     char *end;
     long long x;
@@ -129,7 +123,7 @@ LogSniff(const unsigned char *head, size_t n)
 	}
 	line[k] = '\0';
 	i++;
-	if (IsComment(line)) {
+	if (MgIsComment(line)) {
 	    continue;
 	}
 	{
@@ -153,78 +147,32 @@ LogSniff(const unsigned char *head, size_t n)
 }
 
 /*
- * DiscoverSchema --
- *	Reads the attribute names and types of the first lines of the input
- *	without consuming them, and returns the shared record schema with
- *	those fields (retained for the caller).
+ * MgLogSharedSchema --
+ *	The record schema with fields time, machine, event and the named
+ *	attributes (int where isInt), shared by every file that has the
+ *	same attributes; made on first use.
+ * Results: the schema, retained for the caller.
  */
-static Rb_Schema *
-DiscoverSchema(Rb_Reader *r, Rb_Error *err)
+Rb_Schema *
+MgLogSharedSchema(char **names, const int *isInt, int n)
 {
-    char *buf = (char *)MgAlloc(DISCOVER_BYTES + 1), *line, *nl;
-    char *names[MAX_ATTRS];
-    int isInt[MAX_ATTRS], nnames = 0, i, k, j;
-    long n = Rb_InputPeek(r->in, buf, DISCOVER_BYTES, err);
     Rb_Schema *s = NULL;
-
-    if (n < 0) {
-	MgFree(buf);
-	return NULL;
-    }
-    buf[n] = '\0';
-    /* A last line cut by the peek limit is not looked at. */
-    if (n == DISCOVER_BYTES && (nl = strrchr(buf, '\n')) != NULL) {
-	nl[1] = '\0';
-    }
-    for (line = buf; line != NULL && *line; line = nl) {
-	char *field[MAX_ATTRS + 2];
-	int nf;
-
-	nl = strchr(line, '\n');
-	if (nl != NULL) {
-	    *nl++ = '\0';
-	}
-	if (IsComment(line)) {
-	    continue;
-	}
-	nf = SplitLine(line, field, MAX_ATTRS + 2);
-	for (k = 2; k < nf; k++) {
-	    char *eq = strchr(field[k], '=');
-	    int64_t v;
-
-	    if (eq == NULL || eq == field[k]) {
-		continue;
-	    }
-	    *eq = '\0';
-	    for (i = 0; i < nnames && strcmp(names[i], field[k]) != 0; i++) {
-	    }
-	    if (i == nnames) {
-		if (nnames == MAX_ATTRS) {
-		    continue;
-		}
-		names[nnames] = field[k];
-		isInt[nnames++] = 1;
-	    }
-	    if (!ParseInt(eq + 1, &v)) {
-		isInt[i] = 0;
-	    }
-	}
-    }
+    int i, j;
 
     pthread_mutex_lock(&discoveredLock);
     for (j = 0; j < ndiscovered && s == NULL; j++) {
 	Rb_Schema *c = discovered[j];
 
-	if (c->nfields != nnames + 3) {
+	if (c->nfields != n + 3) {
 	    continue;
 	}
-	for (i = 0; i < nnames; i++) {
+	for (i = 0; i < n; i++) {
 	    if (strcmp(c->fields[i + 3].name, names[i]) != 0
 		    || (c->fields[i + 3].type == RB_FT_INT) != isInt[i]) {
 		break;
 	    }
 	}
-	if (i == nnames) {
+	if (i == n) {
 	    s = c;
 	}
     }
@@ -234,7 +182,7 @@ DiscoverSchema(Rb_Reader *r, Rb_Error *err)
 		"machine (log file) the event came from");
 	Rb_SchemaAddField(s, "event", RB_FT_STRING, RB_UNIT_NONE,
 		"event type, Provider/EventName");
-	for (i = 0; i < nnames; i++) {
+	for (i = 0; i < n; i++) {
 	    if (Rb_SchemaAddField(s, names[i], isInt[i] ? RB_FT_INT
 		    : RB_FT_STRING, RB_UNIT_NONE, "event attribute") < 0) {
 		/* Names differing only in case share the first's field. */
@@ -249,6 +197,69 @@ DiscoverSchema(Rb_Reader *r, Rb_Error *err)
 	Rb_SchemaRetain(s);
     }
     pthread_mutex_unlock(&discoveredLock);
+    return s;
+}
+
+/*
+ * DiscoverSchema --
+ *	Reads the attribute names and types of the first lines of the input
+ *	without consuming them.
+ * Results: the shared record schema with those fields (retained), or
+ *	NULL with err set.
+ */
+static Rb_Schema *
+DiscoverSchema(Rb_Reader *r, Rb_Error *err)
+{
+    char *buf = (char *)MgAlloc(MG_DISCOVER_BYTES + 1), *line, *nl;
+    char *names[MG_MAX_ATTRS];
+    int isInt[MG_MAX_ATTRS], nnames = 0, i, k;
+    long n = Rb_InputPeek(r->in, buf, MG_DISCOVER_BYTES, err);
+    Rb_Schema *s;
+
+    if (n < 0) {
+	MgFree(buf);
+	return NULL;
+    }
+    buf[n] = '\0';
+    /* A last line cut by the peek limit is not looked at. */
+    if (n == MG_DISCOVER_BYTES && (nl = strrchr(buf, '\n')) != NULL) {
+	nl[1] = '\0';
+    }
+    for (line = buf; line != NULL && *line; line = nl) {
+	char *field[MG_MAX_ATTRS + 2];
+	int nf;
+
+	nl = strchr(line, '\n');
+	if (nl != NULL) {
+	    *nl++ = '\0';
+	}
+	if (MgIsComment(line)) {
+	    continue;
+	}
+	nf = SplitLine(line, field, MG_MAX_ATTRS + 2);
+	for (k = 2; k < nf; k++) {
+	    char *eq = strchr(field[k], '=');
+	    int64_t v;
+
+	    if (eq == NULL || eq == field[k]) {
+		continue;
+	    }
+	    *eq = '\0';
+	    for (i = 0; i < nnames && strcmp(names[i], field[k]) != 0; i++) {
+	    }
+	    if (i == nnames) {
+		if (nnames == MG_MAX_ATTRS) {
+		    continue;
+		}
+		names[nnames] = field[k];
+		isInt[nnames++] = 1;
+	    }
+	    if (!MgParseInt(eq + 1, &v)) {
+		isInt[i] = 0;
+	    }
+	}
+    }
+    s = MgLogSharedSchema(names, isInt, nnames);
     MgFree(buf);
     return s;
 }
@@ -275,47 +286,101 @@ OptionString(Rb_Reader *r, const char *key)
 }
 
 /*
- * LogOpen --
- *	Fixes the record schema (declared or discovered) and the machine.
- * Results: TCL_OK, or TCL_ERROR for an unknown schema name.
+ * MgLogOpen --
+ *	Fixes the record schema (the "schema" reader option's, else the one
+ *	discover finds) and the machine (the "machine" option, else the
+ *	file name up to its first dot).
+ * Results: TCL_OK, or TCL_ERROR for an unknown schema name or a failed
+ *	discovery (err set).
  */
-static int
-LogOpen(Rb_Reader *r, Rb_Error *err)
+int
+MgLogOpen(Rb_Reader *r, MgLog *lg, MgDiscoverProc *discover, Rb_Error *err)
 {
-    LogState *st = r->state;
     const char *schemaName = OptionString(r, "schema");
     const char *machine = OptionString(r, "machine");
     const char *path = Rb_InputPath(r->in), *base, *dot;
 
     if (schemaName != NULL) {
-	st->mg = MgSchemaFind(schemaName);
-	if (st->mg == NULL) {
+	lg->mg = MgSchemaFind(schemaName);
+	if (lg->mg == NULL) {
 	    Rb_SetError(err, "RUBICON MAGPIE SCHEMA", "%s: no Magpie schema "
 		    "\"%s\" (define it with magpie::schema)", path,
 		    schemaName);
 	    return TCL_ERROR;
 	}
-	r->schema = st->mg->rec;
+	r->schema = lg->mg->rec;
 	Rb_SchemaRetain(r->schema);
     } else {
-	r->schema = DiscoverSchema(r, err);
+	r->schema = discover(r, err);
 	if (r->schema == NULL) {
 	    return TCL_ERROR;
 	}
     }
-    st->fMachine = Rb_SchemaFieldIndex(r->schema, "machine");
-    st->fEvent = Rb_SchemaFieldIndex(r->schema, "event");
+    lg->fMachine = Rb_SchemaFieldIndex(r->schema, "machine");
+    lg->fEvent = Rb_SchemaFieldIndex(r->schema, "event");
     if (machine == NULL) {
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	dot = strchr(base, '.');
-	st->machine = Rb_SchemaIntern(r->schema, base,
+	lg->machine = Rb_SchemaIntern(r->schema, base,
 		dot ? (size_t)(dot - base) : strlen(base));
     } else {
-	st->machine = Rb_SchemaIntern(r->schema, machine, strlen(machine));
+	lg->machine = Rb_SchemaIntern(r->schema, machine, strlen(machine));
     }
     r->epochNs = 0;
     return TCL_OK;
+}
+
+/*
+ * MgLogTimeEvent --
+ *	Sets the time, machine and event of record i of b.
+ * Results: NULL, or the malformed-record kind with detail in why.
+ */
+const char *
+MgLogTimeEvent(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int i,
+	const char *time, const char *event, char *why, size_t whyLen)
+{
+    int64_t t;
+    int used = MgParseSeconds(time, &t);
+
+    if (used == 0 || time[used] != '\0') {
+	snprintf(why, whyLen, "time \"%.40s\" is not decimal seconds", time);
+	return "bad-time";
+    }
+    if (event == NULL || event[0] == '\0') {
+	snprintf(why, whyLen, "no event name");
+	return "short-record";
+    }
+    b->col[0][i] = t;
+    b->col[lg->fMachine][i] = lg->machine;
+    b->col[lg->fEvent][i] = Rb_SchemaIntern(r->schema, event,
+	    strlen(event));
+    return NULL;
+}
+
+/*
+ * MgLogValue --
+ *	Sets attribute field f of record i of b from its text.
+ * Results: NULL, or "bad-value" (an int field's value is not an
+ *	integer) with detail in why.
+ */
+const char *
+MgLogValue(Rb_Reader *r, Rb_Batch *b, int i, int f, const char *value,
+	char *why, size_t whyLen)
+{
+    int64_t v;
+
+    if (r->schema->fields[f].type == RB_FT_INT) {
+	if (!MgParseInt(value, &v)) {
+	    snprintf(why, whyLen, "%.40s=\"%.40s\" is not an integer",
+		    r->schema->fields[f].name, value);
+	    return "bad-value";
+	}
+	b->col[f][i] = v;
+    } else {
+	b->col[f][i] = Rb_SchemaIntern(r->schema, value, strlen(value));
+    }
+    return NULL;
 }
 
 /*
@@ -329,24 +394,11 @@ ParseEvent(Rb_Reader *r, char *line, Rb_Batch *b, int i, char *why,
 {
     LogState *st = r->state;
     char *field[RB_MAX_FIELDS + 2];
-    int nf = SplitLine(line, field, RB_MAX_FIELDS + 2), k, f, used;
-    int64_t t, v;
+    int nf = SplitLine(line, field, RB_MAX_FIELDS + 2), k, f;
+    const char *bad = MgLogTimeEvent(r, &st->lg, b, i, field[0],
+	    nf < 2 ? NULL : field[1], why, whyLen);
 
-    used = MgParseSeconds(field[0], &t);
-    if (used == 0 || field[0][used] != '\0') {
-	snprintf(why, whyLen, "time \"%.40s\" is not decimal seconds",
-		field[0]);
-	return "bad-time";
-    }
-    if (nf < 2 || field[1][0] == '\0') {
-	snprintf(why, whyLen, "no event name");
-	return "short-record";
-    }
-    b->col[0][i] = t;
-    b->col[st->fMachine][i] = st->machine;
-    b->col[st->fEvent][i] = Rb_SchemaIntern(r->schema, field[1],
-	    strlen(field[1]));
-    for (k = 2; k < nf; k++) {
+    for (k = 2; bad == NULL && k < nf; k++) {
 	char *eq = strchr(field[k], '=');
 
 	if (eq == NULL) {
@@ -356,42 +408,76 @@ ParseEvent(Rb_Reader *r, char *line, Rb_Batch *b, int i, char *why,
 	}
 	*eq = '\0';
 	f = Rb_SchemaFieldIndex(r->schema, field[k]);
-	if (f <= st->fEvent) {
+	if (f <= st->lg.fEvent) {
 	    snprintf(why, whyLen, "attribute \"%.40s\" is not in the schema",
 		    field[k]);
 	    return "unknown-attribute";
 	}
-	if (r->schema->fields[f].type == RB_FT_INT) {
-	    if (!ParseInt(eq + 1, &v)) {
-		snprintf(why, whyLen, "%.40s=\"%.40s\" is not an integer",
-			field[k], eq + 1);
-		return "bad-value";
-	    }
-	    b->col[f][i] = v;
-	} else {
-	    b->col[f][i] = Rb_SchemaIntern(r->schema, eq + 1,
-		    strlen(eq + 1));
-	}
+	bad = MgLogValue(r, b, i, f, eq + 1, why, whyLen);
     }
-    return NULL;
+    return bad;
 }
 
 /*
- * Fail --
+ * MgLogFail --
  *	Ends a next call on the error in err: records appended in this call
  *	are returned first and the error on the next call, so results up to
  *	the error stay usable.
  * Results: what next returns.
  */
-static int
-Fail(LogState *st, Rb_Batch *b, int start, Rb_Error *err)
+int
+MgLogFail(MgLog *lg, Rb_Batch *b, int start, Rb_Error *err)
 {
     if (b->n > start) {
-	st->pending = *err;
-	st->failed = 1;
+	lg->pending = *err;
+	lg->failed = 1;
 	return b->n - start;
     }
     return -1;
+}
+
+/*
+ * MgLogKeep --
+ *	Settles the record just appended to b and parsed (bad is NULL or
+ *	its malformed-record kind, why the detail, offset where it began):
+ *	a record whose time goes backwards is out of order; a bad record
+ *	is removed and goes through the error policy.
+ * Results: 0 to go on, or what next returns when reading must stop
+ *	(never 0).
+ */
+int
+MgLogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start, const char *bad,
+	const char *why, uint64_t offset, Rb_Error *err)
+{
+    int i = b->n - 1;
+
+    if (bad == NULL && b->col[0][i] < r->lastTime) {
+	bad = "out-of-order";
+	why = "time goes backwards";
+	if (r->onError == RB_ONERROR_WARN) {
+	    Rb_ReaderBad(r, err, bad, offset, "%s", why);
+	    return 0;
+	}
+    }
+    if (bad != NULL) {
+	b->n--;
+	return Rb_ReaderBad(r, err, bad, offset, "%s", why)
+		? MgLogFail(lg, b, start, err) : 0;
+    }
+    r->lastTime = b->col[0][i];
+    return 0;
+}
+
+/*
+ * LogOpen --
+ *	Fixes the record schema (declared or discovered) and the machine.
+ */
+static int
+LogOpen(Rb_Reader *r, Rb_Error *err)
+{
+    LogState *st = r->state;
+
+    return MgLogOpen(r, &st->lg, DiscoverSchema, err);
 }
 
 /*
@@ -407,47 +493,32 @@ LogNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
     char *line, why[160];
     size_t len;
 
-    if (st->failed) {
-	st->failed = 0;
-	*err = st->pending;
+    if (st->lg.failed) {
+	st->lg.failed = 0;
+	*err = st->lg.pending;
 	return -1;
     }
-
     while (b->n < b->cap) {
-	const char *bad;
 	uint64_t offset = Rb_InputOffset(r->in);
-	int i;
+	const char *bad;
+	int rc;
 
-	err->code[0] = '\0';
 	line = Rb_InputGetLine(r->in, &len, err);
 	if (line == NULL) {
 	    if (err->code[0] != '\0') {
-		return Fail(st, b, start, err);
+		return MgLogFail(&st->lg, b, start, err);
 	    }
 	    break;
 	}
 	r->recordNo++;
-	if (IsComment(line)) {
+	if (MgIsComment(line)) {
 	    continue;
 	}
-	i = Rb_BatchAppend(b);
-	bad = ParseEvent(r, line, b, i, why, sizeof(why));
-	if (bad == NULL && b->col[0][i] < r->lastTime) {
-	    bad = "out-of-order";
-	    snprintf(why, sizeof(why), "time goes backwards");
-	    if (r->onError == RB_ONERROR_WARN) {
-		Rb_ReaderBad(r, err, bad, offset, "%s", why);
-		continue;
-	    }
+	bad = ParseEvent(r, line, b, Rb_BatchAppend(b), why, sizeof(why));
+	rc = MgLogKeep(r, &st->lg, b, start, bad, why, offset, err);
+	if (rc != 0) {
+	    return rc;
 	}
-	if (bad != NULL) {
-	    b->n--;
-	    if (Rb_ReaderBad(r, err, bad, offset, "%s", why)) {
-		return Fail(st, b, start, err);
-	    }
-	    continue;
-	}
-	r->lastTime = b->col[0][i];
     }
     return b->n - start;
 }
@@ -461,7 +532,7 @@ LogClose(Rb_Reader *r)
 {
     LogState *st = r->state;
 
-    MgSchemaRelease(st->mg);
+    MgSchemaRelease(st->lg.mg);
 }
 
 const Rb_ReaderClass MgEventLogReaderClass = {

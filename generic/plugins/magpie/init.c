@@ -13,12 +13,13 @@ static pthread_once_t readersOnce = PTHREAD_ONCE_INIT;
 
 /*
  * RegisterReaders --
- *	The event-log and ftrace formats.
+ *	The event-log (text and CSV) and ftrace formats.
  */
 static void
 RegisterReaders(void)
 {
     Rb_RegisterReader(&MgEventLogReaderClass);
+    Rb_RegisterReader(&MgCsvLogReaderClass);
     Rb_RegisterReader(&MgFtraceReaderClass);
 }
 

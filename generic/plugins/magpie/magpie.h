@@ -49,6 +49,18 @@ typedef struct MgSync {
     int field;
 } MgSync;
 
+/* stitch TX RX {ATTR ...}: a packet sent (TX) on one machine and
+ * received (RX) on another, matched by equal values of the attributes;
+ * it joins the request fragments of the two machines. */
+#define MG_MAX_STITCH_ATTRS 4
+#define MG_MAX_STITCHES 8
+
+typedef struct MgStitch {
+    int tx, rx;			/* Event type indices. */
+    int nfields;
+    int fields[MG_MAX_STITCH_ATTRS];
+} MgStitch;
+
 typedef struct MgSchema {
     char *name;
     int refCount;
@@ -63,6 +75,8 @@ typedef struct MgSchema {
     int threadDomain;		/* Domain of switched threads, or -1. */
     int nsyncs;
     MgSync *syncs;
+    int nstitches;
+    MgStitch *stitches;
 } MgSchema;
 
 /* Registry of schemas defined by magpie::schema (process-wide, as trace
@@ -74,6 +88,7 @@ int		MgSchemaInitCmds(Tcl_Interp *interp);
 
 /* The plugin's readers and analyzers. */
 extern const Rb_ReaderClass MgEventLogReaderClass;
+extern const Rb_ReaderClass MgCsvLogReaderClass;
 extern const Rb_ReaderClass MgFtraceReaderClass;
 extern const Rb_AnalyzerClass MgThreadCpuAnalyzerClass;
 extern const Rb_AnalyzerClass MgParserAnalyzerClass;
@@ -108,5 +123,40 @@ MgStrdup(const char *s)
 
 /* Parses decimal seconds ("12.000345") into ns; returns chars used or 0. */
 int		MgParseSeconds(const char *s, int64_t *ns);
+
+/*
+ * What the event-log readers (eventlog.c: text, csvlog.c: CSV) share:
+ * records of fields time, machine, event and one per attribute, of a
+ * declared magpie::schema or of a record schema discovered from the
+ * file's first megabyte; one file per machine.
+ */
+#define MG_DISCOVER_BYTES	(1 << 20)
+#define MG_MAX_ATTRS		(RB_MAX_FIELDS - 3)
+
+typedef struct MgLog {
+    MgSchema *mg;		/* Declared schema, or NULL (discovered). */
+    int fMachine, fEvent;
+    int64_t machine;		/* Interned machine name. */
+    int failed;			/* pending holds an error for next call. */
+    Rb_Error pending;
+} MgLog;
+
+/* Discovers the attributes of a file (the reader's own syntax). */
+typedef Rb_Schema *(MgDiscoverProc)(Rb_Reader *r, Rb_Error *err);
+
+int		MgParseInt(const char *s, int64_t *v);
+int		MgIsComment(const char *s);
+Rb_Schema *	MgLogSharedSchema(char **names, const int *isInt, int n);
+int		MgLogOpen(Rb_Reader *r, MgLog *lg, MgDiscoverProc *discover,
+		    Rb_Error *err);
+const char *	MgLogTimeEvent(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int i,
+		    const char *time, const char *event, char *why,
+		    size_t whyLen);
+const char *	MgLogValue(Rb_Reader *r, Rb_Batch *b, int i, int f,
+		    const char *value, char *why, size_t whyLen);
+int		MgLogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start,
+		    const char *bad, const char *why, uint64_t offset,
+		    Rb_Error *err);
+int		MgLogFail(MgLog *lg, Rb_Batch *b, int start, Rb_Error *err);
 
 #endif /* MAGPIE_H */

@@ -55,6 +55,14 @@ typedef struct Key3 {
 
 #define KEY3_WORDS ((int)(sizeof(Key3) / sizeof(int)))
 
+/* Hash key of one half of a packet of a stitch statement: which
+ * statement, which half (0 sent, 1 received), the attribute values. */
+typedef struct PacketKey {
+    int64_t stitch, half, value[MG_MAX_STITCH_ATTRS];
+} PacketKey;
+
+#define PACKET_WORDS ((int)(sizeof(PacketKey) / sizeof(int)))
+
 typedef struct ParserState {
     char *schemaName;		/* -schema */
     char *idle;			/* -idle */
@@ -76,9 +84,11 @@ typedef struct ParserState {
     Tcl_HashTable intervals;	/* Key3 -> set index */
     Tcl_HashTable cpus;		/* Key3 {machine 0 cpu} -> CpuState */
     Tcl_HashTable running;	/* Key3 {machine 0 thread} -> CpuState */
+    Tcl_HashTable packets;	/* PacketKey -> set holding the half */
 
     uint64_t events, unknown, complete, incomplete, discardedEvents;
     int64_t busyNs, accountedNs;
+    uint64_t stitched;		/* Packets whose halves were matched. */
     int failed;
 
     Rb_Attribute *requests;	/* Rows of emitted requests. */
@@ -101,7 +111,7 @@ static const Rb_Option parserOptions[] = {
 static const char *const parserAttrs[] = {
     "Requests", "RequestCount", "IncompleteSets", "DiscardedEvents",
     "UnknownEvents", "CpuAccountedFraction", "BusyCpu", "PeakInFlight",
-    NULL
+    "StitchedPackets", "UnmatchedPackets", NULL
 };
 
 enum {
@@ -165,6 +175,7 @@ FreeRun(ParserState *s)
 	Tcl_DeleteHashTable(&s->intervals);
 	Tcl_DeleteHashTable(&s->cpus);
 	Tcl_DeleteHashTable(&s->running);
+	Tcl_DeleteHashTable(&s->packets);
 	s->tablesInit = 0;
     }
     if (s->typeOf) {
@@ -239,12 +250,14 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     Tcl_InitHashTable(&s->intervals, KEY3_WORDS);
     Tcl_InitHashTable(&s->cpus, KEY3_WORDS);
     Tcl_InitHashTable(&s->running, KEY3_WORDS);
+    Tcl_InitHashTable(&s->packets, PACKET_WORDS);
     s->tablesInit = 1;
     s->freeList = -1;
     s->inFlight = s->peakInFlight = 0;
     s->events = s->unknown = s->complete = s->incomplete = 0;
     s->discardedEvents = 0;
     s->busyNs = s->accountedNs = 0;
+    s->stitched = 0;
     s->failed = 0;
     s->requests = NewRequestsTable();
     return TCL_OK;
@@ -362,6 +375,11 @@ Union(ParserState *s, int a, int b)
     }
     ra = &s->sets[a];
     rb = &s->sets[b];
+    /* A request stitched across machines is named by the machine it
+     * began on. */
+    if (!ra->begin && rb->begin) {
+	ra->machine = rb->machine;
+    }
     ra->open += rb->open;
     ra->begin |= rb->begin;
     ra->end |= rb->end;
@@ -646,6 +664,55 @@ Release(ParserState *s, int x, int *settle, int *nsettle)
 }
 
 /*
+ * Stitch --
+ *	Cross-machine stitching: the event, record i of b, is one half of
+ *	a packet of stitch statement k (sent when isTx).  If the other half
+ *	has been seen, on any machine and in either order (the machines'
+ *	clocks differ), the two halves' sets are merged and the other
+ *	half's hold is dropped; otherwise this half holds its set open
+ *	until the other comes.  An event lacking an attribute of the
+ *	statement is no packet half.
+ * Results: the root of the event's set.
+ */
+static int
+Stitch(ParserState *s, int k, int isTx, const Rb_Batch *b, int i,
+	int target, int *settle, int *nsettle)
+{
+    const MgStitch *st = &s->mg->stitches[k];
+    PacketKey key;
+    Tcl_HashEntry *e;
+    int j, x, isNew;
+
+    memset(&key, 0, sizeof(key));
+    key.stitch = k;
+    for (j = 0; j < st->nfields; j++) {
+	key.value[j] = b->col[st->fields[j]][i];
+	if (key.value[j] == RB_ABSENT) {
+	    return target;
+	}
+    }
+    key.half = isTx;		/* the other half: 1 received, 0 sent */
+    e = Tcl_FindHashEntry(&s->packets, (char *)&key);
+    if (e != NULL) {
+	x = (int)(intptr_t)Tcl_GetHashValue(e);
+	Tcl_DeleteHashEntry(e);
+	target = Union(s, target, Find(s, x));
+	Release(s, x, settle, nsettle);
+	s->stitched++;
+	return Find(s, target);
+    }
+    key.half = !isTx;		/* this half */
+    e = Tcl_CreateHashEntry(&s->packets, (char *)&key, &isNew);
+    if (!isNew) {
+	/* The same packet sent (or received) again: the newer holds. */
+	Release(s, (int)(intptr_t)Tcl_GetHashValue(e), settle, nsettle);
+    }
+    Tcl_SetHashValue(e, (ClientData)(intptr_t)target);
+    s->sets[target].open++;
+    return target;
+}
+
+/*
  * Join --
  *	Processes an ordinary event: finds the sets its attribute values
  *	are open in, merges them (or starts a set), applies its start and
@@ -656,7 +723,8 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
 	int i, int64_t machine, int64_t t)
 {
     const MgSchema *mg = s->mg;
-    int settle[2 * RB_MAX_FIELDS + 4], nsettle = 0, target = -1, k, x;
+    int settle[2 * RB_MAX_FIELDS + 4 + MG_MAX_STITCHES], nsettle = 0;
+    int target = -1, k, x;
     CpuState *c = NULL;
     int64_t thread = RB_ABSENT;
 
@@ -737,6 +805,12 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
 
     target = Find(s, target);
     AddEvent(s, target, b->firstRecord + i, t, type, thread);
+    for (k = 0; k < mg->nstitches; k++) {
+	if (mg->stitches[k].tx == type || mg->stitches[k].rx == type) {
+	    target = Stitch(s, k, mg->stitches[k].tx == type, b, i, target,
+		    settle, &nsettle);
+	}
+    }
     if (ev->begin) {
 	s->sets[target].begin = 1;
 	if (s->fLabel >= 0 && s->sets[target].label == RB_ABSENT) {
@@ -840,6 +914,12 @@ ParserEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "share of busy CPU time accounted to extracted requests"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("PeakInFlight",
 	    (double)s->peakInFlight, "", "most event sets open at once"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("StitchedPackets", (double)s->stitched,
+	    "", "packets whose sending and receiving events were matched "
+	    "(stitch statements)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("UnmatchedPackets",
+	    (double)s->packets.numEntries, "", "packet halves whose other "
+	    "half never came"));
     return s->failed ? TCL_ERROR : TCL_OK;
 }
 

@@ -10,6 +10,7 @@
  *		?-cswitch {CPU OLD NEW}? ?-intrbegin CPU? ?-intrend CPU?
  *		?-disk BYTES? ?-net BYTES?
  *	    sync SOURCE ATTR DEST
+ *	    stitch TX RX {ATTR ...}
  *
  *	The compiled schema holds the record schema that the "magpie" reader
  *	fills (time, machine, event and one field per attribute) and the
@@ -33,6 +34,7 @@ typedef struct Builder {
     MgSchema *s;
     Tcl_Obj *eventOpts;		/* list of {TYPE optionList}, compiled last */
     Tcl_Obj *syncs;		/* list of {SOURCE ATTR DEST} */
+    Tcl_Obj *stitches;		/* list of {TX RX {ATTR ...}} */
 } Builder;
 
 /*
@@ -106,6 +108,9 @@ SchemaFree(MgSchema *s)
     }
     if (s->syncs) {
 	MgFree(s->syncs);
+    }
+    if (s->stitches) {
+	MgFree(s->stitches);
     }
     Rb_SchemaRelease(s->rec);
     MgFree(s->name);
@@ -378,6 +383,87 @@ SyncCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 }
 
 /*
+ * StitchCmd --
+ *	stitch TX RX {ATTR ...}: TX events on one machine and RX events on
+ *	another with equal values of the attributes are one packet's
+ *	transmission and reception.  The attributes are declared (as
+ *	strings) if new.
+ */
+static int
+StitchCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    Builder *b = CurrentBuilder(interp);
+    Tcl_Obj **attrs;
+    int n, k;
+
+    if (b == NULL) {
+	return TCL_ERROR;
+    }
+    if (objc != 4) {
+	Tcl_WrongNumArgs(interp, 1, objv, "txEvent rxEvent attributes");
+	return TCL_ERROR;
+    }
+    if (Tcl_ListObjGetElements(interp, objv[3], &n, &attrs) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (n < 1 || n > MG_MAX_STITCH_ATTRS) {
+	return Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+		"stitch %s %s: give 1 to %d attributes that identify a "
+		"packet", Tcl_GetString(objv[1]), Tcl_GetString(objv[2]),
+		MG_MAX_STITCH_ATTRS);
+    }
+    for (k = 0; k < n; k++) {
+	if (AttributeField(interp, b->s, Tcl_GetString(attrs[k]),
+		RB_FT_STRING) < 0) {
+	    return TCL_ERROR;
+	}
+    }
+    Tcl_ListObjGetElements(NULL, b->stitches, &n, &attrs);
+    if (n == MG_MAX_STITCHES) {
+	return Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+		"at most %d stitch statements", MG_MAX_STITCHES);
+    }
+    Tcl_ListObjAppendElement(NULL, b->stitches, Tcl_NewListObj(3, objv + 1));
+    return TCL_OK;
+}
+
+/*
+ * CompileStitches --
+ *	Turns the builder's stitch statements into the schema's table.
+ * Results: TCL_OK, or TCL_ERROR for an undeclared event.
+ */
+static int
+CompileStitches(Tcl_Interp *interp, Builder *b)
+{
+    MgSchema *s = b->s;
+    Tcl_Obj **w, **sw, **attrs;
+    int n, i, ns, k;
+
+    Tcl_ListObjGetElements(NULL, b->stitches, &n, &w);
+    s->stitches = (MgStitch *)MgAlloc(n * sizeof(MgStitch));
+    for (i = 0; i < n; i++) {
+	MgStitch *st = &s->stitches[i];
+
+	Tcl_ListObjGetElements(NULL, w[i], &ns, &sw);
+	Tcl_ListObjGetElements(NULL, sw[2], &st->nfields, &attrs);
+	st->tx = MgSchemaEventIndex(s, Tcl_GetString(sw[0]));
+	st->rx = MgSchemaEventIndex(s, Tcl_GetString(sw[1]));
+	if (st->tx < 0 || st->rx < 0 || st->tx == st->rx) {
+	    return Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+		    "stitch %s %s: both events must be declared, and differ",
+		    Tcl_GetString(sw[0]), Tcl_GetString(sw[1]));
+	}
+	for (k = 0; k < st->nfields; k++) {
+	    st->fields[k] = Rb_SchemaFieldIndex(s->rec,
+		    Tcl_GetString(attrs[k]));
+	}
+	s->nstitches++;
+    }
+    return TCL_OK;
+}
+
+/*
  * FieldArg --
  *	The field of the attribute named by option value v (type given for
  *	a new one).
@@ -562,13 +648,38 @@ Compile(Tcl_Interp *interp, Builder *b)
 	}
 	s->nsyncs++;
     }
-    return TCL_OK;
+    return CompileStitches(interp, b);
+}
+
+/*
+ * StitchesInfo --
+ *	The stitch statements of s as a list of {TX RX {ATTR ...}}.
+ */
+static Tcl_Obj *
+StitchesInfo(const MgSchema *s)
+{
+    Tcl_Obj *list = Tcl_NewListObj(0, NULL);
+    int i, k;
+
+    for (i = 0; i < s->nstitches; i++) {
+	const MgStitch *st = &s->stitches[i];
+	Tcl_Obj *attrs = Tcl_NewListObj(0, NULL);
+
+	for (k = 0; k < st->nfields; k++) {
+	    Tcl_ListObjAppendElement(NULL, attrs, Tcl_NewStringObj(
+		    s->rec->fields[st->fields[k]].name, -1));
+	}
+	Tcl_ListObjAppendElement(NULL, list, Tcl_NewListObj(3, (Tcl_Obj *[]){
+		Tcl_NewStringObj(s->events[st->tx].name, -1),
+		Tcl_NewStringObj(s->events[st->rx].name, -1), attrs}));
+    }
+    return list;
 }
 
 /*
  * SchemaInfo --
  *	A dict describing s: fields {name type ...}, events {TYPE {joins
- *	{attr binding ...} begin 0|1 end 0|1 ...}}, domains, syncs.
+ *	{attr binding ...} begin 0|1 end 0|1 ...}}, domains, syncs, stitches.
  */
 static Tcl_Obj *
 SchemaInfo(const MgSchema *s)
@@ -622,6 +733,8 @@ SchemaInfo(const MgSchema *s)
     Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("fields", -1), fields);
     Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("events", -1), events);
     Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("syncs", -1), syncs);
+    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("stitches", -1),
+	    StitchesInfo(s));
     return d;
 }
 
@@ -671,8 +784,10 @@ SchemaCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     b.s = s;
     b.eventOpts = Tcl_NewListObj(0, NULL);
     b.syncs = Tcl_NewListObj(0, NULL);
+    b.stitches = Tcl_NewListObj(0, NULL);
     Tcl_IncrRefCount(b.eventOpts);
     Tcl_IncrRefCount(b.syncs);
+    Tcl_IncrRefCount(b.stitches);
     Tcl_SetAssocData(interp, BUILDER_KEY, NULL, &b);
     rc = Tcl_EvalObjEx(interp, Tcl_NewListObj(4, (Tcl_Obj *[]){
 	    Tcl_NewStringObj("namespace", -1), Tcl_NewStringObj("eval", -1),
@@ -683,6 +798,7 @@ SchemaCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     Tcl_DecrRefCount(b.eventOpts);
     Tcl_DecrRefCount(b.syncs);
+    Tcl_DecrRefCount(b.stitches);
     if (rc == TCL_OK) {
 	rc = Register(interp, s);
     }
@@ -711,5 +827,7 @@ MgSchemaInitCmds(Tcl_Interp *interp)
     Tcl_CreateObjCommand(interp, "::magpie::dsl::event", EventCmd, NULL,
 	    NULL);
     Tcl_CreateObjCommand(interp, "::magpie::dsl::sync", SyncCmd, NULL, NULL);
+    Tcl_CreateObjCommand(interp, "::magpie::dsl::stitch", StitchCmd, NULL,
+	    NULL);
     return TCL_OK;
 }

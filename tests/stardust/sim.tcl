@@ -1,7 +1,8 @@
 # sim.tcl -- a small distributed storage service that writes Stardust
 # activity records and, separately, the true demand of every client.
 #
-#   tclsh sim.tcl ?-requests N? ?-seed S? ?-text 0|1? OUT.sdact TRUTH.tcl
+#   tclsh sim.tcl ?-requests N? ?-seed S? ?-text 0|1? ?-gap MS?
+#       OUT.sdact TRUTH.tcl
 #
 # The service: a front end (pid 100) and a metadata server (pid 200)
 # share machine 1's one processor (KernelProcessSwitch between them,
@@ -15,12 +16,14 @@
 # flushed under its own breadcrumb (delayed work), several are coalesced
 # into one disk write under a new breadcrumb stitched from each, whose
 # cost the truth splits equally among them.  Processors and disks serve
-# in FIFO order; records are written in time order.
+# in FIFO order; records are written in time order.  Requests arrive
+# uniformly spaced between 0 and -gap ms apart (default 1: the disks
+# saturate and queues grow; 20 keeps them short however long the run).
 #
 # Independent of Rubicon: the truth comes from the simulated work itself,
 # never from the records.
 
-set opts {-requests 300 -seed 7 -text 0}
+set opts {-requests 300 -seed 7 -text 0 -gap 1}
 while {[string match -* [lindex $argv 0]]} {
     dict set opts [lindex $argv 0] [lindex $argv 1]
     set argv [lrange $argv 2 end]
@@ -355,7 +358,7 @@ proc flush {node} {
 
 set t 0
 for {set n 0} {$n < [dict get $opts -requests]} {incr n} {
-    set t [expr {$t + int(1000000 * [rand])}]
+    set t [expr {$t + int([dict get $opts -gap] * 1000000 * [rand])}]
     set client [expr {$n % 3 + 1}]
     switch $client {
 	1 {set op read; set size 4096}
@@ -379,4 +382,5 @@ puts $f "# true per-client demand: client -> {cpu s disk s netBytes bytes}"
 puts $f [list set truth $demand]
 puts $f [list set records $nrecords]
 puts $f [list set coalescedFlushes $coalescedFlushes]
+puts $f [list set breadcrumbs $bcSeq]
 close $f

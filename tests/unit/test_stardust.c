@@ -81,19 +81,66 @@ START_TEST(graph_coalesced_splits_equally_through_levels)
 }
 END_TEST
 
-START_TEST(graph_cycle_is_broken_not_looped)
+START_TEST(graph_cycle_is_refused)
 {
     SdGraph g;
     int n;
 
-    /* X -> Y -> X, asked from Y: the walk reaches X, whose parent Y is
-     * still being resolved, so X counts as a root and bears all of Y. */
+    /* X -> Y, then Y -> X would close a cycle: refused, so X stays the
+     * root and bears all of Y.  Z -> X is fine (X gains a parent). */
     Sd_GraphInit(&g);
-    Sd_GraphStitch(&g, BC(1, 1), BC(1, 2));
-    Sd_GraphStitch(&g, BC(1, 2), BC(1, 1));
+    ck_assert_int_eq(Sd_GraphStitch(&g, BC(1, 1), BC(1, 2)), SD_STITCH_OK);
+    ck_assert_int_eq(Sd_GraphStitch(&g, BC(1, 2), BC(1, 1)),
+	    SD_STITCH_CYCLE);
     Sd_GraphRoots(&g, Sd_GraphNode(&g, BC(1, 2)), &n);
     ck_assert_int_eq(n, 1);
     ck_assert_double_eq(Weight(&g, BC(1, 2), BC(1, 1)), 1.0);
+    Sd_GraphForgetRoots(&g);
+    ck_assert_int_eq(Sd_GraphStitch(&g, BC(1, 3), BC(1, 1)), SD_STITCH_OK);
+    ck_assert_double_eq(Weight(&g, BC(1, 2), BC(1, 3)), 1.0);
+    Sd_GraphFree(&g);
+}
+END_TEST
+
+START_TEST(graph_chain_deeper_than_the_limit_is_refused)
+{
+    SdGraph g;
+    int k;
+
+    /* A chain of SD_MAX_STITCH_DEPTH stitches is allowed, one more is
+     * refused; so is a stitch above the chain's root that would make
+     * it too deep from above. */
+    Sd_GraphInit(&g);
+    for (k = 0; k < SD_MAX_STITCH_DEPTH; k++) {
+	ck_assert_int_eq(Sd_GraphStitch(&g, BC(1, k), BC(1, k + 1)),
+		SD_STITCH_OK);
+    }
+    ck_assert_int_eq(Sd_GraphStitch(&g, BC(1, SD_MAX_STITCH_DEPTH),
+	    BC(1, 1000)), SD_STITCH_DEEP);
+    ck_assert_int_eq(Sd_GraphStitch(&g, BC(2, 1), BC(1, 0)), SD_STITCH_DEEP);
+    ck_assert_int_eq(Sd_GraphNode(&g, BC(1, SD_MAX_STITCH_DEPTH))->depth,
+	    SD_MAX_STITCH_DEPTH);
+    ck_assert_double_eq(Weight(&g, BC(1, SD_MAX_STITCH_DEPTH), BC(1, 0)),
+	    1.0);
+    Sd_GraphFree(&g);
+}
+END_TEST
+
+START_TEST(graph_retired_parent_passes_on_its_roll_up)
+{
+    SdGraph g;
+    SdShare retired[2] = {{BC(1, 1), 0.5}, {BC(2, 1), 0.5}};
+
+    /* M has a live parent A (client 3) and a retired one whose roll-up
+     * was half client 1, half client 2: A bears 1/2, the others 1/4. */
+    Sd_GraphInit(&g);
+    Sd_GraphStitch(&g, BC(3, 1), BC(127, 1));
+    Sd_GraphInherit(Sd_GraphNode(&g, BC(127, 1)), retired, 2);
+    ck_assert_double_eq_tol(Weight(&g, BC(127, 1), BC(3, 1)), 0.5, 1e-12);
+    ck_assert_double_eq_tol(Weight(&g, BC(127, 1), BC(1, 1)), 0.25, 1e-12);
+    ck_assert_double_eq_tol(Weight(&g, BC(127, 1), BC(2, 1)), 0.25, 1e-12);
+    Sd_GraphRemove(&g, Sd_GraphNode(&g, BC(127, 1)));
+    ck_assert_int_eq(Sd_GraphNode(&g, BC(3, 1))->nchildren, 0);
     Sd_GraphFree(&g);
 }
 END_TEST
@@ -203,7 +250,9 @@ rbtest_suite(void)
     tcase_add_test(tc, graph_root_is_its_own_root);
     tcase_add_test(tc, graph_split_rolls_up_whole);
     tcase_add_test(tc, graph_coalesced_splits_equally_through_levels);
-    tcase_add_test(tc, graph_cycle_is_broken_not_looped);
+    tcase_add_test(tc, graph_cycle_is_refused);
+    tcase_add_test(tc, graph_chain_deeper_than_the_limit_is_refused);
+    tcase_add_test(tc, graph_retired_parent_passes_on_its_roll_up);
     tcase_add_test(tc, binary_header_and_signed_payload);
     tcase_add_test(tc, type_sets_share_one_schema_until_redeclared);
     suite_add_tcase(s, tc);

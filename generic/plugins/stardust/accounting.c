@@ -11,6 +11,13 @@
  *	time, given -bandwidth).  Work then rolls up through the request
  *	graph (graph.c) to root requests and their clients; delayed work
  *	carrying the original breadcrumb is billed to it without help.
+ *
+ *	Memory does not grow with the number of requests: a breadcrumb with
+ *	no activity for -retire of trace time, and no sub-request still
+ *	open, is retired -- its work billed to its clients and its node
+ *	freed.  Its roll-up is kept as a tombstone for TOMB_RETIRES times
+ *	-retire more, so that a late record is counted and still billed to
+ *	the right client.
  */
 
 #include <stdlib.h>
@@ -18,6 +25,8 @@
 #include "plugins/stardust/stardust.h"
 
 #define NS 1e9
+
+#define TOMB_RETIRES 4
 
 typedef struct SdProc {
     int64_t curTid;		/* Running thread, 0 none. */
@@ -34,13 +43,35 @@ typedef struct SdDiskOp {
 typedef struct SdBufferAccess {
     int64_t time, bc, file, offset, size;
     int kind;
+    int client;			/* Resolved when its node retires. */
+    size_t next;		/* The node's previous access + 1, 0 none. */
 } SdBufferAccess;
+
+/* What a client has been billed by retired breadcrumbs. */
+typedef struct SdClientSum {
+    int used;
+    double requests, cpu, disk, netBytes, buf[6];
+} SdClientSum;
+
+/* A retired breadcrumb: when, and its roll-up. */
+typedef struct SdTomb {
+    int64_t retiredAt;
+    int nshares;
+    SdShare *shares;
+} SdTomb;
+
+/* A RequestDemand row, made when a root request retires. */
+typedef struct SdRequestRow {
+    int64_t bc;
+    double v[3];
+} SdRequestRow;
 
 typedef struct DemandState {
     double bandwidth;		/* -bandwidth bytes/s, 0: no net time */
     int perRequest;		/* -perrequest */
     int bufferLog;		/* -bufferlog */
     int64_t interval;		/* -interval ns, 0: no series */
+    int64_t retire;		/* -retire ns, 0: keep all to the end */
 
     SdFields f;
     SdGraph graph;
@@ -52,6 +83,15 @@ typedef struct DemandState {
     SdBufferAccess *log;
     size_t nlog, capLog;
     int64_t binStart;		/* Start of the open series interval. */
+    double binSums[256][3];	/* Retired work of the open interval. */
+    int binUsed[256];
+    SdClientSum clients[256];
+    Tcl_HashTable tombs;	/* breadcrumb -> SdTomb * */
+    int64_t nextSweep;		/* Trace time of the next retirement. */
+    uint64_t lateRecords, refusedStitches;
+    size_t peakHeld;		/* Most nodes and tombstones at once. */
+    SdRequestRow *reqRows;
+    size_t nreq, capReq;
     Tcl_Obj *series;		/* rows {time client cpu disk bytes} */
     int started;
     int inert;			/* The run's records are not activity
@@ -67,13 +107,16 @@ static const Rb_Option demandOptions[] = {
      "keep the buffer-cache access sequence (BufferAccesses)"},
     {"-interval", RB_OPT_TIME, offsetof(DemandState, interval), "0",
      "prune into DemandSeries every interval (0: no series)"},
+    {"-retire", RB_OPT_TIME, offsetof(DemandState, retire), "10",
+     "bill and free a breadcrumb quiet this long (0: keep all to the end)"},
     {NULL}
 };
 
 static const char *const demandAttrs[] = {
     "ClientDemand", "RequestDemand", "UnattributedCpu", "UnattributedDisk",
     "UnattributedNetBytes", "UnmatchedDiskOps",
-    "BufferAccesses", "DemandSeries", NULL
+    "BufferAccesses", "DemandSeries", "LateRecords", "RefusedStitches",
+    "PeakBreadcrumbs", NULL
 };
 
 /*
@@ -96,6 +139,16 @@ FreeTables(DemandState *st)
 	    e = Tcl_NextHashEntry(&s)) {
 	free(Tcl_GetHashValue(e));
     }
+    for (e = Tcl_FirstHashEntry(&st->tombs, &s); e; e = Tcl_NextHashEntry(&s)) {
+	SdTomb *tomb = Tcl_GetHashValue(e);
+
+	free(tomb->shares);
+	free(tomb);
+    }
+    Tcl_DeleteHashTable(&st->tombs);
+    free(st->reqRows);
+    st->reqRows = NULL;
+    st->nreq = st->capReq = 0;
     Tcl_DeleteHashTable(&st->procs);
     Tcl_DeleteHashTable(&st->threads);
     Tcl_DeleteHashTable(&st->diskOps);
@@ -132,8 +185,15 @@ DemandStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     Tcl_InitHashTable(&st->procs, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->threads, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->diskOps, (int)(2 * sizeof(int64_t) / sizeof(int)));
+    Tcl_InitHashTable(&st->tombs, TCL_ONE_WORD_KEYS);
     memset(st->unattributed, 0, sizeof(st->unattributed));
+    memset(st->binSums, 0, sizeof(st->binSums));
+    memset(st->binUsed, 0, sizeof(st->binUsed));
+    memset(st->clients, 0, sizeof(st->clients));
     st->unmatchedDisk = 0;
+    st->nextSweep = INT64_MIN;
+    st->lateRecords = st->refusedStitches = 0;
+    st->peakHeld = 0;
     st->binStart = RB_ABSENT;
     st->series = Tcl_NewListObj(0, NULL);
     Tcl_IncrRefCount(st->series);
@@ -181,20 +241,92 @@ Running(const SdProc *p)
 }
 
 /*
- * AddDemand --
- *	Adds to resource r (0 cpu s, 1 disk s, 2 net bytes) of breadcrumb
- *	bc; work of breadcrumb 0 (no request) is kept as unattributed.
+ * Tomb --
+ *	The tombstone of a retired breadcrumb, or NULL.
+ */
+static SdTomb *
+Tomb(DemandState *st, int64_t bc)
+{
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&st->tombs,
+	    (const char *)(intptr_t)bc);
+
+    return e ? Tcl_GetHashValue(e) : NULL;
+}
+
+/*
+ * Live --
+ *	The node of breadcrumb bc, made on first use, marked active at t;
+ *	NULL if bc was retired (its tombstone in *tombPtr, when asked).
+ */
+static SdNode *
+Live(DemandState *st, int64_t bc, int64_t t, SdTomb **tombPtr)
+{
+    SdNode *n = Sd_GraphFind(&st->graph, bc);
+    SdTomb *tomb = NULL;
+
+    if (n == NULL && (tomb = Tomb(st, bc)) == NULL) {
+	n = Sd_GraphNode(&st->graph, bc);
+    }
+    if (n != NULL && t > n->lastTime) {
+	n->lastTime = t;
+    }
+    if (tombPtr != NULL) {
+	*tombPtr = tomb;
+    }
+    return n;
+}
+
+/*
+ * BillShares --
+ *	Adds v of resource r (0 cpu s, 1 disk s, 2 net bytes) to the
+ *	clients of a roll-up, and to the open series interval.
  */
 static void
-AddDemand(DemandState *st, int64_t bc, int r, double v)
+BillShares(DemandState *st, const SdShare *sh, int ns, int r, double v)
 {
+    int j;
+
+    for (j = 0; j < ns; j++) {
+	SdClientSum *c = &st->clients[SD_CLIENT(sh[j].root)];
+	double w = sh[j].weight * v;
+
+	c->used = 1;
+	if (r == 0) {
+	    c->cpu += w;
+	} else if (r == 1) {
+	    c->disk += w;
+	} else {
+	    c->netBytes += w;
+	}
+	if (st->interval > 0) {
+	    st->binSums[SD_CLIENT(sh[j].root)][r] += w;
+	    st->binUsed[SD_CLIENT(sh[j].root)] = 1;
+	}
+    }
+}
+
+/*
+ * AddDemand --
+ *	Adds to resource r (0 cpu s, 1 disk s, 2 net bytes) of breadcrumb
+ *	bc at time t; work of breadcrumb 0 (no request) is kept as
+ *	unattributed, work of a retired breadcrumb goes straight to the
+ *	clients of its roll-up.
+ */
+static void
+AddDemand(DemandState *st, int64_t bc, int r, double v, int64_t t)
+{
+    SdTomb *tomb;
     SdNode *n;
 
     if (bc == 0) {
 	st->unattributed[r] += v;
 	return;
     }
-    n = Sd_GraphNode(&st->graph, bc);
+    n = Live(st, bc, t, &tomb);
+    if (n == NULL) {
+	BillShares(st, tomb->shares, tomb->nshares, r, v);
+	return;
+    }
     if (r == 0) {
 	n->cpu += v;
     } else if (r == 1) {
@@ -219,7 +351,7 @@ Charge(DemandState *st, int64_t pid, SdProc *p, int64_t t)
 	int64_t bc = (int64_t)(intptr_t)Tcl_GetHashValue(Thread(st, pid,
 		p->curTid));
 
-	AddDemand(st, bc, 0, (t - p->lastCharge) / NS);
+	AddDemand(st, bc, 0, (t - p->lastCharge) / NS, t);
     }
     if (t > p->lastCharge) {
 	p->lastCharge = t;
@@ -246,15 +378,15 @@ AddRow(Tcl_Obj *rows, double time, int client, const double v[3])
 /*
  * Prune --
  *	Closes the series interval [binStart, binEnd): bills running
- *	threads up to binEnd, rolls each breadcrumb's work since the last
- *	prune up to clients through the graph as it stands, and appends a
- *	row per client to the series.
+ *	threads up to binEnd, rolls each live breadcrumb's work since the
+ *	last prune up to clients through the graph as it stands, adds the
+ *	work of breadcrumbs retired in the interval, and appends a row per
+ *	client to the series.
  */
 static void
 Prune(DemandState *st, int64_t binEnd)
 {
-    double sums[256][3];
-    int used[256], k, j, ns;
+    int k, ns;
     Tcl_HashSearch s;
     Tcl_HashEntry *e;
 
@@ -262,8 +394,6 @@ Prune(DemandState *st, int64_t binEnd)
 	Charge(st, (int64_t)(intptr_t)Tcl_GetHashKey(&st->procs, e),
 		Tcl_GetHashValue(e), binEnd);
     }
-    memset(sums, 0, sizeof(sums));
-    memset(used, 0, sizeof(used));
     Sd_GraphForgetRoots(&st->graph);
     for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
 	    e = Tcl_NextHashEntry(&s)) {
@@ -274,21 +404,24 @@ Prune(DemandState *st, int64_t binEnd)
 	    continue;
 	}
 	sh = Sd_GraphRoots(&st->graph, n, &ns);
-	for (j = 0; j < ns; j++) {
-	    int c = SD_CLIENT(sh[j].root);
+	for (k = 0; k < 3; k++) {
+	    int j;
 
-	    used[c] = 1;
-	    for (k = 0; k < 3; k++) {
-		sums[c][k] += sh[j].weight * n->pend[k];
+	    for (j = 0; j < ns; j++) {
+		st->binSums[SD_CLIENT(sh[j].root)][k] +=
+			sh[j].weight * n->pend[k];
+		st->binUsed[SD_CLIENT(sh[j].root)] = 1;
 	    }
 	}
 	memset(n->pend, 0, sizeof(n->pend));
     }
     for (k = 0; k < 256; k++) {
-	if (used[k]) {
-	    AddRow(st->series, st->binStart / NS, k, sums[k]);
+	if (st->binUsed[k]) {
+	    AddRow(st->series, st->binStart / NS, k, st->binSums[k]);
 	}
     }
+    memset(st->binSums, 0, sizeof(st->binSums));
+    memset(st->binUsed, 0, sizeof(st->binUsed));
     Sd_GraphForgetRoots(&st->graph);
 }
 
@@ -321,12 +454,163 @@ AdvanceBins(DemandState *st, int64_t t)
 }
 
 /*
- * LogBuffer --
- *	Appends one buffer-cache access to the sequence kept for the cache
- *	model.
+ * MainClient --
+ *	The client bearing the largest share of a roll-up.
+ */
+static int
+MainClient(const SdShare *sh, int ns)
+{
+    int j, best = 0;
+
+    for (j = 1; j < ns; j++) {
+	if (sh[j].weight > sh[best].weight) {
+	    best = j;
+	}
+    }
+    return SD_CLIENT(sh[best].root);
+}
+
+/*
+ * Retire --
+ *	Bills node n (which has no children) to the clients of its
+ *	roll-up, and to its root requests' totals while they are live;
+ *	a root request retiring counts as a request of its client and
+ *	makes its RequestDemand row.  Frees the node, leaving a tombstone
+ *	unless final, then retires each parent left quiet and childless.
  */
 static void
-LogBuffer(DemandState *st, const Rb_Batch *b, int i, int kind)
+Retire(DemandState *st, SdNode *n, int64_t now, int final)
+{
+    int ns, j, k, nparents = n->nparents;
+    const SdShare *sh = Sd_GraphRoots(&st->graph, n, &ns);
+    int64_t parents[8], *ps = parents;
+    size_t x;
+
+    for (j = 0; j < ns; j++) {
+	SdClientSum *c = &st->clients[SD_CLIENT(sh[j].root)];
+	double w = sh[j].weight;
+	SdNode *root = Sd_GraphFind(&st->graph, sh[j].root);
+
+	c->used = 1;
+	c->cpu += w * n->cpu;
+	c->disk += w * n->disk;
+	c->netBytes += w * n->netBytes;
+	for (k = 0; k < 6; k++) {
+	    c->buf[k] += w * n->buf[k];
+	}
+	for (k = 0; k < 3; k++) {
+	    if (n->pend[k] != 0) {
+		st->binSums[SD_CLIENT(sh[j].root)][k] += w * n->pend[k];
+		st->binUsed[SD_CLIENT(sh[j].root)] = 1;
+	    }
+	}
+	if (root != NULL) {
+	    root->acc[0] += w * n->cpu;
+	    root->acc[1] += w * n->disk;
+	    root->acc[2] += w * n->netBytes;
+	}
+    }
+    for (x = n->logHead; x != 0; x = st->log[x - 1].next) {
+	st->log[x - 1].client = MainClient(sh, ns);
+    }
+    if (n->nparents == 0 && n->ninherit == 0) {
+	st->clients[SD_CLIENT(n->bc)].used = 1;
+	st->clients[SD_CLIENT(n->bc)].requests++;
+	if (st->perRequest) {
+	    if (st->nreq == st->capReq) {
+		st->capReq = st->capReq ? 2 * st->capReq : 256;
+		st->reqRows = realloc(st->reqRows,
+			st->capReq * sizeof(SdRequestRow));
+	    }
+	    st->reqRows[st->nreq].bc = n->bc;
+	    memcpy(st->reqRows[st->nreq++].v, n->acc, sizeof(n->acc));
+	}
+    }
+    if (!final) {
+	int isNew;
+	Tcl_HashEntry *e = Tcl_CreateHashEntry(&st->tombs,
+		(const char *)(intptr_t)n->bc, &isNew);
+	SdTomb *tomb = isNew ? calloc(1, sizeof(*tomb)) : Tcl_GetHashValue(e);
+
+	tomb->retiredAt = now;
+	tomb->nshares = ns;
+	tomb->shares = realloc(tomb->shares, ns * sizeof(SdShare));
+	memcpy(tomb->shares, sh, ns * sizeof(SdShare));
+	Tcl_SetHashValue(e, tomb);
+    }
+    if (nparents > 8) {
+	ps = malloc(nparents * sizeof(int64_t));
+    }
+    memcpy(ps, n->parents, nparents * sizeof(int64_t));
+    Sd_GraphRemove(&st->graph, n);
+    for (j = 0; j < nparents; j++) {
+	SdNode *p = Sd_GraphFind(&st->graph, ps[j]);
+
+	if (p != NULL && p->nchildren == 0 && (final
+		|| (__int128)p->lastTime + st->retire <= now)) {
+	    Retire(st, p, now, final);
+	}
+    }
+    if (ps != parents) {
+	free(ps);
+    }
+}
+
+/*
+ * Sweep --
+ *	Retires every breadcrumb quiet for -retire by now (every one, if
+ *	final) whose sub-requests are all retired, and forgets tombstones
+ *	older than TOMB_RETIRES times -retire.
+ */
+static void
+Sweep(DemandState *st, int64_t now, int final)
+{
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
+    int64_t *leaves;
+    size_t nleaves = 0, k;
+
+    for (e = Tcl_FirstHashEntry(&st->tombs, &s); e; e = Tcl_NextHashEntry(&s)) {
+	SdTomb *tomb = Tcl_GetHashValue(e);
+
+	if (final || (__int128)tomb->retiredAt
+		+ (__int128)TOMB_RETIRES * st->retire <= now) {
+	    free(tomb->shares);
+	    free(tomb);
+	    Tcl_DeleteHashEntry(e);
+	}
+    }
+    Sd_GraphForgetRoots(&st->graph);
+    leaves = malloc((st->graph.nodes.numEntries + 1) * sizeof(int64_t));
+    for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	SdNode *n = Tcl_GetHashValue(e);
+
+	if (n->nchildren == 0
+		&& (final || (__int128)n->lastTime + st->retire <= now)) {
+	    leaves[nleaves++] = n->bc;
+	}
+    }
+    for (k = 0; k < nleaves; k++) {
+	SdNode *n = Sd_GraphFind(&st->graph, leaves[k]);
+
+	if (n != NULL) {
+	    Retire(st, n, now, final);
+	}
+    }
+    free(leaves);
+    Sd_GraphForgetRoots(&st->graph);
+}
+
+/*
+ * LogBuffer --
+ *	Appends one buffer-cache access to the sequence kept for the cache
+ *	model; its client is known when its breadcrumb retires (or now, if
+ *	it already has).
+ */
+static void
+LogBuffer(DemandState *st, const Rb_Batch *b, int i, int kind, SdNode *n,
+	const SdTomb *tomb)
 {
     const SdFields *f = &st->f;
     SdBufferAccess *x;
@@ -342,12 +626,49 @@ LogBuffer(DemandState *st, const Rb_Batch *b, int i, int kind)
     x->file = f->file >= 0 ? b->col[f->file][i] : RB_ABSENT;
     x->offset = f->offset >= 0 ? b->col[f->offset][i] : RB_ABSENT;
     x->size = f->size >= 0 ? b->col[f->size][i] : RB_ABSENT;
+    x->client = -1;
+    x->next = 0;
+    if (n != NULL) {
+	x->next = n->logHead;
+	n->logHead = st->nlog;
+    } else if (tomb != NULL) {
+	x->client = MainClient(tomb->shares, tomb->nshares);
+    }
 }
 
 static inline int64_t
 Col(const Rb_Batch *b, int field, int i)
 {
     return field >= 0 ? b->col[field][i] : RB_ABSENT;
+}
+
+/*
+ * StitchRecord --
+ *	A Stitch from src to dst at t.  Into a retired dst it is late and
+ *	left out; from a retired src, dst takes the roll-up src had.
+ *	Returns whether it named a retired breadcrumb.
+ */
+static int
+StitchRecord(DemandState *st, int64_t src, int64_t dst, int64_t t)
+{
+    SdTomb *srcTomb, *dstTomb;
+    SdNode *d;
+
+    if (src == RB_ABSENT || dst == RB_ABSENT || src == 0 || dst == 0) {
+	return 0;
+    }
+    d = Live(st, dst, t, &dstTomb);
+    if (d == NULL) {
+	return 1;
+    }
+    if (Live(st, src, t, &srcTomb) == NULL) {
+	Sd_GraphInherit(d, srcTomb->shares, srcTomb->nshares);
+	return 1;
+    }
+    if (Sd_GraphStitch(&st->graph, src, dst) != SD_STITCH_OK) {
+	st->refusedStitches++;
+    }
+    return 0;
 }
 
 /*
@@ -364,10 +685,18 @@ DemandRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
     int64_t bc = b->col[f->bc][i], pid = b->col[f->pid][i];
     int64_t tid = b->col[f->tid][i];
     SdProc *p;
-    int k;
+    SdNode *n = NULL;
+    SdTomb *tomb = NULL;
+    size_t held;
+    int k, late = 0;
 
     if (st->interval > 0) {
 	AdvanceBins(st, t);
+    }
+    if (st->retire > 0 && t >= st->nextSweep) {
+	Sweep(st, t, 0);
+	st->nextSweep = t > INT64_MAX - st->retire / 4 - 1 ? INT64_MAX
+		: t + st->retire / 4 + 1;
     }
     if (type == f->tKernelSwitch) {
 	int64_t oldPid = Col(b, f->oldPid, i), newPid = Col(b, f->newPid, i);
@@ -416,19 +745,12 @@ DemandRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
     }
     Tcl_SetHashValue(Thread(st, pid, tid), (ClientData)(intptr_t)bc);
     if (bc != 0) {
-	SdNode *n = Sd_GraphNode(&st->graph, bc);
-
-	if (t < n->firstTime) {
-	    n->firstTime = t;
-	}
+	n = Live(st, bc, t, &tomb);
+	late = n == NULL;
     }
 
     if (type == f->tStitch) {
-	int64_t src = Col(b, f->srcBc, i), dst = Col(b, f->dstBc, i);
-
-	if (src != RB_ABSENT && dst != RB_ABSENT && src != 0 && dst != 0) {
-	    Sd_GraphStitch(&st->graph, src, dst);
-	}
+	late |= StitchRecord(st, Col(b, f->srcBc, i), Col(b, f->dstBc, i), t);
     } else if (type == f->tDiskStart) {
 	int64_t key[2] = {Col(b, f->disk, i), Col(b, f->ioId, i)};
 	int isNew;
@@ -448,7 +770,7 @@ DemandRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
 	} else {
 	    SdDiskOp *op = Tcl_GetHashValue(e);
 
-	    AddDemand(st, op->bc, 1, (t - op->start) / NS);
+	    AddDemand(st, op->bc, 1, (t - op->start) / NS, t);
 	    free(op);
 	    Tcl_DeleteHashEntry(e);
 	}
@@ -456,20 +778,37 @@ DemandRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
 	int64_t bytes = Col(b, f->bytes, i);
 
 	if (bytes != RB_ABSENT) {
-	    AddDemand(st, bc, 2, (double)bytes);
+	    AddDemand(st, bc, 2, (double)bytes, t);
 	}
     } else {
 	for (k = 0; k < 6; k++) {
 	    if (type == f->tBuffer[k]) {
-		if (bc != 0) {
-		    Sd_GraphNode(&st->graph, bc)->buf[k]++;
+		if (n != NULL) {
+		    n->buf[k]++;
+		} else if (tomb != NULL) {
+		    int j;
+
+		    for (j = 0; j < tomb->nshares; j++) {
+			SdClientSum *c = &st->clients[
+				SD_CLIENT(tomb->shares[j].root)];
+
+			c->used = 1;
+			c->buf[k] += tomb->shares[j].weight;
+		    }
 		}
 		if (st->bufferLog) {
-		    LogBuffer(st, b, i, k);
+		    LogBuffer(st, b, i, k, n, tomb);
 		}
 		break;
 	    }
 	}
+    }
+    if (late) {
+	st->lateRecords++;
+    }
+    held = (size_t)st->graph.nodes.numEntries + st->tombs.numEntries;
+    if (held > st->peakHeld) {
+	st->peakHeld = held;
     }
 }
 
@@ -494,29 +833,6 @@ DemandBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 }
 
 /*
- * MainClient --
- *	The client bearing the largest share of a node's work.
- */
-static int
-MainClient(SdGraph *g, int64_t bc)
-{
-    SdNode *n = Sd_GraphFind(g, bc);
-    const SdShare *sh;
-    int ns, j, best = 0;
-
-    if (n == NULL) {
-	return SD_CLIENT(bc);
-    }
-    sh = Sd_GraphRoots(g, n, &ns);
-    for (j = 1; j < ns; j++) {
-	if (sh[j].weight > sh[best].weight) {
-	    best = j;
-	}
-    }
-    return SD_CLIENT(sh[best].root);
-}
-
-/*
  * TableAttr --
  *	A table attribute with the numeric columns named in cols.
  */
@@ -535,7 +851,7 @@ TableAttr(const char *name, const char *help, const char *const cols[],
 
 /*
  * DemandEnd --
- *	Rolls every breadcrumb's work up to root requests and clients and
+ *	Retires every breadcrumb left, so that all work is billed, and
  *	sets the Attributes.
  */
 static int
@@ -558,21 +874,20 @@ DemandEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     };
     static const char *const seriesUnits[] = {"s", "", "s", "s", "bytes"};
     DemandState *st = a->state;
-    double client[256][11];
-    int used[256], j, k, ns, row;
-    Tcl_HashSearch s;
-    Tcl_HashEntry *e;
-    Rb_Attribute *attr, *req = NULL;
+    int j, k, row;
+    Rb_Attribute *attr, *req;
     Tcl_Obj **rows;
     int nrows;
     char hex[24];
 
-    if (st->interval > 0 && st->binStart != RB_ABSENT) {
-	Prune(st, run->lastTime >= st->binStart ? run->lastTime + 1
-		: st->binStart + 1);
+    if (!st->inert) {
+	if (st->interval > 0 && st->binStart != RB_ABSENT) {
+	    /* Running threads are billed up to the end. */
+	    Prune(st, run->lastTime >= st->binStart ? run->lastTime + 1
+		    : st->binStart + 1);
+	}
+	Sweep(st, INT64_MAX, 1);
     }
-    memset(client, 0, sizeof(client));
-    memset(used, 0, sizeof(used));
     if (st->perRequest) {
 	req = Rb_AttrCreate("RequestDemand", RB_ATTR_TABLE, "", "demand of "
 		"each root request, sub-requests and its share of coalesced "
@@ -581,59 +896,15 @@ DemandEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	for (k = 0; reqCols[k]; k++) {
 	    Rb_AttrAddColumn(req, reqCols[k], reqUnits[k], 0);
 	}
-    }
-    for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
-	    e = Tcl_NextHashEntry(&s)) {
-	SdNode *n = Tcl_GetHashValue(e);
-	const SdShare *sh = Sd_GraphRoots(&st->graph, n, &ns);
-
-	if (n->nparents == 0) {
-	    client[SD_CLIENT(n->bc)][0]++;
-	    used[SD_CLIENT(n->bc)] = 1;
-	}
-	for (j = 0; j < ns; j++) {
-	    int c = SD_CLIENT(sh[j].root);
-	    double w = sh[j].weight;
-
-	    used[c] = 1;
-	    client[c][1] += w * n->cpu;
-	    client[c][2] += w * n->disk;
-	    client[c][3] += w * n->netBytes;
-	    for (k = 0; k < 6; k++) {
-		client[c][5 + k] += w * n->buf[k];
-	    }
-	}
-    }
-    if (req != NULL) {
-	/* A second pass, with pend (empty after the last prune) as each
-	 * root's accumulator. */
-	for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
-		e = Tcl_NextHashEntry(&s)) {
-	    SdNode *n = Tcl_GetHashValue(e), *root;
-	    const SdShare *sh = Sd_GraphRoots(&st->graph, n, &ns);
-
-	    for (j = 0; j < ns; j++) {
-		root = Sd_GraphFind(&st->graph, sh[j].root);
-		root->pend[0] += sh[j].weight * n->cpu;
-		root->pend[1] += sh[j].weight * n->disk;
-		root->pend[2] += sh[j].weight * n->netBytes;
-	    }
-	}
-	for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
-		e = Tcl_NextHashEntry(&s)) {
-	    SdNode *n = Tcl_GetHashValue(e);
-
-	    if (n->nparents != 0) {
-		continue;
-	    }
-	    snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)n->bc);
+	for (j = 0; j < (int)st->nreq; j++) {
+	    snprintf(hex, sizeof(hex), "0x%016llx",
+		    (unsigned long long)st->reqRows[j].bc);
 	    row = Rb_AttrAddRow(req);
 	    Rb_AttrSetText(req, row, 0, hex);
-	    Rb_AttrSetNum(req, row, 1, SD_CLIENT(n->bc));
+	    Rb_AttrSetNum(req, row, 1, SD_CLIENT(st->reqRows[j].bc));
 	    for (k = 0; k < 3; k++) {
-		Rb_AttrSetNum(req, row, 2 + k, n->pend[k]);
+		Rb_AttrSetNum(req, row, 2 + k, st->reqRows[j].v[k]);
 	    }
-	    memset(n->pend, 0, sizeof(n->pend));
 	}
 	Rb_AnalyzerSet(a, req);
     }
@@ -642,19 +913,21 @@ DemandEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "and network demand, buffer-cache accesses", clientCols,
 	    clientUnits);
     for (k = 0; k < 256; k++) {
-	if (!used[k]) {
+	const SdClientSum *c = &st->clients[k];
+
+	if (!c->used) {
 	    continue;
 	}
 	row = Rb_AttrAddRow(attr);
 	Rb_AttrSetNum(attr, row, 0, k);
-	Rb_AttrSetNum(attr, row, 1, client[k][0]);
-	Rb_AttrSetNum(attr, row, 2, client[k][1]);
-	Rb_AttrSetNum(attr, row, 3, client[k][2]);
-	Rb_AttrSetNum(attr, row, 4, client[k][3]);
+	Rb_AttrSetNum(attr, row, 1, c->requests);
+	Rb_AttrSetNum(attr, row, 2, c->cpu);
+	Rb_AttrSetNum(attr, row, 3, c->disk);
+	Rb_AttrSetNum(attr, row, 4, c->netBytes);
 	Rb_AttrSetNum(attr, row, 5, st->bandwidth > 0
-		? client[k][3] / st->bandwidth : 0);
+		? c->netBytes / st->bandwidth : 0);
 	for (j = 0; j < 6; j++) {
-	    Rb_AttrSetNum(attr, row, 6 + j, client[k][5 + j]);
+	    Rb_AttrSetNum(attr, row, 6 + j, c->buf[j]);
 	}
     }
     Rb_AnalyzerSet(a, attr);
@@ -667,6 +940,15 @@ DemandEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AnalyzerSet(a, Rb_AttrScalar("UnmatchedDiskOps",
 	    (double)(st->unmatchedDisk + st->diskOps.numEntries), "",
 	    "DiskOpEnd without a start, and starts never ended"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("LateRecords", (double)st->lateRecords,
+	    "", "records naming a breadcrumb already retired (billed to its "
+	    "roll-up)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("RefusedStitches",
+	    (double)st->refusedStitches, "", "stitches refused for closing a "
+	    "cycle or chaining deeper than 64"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("PeakBreadcrumbs", (double)st->peakHeld,
+	    "", "most breadcrumbs held at once, live and retired "
+	    "(tombstones)"));
 
     if (st->bufferLog) {
 	attr = Rb_AttrCreate("BufferAccesses", RB_ATTR_TABLE, "",
@@ -682,8 +964,7 @@ DemandEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 
 	    row = Rb_AttrAddRow(attr);
 	    Rb_AttrSetNum(attr, row, 0, x->time / NS);
-	    Rb_AttrSetNum(attr, row, 1, x->bc == 0 ? -1
-		    : MainClient(&st->graph, x->bc));
+	    Rb_AttrSetNum(attr, row, 1, x->client);
 	    Rb_AttrSetText(attr, row, 2, Sd_BufferTypes[x->kind]);
 	    Rb_AttrSetNum(attr, row, 3, (double)x->file);
 	    Rb_AttrSetNum(attr, row, 4, (double)x->offset);

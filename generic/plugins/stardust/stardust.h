@@ -91,31 +91,50 @@ typedef struct SdShare {
     double weight;		/* Fraction of the node's work it bears. */
 } SdShare;
 
+/*
+ * A stitch that would close a cycle, or make a chain of stitches from a
+ * root longer than SD_MAX_STITCH_DEPTH, is refused: the graph stays a
+ * DAG of bounded depth, so every walk over it is bounded.
+ */
+#define SD_MAX_STITCH_DEPTH 64
+
+enum { SD_STITCH_OK = 0, SD_STITCH_CYCLE, SD_STITCH_DEEP };
+
 typedef struct SdNode {
     int64_t bc;
     int nparents, capParents;
     int64_t *parents;
     int nchildren, capChildren;
     int64_t *children;
+    int depth;			/* Longest stitch chain from a root. */
+    int ninherit;		/* Parents already retired ... */
+    int nInheritShares;
+    SdShare *inherit;		/* ... and the sum of their roll-ups. */
     double cpu, disk;		/* seconds */
     double netBytes;
     double buf[6];		/* Buffer-cache accesses by kind. */
     double pend[3];		/* cpu, disk, netBytes since the last prune */
-    int64_t firstTime;		/* First record of the node, ns. */
+    double acc[3];		/* A root's total, sub-requests included. */
+    int64_t lastTime;		/* Last activity of the node, ns. */
+    size_t logHead;		/* Its newest buffer access + 1, 0 none. */
     int nshares;		/* Roll-up, computed on demand. */
     SdShare *shares;
     int state;			/* 0 unresolved, 1 resolving, 2 done */
+    unsigned mark, height;	/* Scratch of Sd_GraphStitch's check. */
 } SdNode;
 
 typedef struct SdGraph {
     Tcl_HashTable nodes;	/* breadcrumb -> SdNode * */
+    unsigned walk;		/* Generation of the last check walk. */
 } SdGraph;
 
 void		Sd_GraphInit(SdGraph *g);
 void		Sd_GraphFree(SdGraph *g);
 SdNode *	Sd_GraphNode(SdGraph *g, int64_t bc);
 SdNode *	Sd_GraphFind(const SdGraph *g, int64_t bc);
-void		Sd_GraphStitch(SdGraph *g, int64_t src, int64_t dst);
+int		Sd_GraphStitch(SdGraph *g, int64_t src, int64_t dst);
+void		Sd_GraphInherit(SdNode *n, const SdShare *shares, int count);
+void		Sd_GraphRemove(SdGraph *g, SdNode *n);
 const SdShare *	Sd_GraphRoots(SdGraph *g, SdNode *n, int *count);
 void		Sd_GraphForgetRoots(SdGraph *g);
 

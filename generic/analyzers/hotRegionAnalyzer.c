@@ -305,8 +305,8 @@ HotRegionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	Rb_BlockOfKey(devices, ost->regions.keys[i], &dev, &regionNo);
 	if (!Rb_BlockKey(&st->map, dev, regionNo, &key)) {
 	    free(devices);
-	    Rb_AnalyzerError(a, "RUBICON ANALYZER MERGE",
-		    "HotRegionAnalyzer: too many devices to merge");
+	    Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
+		    "HotRegionAnalyzer: more than 32768 devices to merge");
 	    return TCL_ERROR;
 	}
 	c = Rb_KeyTableFind(&st->regions, key, 1);

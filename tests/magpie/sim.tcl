@@ -13,7 +13,8 @@
 # netBytes).  The server has 2 CPUs, 8 worker threads, 4 helper threads, a
 # 5 ms quantum, a disk whose completions run a 100 us deferred procedure
 # call on CPU 0 (interrupting whatever runs there), and sends 1460-byte
-# packets.  Request types follow the Magpie paper:
+# packets; Http/Request logs the URL /TYPE.  Request types follow the
+# Magpie paper:
 #   A  one thread spins 30 ms          B  one thread spins 15 ms
 #   C  static 12 KB file (disk, net)   D  static 5 KB file
 #   E  two threads spin 15 ms at once  F  RPC-style hand-off to a helper
@@ -36,14 +37,14 @@ namespace eval sim {
     variable pktCpu 20000
     variable netNs 150000
     # The attributes of the events, the columns of the CSV form.
-    variable columns {Conn Thread Bytes Cpu OldThread NewThread Task Irp}
+    variable columns {Conn Thread Bytes Cpu OldThread NewThread Task Irp Url}
     variable rpcColumns {Rpc Seq}
 }
 
 # sim::program TYPE REQ CONN TASK IRP -- the worker's actions for a request.
 proc sim::program {type req conn task irp} {
     variable pktCpu; variable back
-    set p [list [list log Http/Request Conn=$conn]]
+    set p [list [list log Http/Request Conn=$conn Url=/$type]]
     switch $type {
 	A {lappend p {spin 30000000}}
 	B {lappend p {spin 15000000}}

@@ -7,6 +7,7 @@ set webSchema {
     foreach id {Conn Task Irp Cpu Thread OldThread NewThread} {
 	attribute $id int
     }
+    attribute Url string
     domain Thread {Thread OldThread NewThread}
 
     # Context switches carry the CPU; the parser charges the time

@@ -37,5 +37,11 @@ Rb_MagpieInit(Tcl_Interp *interp)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }
-    return MgSchemaInitCmds(interp);
+    if (MgSchemaInitCmds(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (MgCanonInitCmds(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return MgParserInitCmds(interp);
 }

@@ -40,6 +40,7 @@ typedef struct MgEventType {
     int intrEnd;		/* that begins / ends here, or -1. */
     int diskBytes;		/* Field of disk bytes, or -1. */
     int netBytes;		/* Field of network bytes, or -1. */
+    int syncField;		/* Attribute of its sync statements, or -1. */
 } MgEventType;
 
 /* sync SOURCE ATTR DEST: a Signal at SOURCE, Wait/Resume at DEST. */
@@ -78,6 +79,104 @@ typedef struct MgSchema {
     int nstitches;
     MgStitch *stitches;
 } MgSchema;
+
+/*
+ * A request as the parser emits it: its entries in record order.  Besides
+ * the events themselves there are the CPU charges the parser made to the
+ * request (the time a thread or interrupt context ran between two
+ * accounting points) and, inserted at emission, the synchronization
+ * points of the schema's sync statements: a Signal just after the source
+ * event, a Wait and a Resume just before the destination event.
+ */
+typedef enum MgKind {
+    MG_EVENT = 0,		/* an event of the log */
+    MG_CPU,			/* CPU time charged, ending at .time */
+    MG_SIGNAL,			/* sync points */
+    MG_WAIT,
+    MG_RESUME
+} MgKind;
+
+typedef struct MgEvent {
+    uint64_t recNo;		/* Record number in the run (1-based); a
+				 * charge or point has its event's number. */
+    int64_t time;		/* ns, the machine's clock */
+    int64_t machine;		/* String id in the run's schema. */
+    int64_t thread;		/* Thread-domain value, interrupt context id
+				 * (intr set), or RB_ABSENT. */
+    int64_t amount;		/* MG_CPU: ns.  MG_EVENT: bytes of a -disk or
+				 * -net event.  Sync points: the record number
+				 * of the event at the other end. */
+    int64_t syncVal;		/* MG_EVENT: value of its type's syncField. */
+    int type;			/* Event type (of the event a point is at). */
+    unsigned char kind;		/* MgKind */
+    unsigned char intr;		/* thread is an interrupt-like context, named
+				 * by the record number of its begin event */
+} MgEvent;
+
+typedef struct MgRequest {
+    int64_t id;			/* 1, 2, ... in order of emission */
+    int64_t machine;		/* String id in the run's schema. */
+    int64_t label;		/* -label value, or RB_ABSENT */
+    int64_t cpuNs, diskOps, diskBytes, netPkts, netBytes;
+    int cluster;		/* Cluster index (0-based), -1 if none. */
+    int nev;
+    MgEvent *ev;
+} MgRequest;
+
+/*
+ * Canonical form: a request's tokens, each an event (with the CPU its
+ * thread used since the thread's previous event, and its bytes), a sync
+ * point, or a bracket around a thread forked at a Signal.
+ */
+enum {
+    MG_SYM_CPU = -1,		/* CPU left after a thread's last event */
+    MG_SYM_SIGNAL = -2,
+    MG_SYM_WAIT = -3,
+    MG_SYM_RESUME = -4,
+    MG_SYM_OPEN = -5,		/* "(" a forked thread begins */
+    MG_SYM_CLOSE = -6		/* ")" */
+};
+
+typedef struct MgToken {
+    int sym;			/* Event type index, or MG_SYM_* */
+    double cpuNs, diskBytes, netBytes;
+} MgToken;
+
+/* Costs of the edit distance: a token weighs 1 plus its resources in
+ * these units; see MgEditDistance. */
+typedef struct MgCost {
+    double cpuUnit;		/* ns */
+    double byteUnit;		/* bytes */
+} MgCost;
+
+/* canon.c */
+void		MgInsertSyncPoints(const MgSchema *s, MgRequest *r,
+		    MgEvent **scratch, int *scratchCap);
+int		MgCanonical(const MgSchema *s, const MgRequest *r,
+		    MgToken **tokens, int *cap);
+void		MgTokensString(const MgSchema *s, const MgToken *t, int n,
+		    Tcl_DString *out);
+double		MgTokenWeight(const MgToken *t, const MgCost *c);
+double		MgTokensWeight(const MgToken *t, int n, const MgCost *c);
+double		MgEditDistance(const MgToken *a, int na, const MgToken *b,
+		    int nb, const MgCost *c);
+int		MgCanonInitCmds(Tcl_Interp *interp);
+
+/* cluster.c: incremental behavioural clustering and the workload model. */
+typedef struct MgClusterer MgClusterer;
+MgClusterer *	MgClustererNew(const MgSchema *s, const MgCost *cost,
+		    double threshold, int outliers);
+int		MgClustererAdd(MgClusterer *c, const MgRequest *r,
+		    const MgToken *t, int n, const char *text,
+		    const char *labelText);
+void		MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial);
+void		MgClustererFree(MgClusterer *c);
+
+/* parser.c: the requests a MagpieParserAnalyzer listed in full (-keep)
+ * in its last run, for drawing; NULL if a is not one or id not kept. */
+const MgRequest *MgParserRequest(const Rb_Analyzer *a, int64_t id);
+const MgSchema *MgParserSchema(const Rb_Analyzer *a);
+int		MgParserInitCmds(Tcl_Interp *interp);
 
 /* Registry of schemas defined by magpie::schema (process-wide, as trace
  * readers are; a later definition of a name replaces the earlier). */

@@ -22,13 +22,6 @@
 #include <stdlib.h>
 #include "plugins/magpie/magpie.h"
 
-typedef struct Ev {
-    uint64_t recNo;		/* Record number in the run (1-based). */
-    int64_t time;
-    int type;			/* Event type index in the schema. */
-    int64_t thread;		/* Thread-domain value, or RB_ABSENT. */
-} Ev;
-
 typedef struct Set {
     int parent;			/* Union-find parent; -1 when free. */
     int nextMember;		/* Members of a root, for freeing. */
@@ -38,7 +31,7 @@ typedef struct Set {
     int64_t machine;
     int64_t label;
     int64_t cpuNs, diskOps, diskBytes, netPkts, netBytes;
-    Ev *ev;
+    MgEvent *ev;		/* Its events and CPU charges. */
     int nev, capEv;
 } Set;
 
@@ -46,6 +39,7 @@ typedef struct CpuState {
     int64_t thread;		/* Running thread, RB_ABSENT if unknown. */
     int64_t last;		/* Last accounting point, or RB_ABSENT. */
     int intrSet;		/* Set of the interrupt context, or -1. */
+    uint64_t intrCtx;		/* Its id: record number of its begin. */
 } CpuState;
 
 /* Hash keys of three slots: machine, domain or 0, value. */
@@ -69,6 +63,10 @@ typedef struct ParserState {
     char *labelAttr;		/* -label */
     int64_t maxInFlight;	/* -maxinflight */
     int64_t keep;		/* -keep */
+    double threshold;		/* -threshold */
+    int64_t cpuUnit;		/* -cpuunit, ns */
+    int64_t byteUnit;		/* -byteunit */
+    int64_t outliers;		/* -outliers */
 
     MgSchema *mg;
     Rb_Schema *rec;
@@ -89,9 +87,17 @@ typedef struct ParserState {
     uint64_t events, unknown, complete, incomplete, discardedEvents;
     int64_t busyNs, accountedNs;
     uint64_t stitched;		/* Packets whose halves were matched. */
+    uint64_t curRec;		/* Record being processed. */
     int failed;
 
     Rb_Attribute *requests;	/* Rows of emitted requests. */
+    MgRequest *kept;		/* The requests listed, with their events. */
+    int nkept;
+    MgEvent *points;		/* Scratch: events with sync points. */
+    int pointsCap;
+    MgToken *tokens;		/* Scratch: a canonical form. */
+    int tokensCap;
+    MgClusterer *clusterer;
 } ParserState;
 
 static const Rb_Option parserOptions[] = {
@@ -105,19 +111,29 @@ static const Rb_Option parserOptions[] = {
      "1000000", "most event sets open at once before the run fails"},
     {"-keep", RB_OPT_INT, offsetof(ParserState, keep), "1000",
      "most requests listed in the Requests table (all are counted)"},
+    {"-threshold", RB_OPT_DOUBLE, offsetof(ParserState, threshold), "0.1",
+     "a request joins the nearest cluster within this fraction of the "
+     "larger form's distance from the null request"},
+    {"-cpuunit", RB_OPT_TIME, offsetof(ParserState, cpuUnit), "0.001",
+     "CPU time weighing as much as one event in the edit distance"},
+    {"-byteunit", RB_OPT_INT, offsetof(ParserState, byteUnit), "8192",
+     "bytes weighing as much as one event in the edit distance"},
+    {"-outliers", RB_OPT_INT, offsetof(ParserState, outliers), "1",
+     "requests of clusters at most this large are listed as outliers"},
     {NULL}
 };
 
 static const char *const parserAttrs[] = {
     "Requests", "RequestCount", "IncompleteSets", "DiscardedEvents",
     "UnknownEvents", "CpuAccountedFraction", "BusyCpu", "PeakInFlight",
-    "StitchedPackets", "UnmatchedPackets", NULL
+    "StitchedPackets", "UnmatchedPackets", "Clusters", "ClusterCount",
+    "Outliers", "WorkloadModel", "ModelError", NULL
 };
 
 enum {
     COL_ID, COL_MACHINE, COL_LABEL, COL_BEGIN, COL_END, COL_LATENCY,
     COL_CPU, COL_DISKOPS, COL_DISKBYTES, COL_NETPKTS, COL_NETBYTES,
-    COL_NEVENTS, COL_EVENTS
+    COL_NEVENTS, COL_EVENTS, COL_CLUSTER, COL_CANONICAL
 };
 
 /*
@@ -143,6 +159,8 @@ NewRequestsTable(void)
     Rb_AttrAddColumn(t, "netBytes", "bytes", 0);
     Rb_AttrAddColumn(t, "nevents", "", 0);
     Rb_AttrAddColumn(t, "events", "", 1);
+    Rb_AttrAddColumn(t, "cluster", "", 0);
+    Rb_AttrAddColumn(t, "canonical", "", 1);
     return t;
 }
 
@@ -187,6 +205,26 @@ FreeRun(ParserState *s)
 	Rb_AttrFree(s->requests);
 	s->requests = NULL;
     }
+    for (i = 0; i < s->nkept; i++) {
+	MgFree(s->kept[i].ev);
+    }
+    if (s->kept) {
+	MgFree(s->kept);
+    }
+    s->kept = NULL;
+    s->nkept = 0;
+    if (s->points) {
+	MgFree(s->points);
+    }
+    s->points = NULL;
+    s->pointsCap = 0;
+    if (s->tokens) {
+	MgFree(s->tokens);
+    }
+    s->tokens = NULL;
+    s->tokensCap = 0;
+    MgClustererFree(s->clusterer);
+    s->clusterer = NULL;
     MgSchemaRelease(s->mg);
     s->mg = NULL;
 }
@@ -203,6 +241,13 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     int i;
 
     FreeRun(s);
+    if (!(s->threshold >= 0) || s->cpuUnit <= 0 || s->byteUnit <= 0
+	    || s->outliers < 0 || s->keep < 0) {
+	Rb_AnalyzerError(a, "RUBICON MAGPIE OPTION", "-threshold and "
+		"-outliers must not be negative, -cpuunit and -byteunit "
+		"must be positive, -keep not negative");
+	return TCL_ERROR;
+    }
     s->mg = MgSchemaFind(s->schemaName);
     if (s->mg == NULL) {
 	Rb_AnalyzerError(a, "RUBICON MAGPIE SCHEMA", "no Magpie schema "
@@ -260,6 +305,14 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     s->stitched = 0;
     s->failed = 0;
     s->requests = NewRequestsTable();
+    {
+	MgCost cost;
+
+	cost.cpuUnit = (double)s->cpuUnit;
+	cost.byteUnit = (double)s->byteUnit;
+	s->clusterer = MgClustererNew(s->mg, &cost, s->threshold,
+		(int)(s->outliers < 1000 ? s->outliers : 1000));
+    }
     return TCL_OK;
 }
 
@@ -308,7 +361,7 @@ NewSet(ParserState *s, int64_t machine)
     }
     set = &s->sets[x];
     {
-	Ev *ev = set->ev;
+	MgEvent *ev = set->ev;
 	int cap = set->capEv;
 
 	memset(set, 0, sizeof(*set));
@@ -327,24 +380,46 @@ NewSet(ParserState *s, int64_t machine)
 }
 
 /*
- * AddEvent --
- *	Appends an event to root set x.
+ * Reserve --
+ *	Makes room for n more entries in set x.
  */
 static void
-AddEvent(ParserState *s, int x, uint64_t recNo, int64_t t, int type,
-	int64_t thread)
+Reserve(ParserState *s, int x, int n)
 {
     Set *set = &s->sets[x];
 
-    if (set->nev == set->capEv) {
-	set->capEv = set->capEv ? 2 * set->capEv : 16;
-	set->ev = MgRealloc(set->ev, set->capEv * sizeof(Ev));
+    if (set->nev + n > set->capEv) {
+	while (set->nev + n > set->capEv) {
+	    set->capEv = set->capEv ? 2 * set->capEv : 16;
+	}
+	set->ev = MgRealloc(set->ev, set->capEv * sizeof(MgEvent));
     }
-    set->ev[set->nev].recNo = recNo;
-    set->ev[set->nev].time = t;
-    set->ev[set->nev].type = type;
-    set->ev[set->nev].thread = thread;
-    set->nev++;
+}
+
+/*
+ * AddEntry --
+ *	Appends an event or a CPU charge to root set x, on a thread (or an
+ *	interrupt context if intr) of a machine.
+ * Results: the entry, its amount 0 and its sync value absent.
+ */
+static MgEvent *
+AddEntry(ParserState *s, int x, MgKind kind, uint64_t recNo, int64_t t,
+	int type, int64_t machine, int64_t thread, int intr)
+{
+    MgEvent *e;
+
+    Reserve(s, x, 1);
+    e = &s->sets[x].ev[s->sets[x].nev++];
+    e->recNo = recNo;
+    e->time = t;
+    e->machine = machine;
+    e->thread = thread;
+    e->amount = 0;
+    e->syncVal = RB_ABSENT;
+    e->type = type;
+    e->kind = (unsigned char)kind;
+    e->intr = (unsigned char)intr;
+    return e;
 }
 
 /*
@@ -357,7 +432,6 @@ static int
 Union(ParserState *s, int a, int b)
 {
     Set *ra, *rb;
-    int k;
 
     if (a == b) {
 	return a;
@@ -368,11 +442,10 @@ Union(ParserState *s, int a, int b)
 	a = b;
 	b = tmp;
     }
-    for (k = 0; k < s->sets[b].nev; k++) {
-	const Ev *e = &s->sets[b].ev[k];
-
-	AddEvent(s, a, e->recNo, e->time, e->type, e->thread);
-    }
+    Reserve(s, a, s->sets[b].nev);
+    memcpy(s->sets[a].ev + s->sets[a].nev, s->sets[b].ev,
+	    s->sets[b].nev * sizeof(MgEvent));
+    s->sets[a].nev += s->sets[b].nev;
     ra = &s->sets[a];
     rb = &s->sets[b];
     /* A request stitched across machines is named by the machine it
@@ -420,65 +493,209 @@ FreeSet(ParserState *s, int x)
     }
 }
 
+/*
+ * CompareEntries --
+ *	Record order; at one record, CPU charged up to it comes before the
+ *	event, and charges to different threads in thread order.
+ */
 static int
-CompareEv(const void *x, const void *y)
+CompareEntries(const void *x, const void *y)
 {
-    const Ev *a = x, *b = y;
+    const MgEvent *a = x, *b = y;
+    int ra = a->kind == MG_CPU ? 0 : 1, rb = b->kind == MG_CPU ? 0 : 1;
 
-    return a->recNo < b->recNo ? -1 : a->recNo > b->recNo;
+    if (a->recNo != b->recNo) {
+	return a->recNo < b->recNo ? -1 : 1;
+    }
+    if (ra != rb) {
+	return ra - rb;
+    }
+    if (a->machine != b->machine) {
+	return a->machine < b->machine ? -1 : 1;
+    }
+    if (a->intr != b->intr) {
+	return a->intr - b->intr;
+    }
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+/*
+ * ThreadField --
+ *	A record field of the schema's thread domain (its values all have
+ *	that field's type), or -1.
+ */
+static int
+ThreadField(const MgSchema *mg)
+{
+    int f;
+
+    for (f = 0; f < mg->rec->nfields; f++) {
+	if (mg->threadDomain >= 0 && mg->fieldDomain[f] == mg->threadDomain) {
+	    return f;
+	}
+    }
+    return -1;
+}
+
+/*
+ * LabelText --
+ *	The text of a request's label, or NULL if it has none.
+ */
+static const char *
+LabelText(const ParserState *s, int64_t label, char *buf, size_t size)
+{
+    if (label == RB_ABSENT) {
+	return NULL;
+    }
+    if (s->rec->fields[s->fLabel].type == RB_FT_STRING) {
+	return Rb_SchemaString(s->rec, label);
+    }
+    snprintf(buf, size, "%lld", (long long)label);
+    return buf;
+}
+
+/*
+ * AddRow --
+ *	Lists request r, of canonical form text, in the Requests table and
+ *	keeps a copy of it with its events for MgParserRequest.
+ */
+static void
+AddRow(ParserState *s, const MgRequest *r, const char *label,
+	const char *text)
+{
+    Rb_Attribute *t = s->requests;
+    Tcl_DString ids;
+    MgRequest *copy;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    char buf[32];
+    int row, k, nev = 0;
+
+    Tcl_DStringInit(&ids);
+    for (k = 0; k < r->nev; k++) {
+	const MgEvent *e = &r->ev[k];
+
+	if (e->kind != MG_EVENT) {
+	    continue;
+	}
+	first = e->time < first ? e->time : first;
+	last = e->time > last ? e->time : last;
+	snprintf(buf, sizeof(buf), nev++ ? " %llu" : "%llu",
+		(unsigned long long)e->recNo);
+	Tcl_DStringAppend(&ids, buf, -1);
+    }
+    row = Rb_AttrAddRow(t);
+    Rb_AttrSetNum(t, row, COL_ID, (double)r->id);
+    Rb_AttrSetText(t, row, COL_MACHINE, Rb_SchemaString(s->rec,
+	    r->machine));
+    if (label != NULL) {
+	Rb_AttrSetText(t, row, COL_LABEL, label);
+    }
+    Rb_AttrSetNum(t, row, COL_BEGIN, first / 1e9);
+    Rb_AttrSetNum(t, row, COL_END, last / 1e9);
+    Rb_AttrSetNum(t, row, COL_LATENCY, (last - first) / 1e9);
+    Rb_AttrSetNum(t, row, COL_CPU, r->cpuNs / 1e9);
+    Rb_AttrSetNum(t, row, COL_DISKOPS, (double)r->diskOps);
+    Rb_AttrSetNum(t, row, COL_DISKBYTES, (double)r->diskBytes);
+    Rb_AttrSetNum(t, row, COL_NETPKTS, (double)r->netPkts);
+    Rb_AttrSetNum(t, row, COL_NETBYTES, (double)r->netBytes);
+    Rb_AttrSetNum(t, row, COL_NEVENTS, nev);
+    Rb_AttrSetText(t, row, COL_EVENTS, Tcl_DStringValue(&ids));
+    Rb_AttrSetNum(t, row, COL_CLUSTER, r->cluster + 1);
+    Rb_AttrSetText(t, row, COL_CANONICAL, text);
+    Tcl_DStringFree(&ids);
+
+    s->kept = MgRealloc(s->kept, (s->nkept + 1) * sizeof(MgRequest));
+    copy = &s->kept[s->nkept++];
+    *copy = *r;
+    copy->ev = MgAlloc(r->nev * sizeof(MgEvent));
+    memcpy(copy->ev, r->ev, r->nev * sizeof(MgEvent));
 }
 
 /*
  * Emit --
- *	Adds root x as a row of the Requests table (while under -keep) and
- *	counts it.
+ *	A complete request: puts its entries in record order, inserts its
+ *	sync points, derives its canonical form, clusters it, and lists it
+ *	in the Requests table while under -keep.
  */
 static void
 Emit(ParserState *s, int x)
 {
     Set *set = &s->sets[x];
-    Rb_Attribute *t = s->requests;
-    Tcl_DString ids;
+    MgRequest req;
+    Tcl_DString text;
+    const char *label;
     char buf[32];
-    int r, k;
+    int n;
 
     s->complete++;
     s->accountedNs += set->cpuNs;
-    if ((int64_t)t->nrows >= s->keep) {
-	return;
+    qsort(set->ev, set->nev, sizeof(MgEvent), CompareEntries);
+    memset(&req, 0, sizeof(req));
+    req.id = (int64_t)s->complete;
+    req.machine = set->machine;
+    req.label = set->label;
+    req.cpuNs = set->cpuNs;
+    req.diskOps = set->diskOps;
+    req.diskBytes = set->diskBytes;
+    req.netPkts = set->netPkts;
+    req.netBytes = set->netBytes;
+    req.nev = set->nev;
+    req.ev = set->ev;
+    MgInsertSyncPoints(s->mg, &req, &s->points, &s->pointsCap);
+    n = MgCanonical(s->mg, &req, &s->tokens, &s->tokensCap);
+    Tcl_DStringInit(&text);
+    MgTokensString(s->mg, s->tokens, n, &text);
+    label = LabelText(s, req.label, buf, sizeof(buf));
+    req.cluster = MgClustererAdd(s->clusterer, &req, s->tokens, n,
+	    Tcl_DStringValue(&text), label);
+    if ((int64_t)s->requests->nrows < s->keep) {
+	AddRow(s, &req, label, Tcl_DStringValue(&text));
     }
-    qsort(set->ev, set->nev, sizeof(Ev), CompareEv);
-    r = Rb_AttrAddRow(t);
-    Rb_AttrSetNum(t, r, COL_ID, (double)s->complete);
-    Rb_AttrSetText(t, r, COL_MACHINE, Rb_SchemaString(s->rec,
-	    set->machine));
-    if (set->label != RB_ABSENT) {
-	if (s->rec->fields[s->fLabel].type == RB_FT_STRING) {
-	    Rb_AttrSetText(t, r, COL_LABEL, Rb_SchemaString(s->rec,
-		    set->label));
-	} else {
-	    snprintf(buf, sizeof(buf), "%lld", (long long)set->label);
-	    Rb_AttrSetText(t, r, COL_LABEL, buf);
-	}
+    Tcl_DStringFree(&text);
+}
+
+/*
+ * MgParserRequest --
+ *	Request id of a MagpieParserAnalyzer's last run, with its events
+ *	and sync points, if it was listed (-keep); else NULL.
+ */
+const MgRequest *
+MgParserRequest(const Rb_Analyzer *a, int64_t id)
+{
+    const ParserState *s;
+
+    if (a == NULL || a->cls != &MgParserAnalyzerClass) {
+	return NULL;
     }
-    Rb_AttrSetNum(t, r, COL_BEGIN, set->ev[0].time / 1e9);
-    Rb_AttrSetNum(t, r, COL_END, set->ev[set->nev - 1].time / 1e9);
-    Rb_AttrSetNum(t, r, COL_LATENCY,
-	    (set->ev[set->nev - 1].time - set->ev[0].time) / 1e9);
-    Rb_AttrSetNum(t, r, COL_CPU, set->cpuNs / 1e9);
-    Rb_AttrSetNum(t, r, COL_DISKOPS, (double)set->diskOps);
-    Rb_AttrSetNum(t, r, COL_DISKBYTES, (double)set->diskBytes);
-    Rb_AttrSetNum(t, r, COL_NETPKTS, (double)set->netPkts);
-    Rb_AttrSetNum(t, r, COL_NETBYTES, (double)set->netBytes);
-    Rb_AttrSetNum(t, r, COL_NEVENTS, set->nev);
-    Tcl_DStringInit(&ids);
+    s = a->state;
+    return id >= 1 && id <= s->nkept ? &s->kept[id - 1] : NULL;
+}
+
+/*
+ * MgParserSchema --
+ *	The Magpie schema of a MagpieParserAnalyzer's last run, or NULL.
+ */
+const MgSchema *
+MgParserSchema(const Rb_Analyzer *a)
+{
+    return a != NULL && a->cls == &MgParserAnalyzerClass
+	    ? ((const ParserState *)a->state)->mg : NULL;
+}
+
+/*
+ * CountEvents --
+ *	The events of a set (its CPU charges aside).
+ */
+static uint64_t
+CountEvents(const Set *set)
+{
+    uint64_t n = 0;
+    int k;
+
     for (k = 0; k < set->nev; k++) {
-	snprintf(buf, sizeof(buf), k ? " %llu" : "%llu",
-		(unsigned long long)set->ev[k].recNo);
-	Tcl_DStringAppend(&ids, buf, -1);
+	n += set->ev[k].kind == MG_EVENT;
     }
-    Rb_AttrSetText(t, r, COL_EVENTS, Tcl_DStringValue(&ids));
-    Tcl_DStringFree(&ids);
+    return n;
 }
 
 /*
@@ -499,7 +716,7 @@ Settle(ParserState *s, int x)
 	Emit(s, x);
     } else {
 	s->incomplete++;
-	s->discardedEvents += set->nev;
+	s->discardedEvents += CountEvents(set);
     }
     FreeSet(s, x);
 }
@@ -576,6 +793,11 @@ Charge(ParserState *s, int64_t machine, CpuState *c, int64_t t)
 	    }
 	}
 	if (target >= 0) {
+	    MgEvent *e = AddEntry(s, target, MG_CPU, s->curRec, t, -1,
+		    machine, c->intrSet >= 0 ? (int64_t)c->intrCtx : c->thread,
+		    c->intrSet >= 0);
+
+	    e->amount = d;
 	    s->sets[target].cpuNs += d;
 	}
     }
@@ -642,10 +864,10 @@ ContextSwitch(ParserState *s, const MgEventType *ev, int type,
     so = old == RB_ABSENT ? -1 : Bound(s, machine, s->mg->threadDomain, old);
     sn = nw == RB_ABSENT ? -1 : Bound(s, machine, s->mg->threadDomain, nw);
     if (so >= 0) {
-	AddEvent(s, so, recNo, t, type, old);
+	AddEntry(s, so, MG_EVENT, recNo, t, type, machine, old, 0);
     }
     if (sn >= 0 && sn != so) {
-	AddEvent(s, sn, recNo, t, type, nw);
+	AddEntry(s, sn, MG_EVENT, recNo, t, type, machine, nw, 0);
     }
 }
 
@@ -727,6 +949,8 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
     int target = -1, k, x;
     CpuState *c = NULL;
     int64_t thread = RB_ABSENT;
+    int intr = 0;
+    MgEvent *entry;
 
     for (k = 0; k < ev->njoins; k++) {
 	const MgJoin *j = &ev->joins[k];
@@ -735,11 +959,12 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
 	if (v == RB_ABSENT) {
 	    continue;
 	}
-	if (j->domain == mg->threadDomain) {
+	if (j->domain == mg->threadDomain && thread == RB_ABSENT) {
+	    /* Charged up to every event of a thread, not only where its
+	     * binding changes, so the canonical form knows the CPU the
+	     * thread used between any two of its events. */
 	    thread = v;
-	    if (j->binding != MG_BASIC) {
-		ChargeThread(s, machine, v, t);
-	    }
+	    ChargeThread(s, machine, v, t);
 	}
 	if (j->binding == MG_START) {
 	    continue;
@@ -759,6 +984,8 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
 	if (c->intrSet >= 0) {
 	    x = Find(s, c->intrSet);
 	    target = target < 0 ? x : Union(s, Find(s, target), x);
+	    thread = (int64_t)c->intrCtx;
+	    intr = 1;
 	}
     }
     target = target < 0 ? NewSet(s, machine) : Find(s, target);
@@ -800,16 +1027,17 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
 	    Release(s, c->intrSet, settle, &nsettle);
 	}
 	c->intrSet = target;
+	c->intrCtx = b->firstRecord + i;
 	s->sets[target].open++;
+	thread = (int64_t)c->intrCtx;
+	intr = 1;
     }
 
     target = Find(s, target);
-    AddEvent(s, target, b->firstRecord + i, t, type, thread);
-    for (k = 0; k < mg->nstitches; k++) {
-	if (mg->stitches[k].tx == type || mg->stitches[k].rx == type) {
-	    target = Stitch(s, k, mg->stitches[k].tx == type, b, i, target,
-		    settle, &nsettle);
-	}
+    entry = AddEntry(s, target, MG_EVENT, b->firstRecord + i, t, type,
+	    machine, thread, intr);
+    if (ev->syncField >= 0) {
+	entry->syncVal = b->col[ev->syncField][i];
     }
     if (ev->begin) {
 	s->sets[target].begin = 1;
@@ -821,12 +1049,21 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
 	s->sets[target].end = 1;
     }
     if (ev->diskBytes >= 0 && b->col[ev->diskBytes][i] != RB_ABSENT) {
+	entry->amount = b->col[ev->diskBytes][i];
 	s->sets[target].diskOps++;
-	s->sets[target].diskBytes += b->col[ev->diskBytes][i];
+	s->sets[target].diskBytes += entry->amount;
     }
     if (ev->netBytes >= 0 && b->col[ev->netBytes][i] != RB_ABSENT) {
+	entry->amount = b->col[ev->netBytes][i];
 	s->sets[target].netPkts++;
-	s->sets[target].netBytes += b->col[ev->netBytes][i];
+	s->sets[target].netBytes += entry->amount;
+    }
+    /* Stitching merges sets, which may move the entry: it comes last. */
+    for (k = 0; k < mg->nstitches; k++) {
+	if (mg->stitches[k].tx == type || mg->stitches[k].rx == type) {
+	    target = Stitch(s, k, mg->stitches[k].tx == type, b, i, target,
+		    settle, &nsettle);
+	}
     }
     settle[nsettle++] = target;
     for (k = 0; k < nsettle; k++) {
@@ -855,6 +1092,7 @@ ParserRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
 	return;
     }
     s->events++;
+    s->curRec = b->firstRecord + i;
     if (id < 0 || id >= s->ntypeOf || s->typeOf[id] == 0
 	    || t == RB_ABSENT) {
 	s->unknown++;
@@ -890,12 +1128,13 @@ ParserEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     for (x = 0; x < s->nsets; x++) {
 	if (s->sets[x].parent == x) {
 	    s->incomplete++;
-	    s->discardedEvents += s->sets[x].nev;
+	    s->discardedEvents += CountEvents(&s->sets[x]);
 	    FreeSet(s, x);
 	}
     }
     s->requests->partial = run->partial || s->failed;
     Rb_AnalyzerSet(a, s->requests);
+    MgClustererReport(s->clusterer, a, run->partial || s->failed);
     s->requests = NULL;
     Rb_AnalyzerSet(a, Rb_AttrScalar("RequestCount", (double)s->complete, "",
 	    "requests extracted (a begin and an end event, all intervals "
@@ -921,6 +1160,95 @@ ParserEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    (double)s->packets.numEntries, "", "packet halves whose other "
 	    "half never came"));
     return s->failed ? TCL_ERROR : TCL_OK;
+}
+
+/*
+ * RequestCmd --
+ *	magpie::request FLOW ID ?ATTRIBUTE?: the entries of request ID as
+ *	listed by the MagpieParserAnalyzer that set ATTRIBUTE (default
+ *	Requests) on FLOW, in order: {kind time thread event record amount}
+ *	with kind event, cpu, signal, wait or resume; thread is the thread's
+ *	value, or intr:N for the interrupt context begun at record N;
+ *	amount is the CPU (s) of a charge, the bytes of an event, the
+ *	record at the other end of a sync point.
+ */
+static int
+RequestCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    static const char *const kinds[] = {
+	"event", "cpu", "signal", "wait", "resume"
+    };
+    const char *attrName = objc == 4 ? Tcl_GetString(objv[3]) : "Requests";
+    const Rb_Attribute *attr;
+    const MgRequest *r;
+    const MgSchema *mg;
+    Rb_Flow *flow;
+    Tcl_Obj *out;
+    Tcl_WideInt id;
+    int k;
+
+    if (objc != 3 && objc != 4) {
+	Tcl_WrongNumArgs(interp, 1, objv, "flow id ?attribute?");
+	return TCL_ERROR;
+    }
+    flow = Rb_FlowFromObj(interp, objv[1]);
+    if (flow == NULL || Tcl_GetWideIntFromObj(interp, objv[2], &id)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    attr = Rb_FlowGetAttr(flow, attrName);
+    mg = attr ? MgParserSchema(attr->producer) : NULL;
+    if (mg == NULL) {
+	return Rb_SetInterpError(interp, "RUBICON MAGPIE REQUEST", "flow "
+		"\"%s\" has no attribute \"%s\" set by a "
+		"MagpieParserAnalyzer", Rb_FlowName(flow), attrName);
+    }
+    r = MgParserRequest(attr->producer, id);
+    if (r == NULL) {
+	return Rb_SetInterpError(interp, "RUBICON MAGPIE REQUEST", "request "
+		"%lld is not listed (the parser keeps the first -keep)",
+		(long long)id);
+    }
+    out = Tcl_NewListObj(0, NULL);
+    for (k = 0; k < r->nev; k++) {
+	const MgEvent *e = &r->ev[k];
+	const Rb_Schema *rec = mg->rec;
+	Tcl_Obj *item[6];
+
+	item[0] = Tcl_NewStringObj(kinds[e->kind], -1);
+	item[1] = Tcl_NewDoubleObj(e->time / 1e9);
+	if (e->intr) {
+	    item[2] = Tcl_ObjPrintf("intr:%lld", (long long)e->thread);
+	} else if (e->thread == RB_ABSENT) {
+	    item[2] = Tcl_NewStringObj("", 0);
+	} else if (ThreadField(mg) >= 0
+		&& rec->fields[ThreadField(mg)].type == RB_FT_STRING) {
+	    item[2] = Tcl_NewStringObj(Rb_SchemaString(rec, e->thread), -1);
+	} else {
+	    item[2] = Tcl_NewWideIntObj(e->thread);
+	}
+	item[3] = Tcl_NewStringObj(e->type >= 0 ? mg->events[e->type].name
+		: "", -1);
+	item[4] = Tcl_NewWideIntObj((Tcl_WideInt)e->recNo);
+	item[5] = e->kind == MG_CPU ? Tcl_NewDoubleObj(e->amount / 1e9)
+		: Tcl_NewWideIntObj(e->amount);
+	Tcl_ListObjAppendElement(NULL, out, Tcl_NewListObj(6, item));
+    }
+    Tcl_SetObjResult(interp, out);
+    return TCL_OK;
+}
+
+/*
+ * MgParserInitCmds --
+ *	Creates magpie::request.
+ */
+int
+MgParserInitCmds(Tcl_Interp *interp)
+{
+    Tcl_CreateObjCommand(interp, "::magpie::request", RequestCmd, NULL,
+	    NULL);
+    return TCL_OK;
 }
 
 static void

@@ -496,6 +496,7 @@ CompileEvent(Tcl_Interp *interp, MgSchema *s, Tcl_Obj *spec, MgEventType *ev)
     ev->name = MgStrdup(Tcl_GetString(w[0]));
     ev->cswitchCpu = ev->cswitchOld = ev->cswitchNew = -1;
     ev->intrBegin = ev->intrEnd = ev->diskBytes = ev->netBytes = -1;
+    ev->syncField = -1;
     for (i = 1; i < n; i++) {
 	if (Tcl_GetIndexFromObj(interp, w[i], opts, "option", 0, &idx)
 		!= TCL_OK) {
@@ -591,6 +592,27 @@ CompileEvent(Tcl_Interp *interp, MgSchema *s, Tcl_Obj *spec, MgEventType *ev)
 }
 
 /*
+ * SetSyncField --
+ *	Records that event type takes part in a sync through field; the
+ *	parser keeps one such value per event, so every sync of a type
+ *	must use the same attribute.
+ */
+static int
+SetSyncField(Tcl_Interp *interp, MgSchema *s, int type, int field)
+{
+    MgEventType *ev = &s->events[type];
+
+    if (ev->syncField >= 0 && ev->syncField != field) {
+	return Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+		"event \"%s\" takes part in syncs through two attributes, "
+		"\"%s\" and \"%s\" (one per event type)", ev->name,
+		s->rec->fields[ev->syncField].name, s->rec->fields[field].name);
+    }
+    ev->syncField = field;
+    return TCL_OK;
+}
+
+/*
  * Compile --
  *	Turns the builder's events and syncs into the schema's tables, and
  *	checks that every context switch names threads of one domain.
@@ -645,6 +667,10 @@ Compile(Tcl_Interp *interp, Builder *b)
 		    "sync %s %s %s: both events must be declared and the "
 		    "attribute used", Tcl_GetString(sw[0]),
 		    Tcl_GetString(sw[1]), Tcl_GetString(sw[2]));
+	}
+	if (SetSyncField(interp, s, y->source, y->field) != TCL_OK
+		|| SetSyncField(interp, s, y->dest, y->field) != TCL_OK) {
+	    return TCL_ERROR;
 	}
 	s->nsyncs++;
     }

@@ -4,7 +4,7 @@
 #
 #   tclsh sim.tcl ?-types ABCDEF? ?-clients N? ?-requests N? ?-seed N?
 #                 ?-machine NAME? ?-format text|csv? ?-backend NAME?
-#                 ?-offsets {MACHINE NS ...}? -out DIR
+#                 ?-offsets {MACHINE NS ...}? ?-jitter F? -out DIR
 #
 # writes DIR/NAME.log (the event log, format "magpie"; with -format csv
 # DIR/NAME.csv, format "magpiecsv", the same events), DIR/NAME.events
@@ -13,7 +13,8 @@
 # netBytes).  The server has 2 CPUs, 8 worker threads, 4 helper threads, a
 # 5 ms quantum, a disk whose completions run a 100 us deferred procedure
 # call on CPU 0 (interrupting whatever runs there), and sends 1460-byte
-# packets; Http/Request logs the URL /TYPE.  Request types follow the
+# packets; Http/Request logs the URL /TYPE.  With -jitter F every spin
+# lasts its nominal time times a uniform 1 +- F.  Request types follow the
 # Magpie paper:
 #   A  one thread spins 30 ms          B  one thread spins 15 ms
 #   C  static 12 KB file (disk, net)   D  static 5 KB file
@@ -71,6 +72,14 @@ proc sim::program {type req conn task irp} {
     }
     lappend p [list log Http/Response Conn=$conn] finish
     return $p
+}
+
+# sim::jitter NS -- a spin's demand, varied uniformly by up to -jitter
+# (a fraction) when that is not 0; whole microseconds, as a log shows.
+proc sim::jitter {ns} {
+    variable jitter
+    if {$jitter == 0} {return $ns}
+    expr {max(1, round($ns * (1 + $jitter * (2 * rand() - 1)) / 1000)) * 1000}
 }
 
 # sim::machineOf TID -- the machine a thread runs on.
@@ -143,7 +152,7 @@ proc sim::step {tid} {
 	    # left is -1 until the spin's demand is loaded.
 	    set left [dict get $th($tid) left]
 	    if {$left < 0} {
-		dict set th($tid) left [lindex $act 1]
+		dict set th($tid) left [jitter [lindex $act 1]]
 		return run
 	    }
 	    if {$left > 0} {
@@ -352,14 +361,16 @@ proc sim::run {args} {
     variable helpers; variable dpcEnd; variable quantumEnd; variable dpcNs
     variable quantum; variable format; variable columns; variable rpcColumns
     variable front; variable back; variable offset; variable cpus
-    variable csvColumns
+    variable csvColumns; variable jitter
     variable rpcQueue {}; variable rpcWorkers {}; variable rpcSeq
     foreach v {th bound reqs demand disks tasks helpers line log truth
 	    running ready dpcEnd dpcIrp quantumEnd offset rpcSeq} {
 	array unset $v
     }
     set o [dict merge {-types ABCDEF -clients 1 -requests 60 -seed 1
-	-machine web1 -out . -format text -backend {} -offsets {}} $args]
+	-machine web1 -out . -format text -backend {} -offsets {}
+	-jitter 0} $args]
+    set jitter [dict get $o -jitter]
     expr {srand([dict get $o -seed])}
     set front [dict get $o -machine]
     set back [dict get $o -backend]

@@ -122,6 +122,16 @@ enum {
 Rb_Schema *	Rb_IoSchema(void);	/* shared singleton, never freed */
 
 /*
+ * Named schemas, for compiling a Filter before any trace is read
+ * ("Filter -schema stardust ...").  A plugin whose readers make records
+ * of another schema registers a proc that returns it with a reference
+ * for the caller; arg is the text after "name:" in the Filter's -schema,
+ * or NULL.  Returns NULL with err set if arg names nothing.
+ */
+typedef Rb_Schema *(Rb_SchemaProc)(const char *arg, Rb_Error *err);
+int		Rb_RegisterSchema(const char *name, Rb_SchemaProc *proc);
+
+/*
  * ---------------------------------------------------------------------
  * Batches.  Records travel in columnar batches of up to RB_BATCH_SIZE,
  * with a selection vector (ascending record indices) saying which

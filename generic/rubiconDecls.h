@@ -86,7 +86,8 @@
     X(Rb_FilterMatch) \
     X(Rb_FilterIsEquality) \
     X(Rb_FilterSource) \
-    X(Rb_FilterFree)
+    X(Rb_FilterFree) \
+    X(Rb_RegisterSchema)
 
 typedef struct Rb_Stubs {
     int magic;

@@ -42,6 +42,7 @@ struct Rb_Node {
 
     /* NODE_FILTER */
     char *expr;
+    char *schemaSpec;		/* -schema: NULL (io), run, or a name. */
     Rb_FilterProg *prog;
     Rb_Schema *progSchema;
 

@@ -121,6 +121,7 @@ Rb_NodeFree(Rb_Node *n)
     Rb_BatchFree(n->out);
     MuxTableFree(n->table);
     free(n->expr);
+    free(n->schemaSpec);
     free(n->sel);
     free(n->children);
     free(n->cmdName);
@@ -278,6 +279,31 @@ CompileFilter(Tcl_Interp *interp, Rb_Node *n, Rb_Schema *schema)
     n->progSchema = schema;
     Rb_SchemaRetain(schema);
     return TCL_OK;
+}
+
+/*
+ * CompileNamed --
+ *	Compiles a filter node's expression against the schema its -schema
+ *	names, before any run; with -schema run, not until a run starts.
+ */
+static int
+CompileNamed(Tcl_Interp *interp, Rb_Node *n)
+{
+    Rb_Error err;
+    Rb_Schema *schema;
+    int rc;
+
+    if (n->schemaSpec != NULL && strcmp(n->schemaSpec, "run") == 0) {
+	return TCL_OK;
+    }
+    schema = Rb_NamedSchema(n->schemaSpec ? n->schemaSpec : "io", &err);
+    if (schema == NULL) {
+	return Rb_SetInterpError(interp, err.code, "Filter \"%s\": %s",
+		n->expr, err.msg);
+    }
+    rc = CompileFilter(interp, n, schema);
+    Rb_SchemaRelease(schema);
+    return rc;
 }
 
 /*
@@ -634,6 +660,56 @@ Rb_NodeFlush(Tcl_Interp *interp, Rb_Node *n)
 }
 
 /*
+ * FilterConfigure --
+ *	cget and configure of a Filter: -expr and -schema.  A new
+ *	expression or schema is compiled first (against the run's schema
+ *	once one has run) and the old kept if it is bad.
+ */
+static int
+FilterConfigure(Tcl_Interp *interp, Rb_Node *n, int isCget, int objc,
+	Tcl_Obj *const objv[])
+{
+    static const char *const opts[] = {"-expr", "-schema", NULL};
+    char **slot[2];
+    char *old;
+    int idx;
+
+    slot[0] = &n->expr;
+    slot[1] = &n->schemaSpec;
+    if (objc == 0 && !isCget) {
+	Tcl_SetObjResult(interp, Tcl_ObjPrintf("-expr {%s} -schema %s",
+		n->expr, n->schemaSpec ? n->schemaSpec : "io"));
+	return TCL_OK;
+    }
+    if (objc != (isCget ? 1 : 2)) {
+	return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN", isCget
+		? "usage: %s cget -expr|-schema" : "usage: %s configure "
+		"?-expr expression | -schema name?", n->cmdName);
+    }
+    if (Tcl_GetIndexFromObj(NULL, objv[0], opts, "option", 0, &idx)
+	    != TCL_OK) {
+	return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",
+		"unknown option \"%s\"; valid options: -expr, -schema",
+		Tcl_GetString(objv[0]));
+    }
+    if (isCget) {
+	Tcl_SetObjResult(interp, Tcl_NewStringObj(*slot[idx] ? *slot[idx]
+		: "io", -1));
+	return TCL_OK;
+    }
+    old = *slot[idx];
+    *slot[idx] = Rb_Strdup(Tcl_GetString(objv[1]));
+    if ((n->progSchema && idx == 0 ? CompileFilter(interp, n, n->progSchema)
+	    : CompileNamed(interp, n)) != TCL_OK) {
+	free(*slot[idx]);
+	*slot[idx] = old;
+	return TCL_ERROR;
+    }
+    free(old);
+    return TCL_OK;
+}
+
+/*
  * NodeObjCmd --
  *	Object command of Filter, Mux, Transformer and sink nodes:
  *	    add node ...        more children
@@ -680,34 +756,8 @@ NodeObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     case SUB_CGET:
     case SUB_CONFIGURE:
 	if (n->kind == NODE_FILTER) {
-	    if (objc == 2 || (objc == 3 && idx == SUB_CGET)
-		    || (objc == 3 && idx == SUB_CONFIGURE)) {
-		if (objc == 3 && strcmp(Tcl_GetString(objv[2]), "-expr")) {
-		    return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",
-			    "unknown option \"%s\"; valid options: -expr",
-			    Tcl_GetString(objv[2]));
-		}
-		Tcl_SetObjResult(interp, objc == 2 ? Tcl_ObjPrintf("-expr {%s}",
-			n->expr) : Tcl_NewStringObj(n->expr, -1));
-		return TCL_OK;
-	    }
-	    if (objc == 4 && idx == SUB_CONFIGURE
-		    && strcmp(Tcl_GetString(objv[2]), "-expr") == 0) {
-		char *old = n->expr;
-		Rb_Schema *schema = n->progSchema ? n->progSchema
-			: Rb_IoSchema();
-
-		n->expr = Rb_Strdup(Tcl_GetString(objv[3]));
-		if (CompileFilter(interp, n, schema) != TCL_OK) {
-		    free(n->expr);
-		    n->expr = old;
-		    return TCL_ERROR;
-		}
-		free(old);
-		return TCL_OK;
-	    }
-	    return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",
-		    "usage: %s configure ?-expr expression?", n->cmdName);
+	    return FilterConfigure(interp, n, idx == SUB_CGET, objc - 2,
+		    objv + 2);
 	}
 	if (n->kind == NODE_TRANSFORMER) {
 	    const Rb_Option *opts = n->xf->cls->options;
@@ -779,28 +829,39 @@ DiscardNode(Tcl_Interp *interp, Rb_Node *n)
 
 /*
  * FilterCmd --
- *	"Filter expression ?node ...?": compiles the expression now (against
- *	the I/O schema; again at run time if the trace has another schema) so
- *	a bad expression fails here, naming the column and the known fields.
+ *	"Filter ?-schema name? expression ?node ...?": compiles the
+ *	expression now, against the I/O schema or the one -schema names
+ *	(again at run time if the trace has another schema), so a bad
+ *	expression fails here, naming the column and the known fields;
+ *	with -schema run, not until a run starts.
  */
 static int
 FilterCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     Rb_Engine *eng = Rb_EngineGet(interp);
     Rb_Node *n;
+    const char *spec = NULL;
+    int first = 1;
 
-    if (objc < 2) {
-	Tcl_WrongNumArgs(interp, 1, objv, "expression ?node ...?");
+    if (objc >= 3 && strcmp(Tcl_GetString(objv[1]), "-schema") == 0) {
+	spec = Tcl_GetString(objv[2]);
+	first = 3;
+    }
+    if (objc <= first) {
+	Tcl_WrongNumArgs(interp, 1, objv, "?-schema name? expression "
+		"?node ...?");
 	return TCL_ERROR;
     }
     n = Rb_NodeCreate(eng, NODE_FILTER);
-    n->expr = Rb_Strdup(Tcl_GetString(objv[1]));
-    if (CompileFilter(interp, n, Rb_IoSchema()) != TCL_OK) {
+    n->expr = Rb_Strdup(Tcl_GetString(objv[first]));
+    n->schemaSpec = spec && strcmp(spec, "io") ? Rb_Strdup(spec) : NULL;
+    if (CompileNamed(interp, n) != TCL_OK) {
 	Rb_NodeFree(n);
 	return TCL_ERROR;
     }
     NewNodeCmd(interp, n, "Filter");
-    if (Rb_NodeChildrenArgs(interp, n, objc - 2, objv + 2) != TCL_OK) {
+    if (Rb_NodeChildrenArgs(interp, n, objc - first - 1, objv + first + 1)
+	    != TCL_OK) {
 	return DiscardNode(interp, n);
     }
     Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
@@ -1040,8 +1101,8 @@ Rb_NodeInitCmds(Tcl_Interp *interp)
     Tcl_CreateObjCommand(interp, "::rubicon::Mux", MuxCmd, NULL, NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::head", HeadCmd, NULL, NULL);
     Rb_EngineAddClass(eng, CLASS_CORE, "Filter",
-	    "Filter expression ?node ...?: passes records matching the "
-	    "expression", NULL);
+	    "Filter ?-schema name? expression ?node ...?: passes records "
+	    "matching the expression", NULL);
     Rb_EngineAddClass(eng, CLASS_CORE, "Mux",
 	    "Mux ?node ...?: copies records to every child", NULL);
     Rb_EngineAddClass(eng, CLASS_CORE, "head",

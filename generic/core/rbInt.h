@@ -53,6 +53,10 @@ const Rb_Stubs *	Rb_StubsTable(void);
 int		Rb_SafeCheckRead(Tcl_Interp *interp, const char *path);
 int		Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path);
 
+/* The schema named by a Filter's -schema (io, or a registered name with
+ * an optional ":arg"), with a reference; NULL with err set if unknown. */
+Rb_Schema *	Rb_NamedSchema(const char *spec, Rb_Error *err);
+
 /*
  * The engine without Tcl wiring (engine.c): for C unit tests and for
  * embedding.  Objects made here have no Tcl command.

@@ -218,3 +218,87 @@ Rb_IoSchema(void)
     }
     return io;
 }
+
+/*
+ * The registry of named schemas: process-wide, as readers are.
+ */
+#define MAX_SCHEMAS 16
+
+static struct {
+    char name[32];
+    Rb_SchemaProc *proc;
+} namedSchemas[MAX_SCHEMAS];
+static int nNamedSchemas;
+TCL_DECLARE_MUTEX(namedMutex)
+
+/*
+ * Rb_RegisterSchema --
+ *	Makes proc the source of schema name; a later registration of the
+ *	same name replaces the earlier.
+ * Results: TCL_OK, or TCL_ERROR if the name is too long or the table full.
+ */
+int
+Rb_RegisterSchema(const char *name, Rb_SchemaProc *proc)
+{
+    int i, rc = TCL_OK;
+
+    if (strlen(name) >= sizeof(namedSchemas[0].name)) {
+	return TCL_ERROR;
+    }
+    Tcl_MutexLock(&namedMutex);
+    for (i = 0; i < nNamedSchemas; i++) {
+	if (strcmp(namedSchemas[i].name, name) == 0) {
+	    break;
+	}
+    }
+    if (i == MAX_SCHEMAS) {
+	rc = TCL_ERROR;
+    } else {
+	strcpy(namedSchemas[i].name, name);
+	namedSchemas[i].proc = proc;
+	if (i == nNamedSchemas) {
+	    nNamedSchemas++;
+	}
+    }
+    Tcl_MutexUnlock(&namedMutex);
+    return rc;
+}
+
+/*
+ * Rb_NamedSchema --
+ *	The schema spec names: "io", or "name" or "name:arg" of a registered
+ *	schema.
+ * Results: the schema with a reference for the caller, or NULL with a
+ *	"RUBICON FILTER SCHEMA" error listing the names known.
+ */
+Rb_Schema *
+Rb_NamedSchema(const char *spec, Rb_Error *err)
+{
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    Rb_SchemaProc *proc = NULL;
+    char known[MAX_SCHEMAS * 34 + 8];
+    int i;
+
+    if (strcmp(spec, "io") == 0) {
+	Rb_SchemaRetain(Rb_IoSchema());
+	return Rb_IoSchema();
+    }
+    strcpy(known, "io, run");
+    Tcl_MutexLock(&namedMutex);
+    for (i = 0; i < nNamedSchemas; i++) {
+	if (strlen(namedSchemas[i].name) == len
+		&& strncmp(namedSchemas[i].name, spec, len) == 0) {
+	    proc = namedSchemas[i].proc;
+	}
+	strcat(known, ", ");
+	strcat(known, namedSchemas[i].name);
+    }
+    Tcl_MutexUnlock(&namedMutex);
+    if (proc == NULL) {
+	Rb_SetError(err, "RUBICON FILTER SCHEMA", "unknown schema \"%.64s\"; "
+		"known schemas: %s", spec, known);
+	return NULL;
+    }
+    return proc(colon ? colon + 1 : NULL, err);
+}

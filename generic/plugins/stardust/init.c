@@ -50,6 +50,22 @@ static const char queryScript[] =
 "}\n";
 
 /*
+ * ActivitySchema --
+ *	The schema of activity records of type set arg (default "default"),
+ *	for "Filter -schema stardust ?:set? ...", with a reference.
+ */
+static Rb_Schema *
+ActivitySchema(const char *arg, Rb_Error *err)
+{
+    SdTypeSet *set = Sd_TypeSetGet(arg && *arg ? arg : SD_DEFAULT_SET);
+    Rb_Schema *schema = set->schema;
+
+    Rb_SchemaRetain(schema);
+    Sd_TypeSetRelease(set);
+    return schema;
+}
+
+/*
  * Rb_StardustInit --
  *	Called by Rubicon_Init for every interpreter.  Readers are
  *	process-wide; registering one again replaces it with itself, but
@@ -66,6 +82,7 @@ Rb_StardustInit(Tcl_Interp *interp)
     if (!readersDone) {
 	Rb_RegisterReader(&Sd_BinaryReaderClass);
 	Rb_RegisterReader(&Sd_TextReaderClass);
+	Rb_RegisterSchema("stardust", ActivitySchema);
 #ifdef HAVE_JANSSON
 	Rb_RegisterReader(&Sd_ZipkinReaderClass);
 #endif

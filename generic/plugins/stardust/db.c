@@ -48,17 +48,57 @@ static const Rb_Option dbOptions[] = {
 
 static const char *const dbAttrs[] = {"DatabaseRows", "Database", NULL};
 
-/* Virtual counters: raw per-client sums (the stitch roll-up is the
- * StardustDemandAnalyzer's). */
+/*
+ * The roll-up: for every stitched breadcrumb, the root requests its work
+ * belongs to and the share each bears, by StardustDemandAnalyzer's rule
+ * (a node with k parents gives each 1/k): the sum over the paths from a
+ * root of the product of 1/k along them, paths cut at
+ * SD_MAX_STITCH_DEPTH stitches.  Built after the load, in SQL, so it costs
+ * disk rather than memory.
+ */
+#define STR(x) #x
+#define XSTR(x) STR(x)
+static const char rollupSql[] =
+    "CREATE TEMP TABLE edges AS SELECT DISTINCT srcBreadcrumb AS src,"
+    " dstBreadcrumb AS dst FROM Stitch WHERE src != dst AND src != 0"
+    " AND dst != 0;"
+    "CREATE INDEX temp.edges_src ON edges (src);"
+    "CREATE TEMP TABLE indegree AS SELECT dst AS bc, COUNT(*) AS k"
+    " FROM edges GROUP BY dst;"
+    "CREATE UNIQUE INDEX temp.indegree_bc ON indegree (bc);"
+    "CREATE TABLE rollup AS WITH RECURSIVE"
+    " paths(bc, root, weight, depth) AS ("
+    "  SELECT DISTINCT src, src, 1.0, 0 FROM edges"
+    "   WHERE src NOT IN (SELECT bc FROM indegree)"
+    "  UNION ALL SELECT e.dst, p.root, p.weight / i.k, p.depth + 1"
+    "   FROM paths p JOIN edges e ON e.src = p.bc"
+    "   JOIN indegree i ON i.bc = e.dst"
+    "   WHERE p.depth < " XSTR(SD_MAX_STITCH_DEPTH) ")"
+    " SELECT bc AS breadcrumb, root, (root >> 56) & 255 AS client,"
+    " SUM(weight) AS weight FROM paths GROUP BY bc, root;"
+    "CREATE INDEX rollup_breadcrumb ON rollup (breadcrumb);"
+    "DROP TABLE temp.edges; DROP TABLE temp.indegree;";
+
+/*
+ * Virtual counters.  A record's breadcrumb found in rollup counts for
+ * its roots' clients by their shares; one not stitched counts whole for
+ * its own client.
+ */
+#define ROLLED(alias) " LEFT JOIN rollup r ON r.breadcrumb = " alias \
+    ".breadcrumb"
 static const char viewsSql[] =
-    "CREATE VIEW client_network AS SELECT client, COUNT(*) AS transmits,"
-    " SUM(bytes) AS bytes FROM NetworkTransmit GROUP BY client;"
+    "CREATE VIEW client_network AS SELECT COALESCE(r.client, n.client)"
+    " AS client, SUM(COALESCE(r.weight, 1.0)) AS transmits,"
+    " SUM(COALESCE(r.weight, 1.0) * n.bytes) AS bytes"
+    " FROM NetworkTransmit n" ROLLED("n") " GROUP BY 1;"
     "CREATE VIEW disk_service AS SELECT s.breadcrumb AS breadcrumb,"
     " s.client AS client, s.disk AS disk, s.ioId AS ioId, s.size AS size,"
     " e.time - s.time AS service_ns FROM DiskOpStart s JOIN DiskOpEnd e"
     " ON e.disk = s.disk AND e.ioId = s.ioId;"
-    "CREATE VIEW client_disk AS SELECT client, COUNT(*) AS ops,"
-    " SUM(service_ns) / 1e9 AS service_s FROM disk_service GROUP BY client;"
+    "CREATE VIEW client_disk AS SELECT COALESCE(r.client, d.client)"
+    " AS client, SUM(COALESCE(r.weight, 1.0)) AS ops,"
+    " SUM(COALESCE(r.weight, 1.0) * d.service_ns) / 1e9 AS service_s"
+    " FROM disk_service d" ROLLED("d") " GROUP BY 1;"
     "CREATE VIEW buffer_accesses AS"
     " SELECT time, breadcrumb, client, 'ReadHit' AS kind, file, offset, size"
     " FROM BufferReadHit UNION ALL SELECT time, breadcrumb, client,"
@@ -68,7 +108,10 @@ static const char viewsSql[] =
     " file, offset, size FROM BufferReadAhead UNION ALL SELECT time,"
     " breadcrumb, client, 'Flush', file, offset, size FROM BufferFlush"
     " UNION ALL SELECT time, breadcrumb, client, 'Evict', file, offset, size"
-    " FROM BufferEvict;";
+    " FROM BufferEvict;"
+    "CREATE VIEW client_buffer AS SELECT COALESCE(r.client, b.client)"
+    " AS client, b.kind AS kind, SUM(COALESCE(r.weight, 1.0)) AS accesses"
+    " FROM buffer_accesses b" ROLLED("b") " GROUP BY 1, 2;";
 
 /*
  * CloseDb --
@@ -324,6 +367,7 @@ DbEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     Tcl_DStringAppend(&sql, "CREATE INDEX Stitch_dst ON Stitch "
 	    "(dstBreadcrumb);", -1);
+    Tcl_DStringAppend(&sql, rollupSql, -1);
     Tcl_DStringAppend(&sql, viewsSql, -1);
     Tcl_DStringAppend(&sql, "COMMIT;", -1);
     ok = Exec(a, st, Tcl_DStringValue(&sql)) == TCL_OK;

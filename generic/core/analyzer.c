@@ -382,7 +382,9 @@ Rb_AnalyzerFromCmdInfo(const Tcl_CmdInfo *info)
 /*
  * AnalyzerObjCmd --
  *	The object command of an analyzer: configure, cget, flow,
- *	attributes (the names it sets), class, help, destroy.
+ *	attributes (the names it sets), class, help, mergeable,
+ *	perrecordstate (whether its memory grows with distinct keys or
+ *	records), destroy.
  */
 static int
 AnalyzerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
@@ -391,10 +393,10 @@ AnalyzerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
     Rb_Analyzer *a = cd;
     static const char *const subs[] = {
 	"attributes", "cget", "class", "configure", "destroy", "flow", "help",
-	"mergeable", NULL
+	"mergeable", "perrecordstate", NULL
     };
     enum { SUB_ATTRS, SUB_CGET, SUB_CLASS, SUB_CONFIGURE, SUB_DESTROY,
-	SUB_FLOW, SUB_HELP, SUB_MERGEABLE };
+	SUB_FLOW, SUB_HELP, SUB_MERGEABLE, SUB_PERRECORD };
     const char *const *p;
     Tcl_Obj *list;
     int idx;
@@ -462,6 +464,9 @@ AnalyzerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	return TCL_OK;
     case SUB_MERGEABLE:
 	Tcl_SetObjResult(interp, Tcl_NewBooleanObj(a->cls->mergeable));
+	return TCL_OK;
+    case SUB_PERRECORD:
+	Tcl_SetObjResult(interp, Tcl_NewBooleanObj(a->cls->perRecordState));
 	return TCL_OK;
     }
     return TCL_OK;

@@ -35,9 +35,24 @@ build magpiecsv -DUSE_TCL_STUBS tests/fuzz/fuzz_magpiecsv.c \
     generic/plugins/magpie/csvlog.c generic/plugins/magpie/eventlog.c \
     generic/plugins/magpie/schema.c $io $core
 
+stardust="generic/plugins/stardust/reader.c generic/plugins/stardust/types.c"
+build stardust -DUSE_TCL_STUBS tests/fuzz/fuzz_stardust.c $stardust $io $core
+build stardust_text -DUSE_TCL_STUBS tests/fuzz/fuzz_stardust_text.c $stardust \
+    $io $core
+# The Zipkin reader needs libjansson (as the library build does).
+zipkin=""
+if [ -f /usr/include/jansson.h ]; then
+    zipkin=zipkin
+    build zipkin -DUSE_TCL_STUBS -DHAVE_JANSSON tests/fuzz/fuzz_zipkin.c \
+	generic/plugins/stardust/zipkin.c $stardust $io $core -ljansson
+else
+    echo "fuzz: libjansson-dev is missing; skipping zipkin"
+fi
+
 status=0
 # FUZZ_ONLY="msr csv" runs only those harnesses.
-for name in ${FUZZ_ONLY:-filter srt native $readers magpie magpiecsv}; do
+for name in ${FUZZ_ONLY:-filter srt native $readers magpie magpiecsv \
+	stardust stardust_text $zipkin}; do
     work=fuzz-out/$name
     mkdir -p $work/corpus $work/crashes
     cp -r tests/fuzz/corpus/$name/. $work/corpus/

@@ -141,6 +141,10 @@ int		Rb_RegisterSchema(const char *name, Rb_SchemaProc *proc);
 
 #define RB_BATCH_SIZE 4096
 
+/* Sets of fields (what a node reads) are bit masks of field indices. */
+#define RB_FIELD_BIT(f)	((uint64_t)1 << (f))
+#define RB_ALL_FIELDS	(~(uint64_t)0)
+
 typedef struct Rb_Batch {
     Rb_Schema *schema;
     int n;			/* Records held. */
@@ -328,6 +332,10 @@ typedef struct Rb_AnalyzerClass {
     int (*merge)(Rb_Analyzer *a, const Rb_Analyzer *other);
     /* Frees what the state points to (not the state itself). Optional. */
     void (*freeState)(Rb_Analyzer *a);
+    /* The fields its record and batch hooks read, RB_FIELD_BIT of each;
+     * 0 (the default) means every field.  Readers may leave the fields
+     * that nothing in the DAG reads undecoded. */
+    uint64_t fields;
 } Rb_AnalyzerClass;
 
 struct Rb_Analyzer {
@@ -488,6 +496,10 @@ struct Rb_Reader {
     Tcl_Obj *skipCounts;	/* dict kind -> count, owned */
     Tcl_Obj *options;		/* Reader-specific options dict, or NULL. */
     int64_t lastTime;		/* For out-of-order detection. */
+    uint64_t fields;		/* Fields the DAG reads (RB_FIELD_BIT of
+				 * each; all unless the engine narrows it):
+				 * a reader may set the others RB_ABSENT
+				 * instead of decoding them. */
 };
 
 int		Rb_RegisterReader(const Rb_ReaderClass *cls);

@@ -127,7 +127,8 @@ void		Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval,
 		    const Rb_RunInfo *run);
 void		Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
 int		Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k);
-void		Rb_TimeBinsAddNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v);
+uint64_t	Rb_TimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
+		    const int64_t *value, const uint32_t *sel, int nsel);
 int		Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
 uint64_t	Rb_TimeBinsAddBins(Rb_TimeBins *tb,
@@ -203,24 +204,6 @@ Rb_TimeBinsSlot(Rb_TimeBins *tb, int64_t k)
 	return NULL;
     }
     return &tb->sums[k - tb->lo];
-}
-
-/*
- * Rb_TimeBinsAdd --
- *	Adds v to the bin holding time t.  A time so far from the others that
- *	its bin would exceed RB_MAX_TIME_BINS is left out of the series (its
- *	value still counts in the analyzer's total).  A time in the bin added
- *	to last costs two compares; another goes through
- *	Rb_TimeBinsAddNewBin (timeBins.c), which divides.
- */
-static inline void
-Rb_TimeBinsAdd(Rb_TimeBins *tb, int64_t t, uint64_t v)
-{
-    if (t >= tb->curStart && t < tb->curEnd) {
-	tb->sums[tb->curK - tb->lo] += v;
-    } else {
-	Rb_TimeBinsAddNewBin(tb, t, v);
-    }
 }
 
 /*

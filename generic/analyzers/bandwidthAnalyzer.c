@@ -28,18 +28,9 @@ BandwidthBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     Rb_TotalState *st = a->state;
-    const int64_t *time = b->col[RB_IO_TIME];
-    const int64_t *size = b->col[RB_IO_SIZE];
-    int j;
 
-    for (j = 0; j < nsel; j++) {
-	int64_t t = time[sel[j]], reqSize = size[sel[j]];
-
-	if (t != RB_ABSENT && reqSize != RB_ABSENT && reqSize >= 0) {
-	    st->total += (uint64_t)reqSize;
-	    Rb_TimeBinsAdd(&st->bins, t, (uint64_t)reqSize);
-	}
-    }
+    st->total += Rb_TimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME],
+	    b->col[RB_IO_SIZE], sel, nsel);
 }
 
 /*
@@ -79,4 +70,5 @@ const Rb_AnalyzerClass Rb_BandwidthAnalyzerClass = {
     .end = BandwidthEnd,
     .merge = Rb_TotalMerge,
     .freeState = Rb_TotalFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -55,4 +55,5 @@ const Rb_AnalyzerClass Rb_RateAnalyzerClass = {
     .end = RateEnd,
     .merge = Rb_TotalMerge,
     .freeState = Rb_TotalFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -47,14 +47,15 @@ Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t)
 }
 
 /*
- * Rb_TimeBinsAddNewBin --
- *	Rb_TimeBinsAdd for a time outside the bin added to last: fixes the
- *	origin if this is the first time, adds v to t's bin and makes that
- *	bin the one added to last (unless its bounds overflow int64, when
- *	every add keeps coming here).
+ * AddToNewBin --
+ *	Adds v to the bin of time t, which lies outside the bin added to
+ *	last: fixes the origin if this is the first time, and makes t's bin
+ *	the one added to last (unless its bounds overflow int64, when every
+ *	add keeps coming here).  A time so far from the others that its bin
+ *	would exceed RB_MAX_TIME_BINS is left out.
  */
-void
-Rb_TimeBinsAddNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v)
+static void
+AddToNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v)
 {
     int64_t k, start, end;
     uint64_t *slot;
@@ -73,6 +74,57 @@ Rb_TimeBinsAddNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v)
 	tb->curEnd = end;
 	tb->curK = k;
     }
+}
+
+/*
+ * Rb_TimeBinsAddColumn --
+ *	Adds to the bins of their times, for the selected records that have
+ *	a time, their value in column value, or 1 each when value is NULL
+ *	(a record with an absent or negative value is skipped).  Records
+ *	come in time order, so most land in the bin added to last: their
+ *	sum is kept aside until a record leaves that bin, and only then is
+ *	there a division.
+ * Results: the sum of what was added, including any value whose time was
+ *	too far out for the series (the analyzer's total).
+ */
+uint64_t
+Rb_TimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
+	const int64_t *value, const uint32_t *sel, int nsel)
+{
+    int64_t start = tb->curStart, end = tb->curEnd;
+    uint64_t inBin = 0, total = 0;
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	int64_t t = time[sel[j]];
+	uint64_t v = 1;
+
+	if (value != NULL) {
+	    if (value[sel[j]] < 0) {	/* RB_ABSENT is negative too */
+		continue;
+	    }
+	    v = (uint64_t)value[sel[j]];
+	}
+	if (t == RB_ABSENT) {
+	    continue;
+	}
+	total += v;
+	if (t >= start && t < end) {
+	    inBin += v;
+	    continue;
+	}
+	if (inBin > 0) {
+	    tb->sums[tb->curK - tb->lo] += inBin;
+	    inBin = 0;
+	}
+	AddToNewBin(tb, t, v);
+	start = tb->curStart;
+	end = tb->curEnd;
+    }
+    if (inBin > 0) {
+	tb->sums[tb->curK - tb->lo] += inBin;
+    }
+    return total;
 }
 
 /*
@@ -380,17 +432,9 @@ Rb_TotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     Rb_TotalState *st = a->state;
-    const int64_t *time = b->col[RB_IO_TIME];
-    int j;
 
-    for (j = 0; j < nsel; j++) {
-	int64_t t = time[sel[j]];
-
-	if (t != RB_ABSENT) {
-	    st->total++;
-	    Rb_TimeBinsAdd(&st->bins, t, 1);
-	}
-    }
+    st->total += Rb_TimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME], NULL,
+	    sel, nsel);
 }
 
 /*

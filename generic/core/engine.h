@@ -142,6 +142,7 @@ int		Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n,
 void		Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel,
 		    int nsel);
 int		Rb_NodeFlush(Tcl_Interp *interp, Rb_Node *n);
+uint64_t	Rb_NodeFields(Rb_Node *n);
 int		Rb_NodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
 		    Tcl_Obj *const objv[]);
 Tcl_Obj *	Rb_NodeChildrenObj(Rb_Node *n);

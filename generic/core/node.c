@@ -498,6 +498,51 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 }
 
 /*
+ * Rb_NodeFields --
+ *	The fields that n and the nodes below it read, RB_FIELD_BIT of each:
+ *	a Filter its expression's, a Mux table its key field, a Flow what
+ *	its analyzers' classes declare.  A Transformer, a sink, or an
+ *	analyzer that declares nothing reads every field.  Call after
+ *	Rb_NodeStart (filters compiled, Mux tables built) and
+ *	Rb_NodeClearMarks; each node is visited once (visitMark 4).
+ */
+uint64_t
+Rb_NodeFields(Rb_Node *n)
+{
+    uint64_t fields = 0;
+    int i;
+
+    if (n->visitMark == 4) {
+	return 0;
+    }
+    n->visitMark = 4;
+    switch (n->kind) {
+    case NODE_FILTER:
+	fields = Rb_FilterFields(n->prog);
+	break;
+    case NODE_MUX:
+	if (n->table) {
+	    fields = RB_FIELD_BIT(n->table->field);
+	}
+	break;
+    case NODE_FLOW:
+	for (i = 0; i < n->flow->nanalyzers; i++) {
+	    uint64_t reads = n->flow->analyzers[i]->cls->fields;
+
+	    fields |= reads ? reads : RB_ALL_FIELDS;
+	}
+	break;
+    case NODE_TRANSFORMER:
+    case NODE_SINK:
+	return RB_ALL_FIELDS;
+    }
+    for (i = 0; i < n->nchildren; i++) {
+	fields |= Rb_NodeFields(n->children[i]);
+    }
+    return fields;
+}
+
+/*
  * MuxDispatch --
  *	Pushes a batch through a Mux with a dispatch table: one lookup per
  *	record fills each equality child's selection; dispatched Filters'

@@ -32,6 +32,9 @@ char *		Rb_Strdup(const char *s);
 void *		Rb_Alloc(size_t n);	/* zeroed; aborts on exhaustion */
 void *		Rb_Realloc(void *p, size_t n);
 
+/* The fields a compiled filter reads (filter.c). */
+uint64_t	Rb_FilterFields(const Rb_FilterProg *p);
+
 /* Options (options.c). */
 int		Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts,
 		    void *state);

@@ -306,20 +306,20 @@ static void
 NoteBatch(Rb_RunInfo *run, Rb_Batch *b)
 {
     const int64_t *t = b->col[0];
+    int64_t first = run->firstTime, last = run->lastTime;
     int i;
 
     b->firstRecord = run->records + 1;
     for (i = 0; i < b->n; i++) {
-	if (t[i] == RB_ABSENT) {
-	    continue;
-	}
-	if (t[i] < run->firstTime) {
-	    run->firstTime = t[i];
-	}
-	if (t[i] > run->lastTime) {
-	    run->lastTime = t[i];
-	}
+	/* RB_ABSENT is INT64_MIN: it never raises last, and is kept out
+	 * of first. */
+	int64_t lo = t[i] == RB_ABSENT ? INT64_MAX : t[i];
+
+	first = lo < first ? lo : first;
+	last = t[i] > last ? t[i] : last;
     }
+    run->firstTime = first;
+    run->lastTime = last;
     run->records += b->n;
 }
 
@@ -514,12 +514,14 @@ FinishReader(Rb_RunInfo *run, Rb_Reader *r)
 
 /*
  * OpenLike --
- *	Opens another trace of the run; its schema must be the run's.
+ *	Opens another trace of the run; its schema must be the run's, and
+ *	it decodes the given fields (those the DAG reads).
  * Results: the reader, or NULL with the failure captured.
  */
 static Rb_Reader *
 OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
-	Rb_Schema *schema, const char *firstPath, Failure *failure)
+	Rb_Schema *schema, uint64_t fields, const char *firstPath,
+	Failure *failure)
 {
     Rb_Error err;
     Rb_Reader *r = Rb_ReaderOpen(path, o->format, o->onError, o->readerOpts,
@@ -538,6 +540,7 @@ OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
 	Capture(interp, failure);
 	return NULL;
     }
+    r->fields = fields;
     return r;
 }
 
@@ -570,6 +573,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     Failure failure = {NULL, NULL};
     Tcl_DString traces;
     Rb_Schema *schema;
+    uint64_t fields;
 
     first = ParseRunArgs(interp, objc, objv, &o);
     if (first < 0) {
@@ -635,6 +639,12 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	rc = TCL_ERROR;
 	goto done;
     }
+    /* Readers need decode only what the DAG reads, and the time. */
+    Rb_NodeClearMarks(eng);
+    fields = Rb_NodeFields(eng->head) | RB_FIELD_BIT(0);
+    if (reader) {
+	reader->fields = fields;
+    }
 
     eng->running = 1;
     eng->reading = 1;
@@ -684,7 +694,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	m.done = Rb_Alloc((objc - first) * sizeof(int));
 	for (i = first; i < objc; i++) {
 	    Rb_Reader *r = i == first ? reader : OpenLike(interp,
-		    Tcl_GetString(objv[i]), &o, schema,
+		    Tcl_GetString(objv[i]), &o, schema, fields,
 		    Tcl_GetString(objv[first]), &failure);
 
 	    if (r == NULL) {
@@ -714,7 +724,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	const char *path = Tcl_GetString(objv[i]);
 
 	if (reader == NULL && (reader = OpenLike(interp, path, &o, schema,
-		Tcl_GetString(objv[first]), &failure)) == NULL) {
+		fields, Tcl_GetString(objv[first]), &failure)) == NULL) {
 	    break;
 	}
 	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){

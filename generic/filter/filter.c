@@ -907,6 +907,38 @@ Rb_FilterSource(const Rb_FilterProg *p)
 }
 
 /*
+ * Rb_FilterFields --
+ *	The fields the program reads, RB_FIELD_BIT of each (any node ever
+ *	compiled counts: a superset is safe).
+ */
+uint64_t
+Rb_FilterFields(const Rb_FilterProg *p)
+{
+    uint64_t fields = 0;
+    int i;
+
+    for (i = 0; i < p->nnodes; i++) {
+	const FNode *n = p->nodes[i];
+
+	switch (n->kind) {
+	case FN_TRUE:
+	case FN_FALSE:
+	case FN_AND:
+	case FN_OR:
+	    break;
+	case FN_FF_INT:
+	case FN_FF_DBL:
+	    fields |= RB_FIELD_BIT(n->field2);
+	    /* FALLTHRU */
+	default:
+	    fields |= RB_FIELD_BIT(n->field);
+	    break;
+	}
+    }
+    return fields;
+}
+
+/*
  * Rb_FilterIsEquality --
  *	Whether the whole program is "intField = integer constant" (either
  *	order; "read" and "write" count, being op = 0 and op = 1), so that a

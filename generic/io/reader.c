@@ -126,6 +126,7 @@ Rb_ReaderOpen(const char *path, const char *format, Rb_OnError onError,
     r->skipCounts = Tcl_NewDictObj();
     Tcl_IncrRefCount(r->skipCounts);
     r->lastTime = INT64_MIN;
+    r->fields = RB_ALL_FIELDS;
     if (options != NULL) {
 	r->options = options;
 	Tcl_IncrRefCount(options);

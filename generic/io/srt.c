@@ -21,15 +21,59 @@
 
 typedef struct SrtState {
     char *header;		/* Header text, NUL-terminated. */
-    unsigned char *buf;		/* Undecoded bytes: buf[0, have). */
-    size_t have;
+    unsigned char *buf;		/* Undecoded bytes: buf[pos, have). */
+    size_t pos, have;
     uint64_t bufOffset;		/* Stream offset of buf[0]. */
+    uint32_t *recPos;		/* Per batch slot: where in buf its record
+				 * lies, until its columns are decoded. */
+    int recCap;
+    const Rb_Batch *absentBatch;/* The batch whose unread columns were set
+				 * to RB_ABSENT (this reader never writes
+				 * them after), */
+    uint64_t absentFields;	/* and the fields read then. */
     uint64_t recNo;		/* Records seen, good or bad. */
     int64_t epochSec;		/* Unix seconds of trace time 0. */
     int done;			/* End of input reached. */
     int failed;			/* pending holds an error for next call. */
     Rb_Error pending;
 } SrtState;
+
+/*
+ * Where each field but the time lies in a v7 I/O record, and how it is
+ * decoded.  The time is decoded with the record's checks; these columns
+ * afterwards, one at a time and only those the DAG reads (r->fields).
+ */
+typedef enum SrtDecode {
+    SRT_WORD,			/* the big-endian word */
+    SRT_WORD_HIGH,		/* its upper 16 bits */
+    SRT_DWORD,			/* the big-endian 64-bit word */
+    SRT_AFTER_ENQUEUE,		/* microseconds after the enqueue time */
+    SRT_READ_FLAG,		/* RB_OP_READ if the flags say is_read */
+    SRT_NONE			/* not in the format: RB_ABSENT */
+} SrtDecode;
+
+typedef struct SrtColumn {
+    int field;
+    int offset;			/* bytes into the record */
+    SrtDecode how;
+} SrtColumn;
+
+static const SrtColumn srtColumns[] = {
+    {RB_IO_START, 16, SRT_AFTER_ENQUEUE},
+    {RB_IO_FINISH, 20, SRT_AFTER_ENQUEUE},
+    {RB_IO_SIZE, 24, SRT_WORD},
+    {RB_IO_MACHINE, 28, SRT_WORD},
+    {RB_IO_DEVICE, 32, SRT_WORD},
+    {RB_IO_FLAGS, 44, SRT_WORD},
+    {RB_IO_OP, 44, SRT_READ_FLAG},
+    {RB_IO_DEVTYPE, 48, SRT_WORD_HIGH},
+    {RB_IO_QUEUELEN, 52, SRT_WORD},
+    {RB_IO_PID, 56, SRT_WORD},
+    {RB_IO_LVNO, 60, SRT_WORD},
+    {RB_IO_OFFSET, 64, SRT_DWORD},
+    {RB_IO_LVOFFSET, 72, SRT_DWORD},
+    {RB_IO_THREAD, 0, SRT_NONE},
+};
 
 /*
  * Be32 --
@@ -160,29 +204,112 @@ SrtOpen(Rb_Reader *r, Rb_Error *err)
 }
 
 /*
- * Fail --
- *	Ends a next call on an error in st->pending: records already
- *	appended in this call are returned first and the error on the
- *	next call, so results up to the error stay usable.
- * Results: what next returns.
+ * PrepareBatch --
+ *	Makes room for the buffer positions of b's records and, the first
+ *	time b comes (or when r->fields changed), sets the columns nothing
+ *	reads to RB_ABSENT over b's whole capacity: this reader never writes
+ *	them, so they stay so.
  */
-static int
-Fail(SrtState *st, Rb_Batch *b, int start, Rb_Error *err)
+static void
+PrepareBatch(const Rb_Reader *r, SrtState *st, Rb_Batch *b)
 {
-    return Rb_ReaderFail(&st->done, &st->failed, &st->pending, b, start,
-	    err);
+    size_t c;
+    int i;
+
+    if (b->cap > st->recCap) {
+	st->recPos = Rb_Realloc(st->recPos, (size_t)b->cap * sizeof(uint32_t));
+	st->recCap = b->cap;
+    }
+    if (b == st->absentBatch && r->fields == st->absentFields) {
+	return;
+    }
+    for (c = 0; c < sizeof(srtColumns) / sizeof(srtColumns[0]); c++) {
+	int64_t *col = b->col[srtColumns[c].field];
+
+	if (!(r->fields & RB_FIELD_BIT(srtColumns[c].field))) {
+	    for (i = 0; i < b->cap; i++) {
+		col[i] = RB_ABSENT;
+	    }
+	}
+    }
+    st->absentBatch = b;
+    st->absentFields = r->fields;
 }
 
 /*
- * Consume --
- *	Drops the first p decoded bytes of the buffer.
+ * DecodeColumns --
+ *	Fills the columns the DAG reads for batch records [from, to), whose
+ *	records lie in the buffer at st->recPos[]: a column at a time, a
+ *	tight loop each, so that a column nothing reads costs nothing.
  */
 static void
-Consume(SrtState *st, size_t p)
+DecodeColumns(const Rb_Reader *r, const SrtState *st, Rb_Batch *b, int from,
+	int to)
 {
-    memmove(st->buf, st->buf + p, st->have - p);
-    st->have -= p;
-    st->bufOffset += p;
+    const uint32_t *pos = st->recPos;
+    const int64_t *time = b->col[RB_IO_TIME];
+    size_t c;
+    int i;
+
+    for (c = 0; c < sizeof(srtColumns) / sizeof(srtColumns[0]); c++) {
+	const SrtColumn *sc = &srtColumns[c];
+	const unsigned char *at = st->buf + sc->offset;
+	int64_t *col = b->col[sc->field];
+
+	if (!(r->fields & RB_FIELD_BIT(sc->field))) {
+	    continue;
+	}
+	switch (sc->how) {
+	case SRT_WORD:
+	    for (i = from; i < to; i++) {
+		col[i] = Be32(at + pos[i]);
+	    }
+	    break;
+	case SRT_WORD_HIGH:
+	    for (i = from; i < to; i++) {
+		col[i] = Be32(at + pos[i]) >> 16;
+	    }
+	    break;
+	case SRT_DWORD:
+	    for (i = from; i < to; i++) {
+		col[i] = Be64(at + pos[i]);
+	    }
+	    break;
+	case SRT_AFTER_ENQUEUE:
+	    for (i = from; i < to; i++) {
+		col[i] = time[i] + (int64_t)Be32(at + pos[i]) * 1000;
+	    }
+	    break;
+	case SRT_READ_FLAG:
+	    for (i = from; i < to; i++) {
+		col[i] = (Be32(at + pos[i]) & SRT_READ_BIT)
+			? RB_OP_READ : RB_OP_WRITE;
+	    }
+	    break;
+	case SRT_NONE:
+	    for (i = from; i < to; i++) {
+		col[i] = RB_ABSENT;
+	    }
+	    break;
+	}
+    }
+}
+
+/*
+ * Fail --
+ *	Ends a next call on an error in st->pending: records already
+ *	appended in this call (their columns from index decoded still to
+ *	fill) are returned first and the error on the next call, so results
+ *	up to the error stay usable.
+ * Results: what next returns.
+ */
+static int
+Fail(Rb_Reader *r, SrtState *st, Rb_Batch *b, int start, int decoded,
+	Rb_Error *err)
+{
+    DecodeColumns(r, st, b, decoded, b->n);
+    return Rb_ReaderFail(&st->done, &st->failed, &st->pending, b, start,
+	    err);
 }
 
 /*
@@ -194,9 +321,12 @@ Consume(SrtState *st, size_t p)
 static long
 Refill(Rb_Reader *r, SrtState *st, size_t *pp)
 {
+    size_t p = *pp;
     long got;
 
-    Consume(st, *pp);
+    memmove(st->buf, st->buf + p, st->have - p);
+    st->have -= p;
+    st->bufOffset += p;
     *pp = 0;
     got = Rb_InputRead(r->in, st->buf + st->have, SRT_BUF - st->have,
 	    &st->pending);
@@ -207,29 +337,62 @@ Refill(Rb_Reader *r, SrtState *st, size_t *pp)
 }
 
 /*
+ * TakeRun --
+ *	The common case, kept to a tight loop: appends the whole v7 I/O
+ *	records in time order that lie in the buffer from *pp, up to the
+ *	batch's capacity, setting each one's time and position.
+ * Results: *pp is past them; it stops at the first record that needs a
+ *	closer look (more bytes, another type or length, a time going back).
+ */
+static void
+TakeRun(Rb_Reader *r, SrtState *st, Rb_Batch *b, size_t *pp, int64_t epochUs)
+{
+    const unsigned char *buf = st->buf;
+    int64_t *cTime = b->col[RB_IO_TIME], last = r->lastTime;
+    uint32_t *recPos = st->recPos;
+    size_t p = *pp, room = (st->have - p) / SRT_REC_LEN;
+    int n = b->n, end = b->cap - n < (int64_t)room ? b->cap : n + (int)room;
+
+    for (; n < end; n++, p += SRT_REC_LEN) {
+	const unsigned char *rec = buf + p;
+	int64_t t;
+
+	if (Be32(rec) != SRT_REC_LEN || Be32(rec + 4) != SRT_V7_IO) {
+	    break;
+	}
+	t = ((int64_t)Be32(rec + 8) * 1000000 + Be32(rec + 12) - epochUs)
+		* 1000;
+	if (t < last) {
+	    break;
+	}
+	cTime[n] = last = t;
+	recPos[n] = (uint32_t)p;
+    }
+    st->recNo += (uint64_t)(n - b->n);
+    b->n = n;
+    r->lastTime = last;
+    *pp = p;
+}
+
+/*
  * SrtNext --
- *	Decodes records straight into the batch columns until the batch is
- *	full or the input ends.  Malformed records go through Rb_ReaderBad:
- *	"bad-type" and "out-of-order" can be skipped, "bad-length" always
- *	stops (the next record cannot be found), "short-record" ends the
- *	input.  An out-of-order record under the warn policy is delivered.
+ *	Appends records to the batch until it is full or the input ends:
+ *	each record is checked and its time decoded as it comes (TakeRun
+ *	while all is well), its other columns (those the DAG reads) when the
+ *	buffer is about to move and at the end.  Malformed records go through Rb_ReaderBad: "bad-type"
+ *	and "out-of-order" can be skipped, "bad-length" always stops (the
+ *	next record cannot be found), "short-record" ends the input.  An
+ *	out-of-order record under the warn policy is delivered.
  * Results: records appended, 0 at the end, -1 on error (err set).
  */
 static int
 SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     SrtState *st = r->state;
-    int64_t *cTime = b->col[RB_IO_TIME], *cStart = b->col[RB_IO_START];
-    int64_t *cFinish = b->col[RB_IO_FINISH], *cDevType = b->col[RB_IO_DEVTYPE];
-    int64_t *cQueue = b->col[RB_IO_QUEUELEN], *cOp = b->col[RB_IO_OP];
-    int64_t *cSize = b->col[RB_IO_SIZE], *cDev = b->col[RB_IO_DEVICE];
-    int64_t *cOffset = b->col[RB_IO_OFFSET], *cLvNo = b->col[RB_IO_LVNO];
-    int64_t *cLvOff = b->col[RB_IO_LVOFFSET], *cPid = b->col[RB_IO_PID];
-    int64_t *cThread = b->col[RB_IO_THREAD], *cMachine = b->col[RB_IO_MACHINE];
-    int64_t *cFlags = b->col[RB_IO_FLAGS];
+    int64_t *cTime = b->col[RB_IO_TIME];
     const int64_t epochUs = st->epochSec * 1000000;
-    int start = b->n;
-    size_t p = 0;
+    int start = b->n, decoded = b->n;
+    size_t p = st->pos;
     long got;
 
     if (st->failed) {
@@ -243,45 +406,34 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
     if (b->n == 0) {
 	b->firstRecord = r->records + 1;
     }
+    PrepareBatch(r, st, b);
     while (b->n < b->cap) {
-	const unsigned char *rec = st->buf + p;
-	size_t avail = st->have - p;
+	const unsigned char *rec;
+	size_t avail;
 	uint32_t len, vt;
 
+	TakeRun(r, st, b, &p, epochUs);
+	if (b->n == b->cap) {
+	    break;
+	}
+	rec = st->buf + p;
+	avail = st->have - p;
 	if (avail >= SRT_REC_LEN && Be32(rec) == SRT_REC_LEN
 		&& Be32(rec + 4) == SRT_V7_IO) {
+	    /* A whole record TakeRun stopped at: its time goes back. */
 	    int i = b->n;
-	    uint32_t flags = Be32(rec + 44);
 	    int64_t t = ((int64_t)Be32(rec + 8) * 1000000
 		    + Be32(rec + 12) - epochUs) * 1000;
 
 	    st->recNo++;
 	    cTime[i] = t;
-	    cStart[i] = t + (int64_t)Be32(rec + 16) * 1000;
-	    cFinish[i] = t + (int64_t)Be32(rec + 20) * 1000;
-	    cSize[i] = Be32(rec + 24);
-	    cMachine[i] = Be32(rec + 28);
-	    cDev[i] = Be32(rec + 32);
-	    cFlags[i] = flags;
-	    cOp[i] = (flags & SRT_READ_BIT) ? RB_OP_READ : RB_OP_WRITE;
-	    cDevType[i] = Be32(rec + 48) >> 16;
-	    cQueue[i] = Be32(rec + 52);
-	    cPid[i] = Be32(rec + 56);
-	    cLvNo[i] = Be32(rec + 60);
-	    cOffset[i] = Be64(rec + 64);
-	    cLvOff[i] = Be64(rec + 72);
-	    cThread[i] = RB_ABSENT;
+	    st->recPos[i] = (uint32_t)p;
 	    p += SRT_REC_LEN;
-	    if (t >= r->lastTime) {
-		r->lastTime = t;
-		b->n++;
-		continue;
-	    }
 	    r->recordNo = st->recNo;
 	    if (Rb_ReaderBad(r, &st->pending, "out-of-order",
 		    st->bufOffset + p - SRT_REC_LEN, "enqueue time goes back "
 		    "%.6f s", (double)(r->lastTime - t) / 1e9)) {
-		return Fail(st, b, start, err);
+		return Fail(r, st, b, start, decoded, err);
 	    }
 	    if (r->onError == RB_ONERROR_WARN) {
 		b->n++;
@@ -299,12 +451,15 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 		    st->bufOffset + p, "length word %u in a record of version "
 		    "%u type %u (v7 I/O records have %d)", len, vt >> 16,
 		    vt & 0xffff, SRT_REC_LEN);
-	    return Fail(st, b, start, err);
+	    return Fail(r, st, b, start, decoded, err);
 	}
 	if (avail < (avail < 8 ? 8 : len)) {
+	    /* The records so far are decoded before the buffer moves. */
+	    DecodeColumns(r, st, b, decoded, b->n);
+	    decoded = b->n;
 	    got = Refill(r, st, &p);
 	    if (got < 0) {
-		return Fail(st, b, start, err);
+		return Fail(r, st, b, start, decoded, err);
 	    }
 	    if (got > 0) {
 		continue;
@@ -316,7 +471,7 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	    r->recordNo = ++st->recNo;
 	    if (Rb_ReaderBad(r, &st->pending, "short-record", st->bufOffset,
 		    "the input ends %zu bytes into a record", st->have)) {
-		return Fail(st, b, start, err);
+		return Fail(r, st, b, start, decoded, err);
 	    }
 	    st->have = 0;
 	    break;
@@ -325,11 +480,12 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	if (Rb_ReaderBad(r, &st->pending, "bad-type", st->bufOffset + p,
 		"record version %u type %u is not a v7 I/O record",
 		vt >> 16, vt & 0xffff)) {
-	    return Fail(st, b, start, err);
+	    return Fail(r, st, b, start, decoded, err);
 	}
 	p += len;
     }
-    Consume(st, p);
+    DecodeColumns(r, st, b, decoded, b->n);
+    st->pos = p;
     r->recordNo = st->recNo;
     return b->n - start;
 }
@@ -345,6 +501,7 @@ SrtClose(Rb_Reader *r)
 
     free(st->header);
     free(st->buf);
+    free(st->recPos);
 }
 
 /*

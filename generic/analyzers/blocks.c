@@ -62,7 +62,7 @@ Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
     }
     lo = offset / m->block;
     hi = last / m->block;
-    if (!Rb_BlockKey(m, dev, hi, first) || !Rb_BlockKey(m, dev, lo, first)) {
+    if (hi >= ((int64_t)1 << BLOCK_BITS) || !Rb_BlockKey(m, dev, lo, first)) {
 	m->skipped++;
 	return 0;
     }

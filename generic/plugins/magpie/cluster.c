@@ -67,6 +67,7 @@ struct MgClusterer {
     MgCost cost;
     double threshold;
     int outliers;
+    int maxClusters;
     Cluster *clusters;
     int nclusters, cap;
     Tcl_HashTable cache;	/* form text -> Cached */
@@ -101,11 +102,12 @@ FreeForm(Form *f)
 
 /*
  * MgClustererNew --
- *	An empty clusterer for requests of schema s.
+ *	An empty clusterer for requests of schema s, founding at most
+ *	maxClusters clusters.
  */
 MgClusterer *
 MgClustererNew(const MgSchema *s, const MgCost *cost, double threshold,
-	int outliers)
+	int outliers, int maxClusters)
 {
     MgClusterer *c = MgAlloc(sizeof(MgClusterer));
 
@@ -113,6 +115,7 @@ MgClustererNew(const MgSchema *s, const MgCost *cost, double threshold,
     c->cost = *cost;
     c->threshold = threshold;
     c->outliers = outliers;
+    c->maxClusters = maxClusters;
     Tcl_InitHashTable(&c->cache, TCL_STRING_KEYS);
     return c;
 }
@@ -246,7 +249,8 @@ RequestEvents(const MgRequest *r)
  *	Assigns request r, of canonical form t (text given), to a cluster,
  *	founding one if none is near enough; labelText (or NULL) counts in
  *	the cluster's contents.
- * Results: the cluster's index.
+ * Results: the cluster's index, or -1 (nothing counted) if a new
+ *	cluster would be one more than the most allowed.
  */
 int
 MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
@@ -262,6 +266,9 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
 	x = cached->cluster;
     } else {
 	x = Nearest(c, t, n, d0, &dist);
+	if (x < 0 && c->nclusters == c->maxClusters) {
+	    return -1;
+	}
 	if (x < 0) {
 	    if (c->nclusters == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 16;

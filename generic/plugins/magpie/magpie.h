@@ -165,7 +165,7 @@ int		MgCanonInitCmds(Tcl_Interp *interp);
 /* cluster.c: incremental behavioural clustering and the workload model. */
 typedef struct MgClusterer MgClusterer;
 MgClusterer *	MgClustererNew(const MgSchema *s, const MgCost *cost,
-		    double threshold, int outliers);
+		    double threshold, int outliers, int maxClusters);
 int		MgClustererAdd(MgClusterer *c, const MgRequest *r,
 		    const MgToken *t, int n, const char *text,
 		    const char *labelText);

@@ -19,6 +19,7 @@
  *	attributes the schema names with -disk and -net.
  */
 
+#include <limits.h>
 #include <stdlib.h>
 #include "plugins/magpie/magpie.h"
 
@@ -67,6 +68,7 @@ typedef struct ParserState {
     int64_t cpuUnit;		/* -cpuunit, ns */
     int64_t byteUnit;		/* -byteunit */
     int64_t outliers;		/* -outliers */
+    int64_t maxClusters;	/* -maxclusters */
 
     MgSchema *mg;
     Rb_Schema *rec;
@@ -98,6 +100,7 @@ typedef struct ParserState {
     MgToken *tokens;		/* Scratch: a canonical form. */
     int tokensCap;
     MgClusterer *clusterer;
+    int tooManyClusters;	/* A request found no cluster (-maxclusters). */
 } ParserState;
 
 static const Rb_Option parserOptions[] = {
@@ -120,6 +123,8 @@ static const Rb_Option parserOptions[] = {
      "bytes weighing as much as one event in the edit distance"},
     {"-outliers", RB_OPT_INT, offsetof(ParserState, outliers), "1",
      "requests of clusters at most this large are listed as outliers"},
+    {"-maxclusters", RB_OPT_INT, offsetof(ParserState, maxClusters),
+     "1000", "most clusters before the run fails"},
     {NULL}
 };
 
@@ -242,10 +247,10 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
     FreeRun(s);
     if (!(s->threshold >= 0) || s->cpuUnit <= 0 || s->byteUnit <= 0
-	    || s->outliers < 0 || s->keep < 0) {
-	Rb_AnalyzerError(a, "RUBICON MAGPIE OPTION", "-threshold and "
-		"-outliers must not be negative, -cpuunit and -byteunit "
-		"must be positive, -keep not negative");
+	    || s->outliers < 0 || s->keep < 0 || s->maxClusters < 1) {
+	Rb_AnalyzerError(a, "RUBICON MAGPIE OPTION", "-threshold, "
+		"-outliers and -keep must not be negative, -cpuunit, "
+		"-byteunit and -maxclusters must be positive");
 	return TCL_ERROR;
     }
     s->mg = MgSchemaFind(s->schemaName);
@@ -311,7 +316,9 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	cost.cpuUnit = (double)s->cpuUnit;
 	cost.byteUnit = (double)s->byteUnit;
 	s->clusterer = MgClustererNew(s->mg, &cost, s->threshold,
-		(int)(s->outliers < 1000 ? s->outliers : 1000));
+		(int)(s->outliers < 1000 ? s->outliers : 1000),
+		s->maxClusters < INT_MAX ? (int)s->maxClusters : INT_MAX);
+	s->tooManyClusters = 0;
     }
     return TCL_OK;
 }
@@ -648,6 +655,9 @@ Emit(ParserState *s, int x)
     label = LabelText(s, req.label, buf, sizeof(buf));
     req.cluster = MgClustererAdd(s->clusterer, &req, s->tokens, n,
 	    Tcl_DStringValue(&text), label);
+    if (req.cluster < 0) {
+	s->tooManyClusters = 1;
+    }
     if ((int64_t)s->requests->nrows < s->keep) {
 	AddRow(s, &req, label, Tcl_DStringValue(&text));
     }
@@ -1105,7 +1115,13 @@ ParserRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
     } else {
 	Join(s, ev, type, b, i, machine, t);
     }
-    if (s->inFlight > s->maxInFlight) {
+    if (s->tooManyClusters) {
+	s->failed = 1;
+	Rb_AnalyzerError(a, "RUBICON MAGPIE CLUSTERS", "more than %lld "
+		"clusters at record %llu (raise -threshold or -maxclusters)",
+		(long long)s->maxClusters,
+		(unsigned long long)(b->firstRecord + i));
+    } else if (s->inFlight > s->maxInFlight) {
 	s->failed = 1;
 	Rb_AnalyzerError(a, "RUBICON MAGPIE INFLIGHT", "more than %lld "
 		"event sets in flight at record %llu (raise -maxinflight, or "

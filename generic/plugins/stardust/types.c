@@ -36,6 +36,7 @@ static const StdType standardTypes[] = {
     {"Call", "service string name string"},
     {"Reply", "service string name string"},
     {"Stitch", "srcBreadcrumb long dstBreadcrumb long"},
+    {"RemoteEndpoint", "service string ipv4 string ipv6 string port int"},
     {NULL, NULL}
 };
 

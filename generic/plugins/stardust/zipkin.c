@@ -10,7 +10,9 @@
  *	two halves of a shared span (a CLIENT and the SERVER with the same
  *	id) are two breadcrumbs, the server's stitched from the client's, and
  *	a child span hangs from the server half of its parent when there is
- *	one.  The client id (top 8 bits) is the trace's number in the file,
+ *	one.  A span's remoteEndpoint becomes a RemoteEndpoint record just
+ *	after its Call, so the flow graph shows the hop to the server even
+ *	when the server reports no spans.  The client id (top 8 bits) is the trace's number in the file,
  *	from 1.  JSON is parsed with libjansson.
  */
 
@@ -24,6 +26,7 @@
 
 typedef struct ZkSpan {
     const char *traceId, *id, *parentId, *kind, *name, *service;
+    json_t *remote;		/* remoteEndpoint object, or NULL */
     int shared;
     int64_t ts, dur;		/* us; RB_ABSENT when missing */
     int64_t bc;
@@ -34,7 +37,8 @@ typedef struct ZkSpan {
 typedef struct ZkRec {
     int64_t time;		/* ns from the epoch */
     int64_t bc, pid;
-    int type;			/* 0 Call, 1 Reply, 2 Stitch */
+    int type;			/* 0 Call, 1 Reply, 2 Stitch,
+				 * 3 RemoteEndpoint */
     int span;			/* Its span (the child, for a Stitch). */
     int64_t seq;		/* Ties keep emission order. */
 } ZkRec;
@@ -46,8 +50,8 @@ typedef struct ZkState {
     int nspans;
     ZkRec *recs;
     int nrecs, next;
-    int64_t typeIds[3];
-    int fService, fName, fSrcBc, fDstBc;
+    int64_t typeIds[4];
+    int fService, fName, fSrcBc, fDstBc, fIpv4, fIpv6, fPort;
 } ZkState;
 
 static int
@@ -116,6 +120,8 @@ CollectSpans(ZkState *st, json_t *list, int *cap)
 	    s->kind = Str(v, "kind");
 	    s->name = Str(v, "name");
 	    s->service = json_is_object(ep) ? Str(ep, "serviceName") : NULL;
+	    ep = json_object_get(v, "remoteEndpoint");
+	    s->remote = json_is_object(ep) && json_object_size(ep) ? ep : NULL;
 	    s->shared = json_is_true(json_object_get(v, "shared"));
 	    s->ts = Micros(v, "timestamp");
 	    s->dur = Micros(v, "duration");
@@ -270,6 +276,9 @@ MakeRecords(ZkState *st)
 	    continue;
 	}
 	AddRec(st, &cap, at, s->bc, 0, i);
+	if (s->remote != NULL) {
+	    AddRec(st, &cap, at, s->bc, 3, i);
+	}
 	if (s->dur != RB_ABSENT) {
 	    AddRec(st, &cap, at + s->dur, s->bc, 1, i);
 	}
@@ -332,10 +341,14 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
     st->typeIds[0] = Rb_SchemaIntern(r->schema, "Call", 4);
     st->typeIds[1] = Rb_SchemaIntern(r->schema, "Reply", 5);
     st->typeIds[2] = Rb_SchemaIntern(r->schema, "Stitch", 6);
+    st->typeIds[3] = Rb_SchemaIntern(r->schema, "RemoteEndpoint", 14);
     st->fService = Rb_SchemaFieldIndex(r->schema, "service");
     st->fName = Rb_SchemaFieldIndex(r->schema, "name");
     st->fSrcBc = Rb_SchemaFieldIndex(r->schema, "srcBreadcrumb");
     st->fDstBc = Rb_SchemaFieldIndex(r->schema, "dstBreadcrumb");
+    st->fIpv4 = Rb_SchemaFieldIndex(r->schema, "ipv4");
+    st->fIpv6 = Rb_SchemaFieldIndex(r->schema, "ipv6");
+    st->fPort = Rb_SchemaFieldIndex(r->schema, "port");
     return TCL_OK;
 }
 
@@ -360,6 +373,18 @@ SpanName(const ZkSpan *s, Tcl_DString *ds)
 	}
     }
     Tcl_DStringAppend(ds, s->name ? s->name : "", -1);
+}
+
+/*
+ * InternStr --
+ *	Sets string field f of record i to text, or leaves it absent.
+ */
+static void
+InternStr(Rb_Batch *b, int f, int i, const char *text)
+{
+    if (text != NULL) {
+	b->col[f][i] = Rb_SchemaIntern(b->schema, text, strlen(text));
+    }
 }
 
 static int
@@ -388,6 +413,16 @@ ZkNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	if (x->type == 2) {
 	    b->col[st->fSrcBc][i] = x->bc;
 	    b->col[st->fDstBc][i] = s->bc;
+	} else if (x->type == 3) {
+	    json_t *port = json_object_get(s->remote, "port");
+
+	    InternStr(b, st->fService, i, Str(s->remote, "serviceName"));
+	    InternStr(b, st->fIpv4, i, Str(s->remote, "ipv4"));
+	    InternStr(b, st->fIpv6, i, Str(s->remote, "ipv6"));
+	    if (json_is_integer(port) && json_integer_value(port) >= 0
+		    && json_integer_value(port) <= 65535) {
+		b->col[st->fPort][i] = (int64_t)json_integer_value(port);
+	    }
 	} else {
 	    SpanName(s, &name);
 	    b->col[st->fService][i] = Rb_SchemaIntern(b->schema,
@@ -418,7 +453,8 @@ ZkClose(Rb_Reader *r)
 
 const Rb_ReaderClass Sd_ZipkinReaderClass = {
     .name = "zipkin",
-    .help = "Zipkin v2 JSON spans as Stardust Call/Reply/Stitch records",
+    .help = "Zipkin v2 JSON spans as Stardust Call, Reply, Stitch and "
+	    "RemoteEndpoint records",
     .stateSize = sizeof(ZkState),
     .sniff = ZkSniff,
     .open = ZkOpen,

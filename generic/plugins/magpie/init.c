@@ -40,7 +40,8 @@ Rb_MagpieInit(Tcl_Interp *interp)
     if (MgSchemaInitCmds(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (MgCanonInitCmds(interp) != TCL_OK) {
+    if (MgCanonInitCmds(interp) != TCL_OK
+	    || MgTimelineInitCmds(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
     return MgParserInitCmds(interp);

@@ -93,7 +93,9 @@ typedef enum MgKind {
     MG_CPU,			/* CPU time charged, ending at .time */
     MG_SIGNAL,			/* sync points */
     MG_WAIT,
-    MG_RESUME
+    MG_RESUME,
+    MG_HOP			/* a stitched packet received here; amount:
+				 * the record that sent it */
 } MgKind;
 
 typedef struct MgEvent {
@@ -191,6 +193,9 @@ extern const Rb_ReaderClass MgCsvLogReaderClass;
 extern const Rb_ReaderClass MgFtraceReaderClass;
 extern const Rb_AnalyzerClass MgThreadCpuAnalyzerClass;
 extern const Rb_AnalyzerClass MgParserAnalyzerClass;
+
+/* magpie::timeline (timelineDraw.c): draws a listed request. */
+int		MgTimelineInitCmds(Tcl_Interp *interp);
 
 /* Allocation that cannot fail (Tcl panics when memory is exhausted). */
 static inline void *

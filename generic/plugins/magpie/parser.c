@@ -58,6 +58,15 @@ typedef struct PacketKey {
 
 #define PACKET_WORDS ((int)(sizeof(PacketKey) / sizeof(int)))
 
+/* A packet half waiting for the other: the set it holds open, and its
+ * event (where the request's hop entry goes when it is the reception). */
+typedef struct PacketHalf {
+    int set;
+    int intr;
+    uint64_t recNo;
+    int64_t time, machine, thread;
+} PacketHalf;
+
 typedef struct ParserState {
     char *schemaName;		/* -schema */
     char *idle;			/* -idle */
@@ -84,7 +93,7 @@ typedef struct ParserState {
     Tcl_HashTable intervals;	/* Key3 -> set index */
     Tcl_HashTable cpus;		/* Key3 {machine 0 cpu} -> CpuState */
     Tcl_HashTable running;	/* Key3 {machine 0 thread} -> CpuState */
-    Tcl_HashTable packets;	/* PacketKey -> set holding the half */
+    Tcl_HashTable packets;	/* PacketKey -> PacketHalf */
 
     uint64_t events, unknown, complete, incomplete, discardedEvents;
     int64_t busyNs, accountedNs;
@@ -198,6 +207,10 @@ FreeRun(ParserState *s)
 	Tcl_DeleteHashTable(&s->intervals);
 	Tcl_DeleteHashTable(&s->cpus);
 	Tcl_DeleteHashTable(&s->running);
+	for (e = Tcl_FirstHashEntry(&s->packets, &hs); e;
+		e = Tcl_NextHashEntry(&hs)) {
+	    MgFree(Tcl_GetHashValue(e));
+	}
 	Tcl_DeleteHashTable(&s->packets);
 	s->tablesInit = 0;
     }
@@ -903,17 +916,22 @@ Release(ParserState *s, int x, int *settle, int *nsettle)
  *	clocks differ), the two halves' sets are merged and the other
  *	half's hold is dropped; otherwise this half holds its set open
  *	until the other comes.  An event lacking an attribute of the
- *	statement is no packet half.
+ *	statement is no packet half.  A matched packet adds an MG_HOP entry
+ *	to the request at its reception, naming the sending record.
  * Results: the root of the event's set.
  */
 static int
 Stitch(ParserState *s, int k, int isTx, const Rb_Batch *b, int i,
-	int target, int *settle, int *nsettle)
+	int64_t machine, int64_t thread, int intr, int target, int *settle,
+	int *nsettle)
 {
     const MgStitch *st = &s->mg->stitches[k];
+    uint64_t recNo = b->firstRecord + i;
     PacketKey key;
+    PacketHalf *h;
+    MgEvent *hop;
     Tcl_HashEntry *e;
-    int j, x, isNew;
+    int j, isNew;
 
     memset(&key, 0, sizeof(key));
     key.stitch = k;
@@ -926,20 +944,39 @@ Stitch(ParserState *s, int k, int isTx, const Rb_Batch *b, int i,
     key.half = isTx;		/* the other half: 1 received, 0 sent */
     e = Tcl_FindHashEntry(&s->packets, (char *)&key);
     if (e != NULL) {
-	x = (int)(intptr_t)Tcl_GetHashValue(e);
+	h = Tcl_GetHashValue(e);
 	Tcl_DeleteHashEntry(e);
-	target = Union(s, target, Find(s, x));
-	Release(s, x, settle, nsettle);
+	target = Find(s, Union(s, target, Find(s, h->set)));
+	Release(s, h->set, settle, nsettle);
 	s->stitched++;
-	return Find(s, target);
+	if (isTx) {
+	    hop = AddEntry(s, target, MG_HOP, h->recNo, h->time, st->tx,
+		    h->machine, h->thread, h->intr);
+	    hop->amount = (int64_t)recNo;
+	} else {
+	    hop = AddEntry(s, target, MG_HOP, recNo, b->col[0][i], st->tx,
+		    machine, thread, intr);
+	    hop->amount = (int64_t)h->recNo;
+	}
+	MgFree(h);
+	return target;
     }
     key.half = !isTx;		/* this half */
     e = Tcl_CreateHashEntry(&s->packets, (char *)&key, &isNew);
-    if (!isNew) {
+    if (isNew) {
+	Tcl_SetHashValue(e, MgAlloc(sizeof(PacketHalf)));
+    } else {
 	/* The same packet sent (or received) again: the newer holds. */
-	Release(s, (int)(intptr_t)Tcl_GetHashValue(e), settle, nsettle);
+	Release(s, ((PacketHalf *)Tcl_GetHashValue(e))->set, settle,
+		nsettle);
     }
-    Tcl_SetHashValue(e, (ClientData)(intptr_t)target);
+    h = Tcl_GetHashValue(e);
+    h->set = target;
+    h->recNo = recNo;
+    h->time = b->col[0][i];
+    h->machine = machine;
+    h->thread = thread;
+    h->intr = intr;
     s->sets[target].open++;
     return target;
 }
@@ -1071,8 +1108,8 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
     /* Stitching merges sets, which may move the entry: it comes last. */
     for (k = 0; k < mg->nstitches; k++) {
 	if (mg->stitches[k].tx == type || mg->stitches[k].rx == type) {
-	    target = Stitch(s, k, mg->stitches[k].tx == type, b, i, target,
-		    settle, &nsettle);
+	    target = Stitch(s, k, mg->stitches[k].tx == type, b, i, machine,
+		    thread, intr, target, settle, &nsettle);
 	}
     }
     settle[nsettle++] = target;
@@ -1193,7 +1230,7 @@ RequestCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const kinds[] = {
-	"event", "cpu", "signal", "wait", "resume"
+	"event", "cpu", "signal", "wait", "resume", "hop"
     };
     const char *attrName = objc == 4 ? Tcl_GetString(objv[3]) : "Requests";
     const Rb_Attribute *attr;

@@ -29,7 +29,13 @@ typedef struct MsrState {
 static int
 IsReadWrite(const char *s)
 {
-    return strcasecmp(s, "Read") == 0 || strcasecmp(s, "Write") == 0;
+    switch (*s) {
+    case 'R': case 'r':
+	return strcasecmp(s, "Read") == 0;
+    case 'W': case 'w':
+	return strcasecmp(s, "Write") == 0;
+    }
+    return 0;
 }
 
 /*

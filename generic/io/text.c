@@ -49,20 +49,25 @@ Rb_TextSplit(char *s, char delim, char **field, int max)
 	return nf;
     }
     for (;;) {
-	char *end, *next = nf + 1 < max ? strchr(s, delim) : NULL;
+	/* One pass to the delimiter (or, for the last field, the end):
+	 * fields are short, so a loop beats strchr and strlen calls. */
+	char *next = s, *end;
+	int more;
 
-	if (next != NULL) {
-	    *next = '\0';
+	while (*next != '\0' && (*next != delim || nf + 1 >= max)) {
+	    next++;
 	}
+	more = *next != '\0';
+	*next = '\0';
+	end = next;
 	while (*s == ' ' || *s == '\t') {
 	    s++;
 	}
-	end = s + strlen(s);
 	while (end > s && (end[-1] == ' ' || end[-1] == '\t')) {
 	    *--end = '\0';
 	}
 	field[nf++] = s;
-	if (next == NULL) {
+	if (!more) {
 	    return nf;
 	}
 	s = next + 1;
@@ -227,6 +232,27 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 }
 
 /*
+ * PlainInt --
+ *	Whether s is an optionally signed run of 1 to 18 decimal digits
+ *	and nothing else (so that its value fits in 60 bits).
+ * Results: 1 with *neg and *value (the magnitude) set, else 0.
+ */
+static inline int
+PlainInt(const char *s, int *neg, uint64_t *value)
+{
+    uint64_t x = 0;
+    int n = 0;
+
+    *neg = *s == '-';
+    s += *s == '-' || *s == '+';
+    for (; (unsigned)(*s - '0') < 10 && n < 18; s++, n++) {
+	x = x * 10 + (uint64_t)(*s - '0');
+    }
+    *value = x;
+    return n > 0 && *s == '\0';
+}
+
+/*
  * Rb_ParseScaled --
  *	Parses a decimal number (sign, digits, fraction, exponent) and
  *	multiplies it by scale exactly, rounding the result to the nearest
@@ -240,7 +266,15 @@ Rb_ParseScaled(const char *s, int64_t scale, int64_t *v)
     const __int128 limit = (__int128)1 << 120;
     __int128 m = 0, q = 1;
     int neg = 0, sawDigit = 0, digits = 0, exp = 0, eneg = 0, edigits = 0;
+    uint64_t whole, scaled;
 
+    /* The common case, a whole number that fits: no 128-bit work. */
+    if (scale >= 1 && scale <= 1000000000000LL && PlainInt(s, &neg, &whole)
+	    && !__builtin_mul_overflow(whole, (uint64_t)scale, &scaled)
+	    && scaled <= (uint64_t)INT64_MAX) {
+	*v = neg ? -(int64_t)scaled : (int64_t)scaled;
+	return 1;
+    }
     if (*s == '-' || *s == '+') {
 	neg = *s++ == '-';
     }
@@ -310,6 +344,13 @@ int
 Rb_ParseInt(const char *s, int64_t *v)
 {
     const char *p = s + (*s == '-' || *s == '+');
+    uint64_t whole;
+    int neg;
+
+    if (PlainInt(s, &neg, &whole)) {
+	*v = neg ? -(int64_t)whole : (int64_t)whole;
+	return 1;
+    }
 
     if (!isdigit((unsigned char)*p)) {
 	return 0;
@@ -465,8 +506,13 @@ Rb_TextNumber(const Rb_TextLine *line, int idx, const char *name,
 	int64_t scale, int whole, int64_t *v, char *why, size_t whyLen)
 {
     const char *s = line->field[idx];
+    int64_t scaled;
 
-    if (whole ? Rb_ParseInt(s, v) && Rb_ParseScaled(s, scale, v)
+    /* A whole number times scale is what Rb_ParseScaled would give:
+     * the exact product when its magnitude fits (INT64_MIN does not). */
+    if (whole ? Rb_ParseInt(s, v) && scale >= 1 && scale <= 1000000000000LL
+		&& !__builtin_mul_overflow(*v, scale, &scaled)
+		&& scaled != INT64_MIN && (*v = scaled, 1)
 	    : Rb_ParseScaled(s, scale, v)) {
 	return NULL;
     }

@@ -108,6 +108,56 @@ START_TEST(parse_scaled_is_exact)
 }
 END_TEST
 
+START_TEST(parse_whole_numbers_at_the_edges_of_the_short_path)
+{
+    int64_t v;
+
+    /* 18 digits are parsed without 128-bit arithmetic; the results must
+     * be those of the long path, which 19 and more digits take. */
+    ck_assert(Rb_ParseInt("999999999999999999", &v));
+    ck_assert_int_eq(v, 999999999999999999LL);
+    ck_assert(Rb_ParseScaled("-999999999999999999", 1, &v));
+    ck_assert_int_eq(v, -999999999999999999LL);
+    ck_assert(Rb_ParseScaled("92233720368547758", 100, &v));
+    ck_assert_int_eq(v, 9223372036854775800LL);
+    ck_assert(!Rb_ParseScaled("92233720368547759", 100, &v));
+    ck_assert(!Rb_ParseScaled("999999999999999999", 1000000000000LL, &v));
+    ck_assert(Rb_ParseScaled("-9223372036854775807", 1, &v));
+    ck_assert_int_eq(v, -INT64_MAX);
+    ck_assert(Rb_ParseInt("0000000000000000000042", &v));
+    ck_assert_int_eq(v, 42);
+    ck_assert(Rb_ParseScaled("-0", 1000, &v));
+    ck_assert_int_eq(v, 0);
+    ck_assert(Rb_ParseScaled("+7", 100, &v));
+    ck_assert_int_eq(v, 700);
+    ck_assert(!Rb_ParseInt("12a", &v));
+    ck_assert(!Rb_ParseInt("-", &v));
+    ck_assert(!Rb_ParseInt("+", &v));
+    ck_assert(!Rb_ParseInt(" 5", &v));
+    ck_assert(!Rb_ParseScaled("5", 0, &v));
+}
+END_TEST
+
+START_TEST(split_trims_fields_and_keeps_the_rest_in_the_last)
+{
+    char line1[] = " a, b ,,c ", line2[] = " a, b ,,c ", line3[] = "x\t\ty";
+    char *f[8];
+
+    ck_assert_int_eq(Rb_TextSplit(line1, ',', f, 8), 4);
+    ck_assert_str_eq(f[0], "a");
+    ck_assert_str_eq(f[1], "b");
+    ck_assert_str_eq(f[2], "");
+    ck_assert_str_eq(f[3], "c");
+    ck_assert_int_eq(Rb_TextSplit(line2, ',', f, 2), 2);
+    ck_assert_str_eq(f[0], "a");
+    ck_assert_str_eq(f[1], "b ,,c");
+    ck_assert_int_eq(Rb_TextSplit(line3, '\t', f, 8), 3);
+    ck_assert_str_eq(f[0], "x");
+    ck_assert_str_eq(f[1], "");
+    ck_assert_str_eq(f[2], "y");
+}
+END_TEST
+
 /*
  * small.csv: timestamps 128166372000000000 + 0, 500000, 1000000 ticks.
  * 128166372000000000 - 116444736000000000 = 11721636000000000 ticks =
@@ -422,6 +472,8 @@ rbtest_suite(void)
 
     tcase_add_unchecked_fixture(tc, Setup, NULL);
     tcase_add_test(tc, parse_scaled_is_exact);
+    tcase_add_test(tc, parse_whole_numbers_at_the_edges_of_the_short_path);
+    tcase_add_test(tc, split_trims_fields_and_keeps_the_rest_in_the_last);
     tcase_add_test(tc, msr_fixture_by_hand);
     tcase_add_test(tc, msr_malformed_lines_by_policy);
     tcase_add_test(tc, spc_fixture_by_hand);

@@ -143,6 +143,28 @@ MgInsertSyncPoints(const MgSchema *s, MgRequest *r, MgEvent **scratch,
     r->nev = n;
 }
 
+/*
+ * MgRequestEvents --
+ *	Appends the record numbers of r's events (not its charges or
+ *	points), space-separated, to out.
+ * Results: how many.
+ */
+int
+MgRequestEvents(const MgRequest *r, Tcl_DString *out)
+{
+    char buf[32];
+    int k, n = 0;
+
+    for (k = 0; k < r->nev; k++) {
+	if (r->ev[k].kind == MG_EVENT) {
+	    snprintf(buf, sizeof(buf), n++ ? " %llu" : "%llu",
+		    (unsigned long long)r->ev[k].recNo);
+	    Tcl_DStringAppend(out, buf, -1);
+	}
+    }
+    return n;
+}
+
 /* A thread of a request while its canonical form is built. */
 typedef struct CanonThread {
     int64_t machine;

@@ -221,30 +221,6 @@ CountLabel(Cluster *cl, const char *label)
 }
 
 /*
- * RequestEvents --
- *	The record numbers of r's events, space-separated (free it).
- */
-static char *
-RequestEvents(const MgRequest *r)
-{
-    Tcl_DString ds;
-    char buf[32], *out;
-    int k;
-
-    Tcl_DStringInit(&ds);
-    for (k = 0; k < r->nev; k++) {
-	if (r->ev[k].kind == MG_EVENT) {
-	    snprintf(buf, sizeof(buf), Tcl_DStringLength(&ds) ? " %llu"
-		    : "%llu", (unsigned long long)r->ev[k].recNo);
-	    Tcl_DStringAppend(&ds, buf, -1);
-	}
-    }
-    out = MgStrdup(Tcl_DStringValue(&ds));
-    Tcl_DStringFree(&ds);
-    return out;
-}
-
-/*
  * MgClustererAdd --
  *	Assigns request r, of canonical form t (text given), to a cluster,
  *	founding one if none is near enough; labelText (or NULL) counts in
@@ -313,9 +289,13 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
     }
     if (cl->nmembers < c->outliers) {
 	Member *m = &cl->members[cl->nmembers++];
+	Tcl_DString ds;
 
 	m->id = r->id;
-	m->events = RequestEvents(r);
+	Tcl_DStringInit(&ds);
+	MgRequestEvents(r, &ds);
+	m->events = MgStrdup(Tcl_DStringValue(&ds));
+	Tcl_DStringFree(&ds);
 	m->text = MgStrdup(text);
     }
     c->requests++;

@@ -154,6 +154,7 @@ typedef struct MgCost {
 /* canon.c */
 void		MgInsertSyncPoints(const MgSchema *s, MgRequest *r,
 		    MgEvent **scratch, int *scratchCap);
+int		MgRequestEvents(const MgRequest *r, Tcl_DString *out);
 int		MgCanonical(const MgSchema *s, const MgRequest *r,
 		    MgToken **tokens, int *cap);
 void		MgTokensString(const MgSchema *s, const MgToken *t, int n,

@@ -587,22 +587,18 @@ AddRow(ParserState *s, const MgRequest *r, const char *label,
     Tcl_DString ids;
     MgRequest *copy;
     int64_t first = INT64_MAX, last = INT64_MIN;
-    char buf[32];
-    int row, k, nev = 0;
+    int row, k, nev;
 
-    Tcl_DStringInit(&ids);
     for (k = 0; k < r->nev; k++) {
 	const MgEvent *e = &r->ev[k];
 
-	if (e->kind != MG_EVENT) {
-	    continue;
+	if (e->kind == MG_EVENT) {
+	    first = e->time < first ? e->time : first;
+	    last = e->time > last ? e->time : last;
 	}
-	first = e->time < first ? e->time : first;
-	last = e->time > last ? e->time : last;
-	snprintf(buf, sizeof(buf), nev++ ? " %llu" : "%llu",
-		(unsigned long long)e->recNo);
-	Tcl_DStringAppend(&ids, buf, -1);
     }
+    Tcl_DStringInit(&ids);
+    nev = MgRequestEvents(r, &ids);
     row = Rb_AttrAddRow(t);
     Rb_AttrSetNum(t, row, COL_ID, (double)r->id);
     Rb_AttrSetText(t, row, COL_MACHINE, Rb_SchemaString(s->rec,

@@ -216,19 +216,56 @@ ThreadOfRecord(const Canon *c, uint64_t recNo)
     return -1;
 }
 
+static void	Serialize(Canon *c, int t);
+
+/*
+ * Fork --
+ *	A Signal; then thread d (if any) in brackets, unless it is written
+ *	already.
+ */
+static void
+Fork(Canon *c, int d)
+{
+    Push(c, MG_SYM_SIGNAL, 0, 0, 0);
+    if (d >= 0 && !c->threads[d].visited) {
+	Push(c, MG_SYM_OPEN, 0, 0, 0);
+	Serialize(c, d);
+	Push(c, MG_SYM_CLOSE, 0, 0, 0);
+    }
+}
+
+/*
+ * IsTransmit --
+ *	Whether events of type are the sending half of a stitch statement.
+ */
+static int
+IsTransmit(const MgSchema *s, int type)
+{
+    int k;
+
+    for (k = 0; k < s->nstitches; k++) {
+	if (s->stitches[k].tx == type) {
+	    return 1;
+	}
+    }
+    return 0;
+}
+
 /*
  * Serialize --
  *	Appends thread t's tokens in its own order; at a Signal whose
  *	destination is on a thread not yet serialized, that thread follows
- *	at once in brackets (depth first).  Context switches are dropped
- *	and CPU charges summed into the thread's next event.
+ *	at once in brackets (depth first).  A packet sent to another
+ *	machine is a Signal too, its reception (a hop) a Wait and a Resume.
+ *	Context switches are dropped and CPU charges summed into the
+ *	thread's next event.
  */
 static void
 Serialize(Canon *c, int t)
 {
     const MgRequest *r = c->r;
     double cpu = 0;
-    int i, d;
+    int i, k;
 
     c->threads[t].visited = 1;
     for (i = 0; i < r->nev; i++) {
@@ -251,15 +288,21 @@ Serialize(Canon *c, int t)
 		    ? (double)e->amount : 0, ty->netBytes >= 0 && e->amount > 0
 		    ? (double)e->amount : 0);
 	    cpu = 0;
+	    if (IsTransmit(c->s, e->type)) {
+		for (k = 0; k < r->nev; k++) {
+		    if (r->ev[k].kind == MG_HOP
+			    && r->ev[k].amount == (int64_t)e->recNo) {
+			Fork(c, c->threadOf[k]);
+		    }
+		}
+	    }
 	    break;
 	case MG_SIGNAL:
-	    Push(c, MG_SYM_SIGNAL, 0, 0, 0);
-	    d = ThreadOfRecord(c, (uint64_t)e->amount);
-	    if (d >= 0 && !c->threads[d].visited) {
-		Push(c, MG_SYM_OPEN, 0, 0, 0);
-		Serialize(c, d);
-		Push(c, MG_SYM_CLOSE, 0, 0, 0);
-	    }
+	    Fork(c, ThreadOfRecord(c, (uint64_t)e->amount));
+	    break;
+	case MG_HOP:
+	    Push(c, MG_SYM_WAIT, 0, 0, 0);
+	    Push(c, MG_SYM_RESUME, 0, 0, 0);
 	    break;
 	case MG_WAIT:
 	    Push(c, MG_SYM_WAIT, 0, 0, 0);
@@ -277,7 +320,8 @@ Serialize(Canon *c, int t)
 /*
  * MgCanonical --
  *	The canonical form of r (with its sync points inserted): the thread
- *	of its begin event first, other threads where a Signal forks them,
+ *	of its begin event first, other threads where a Signal or a packet
+ *	sent to them forks them,
  *	threads no Signal reaches after it, in brackets, in the order they
  *	first appear.  CPU amounts are rounded to whole nanoseconds.
  * Results: the number of tokens, in *tokens (grown to *cap as needed).

@@ -515,14 +515,16 @@ FreeSet(ParserState *s, int x)
 
 /*
  * CompareEntries --
- *	Record order; at one record, CPU charged up to it comes before the
- *	event, and charges to different threads in thread order.
+ *	Record order; at one record, CPU charged up to it comes first, then
+ *	a packet hop received there, then the event; charges to different
+ *	threads in thread order.
  */
 static int
 CompareEntries(const void *x, const void *y)
 {
     const MgEvent *a = x, *b = y;
-    int ra = a->kind == MG_CPU ? 0 : 1, rb = b->kind == MG_CPU ? 0 : 1;
+    int ra = a->kind == MG_CPU ? 0 : a->kind == MG_HOP ? 1 : 2;
+    int rb = b->kind == MG_CPU ? 0 : b->kind == MG_HOP ? 1 : 2;
 
     if (a->recNo != b->recNo) {
 	return a->recNo < b->recNo ? -1 : 1;

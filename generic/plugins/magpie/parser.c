@@ -594,7 +594,9 @@ AddRow(ParserState *s, const MgRequest *r, const char *label,
     for (k = 0; k < r->nev; k++) {
 	const MgEvent *e = &r->ev[k];
 
-	if (e->kind == MG_EVENT) {
+	/* Begin and end are of the request's own machine's clock (a
+	 * stitched request's other machines keep theirs). */
+	if (e->kind == MG_EVENT && e->machine == r->machine) {
 	    first = e->time < first ? e->time : first;
 	    last = e->time > last ? e->time : last;
 	}

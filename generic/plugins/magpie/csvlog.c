@@ -153,9 +153,10 @@ Append(CsvState *st, const char *s, size_t n)
  *	record whose quote never closes is returned with *bad set.
  */
 static char *
-NextRecord(Rb_Reader *r, CsvState *st, uint64_t *offset, const char **bad,
-	char *why, size_t whyLen, Rb_Error *err)
+NextRecord(Rb_Reader *r, uint64_t *offset, const char **bad, char *why,
+	size_t whyLen, Rb_Error *err)
 {
+    CsvState *st = r->state;
     char *line;
     size_t len;
 
@@ -366,7 +367,7 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
     if (MgLogOpen(r, &st->lg, DiscoverSchema, err) != TCL_OK) {
 	return TCL_ERROR;
     }
-    rec = NextRecord(r, st, &offset, &bad, why, sizeof(why), err);
+    rec = NextRecord(r, &offset, &bad, why, sizeof(why), err);
     if (rec == NULL) {
 	if (err->code[0] == '\0') {
 	    Rb_SetError(err, "RUBICON READER FORMAT", "%s: no CSV header "
@@ -437,42 +438,13 @@ ParseRecord(Rb_Reader *r, char *rec, Rb_Batch *b, int i, char *why,
 /*
  * CsvNext --
  *	Appends events until the batch is full or the file ends.
- * Results: records appended, 0 at the end, -1 on error (err set).
  */
 static int
 CsvNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     CsvState *st = r->state;
-    int start = b->n;
-    char *rec, why[160];
 
-    if (st->lg.failed) {
-	st->lg.failed = 0;
-	*err = st->lg.pending;
-	return -1;
-    }
-    while (b->n < b->cap) {
-	uint64_t offset;
-	const char *bad;
-	int i, rc;
-
-	rec = NextRecord(r, st, &offset, &bad, why, sizeof(why), err);
-	if (rec == NULL) {
-	    if (err->code[0] != '\0') {
-		return MgLogFail(&st->lg, b, start, err);
-	    }
-	    break;
-	}
-	i = Rb_BatchAppend(b);
-	if (bad == NULL) {
-	    bad = ParseRecord(r, rec, b, i, why, sizeof(why));
-	}
-	rc = MgLogKeep(r, &st->lg, b, start, bad, why, offset, err);
-	if (rc != 0) {
-	    return rc;
-	}
-    }
-    return b->n - start;
+    return MgLogNext(r, &st->lg, b, err, NextRecord, ParseRecord);
 }
 
 /*

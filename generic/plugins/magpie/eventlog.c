@@ -419,14 +419,14 @@ ParseEvent(Rb_Reader *r, char *line, Rb_Batch *b, int i, char *why,
 }
 
 /*
- * MgLogFail --
+ * LogFail --
  *	Ends a next call on the error in err: records appended in this call
  *	are returned first and the error on the next call, so results up to
  *	the error stay usable.
  * Results: what next returns.
  */
-int
-MgLogFail(MgLog *lg, Rb_Batch *b, int start, Rb_Error *err)
+static int
+LogFail(MgLog *lg, Rb_Batch *b, int start, Rb_Error *err)
 {
     if (b->n > start) {
 	lg->pending = *err;
@@ -437,7 +437,7 @@ MgLogFail(MgLog *lg, Rb_Batch *b, int start, Rb_Error *err)
 }
 
 /*
- * MgLogKeep --
+ * LogKeep --
  *	Settles the record just appended to b and parsed (bad is NULL or
  *	its malformed-record kind, why the detail, offset where it began):
  *	a record whose time goes backwards is out of order; a bad record
@@ -445,8 +445,8 @@ MgLogFail(MgLog *lg, Rb_Batch *b, int start, Rb_Error *err)
  * Results: 0 to go on, or what next returns when reading must stop
  *	(never 0).
  */
-int
-MgLogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start, const char *bad,
+static int
+LogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start, const char *bad,
 	const char *why, uint64_t offset, Rb_Error *err)
 {
     int i = b->n - 1;
@@ -462,7 +462,7 @@ MgLogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start, const char *bad,
     if (bad != NULL) {
 	b->n--;
 	return Rb_ReaderBad(r, err, bad, offset, "%s", why)
-		? MgLogFail(lg, b, start, err) : 0;
+		? LogFail(lg, b, start, err) : 0;
     }
     r->lastTime = b->col[0][i];
     return 0;
@@ -481,46 +481,84 @@ LogOpen(Rb_Reader *r, Rb_Error *err)
 }
 
 /*
- * LogNext --
- *	Appends events until the batch is full or the file ends.
+ * MgLogNext --
+ *	The next hook of an event-log reader: appends events until the
+ *	batch is full or the input ends, each record read by getRecord and
+ *	parsed by parse; malformed ones go through the error policy.
  * Results: records appended, 0 at the end, -1 on error (err set).
  */
-static int
-LogNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
+int
+MgLogNext(Rb_Reader *r, MgLog *lg, Rb_Batch *b, Rb_Error *err,
+	MgRecordProc *getRecord, MgParseProc *parse)
 {
-    LogState *st = r->state;
     int start = b->n;
-    char *line, why[160];
-    size_t len;
+    char *rec, why[160];
 
-    if (st->lg.failed) {
-	st->lg.failed = 0;
-	*err = st->lg.pending;
+    if (lg->failed) {
+	lg->failed = 0;
+	*err = lg->pending;
 	return -1;
     }
     while (b->n < b->cap) {
-	uint64_t offset = Rb_InputOffset(r->in);
+	uint64_t offset;
 	const char *bad;
-	int rc;
+	int i, rc;
 
-	line = Rb_InputGetLine(r->in, &len, err);
-	if (line == NULL) {
+	rec = getRecord(r, &offset, &bad, why, sizeof(why), err);
+	if (rec == NULL) {
 	    if (err->code[0] != '\0') {
-		return MgLogFail(&st->lg, b, start, err);
+		return LogFail(lg, b, start, err);
 	    }
 	    break;
 	}
-	r->recordNo++;
-	if (MgIsComment(line)) {
-	    continue;
+	i = Rb_BatchAppend(b);
+	if (bad == NULL) {
+	    bad = parse(r, rec, b, i, why, sizeof(why));
 	}
-	bad = ParseEvent(r, line, b, Rb_BatchAppend(b), why, sizeof(why));
-	rc = MgLogKeep(r, &st->lg, b, start, bad, why, offset, err);
+	rc = LogKeep(r, lg, b, start, bad, why, offset, err);
 	if (rc != 0) {
 	    return rc;
 	}
     }
     return b->n - start;
+}
+
+/*
+ * NextLine --
+ *	The next line that is not a comment (every line counts as a record
+ *	for error messages), and where it begins.
+ * Results: the line, or NULL at the end (err->code empty) or on a read
+ *	error.
+ */
+static char *
+NextLine(Rb_Reader *r, uint64_t *offset, const char **bad, char *why,
+	size_t whyLen, Rb_Error *err)
+{
+    char *line;
+    size_t len;
+
+    *bad = NULL;
+    do {
+	*offset = Rb_InputOffset(r->in);
+	line = Rb_InputGetLine(r->in, &len, err);
+	if (line == NULL) {
+	    return NULL;
+	}
+	r->recordNo++;
+    } while (MgIsComment(line));
+    return line;
+}
+
+/*
+ * LogNext --
+ *	Appends events until the batch is full or the file ends.
+ */
+static int
+LogNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
+{
+    LogState *st = r->state;
+
+    return MgLogNext(r, &st->lg, b, err, NextLine, ParseEvent);
 }
 
 /*

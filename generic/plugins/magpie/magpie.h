@@ -179,6 +179,9 @@ void		MgClustererFree(MgClusterer *c);
  * in its last run, for drawing; NULL if a is not one or id not kept. */
 const MgRequest *MgParserRequest(const Rb_Analyzer *a, int64_t id);
 const MgSchema *MgParserSchema(const Rb_Analyzer *a);
+const MgRequest *MgFlowRequest(Tcl_Interp *interp, Tcl_Obj *flowObj,
+		    Tcl_Obj *idObj, const char *attrName, const char *code,
+		    const MgSchema **mg);
 int		MgParserInitCmds(Tcl_Interp *interp);
 
 /* Registry of schemas defined by magpie::schema (process-wide, as trace
@@ -248,6 +251,15 @@ typedef struct MgLog {
 
 /* Discovers the attributes of a file (the reader's own syntax). */
 typedef Rb_Schema *(MgDiscoverProc)(Rb_Reader *r, Rb_Error *err);
+/* Reads the next record that is not a comment, setting where it began
+ * (and r->recordNo); returns NULL at the end (err->code empty) or on a
+ * read error, or the record with *bad set when it is malformed already. */
+typedef char *(MgRecordProc)(Rb_Reader *r, uint64_t *offset,
+	const char **bad, char *why, size_t whyLen, Rb_Error *err);
+/* Fills record i of b from a record's text (modified in place); returns
+ * NULL or the malformed-record kind with detail in why. */
+typedef const char *(MgParseProc)(Rb_Reader *r, char *rec, Rb_Batch *b,
+	int i, char *why, size_t whyLen);
 
 int		MgParseInt(const char *s, int64_t *v);
 int		MgIsComment(const char *s);
@@ -259,9 +271,8 @@ const char *	MgLogTimeEvent(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int i,
 		    size_t whyLen);
 const char *	MgLogValue(Rb_Reader *r, Rb_Batch *b, int i, int f,
 		    const char *value, char *why, size_t whyLen);
-int		MgLogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start,
-		    const char *bad, const char *why, uint64_t offset,
-		    Rb_Error *err);
-int		MgLogFail(MgLog *lg, Rb_Batch *b, int start, Rb_Error *err);
+int		MgLogNext(Rb_Reader *r, MgLog *lg, Rb_Batch *b,
+		    Rb_Error *err, MgRecordProc *getRecord,
+		    MgParseProc *parse);
 
 #endif /* MAGPIE_H */

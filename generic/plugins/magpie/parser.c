@@ -1216,6 +1216,42 @@ ParserEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
+ * MgFlowRequest --
+ *	For the commands given FLOW ID ?ATTRIBUTE?: request id as listed by
+ *	the MagpieParserAnalyzer that set attribute attrName on the flow,
+ *	and (in *mg) its schema.
+ * Results: the request, or NULL with an error of the given code in
+ *	interp (no such flow or attribute, a request not listed).
+ */
+const MgRequest *
+MgFlowRequest(Tcl_Interp *interp, Tcl_Obj *flowObj, Tcl_Obj *idObj,
+	const char *attrName, const char *code, const MgSchema **mg)
+{
+    const Rb_Attribute *attr;
+    const MgRequest *r;
+    Rb_Flow *flow = Rb_FlowFromObj(interp, flowObj);
+    Tcl_WideInt id;
+
+    if (flow == NULL || Tcl_GetWideIntFromObj(interp, idObj, &id)
+	    != TCL_OK) {
+	return NULL;
+    }
+    attr = Rb_FlowGetAttr(flow, attrName);
+    *mg = attr ? MgParserSchema(attr->producer) : NULL;
+    if (*mg == NULL) {
+	Rb_SetInterpError(interp, code, "flow \"%s\" has no attribute \"%s\" "
+		"set by a MagpieParserAnalyzer", Rb_FlowName(flow), attrName);
+	return NULL;
+    }
+    r = MgParserRequest(attr->producer, id);
+    if (r == NULL) {
+	Rb_SetInterpError(interp, code, "request %lld is not listed (the "
+		"parser keeps the first -keep)", (long long)id);
+    }
+    return r;
+}
+
+/*
  * RequestCmd --
  *	magpie::request FLOW ID ?ATTRIBUTE?: the entries of request ID as
  *	listed by the MagpieParserAnalyzer that set ATTRIBUTE (default
@@ -1232,36 +1268,20 @@ RequestCmd(ClientData cd, Tcl_Interp *interp, int objc,
     static const char *const kinds[] = {
 	"event", "cpu", "signal", "wait", "resume", "hop"
     };
-    const char *attrName = objc == 4 ? Tcl_GetString(objv[3]) : "Requests";
-    const Rb_Attribute *attr;
     const MgRequest *r;
     const MgSchema *mg;
-    Rb_Flow *flow;
     Tcl_Obj *out;
-    Tcl_WideInt id;
     int k;
 
     if (objc != 3 && objc != 4) {
 	Tcl_WrongNumArgs(interp, 1, objv, "flow id ?attribute?");
 	return TCL_ERROR;
     }
-    flow = Rb_FlowFromObj(interp, objv[1]);
-    if (flow == NULL || Tcl_GetWideIntFromObj(interp, objv[2], &id)
-	    != TCL_OK) {
-	return TCL_ERROR;
-    }
-    attr = Rb_FlowGetAttr(flow, attrName);
-    mg = attr ? MgParserSchema(attr->producer) : NULL;
-    if (mg == NULL) {
-	return Rb_SetInterpError(interp, "RUBICON MAGPIE REQUEST", "flow "
-		"\"%s\" has no attribute \"%s\" set by a "
-		"MagpieParserAnalyzer", Rb_FlowName(flow), attrName);
-    }
-    r = MgParserRequest(attr->producer, id);
+    r = MgFlowRequest(interp, objv[1], objv[2], objc == 4
+	    ? Tcl_GetString(objv[3]) : "Requests", "RUBICON MAGPIE REQUEST",
+	    &mg);
     if (r == NULL) {
-	return Rb_SetInterpError(interp, "RUBICON MAGPIE REQUEST", "request "
-		"%lld is not listed (the parser keeps the first -keep)",
-		(long long)id);
+	return TCL_ERROR;
     }
     out = Tcl_NewListObj(0, NULL);
     for (k = 0; k < r->nev; k++) {

@@ -540,11 +540,8 @@ TimelineCmd(ClientData cd, Tcl_Interp *interp, int objc,
     static const char *const opts[] = {"-attribute", "-gnuplot", "-width",
 	NULL};
     const char *attrName = "Requests", *gnuplot = NULL;
-    const Rb_Attribute *attr;
     const MgRequest *r;
     const MgSchema *mg;
-    Rb_Flow *flow;
-    Tcl_WideInt id;
     Drawing d;
     Rb_Out out;
     int k, opt, rc = TCL_ERROR;
@@ -571,23 +568,10 @@ TimelineCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		    "-width must be 50 to 100000 pixels");
 	}
     }
-    flow = Rb_FlowFromObj(interp, objv[1]);
-    if (flow == NULL || Tcl_GetWideIntFromObj(interp, objv[2], &id)
-	    != TCL_OK) {
-	return TCL_ERROR;
-    }
-    attr = Rb_FlowGetAttr(flow, attrName);
-    mg = attr ? MgParserSchema(attr->producer) : NULL;
-    if (mg == NULL) {
-	return Rb_SetInterpError(interp, "RUBICON MAGPIE TIMELINE", "flow "
-		"\"%s\" has no attribute \"%s\" set by a "
-		"MagpieParserAnalyzer", Rb_FlowName(flow), attrName);
-    }
-    r = MgParserRequest(attr->producer, id);
+    r = MgFlowRequest(interp, objv[1], objv[2], attrName,
+	    "RUBICON MAGPIE TIMELINE", &mg);
     if (r == NULL) {
-	return Rb_SetInterpError(interp, "RUBICON MAGPIE TIMELINE", "request "
-		"%lld is not listed (the parser keeps the first -keep)",
-		(long long)id);
+	return TCL_ERROR;
     }
     BuildRows(mg, r, &d);
     Layout(&d);

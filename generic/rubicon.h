@@ -333,8 +333,10 @@ typedef struct Rb_AnalyzerClass {
     /* Frees what the state points to (not the state itself). Optional. */
     void (*freeState)(Rb_Analyzer *a);
     /* The fields its record and batch hooks read, RB_FIELD_BIT of each;
-     * 0 (the default) means every field.  Readers may leave the fields
-     * that nothing in the DAG reads undecoded. */
+     * 0 (the default) means every field.  With some declared, the fields
+     * its start hook resolves with Rb_AnalyzerField (those its options
+     * name) count as read too.  Readers may leave the fields that nothing
+     * in the DAG reads undecoded. */
     uint64_t fields;
 } Rb_AnalyzerClass;
 

@@ -215,6 +215,58 @@ CompareRegions(const void *p, const void *q, void *order)
 }
 
 /*
+ * TopSlots --
+ *	The slots of the (at most) top regions first in CompareRegions
+ *	order, sorted; *n is set to how many.  A heap of the top best so far,
+ *	the worst of them at its root, keeps this O(regions log top) where
+ *	sorting every region would cost O(regions log regions).
+ * Results: a malloc'd array the caller frees.
+ */
+static uint64_t *
+TopSlots(const HotRegionState *st, RegionOrder *order, uint64_t *n)
+{
+    uint64_t want = st->regions.count < (uint64_t)st->top
+	    ? st->regions.count : (uint64_t)st->top;
+    uint64_t *heap = Rb_KitRealloc(NULL, (want + 1) * sizeof(uint64_t));
+    uint64_t i, held = 0;
+
+    for (i = 0; i < st->regions.cap; i++) {
+	uint64_t at, child, slot = i;
+
+	if (!st->regions.used[i]) {
+	    continue;
+	}
+	if (held < want) {
+	    /* Sift up: the worst (latest in order) rises to the root. */
+	    for (at = held++; at > 0 && CompareRegions(&heap[(at - 1) / 2],
+		    &slot, order) < 0; at = (at - 1) / 2) {
+		heap[at] = heap[(at - 1) / 2];
+	    }
+	    heap[at] = slot;
+	    continue;
+	}
+	if (want == 0 || CompareRegions(&slot, &heap[0], order) >= 0) {
+	    continue;
+	}
+	/* Replaces the worst held: sift down from the root. */
+	for (at = 0; (child = 2 * at + 1) < held; at = child) {
+	    if (child + 1 < held
+		    && CompareRegions(&heap[child + 1], &heap[child], order) > 0) {
+		child++;
+	    }
+	    if (CompareRegions(&heap[child], &slot, order) <= 0) {
+		break;
+	    }
+	    heap[at] = heap[child];
+	}
+	heap[at] = slot;
+    }
+    qsort_r(heap, held, sizeof(uint64_t), CompareRegions, order);
+    *n = held;
+    return heap;
+}
+
+/*
  * HotRegionEnd --
  *	Sets the table of the -top regions with the most accesses, the
  *	fraction of accesses in them, the total and the error bound.
@@ -223,9 +275,9 @@ static int
 HotRegionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     HotRegionState *st = a->state;
-    uint64_t *slots = Rb_KeyTableSortedSlots(&st->regions), i, inTop = 0;
     int64_t *devices = Rb_BlockMapDevices(&st->map);
     RegionOrder order = {&st->regions, devices};
+    uint64_t nTop, *slots = TopSlots(st, &order, &nTop), i, inTop = 0;
     Rb_Attribute *table = Rb_AttrCreate("HotRegions", RB_ATTR_TABLE, "",
 	    "regions with the most accesses");
     int devCol = Rb_AttrAddColumn(table, "device", "", 0);
@@ -234,9 +286,7 @@ HotRegionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int bytesCol = Rb_AttrAddColumn(table, "bytes", "bytes", 0);
     int fracCol = Rb_AttrAddColumn(table, "fraction", "", 0);
 
-    qsort_r(slots, st->regions.count, sizeof(uint64_t), CompareRegions,
-	    &order);
-    for (i = 0; i < st->regions.count && i < (uint64_t)st->top; i++) {
+    for (i = 0; i < nTop; i++) {
 	const RegionCounts *c = Rb_KeyTableValue(&st->regions, slots[i]);
 	int row = Rb_AttrAddRow(table);
 	int64_t dev, regionNo;
@@ -366,4 +416,6 @@ const Rb_AnalyzerClass Rb_HotRegionAnalyzerClass = {
     .end = HotRegionEnd,
     .merge = HotRegionMerge,
     .freeState = HotRegionFree,
+    /* And the -field and -offsetField it resolves at start. */
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -116,12 +116,8 @@ Rb_KeyTableFind(Rb_KeyTable *t, int64_t key, int create)
 void *
 Rb_KeyTableFindLimited(Rb_KeyTable *t, int64_t key, int64_t limit)
 {
-    void *val = Rb_KeyTableFind(t, key, 0);
-
-    if (val == NULL && (int64_t)t->count < limit) {
-	val = Rb_KeyTableFind(t, key, 1);
-    }
-    return val;
+    /* One probe sequence either way: below the limit, find-or-make. */
+    return Rb_KeyTableFind(t, key, (int64_t)t->count < limit);
 }
 
 /*

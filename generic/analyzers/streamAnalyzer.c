@@ -432,4 +432,6 @@ const Rb_AnalyzerClass Rb_StreamAnalyzerClass = {
     .batch = StreamBatch,
     .end = StreamEnd,
     .freeState = StreamFree,
+    /* And the -field and -offsetField it resolves at start. */
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -167,7 +167,8 @@ Rb_AnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a)
 
 /*
  * Rb_AnalyzerField --
- *	Resolves a field name against the run's schema.
+ *	Resolves a field name against the run's schema, noting it among
+ *	those the analyzer reads (Rb_AnalyzerReads).
  * Results: TCL_OK with *index set, or TCL_ERROR with an error naming the
  *	analyzer and listing the known fields.
  */
@@ -175,6 +176,7 @@ int
 Rb_AnalyzerField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 	int *index)
 {
+    AnalyzerPriv *priv = a->engine;
     int f = Rb_SchemaFieldIndex(run->schema, name ? name : "");
 
     if (f < 0) {
@@ -188,7 +190,26 @@ Rb_AnalyzerField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 	return TCL_ERROR;
     }
     *index = f;
+    priv->resolved |= f < 64 ? RB_FIELD_BIT(f) : RB_ALL_FIELDS;
     return TCL_OK;
+}
+
+/*
+ * Rb_AnalyzerReads --
+ *	The fields a's hooks read, RB_FIELD_BIT of each: every field unless
+ *	its class declares some, else those and the ones its start hook
+ *	resolved with Rb_AnalyzerField (the fields its options name).  Valid
+ *	after Rb_AnalyzerStartAll.
+ */
+uint64_t
+Rb_AnalyzerReads(const Rb_Analyzer *a)
+{
+    const AnalyzerPriv *priv = a->engine;
+
+    if (a->cls->fields == 0) {
+	return RB_ALL_FIELDS;
+    }
+    return a->cls->fields | priv->resolved;
 }
 
 /*
@@ -225,6 +246,7 @@ Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow, const char *attrName)
 int
 Rb_AnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
 {
+    ((AnalyzerPriv *)a->engine)->resolved = 0;
     if (a->cls->start && a->cls->start(a, run) != TCL_OK) {
 	if (Rb_AnalyzerTakeError(interp, a) == TCL_OK) {
 	    Rb_SetInterpError(interp, "RUBICON ANALYZER START",

@@ -84,6 +84,8 @@ typedef struct AnalyzerPriv {
     Rb_Engine *eng;
     char *errorMsg;		/* Set by Rb_AnalyzerError in a hook. */
     char *errorCode;
+    uint64_t resolved;		/* RB_FIELD_BIT of each field resolved
+				 * with Rb_AnalyzerField since start. */
 } AnalyzerPriv;
 
 struct Rb_Engine {
@@ -165,6 +167,7 @@ int		Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng,
 		    Rb_Flow **flows, int nflows, const Rb_RunInfo *run,
 		    int dryRun);
 int		Rb_AnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a);
+uint64_t	Rb_AnalyzerReads(const Rb_Analyzer *a);
 Rb_Analyzer *	Rb_AnalyzerFromCmdInfo(const Tcl_CmdInfo *info);
 
 /* Reporters (reporter.c) and the run driver (run.c). */

@@ -501,8 +501,8 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
  * Rb_NodeFields --
  *	The fields that n and the nodes below it read, RB_FIELD_BIT of each:
  *	a Filter its expression's, a Mux table its key field, a Flow what
- *	its analyzers' classes declare.  A Transformer, a sink, or an
- *	analyzer that declares nothing reads every field.  Call after
+ *	its analyzers read (Rb_AnalyzerReads).  A Transformer, a sink, or
+ *	an analyzer whose class declares nothing reads every field.  Call after
  *	Rb_NodeStart (filters compiled, Mux tables built) and
  *	Rb_NodeClearMarks; each node is visited once (visitMark 4).
  */
@@ -527,9 +527,7 @@ Rb_NodeFields(Rb_Node *n)
 	break;
     case NODE_FLOW:
 	for (i = 0; i < n->flow->nanalyzers; i++) {
-	    uint64_t reads = n->flow->analyzers[i]->cls->fields;
-
-	    fields |= reads ? reads : RB_ALL_FIELDS;
+	    fields |= Rb_AnalyzerReads(n->flow->analyzers[i]);
 	}
 	break;
     case NODE_TRANSFORMER:

@@ -6,9 +6,11 @@
  *	growable buffer that Read, Peek and GetLine consume from; the
  *	uncompressed offset and the line number are kept for error messages.
  *
- *	The decompressor (Produce) writes into a caller-given region and
- *	touches no consumer state, so it can later run on a second thread
- *	filling a queue of chunks without changing the consumer side.
+ *	The decompressor (a Decoder, Produce) writes into a caller-given
+ *	region and touches no consumer state.  For gzip and bzip2 input it
+ *	runs on a thread of its own filling a ring of chunks (ring.c) when a
+ *	second core is online, unless the environment variable
+ *	RUBICON_THREADS is 0; the consumer side is the same either way.
  */
 
 #include <errno.h>
@@ -19,14 +21,21 @@
 #include <zlib.h>
 #include <bzlib.h>
 #include "core/rbInt.h"
+#include "io/ring.h"
 
 #define CHUNK (1 << 20)		/* Size of raw reads and of the buffer. */
 #define DIRECT_MIN (1 << 16)	/* Reads this large bypass the buffer. */
+#define RING_CHUNKS 4		/* Chunks of CHUNK bytes decompressed ahead. */
 
 typedef enum { COMP_NONE, COMP_GZIP, COMP_BZIP2 } Compression;
 
-struct Rb_Input {
-    char *path;
+/*
+ * The producer side: the file and its decompressor.  Only the thread
+ * that decompresses touches it (after open), until Produce has returned
+ * 0; then the consumer reads eof, failed and failure.
+ */
+typedef struct Decoder {
+    const char *path;		/* The Rb_Input's. */
     int fd;
     Compression comp;
 
@@ -41,11 +50,22 @@ struct Rb_Input {
     int streamOpen;		/* z or bz initialized. */
     int streamEnded;		/* Last member ended cleanly. */
 
+    uint64_t produced;		/* Decompressed bytes produced so far. */
+    int eof;			/* No more bytes will come. */
+    int failed;			/* failure holds the error that ended them. */
+    Rb_Error failure;
+} Decoder;
+
+struct Rb_Input {
+    char *path;
+    Decoder dec;
+    Rb_Ring *ring;		/* The thread running dec, or NULL: inline. */
+
     /* Decompressed bytes: buf[pos, len) not yet consumed. */
     char *buf;
     size_t pos, len, cap;
     uint64_t bufBase;		/* Stream offset of buf[0]. */
-    uint64_t produced;		/* Decompressed bytes produced so far. */
+    uint64_t taken;		/* Decompressed bytes taken from dec. */
     int eof;			/* No more bytes will come. */
     int failed;			/* A sticky error is in failure. */
     Rb_Error failure;
@@ -59,11 +79,11 @@ struct Rb_Input {
  *	then every read reports it.
  */
 static void
-SetFailure(Rb_Input *in, const char *code, const char *what)
+SetFailure(Decoder *d, const char *code, const char *what)
 {
-    in->failed = 1;
-    in->eof = 1;
-    Rb_SetError(&in->failure, code, "%s: %s", in->path, what);
+    d->failed = 1;
+    d->eof = 1;
+    Rb_SetError(&d->failure, code, "%s: %s", d->path, what);
 }
 
 /*
@@ -73,24 +93,24 @@ SetFailure(Rb_Input *in, const char *code, const char *what)
  *	set).
  */
 static ssize_t
-ReadFile(Rb_Input *in, void *dst, size_t cap)
+ReadFile(Decoder *d, void *dst, size_t cap)
 {
     ssize_t n;
 
     do {
-	n = read(in->fd, dst, cap);
+	n = read(d->fd, dst, cap);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
 	char what[512];
 
 	snprintf(what, sizeof(what), "read error after %llu uncompressed "
-		"bytes: %s", (unsigned long long)in->produced, strerror(errno));
-	SetFailure(in, "RUBICON READER IO", what);
+		"bytes: %s", (unsigned long long)d->produced, strerror(errno));
+	SetFailure(d, "RUBICON READER IO", what);
 	return -1;
     }
-    in->rawOffset += (uint64_t)n;
+    d->rawOffset += (uint64_t)n;
     if (n == 0) {
-	in->rawEof = 1;
+	d->rawEof = 1;
     }
     return n;
 }
@@ -103,19 +123,19 @@ ReadFile(Rb_Input *in, void *dst, size_t cap)
  *	set).
  */
 static int
-FillRaw(Rb_Input *in)
+FillRaw(Decoder *d)
 {
     ssize_t n;
 
-    if (in->rawPos < in->rawLen || in->rawEof) {
+    if (d->rawPos < d->rawLen || d->rawEof) {
 	return 0;
     }
-    n = ReadFile(in, in->raw, CHUNK);
+    n = ReadFile(d, d->raw, CHUNK);
     if (n < 0) {
 	return -1;
     }
-    in->rawPos = 0;
-    in->rawLen = (size_t)n;
+    d->rawPos = 0;
+    d->rawLen = (size_t)n;
     return 0;
 }
 
@@ -125,21 +145,21 @@ FillRaw(Rb_Input *in)
  *	(truncated) or is corrupt (detail says how).
  */
 static void
-StreamFailure(Rb_Input *in, int truncated, const char *detail)
+StreamFailure(Decoder *d, int truncated, const char *detail)
 {
     char what[512];
-    const char *kind = in->comp == COMP_GZIP ? "gzip" : "bzip2";
+    const char *kind = d->comp == COMP_GZIP ? "gzip" : "bzip2";
 
     if (truncated) {
 	snprintf(what, sizeof(what), "%s data truncated after %llu "
-		"uncompressed bytes", kind, (unsigned long long)in->produced);
-	SetFailure(in, "RUBICON READER TRUNCATED", what);
+		"uncompressed bytes", kind, (unsigned long long)d->produced);
+	SetFailure(d, "RUBICON READER TRUNCATED", what);
     } else {
 	snprintf(what, sizeof(what), "corrupt %s data (%s) after %llu "
 		"uncompressed bytes, near compressed byte %llu", kind, detail,
-		(unsigned long long)in->produced,
-		(unsigned long long)(in->rawOffset - (in->rawLen - in->rawPos)));
-	SetFailure(in, "RUBICON READER CORRUPT", what);
+		(unsigned long long)d->produced,
+		(unsigned long long)(d->rawOffset - (d->rawLen - d->rawPos)));
+	SetFailure(d, "RUBICON READER CORRUPT", what);
     }
 }
 
@@ -151,128 +171,184 @@ StreamFailure(Rb_Input *in, int truncated, const char *detail)
  * Results: 1 a new member started, 0 clean end of data, -1 failure set.
  */
 static int
-NextMember(Rb_Input *in)
+NextMember(Decoder *d)
 {
     unsigned char c;
 
-    if (FillRaw(in) < 0) {
+    if (FillRaw(d) < 0) {
 	return -1;
     }
-    if (in->rawPos == in->rawLen) {
+    if (d->rawPos == d->rawLen) {
 	return 0;
     }
-    c = in->raw[in->rawPos];
-    if (in->comp == COMP_GZIP) {
+    c = d->raw[d->rawPos];
+    if (d->comp == COMP_GZIP) {
 	if (c != 0x1f) {
-	    StreamFailure(in, 0, "trailing bytes after the last gzip member");
+	    StreamFailure(d, 0, "trailing bytes after the last gzip member");
 	    return -1;
 	}
-	inflateReset(&in->z);
+	inflateReset(&d->z);
     } else {
 	if (c != 'B') {
-	    StreamFailure(in, 0, "trailing bytes after the last bzip2 stream");
+	    StreamFailure(d, 0, "trailing bytes after the last bzip2 stream");
 	    return -1;
 	}
-	BZ2_bzDecompressEnd(&in->bz);
-	memset(&in->bz, 0, sizeof(in->bz));
-	if (BZ2_bzDecompressInit(&in->bz, 0, 0) != BZ_OK) {
-	    in->streamOpen = 0;
-	    StreamFailure(in, 0, "cannot restart the bzip2 decompressor");
+	BZ2_bzDecompressEnd(&d->bz);
+	memset(&d->bz, 0, sizeof(d->bz));
+	if (BZ2_bzDecompressInit(&d->bz, 0, 0) != BZ_OK) {
+	    d->streamOpen = 0;
+	    StreamFailure(d, 0, "cannot restart the bzip2 decompressor");
 	    return -1;
 	}
     }
-    in->streamEnded = 0;
+    d->streamEnded = 0;
     return 1;
 }
 
 /*
  * Produce --
  *	Writes up to cap decompressed bytes to dst.
- * Results: bytes written; 0 means end of data or failure (in->eof set,
- *	in->failed tells which).
+ * Results: bytes written; 0 means end of data or failure (d->eof set,
+ *	d->failed tells which).
  */
 static size_t
-Produce(Rb_Input *in, char *dst, size_t cap)
+Produce(Decoder *d, char *dst, size_t cap)
 {
     size_t got = 0;
     int rc;
 
-    while (got == 0 && !in->eof) {
-	if (in->comp == COMP_NONE) {
-	    if (in->rawPos < in->rawLen) {
+    while (got == 0 && !d->eof) {
+	if (d->comp == COMP_NONE) {
+	    if (d->rawPos < d->rawLen) {
 		/* The bytes read at open to sniff the compression. */
-		got = in->rawLen - in->rawPos;
+		got = d->rawLen - d->rawPos;
 		if (got > cap) {
 		    got = cap;
 		}
-		memcpy(dst, in->raw + in->rawPos, got);
-		in->rawPos += got;
+		memcpy(dst, d->raw + d->rawPos, got);
+		d->rawPos += got;
 	    } else {
 		/* Plain data goes straight to dst, not through raw. */
-		ssize_t n = ReadFile(in, dst, cap);
+		ssize_t n = ReadFile(d, dst, cap);
 
 		if (n <= 0) {
-		    in->eof = 1;
+		    d->eof = 1;
 		    break;
 		}
 		got = (size_t)n;
 	    }
 	    break;
 	}
-	if (in->streamEnded) {
-	    rc = NextMember(in);
+	if (d->streamEnded) {
+	    rc = NextMember(d);
 	    if (rc <= 0) {
-		in->eof = 1;
+		d->eof = 1;
 		break;
 	    }
 	}
-	if (FillRaw(in) < 0) {
+	if (FillRaw(d) < 0) {
 	    break;
 	}
-	if (in->rawPos == in->rawLen) {
-	    StreamFailure(in, 1, NULL);
+	if (d->rawPos == d->rawLen) {
+	    StreamFailure(d, 1, NULL);
 	    break;
 	}
-	if (in->comp == COMP_GZIP) {
-	    in->z.next_in = in->raw + in->rawPos;
-	    in->z.avail_in = (uInt)(in->rawLen - in->rawPos);
-	    in->z.next_out = (Bytef *)dst;
-	    in->z.avail_out = (uInt)cap;
-	    rc = inflate(&in->z, Z_NO_FLUSH);
-	    in->rawPos = in->rawLen - in->z.avail_in;
-	    got = cap - in->z.avail_out;
+	if (d->comp == COMP_GZIP) {
+	    d->z.next_in = d->raw + d->rawPos;
+	    d->z.avail_in = (uInt)(d->rawLen - d->rawPos);
+	    d->z.next_out = (Bytef *)dst;
+	    d->z.avail_out = (uInt)cap;
+	    rc = inflate(&d->z, Z_NO_FLUSH);
+	    d->rawPos = d->rawLen - d->z.avail_in;
+	    got = cap - d->z.avail_out;
 	    if (rc == Z_BUF_ERROR && got == 0) {
 		/* Input was available yet nothing moved: never loop on it. */
-		StreamFailure(in, 0, "inflate makes no progress");
+		StreamFailure(d, 0, "inflate makes no progress");
 		return 0;
 	    }
 	    if (rc == Z_STREAM_END) {
-		in->streamEnded = 1;
+		d->streamEnded = 1;
 	    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-		in->produced += got;
-		StreamFailure(in, 0, in->z.msg ? in->z.msg : "inflate error");
+		d->produced += got;
+		StreamFailure(d, 0, d->z.msg ? d->z.msg : "inflate error");
 		return got;
 	    }
 	} else {
-	    in->bz.next_in = (char *)in->raw + in->rawPos;
-	    in->bz.avail_in = (unsigned)(in->rawLen - in->rawPos);
-	    in->bz.next_out = dst;
-	    in->bz.avail_out = (unsigned)cap;
-	    rc = BZ2_bzDecompress(&in->bz);
-	    in->rawPos = in->rawLen - in->bz.avail_in;
-	    got = cap - in->bz.avail_out;
+	    d->bz.next_in = (char *)d->raw + d->rawPos;
+	    d->bz.avail_in = (unsigned)(d->rawLen - d->rawPos);
+	    d->bz.next_out = dst;
+	    d->bz.avail_out = (unsigned)cap;
+	    rc = BZ2_bzDecompress(&d->bz);
+	    d->rawPos = d->rawLen - d->bz.avail_in;
+	    got = cap - d->bz.avail_out;
 	    if (rc == BZ_STREAM_END) {
-		in->streamEnded = 1;
+		d->streamEnded = 1;
 	    } else if (rc != BZ_OK) {
-		in->produced += got;
-		StreamFailure(in, 0, rc == BZ_DATA_ERROR_MAGIC
+		d->produced += got;
+		StreamFailure(d, 0, rc == BZ_DATA_ERROR_MAGIC
 			? "bad stream magic" : "data error");
 		return got;
 	    }
 	}
     }
-    in->produced += got;
+    d->produced += got;
     return got;
+}
+
+/*
+ * ProduceInRing --
+ *	Produce as the ring's thread calls it.
+ */
+static size_t
+ProduceInRing(void *cd, char *dst, size_t cap)
+{
+    return Produce(cd, dst, cap);
+}
+
+/*
+ * Obtain --
+ *	Writes up to cap decompressed bytes to dst, from the ring when a
+ *	thread decompresses, else from Produce here.
+ * Results: bytes written; 0 at the end of data or on a failure, when the
+ *	decoder's failure becomes the stream's (sticky).
+ */
+static size_t
+Obtain(Rb_Input *in, char *dst, size_t cap)
+{
+    size_t got;
+
+    if (in->eof) {
+	return 0;
+    }
+    got = in->ring ? Rb_RingTake(in->ring, dst, cap)
+	    : Produce(&in->dec, dst, cap);
+    if (got == 0) {
+	in->eof = 1;
+	if (in->dec.failed) {
+	    in->failed = 1;
+	    in->failure = in->dec.failure;
+	}
+    }
+    in->taken += got;
+    return got;
+}
+
+/*
+ * StartThread --
+ *	Moves the decompression of a gzip or bzip2 stream to a thread of its
+ *	own when a second core is online and RUBICON_THREADS is not 0;
+ *	otherwise, or if the thread cannot start, it stays inline.
+ */
+static void
+StartThread(Rb_Input *in)
+{
+    const char *env = getenv("RUBICON_THREADS");
+
+    if (in->dec.comp == COMP_NONE || sysconf(_SC_NPROCESSORS_ONLN) < 2
+	    || (env != NULL && strcmp(env, "0") == 0)) {
+	return;
+    }
+    in->ring = Rb_RingStart(ProduceInRing, &in->dec, CHUNK, RING_CHUNKS);
 }
 
 /*
@@ -307,7 +383,7 @@ Fill(Rb_Input *in)
 	    in->buf = Rb_Realloc(in->buf, in->cap + 1);
 	}
     }
-    got = Produce(in, in->buf + in->len, in->cap - in->len);
+    got = Obtain(in, in->buf + in->len, in->cap - in->len);
     in->len += got;
     return got;
 }
@@ -339,6 +415,7 @@ Rb_Input *
 Rb_InputOpen(const char *path, Rb_Error *err)
 {
     Rb_Input *in;
+    Decoder *d;
     int fd;
 
     do {
@@ -351,35 +428,38 @@ Rb_InputOpen(const char *path, Rb_Error *err)
     }
     in = Rb_Alloc(sizeof(*in));
     in->path = Rb_Strdup(path);
-    in->fd = fd;
-    in->raw = Rb_Alloc(CHUNK);
+    d = &in->dec;
+    d->path = in->path;
+    d->fd = fd;
+    d->raw = Rb_Alloc(CHUNK);
     in->cap = CHUNK;
     in->buf = Rb_Alloc(in->cap + 1);	/* +1: room for a final NUL */
-    if (FillRaw(in) < 0) {
+    if (FillRaw(d) < 0) {
 	Rb_SetError(err, "RUBICON READER OPEN", "cannot read trace \"%s\": %s",
 		path, strerror(errno));
 	Rb_InputClose(in);
 	return NULL;
     }
-    if (in->rawLen >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
-	in->comp = COMP_GZIP;
-	if (inflateInit2(&in->z, 15 + 16) != Z_OK) {
+    if (d->rawLen >= 2 && d->raw[0] == 0x1f && d->raw[1] == 0x8b) {
+	d->comp = COMP_GZIP;
+	if (inflateInit2(&d->z, 15 + 16) != Z_OK) {
 	    Rb_SetError(err, "RUBICON READER OPEN", "%s: cannot start the "
 		    "gzip decompressor", path);
 	    Rb_InputClose(in);
 	    return NULL;
 	}
-	in->streamOpen = 1;
-    } else if (in->rawLen >= 3 && memcmp(in->raw, "BZh", 3) == 0) {
-	in->comp = COMP_BZIP2;
-	if (BZ2_bzDecompressInit(&in->bz, 0, 0) != BZ_OK) {
+	d->streamOpen = 1;
+    } else if (d->rawLen >= 3 && memcmp(d->raw, "BZh", 3) == 0) {
+	d->comp = COMP_BZIP2;
+	if (BZ2_bzDecompressInit(&d->bz, 0, 0) != BZ_OK) {
 	    Rb_SetError(err, "RUBICON READER OPEN", "%s: cannot start the "
 		    "bzip2 decompressor", path);
 	    Rb_InputClose(in);
 	    return NULL;
 	}
-	in->streamOpen = 1;
+	d->streamOpen = 1;
     }
+    StartThread(in);
     return in;
 }
 
@@ -402,15 +482,15 @@ Rb_InputRead(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
 	    in->pos = in->len = 0;
 	    if (n - done >= DIRECT_MIN) {
 		/* A large read skips the buffer: one copy fewer. */
-		k = Produce(in, dst + done, n - done);
-		in->bufBase = in->produced;
+		k = Obtain(in, dst + done, n - done);
+		in->bufBase = in->taken;
 		if (k == 0) {
 		    break;
 		}
 		done += k;
 		continue;
 	    }
-	    in->bufBase = in->produced;
+	    in->bufBase = in->taken;
 	    if (Fill(in) == 0) {
 		break;
 	    }
@@ -579,12 +659,13 @@ Rb_InputCompression(const Rb_Input *in)
 {
     static const char *const names[] = {"none", "gzip", "bzip2"};
 
-    return names[in->comp];
+    return names[in->dec.comp];
 }
 
 /*
  * Rb_InputClose --
- *	Closes the file and frees the stream.  NULL is allowed.
+ *	Stops the decompression thread if there is one (after the chunk it
+ *	is on), closes the file and frees the stream.  NULL is allowed.
  */
 void
 Rb_InputClose(Rb_Input *in)
@@ -592,15 +673,18 @@ Rb_InputClose(Rb_Input *in)
     if (in == NULL) {
 	return;
     }
-    if (in->streamOpen) {
-	if (in->comp == COMP_GZIP) {
-	    inflateEnd(&in->z);
+    if (in->ring != NULL) {
+	Rb_RingStop(in->ring);
+    }
+    if (in->dec.streamOpen) {
+	if (in->dec.comp == COMP_GZIP) {
+	    inflateEnd(&in->dec.z);
 	} else {
-	    BZ2_bzDecompressEnd(&in->bz);
+	    BZ2_bzDecompressEnd(&in->dec.bz);
 	}
     }
-    close(in->fd);
-    free(in->raw);
+    close(in->dec.fd);
+    free(in->dec.raw);
     free(in->buf);
     free(in->path);
     free(in);

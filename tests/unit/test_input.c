@@ -4,8 +4,12 @@
  *	Rb_Input: plain, gzip and bzip2 files of the same content read the
  *	same; lines of every ending and length; concatenated members; and
  *	truncated, corrupt and missing files give errors that name them.
+ *	Every test runs twice: with compressed input decompressed on a
+ *	thread of its own (when two cores are online) and inline
+ *	(RUBICON_THREADS=0).
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <zlib.h>
 #include <bzlib.h>
@@ -365,13 +369,90 @@ START_TEST(empty_file_reads_as_empty)
 }
 END_TEST
 
-Suite *
-rbtest_suite(void)
+/* The number of threads of this process. */
+static int
+Threads(void)
 {
-    Suite *s = suite_create("input");
-    TCase *tc = tcase_create("input");
+    DIR *dir = opendir("/proc/self/task");
+    struct dirent *e;
+    int n = 0;
+
+    ck_assert_ptr_nonnull(dir);
+    while ((e = readdir(dir)) != NULL) {
+	n += e->d_name[0] != '.';
+    }
+    closedir(dir);
+    return n;
+}
+
+START_TEST(compressed_input_has_a_thread_while_open)
+{
+    const char *env = getenv("RUBICON_THREADS");
+    int before = Threads(), expect;
+    Rb_Error err;
+    Rb_Input *in;
+
+    expect = sysconf(_SC_NPROCESSORS_ONLN) >= 2
+	    && (env == NULL || strcmp(env, "0") != 0);
+    AppendGzip(rbtest_tmp("t.gz"), content, contentLen);
+    rbtest_write_file(rbtest_tmp("t.txt"), content, contentLen);
+    in = Rb_InputOpen(rbtest_tmp("t.gz"), &err);
+    ck_assert_int_eq(Threads(), before + expect);
+    Rb_InputClose(in);
+    ck_assert_int_eq(Threads(), before);
+    in = Rb_InputOpen(rbtest_tmp("t.txt"), &err);
+    ck_assert_int_eq(Threads(), before);
+    Rb_InputClose(in);
+}
+END_TEST
+
+START_TEST(closing_early_stops_decompression)
+{
+    int before = Threads(), i;
+    Rb_Error err;
+    Rb_Input *in;
+    char buf[10];
+
+    /* 3 MiB of content fill the ring ahead: the thread waits for room
+     * when close comes, or is in the middle of a chunk. */
+    AppendGzip(rbtest_tmp("e.gz"), content, contentLen);
+    AppendBzip2(rbtest_tmp("e.bz2"), content, contentLen);
+    for (i = 0; i < 20; i++) {
+	in = Rb_InputOpen(rbtest_tmp(i % 2 ? "e.gz" : "e.bz2"), &err);
+	ck_assert_ptr_nonnull(in);
+	if (i % 4 < 2) {
+	    ck_assert_int_eq(Rb_InputReadFull(in, buf, 10, &err), 1);
+	    ck_assert(memcmp(buf, content, 10) == 0);
+	}
+	Rb_InputClose(in);
+    }
+    ck_assert_int_eq(Threads(), before);
+}
+END_TEST
+
+static void
+InlineOn(void)
+{
+    setenv("RUBICON_THREADS", "0", 1);
+}
+
+static void
+InlineOff(void)
+{
+    unsetenv("RUBICON_THREADS");
+}
+
+/* A test case of every test; inline ones decompress on the caller's
+ * thread. */
+static TCase *
+Tests(const char *name, int inlineOnly)
+{
+    TCase *tc = tcase_create(name);
 
     tcase_add_unchecked_fixture(tc, Setup, Teardown);
+    if (inlineOnly) {
+	tcase_add_checked_fixture(tc, InlineOn, InlineOff);
+    }
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, plain_gzip_bzip2_give_same_bytes);
     tcase_add_test(tc, plain_gzip_bzip2_give_same_lines);
@@ -383,6 +464,17 @@ rbtest_suite(void)
     tcase_add_test(tc, corrupt_gzip_is_an_error_naming_the_file);
     tcase_add_test(tc, missing_file_is_an_open_error);
     tcase_add_test(tc, empty_file_reads_as_empty);
-    suite_add_tcase(s, tc);
+    tcase_add_test(tc, compressed_input_has_a_thread_while_open);
+    tcase_add_test(tc, closing_early_stops_decompression);
+    return tc;
+}
+
+Suite *
+rbtest_suite(void)
+{
+    Suite *s = suite_create("input");
+
+    suite_add_tcase(s, Tests("threaded", 0));
+    suite_add_tcase(s, Tests("inline", 1));
     return s;
 }

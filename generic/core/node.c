@@ -14,6 +14,8 @@
  * looks each record's value up once in an open-addressing table and
  * appends the record to the selection of every Filter child it matches.
  */
+#define MUX_SCAN_MAX 8	/* Up to this many keys a Mux compares, no lookup. */
+
 struct MuxTable {
     int field;
     int64_t directMin;		/* keys in [directMin, directMin + directLen) */
@@ -25,6 +27,7 @@ struct MuxTable {
     int nentries;
     int *entryChild;		/* child index of entry */
     int *entryNext;		/* next entry with the same key, -1 end */
+    int64_t *entryKey;		/* key of entry */
     int nchildren;
     int *isDispatched;		/* per child: handled by the table */
     uint32_t **childSel;	/* per child selection buffer */
@@ -62,6 +65,7 @@ MuxTableFree(MuxTable *t)
     free(t->first);
     free(t->entryChild);
     free(t->entryNext);
+    free(t->entryKey);
     free(t);
 }
 
@@ -391,6 +395,7 @@ BuildMuxTable(Rb_Node *mux)
     t->nchildren = mux->nchildren;
     t->entryChild = Rb_Alloc(mux->nchildren * sizeof(int));
     t->entryNext = Rb_Alloc(mux->nchildren * sizeof(int));
+    t->entryKey = Rb_Alloc(mux->nchildren * sizeof(int64_t));
     t->isDispatched = Rb_Alloc(mux->nchildren * sizeof(int));
     t->childSel = Rb_Alloc(mux->nchildren * sizeof(uint32_t *));
     t->childN = Rb_Alloc(mux->nchildren * sizeof(int));
@@ -413,6 +418,7 @@ BuildMuxTable(Rb_Node *mux)
 	e = t->nentries++;
 	t->entryChild[e] = i;
 	t->entryNext[e] = -1;
+	t->entryKey[e] = v;
 	if (t->first[slot] < 0) {
 	    t->keys[slot] = v;
 	    t->first[slot] = e;
@@ -545,7 +551,9 @@ Rb_NodeFields(Rb_Node *n)
  *	Pushes a batch through a Mux with a dispatch table: one lookup per
  *	record fills each equality child's selection; dispatched Filters'
  *	children get the records directly (the Filter itself is known to
- *	hold); other children get the whole input.
+ *	hold); other children get the whole input.  With only a few keys,
+ *	a branch-free compare per key and record beats the lookup, whose
+ *	branches the records' keys, in no order, keep mispredicting.
  */
 static void
 MuxDispatch(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -557,7 +565,19 @@ MuxDispatch(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel, int nsel)
     for (c = 0; c < t->nchildren; c++) {
 	t->childN[c] = 0;
     }
-    if (t->direct) {
+    if (t->nentries <= MUX_SCAN_MAX) {
+	for (e = 0; e < t->nentries; e++) {
+	    uint32_t *out = t->childSel[t->entryChild[e]];
+	    int64_t key = t->entryKey[e];
+	    int m = 0;
+
+	    for (k = 0; k < nsel; k++) {
+		out[m] = sel[k];
+		m += col[sel[k]] == key;
+	    }
+	    t->childN[t->entryChild[e]] = m;
+	}
+    } else if (t->direct) {
 	for (k = 0; k < nsel; k++) {
 	    uint32_t r = sel[k];
 	    uint64_t off = (uint64_t)(col[r] - (uint64_t)t->directMin);

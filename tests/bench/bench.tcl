@@ -59,12 +59,14 @@ proc measure {case commands} {
     }
 }
 
-# peakRss CMD -- the median peak resident set (KB) of CMD over RUNS runs,
-# from /usr/bin/time.
-proc peakRss {cmd} {
-    global runs
+# peakRss CMD ?N? -- the median peak resident set (KB) of CMD over N runs
+# (default RUNS), from /usr/bin/time.
+proc peakRss {cmd {n {}}} {
+    if {$n eq ""} {
+	set n $::runs
+    }
     set out [file join [file dirname $::big] rss.txt]
-    for {set r 0} {$r < $runs} {incr r} {
+    for {set r 0} {$r < $n} {incr r} {
 	timeit [list /usr/bin/time -f %M -o $out {*}$cmd]
 	set f [open $out]
 	lappend kb [string trim [read $f]]
@@ -201,11 +203,27 @@ lappend pluginRows [plugin magpie.tcl $magpieLog 3]
 lappend pluginRows [plugin txmix.tcl 3]
 lappend pluginRows [plugin stardust.tcl $stardustTrace 3]
 
-# Memory: a streaming run on 1 M and on 10 M records.
+# Memory: a streaming run on 1 M and on 10 M records; and the streaming
+# part of the kit (streamkit.tcl) on 1 M and on 100 M records, the 10 M
+# trace read ten times over in one run (a run reads its traces one after
+# another), once each: the peak is the same at every run, and the 100 M
+# run alone takes a few minutes.
 if {$haveTime} {
     puts stderr "bench: peak RSS on 1 M and 10 M records"
     set rss1 [peakRss [list {*}$rubicon [file join $here fig4.tcl] $small]]
     set rss10 [peakRss [list {*}$rubicon [file join $here fig4.tcl] $big]]
+    puts stderr "bench: peak RSS of the streaming kit on 1 M and 100 M records"
+    set streamKit [list {*}$rubicon [file join $here streamkit.tcl]]
+    set probe [interp create]
+    $probe eval [list set auto_path $auto_path]
+    $probe eval {package require rubicon}
+    $probe eval [list source [file join $here streamkit.tcl]]
+    set streamClasses [$probe eval {set streamClasses}]
+    interp delete $probe
+    set rssKit1 [peakRss [list {*}$streamKit $small] 1]
+    set t0 [clock milliseconds]
+    set rssKit100 [peakRss [list {*}$streamKit {*}[lrepeat 10 $big]] 1]
+    set kit100Seconds [expr {([clock milliseconds] - $t0) / 1e3}]
 }
 
 # The table.
@@ -306,6 +324,12 @@ if {$haveTime} {
     puts [format "%-34s %9s   1 M records %.1f MB, 10 M records %.1f MB (x%.2f)" \
 	"peak RSS, Figure 4 config" "" [expr {$rss1 / 1024.0}] \
 	[expr {$rss10 / 1024.0}] [expr {double($rss10) / $rss1}]]
+    puts [format "%-34s %9s   1 M records %.1f MB, 100 M records %.1f MB (x%.2f; %.0f s)" \
+	"peak RSS, streaming kit" "" [expr {$rssKit1 / 1024.0}] \
+	[expr {$rssKit100 / 1024.0}] [expr {double($rssKit100) / $rssKit1}] \
+	$kit100Seconds]
+    puts [format "%-34s %9s   (%d analyzers: %s)" "" "" [llength $streamClasses] \
+	[join $streamClasses ", "]]
 } else {
     puts "peak RSS: /usr/bin/time not installed (apt-get install time): skipped"
 }

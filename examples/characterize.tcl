@@ -29,6 +29,8 @@ set volumes [dict get $keys volumes]
 proc kit {name devField offField} {
     Flow $name \
 	[RateAnalyzer -interval 60] [BandwidthAnalyzer -interval 60] \
+	[SeriesAnalyzer -interval 60 \
+	    -stats {readFraction meanSize responseTime}] \
 	[SizeAnalyzer] [SizeHistogramAnalyzer] [ReadFractionAnalyzer] \
 	[SeqRunAnalyzer -field $devField -offsetField $offField] \
 	[ResponseTimeAnalyzer] \

@@ -41,6 +41,7 @@ extern const Rb_AnalyzerClass Rb_WorkingSetAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_TopKAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_StreamAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HotRegionAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_SeriesAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -135,6 +136,9 @@ uint64_t	Rb_TimeBinsAddBins(Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
 double *	Rb_TimeBinsValues(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, int64_t *n,
+		    double *startSeconds);
+double *	Rb_TimeBinsValuesOn(const Rb_TimeBins *tb,
+		    const Rb_TimeBins *grid, const Rb_RunInfo *run, int64_t *n,
 		    double *startSeconds);
 Rb_Attribute *	Rb_TimeBinsSeries(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, const char *name,

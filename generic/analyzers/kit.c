@@ -41,6 +41,7 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_TopKAnalyzerClass,
     &Rb_StreamAnalyzerClass,
     &Rb_HotRegionAnalyzerClass,
+    &Rb_SeriesAnalyzerClass,
 };
 
 /*

@@ -303,22 +303,36 @@ double *
 Rb_TimeBinsValues(const Rb_TimeBins *tb, const Rb_RunInfo *run, int64_t *n,
 	double *startSeconds)
 {
-    Rb_TimeBins grid;
+    return Rb_TimeBinsValuesOn(tb, tb, run, n, startSeconds);
+}
+
+/*
+ * Rb_TimeBinsValuesOn --
+ *	Rb_TimeBinsValues of tb over the bins the series of grid shows, so
+ *	that several sums kept on one grid (the same interval and origin)
+ *	give rows that line up.
+ * Results: as Rb_TimeBinsValues.
+ */
+double *
+Rb_TimeBinsValuesOn(const Rb_TimeBins *tb, const Rb_TimeBins *grid,
+	const Rb_RunInfo *run, int64_t *n, double *startSeconds)
+{
+    Rb_TimeBins g;
     int64_t kFirst, kLast, ref, k;
     double *values;
 
     *n = 0;
-    if (!SeriesRange(tb, run, &grid, &kFirst, &kLast, &ref)) {
+    if (!SeriesRange(grid, run, &g, &kFirst, &kLast, &ref)) {
 	return NULL;
     }
     *n = kLast - kFirst + 1;
     values = Rb_KitRealloc(NULL, (size_t)*n * sizeof(double));
     for (k = kFirst; k <= kLast; k++) {
-	values[k - kFirst] = (k >= grid.lo && k < grid.lo + grid.n)
-		? (double)grid.sums[k - grid.lo] : 0.0;
+	values[k - kFirst] = (k >= tb->lo && k < tb->lo + tb->n)
+		? (double)tb->sums[k - tb->lo] : 0.0;
     }
     if (startSeconds != NULL) {
-	*startSeconds = Rb_SecondsBetween(ref, grid.origin)
+	*startSeconds = Rb_SecondsBetween(ref, g.origin)
 		+ (double)kFirst * ((double)tb->interval / RB_NS_PER_S);
     }
     return values;

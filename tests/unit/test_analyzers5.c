@@ -1,0 +1,102 @@
+/*
+ * test_analyzers5.c --
+ *
+ *	Unit tests of the Analyzer kit's per-interval statistics
+ *	(SeriesAnalyzer): that two shards merged give the whole run's
+ *	series, that shards of different statistics refuse to merge, and
+ *	that the analyzer reads only the fields its statistics need.
+ */
+
+#include "kitTest.h"
+#include "core/engine.h"
+
+START_TEST(merge_series)
+{
+    CheckMerge(&Rb_SeriesAnalyzerClass, "-interval 0.1");
+}
+END_TEST
+
+START_TEST(merge_series_of_other_statistics_fails)
+{
+    Tcl_Interp *interp = rbtest_interp();
+    Rb_Analyzer *a1, *a2;
+    Rb_Flow *f1 = NewFlow(&Rb_SeriesAnalyzerClass, "-stats count", &a1);
+    Rb_Flow *f2 = NewFlow(&Rb_SeriesAnalyzerClass, "-stats meanSize", &a2);
+    Rb_RunInfo run;
+    Tcl_Obj *options, *key, *code = NULL;
+
+    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_int_eq(Rb_FlowStart(f1, &run), TCL_OK);
+    ck_assert_int_eq(Rb_FlowStart(f2, &run), TCL_OK);
+    ck_assert_int_eq(Rb_SeriesAnalyzerClass.merge(a1, a2), TCL_ERROR);
+    ck_assert_int_eq(Rb_AnalyzerTakeError(interp, a1), TCL_ERROR);
+    options = Tcl_GetReturnOptions(interp, TCL_ERROR);
+    Tcl_IncrRefCount(options);
+    key = Tcl_NewStringObj("-errorcode", -1);
+    Tcl_IncrRefCount(key);
+    ck_assert_int_eq(Tcl_DictObjGet(NULL, options, key, &code), TCL_OK);
+    ck_assert_ptr_nonnull(code);
+    ck_assert_str_eq(Tcl_GetString(code), "RUBICON MERGE MISMATCH");
+    Tcl_DecrRefCount(key);
+    Tcl_DecrRefCount(options);
+    Rb_RunInfoFree(&run);
+    Rb_FlowDelete(f1);
+    Rb_FlowDelete(f2);
+}
+END_TEST
+
+/*
+ * ReadsFor --
+ *	The fields a SeriesAnalyzer with -stats stats reads, once started.
+ */
+static uint64_t
+ReadsFor(const char *stats)
+{
+    Tcl_Interp *interp = rbtest_interp();
+    Tcl_Obj *opts = Tcl_ObjPrintf("-stats {%s}", stats);
+    Rb_Analyzer *a;
+    Rb_Flow *f;
+    Rb_RunInfo run;
+    uint64_t reads;
+
+    Tcl_IncrRefCount(opts);
+    f = NewFlow(&Rb_SeriesAnalyzerClass, Tcl_GetString(opts), &a);
+    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_int_eq(Rb_FlowStart(f, &run), TCL_OK);
+    reads = Rb_AnalyzerReads(a);
+    Rb_RunInfoFree(&run);
+    Rb_FlowDelete(f);
+    Tcl_DecrRefCount(opts);
+    return reads;
+}
+
+START_TEST(series_read_only_the_fields_their_statistics_need)
+{
+    uint64_t t = RB_FIELD_BIT(RB_IO_TIME), size = RB_FIELD_BIT(RB_IO_SIZE);
+    uint64_t op = RB_FIELD_BIT(RB_IO_OP), fin = RB_FIELD_BIT(RB_IO_FINISH);
+
+    ck_assert_uint_eq(ReadsFor("count"), t);
+    ck_assert_uint_eq(ReadsFor("rate count"), t);
+    ck_assert_uint_eq(ReadsFor("bandwidth"), t | size);
+    ck_assert_uint_eq(ReadsFor("meanSize"), t | size);
+    ck_assert_uint_eq(ReadsFor("readFraction"), t | op);
+    ck_assert_uint_eq(ReadsFor("readByteFraction"), t | op | size);
+    ck_assert_uint_eq(ReadsFor("responseTime"), t | fin);
+    ck_assert_uint_eq(ReadsFor("count responseTime readFraction"),
+	    t | fin | op);
+}
+END_TEST
+
+Suite *
+rbtest_suite(void)
+{
+    Suite *s = suite_create("analyzers5");
+    TCase *tc;
+
+    tc = tcase_create("series");
+    tcase_add_test(tc, merge_series);
+    tcase_add_test(tc, merge_series_of_other_statistics_fails);
+    tcase_add_test(tc, series_read_only_the_fields_their_statistics_need);
+    suite_add_tcase(s, tc);
+    return s;
+}

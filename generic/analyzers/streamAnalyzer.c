@@ -193,11 +193,14 @@ StreamIo(StreamState *st, StreamDevice *dev, int64_t offset,
     int i, best = -1;
 
     for (i = 0; i < dev->n; i++) {
-	/* Unsigned arithmetic: no overflow on wild offsets. */
+	/* Unsigned arithmetic: no overflow on wild offsets.  Whether an end
+	 * lies before the offset is a coin toss on random I/O, so that test
+	 * is made without a branch; the one left is rarely taken. */
 	uint64_t distance = (uint64_t)offset - (uint64_t)dev->entries[i].end;
+	int near = (offset >= dev->entries[i].end) & (distance <= gap);
 
-	if (offset >= dev->entries[i].end && distance <= gap
-		&& distance < bestDistance) {
+	distance = near ? distance : UINT64_MAX;
+	if (distance < bestDistance) {
 	    best = i;
 	    bestDistance = distance;
 	    if (distance == 0) {

@@ -277,6 +277,18 @@ Live(DemandState *st, int64_t bc, int64_t t, SdTomb **tombPtr)
 }
 
 /*
+ * BinAdd --
+ *	Adds v of resource r to the open series interval's sum for the
+ *	client of root.
+ */
+static void
+BinAdd(DemandState *st, int64_t root, int r, double v)
+{
+    st->binSums[SD_CLIENT(root)][r] += v;
+    st->binUsed[SD_CLIENT(root)] = 1;
+}
+
+/*
  * BillShares --
  *	Adds v of resource r (0 cpu s, 1 disk s, 2 net bytes) to the
  *	clients of a roll-up, and to the open series interval.
@@ -299,8 +311,7 @@ BillShares(DemandState *st, const SdShare *sh, int ns, int r, double v)
 	    c->netBytes += w;
 	}
 	if (st->interval > 0) {
-	    st->binSums[SD_CLIENT(sh[j].root)][r] += w;
-	    st->binUsed[SD_CLIENT(sh[j].root)] = 1;
+	    BinAdd(st, sh[j].root, r, w);
 	}
     }
 }
@@ -408,9 +419,7 @@ Prune(DemandState *st, int64_t binEnd)
 	    int j;
 
 	    for (j = 0; j < ns; j++) {
-		st->binSums[SD_CLIENT(sh[j].root)][k] +=
-			sh[j].weight * n->pend[k];
-		st->binUsed[SD_CLIENT(sh[j].root)] = 1;
+		BinAdd(st, sh[j].root, k, sh[j].weight * n->pend[k]);
 	    }
 	}
 	memset(n->pend, 0, sizeof(n->pend));
@@ -500,8 +509,7 @@ Retire(DemandState *st, SdNode *n, int64_t now, int final)
 	}
 	for (k = 0; k < 3; k++) {
 	    if (n->pend[k] != 0) {
-		st->binSums[SD_CLIENT(sh[j].root)][k] += w * n->pend[k];
-		st->binUsed[SD_CLIENT(sh[j].root)] = 1;
+		BinAdd(st, sh[j].root, k, w * n->pend[k]);
 	    }
 	}
 	if (root != NULL) {

@@ -549,7 +549,9 @@ Retire(DemandState *st, SdNode *n, int64_t now, int final)
     if (nparents > 8) {
 	ps = malloc(nparents * sizeof(int64_t));
     }
-    memcpy(ps, n->parents, nparents * sizeof(int64_t));
+    if (nparents > 0) {
+	memcpy(ps, n->parents, nparents * sizeof(int64_t));
+    }
     Sd_GraphRemove(&st->graph, n);
     for (j = 0; j < nparents; j++) {
 	SdNode *p = Sd_GraphFind(&st->graph, ps[j]);

@@ -62,7 +62,7 @@ void
 MgInsertSyncPoints(const MgSchema *s, MgRequest *r, MgEvent **scratch,
 	int *scratchCap)
 {
-    int *signalOf, i, k, n = 0, edges = 0, y;
+    int *signalOf, *firstDest, *nextDest, i, k, n = 0, edges = 0, y;
     MgEvent *out;
 
     if (s->nsyncs == 0 || r->nev == 0) {
@@ -94,6 +94,18 @@ MgInsertSyncPoints(const MgSchema *s, MgRequest *r, MgEvent **scratch,
     if (edges == 0) {
 	MgFree(signalOf);
 	return;
+    }
+    /* The destinations of each source, in record order. */
+    firstDest = MgAlloc(2 * r->nev * sizeof(int));
+    nextDest = firstDest + r->nev;
+    for (i = 0; i < r->nev; i++) {
+	firstDest[i] = -1;
+    }
+    for (k = r->nev - 1; k >= 0; k--) {
+	if (signalOf[k] >= 0) {
+	    nextDest[k] = firstDest[signalOf[k]];
+	    firstDest[signalOf[k]] = k;
+	}
     }
     if (*scratchCap < r->nev + 3 * edges) {
 	*scratchCap = r->nev + 3 * edges;
@@ -129,16 +141,15 @@ MgInsertSyncPoints(const MgSchema *s, MgRequest *r, MgEvent **scratch,
 	    n++;
 	}
 	out[n++] = *e;
-	for (k = i + 1; k < r->nev; k++) {
-	    if (signalOf[k] == i) {
-		out[n] = *e;
-		out[n].kind = MG_SIGNAL;
-		out[n].amount = (int64_t)r->ev[k].recNo;
-		n++;
-	    }
+	for (k = firstDest[i]; k >= 0; k = nextDest[k]) {
+	    out[n] = *e;
+	    out[n].kind = MG_SIGNAL;
+	    out[n].amount = (int64_t)r->ev[k].recNo;
+	    n++;
 	}
     }
     MgFree(signalOf);
+    MgFree(firstDest);
     r->ev = out;
     r->nev = n;
 }

@@ -332,11 +332,17 @@ typedef struct Rb_AnalyzerClass {
     int (*merge)(Rb_Analyzer *a, const Rb_Analyzer *other);
     /* Frees what the state points to (not the state itself). Optional. */
     void (*freeState)(Rb_Analyzer *a);
-    /* The fields its record and batch hooks read, RB_FIELD_BIT of each;
-     * 0 (the default) means every field.  With some declared, the fields
-     * its start hook resolves with Rb_AnalyzerField (those its options
-     * name) count as read too.  Readers may leave the fields that nothing
-     * in the DAG reads undecoded. */
+    /* The fields its record and batch hooks read by fixed index,
+     * RB_FIELD_BIT of each index of the I/O schema (RB_IO_SIZE ...); 0
+     * (the default) means every field, unchecked.  Before the start hook
+     * the engine checks that the run's schema has each declared field
+     * other than the time (field 0 of every schema) at its I/O index,
+     * with its I/O name, type and unit, else fails with RUBICON ANALYZER
+     * SCHEMA: a class that reads only the time and fields its options
+     * name declares RB_FIELD_BIT(RB_IO_TIME).  With some declared, the
+     * fields its start hook resolves with Rb_AnalyzerField (those its
+     * options name) count as read too.  Readers may leave the fields
+     * that nothing in the DAG reads undecoded. */
     uint64_t fields;
 } Rb_AnalyzerClass;
 

@@ -90,6 +90,9 @@ static const Rb_AnalyzerClass largeIoClass = {
     .start = LargeIoStart,
     .batch = LargeIoBatch,
     .end = LargeIoEnd,
+    /* It reads the I/O size by its fixed index: declared, a run over
+     * records without it fails at the start instead of crashing. */
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };
 
 /*

@@ -131,4 +131,5 @@ const Rb_AnalyzerClass Rb_AlignmentAnalyzerClass = {
     .batch = AlignmentBatch,
     .end = AlignmentEnd,
     .merge = AlignmentMerge,
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

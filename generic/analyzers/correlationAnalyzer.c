@@ -126,4 +126,5 @@ const Rb_AnalyzerClass Rb_CorrelationAnalyzerClass = {
     .perRecordState = 0,
     .start = CorrelationStart,
     .end = CorrelationEnd,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

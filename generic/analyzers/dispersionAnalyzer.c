@@ -72,4 +72,5 @@ const Rb_AnalyzerClass Rb_DispersionAnalyzerClass = {
     .end = DispersionEnd,
     .merge = Rb_TotalMerge,
     .freeState = Rb_TotalFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

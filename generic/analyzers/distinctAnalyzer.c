@@ -124,4 +124,5 @@ const Rb_AnalyzerClass Rb_DistinctAnalyzerClass = {
     .end = DistinctEnd,
     .merge = DistinctMerge,
     .freeState = DistinctFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

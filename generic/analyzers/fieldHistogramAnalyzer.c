@@ -246,4 +246,5 @@ const Rb_AnalyzerClass Rb_FieldHistogramAnalyzerClass = {
     .end = FieldHistogramEnd,
     .merge = FieldHistogramMerge,
     .freeState = FieldHistogramFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -112,4 +112,5 @@ const Rb_AnalyzerClass Rb_FieldPercentilesAnalyzerClass = {
     .end = FieldPercentilesEnd,
     .merge = FieldPercentilesMerge,
     .freeState = FieldPercentilesFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

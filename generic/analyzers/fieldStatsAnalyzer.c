@@ -120,4 +120,5 @@ const Rb_AnalyzerClass Rb_FieldStatsAnalyzerClass = {
     .batch = FieldStatsBatch,
     .end = FieldStatsEnd,
     .merge = FieldStatsMerge,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

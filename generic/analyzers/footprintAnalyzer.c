@@ -119,4 +119,5 @@ const Rb_AnalyzerClass Rb_FootprintAnalyzerClass = {
     .batch = FootprintBatch,
     .end = FootprintEnd,
     .freeState = FootprintFree,
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

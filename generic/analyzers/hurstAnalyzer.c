@@ -158,4 +158,5 @@ const Rb_AnalyzerClass Rb_HurstAnalyzerClass = {
     .end = HurstEnd,
     .merge = Rb_TotalMerge,
     .freeState = Rb_TotalFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -117,4 +117,5 @@ const Rb_AnalyzerClass Rb_InterArrivalAnalyzerClass = {
     .batch = InterArrivalBatch,
     .end = InterArrivalEnd,
     .freeState = InterArrivalFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

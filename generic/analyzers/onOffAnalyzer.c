@@ -187,4 +187,5 @@ const Rb_AnalyzerClass Rb_OnOffAnalyzerClass = {
     .batch = OnOffBatch,
     .end = OnOffEnd,
     .freeState = OnOffFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_FINISH),
 };

@@ -195,4 +195,5 @@ const Rb_AnalyzerClass Rb_OverlapAnalyzerClass = {
     .start = OverlapStart,
     .end = OverlapEnd,
     .freeState = OverlapFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -178,4 +178,5 @@ const Rb_AnalyzerClass Rb_QueueDepthAnalyzerClass = {
     .batch = QueueDepthBatch,
     .end = QueueDepthEnd,
     .freeState = QueueDepthFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_FINISH),
 };

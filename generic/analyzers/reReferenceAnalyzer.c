@@ -155,4 +155,5 @@ const Rb_AnalyzerClass Rb_ReReferenceAnalyzerClass = {
     .batch = ReReferenceBatch,
     .end = ReReferenceEnd,
     .freeState = ReReferenceFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -148,4 +148,5 @@ const Rb_AnalyzerClass Rb_ReadAfterWriteAnalyzerClass = {
     .batch = ReadAfterWriteBatch,
     .end = ReadAfterWriteEnd,
     .freeState = ReadAfterWriteFree,
+    .fields = RB_FIELD_BIT(RB_IO_OP) | RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -113,4 +113,5 @@ const Rb_AnalyzerClass Rb_ReadFractionAnalyzerClass = {
     .batch = ReadFractionBatch,
     .end = ReadFractionEnd,
     .merge = ReadFractionMerge,
+    .fields = RB_FIELD_BIT(RB_IO_OP) | RB_FIELD_BIT(RB_IO_SIZE),
 };

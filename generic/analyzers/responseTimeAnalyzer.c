@@ -164,4 +164,5 @@ const Rb_AnalyzerClass Rb_ResponseTimeAnalyzerClass = {
     .end = ResponseTimeEnd,
     .merge = ResponseTimeMerge,
     .freeState = ResponseTimeFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -354,4 +354,5 @@ const Rb_AnalyzerClass Rb_ReuseDistanceAnalyzerClass = {
     .batch = ReuseDistanceBatch,
     .end = ReuseDistanceEnd,
     .freeState = ReuseDistanceFree,
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -143,4 +143,5 @@ const Rb_AnalyzerClass Rb_SeekDistanceAnalyzerClass = {
     .batch = SeekDistanceBatch,
     .end = SeekDistanceEnd,
     .freeState = SeekDistanceFree,
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

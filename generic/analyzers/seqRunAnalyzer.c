@@ -311,4 +311,5 @@ const Rb_AnalyzerClass Rb_SeqRunAnalyzerClass = {
     .batch = SeqRunBatch,
     .end = SeqRunEnd,
     .freeState = SeqRunFree,
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -95,4 +95,5 @@ const Rb_AnalyzerClass Rb_ShareAnalyzerClass = {
     .mergeable = 0,
     .start = ShareStart,
     .end = ShareEnd,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -115,4 +115,5 @@ const Rb_AnalyzerClass Rb_SizeAnalyzerClass = {
     .batch = SizeBatch,
     .end = SizeEnd,
     .merge = SizeMerge,
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -268,4 +268,5 @@ const Rb_AnalyzerClass Rb_SizeHistogramAnalyzerClass = {
     .end = SizeHistogramEnd,
     .merge = SizeHistogramMerge,
     .freeState = SizeHistogramFree,
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

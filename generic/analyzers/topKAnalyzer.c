@@ -243,4 +243,5 @@ const Rb_AnalyzerClass Rb_TopKAnalyzerClass = {
     .end = TopKEnd,
     .merge = TopKMerge,
     .freeState = TopKFree,
+    .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -210,4 +210,7 @@ const Rb_AnalyzerClass Rb_UtilizationAnalyzerClass = {
     .batch = UtilizationBatch,
     .end = UtilizationEnd,
     .freeState = UtilizationFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME)
+	    | RB_FIELD_BIT(RB_IO_START)
+	    | RB_FIELD_BIT(RB_IO_FINISH),
 };

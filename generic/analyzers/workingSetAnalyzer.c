@@ -195,4 +195,5 @@ const Rb_AnalyzerClass Rb_WorkingSetAnalyzerClass = {
     .batch = WorkingSetBatch,
     .end = WorkingSetEnd,
     .freeState = WorkingSetFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_SIZE),
 };

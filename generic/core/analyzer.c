@@ -240,13 +240,58 @@ Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow, const char *attrName)
 }
 
 /*
+ * CheckIoFields --
+ *	Checks that the run's schema has every I/O field a's class declares
+ *	it reads by fixed index (its fields mask, RB_IO_SIZE and the like):
+ *	the same name, type and unit at the same index, as in the I/O schema
+ *	itself or a copy of it.  Field 0, the record time, is in every
+ *	schema; a class that declares no fields is not checked.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON ANALYZER SCHEMA in interp
+ *	naming the analyzer, its class, the field and the run's schema.
+ */
+static int
+CheckIoFields(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    const Rb_Schema *io = Rb_IoSchema(), *s = run->schema;
+    uint64_t need = a->cls->fields & ~RB_FIELD_BIT(RB_IO_TIME);
+    int f;
+
+    if (s == io || need == 0) {
+	return TCL_OK;
+    }
+    for (f = 1; f < RB_IO_NFIELDS; f++) {
+	const Rb_Field *want = &io->fields[f], *got = &s->fields[f];
+	char *known;
+
+	if (!(need & RB_FIELD_BIT(f)) || (f < s->nfields
+		&& strcmp(got->name, want->name) == 0
+		&& got->type == want->type && got->unit == want->unit)) {
+	    continue;
+	}
+	known = Rb_SchemaFieldList(s);
+	Rb_SetInterpError(interp, "RUBICON ANALYZER SCHEMA",
+		"%s: %s reads the I/O field \"%s\" (field %d of schema io), "
+		"which records of schema \"%s\" lack (its fields: %s); "
+		"run it on block I/O traces", a->cmdName ? a->cmdName
+		: a->cls->name, a->cls->name, want->name, f, s->name, known);
+	free(known);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
  * Rb_AnalyzerStartAll --
- *	Calls an analyzer's start hook.
+ *	Checks that the run's records have the I/O fields a's class reads,
+ *	then calls its start hook.
  */
 int
 Rb_AnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ((AnalyzerPriv *)a->engine)->resolved = 0;
+    if (CheckIoFields(interp, a, run) != TCL_OK) {
+	return TCL_ERROR;
+    }
     if (a->cls->start && a->cls->start(a, run) != TCL_OK) {
 	if (Rb_AnalyzerTakeError(interp, a) == TCL_OK) {
 	    Rb_SetInterpError(interp, "RUBICON ANALYZER START",

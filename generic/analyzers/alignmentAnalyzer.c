@@ -41,7 +41,7 @@ AlignmentStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return Rb_KitOptionError(a, NULL,
 		"-block must be a positive number of bytes");
     }
-    if (Rb_KitNumericField(a, run, st->offsetField, &st->offsetIndex)
+    if (Rb_KitIntegerField(a, run, st->offsetField, &st->offsetIndex)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }

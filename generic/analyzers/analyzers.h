@@ -353,6 +353,8 @@ double		Rb_KitFieldScale(const Rb_RunInfo *run, int index,
 		    const char **unit);
 int		Rb_KitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run,
 		    const char *name, int *index);
+int		Rb_KitIntegerField(Rb_Analyzer *a, const Rb_RunInfo *run,
+		    const char *name, int *index);
 
 /*
  * Blocks (blocks.c): an I/O of `size` bytes at `offset` touches blocks

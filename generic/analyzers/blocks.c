@@ -24,9 +24,9 @@ Rb_BlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run)
 	return Rb_KitOptionError(a, NULL,
 		"-block must be a positive number of bytes");
     }
-    if (Rb_KitNumericField(a, run, m->deviceField, &m->deviceIndex)
+    if (Rb_KitIntegerField(a, run, m->deviceField, &m->deviceIndex)
 	    != TCL_OK
-	    || Rb_KitNumericField(a, run, m->offsetField, &m->offsetIndex)
+	    || Rb_KitIntegerField(a, run, m->offsetField, &m->offsetIndex)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }

@@ -80,6 +80,28 @@ Rb_KitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 }
 
 /*
+ * Rb_KitIntegerField --
+ *	Resolves a field whose values a class reads as integers straight from
+ *	the column (offsets, sizes, device numbers): a double's bit pattern
+ *	or a string's id would be read as a wrong number.
+ * Results: TCL_OK with *index set, or TCL_ERROR with an analyzer error
+ *	for an unknown field or one that does not hold integers.
+ */
+int
+Rb_KitIntegerField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
+	int *index)
+{
+    if (Rb_KitNumericField(a, run, name, index) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (run->schema->fields[*index].type != RB_FT_INT) {
+	return Rb_KitOptionError(a, NULL, "field \"%s\" holds fractions, "
+		"not integers", run->schema->fields[*index].name);
+    }
+    return TCL_OK;
+}
+
+/*
  * Rb_KitFieldScale --
  *	How a value of field index is reported: durations and times in
  *	seconds (scale 1e-9), bytes in bytes, others as they are.

@@ -41,7 +41,7 @@ SeekDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     SeekDistanceState *st = a->state;
 
     if (Rb_KitNumericField(a, run, st->field, &st->keyIndex) != TCL_OK
-	    || Rb_KitNumericField(a, run, st->offsetField, &st->offsetIndex)
+	    || Rb_KitIntegerField(a, run, st->offsetField, &st->offsetIndex)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }

@@ -84,8 +84,8 @@ SeqRunStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->keyIndex = st->offsetIndex = -1;
     if (Rb_AnalyzerField(a, run, st->field, &st->keyIndex) < 0
 	    || st->keyIndex < 0
-	    || Rb_AnalyzerField(a, run, st->offsetField, &st->offsetIndex) < 0
-	    || st->offsetIndex < 0) {
+	    || Rb_KitIntegerField(a, run, st->offsetField, &st->offsetIndex)
+	    != TCL_OK) {
 	return TCL_ERROR;
     }
     st->keyIsText = run->schema->fields[st->keyIndex].type == RB_FT_STRING;

@@ -172,16 +172,16 @@ SeriesStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->sizeIndex = st->opIndex = st->finishIndex = -1;
     if ((st->sums & (SUM_BIT(SUM_SIZED) | SUM_BIT(SUM_BYTES)
 	    | SUM_BIT(SUM_OPBYTES) | SUM_BIT(SUM_READBYTES)))
-	    && Rb_KitNumericField(a, run, "size", &st->sizeIndex) != TCL_OK) {
+	    && Rb_KitIntegerField(a, run, "size", &st->sizeIndex) != TCL_OK) {
 	return TCL_ERROR;
     }
     if ((st->sums & (SUM_BIT(SUM_OPS) | SUM_BIT(SUM_READS)
 	    | SUM_BIT(SUM_OPBYTES) | SUM_BIT(SUM_READBYTES)))
-	    && Rb_KitNumericField(a, run, "op", &st->opIndex) != TCL_OK) {
+	    && Rb_KitIntegerField(a, run, "op", &st->opIndex) != TCL_OK) {
 	return TCL_ERROR;
     }
     if ((st->sums & (SUM_BIT(SUM_TIMED) | SUM_BIT(SUM_RESPONSE)))
-	    && Rb_KitNumericField(a, run, "finishTime", &st->finishIndex)
+	    && Rb_KitIntegerField(a, run, "finishTime", &st->finishIndex)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }

@@ -125,7 +125,7 @@ StreamStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->keyIndex = -1;
     if (Rb_AnalyzerField(a, run, st->field, &st->keyIndex) != TCL_OK
 	    || st->keyIndex < 0
-	    || Rb_KitNumericField(a, run, st->offsetField, &st->offsetIndex)
+	    || Rb_KitIntegerField(a, run, st->offsetField, &st->offsetIndex)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }

@@ -4,7 +4,9 @@
  *	Unit tests of the Analyzer kit's per-interval statistics
  *	(SeriesAnalyzer): that two shards merged give the whole run's
  *	series, that shards of different statistics refuse to merge, and
- *	that the analyzer reads only the fields its statistics need.
+ *	that the analyzer reads only the fields its statistics need; and
+ *	the engine's check, at start, of the I/O fields a class reads by
+ *	index against schemas wider and narrower than the I/O schema.
  */
 
 #include "kitTest.h"
@@ -87,6 +89,81 @@ START_TEST(series_read_only_the_fields_their_statistics_need)
 }
 END_TEST
 
+/*
+ * WideIoSchema --
+ *	A copy of the I/O schema with one more field, "latency", a double:
+ *	a schema other than the I/O one whose first fields are the I/O ones.
+ */
+static Rb_Schema *
+WideIoSchema(void)
+{
+    const Rb_Schema *io = Rb_IoSchema();
+    Rb_Schema *s = Rb_SchemaCreate("iowide");
+    int f;
+
+    for (f = 1; f < io->nfields; f++) {
+	Rb_SchemaAddField(s, io->fields[f].name, io->fields[f].type,
+		io->fields[f].unit, io->fields[f].help);
+    }
+    Rb_SchemaAddField(s, "latency", RB_FT_DOUBLE, RB_UNIT_NONE, NULL);
+    return s;
+}
+
+/*
+ * StartOn --
+ *	Starts a flow of one analyzer of cls with opts on records of schema.
+ * Results: the errorcode, "" when it started.
+ */
+static const char *
+StartOn(Rb_Schema *schema, const Rb_AnalyzerClass *cls, const char *opts)
+{
+    static char code[64];
+    Tcl_Interp *interp = rbtest_interp();
+    Rb_Flow *f = NewFlow(cls, opts, NULL);
+    Rb_RunInfo run;
+
+    code[0] = 0;
+    Rb_RunInfoInit(&run, interp, schema);
+    if (Rb_FlowStart(f, &run) != TCL_OK) {
+	Tcl_Obj *options = Tcl_GetReturnOptions(interp, TCL_ERROR);
+	Tcl_Obj *key = Tcl_NewStringObj("-errorcode", -1), *value = NULL;
+
+	Tcl_IncrRefCount(options);
+	Tcl_IncrRefCount(key);
+	Tcl_DictObjGet(NULL, options, key, &value);
+	snprintf(code, sizeof(code), "%s", value ? Tcl_GetString(value) : "?");
+	Tcl_DecrRefCount(key);
+	Tcl_DecrRefCount(options);
+    }
+    Rb_RunInfoFree(&run);
+    Rb_FlowDelete(f);
+    return code;
+}
+
+START_TEST(io_fields_checked_against_wider_and_narrower_schemas)
+{
+    Rb_Schema *wide = WideIoSchema(), *narrow = Rb_SchemaCreate("narrow");
+
+    Rb_SchemaAddField(narrow, "size", RB_FT_INT, RB_UNIT_BYTES, NULL);
+    /* The I/O fields at their places: accepted. */
+    ck_assert_str_eq(StartOn(wide, &Rb_SizeAnalyzerClass, ""), "");
+    ck_assert_str_eq(StartOn(wide, &Rb_UtilizationAnalyzerClass, ""), "");
+    /* size at field 1, not 6: refused, though the name is there. */
+    ck_assert_str_eq(StartOn(narrow, &Rb_SizeAnalyzerClass, ""),
+	    "RUBICON ANALYZER SCHEMA");
+    ck_assert_str_eq(StartOn(narrow, &Rb_RateAnalyzerClass, ""), "");
+    /* An offset field of doubles would be read as their bit patterns. */
+    ck_assert_str_eq(StartOn(wide, &Rb_SeekDistanceAnalyzerClass,
+	    "-offsetField latency"), "RUBICON ANALYZER OPTION");
+    ck_assert_str_eq(StartOn(wide, &Rb_SeqRunAnalyzerClass,
+	    "-offsetField latency"), "RUBICON ANALYZER OPTION");
+    ck_assert_str_eq(StartOn(wide, &Rb_FieldStatsAnalyzerClass,
+	    "-field latency"), "");
+    Rb_SchemaRelease(wide);
+    Rb_SchemaRelease(narrow);
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -97,6 +174,9 @@ rbtest_suite(void)
     tcase_add_test(tc, merge_series);
     tcase_add_test(tc, merge_series_of_other_statistics_fails);
     tcase_add_test(tc, series_read_only_the_fields_their_statistics_need);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("schema");
+    tcase_add_test(tc, io_fields_checked_against_wider_and_narrower_schemas);
     suite_add_tcase(s, tc);
     return s;
 }

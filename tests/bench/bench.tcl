@@ -13,6 +13,7 @@ set big [file join $data t10m.srt]
 set small [file join $data t1m.srt]
 set csv [file join $data t10m.csv]
 set gz [file join $data t1m.srt.gz]
+set bz2 [file join $data t1m.srt.bz2]
 set kitTrace [file join $data t200k.srt]
 set csv1 [file join $data t1m.csv]
 set spc1 [file join $data t1m.spc]
@@ -130,6 +131,14 @@ set kitClasses [lsort -real -decreasing -index 1 $kitClasses]
 measure gz [list \
     rubicon [list {*}$rubicon [file join $here empty.tcl] $gz] \
     zcat [list zcat $gz]]
+# Decompression on its own thread (the default with two cores) against
+# inline (RUBICON_THREADS=0), under the Figure 4 analysis.
+set inline [list env RUBICON_THREADS=0 {*}$rubicon [file join $here fig4.tcl]]
+measure compressed [list \
+    gz [list {*}$rubicon [file join $here fig4.tcl] $gz] \
+    gzinline [list {*}$inline $gz] \
+    bz2 [list {*}$rubicon [file join $here fig4.tcl] $bz2] \
+    bz2inline [list {*}$inline $bz2]]
 measure parse [list \
     rubicon [list {*}$rubicon [file join $here empty.tcl] $big] \
     c [list $srtbase scan $big]]
@@ -289,6 +298,12 @@ puts [format "%-34s %9s %9s %6s   C column is zcat >/dev/null; %.0f vs %.0f MB/s
     "(4) gzip input (1 M), empty flow" [s $t(gz,rubicon)] [s $t(gz,zcat)] \
     [r $t(gz,rubicon) $t(gz,zcat)] [expr {$gzMb / $t(gz,rubicon)}] \
     [expr {$gzMb / $t(gz,zcat)}]]
+puts [format "%-34s %9s %9s %6s   C column: decompression inline (RUBICON_THREADS=0)" \
+    "    Figure 4 on it, thread / inline" [s $t(compressed,gz)] \
+    [s $t(compressed,gzinline)] [r $t(compressed,gz) $t(compressed,gzinline)]]
+puts [format "%-34s %9s %9s %6s   C column: decompression inline (RUBICON_THREADS=0)" \
+    "    bzip2 SRT (1 M), Figure 4, same" [s $t(compressed,bz2)] \
+    [s $t(compressed,bz2inline)] [r $t(compressed,bz2) $t(compressed,bz2inline)]]
 puts [format "%-34s %9s %9s %6s   parse %.0f MB/s, %.1f ns per record" \
     "    plain SRT input, empty flow" [s $t(parse,rubicon)] [s $t(parse,c)] \
     [r $t(parse,rubicon) $t(parse,c)] [expr {$mb / $t(parse,rubicon)}] \

@@ -15,7 +15,7 @@ data=$root/bench-data
 out=$build/bench
 
 [ -x "$build/rubicon" ] || { echo "bench: $build/rubicon is missing; run make first" >&2; exit 1; }
-for tool in gcc awk python3 gzip zcat tclsh; do
+for tool in gcc awk python3 gzip zcat bzip2 tclsh; do
     command -v $tool >/dev/null 2>&1 || { echo "bench: $tool is needed and not installed" >&2; exit 1; }
 done
 if ! command -v sqlite3 >/dev/null 2>&1; then
@@ -57,6 +57,12 @@ if ! [ -s "$data/t1m.srt.gz" ] || ! [ "$data/t1m.srt.gz" -nt "$data/t1m.srt" ]; 
     echo "bench: compressing the 1 M-record trace with gzip" >&2
     gzip -c "$data/t1m.srt" > "$data/t1m.srt.gz.tmp"
     mv "$data/t1m.srt.gz.tmp" "$data/t1m.srt.gz"
+fi
+
+if ! [ -s "$data/t1m.srt.bz2" ] || ! [ "$data/t1m.srt.bz2" -nt "$data/t1m.srt" ]; then
+    echo "bench: compressing the 1 M-record trace with bzip2" >&2
+    bzip2 -c "$data/t1m.srt" > "$data/t1m.srt.bz2.tmp"
+    mv "$data/t1m.srt.bz2.tmp" "$data/t1m.srt.bz2"
 fi
 
 # The parse rows' inputs, 1 M records each: the first million lines of

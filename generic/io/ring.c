@@ -73,6 +73,26 @@ RingThread(void *arg)
 }
 
 /*
+ * FreeRing --
+ *	Frees the ring's chunks, lock and condition, and the ring (its
+ *	thread not running).
+ */
+static void
+FreeRing(Rb_Ring *ring)
+{
+    int i;
+
+    for (i = 0; i < ring->nchunks; i++) {
+	free(ring->chunk[i]);
+    }
+    free(ring->chunk);
+    free(ring->len);
+    pthread_mutex_destroy(&ring->lock);
+    pthread_cond_destroy(&ring->changed);
+    free(ring);
+}
+
+/*
  * Rb_RingStart --
  *	Allocates the ring and starts its thread, with every signal blocked
  *	in it so that SIGINT and the like go to the engine's thread.
@@ -103,14 +123,7 @@ Rb_RingStart(Rb_RingProduceProc *produce, void *cd, size_t chunkSize,
     rc = pthread_create(&ring->thread, NULL, RingThread, ring);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
-	for (i = 0; i < nchunks; i++) {
-	    free(ring->chunk[i]);
-	}
-	free(ring->chunk);
-	free(ring->len);
-	pthread_mutex_destroy(&ring->lock);
-	pthread_cond_destroy(&ring->changed);
-	free(ring);
+	FreeRing(ring);
 	return NULL;
     }
     return ring;
@@ -166,19 +179,10 @@ Rb_RingTake(Rb_Ring *ring, char *dst, size_t cap)
 void
 Rb_RingStop(Rb_Ring *ring)
 {
-    int i;
-
     pthread_mutex_lock(&ring->lock);
     ring->stop = 1;
     pthread_cond_broadcast(&ring->changed);
     pthread_mutex_unlock(&ring->lock);
     pthread_join(ring->thread, NULL);
-    for (i = 0; i < ring->nchunks; i++) {
-	free(ring->chunk[i]);
-    }
-    free(ring->chunk);
-    free(ring->len);
-    pthread_mutex_destroy(&ring->lock);
-    pthread_cond_destroy(&ring->changed);
-    free(ring);
+    FreeRing(ring);
 }

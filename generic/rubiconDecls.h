@@ -15,7 +15,9 @@
 #ifndef RUBICON_DECLS_H
 #define RUBICON_DECLS_H
 
-#define RUBICON_STUBS_MAGIC 0x52624231	/* "RbB1" */
+/* The table's own layout; bumped when the fields before the functions
+ * change. */
+#define RUBICON_STUBS_MAGIC 0x52624232	/* "RbB2" */
 
 #define RB_STUB_FUNCTIONS(X) \
     X(Rb_SetError) \
@@ -92,10 +94,63 @@
 typedef struct Rb_Stubs {
     int magic;
     int count;			/* number of functions, for versioning */
+    /* The sizes of the class structures a plugin fills in, as the library
+     * was built: a plugin built against another layout of rubicon.h is
+     * refused when it loads, rather than the engine reading past the end
+     * of an older, shorter class (see Rb_StubsMismatch). */
+    unsigned short analyzerClassSize;
+    unsigned short reporterClassSize;
+    unsigned short readerClassSize;
+    unsigned short transformerClassSize;
+    unsigned short optionSize;
 #define RB_STUB_MEMBER(fn) __typeof__(fn) *fn##_p;
     RB_STUB_FUNCTIONS(RB_STUB_MEMBER)
 #undef RB_STUB_MEMBER
 } Rb_Stubs;
+
+#define RB_STUBS_LAYOUT \
+    (unsigned short)sizeof(Rb_AnalyzerClass), \
+    (unsigned short)sizeof(Rb_ReporterClass), \
+    (unsigned short)sizeof(Rb_ReaderClass), \
+    (unsigned short)sizeof(Rb_TransformerClass), \
+    (unsigned short)sizeof(Rb_Option)
+
+/*
+ * Rb_StubsMismatch --
+ *	Compares a loaded library's stubs table with the rubicon.h this file
+ *	is compiled against (the plugin's).
+ * Results: NULL when they agree, else what differs, for an error message.
+ */
+static inline const char *
+Rb_StubsMismatch(const Rb_Stubs *t)
+{
+    static const Rb_Stubs here = {RUBICON_STUBS_MAGIC, 0, RB_STUBS_LAYOUT};
+    const int nfuncs = (int)((sizeof(Rb_Stubs)
+	    - offsetof(Rb_Stubs, Rb_SetError_p)) / sizeof(void (*)(void)));
+
+    if (t == NULL || t->magic != RUBICON_STUBS_MAGIC) {
+	return "the stubs table's layout";
+    }
+    if (t->count < nfuncs) {
+	return "the number of API functions (the library is older)";
+    }
+    if (t->analyzerClassSize != here.analyzerClassSize) {
+	return "the size of Rb_AnalyzerClass";
+    }
+    if (t->reporterClassSize != here.reporterClassSize) {
+	return "the size of Rb_ReporterClass";
+    }
+    if (t->readerClassSize != here.readerClassSize) {
+	return "the size of Rb_ReaderClass";
+    }
+    if (t->transformerClassSize != here.transformerClassSize) {
+	return "the size of Rb_TransformerClass";
+    }
+    if (t->optionSize != here.optionSize) {
+	return "the size of Rb_Option";
+    }
+    return NULL;
+}
 
 #ifdef USE_RUBICON_STUBS
 extern const Rb_Stubs *rbStubsPtr;
@@ -185,16 +240,21 @@ Rubicon_InitStubs(Tcl_Interp *interp)
     ClientData data = NULL;
     const char *version = Tcl_PkgRequireEx(interp, "rubicon", RUBICON_VERSION,
 	    0, &data);
+    const char *why;
 
     if (version == NULL) {
 	return NULL;
     }
-    rbStubsPtr = data;
-    if (rbStubsPtr == NULL || rbStubsPtr->magic != RUBICON_STUBS_MAGIC) {
-	Tcl_SetObjResult(interp, Tcl_NewStringObj(
-		"the loaded rubicon package has no compatible stubs table", -1));
+    why = Rb_StubsMismatch(data);
+    if (why != NULL) {
+	Tcl_SetObjResult(interp, Tcl_ObjPrintf("this plugin was built against"
+		" another rubicon.h than the loaded rubicon %s: %s differs;"
+		" rebuild the plugin against the installed rubicon.h",
+		version, why));
+	Tcl_SetErrorCode(interp, "RUBICON", "PLUGIN", "ABI", NULL);
 	return NULL;
     }
+    rbStubsPtr = data;
     return version;
 }
 #endif /* RUBICON_STUBS_IMPLEMENTATION */

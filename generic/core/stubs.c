@@ -13,6 +13,7 @@ static const Rb_Stubs rbStubs = {
 #define RB_STUB_COUNT(fn) + 1
     0 RB_STUB_FUNCTIONS(RB_STUB_COUNT),
 #undef RB_STUB_COUNT
+    RB_STUBS_LAYOUT,
     RB_STUB_FUNCTIONS(RB_STUB_INIT)
 };
 

@@ -149,7 +149,9 @@ typedef struct Rb_Batch {
     Rb_Schema *schema;
     int n;			/* Records held. */
     int cap;			/* Capacity (RB_BATCH_SIZE). */
-    int64_t *col[RB_MAX_FIELDS];/* col[field][record] */
+    int64_t *col[RB_MAX_FIELDS];/* col[field][record]; read-only slots
+				 * of RB_ABSENT up to RB_IO_NFIELDS when
+				 * the schema has fewer fields. */
     uint64_t firstRecord;	/* Stream index of record 0 (1-based). */
 } Rb_Batch;
 
@@ -334,7 +336,8 @@ typedef struct Rb_AnalyzerClass {
     void (*freeState)(Rb_Analyzer *a);
     /* The fields its record and batch hooks read by fixed index,
      * RB_FIELD_BIT of each index of the I/O schema (RB_IO_SIZE ...); 0
-     * (the default) means every field, unchecked.  Before the start hook
+     * (the default) means every field, unchecked: an I/O index past the
+     * run's schema then reads RB_ABSENT.  Before the start hook
      * the engine checks that the run's schema has each declared field
      * other than the time (field 0 of every schema) at its I/O index,
      * with its I/O name, type and unit, else fails with RUBICON ANALYZER

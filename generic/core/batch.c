@@ -2,7 +2,11 @@
  * batch.c --
  *
  *	Columnar record batches.  A batch owns one int64 column per schema
- *	field; readers append, nodes pass a selection vector alongside.
+ *	field; readers append, nodes pass a selection vector alongside.  A
+ *	batch of a schema narrower than the I/O one also owns one column of
+ *	RB_ABSENT that every I/O slot past the schema's fields points at,
+ *	so that a class reading I/O fields by index without declaring them
+ *	(fields mask 0) reads absent values instead of a NULL column.
  */
 
 #include <string.h>
@@ -11,19 +15,31 @@
 /*
  * Rb_BatchCreate --
  *	Returns an empty batch of capacity cap (RB_BATCH_SIZE if cap <= 0)
- *	holding a reference to schema.
+ *	holding a reference to schema.  Slots schema->nfields up to
+ *	RB_IO_NFIELDS share one column of cap RB_ABSENT values, filled here
+ *	once: nothing writes it, so it costs nothing per record.
  */
 Rb_Batch *
 Rb_BatchCreate(Rb_Schema *schema, int cap)
 {
     Rb_Batch *b = Rb_Alloc(sizeof(*b));
-    int f;
+    int f, i;
 
     b->schema = schema;
     Rb_SchemaRetain(schema);
     b->cap = cap > 0 ? cap : RB_BATCH_SIZE;
     for (f = 0; f < schema->nfields; f++) {
 	b->col[f] = Rb_Alloc(sizeof(int64_t) * b->cap);
+    }
+    if (schema->nfields < RB_IO_NFIELDS) {
+	int64_t *absent = Rb_Alloc(sizeof(int64_t) * b->cap);
+
+	for (i = 0; i < b->cap; i++) {
+	    absent[i] = RB_ABSENT;
+	}
+	for (f = schema->nfields; f < RB_IO_NFIELDS; f++) {
+	    b->col[f] = absent;
+	}
     }
     return b;
 }
@@ -36,8 +52,11 @@ Rb_BatchFree(Rb_Batch *b)
     if (b == NULL) {
 	return;
     }
+    /* The slots past the schema's fields share one column (or none). */
     for (f = 0; f < RB_MAX_FIELDS; f++) {
-	free(b->col[f]);
+	if (f == 0 || b->col[f] != b->col[f - 1]) {
+	    free(b->col[f]);
+	}
     }
     Rb_SchemaRelease(b->schema);
     free(b);

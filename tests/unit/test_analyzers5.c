@@ -6,10 +6,12 @@
  *	series, that shards of different statistics refuse to merge, and
  *	that the analyzer reads only the fields its statistics need; and
  *	the engine's check, at start, of the I/O fields a class reads by
- *	index against schemas wider and narrower than the I/O schema.
+ *	index against schemas wider and narrower than the I/O schema, and
+ *	that a class declaring none reads absent values past a narrower one.
  */
 
 #include "kitTest.h"
+#include <unistd.h>
 #include "core/engine.h"
 
 START_TEST(merge_series)
@@ -164,6 +166,55 @@ START_TEST(io_fields_checked_against_wider_and_narrower_schemas)
 }
 END_TEST
 
+/*
+ * An outside-style class that declares no fields (fields mask 0, so the
+ * engine checks nothing) and reads I/O fields by index anyway: size and
+ * flags, the last I/O field.  It counts the records it saw and those
+ * whose size and flags were both RB_ABSENT.
+ */
+static long probeRecords, probeAbsent;
+
+static void
+ProbeRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
+{
+    (void)a;
+    probeRecords++;
+    probeAbsent += b->col[RB_IO_SIZE][i] == RB_ABSENT
+	    && b->col[RB_IO_FLAGS][i] == RB_ABSENT;
+}
+
+static const Rb_AnalyzerClass probeClass = {
+    .name = "AbsentProbeAnalyzer",
+    .help = "reads I/O size and flags by index, declaring nothing",
+    .record = ProbeRecord,
+};
+
+START_TEST(undeclared_io_fields_past_a_narrow_schema_read_absent)
+{
+    Tcl_Interp *interp = rbtest_interp();
+    char path[] = "/tmp/rbnarrowXXXXXX";
+    int fd = mkstemp(path);
+    /* Three records of a three-field schema: time, machine, event. */
+    const char csv[] = "time,event\n1.0,A\n1.5,B\n2.0,A\n";
+    Tcl_Obj *script;
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, csv, sizeof(csv) - 1), (int)sizeof(csv) - 1);
+    close(fd);
+    ck_assert_int_eq(Rb_RegisterAnalyzer(interp, &probeClass), TCL_OK);
+    script = Tcl_ObjPrintf("head [Flow probe [AbsentProbeAnalyzer]]\n"
+	    "rubicon::run -progress 0 -format magpiecsv %s\n"
+	    "rubicon::reset", path);
+    Tcl_IncrRefCount(script);
+    ck_assert_msg(Tcl_EvalObjEx(interp, script, 0) == TCL_OK, "run: %s",
+	    Tcl_GetStringResult(interp));
+    Tcl_DecrRefCount(script);
+    unlink(path);
+    ck_assert_int_eq(probeRecords, 3);
+    ck_assert_int_eq(probeAbsent, 3);
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -177,6 +228,7 @@ rbtest_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("schema");
     tcase_add_test(tc, io_fields_checked_against_wider_and_narrower_schemas);
+    tcase_add_test(tc, undeclared_io_fields_past_a_narrow_schema_read_absent);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -367,6 +367,15 @@ void		Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr);
  * set, or TCL_ERROR with *index = -1 and an analyzer error recorded. */
 int		Rb_AnalyzerField(Rb_Analyzer *a, const Rb_RunInfo *run,
 		    const char *fieldName, int *index);
+/* RB_FT_BIT(RB_FT_INT) | ...: a set of field types. */
+#define RB_FT_BIT(type)	(1u << (type))
+/* Rb_AnalyzerField for a field whose values a class reads as one of the
+ * types in the set: else TCL_ERROR with *index = -1 and an analyzer
+ * error RUBICON ANALYZER OPTION naming the class, the field and its type
+ * (a double's bit pattern or a string's id read as an integer would give
+ * wrong numbers). */
+int		Rb_AnalyzerTypedField(Rb_Analyzer *a, const Rb_RunInfo *run,
+		    const char *fieldName, unsigned types, int *index);
 /* Staged analysis: a needs attribute attrName of flow before its end. */
 int		Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow,
 		    const char *attrName);

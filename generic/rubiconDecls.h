@@ -89,7 +89,8 @@
     X(Rb_FilterIsEquality) \
     X(Rb_FilterSource) \
     X(Rb_FilterFree) \
-    X(Rb_RegisterSchema)
+    X(Rb_RegisterSchema) \
+    X(Rb_AnalyzerTypedField)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -225,6 +226,8 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_FilterIsEquality (rbStubsPtr->Rb_FilterIsEquality_p)
 #define Rb_FilterSource (rbStubsPtr->Rb_FilterSource_p)
 #define Rb_FilterFree (rbStubsPtr->Rb_FilterFree_p)
+#define Rb_RegisterSchema (rbStubsPtr->Rb_RegisterSchema_p)
+#define Rb_AnalyzerTypedField (rbStubsPtr->Rb_AnalyzerTypedField_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

@@ -68,15 +68,8 @@ int
 Rb_KitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 	int *index)
 {
-    *index = -1;
-    if (Rb_AnalyzerField(a, run, name, index) != TCL_OK || *index < 0) {
-	return TCL_ERROR;
-    }
-    if (run->schema->fields[*index].type == RB_FT_STRING) {
-	return Rb_KitOptionError(a, NULL, "field \"%s\" holds text, not "
-		"numbers", run->schema->fields[*index].name);
-    }
-    return TCL_OK;
+    return Rb_AnalyzerTypedField(a, run, name,
+	    RB_FT_BIT(RB_FT_INT) | RB_FT_BIT(RB_FT_DOUBLE), index);
 }
 
 /*
@@ -91,14 +84,7 @@ int
 Rb_KitIntegerField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 	int *index)
 {
-    if (Rb_KitNumericField(a, run, name, index) != TCL_OK) {
-	return TCL_ERROR;
-    }
-    if (run->schema->fields[*index].type != RB_FT_INT) {
-	return Rb_KitOptionError(a, NULL, "field \"%s\" holds fractions, "
-		"not integers", run->schema->fields[*index].name);
-    }
-    return TCL_OK;
+    return Rb_AnalyzerTypedField(a, run, name, RB_FT_BIT(RB_FT_INT), index);
 }
 
 /*

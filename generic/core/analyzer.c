@@ -195,6 +195,59 @@ Rb_AnalyzerField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 }
 
 /*
+ * TypeNames --
+ *	What values of the field types in the set types are, for a message:
+ *	"integers", "text", "integers or text"; "numbers" for integers and
+ *	fractions, and for any set of those when the field holds text.
+ */
+static const char *
+TypeNames(unsigned types, Rb_FieldType got)
+{
+    static const char *const names[] = {
+	"", "integers", "fractions", "numbers", "text", "integers or text",
+	"fractions or text", "values"
+    };
+    unsigned numbers = RB_FT_BIT(RB_FT_INT) | RB_FT_BIT(RB_FT_DOUBLE);
+
+    if (got == RB_FT_STRING && (types & ~numbers) == 0) {
+	return "numbers";
+    }
+    return names[types & 7];
+}
+
+/*
+ * Rb_AnalyzerTypedField --
+ *	Resolves a field a's class reads as one of the field types in the
+ *	set types (RB_FT_BIT of each): a double's bit pattern or a string's
+ *	id read as an integer, or an integer compared with string ids, gives
+ *	wrong numbers rather than an error.
+ * Results: TCL_OK with *index set, or TCL_ERROR with *index = -1 and an
+ *	analyzer error (RUBICON ANALYZER FIELD for an unknown field,
+ *	RUBICON ANALYZER OPTION naming the class, field and its type).
+ */
+int
+Rb_AnalyzerTypedField(Rb_Analyzer *a, const Rb_RunInfo *run,
+	const char *name, unsigned types, int *index)
+{
+    static const char *const holds[] = {"integers", "fractions", "text"};
+    Rb_FieldType got;
+
+    if (Rb_AnalyzerField(a, run, name, index) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    got = run->schema->fields[*index].type;
+    if (types & RB_FT_BIT(got)) {
+	return TCL_OK;
+    }
+    Rb_AnalyzerError(a, "RUBICON ANALYZER OPTION",
+	    "%s: field \"%s\" holds %s, not %s", a->cls->name,
+	    run->schema->fields[*index].name, holds[got],
+	    TypeNames(types, got));
+    *index = -1;
+    return TCL_ERROR;
+}
+
+/*
  * Rb_AnalyzerReads --
  *	The fields a's hooks read, RB_FIELD_BIT of each: every field unless
  *	its class declares some, else those and the ones its start hook

@@ -92,7 +92,8 @@ SlotKey(int64_t v)
 
 /*
  * ThreadCpuStart --
- *	Resolves the fields and resets the tables.
+ *	Resolves the fields (the event text, the threads both integers or
+ *	both text) and resets the tables.
  */
 static int
 ThreadCpuStart(Rb_Analyzer *a, const Rb_RunInfo *run)
@@ -100,10 +101,15 @@ ThreadCpuStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     ThreadCpuState *s = a->state;
 
     FreeTables(s);
-    if (Rb_AnalyzerField(a, run, s->eventField, &s->fEvent) != TCL_OK
+    /* Event names are text; threads are integers or text, both alike. */
+    if (Rb_AnalyzerTypedField(a, run, s->eventField,
+	    RB_FT_BIT(RB_FT_STRING), &s->fEvent) != TCL_OK
 	    || Rb_AnalyzerField(a, run, s->cpuField, &s->fCpu) != TCL_OK
-	    || Rb_AnalyzerField(a, run, s->prevField, &s->fPrev) != TCL_OK
-	    || Rb_AnalyzerField(a, run, s->nextField, &s->fNext) != TCL_OK) {
+	    || Rb_AnalyzerTypedField(a, run, s->prevField, RB_FT_BIT(RB_FT_INT)
+	    | RB_FT_BIT(RB_FT_STRING), &s->fPrev) != TCL_OK
+	    || Rb_AnalyzerTypedField(a, run, s->nextField,
+	    RB_FT_BIT(run->schema->fields[s->fPrev].type), &s->fNext)
+	    != TCL_OK) {
 	return TCL_ERROR;
     }
     s->schema = run->schema;

@@ -139,18 +139,20 @@ CacheInit(Rb_Analyzer *a, Tcl_Interp *interp)
 
 /*
  * CacheStart --
- *	Resolves the fields and starts an empty model.
+ *	Resolves the fields (offset and size must hold integers) and starts
+ *	an empty model.
  */
 static int
 CacheStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     CacheState *st = a->state;
 
+    /* The device is only a key; offsets and sizes are byte counts. */
     if (Rb_AnalyzerField(a, run, st->deviceField, &st->devIdx) != TCL_OK
-	    || Rb_AnalyzerField(a, run, st->offsetField, &st->offIdx)
-	    != TCL_OK
-	    || Rb_AnalyzerField(a, run, st->sizeField, &st->sizeIdx)
-	    != TCL_OK) {
+	    || Rb_AnalyzerTypedField(a, run, st->offsetField,
+	    RB_FT_BIT(RB_FT_INT), &st->offIdx) != TCL_OK
+	    || Rb_AnalyzerTypedField(a, run, st->sizeField,
+	    RB_FT_BIT(RB_FT_INT), &st->sizeIdx) != TCL_OK) {
 	return TCL_ERROR;
     }
     st->partIdx = -1;

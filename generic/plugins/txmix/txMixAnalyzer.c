@@ -151,11 +151,13 @@ TxMixStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 		Tcl_GetStringResult(run->interp));
 	return TCL_ERROR;
     }
-    if (Rb_AnalyzerField(a, run, st->typeField, &st->typeIndex) != TCL_OK
-	    || Rb_AnalyzerField(a, run, st->startField, &st->startIndex)
-	    != TCL_OK
-	    || Rb_AnalyzerField(a, run, st->endField, &st->endIndex)
-	    != TCL_OK) {
+    /* Types are named by their integer or text; times are integer ns. */
+    if (Rb_AnalyzerTypedField(a, run, st->typeField, RB_FT_BIT(RB_FT_INT)
+	    | RB_FT_BIT(RB_FT_STRING), &st->typeIndex) != TCL_OK
+	    || Rb_AnalyzerTypedField(a, run, st->startField,
+	    RB_FT_BIT(RB_FT_INT), &st->startIndex) != TCL_OK
+	    || Rb_AnalyzerTypedField(a, run, st->endField,
+	    RB_FT_BIT(RB_FT_INT), &st->endIndex) != TCL_OK) {
 	return TCL_ERROR;
     }
     FreeWindows(st);

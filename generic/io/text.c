@@ -88,6 +88,26 @@ IsBlank(const char *s)
 }
 
 /*
+ * TakeLine --
+ *	Makes s (read at offset) the current line, split into tx->line,
+ *	unless it is blank or a comment.
+ * Results: 1 the line is taken, 0 it is to be left out.
+ */
+static inline int
+TakeLine(Rb_Reader *r, Rb_Text *tx, char *s, uint64_t offset)
+{
+    if (IsBlank(s) || (tx->comment && *s == tx->comment)) {
+	return 0;
+    }
+    tx->line.lineNo = Rb_InputLineNo(r->in);
+    tx->line.offset = offset;
+    tx->line.nfields = Rb_TextSplit(s, tx->delim, tx->line.field,
+	    RB_TEXT_MAX_FIELDS);
+    r->recordNo = tx->line.lineNo;
+    return 1;
+}
+
+/*
  * Rb_TextNextLine --
  *	Reads the next line that is neither blank nor a comment and splits
  *	it into tx->line.
@@ -105,15 +125,9 @@ Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx)
 	    tx->done = 1;
 	    return tx->pending.code[0] ? -1 : 0;
 	}
-	if (IsBlank(s) || (tx->comment && *s == tx->comment)) {
-	    continue;
+	if (TakeLine(r, tx, s, offset)) {
+	    return 1;
 	}
-	tx->line.lineNo = Rb_InputLineNo(r->in);
-	tx->line.offset = offset;
-	tx->line.nfields = Rb_TextSplit(s, tx->delim, tx->line.field,
-		RB_TEXT_MAX_FIELDS);
-	r->recordNo = tx->line.lineNo;
-	return 1;
     }
 }
 
@@ -206,23 +220,36 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
     }
     while (b->n < b->cap) {
 	const char *kind;
-	int i, rc = Rb_TextNextLine(r, tx);
+	uint64_t offset = Rb_InputOffset(r->in);
+	char *s = Rb_InputGetLine(r->in, NULL, &tx->pending);
+	int i;
 
-	if (rc < 0) {
-	    return Rb_TextFinish(tx, b, start, err);
-	}
-	if (rc == 0) {
+	if (s == NULL) {
+	    tx->done = 1;
+	    if (tx->pending.code[0]) {
+		return Rb_TextFinish(tx, b, start, err);
+	    }
 	    break;
 	}
 	i = Rb_BatchAppend(b);
-	why[0] = '\0';
-	kind = parse(r, &tx->line, b, i, why, sizeof(why));
-	if (kind != NULL) {
-	    b->n--;
-	    if (Rb_TextBad(r, tx, kind, "%s", why)) {
-		return Rb_TextFinish(tx, b, start, err);
+	if (tx->fast != NULL && tx->fast->proc(r, tx->fast, s, b, i)) {
+	    tx->line.lineNo = Rb_InputLineNo(r->in);
+	    tx->line.offset = offset;
+	    r->recordNo = tx->line.lineNo;
+	} else {
+	    if (!TakeLine(r, tx, s, offset)) {
+		b->n--;
+		continue;
 	    }
-	    continue;
+	    why[0] = '\0';
+	    kind = parse(r, &tx->line, b, i, why, sizeof(why));
+	    if (kind != NULL) {
+		b->n--;
+		if (Rb_TextBad(r, tx, kind, "%s", why)) {
+		    return Rb_TextFinish(tx, b, start, err);
+		}
+		continue;
+	    }
 	}
 	if (Rb_TextKeep(r, tx, b, i) < 0) {
 	    return Rb_TextFinish(tx, b, start, err);

@@ -32,6 +32,7 @@ typedef struct Rb_Text {
     int failed;			/* pending holds an error for the next call. */
     Rb_Error pending;
     Rb_TextLine line;
+    struct Rb_TextFast *fast;	/* A reader's fast path, or NULL. */
 } Rb_Text;
 
 /* Parses line into record i of b (appended with every field absent).
@@ -39,6 +40,20 @@ typedef struct Rb_Text {
  * ("bad-field", "short-line", ...) with a detail in why. */
 typedef const char *(Rb_TextParseProc)(Rb_Reader *r, Rb_TextLine *line,
 		    Rb_Batch *b, int i, char *why, size_t whyLen);
+
+/* A reader's fast path for the common form of its lines: parses the whole
+ * line s (NUL-terminated, not split) into record i of b, appended with
+ * every field absent, and returns 1; or, for any line it is not sure of
+ * (blank, comment, malformed, unusual but valid), returns 0 without
+ * touching b, and the line goes through the parse proc as if there were
+ * no fast path.  So a fast path only has to agree with the parse proc on
+ * the lines it accepts. */
+typedef int (Rb_TextFastProc)(Rb_Reader *r, struct Rb_TextFast *fast,
+		    const char *s, Rb_Batch *b, int i);
+
+typedef struct Rb_TextFast {
+    Rb_TextFastProc *proc;
+} Rb_TextFast;
 
 int		Rb_TextSplit(char *s, char delim, char **field, int max);
 int		Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx);

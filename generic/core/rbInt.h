@@ -8,6 +8,10 @@
 #ifndef RB_INT_H
 #define RB_INT_H
 
+/* Bytes after the end of a line from Rb_InputGetLine (its NUL) that may
+ * be read: parsers load 8 bytes at a time without checking for the end. */
+#define RB_INPUT_PAD 16
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

@@ -380,11 +380,12 @@ Fill(Rb_Input *in)
 	    Compact(in);
 	} else {
 	    in->cap *= 2;
-	    in->buf = Rb_Realloc(in->buf, in->cap + 1);
+	    in->buf = Rb_Realloc(in->buf, in->cap + 1 + RB_INPUT_PAD);
 	}
     }
     got = Obtain(in, in->buf + in->len, in->cap - in->len);
     in->len += got;
+    memset(in->buf + in->len, 0, RB_INPUT_PAD);	/* defined, for tools */
     return got;
 }
 
@@ -433,7 +434,8 @@ Rb_InputOpen(const char *path, Rb_Error *err)
     d->fd = fd;
     d->raw = Rb_Alloc(CHUNK);
     in->cap = CHUNK;
-    in->buf = Rb_Alloc(in->cap + 1);	/* +1: room for a final NUL */
+    /* +1: room for a final NUL; the pad for parsers reading ahead. */
+    in->buf = Rb_Alloc(in->cap + 1 + RB_INPUT_PAD);
     if (FillRaw(d) < 0) {
 	Rb_SetError(err, "RUBICON READER OPEN", "cannot read trace \"%s\": %s",
 		path, strerror(errno));

@@ -90,30 +90,6 @@ UnixNs(int64_t ticks, int64_t *ns)
 }
 
 /*
- * Digits --
- *	A run of 1 to 18 decimal digits (so that it fits in 60 bits) and
- *	then the character stop.
- * Results: the character after stop with *v set, or NULL.
- */
-static inline const char *
-Digits(const char *p, char stop, int64_t *v)
-{
-    const char *start = p;
-    uint64_t x = 0;
-    unsigned d;
-
-    while ((d = (unsigned)(unsigned char)*p - '0') < 10) {
-	x = x * 10 + d;
-	p++;
-    }
-    if (p == start || p - start > 18 || *p != stop) {
-	return NULL;
-    }
-    *v = (int64_t)x;
-    return p + 1;
-}
-
-/*
  * MsrFastLine --
  *	The fast path (see Rb_TextFastProc) for the usual line: plain
  *	digits, a hostname without blanks at its ends, "Read" or "Write"
@@ -130,7 +106,7 @@ MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
     size_t hostLen;
     int op;
 
-    if ((p = Digits(s, ',', &ticks)) == NULL) {
+    if ((p = Rb_TextDigits(s, ',', &ticks)) == NULL) {
 	return 0;
     }
     for (host = p; *p != ',' && *p != '\0'; p++) {
@@ -139,21 +115,22 @@ MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
     hostLen = (size_t)(p - host);
     if (*p != ',' || hostLen == 0 || hostLen >= sizeof(mf->host)
 	    || host[0] == ' ' || host[0] == '\t' || p[-1] == ' '
-	    || p[-1] == '\t' || (p = Digits(p + 1, ',', &device)) == NULL) {
+	    || p[-1] == '\t' || (p = Rb_TextDigits(p + 1, ',', &device)) == NULL) {
 	return 0;
     }
-    if (strncmp(p, "Read,", 5) == 0) {
+    /* Fixed-length compares (inlined), safe within RB_INPUT_PAD. */
+    if (memcmp(p, "Read,", 5) == 0) {
 	op = RB_OP_READ;
 	p += 5;
-    } else if (strncmp(p, "Write,", 6) == 0) {
+    } else if (memcmp(p, "Write,", 6) == 0) {
 	op = RB_OP_WRITE;
 	p += 6;
     } else {
 	return 0;
     }
-    if ((p = Digits(p, ',', &offset)) == NULL
-	    || (p = Digits(p, ',', &size)) == NULL
-	    || Digits(p, '\0', &resp) == NULL
+    if ((p = Rb_TextDigits(p, ',', &offset)) == NULL
+	    || (p = Rb_TextDigits(p, ',', &size)) == NULL
+	    || Rb_TextDigits(p, '\0', &resp) == NULL
 	    || resp > RESPONSE_MAX / 100 || !UnixNs(ticks, &ns)) {
 	return 0;
     }

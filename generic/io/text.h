@@ -55,6 +55,63 @@ typedef struct Rb_TextFast {
     Rb_TextFastProc *proc;
 } Rb_TextFast;
 
+/*
+ * Rb_TextDigits --
+ *	A run of 1 to 18 decimal digits (so that it fits in 60 bits) and
+ *	then the character stop, in a line from Rb_InputGetLine: it is
+ *	read 8 bytes at a time, up to 7 bytes past the run (RB_INPUT_PAD),
+ *	with no branch per digit.
+ * Results: the character after stop with *v set, or NULL.
+ */
+static inline const char *
+Rb_TextDigits(const char *p, char stop, int64_t *v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    static const uint64_t pow10[9] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+    };
+    uint64_t x = 0, w, d, other;
+    int n, total = 0;
+
+    do {
+	memcpy(&w, p, 8);
+	/* The top bit of each byte that is not a digit (above '9', below
+	 * '0', or not ASCII); a carry or borrow only reaches bytes after
+	 * the first such byte, which are not used. */
+	other = ((w + 0x4646464646464646ULL) | (w - 0x3030303030303030ULL)
+		| w) & 0x8080808080808080ULL;
+	n = other ? __builtin_ctzll(other) >> 3 : 8;
+	if (n == 0) {
+	    break;
+	}
+	/* The n digits to the top bytes, then pairs, quads, eights. */
+	d = (w << (8 * (8 - n))) & 0x0F0F0F0F0F0F0F0FULL;
+	d = (d * 2561) >> 8;
+	d = ((d & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+	d = ((d & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
+	x = x * pow10[n] + d;
+	total += n;
+	p += n;
+    } while (n == 8 && total <= 18);
+#else
+    const char *start = p;
+    uint64_t x = 0;
+    unsigned d;
+    int total;
+
+    while ((d = (unsigned)(unsigned char)*p - '0') < 10) {
+	x = x * 10 + d;
+	p++;
+    }
+    total = (int)(p - start);
+#endif
+    if (total == 0 || total > 18 || *p != stop) {
+	return NULL;
+    }
+    *v = (int64_t)x;
+    return p + 1;
+}
+
 int		Rb_TextSplit(char *s, char delim, char **field, int max);
 int		Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx);
 int		Rb_TextBad(Rb_Reader *r, Rb_Text *tx, const char *kind,

@@ -118,6 +118,82 @@ SameBothWays(const char *path, const char *format)
     return n;
 }
 
+static uint64_t rngState = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t
+Rand(void)
+{
+    rngState ^= rngState << 13;
+    rngState ^= rngState >> 7;
+    rngState ^= rngState << 17;
+    return rngState;
+}
+
+/*
+ * RefDigits --
+ *	Rb_TextDigits the plain way, a character at a time.
+ */
+static const char *
+RefDigits(const char *p, char stop, int64_t *v)
+{
+    uint64_t x = 0;
+    int n = 0;
+
+    for (; *p >= '0' && *p <= '9'; p++, n++) {
+	x = x * 10 + (uint64_t)(*p - '0');
+    }
+    if (n == 0 || n > 18 || *p != stop) {
+	return NULL;
+    }
+    *v = (int64_t)x;
+    return p + 1;
+}
+
+/*
+ * Every run length from 0 to 24, at every alignment, followed by each
+ * byte next to the digits in the code table, a non-ASCII byte, and the
+ * stop; with random digits and random bytes after the run.
+ */
+START_TEST(digits_agree_with_one_at_a_time)
+{
+    static const char after[] = {',', '\0', '/', ':', ' ', '.', 'x',
+	    (char)0x80, (char)0xb9, (char)0xff, '9' + 7, '0' - 1};
+    char buf[64 + RB_INPUT_PAD];
+    int64_t v;
+    int len, align, k, trial, checked = 0;
+
+    for (trial = 0; trial < 20; trial++) {
+	for (len = 0; len <= 24; len++) {
+	    for (align = 0; align < 8; align++) {
+		for (k = 0; k < (int)sizeof(after); k++) {
+		    char *p = buf + align;
+		    int64_t v1 = -1, v2 = -1;
+		    const char *e1, *e2;
+		    int j;
+
+		    for (j = 0; j < (int)sizeof(buf); j++) {
+			buf[j] = (char)Rand();
+		    }
+		    for (j = 0; j < len; j++) {
+			p[j] = (char)('0' + Rand() % 10);
+		    }
+		    p[len] = after[k];
+		    e1 = Rb_TextDigits(p, ',', &v1);
+		    e2 = RefDigits(p, ',', &v2);
+		    ck_assert_ptr_eq(e1, e2);
+		    ck_assert_int_eq(v1, v2);
+		    checked += e1 != NULL;
+		}
+	    }
+	}
+    }
+    /* Lengths 1 to 18 followed by ',': 18 * 8 alignments * 20 trials. */
+    ck_assert_int_eq(checked, 18 * 8 * 20);
+    ck_assert_ptr_null(Rb_TextDigits("1234567890123456789,        ", ',',
+	    &v));
+}
+END_TEST
+
 /*
  * The hand-made MSR lines: each valid one at the edge of what the fast
  * path takes, and each one it must decline, valid or not.
@@ -197,17 +273,6 @@ static const char *const hosts[] = {
 static const char *const types[] = {
     "Read", "Write", "Read", "Write", "read", "WRITE", "Trim", "Re",
 };
-
-static uint64_t rngState = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t
-Rand(void)
-{
-    rngState ^= rngState << 13;
-    rngState ^= rngState >> 7;
-    rngState ^= rngState << 17;
-    return rngState;
-}
 
 /*
  * RandomNumber --
@@ -290,6 +355,7 @@ rbtest_suite(void)
     TCase *tc = tcase_create("textfast");
 
     tcase_add_unchecked_fixture(tc, Setup, Teardown);
+    tcase_add_test(tc, digits_agree_with_one_at_a_time);
     tcase_add_test(tc, msr_hand_made_lines);
     tcase_add_test(tc, msr_random_lines);
     suite_add_tcase(s, tc);

@@ -194,6 +194,25 @@ Rb_TextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i)
 }
 
 /*
+ * ClearRecords --
+ *	Makes every field of records from to to-1 of b absent, a column at
+ *	a time: what Rb_BatchAppend does a record at a time.
+ */
+static void
+ClearRecords(Rb_Batch *b, int from, int to)
+{
+    int f, i;
+
+    for (f = 0; f < b->schema->nfields; f++) {
+	int64_t *c = b->col[f];
+
+	for (i = from; i < to; i++) {
+	    c[i] = RB_ABSENT;
+	}
+    }
+}
+
+/*
  * Rb_TextNext --
  *	The next of a reader with one record per line: parses lines with
  *	parse until b is full or the input ends, applying the error policy
@@ -218,6 +237,9 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
     if (b->n == 0) {
 	b->firstRecord = r->records + 1;
     }
+    /* Records are appended by b->n++ onto these, and a record not kept
+     * is cleared again. */
+    ClearRecords(b, b->n, b->cap);
     while (b->n < b->cap) {
 	const char *kind;
 	uint64_t offset = Rb_InputOffset(r->in);
@@ -231,7 +253,7 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	    }
 	    break;
 	}
-	i = Rb_BatchAppend(b);
+	i = b->n++;
 	if (tx->fast != NULL && tx->fast->proc(r, tx->fast, s, b, i)) {
 	    tx->line.lineNo = Rb_InputLineNo(r->in);
 	    tx->line.offset = offset;
@@ -245,6 +267,7 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	    kind = parse(r, &tx->line, b, i, why, sizeof(why));
 	    if (kind != NULL) {
 		b->n--;
+		ClearRecords(b, i, i + 1);
 		if (Rb_TextBad(r, tx, kind, "%s", why)) {
 		    return Rb_TextFinish(tx, b, start, err);
 		}
@@ -253,6 +276,9 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	}
 	if (Rb_TextKeep(r, tx, b, i) < 0) {
 	    return Rb_TextFinish(tx, b, start, err);
+	}
+	if (b->n == i) {
+	    ClearRecords(b, i, i + 1);	/* out of order, dropped */
 	}
     }
     return b->n - start;

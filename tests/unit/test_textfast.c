@@ -348,6 +348,50 @@ START_TEST(msr_random_lines)
 }
 END_TEST
 
+/*
+ * Records are cleared a batch at a time and a record not kept is cleared
+ * again: a line rejected after some of its fields were stored, or dropped
+ * as out of order, leaves nothing in the next record.  Lines (time ns,
+ * size, deviceNo; an empty field is absent): 1 good; 2 size stored, then
+ * a bad deviceNo; 3 nothing but the time; 4 out of order; 5 nothing but
+ * the time.  Under skip: times 1, 3, 5, size 100 then absent.
+ */
+START_TEST(rejected_records_leave_nothing_behind)
+{
+    static const char text[] = "1,100,3\n2,200,x\n3,,\n0,500,7\n5,,\n";
+    const char *path = rbtest_tmp("clear.csv");
+    Rb_Error err;
+    Rb_Reader *r;
+    Rb_Batch *b;
+    Tcl_Obj *opts = Tcl_NewStringObj("columns {time 1 size 2 deviceNo 3}",
+	    -1);
+    int rc;
+
+    rbtest_write_file(path, text, sizeof(text) - 1);
+    Tcl_IncrRefCount(opts);
+    r = Rb_ReaderOpen(path, "csv", RB_ONERROR_SKIP, opts, &err);
+    Tcl_DecrRefCount(opts);
+    ck_assert_ptr_nonnull(r);
+    b = Rb_BatchCreate(r->schema, 0);
+    rc = Rb_ReaderNext(r, b, &err);
+    ck_assert_int_eq(rc, 3);
+    ck_assert_int_eq(b->col[RB_IO_TIME][0], 1);
+    ck_assert_int_eq(b->col[RB_IO_SIZE][0], 100);
+    ck_assert_int_eq(b->col[RB_IO_DEVICE][0], 3);
+    ck_assert_int_eq(b->col[RB_IO_TIME][1], 3);
+    ck_assert_int_eq(b->col[RB_IO_SIZE][1], RB_ABSENT);
+    ck_assert_int_eq(b->col[RB_IO_DEVICE][1], RB_ABSENT);
+    ck_assert_int_eq(b->col[RB_IO_TIME][2], 5);
+    ck_assert_int_eq(b->col[RB_IO_SIZE][2], RB_ABSENT);
+    ck_assert_int_eq(b->col[RB_IO_DEVICE][2], RB_ABSENT);
+    ck_assert_int_eq(b->col[RB_IO_PID][2], RB_ABSENT);
+    ck_assert_str_eq(Tcl_GetString(r->skipCounts),
+	    "bad-field 1 out-of-order 1");
+    Rb_BatchFree(b);
+    Rb_ReaderClose(r);
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -358,6 +402,7 @@ rbtest_suite(void)
     tcase_add_test(tc, digits_agree_with_one_at_a_time);
     tcase_add_test(tc, msr_hand_made_lines);
     tcase_add_test(tc, msr_random_lines);
+    tcase_add_test(tc, rejected_records_leave_nothing_behind);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,7 +1,9 @@
 # magpie.tcl BUILD LOG ?RUNS? -- the Magpie row of make bench: events per
 # second through MagpieParserAnalyzer (tests/magpie/web.schema.tcl) over
 # LOG, a simulated log from tests/magpie/sim.tcl, median of RUNS runs in
-# this process, and the process's peak resident set (VmHWM) after them.
+# this process, by the wall clock and by the CPU time the process used
+# (the machine may be shared), and the process's peak resident set
+# (VmHWM) after them.
 # The peak is of the whole process (Tcl, the package, reading buffers),
 # an upper bound on the parser's working set; the same figure before the
 # first run is printed beside it so the difference can be read off.
@@ -32,6 +34,17 @@ proc peakKb {} {
     return $kb
 }
 
+# cpuSeconds -- user and system CPU time of this process so far (Linux
+# /proc, in clock ticks of 1/100 s); "" where there is no /proc.
+proc cpuSeconds {} {
+    if {[catch {open /proc/self/stat} f]} {return ""}
+    set stat [read $f]
+    close $f
+    # The fields after the command name, which is in parentheses.
+    set rest [string range $stat [expr {[string last ) $stat] + 2}] end]
+    expr {([lindex $rest 11] + [lindex $rest 12]) / 100.0}
+}
+
 set before [peakKb]
 puts stderr "bench: Magpie parser over [file tail $log] ($runs runs)"
 for {set r 0} {$r < $runs} {incr r} {
@@ -39,18 +52,24 @@ for {set r 0} {$r < $runs} {incr r} {
     set f [Flow p [MagpieParserAnalyzer -schema web]]
     head $f
     set t0 [clock microseconds]
+    set c0 [cpuSeconds]
     set summary [rubicon::run -progress 0 -format magpie \
 	-readeroptions {schema web} $log]
     lappend times [expr {([clock microseconds] - $t0) / 1e6}]
+    if {$c0 ne ""} {lappend cpus [expr {[cpuSeconds] - $c0}]}
     set events [dict get $summary records]
     set requests [expr {int([$f get RequestCount])}]
 }
 rubicon::reset
 set t [median $times]
+set cpu [expr {[info exists cpus] ? [median $cpus] : 0}]
 set after [peakKb]
-puts [format "%-34s %9s   %.2f M events/s (%d events, %d requests, %.2f s);\
-    peak RSS %s (%s before the run); paper: 1.2 M events in 5.6 s, 10 MB" \
+puts [format "%-34s %9s   %.2f M events/s (%d events, %d requests, %.2f s;\
+    CPU %s); peak RSS %s (%s before the run); paper: 1.2 M events in\
+    5.6 s, 10 MB" \
     "(7) Magpie parser, 5 clients" [format "%7.2f s" $t] \
     [expr {$events / $t / 1e6}] $events $requests $t \
+    [expr {$cpu > 0 ? [format "%.2f s, %.2f M events/s" $cpu \
+	[expr {$events / $cpu / 1e6}]] : "n/a"}] \
     [expr {$after eq "" ? "n/a" : [format "%.1f MB" [expr {$after / 1024.0}]]}] \
     [expr {$before eq "" ? "n/a" : [format "%.1f MB" [expr {$before / 1024.0}]]}]]

@@ -428,7 +428,7 @@ ParseRecord(Rb_Reader *r, char *rec, Rb_Batch *b, int i, char *why,
     bad = MgLogTimeEvent(r, &st->lg, b, i, field[0], field[1], why, whyLen);
     for (k = 2; bad == NULL && k < nf; k++) {
 	if (field[k][0] != '\0') {
-	    bad = MgLogValue(r, b, i, st->colField[k], field[k], why,
+	    bad = MgLogValue(r, &st->lg, b, i, st->colField[k], field[k], why,
 		    whyLen);
 	}
     }

@@ -241,12 +241,30 @@ int		MgParseSeconds(const char *s, int64_t *ns);
 #define MG_DISCOVER_BYTES	(1 << 20)
 #define MG_MAX_ATTRS		(RB_MAX_FIELDS - 3)
 
+/*
+ * A reader's memory of names it has looked up: attribute name to field
+ * index, event name or string value to interned id.  Direct-mapped by a
+ * hash of the exact bytes, each slot holding its own copy of a short key,
+ * so a hit costs one pass over the name and a compare, and a miss or a
+ * long key simply takes the schema's own lookup.  Fixed size.
+ */
+#define MG_CACHE_SLOTS		512
+#define MG_CACHE_KEY		23
+
+typedef struct MgCacheSlot {
+    int64_t id;			/* Field index or interned id. */
+    unsigned char len;		/* Key length; 0: empty slot. */
+    char key[MG_CACHE_KEY];
+} MgCacheSlot;
+
 typedef struct MgLog {
     MgSchema *mg;		/* Declared schema, or NULL (discovered). */
     int fMachine, fEvent;
     int64_t machine;		/* Interned machine name. */
     int failed;			/* pending holds an error for next call. */
     Rb_Error pending;
+    MgCacheSlot fieldCache[MG_CACHE_SLOTS];  /* Attribute -> field. */
+    MgCacheSlot stringCache[MG_CACHE_SLOTS]; /* Text -> interned id. */
 } MgLog;
 
 /* Discovers the attributes of a file (the reader's own syntax). */
@@ -262,6 +280,8 @@ typedef const char *(MgParseProc)(Rb_Reader *r, char *rec, Rb_Batch *b,
 	int i, char *why, size_t whyLen);
 
 int		MgParseInt(const char *s, int64_t *v);
+int		MgLogField(Rb_Reader *r, MgLog *lg, const char *name);
+int64_t		MgLogIntern(Rb_Reader *r, MgLog *lg, const char *text);
 int		MgIsComment(const char *s);
 Rb_Schema *	MgLogSharedSchema(char **names, const int *isInt, int n);
 int		MgLogOpen(Rb_Reader *r, MgLog *lg, MgDiscoverProc *discover,
@@ -269,7 +289,7 @@ int		MgLogOpen(Rb_Reader *r, MgLog *lg, MgDiscoverProc *discover,
 const char *	MgLogTimeEvent(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int i,
 		    const char *time, const char *event, char *why,
 		    size_t whyLen);
-const char *	MgLogValue(Rb_Reader *r, Rb_Batch *b, int i, int f,
+const char *	MgLogValue(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int i, int f,
 		    const char *value, char *why, size_t whyLen);
 int		MgLogNext(Rb_Reader *r, MgLog *lg, Rb_Batch *b,
 		    Rb_Error *err, MgRecordProc *getRecord,

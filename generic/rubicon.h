@@ -447,6 +447,11 @@ typedef struct Rb_Out {
 int		Rb_OutOpen(Tcl_Interp *interp, const char *path, Rb_Out *out);
 int		Rb_OutClose(Tcl_Interp *interp, Rb_Out *out);
 void		Rb_OutAbort(Rb_Out *out);
+/* Safe mode (rubicon -safe -outdir DIR): TCL_OK if the interpreter may
+ * write the file at path (inside DIR), else TCL_ERROR with RUBICON SAFE
+ * DENIED in interp; always TCL_OK outside safe mode.  Rb_OutOpen checks
+ * it; a plugin that writes files another way checks each path itself. */
+int		Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path);
 
 /*
  * ---------------------------------------------------------------------

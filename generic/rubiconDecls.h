@@ -90,7 +90,8 @@
     X(Rb_FilterSource) \
     X(Rb_FilterFree) \
     X(Rb_RegisterSchema) \
-    X(Rb_AnalyzerTypedField)
+    X(Rb_AnalyzerTypedField) \
+    X(Rb_SafeCheckWrite)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -228,6 +229,7 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_FilterFree (rbStubsPtr->Rb_FilterFree_p)
 #define Rb_RegisterSchema (rbStubsPtr->Rb_RegisterSchema_p)
 #define Rb_AnalyzerTypedField (rbStubsPtr->Rb_AnalyzerTypedField_p)
+#define Rb_SafeCheckWrite (rbStubsPtr->Rb_SafeCheckWrite_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

@@ -55,10 +55,9 @@ extern const char Rb_LibraryScript[];
 const Rb_Stubs *	Rb_StubsTable(void);
 
 /* Safe mode (safe.c): TCL_OK if the interpreter may read the trace at
- * path / write the file at path, else TCL_ERROR with RUBICON SAFE DENIED.
- * Always TCL_OK outside safe mode. */
+ * path, else TCL_ERROR with RUBICON SAFE DENIED.  Always TCL_OK outside
+ * safe mode.  (Rb_SafeCheckWrite is public, in rubicon.h.) */
 int		Rb_SafeCheckRead(Tcl_Interp *interp, const char *path);
-int		Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path);
 
 /* The schema named by a Filter's -schema (io, or a registered name with
  * an optional ":arg"), with a reference; NULL with err set if unknown. */

@@ -13,7 +13,8 @@ static pthread_once_t readersOnce = PTHREAD_ONCE_INIT;
 
 /*
  * RegisterReaders --
- *	The event-log (text and CSV) and ftrace formats.
+ *	The event-log (text and CSV) and ftrace formats, and the records of
+ *	a declared Magpie schema for "Filter -schema magpie:NAME".
  */
 static void
 RegisterReaders(void)
@@ -21,6 +22,7 @@ RegisterReaders(void)
     Rb_RegisterReader(&MgEventLogReaderClass);
     Rb_RegisterReader(&MgCsvLogReaderClass);
     Rb_RegisterReader(&MgFtraceReaderClass);
+    Rb_RegisterSchema("magpie", MgNamedRecordSchema);
 }
 
 /*

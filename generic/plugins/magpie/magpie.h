@@ -188,6 +188,7 @@ int		MgParserInitCmds(Tcl_Interp *interp);
  * readers are; a later definition of a name replaces the earlier). */
 MgSchema *	MgSchemaFind(const char *name);	/* retained, or NULL */
 void		MgSchemaRelease(MgSchema *s);
+Rb_Schema *	MgNamedRecordSchema(const char *arg, Rb_Error *err);
 int		MgSchemaEventIndex(const MgSchema *s, const char *name);
 int		MgSchemaInitCmds(Tcl_Interp *interp);
 

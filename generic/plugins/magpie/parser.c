@@ -249,8 +249,9 @@ FreeRun(ParserState *s)
 
 /*
  * ParserStart --
- *	Finds the schema, checks the run's records are of it, and maps the
- *	interned event names to event types.
+ *	Finds the schema, checks the run's records are Magpie events (time,
+ *	machine, event ...) of it, and maps the interned event names to
+ *	event types.
  */
 static int
 ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
@@ -264,6 +265,18 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	Rb_AnalyzerError(a, "RUBICON MAGPIE OPTION", "-threshold, "
 		"-outliers and -keep must not be negative, -cpuunit, "
 		"-byteunit and -maxclusters must be positive");
+	return TCL_ERROR;
+    }
+    if (run->schema->nfields < 3
+	    || strcmp(run->schema->fields[1].name, "machine") != 0
+	    || strcmp(run->schema->fields[2].name, "event") != 0) {
+	char *known = Rb_SchemaFieldList(run->schema);
+
+	Rb_AnalyzerError(a, "RUBICON ANALYZER SCHEMA", "%s reads Magpie "
+		"events, not records of schema \"%s\" (its fields: %s); run "
+		"it on a Magpie event log", a->cls->name, run->schema->name,
+		known);
+	free(known);
 	return TCL_ERROR;
     }
     s->mg = MgSchemaFind(s->schemaName);

@@ -141,6 +141,34 @@ MgSchemaFind(const char *name)
 }
 
 /*
+ * MgNamedRecordSchema --
+ *	The record schema of the Magpie schema arg names, for "Filter
+ *	-schema magpie:NAME ..." (Rb_RegisterSchema).  A log read without
+ *	a declared schema has the attributes of its header, unknown before
+ *	the run: that is "-schema run".
+ * Results: the schema with a reference for the caller, or NULL with
+ *	err set (RUBICON FILTER SCHEMA).
+ */
+Rb_Schema *
+MgNamedRecordSchema(const char *arg, Rb_Error *err)
+{
+    MgSchema *mg = arg && *arg ? MgSchemaFind(arg) : NULL;
+    Rb_Schema *rec;
+
+    if (mg == NULL) {
+	Rb_SetError(err, "RUBICON FILTER SCHEMA", "no Magpie schema "
+		"\"%.64s\": name one magpie::schema defined, as "
+		"magpie:NAME (for a log read without one, use -schema run)",
+		arg ? arg : "");
+	return NULL;
+    }
+    rec = mg->rec;
+    Rb_SchemaRetain(rec);
+    MgSchemaRelease(mg);
+    return rec;
+}
+
+/*
  * MgSchemaRelease --
  *	Drops a reference; the schema is freed when neither the registry
  *	nor any run holds it.

@@ -94,8 +94,6 @@ typedef struct DemandState {
     size_t nreq, capReq;
     Tcl_Obj *series;		/* rows {time client cpu disk bytes} */
     int started;
-    int inert;			/* The run's records are not activity
-				 * records. */
 } DemandState;
 
 static const Rb_Option demandOptions[] = {
@@ -175,10 +173,8 @@ DemandStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     DemandState *st = a->state;
 
     FreeTables(st);
-    /* On records without breadcrumbs (an I/O trace in a kit of every
-     * class) there is nothing to bill: the tables stay empty. */
-    st->inert = Rb_SchemaFieldIndex(run->schema, "breadcrumb") < 0;
-    if (!st->inert && Sd_ResolveFields(a, run, &st->f) != TCL_OK) {
+    if (Sd_CheckSchema(a, run) != TCL_OK
+	    || Sd_ResolveFields(a, run, &st->f) != TCL_OK) {
 	return TCL_ERROR;
     }
     Sd_GraphInit(&st->graph);
@@ -824,19 +820,14 @@ DemandRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
 
 /*
  * DemandBatch --
- *	The selected records in order, unless the run has no activity
- *	records.
+ *	The selected records in order.
  */
 static void
 DemandBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
-    DemandState *st = a->state;
     int j;
 
-    if (st->inert) {
-	return;
-    }
     for (j = 0; j < nsel; j++) {
 	DemandRecord(a, b, (int)sel[j]);
     }
@@ -890,14 +881,12 @@ DemandEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int nrows;
     char hex[24];
 
-    if (!st->inert) {
-	if (st->interval > 0 && st->binStart != RB_ABSENT) {
-	    /* Running threads are billed up to the end. */
-	    Prune(st, run->lastTime >= st->binStart ? run->lastTime + 1
-		    : st->binStart + 1);
-	}
-	Sweep(st, INT64_MAX, 1);
+    if (st->interval > 0 && st->binStart != RB_ABSENT) {
+	/* Running threads are billed up to the end. */
+	Prune(st, run->lastTime >= st->binStart ? run->lastTime + 1
+		: st->binStart + 1);
     }
+    Sweep(st, INT64_MAX, 1);
     if (st->perRequest) {
 	req = Rb_AttrCreate("RequestDemand", RB_ATTR_TABLE, "", "demand of "
 		"each root request, sub-requests and its share of coalesced "

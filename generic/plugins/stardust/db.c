@@ -31,7 +31,6 @@ typedef struct DbState {
     int64_t *typeIds;		/* type name string id per type */
     int fields[SD_F_NFIXED];
     uint64_t rows;
-    int inert;
     int batches;		/* in the open transaction */
 } DbState;
 
@@ -231,6 +230,21 @@ CreateTables(Rb_Analyzer *a, DbState *st, const Rb_RunInfo *run)
 }
 
 /*
+ * DbInit --
+ *	Checks -output, at creation and configure: in safe mode the database
+ *	must lie inside the output directory (the default, stardust.db, is
+ *	written to the current directory, which safe mode makes that one).
+ *	A configure that fails keeps the value, so DbStart checks again.
+ */
+static int
+DbInit(Rb_Analyzer *a, Tcl_Interp *interp)
+{
+    DbState *st = a->state;
+
+    return Rb_SafeCheckWrite(interp, st->output);
+}
+
+/*
  * DbStart --
  *	Opens a fresh database under a temporary name, made for bulk loading
  *	(no journal, no syncs: a failed run leaves nothing under -output).
@@ -248,9 +262,13 @@ DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     CloseDb(st, 0);
     st->rows = 0;
     st->batches = 0;
-    st->inert = Rb_SchemaFieldIndex(run->schema, "breadcrumb") < 0;
-    if (st->inert) {
-	return TCL_OK;
+    if (Sd_CheckSchema(a, run) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (Rb_SafeCheckWrite(run->interp, st->output) != TCL_OK) {
+	Rb_AnalyzerError(a, "RUBICON SAFE DENIED", "%s",
+		Tcl_GetStringResult(run->interp));
+	return TCL_ERROR;
     }
     for (k = 0; k < SD_F_NFIXED; k++) {
 	if (Rb_AnalyzerField(a, run, fixed[k], &st->fields[k]) != TCL_OK) {
@@ -291,7 +309,7 @@ DbBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     DbState *st = a->state;
     int j, k, x;
 
-    if (st->inert || st->db == NULL) {
+    if (st->db == NULL) {
 	return;
     }
     if (st->batches++ == 0) {
@@ -348,7 +366,7 @@ DbEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Tcl_DString sql;
     int k, ok = 1;
 
-    if (st->inert || st->db == NULL) {
+    if (st->db == NULL) {
 	Rb_AnalyzerSet(a, Rb_AttrScalar("DatabaseRows", 0, "", "rows "
 		"inserted into the activity database"));
 	return TCL_OK;
@@ -405,6 +423,7 @@ const Rb_AnalyzerClass Sd_DatabaseAnalyzerClass = {
     .options = dbOptions,
     .attrs = dbAttrs,
     .mergeable = 0,
+    .init = DbInit,
     .start = DbStart,
     .batch = DbBatch,
     .end = DbEnd,

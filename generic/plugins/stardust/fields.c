@@ -6,8 +6,42 @@
  *	type names, so that per record a type test is an integer compare.
  */
 
+#include <stdlib.h>
 #include <string.h>
 #include "plugins/stardust/stardust.h"
+
+/*
+ * Sd_CheckSchema --
+ *	Checks that the run reads activity records: the fixed fields of the
+ *	activity schema at their places (any type set's schema has them).
+ * Results: TCL_OK, or TCL_ERROR with an analyzer error RUBICON ANALYZER
+ *	SCHEMA naming the class and the run's schema with its fields.
+ */
+int
+Sd_CheckSchema(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    static const char *const fixed[SD_F_NFIXED] = {
+	"time", "type", "breadcrumb", "client", "pid", "tid"
+    };
+    const Rb_Schema *s = run->schema;
+    char *known;
+    int f;
+
+    for (f = 1; f < SD_F_NFIXED && f < s->nfields; f++) {
+	if (strcmp(s->fields[f].name, fixed[f]) != 0) {
+	    break;
+	}
+    }
+    if (f == SD_F_NFIXED) {
+	return TCL_OK;
+    }
+    known = Rb_SchemaFieldList(s);
+    Rb_AnalyzerError(a, "RUBICON ANALYZER SCHEMA", "%s reads Stardust "
+	    "activity records, not records of schema \"%s\" (its fields: "
+	    "%s); run it on a Stardust trace", a->cls->name, s->name, known);
+    free(known);
+    return TCL_ERROR;
+}
 
 /*
  * TypeId --

@@ -46,7 +46,7 @@ typedef struct FlowState {
     int npoints, capPoints;
     char **points;
     Tcl_HashTable edges;	/* {from, to} -> FgEdge * */
-    int started, inert;
+    int started;
 } FlowState;
 
 static const Rb_Option flowOptions[] = {
@@ -103,8 +103,8 @@ FlowStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     FlowState *st = a->state;
 
     FreeFlow(st);
-    st->inert = Rb_SchemaFieldIndex(run->schema, "breadcrumb") < 0;
-    if (!st->inert && Sd_ResolveFields(a, run, &st->f) != TCL_OK) {
+    if (Sd_CheckSchema(a, run) != TCL_OK
+	    || Sd_ResolveFields(a, run, &st->f) != TCL_OK) {
 	return TCL_ERROR;
     }
     Sd_GraphInit(&st->graph);
@@ -187,9 +187,6 @@ FlowBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     const SdFields *f = &st->f;
     int j;
 
-    if (st->inert) {
-	return;
-    }
     for (j = 0; j < nsel; j++) {
 	int i = (int)sel[j];
 	int64_t type = b->col[f->type][i], bc = b->col[f->bc][i];
@@ -416,34 +413,32 @@ FlowEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AttrAddColumn(pts, "request", "", 1);
     Rb_AttrAddColumn(pts, "point", "", 1);
     Rb_AttrAddColumn(pts, "time", "s", 0);
-    if (!st->inert) {
-	for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
-		e = Tcl_NextHashEntry(&s)) {
-	    SdNode *n = Tcl_GetHashValue(e);
-	    Tcl_HashTable visited;
+    for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	SdNode *n = Tcl_GetHashValue(e);
+	Tcl_HashTable visited;
 
-	    if (n->nparents != 0) {
-		continue;
-	    }
-	    firstAt = realloc(firstAt, (st->npoints + 1) * sizeof(int64_t));
-	    for (k = 0; k < st->npoints; k++) {
-		firstAt[k] = RB_ABSENT;
-	    }
-	    Tcl_InitHashTable(&visited, TCL_ONE_WORD_KEYS);
-	    Walk(st, n->bc, &visited, firstAt);
-	    Tcl_DeleteHashTable(&visited);
-	    if (st->maxRequests > 0 && nreq >= st->maxRequests) {
-		continue;
-	    }
-	    nreq++;
-	    snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)n->bc);
-	    for (k = 0; k < st->npoints; k++) {
-		if (firstAt[k] != RB_ABSENT) {
-		    row = Rb_AttrAddRow(pts);
-		    Rb_AttrSetText(pts, row, 0, buf);
-		    Rb_AttrSetText(pts, row, 1, st->points[k]);
-		    Rb_AttrSetNum(pts, row, 2, firstAt[k] / NS);
-		}
+	if (n->nparents != 0) {
+	    continue;
+	}
+	firstAt = realloc(firstAt, (st->npoints + 1) * sizeof(int64_t));
+	for (k = 0; k < st->npoints; k++) {
+	    firstAt[k] = RB_ABSENT;
+	}
+	Tcl_InitHashTable(&visited, TCL_ONE_WORD_KEYS);
+	Walk(st, n->bc, &visited, firstAt);
+	Tcl_DeleteHashTable(&visited);
+	if (st->maxRequests > 0 && nreq >= st->maxRequests) {
+	    continue;
+	}
+	nreq++;
+	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)n->bc);
+	for (k = 0; k < st->npoints; k++) {
+	    if (firstAt[k] != RB_ABSENT) {
+		row = Rb_AttrAddRow(pts);
+		Rb_AttrSetText(pts, row, 0, buf);
+		Rb_AttrSetText(pts, row, 1, st->points[k]);
+		Rb_AttrSetNum(pts, row, 2, firstAt[k] / NS);
 	    }
 	}
     }

@@ -159,6 +159,7 @@ typedef struct SdFields {
 } SdFields;
 
 extern const char *const Sd_BufferTypes[6];
+int		Sd_CheckSchema(Rb_Analyzer *a, const Rb_RunInfo *run);
 int		Sd_ResolveFields(Rb_Analyzer *a, const Rb_RunInfo *run,
 		    SdFields *f);
 

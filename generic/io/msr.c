@@ -115,7 +115,8 @@ MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
     hostLen = (size_t)(p - host);
     if (*p != ',' || hostLen == 0 || hostLen >= sizeof(mf->host)
 	    || host[0] == ' ' || host[0] == '\t' || p[-1] == ' '
-	    || p[-1] == '\t' || (p = Rb_TextDigits(p + 1, ',', &device)) == NULL) {
+	    || p[-1] == '\t'
+	    || (p = Rb_TextDigits(p + 1, ',', &device)) == NULL) {
 	return 0;
     }
     /* Fixed-length compares (inlined), safe within RB_INPUT_PAD. */

@@ -396,19 +396,31 @@ MgCanonical(const MgSchema *s, const MgRequest *r, MgToken **tokens,
 static void
 AppendAmount(Tcl_DString *out, int *first, char tag, double v)
 {
-    char buf[48];
+    char buf[48], *p = buf + sizeof(buf);
 
     if (v == 0) {
 	return;
     }
     if (v == floor(v) && fabs(v) < 1e15) {
-	snprintf(buf, sizeof(buf), "%s%c%lld", *first ? "@" : ",", tag,
-		(long long)v);
+	/* Every token's amounts go through here, for every request: the
+	 * digits by hand, as "%lld" would print them, without snprintf. */
+	unsigned long long u = (unsigned long long)fabs(v);
+
+	do {
+	    *--p = (char)('0' + u % 10);
+	    u /= 10;
+	} while (u != 0);
+	if (v < 0) {
+	    *--p = '-';
+	}
+	*--p = tag;
+	*--p = *first ? '@' : ',';
+	Tcl_DStringAppend(out, p, (int)(buf + sizeof(buf) - p));
     } else {
 	snprintf(buf, sizeof(buf), "%s%c%.3f", *first ? "@" : ",", tag, v);
+	Tcl_DStringAppend(out, buf, -1);
     }
     *first = 0;
-    Tcl_DStringAppend(out, buf, -1);
 }
 
 /*

@@ -53,8 +53,7 @@ SplitLine(char *s, char **field, int max)
 	while (*s == ' ' || *s == '\t') {
 	    s++;
 	}
-	for (next = s; *next != ',' && *next != '\0'; next++) {
-	}
+	next = strchrnul(s, ',');
 	end = next;
 	while (end > s && isspace((unsigned char)end[-1])) {
 	    end--;
@@ -127,14 +126,19 @@ static int
 CacheLookup(MgCacheSlot *cache, const char *key, MgCacheSlot **slot,
 	size_t *len)
 {
-    uint32_t h = 2166136261u;	/* FNV-1a */
-    const char *p;
+    uint64_t head = 0, tail = 0, h;
 
-    for (p = key; *p != '\0'; p++) {
-	h = (h ^ (unsigned char)*p) * 16777619u;
+    /* The hash mixes the length and the first and last 8 bytes: enough
+     * to tell names and values apart, without a step per byte. */
+    *len = strlen(key);
+    memcpy(&head, key, *len < 8 ? *len : 8);
+    if (*len > 8) {
+	memcpy(&tail, key + *len - 8, 8);
     }
-    *len = (size_t)(p - key);
-    *slot = &cache[h % MG_CACHE_SLOTS];
+    h = (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full)
+	    ^ *len;
+    h ^= h >> 29;
+    *slot = &cache[(h * 0x9E3779B97F4A7C15ull) >> (64 - MG_CACHE_BITS)];
     return (*slot)->len == *len && memcmp((*slot)->key, key, *len) == 0;
 }
 

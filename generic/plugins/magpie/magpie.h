@@ -249,7 +249,8 @@ int		MgParseSeconds(const char *s, int64_t *ns);
  * so a hit costs one pass over the name and a compare, and a miss or a
  * long key simply takes the schema's own lookup.  Fixed size.
  */
-#define MG_CACHE_SLOTS		512
+#define MG_CACHE_BITS		9
+#define MG_CACHE_SLOTS		(1 << MG_CACHE_BITS)
 #define MG_CACHE_KEY		23
 
 typedef struct MgCacheSlot {

@@ -14,7 +14,8 @@ libs="-ltcl8.6 -ltclstub8.6 -lz -lbz2 -lm"
 core="generic/core/error.c generic/core/schema.c generic/core/batch.c generic/core/timefmt.c"
 io="generic/io/input.c generic/io/srt.c generic/io/native.c generic/io/kit.c generic/io/reader.c
     generic/io/text.c generic/io/msr.c generic/io/spc.c generic/io/disksim.c generic/io/csv.c
-    generic/io/blkpair.c generic/io/blkparse.c generic/io/blktrace.c"
+    generic/io/blkpair.c generic/io/blkparse.c generic/io/blktrace.c
+    generic/io/ring.c"
 readers="msr spc disksim csv blkparse blktrace"
 mkdir -p build/fuzz fuzz-out
 
@@ -35,6 +36,30 @@ build magpiecsv -DUSE_TCL_STUBS tests/fuzz/fuzz_magpiecsv.c \
     generic/plugins/magpie/csvlog.c generic/plugins/magpie/eventlog.c \
     generic/plugins/magpie/schema.c $io $core
 
+# The request-parser harnesses drive the whole package through its Tcl
+# commands: every library source, compiled once (again when it or a
+# header changes) with the harnesses' instrumentation.
+libflags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -D_GNU_SOURCE
+    -DUSE_TCL_STUBS -Igeneric -I$tcl $(sed -n 's/^\(XLSX\|STARDUST\)_CFLAGS = //p' config.mk)"
+liblibs="$(sed -n 's/^\(XLSX\|STARDUST\)_LIBS = //p' config.mk) -lpthread"
+mkdir -p build/fuzz/lib
+tclsh scripts/embed.tcl build/fuzz/lib/libscript.c library/*.tcl
+echo "fuzz: building the library for the parser harnesses"
+libobjs=""
+for src in $(find generic -name '*.c' | sort) build/fuzz/lib/libscript.c; do
+    obj=build/fuzz/lib/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')
+    if ! [ "$obj" -nt "$src" ] || [ -n "$(find generic -name '*.h' -newer "$obj")" ]; then
+	clang $libflags -c "$src" -o "$obj"
+    fi
+    libobjs="$libobjs $obj"
+done
+for name in magpieparser magpieschema; do
+    echo "fuzz: building $name"
+    clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Igeneric \
+	-I$tcl tests/fuzz/fuzz_$name.c $libobjs $libs $liblibs \
+	-o build/fuzz/$name
+done
+
 stardust="generic/plugins/stardust/reader.c generic/plugins/stardust/types.c"
 build stardust -DUSE_TCL_STUBS tests/fuzz/fuzz_stardust.c $stardust $io $core
 build stardust_text -DUSE_TCL_STUBS tests/fuzz/fuzz_stardust_text.c $stardust \
@@ -52,7 +77,7 @@ fi
 status=0
 # FUZZ_ONLY="msr csv" runs only those harnesses.
 for name in ${FUZZ_ONLY:-filter srt native $readers magpie magpiecsv \
-	stardust stardust_text $zipkin}; do
+	magpieparser magpieschema stardust stardust_text $zipkin}; do
     work=fuzz-out/$name
     mkdir -p $work/corpus $work/crashes
     cp -r tests/fuzz/corpus/$name/. $work/corpus/

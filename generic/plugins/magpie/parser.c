@@ -9,7 +9,8 @@
  *	merged (union-find, so joins are transitive).  A set with no open
  *	interval left can never grow: it is emitted as a request if it saw
  *	a begin and an end event, else discarded and counted.  Memory is
- *	therefore bounded by the sets in flight (-maxinflight).
+ *	therefore bounded by the sets in flight (-maxinflight) and the
+ *	entries they hold (-maxevents).
  *
  *	CPU time comes from context switches: the time a CPU spends between
  *	two accounting points is charged to the set the running thread is
@@ -72,6 +73,7 @@ typedef struct ParserState {
     char *idle;			/* -idle */
     char *labelAttr;		/* -label */
     int64_t maxInFlight;	/* -maxinflight */
+    int64_t maxEvents;		/* -maxevents */
     int64_t keep;		/* -keep */
     double threshold;		/* -threshold */
     int64_t cpuUnit;		/* -cpuunit, ns */
@@ -89,6 +91,7 @@ typedef struct ParserState {
     Set *sets;
     int nsets, capSets, freeList;
     int inFlight, peakInFlight;
+    int64_t held;		/* Entries of the sets in flight. */
     int tablesInit;
     Tcl_HashTable intervals;	/* Key3 -> set index */
     Tcl_HashTable cpus;		/* Key3 {machine 0 cpu} -> CpuState */
@@ -121,6 +124,9 @@ static const Rb_Option parserOptions[] = {
      "attribute whose value on the begin event labels a request"},
     {"-maxinflight", RB_OPT_INT, offsetof(ParserState, maxInFlight),
      "1000000", "most event sets open at once before the run fails"},
+    {"-maxevents", RB_OPT_INT, offsetof(ParserState, maxEvents),
+     "1000000", "most events and CPU charges held by the sets in flight "
+     "before the run fails"},
     {"-keep", RB_OPT_INT, offsetof(ParserState, keep), "1000",
      "most requests listed in the Requests table (all are counted)"},
     {"-threshold", RB_OPT_DOUBLE, offsetof(ParserState, threshold), "0.1",
@@ -330,6 +336,7 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     s->tablesInit = 1;
     s->freeList = -1;
     s->inFlight = s->peakInFlight = 0;
+    s->held = 0;
     s->events = s->unknown = s->complete = s->incomplete = 0;
     s->discardedEvents = 0;
     s->busyNs = s->accountedNs = 0;
@@ -442,6 +449,7 @@ AddEntry(ParserState *s, int x, MgKind kind, uint64_t recNo, int64_t t,
     MgEvent *e;
 
     Reserve(s, x, 1);
+    s->held++;
     e = &s->sets[x].ev[s->sets[x].nev++];
     e->recNo = recNo;
     e->time = t;
@@ -515,6 +523,7 @@ FreeSet(ParserState *s, int x)
     int m = x;
 
     s->inFlight--;
+    s->held -= s->sets[x].nev;	/* Its members hold none. */
     while (m >= 0) {
 	int next = s->sets[m].nextMember;
 
@@ -1162,6 +1171,42 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
 }
 
 /*
+ * Biggest --
+ *	The root set in flight holding the most entries.
+ */
+static int
+Biggest(ParserState *s)
+{
+    int x, big = -1;
+
+    for (x = 0; x < s->nsets; x++) {
+	if (s->sets[x].parent == x
+		&& (big < 0 || s->sets[x].nev > s->sets[big].nev)) {
+	    big = x;
+	}
+    }
+    return big;
+}
+
+/*
+ * FirstRecord --
+ *	The record number of a set's first event.
+ */
+static uint64_t
+FirstRecord(const Set *set)
+{
+    uint64_t first = UINT64_MAX;
+    int k;
+
+    for (k = 0; k < set->nev; k++) {
+	if (set->ev[k].recNo < first) {
+	    first = set->ev[k].recNo;
+	}
+    }
+    return first;
+}
+
+/*
  * ParserRecord --
  *	One event: a context switch or an ordinary event of the schema;
  *	events of types the schema does not name are counted and ignored.
@@ -1205,6 +1250,18 @@ ParserRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
 		"check that the schema's stop bindings close intervals)",
 		(long long)s->maxInFlight,
 		(unsigned long long)(b->firstRecord + i));
+    } else if (s->held > s->maxEvents) {
+	int big = Biggest(s);
+
+	s->failed = 1;
+	Rb_AnalyzerError(a, "RUBICON MAGPIE INFLIGHT", "more than %lld "
+		"events and CPU charges held by the sets in flight at record "
+		"%llu; the largest, first seen at record %llu, holds %d "
+		"(raise -maxevents, or check that the schema's stop bindings "
+		"close its intervals)", (long long)s->maxEvents,
+		(unsigned long long)(b->firstRecord + i),
+		(unsigned long long)FirstRecord(&s->sets[big]),
+		s->sets[big].nev);
     }
 }
 

@@ -3,9 +3,12 @@
  *
  *	SeekDistanceAnalyzer: per device, the distance in bytes from where
  *	the device's previous I/O ended to where the next one starts
- *	(negative for a backward seek), in arrival order.
+ *	(negative for a backward seek), in arrival order.  At most -limit
+ *	devices are held: the I/O of one device more stops the run with
+ *	RUBICON LIMIT KEYS.
  */
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include "analyzers.h"
@@ -13,6 +16,8 @@
 typedef struct SeekDistanceState {
     char *field;		/* -field */
     char *offsetField;		/* -offsetField */
+    int64_t limit;		/* -limit: most devices held */
+    int failed;			/* -limit was reached: ignore the rest. */
     int keyIndex, offsetIndex;
     Rb_KeyTable prevEnd;	/* device -> offset + size of its last I/O */
     Rb_LogHist distances;	/* Signed, bytes. */
@@ -24,6 +29,8 @@ static const Rb_Option seekDistanceOptions[] = {
 	"field naming the device"},
     {"-offsetField", RB_OPT_FIELD, offsetof(SeekDistanceState, offsetField),
 	"devOffset", "field holding the offset in bytes"},
+    {"-limit", RB_OPT_INT, offsetof(SeekDistanceState, limit), "1000000",
+	"most distinct devices held (the run stops beyond)"},
     {NULL}
 };
 
@@ -33,13 +40,17 @@ static const char *const seekDistanceAttrs[] = {
 
 /*
  * SeekDistanceStart --
- *	Resolves the fields and forgets the devices of a previous run.
+ *	Checks -limit, resolves the fields and forgets the devices of a
+ *	previous run.
  */
 static int
 SeekDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     SeekDistanceState *st = a->state;
 
+    if (st->limit <= 0) {
+	return Rb_KitOptionError(a, NULL, "-limit must be positive");
+    }
     if (Rb_KitNumericField(a, run, st->field, &st->keyIndex) != TCL_OK
 	    || Rb_KitIntegerField(a, run, st->offsetField, &st->offsetIndex)
 	    != TCL_OK) {
@@ -51,6 +62,7 @@ SeekDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_KeyTableClear(&st->prevEnd);
     Rb_LogHistReset(&st->distances);
     Rb_MomentsReset(&st->magnitude);
+    st->failed = 0;
     return TCL_OK;
 }
 
@@ -58,7 +70,8 @@ SeekDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
  * SeekDistanceBatch --
  *	Counts the seek before each selected I/O that has a predecessor on
  *	its device.  I/Os without a device, offset or size, or with a
- *	negative size, are skipped.
+ *	negative size, are skipped.  The I/O of a device one beyond -limit
+ *	stops the run with an error naming its record.
  */
 static void
 SeekDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -67,7 +80,7 @@ SeekDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     SeekDistanceState *st = a->state;
     int j;
 
-    for (j = 0; j < nsel; j++) {
+    for (j = 0; j < nsel && !st->failed; j++) {
 	int i = sel[j];
 	int64_t key = b->col[st->keyIndex][i];
 	int64_t offset = b->col[st->offsetIndex][i];
@@ -80,8 +93,20 @@ SeekDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| reqSize < 0) {
 	    continue;
 	}
-	isNew = Rb_KeyTableFind(&st->prevEnd, key, 0) == NULL;
-	end = Rb_KeyTableFind(&st->prevEnd, key, 1);
+	end = Rb_KeyTableFind(&st->prevEnd, key, 0);
+	isNew = end == NULL;
+	if (isNew) {
+	    end = Rb_KeyTableFindLimited(&st->prevEnd, key, st->limit);
+	    if (end == NULL) {
+		st->failed = 1;
+		Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than "
+			"-limit %" PRId64 " distinct devices (%s) at record %"
+			PRIu64 " (raise -limit; each device held costs up to "
+			"about 45 bytes)", a->cls->name, st->limit, st->field,
+			b->firstRecord + i);
+		break;
+	    }
+	}
 	if (!isNew) {
 	    d = (double)offset - (double)*end;
 	    Rb_LogHistAdd(&st->distances, d);

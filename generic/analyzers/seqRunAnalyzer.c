@@ -5,9 +5,12 @@
  *	order, an I/O continues its device's run when it starts where the
  *	device's previous I/O ended, within -gap bytes; otherwise it starts a
  *	new run.  State is one small entry per distinct device, kept in an
- *	open-addressing hash table keyed by the device number.
+ *	open-addressing hash table keyed by the device number, at most
+ *	-limit of them: the I/O of one device more stops the run with
+ *	RUBICON LIMIT KEYS.
  */
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,8 @@ typedef struct SeqRunState {
     char *field;		/* -field */
     char *offsetField;		/* -offsetField */
     int64_t gap;		/* -gap, bytes */
+    int64_t limit;		/* -limit: most devices held */
+    int failed;			/* -limit was reached: ignore the rest. */
     int keyIndex;		/* Resolved at start. */
     int offsetIndex;
     int keyIsText;		/* Key is an interned string id. */
@@ -43,6 +48,8 @@ static const Rb_Option seqRunOptions[] = {
     {"-gap", RB_OPT_INT, offsetof(SeqRunState, gap), "0",
 	"bytes an I/O may start away from the previous end and still "
 	"continue the run"},
+    {"-limit", RB_OPT_INT, offsetof(SeqRunState, limit), "1000000",
+	"most distinct devices held (the run stops beyond)"},
     {NULL}
 };
 
@@ -64,6 +71,9 @@ SeqRunInit(Rb_Analyzer *a, Tcl_Interp *interp)
 
     if (st->gap < 0) {
 	return Rb_KitOptionError(a, interp, "-gap must not be negative");
+    }
+    if (st->limit <= 0) {
+	return Rb_KitOptionError(a, interp, "-limit must be positive");
     }
     return TCL_OK;
 }
@@ -97,6 +107,7 @@ SeqRunStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->ndevices = 0;
     st->last = NULL;
     st->bytes = 0;
+    st->failed = 0;
     return TCL_OK;
 }
 
@@ -139,7 +150,9 @@ GrowTable(SeqRunState *st)
 
 /*
  * FindDevice --
- *	The entry of device key, made (with ios 0) if it is new.
+ *	The entry of device key, made (with ios 0) if it is new and fewer
+ *	than -limit devices are held.
+ * Results: the entry, or NULL when key is new and the table is full.
  * Side effects: may grow the table.
  */
 static SeqDevice *
@@ -158,6 +171,9 @@ FindDevice(SeqRunState *st, int64_t key)
 	    h = (h + 1) & (st->cap - 1)) {
     }
     if (st->slots[h].ios == 0) {
+	if ((int64_t)st->ndevices >= st->limit) {
+	    return NULL;
+	}
 	st->slots[h].key = key;
 	st->ndevices++;
     }
@@ -169,7 +185,8 @@ FindDevice(SeqRunState *st, int64_t key)
  * SeqRunBatch --
  *	Extends or starts the run of each selected I/O's device.  I/Os
  *	without a device, offset or size (or with a negative size) are
- *	skipped.
+ *	skipped.  The I/O of a device one beyond -limit stops the run with
+ *	an error naming its record.
  */
 static void
 SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -181,7 +198,7 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     uint64_t gap = (uint64_t)st->gap;
     int j;
 
-    for (j = 0; j < nsel; j++) {
+    for (j = 0; j < nsel && !st->failed; j++) {
 	int64_t key = keys[sel[j]], offset = offsets[sel[j]];
 	int64_t reqSize = sizes[sel[j]];
 	SeqDevice *dev;
@@ -192,6 +209,15 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	    continue;
 	}
 	dev = FindDevice(st, key);
+	if (dev == NULL) {
+	    st->failed = 1;
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
+		    PRId64 " distinct devices (%s) at record %" PRIu64
+		    " (raise -limit; each device held costs up to about 86 "
+		    "bytes)", a->cls->name, st->limit, st->field,
+		    b->firstRecord + sel[j]);
+	    break;
+	}
 	/* Unsigned arithmetic: no overflow on wild offsets. */
 	distance = offset >= dev->prevEnd
 		? (uint64_t)offset - (uint64_t)dev->prevEnd

@@ -3,9 +3,13 @@
  *
  *	TopKAnalyzer: the K keys (processes, threads, machines: any field)
  *	with the most requests and the K with the most bytes.  Counts are
- *	exact, one entry per distinct key in a key table.
+ *	exact, one entry per distinct key in a key table of at most -limit
+ *	keys: the record with one key more stops the run with RUBICON LIMIT
+ *	KEYS rather than letting a field with a value per record exhaust
+ *	memory.
  */
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include "analyzers.h"
@@ -17,6 +21,8 @@ typedef struct KeyCounts {
 typedef struct TopKState {
     char *field;		/* -field */
     int64_t k;			/* -k */
+    int64_t limit;		/* -limit: most distinct keys held */
+    int failed;			/* -limit was reached: ignore the rest. */
     int keyIndex;
     int keyIsText;
     Rb_KeyTable keys;		/* key -> KeyCounts */
@@ -28,6 +34,8 @@ static const Rb_Option topKOptions[] = {
 	"field whose values are the keys (pid, thread, machine, ...)"},
     {"-k", RB_OPT_INT, offsetof(TopKState, k), "10",
 	"number of keys listed"},
+    {"-limit", RB_OPT_INT, offsetof(TopKState, limit), "1000000",
+	"most distinct keys held (the run stops beyond)"},
     {NULL}
 };
 
@@ -37,7 +45,7 @@ static const char *const topKAttrs[] = {
 
 /*
  * TopKStart --
- *	Checks -k, resolves the field and empties the table.
+ *	Checks -k and -limit, resolves the field and empties the table.
  */
 static int
 TopKStart(Rb_Analyzer *a, const Rb_RunInfo *run)
@@ -46,6 +54,9 @@ TopKStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
     if (st->k <= 0) {
 	return Rb_KitOptionError(a, NULL, "-k must be positive");
+    }
+    if (st->limit <= 0) {
+	return Rb_KitOptionError(a, NULL, "-limit must be positive");
     }
     st->keyIndex = -1;
     if (Rb_AnalyzerField(a, run, st->field, &st->keyIndex) != TCL_OK
@@ -58,13 +69,15 @@ TopKStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     Rb_KeyTableClear(&st->keys);
     st->requests = st->bytes = 0;
+    st->failed = 0;
     return TCL_OK;
 }
 
 /*
  * TopKBatch --
  *	Counts each selected record with a key, and its size when it has a
- *	non-negative one.
+ *	non-negative one, up to the first record whose key is one beyond
+ *	-limit; that one stops the run with an error naming it.
  */
 static void
 TopKBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -74,14 +87,23 @@ TopKBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     const int64_t *sizes = b->col[RB_IO_SIZE];
     int j;
 
-    for (j = 0; j < nsel; j++) {
+    for (j = 0; j < nsel && !st->failed; j++) {
 	int64_t key = keys[sel[j]], reqSize = sizes[sel[j]];
 	KeyCounts *c;
 
 	if (key == RB_ABSENT) {
 	    continue;
 	}
-	c = Rb_KeyTableFind(&st->keys, key, 1);
+	c = Rb_KeyTableFindLimited(&st->keys, key, st->limit);
+	if (c == NULL) {
+	    st->failed = 1;
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
+		    PRId64 " distinct keys of %s at record %" PRIu64
+		    " (raise -limit; each key held costs up to about 67 bytes)",
+		    a->cls->name, st->limit, st->field,
+		    b->firstRecord + sel[j]);
+	    break;
+	}
 	c->requests++;
 	st->requests++;
 	if (reqSize != RB_ABSENT && reqSize >= 0) {
@@ -188,7 +210,8 @@ TopKEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 
 /*
  * TopKMerge --
- *	Adds the per-key counts of other (a shard's partial state) into a.
+ *	Adds the per-key counts of other (a shard's partial state) into a;
+ *	more than -limit keys in all is an error.
  */
 static int
 TopKMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
@@ -211,6 +234,12 @@ TopKMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     }
     st->requests += ost->requests;
     st->bytes += ost->bytes;
+    if (st->keys.count > (uint64_t)st->limit) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
+		PRId64 " distinct keys of %s in the merged shards (raise "
+		"-limit)", a->cls->name, st->limit, st->field);
+	return TCL_ERROR;
+    }
     return TCL_OK;
 }
 

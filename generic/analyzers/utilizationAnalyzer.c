@@ -10,8 +10,11 @@
  *	start before them: a record enqueued at t starts at or after t, so
  *	intervals starting at or before the latest enqueue time are merged in
  *	start order.  The heap holds the I/Os enqueued but not yet issued.
+ *	At most -limit devices are held: the I/O of one device more stops
+ *	the run with RUBICON LIMIT KEYS.
  */
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include "analyzers.h"
@@ -25,6 +28,8 @@ typedef struct BusyDevice {
 
 typedef struct UtilizationState {
     char *field;		/* -field */
+    int64_t limit;		/* -limit: most devices held */
+    int failed;			/* -limit was reached: ignore the rest. */
     int index;
     Rb_KeyTable devices;	/* device -> BusyDevice */
 } UtilizationState;
@@ -32,6 +37,8 @@ typedef struct UtilizationState {
 static const Rb_Option utilizationOptions[] = {
     {"-field", RB_OPT_FIELD, offsetof(UtilizationState, field), "deviceNo",
 	"field naming the device whose busy time is measured"},
+    {"-limit", RB_OPT_INT, offsetof(UtilizationState, limit), "1000000",
+	"most distinct devices held (the run stops beyond)"},
     {NULL}
 };
 
@@ -59,13 +66,17 @@ FreeDevices(UtilizationState *st)
 
 /*
  * UtilizationStart --
- *	Resolves -field and forgets the devices of a previous run.
+ *	Checks -limit, resolves -field and forgets the devices of a
+ *	previous run.
  */
 static int
 UtilizationStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     UtilizationState *st = a->state;
 
+    if (st->limit <= 0) {
+	return Rb_KitOptionError(a, NULL, "-limit must be positive");
+    }
     if (Rb_KitNumericField(a, run, st->field, &st->index) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -73,6 +84,7 @@ UtilizationStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	Rb_KeyTableInit(&st->devices, sizeof(BusyDevice));
     }
     FreeDevices(st);
+    st->failed = 0;
     return TCL_OK;
 }
 
@@ -106,7 +118,8 @@ MergePending(BusyDevice *dev, int64_t upTo)
  * UtilizationBatch --
  *	Adds each selected I/O's service interval to its device.  I/Os
  *	without a device, start or finish, or finishing before they start,
- *	are skipped.
+ *	are skipped.  The I/O of a device one beyond -limit stops the run
+ *	with an error naming its record.
  */
 static void
 UtilizationBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -116,7 +129,7 @@ UtilizationBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     const int64_t *keys = b->col[st->index];
     int j;
 
-    for (j = 0; j < nsel; j++) {
+    for (j = 0; j < nsel && !st->failed; j++) {
 	int i = sel[j];
 	int64_t start = b->col[RB_IO_START][i];
 	int64_t finish = b->col[RB_IO_FINISH][i];
@@ -127,7 +140,16 @@ UtilizationBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| finish < start) {
 	    continue;
 	}
-	dev = Rb_KeyTableFind(&st->devices, keys[i], 1);
+	dev = Rb_KeyTableFindLimited(&st->devices, keys[i], st->limit);
+	if (dev == NULL) {
+	    st->failed = 1;
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
+		    PRId64 " distinct devices (%s) at record %" PRIu64
+		    " (raise -limit; each device held costs up to about 175 "
+		    "bytes)", a->cls->name, st->limit, st->field,
+		    b->firstRecord + i);
+	    break;
+	}
 	Rb_HeapPush(&dev->pending, start, finish);
 	if (t != RB_ABSENT) {
 	    MergePending(dev, t);

@@ -9,9 +9,12 @@
  *	and an I/O that starts at (or up to -gap bytes after) one of those
  *	ends continues that stream; otherwise it starts a stream, displacing
  *	the least recently used one when the table is full.  A stream's
- *	length is counted when it is displaced or when the run ends.
+ *	length is counted when it is displaced or when the run ends.  At
+ *	most -limit devices are held: the I/O of one device more stops the
+ *	run with RUBICON LIMIT KEYS.
  */
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -45,6 +48,8 @@ typedef struct StreamState {
     char *offsetField;		/* -offsetField */
     int64_t gap;		/* -gap, bytes */
     int64_t streams;		/* -streams */
+    int64_t limit;		/* -limit: most devices held */
+    int failed;			/* -limit was reached: ignore the rest. */
     int keyIndex, offsetIndex;
     int keyIsText;
     Rb_KeyTable devices;	/* device -> StreamDevice * */
@@ -62,6 +67,8 @@ static const Rb_Option streamOptions[] = {
 	"bytes an I/O may start after a stream's end and still continue it"},
     {"-streams", RB_OPT_INT, offsetof(StreamState, streams), "32",
 	"streams remembered per device (least recently used displaced)"},
+    {"-limit", RB_OPT_INT, offsetof(StreamState, limit), "100000",
+	"most distinct devices held (the run stops beyond)"},
     {NULL}
 };
 
@@ -86,6 +93,9 @@ StreamInit(Rb_Analyzer *a, Tcl_Interp *interp)
     if (st->streams < 1 || st->streams > MAX_STREAMS) {
 	return Rb_KitOptionError(a, interp,
 		"-streams must be between 1 and %d", MAX_STREAMS);
+    }
+    if (st->limit <= 0) {
+	return Rb_KitOptionError(a, interp, "-limit must be positive");
     }
     return TCL_OK;
 }
@@ -135,12 +145,15 @@ StreamStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     FreeDevices(st);
     memset(st->lengths, 0, sizeof(st->lengths));
+    st->failed = 0;
     return TCL_OK;
 }
 
 /*
  * FindDevice --
- *	The streams of device key, made empty if it is new.
+ *	The streams of device key, made empty if it is new and fewer than
+ *	-limit devices are held.
+ * Results: the streams, or NULL when key is new and the table is full.
  */
 static StreamDevice *
 FindDevice(StreamState *st, int64_t key)
@@ -150,7 +163,10 @@ FindDevice(StreamState *st, int64_t key)
     if (st->last != NULL && st->last->key == key) {
 	return st->last;
     }
-    dev = Rb_KeyTableFind(&st->devices, key, 1);
+    dev = Rb_KeyTableFindLimited(&st->devices, key, st->limit);
+    if (dev == NULL) {
+	return NULL;
+    }
     if (*dev == NULL) {
 	*dev = Rb_KitRealloc(NULL, sizeof(StreamDevice)
 		+ (size_t)st->streams * sizeof(StreamEntry));
@@ -241,7 +257,9 @@ StreamIo(StreamState *st, StreamDevice *dev, int64_t offset,
 /*
  * StreamBatch --
  *	Passes each selected I/O to its device's streams.  I/Os without a
- *	device, offset or size, or with a negative size, are skipped.
+ *	device, offset or size, or with a negative size, are skipped.  The
+ *	I/O of a device one beyond -limit stops the run with an error naming
+ *	its record.
  */
 static void
 StreamBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -252,15 +270,26 @@ StreamBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     const int64_t *sizes = b->col[RB_IO_SIZE];
     int j;
 
-    for (j = 0; j < nsel; j++) {
+    for (j = 0; j < nsel && !st->failed; j++) {
 	int64_t key = keys[sel[j]], offset = offsets[sel[j]];
 	int64_t reqSize = sizes[sel[j]];
+	StreamDevice *dev;
 
 	if (key == RB_ABSENT || offset == RB_ABSENT || reqSize == RB_ABSENT
 		|| reqSize < 0) {
 	    continue;
 	}
-	StreamIo(st, FindDevice(st, key), offset, reqSize);
+	dev = FindDevice(st, key);
+	if (dev == NULL) {
+	    st->failed = 1;
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
+		    PRId64 " distinct devices (%s) at record %" PRIu64
+		    " (raise -limit; each device held costs up to about %"
+		    PRId64 " bytes)", a->cls->name, st->limit, st->field,
+		    b->firstRecord + sel[j], 109 + 24 * st->streams);
+	    break;
+	}
+	StreamIo(st, dev, offset, reqSize);
     }
 }
 

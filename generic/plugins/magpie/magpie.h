@@ -233,6 +233,26 @@ MgStrdup(const char *s)
 /* Parses decimal seconds ("12.000345") into ns; returns chars used or 0. */
 int		MgParseSeconds(const char *s, int64_t *ns);
 
+/* keymap.c: (machine, domain, value) -> a pointer-sized value. */
+typedef struct MgKeySlot {
+    int64_t machine, domain, value;
+    intptr_t data;
+    int used;
+} MgKeySlot;
+
+typedef struct MgKeyMap {
+    MgKeySlot *slots;		/* mask + 1 of them, or NULL when new. */
+    size_t mask;
+    size_t count;		/* Entries in use. */
+} MgKeyMap;
+
+MgKeySlot *	MgKeyMapFind(const MgKeyMap *m, int64_t machine,
+		    int64_t domain, int64_t value);
+MgKeySlot *	MgKeyMapPut(MgKeyMap *m, int64_t machine, int64_t domain,
+		    int64_t value, int *isNew);
+void		MgKeyMapDelete(MgKeyMap *m, MgKeySlot *e);
+void		MgKeyMapFree(MgKeyMap *m);
+
 /*
  * What the event-log readers (eventlog.c: text, csvlog.c: CSV) share:
  * records of fields time, machine, event and one per attribute, of a

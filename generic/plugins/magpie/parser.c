@@ -93,9 +93,9 @@ typedef struct ParserState {
     int inFlight, peakInFlight;
     int64_t held;		/* Entries of the sets in flight. */
     int tablesInit;
-    Tcl_HashTable intervals;	/* Key3 -> set index */
+    MgKeyMap intervals;		/* open interval -> set index */
     Tcl_HashTable cpus;		/* Key3 {machine 0 cpu} -> CpuState */
-    Tcl_HashTable running;	/* Key3 {machine 0 thread} -> CpuState */
+    MgKeyMap running;		/* {machine 0 thread} -> its CpuState */
     Tcl_HashTable packets;	/* PacketKey -> PacketHalf */
 
     uint64_t events, unknown, complete, incomplete, discardedEvents;
@@ -210,9 +210,9 @@ FreeRun(ParserState *s)
 		e = Tcl_NextHashEntry(&hs)) {
 	    MgFree(Tcl_GetHashValue(e));
 	}
-	Tcl_DeleteHashTable(&s->intervals);
+	MgKeyMapFree(&s->intervals);
 	Tcl_DeleteHashTable(&s->cpus);
-	Tcl_DeleteHashTable(&s->running);
+	MgKeyMapFree(&s->running);
 	for (e = Tcl_FirstHashEntry(&s->packets, &hs); e;
 		e = Tcl_NextHashEntry(&hs)) {
 	    MgFree(Tcl_GetHashValue(e));
@@ -329,9 +329,7 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
 	s->typeOf[id] = i + 1;
     }
-    Tcl_InitHashTable(&s->intervals, KEY3_WORDS);
     Tcl_InitHashTable(&s->cpus, KEY3_WORDS);
-    Tcl_InitHashTable(&s->running, KEY3_WORDS);
     Tcl_InitHashTable(&s->packets, PACKET_WORDS);
     s->tablesInit = 1;
     s->freeList = -1;
@@ -813,10 +811,9 @@ MakeKey(int64_t machine, int64_t domain, int64_t value)
 static int
 Bound(ParserState *s, int64_t machine, int domain, int64_t value)
 {
-    Key3 k = MakeKey(machine, domain, value);
-    Tcl_HashEntry *e = Tcl_FindHashEntry(&s->intervals, (char *)&k);
+    MgKeySlot *e = MgKeyMapFind(&s->intervals, machine, domain, value);
 
-    return e ? Find(s, (int)(intptr_t)Tcl_GetHashValue(e)) : -1;
+    return e ? Find(s, (int)e->data) : -1;
 }
 
 /*
@@ -887,11 +884,10 @@ Charge(ParserState *s, int64_t machine, CpuState *c, int64_t t)
 static void
 ChargeThread(ParserState *s, int64_t machine, int64_t thread, int64_t t)
 {
-    Key3 k = MakeKey(machine, 0, thread);
-    Tcl_HashEntry *e = Tcl_FindHashEntry(&s->running, (char *)&k);
+    MgKeySlot *e = MgKeyMapFind(&s->running, machine, 0, thread);
 
     if (e != NULL) {
-	Charge(s, machine, Tcl_GetHashValue(e), t);
+	Charge(s, machine, (CpuState *)e->data, t);
     }
 }
 
@@ -908,8 +904,7 @@ ContextSwitch(ParserState *s, const MgEventType *ev, int type,
     int64_t old = b->col[ev->cswitchOld][i], nw = b->col[ev->cswitchNew][i];
     uint64_t recNo = b->firstRecord + i;
     CpuState *c;
-    Key3 k;
-    Tcl_HashEntry *e;
+    MgKeySlot *e;
     int so, sn, isNew;
 
     if (cpu == RB_ABSENT) {
@@ -918,17 +913,15 @@ ContextSwitch(ParserState *s, const MgEventType *ev, int type,
     c = Cpu(s, machine, cpu);
     Charge(s, machine, c, t);
     if (c->thread != RB_ABSENT) {
-	k = MakeKey(machine, 0, c->thread);
-	e = Tcl_FindHashEntry(&s->running, (char *)&k);
-	if (e != NULL && Tcl_GetHashValue(e) == c) {
-	    Tcl_DeleteHashEntry(e);
+	e = MgKeyMapFind(&s->running, machine, 0, c->thread);
+	if (e != NULL && (CpuState *)e->data == c) {
+	    MgKeyMapDelete(&s->running, e);
 	}
     }
     c->thread = nw;
     if (nw != RB_ABSENT && nw != s->idleValue) {
-	k = MakeKey(machine, 0, nw);
-	e = Tcl_CreateHashEntry(&s->running, (char *)&k, &isNew);
-	Tcl_SetHashValue(e, c);
+	e = MgKeyMapPut(&s->running, machine, 0, nw, &isNew);
+	e->data = (intptr_t)c;
     }
     if (s->mg->threadDomain < 0) {
 	return;
@@ -1089,27 +1082,24 @@ Join(ParserState *s, const MgEventType *ev, int type, const Rb_Batch *b,
     for (k = 0; k < ev->njoins; k++) {
 	const MgJoin *j = &ev->joins[k];
 	int64_t v = b->col[j->field][i];
-	Key3 key;
-	Tcl_HashEntry *e;
+	MgKeySlot *e;
 	int isNew;
 
 	if (v == RB_ABSENT || j->binding == MG_BASIC) {
 	    continue;
 	}
-	key = MakeKey(machine, j->domain, v);
 	if (j->binding == MG_START) {
-	    e = Tcl_CreateHashEntry(&s->intervals, (char *)&key, &isNew);
+	    e = MgKeyMapPut(&s->intervals, machine, j->domain, v, &isNew);
 	    if (!isNew) {
-		Release(s, (int)(intptr_t)Tcl_GetHashValue(e), settle,
-			&nsettle);
+		Release(s, (int)e->data, settle, &nsettle);
 	    }
-	    Tcl_SetHashValue(e, (ClientData)(intptr_t)target);
+	    e->data = target;
 	    s->sets[Find(s, target)].open++;
 	} else {
-	    e = Tcl_FindHashEntry(&s->intervals, (char *)&key);
+	    e = MgKeyMapFind(&s->intervals, machine, j->domain, v);
 	    if (e != NULL) {
-		x = (int)(intptr_t)Tcl_GetHashValue(e);
-		Tcl_DeleteHashEntry(e);
+		x = (int)e->data;
+		MgKeyMapDelete(&s->intervals, e);
 		Release(s, x, settle, &nsettle);
 	    }
 	}

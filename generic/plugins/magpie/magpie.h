@@ -71,7 +71,9 @@ typedef struct MgSchema {
     int nevents;
     MgEventType *events;
     int ndomains;
-    char *domainNames[RB_MAX_FIELDS];
+    /* At most RB_MAX_FIELDS domain statements, and a domain of its own
+     * for each other join attribute. */
+    char *domainNames[2 * RB_MAX_FIELDS];
     int fieldDomain[RB_MAX_FIELDS];	/* -1: not a join attribute */
     int threadDomain;		/* Domain of switched threads, or -1. */
     int nsyncs;

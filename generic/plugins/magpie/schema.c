@@ -348,6 +348,10 @@ DomainCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     if (Tcl_ListObjGetElements(interp, objv[2], &n, &attrs) != TCL_OK) {
 	return TCL_ERROR;
     }
+    if (b->s->ndomains >= RB_MAX_FIELDS) {
+	return Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+		"more than %d domain statements", RB_MAX_FIELDS);
+    }
     d = b->s->ndomains++;
     b->s->domainNames[d] = MgStrdup(Tcl_GetString(objv[1]));
     for (i = 0; i < n; i++) {
@@ -543,6 +547,13 @@ CompileEvent(Tcl_Interp *interp, MgSchema *s, Tcl_Obj *spec, MgEventType *ev)
 	    if (nj % 2) {
 		Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
 			"-join wants pairs of attribute and binding");
+		goto bad;
+	    }
+	    if (ev->joins != NULL) {
+		/* A second list would be written past the first's
+		 * allocation (found by fuzz_magpieschema). */
+		Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+			"-join given twice (one list holds every join)");
 		goto bad;
 	    }
 	    ev->joins = (MgJoin *)MgAlloc((nj / 2) * sizeof(MgJoin));

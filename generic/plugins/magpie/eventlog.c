@@ -40,7 +40,8 @@ static int ndiscovered;
 /*
  * SplitLine --
  *	Splits s in place at commas into at most max trimmed fields.
- * Results: the number of fields.
+ * Results: the number of fields, or max + 1 when text is left after
+ *	max fields (field[] holds the first max).
  */
 static int
 SplitLine(char *s, char **field, int max)
@@ -61,12 +62,12 @@ SplitLine(char *s, char **field, int max)
 	field[nf++] = s;
 	if (*next == '\0') {
 	    *end = '\0';
-	    break;
+	    return nf;
 	}
 	*end = '\0';
 	s = next + 1;
     }
-    return nf;
+    return max + 1;
 }
 
 /*
@@ -337,6 +338,9 @@ DiscoverSchema(Rb_Reader *r, Rb_Error *err)
 	    continue;
 	}
 	nf = SplitLine(line, field, MG_MAX_ATTRS + 2);
+	if (nf > MG_MAX_ATTRS + 2) {
+	    nf = MG_MAX_ATTRS + 2;	/* a sample: the rest is read later */
+	}
 	for (k = 2; k < nf; k++) {
 	    char *eq = strchr(field[k], '=');
 	    int64_t v;
@@ -497,6 +501,10 @@ ParseEvent(Rb_Reader *r, char *line, Rb_Batch *b, int i, char *why,
     const char *bad = MgLogTimeEvent(r, &st->lg, b, i, field[0],
 	    nf < 2 ? NULL : field[1], why, whyLen);
 
+    if (bad == NULL && nf > RB_MAX_FIELDS + 2) {
+	snprintf(why, whyLen, "more than %d attributes", RB_MAX_FIELDS);
+	return "bad-attribute";
+    }
     for (k = 2; bad == NULL && k < nf; k++) {
 	char *eq = strchr(field[k], '=');
 

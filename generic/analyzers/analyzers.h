@@ -50,6 +50,8 @@ void *		Rb_KitRealloc(void *p, size_t n);
 int		Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
 		    const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));
+void		Rb_KitDeviceLimit(Rb_Analyzer *a, int64_t limit,
+		    const char *field, uint64_t record, int64_t bytes);
 
 /*
  * Rb_SecondsBetween --

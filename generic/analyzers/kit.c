@@ -5,6 +5,7 @@
  *	classes of this folder share.
  */
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include "core/rbInt.h"
@@ -78,6 +79,22 @@ Rb_KitRealloc(void *p, size_t n)
 	abort();
     }
     return q;
+}
+
+/*
+ * Rb_KitDeviceLimit --
+ *	Stops the run at record (RUBICON LIMIT KEYS): a class keeping state
+ *	per device (the values of field) would hold one more than its -limit
+ *	of them; bytes is what each costs, for the message.
+ */
+void
+Rb_KitDeviceLimit(Rb_Analyzer *a, int64_t limit, const char *field,
+	uint64_t record, int64_t bytes)
+{
+    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %" PRId64
+	    " distinct devices (%s) at record %" PRIu64 " (raise -limit; each"
+	    " device held costs up to about %" PRId64 " bytes)", a->cls->name,
+	    limit, field, record, bytes);
 }
 
 /*

@@ -99,11 +99,7 @@ SeekDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    end = Rb_KeyTableFindLimited(&st->prevEnd, key, st->limit);
 	    if (end == NULL) {
 		st->failed = 1;
-		Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than "
-			"-limit %" PRId64 " distinct devices (%s) at record %"
-			PRIu64 " (raise -limit; each device held costs up to "
-			"about 45 bytes)", a->cls->name, st->limit, st->field,
-			b->firstRecord + i);
+		Rb_KitDeviceLimit(a, st->limit, st->field, b->firstRecord + i, 45);
 		break;
 	    }
 	}

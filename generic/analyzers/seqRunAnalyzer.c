@@ -211,11 +211,8 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	dev = FindDevice(st, key);
 	if (dev == NULL) {
 	    st->failed = 1;
-	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
-		    PRId64 " distinct devices (%s) at record %" PRIu64
-		    " (raise -limit; each device held costs up to about 86 "
-		    "bytes)", a->cls->name, st->limit, st->field,
-		    b->firstRecord + sel[j]);
+	    Rb_KitDeviceLimit(a, st->limit, st->field, b->firstRecord + sel[j],
+		    86);
 	    break;
 	}
 	/* Unsigned arithmetic: no overflow on wild offsets. */

@@ -282,11 +282,8 @@ StreamBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	dev = FindDevice(st, key);
 	if (dev == NULL) {
 	    st->failed = 1;
-	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
-		    PRId64 " distinct devices (%s) at record %" PRIu64
-		    " (raise -limit; each device held costs up to about %"
-		    PRId64 " bytes)", a->cls->name, st->limit, st->field,
-		    b->firstRecord + sel[j], 109 + 24 * st->streams);
+	    Rb_KitDeviceLimit(a, st->limit, st->field, b->firstRecord + sel[j],
+		    109 + 24 * (int64_t)st->streams);
 	    break;
 	}
 	StreamIo(st, dev, offset, reqSize);

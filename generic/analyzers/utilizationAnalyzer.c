@@ -143,11 +143,7 @@ UtilizationBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	dev = Rb_KeyTableFindLimited(&st->devices, keys[i], st->limit);
 	if (dev == NULL) {
 	    st->failed = 1;
-	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
-		    PRId64 " distinct devices (%s) at record %" PRIu64
-		    " (raise -limit; each device held costs up to about 175 "
-		    "bytes)", a->cls->name, st->limit, st->field,
-		    b->firstRecord + i);
+	    Rb_KitDeviceLimit(a, st->limit, st->field, b->firstRecord + i, 175);
 	    break;
 	}
 	Rb_HeapPush(&dev->pending, start, finish);

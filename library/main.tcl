@@ -68,5 +68,9 @@ proc ::rubicon::report {summary} {
 	if {$skipped} {
 	    dict for {kind n} $skipcounts {puts "  skipped $n $kind"}
 	}
+	if {[info exists unreached] && [llength $unreached]} {
+	    puts "  not reached from the head (no records):\
+		    [join [lmap n $unreached {namespace tail $n}] {, }]"
+	}
     }
 }

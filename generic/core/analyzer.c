@@ -66,6 +66,9 @@ Rb_AnalyzerDelete(Rb_Analyzer *a)
     if (a->flow) {
 	Rb_FlowRemoveAnalyzer(a->flow, a);
     }
+    if (priv->node) {
+	Rb_NodeFree(priv->node);
+    }
     for (i = 0; i < eng->nanalyzers; i++) {
 	if (eng->analyzers[i] == a) {
 	    eng->analyzers[i] = eng->analyzers[--eng->nanalyzers];
@@ -600,22 +603,88 @@ AnalyzerDeleteProc(ClientData cd)
 
 /*
  * AnalyzerClassCmd --
- *	The class command ("BandwidthAnalyzer ?-option value ...?"): makes an
- *	instance with its own object command.
+ *	The class command: "BandwidthAnalyzer ?flow? ?-option value ...?"
+ *	makes an instance with its own object command.  With a Flow first
+ *	(the paper's form) the instance belongs to that Flow at once and
+ *	sets its Attributes there.
+ * Results: the new object command's name, or an error naming the class
+ *	and what it expected.
  */
 static int
 AnalyzerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     const Rb_AnalyzerClass *cls = cd;
-    Rb_Analyzer *a = Rb_AnalyzerCreate(interp, cls, objc - 1, objv + 1);
+    Rb_Flow *flow = NULL;
+    Rb_Analyzer *a;
+    int first = 1;
 
+    if (objc > 1 && Tcl_GetString(objv[1])[0] != '-') {
+	Tcl_CmdInfo info;
+
+	if (Tcl_GetCommandInfo(interp, Tcl_GetString(objv[1]), &info)) {
+	    flow = Rb_FlowFromCmdInfo(&info);
+	}
+	if (flow == NULL) {
+	    return Rb_SetInterpError(interp, "RUBICON ANALYZER ARGS",
+		    "%s: expected a Flow or an -option as first argument, "
+		    "got \"%s\"; usage: %s ?flow? ?-option value ...?",
+		    cls->name, Tcl_GetString(objv[1]), cls->name);
+	}
+	first = 2;
+    }
+    a = Rb_AnalyzerCreate(interp, cls, objc - first, objv + first);
     if (a == NULL) {
 	return TCL_ERROR;
     }
     a->token = Rb_EngineNewObject(interp, cls->name, AnalyzerObjCmd, a,
 	    AnalyzerDeleteProc, &a->cmdName);
+    if (flow != NULL && Rb_FlowAddAnalyzer(interp, flow, a) != TCL_OK) {
+	Tcl_DeleteCommandFromToken(interp, a->token);
+	return TCL_ERROR;
+    }
     return TCL_OK;
+}
+
+/*
+ * RbAnalyzerNode --
+ *	The DAG node of an analyzer, made the first time a Mux, Filter or
+ *	head names the analyzer.  It shares the analyzer's command name and
+ *	lives as long as the analyzer.
+ * Results: the node.
+ */
+Rb_Node *
+RbAnalyzerNode(Rb_Analyzer *a)
+{
+    AnalyzerPriv *priv = a->engine;
+
+    if (priv->node == NULL) {
+	priv->node = Rb_NodeCreate(priv->eng, NODE_ANALYZER);
+	priv->node->analyzer = a;
+	priv->node->cmdName = Rb_Strdup(a->cmdName ? a->cmdName
+		: a->cls->name);
+    }
+    return priv->node;
+}
+
+/*
+ * RbAnalyzerPush --
+ *	Hands the selected records of a batch to one analyzer: its batch
+ *	hook if the class has one, else its record hook per record.
+ */
+void
+RbAnalyzerPush(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    int k;
+
+    if (a->cls->batch) {
+	a->cls->batch(a, b, sel, nsel);
+    } else if (a->cls->record) {
+	for (k = 0; k < nsel; k++) {
+	    a->cls->record(a, b, (int)sel[k]);
+	}
+    }
 }
 
 /*

@@ -12,7 +12,8 @@
 #include "rbInt.h"
 
 typedef enum NodeKind {
-    NODE_FLOW, NODE_FILTER, NODE_MUX, NODE_TRANSFORMER, NODE_SINK
+    NODE_FLOW, NODE_FILTER, NODE_MUX, NODE_TRANSFORMER, NODE_SINK,
+    NODE_ANALYZER
 } NodeKind;
 
 typedef struct Rb_Engine Rb_Engine;
@@ -60,6 +61,10 @@ struct Rb_Node {
     /* NODE_FLOW */
     Rb_Flow *flow;
 
+    /* NODE_ANALYZER: one Analyzer fed straight by a Mux or Filter (the
+     * paper's wiring); it sets its Attributes on its own Flow. */
+    Rb_Analyzer *analyzer;
+
     Rb_Error runErr;		/* A sink's failure during a run. */
     int failed;
 };
@@ -70,6 +75,8 @@ struct Rb_Flow {
     int nanalyzers;
     Rb_Analyzer **analyzers;
     Tcl_HashTable attrs;	/* name -> Rb_Attribute * */
+    Tcl_HashTable aliases;	/* paper name -> view of an Attribute in
+				 * attrs under that name (AliasView) */
     Tcl_Interp *interp;
     int records;		/* Records seen in the last run (capped). */
     uint64_t recordCount;
@@ -86,6 +93,8 @@ typedef struct AnalyzerPriv {
     char *errorCode;
     uint64_t resolved;		/* RB_FIELD_BIT of each field resolved
 				 * with Rb_AnalyzerField since start. */
+    struct Rb_Node *node;	/* Its DAG node, made the first time a Mux
+				 * or Filter names it; NULL until then. */
 } AnalyzerPriv;
 
 struct Rb_Engine {
@@ -151,6 +160,7 @@ Tcl_Obj *	Rb_NodeChildrenObj(Rb_Node *n);
 int		Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng);
 int		Rb_NodeInitCmds(Tcl_Interp *interp);
 void		Rb_NodeClearMarks(Rb_Engine *eng);
+Tcl_Obj *	RbNodesUnreached(Rb_Engine *eng);
 Rb_Node *	Rb_NodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls,
 		    void *data);
 
@@ -159,6 +169,7 @@ int		Rb_FlowInitCmds(Tcl_Interp *interp);
 void		Rb_FlowClearAttrs(Rb_Flow *flow);
 void		Rb_FlowRemoveAnalyzer(Rb_Flow *flow, Rb_Analyzer *a);
 Rb_Flow *	Rb_FlowFromCmdInfo(const Tcl_CmdInfo *info);
+const char *	RbAttrCanonicalName(const char *name);
 
 /* Analyzers (analyzer.c). */
 int		Rb_AnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a,
@@ -169,6 +180,9 @@ int		Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng,
 int		Rb_AnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a);
 uint64_t	Rb_AnalyzerReads(const Rb_Analyzer *a);
 Rb_Analyzer *	Rb_AnalyzerFromCmdInfo(const Tcl_CmdInfo *info);
+Rb_Node *	RbAnalyzerNode(Rb_Analyzer *a);
+void		RbAnalyzerPush(Rb_Analyzer *a, const Rb_Batch *b,
+		    const uint32_t *sel, int nsel);
 
 /* Reporters (reporter.c) and the run driver (run.c). */
 int		Rb_ReportersWrite(Tcl_Interp *interp, Rb_Engine *eng,

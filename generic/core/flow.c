@@ -22,9 +22,65 @@ Rb_FlowCreate(Tcl_Interp *interp, const char *name)
     flow->name = Rb_Strdup(name);
     flow->interp = interp;
     Tcl_InitHashTable(&flow->attrs, TCL_STRING_KEYS);
+    Tcl_InitHashTable(&flow->aliases, TCL_STRING_KEYS);
     flow->node = Rb_NodeCreate(eng, NODE_FLOW);
     flow->node->flow = flow;
     return flow;
+}
+
+/*
+ * The paper's Attribute names (its Figures 4 to 6 and Table 1), as
+ * aliases of the Attributes the kit computes under its own names.
+ */
+static const struct { const char *alias, *name; } attrAliases[] = {
+    {"IORate", "Rate"},
+    {"Request Rate", "Rate"},
+    {"RequestRate", "Rate"},
+    {"AvRequestSize", "MeanSize"},
+    {"Request Size", "MeanSize"},
+    {"RequestSize", "MeanSize"},
+    {"Read Proportion", "ReadFraction"},
+    {"ReadProportion", "ReadFraction"},
+};
+
+/*
+ * RbAttrCanonicalName --
+ *	The kit's name for one of the paper's Attribute names.
+ * Results: the kit's name, or NULL if name is no alias.
+ */
+const char *
+RbAttrCanonicalName(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(attrAliases) / sizeof(attrAliases[0]); i++) {
+	if (strcmp(attrAliases[i].alias, name) == 0) {
+	    return attrAliases[i].name;
+	}
+    }
+    return NULL;
+}
+
+/*
+ * ClearAliases --
+ *	Frees the alias views (each a copy of an Attribute's header with its
+ *	own name, sharing the columns of the Attribute it shows).
+ */
+static void
+ClearAliases(Rb_Flow *flow)
+{
+    Tcl_HashSearch search;
+    Tcl_HashEntry *e;
+
+    for (e = Tcl_FirstHashEntry(&flow->aliases, &search); e;
+	    e = Tcl_NextHashEntry(&search)) {
+	Rb_Attribute *view = Tcl_GetHashValue(e);
+
+	free(view->name);
+	free(view);
+    }
+    Tcl_DeleteHashTable(&flow->aliases);
+    Tcl_InitHashTable(&flow->aliases, TCL_STRING_KEYS);
 }
 
 /*
@@ -37,6 +93,7 @@ Rb_FlowClearAttrs(Rb_Flow *flow)
     Tcl_HashSearch search;
     Tcl_HashEntry *e;
 
+    ClearAliases(flow);
     for (e = Tcl_FirstHashEntry(&flow->attrs, &search); e;
 	    e = Tcl_NextHashEntry(&search)) {
 	Rb_AttrFree(Tcl_GetHashValue(e));
@@ -68,6 +125,7 @@ Rb_FlowDelete(Rb_Flow *flow)
     free(flow->analyzers);
     Rb_FlowClearAttrs(flow);
     Tcl_DeleteHashTable(&flow->attrs);
+    Tcl_DeleteHashTable(&flow->aliases);
     flow->node->flow = NULL;
     Rb_NodeFree(flow->node);
     free(flow->name);
@@ -144,19 +202,11 @@ Rb_FlowStart(Rb_Flow *flow, const Rb_RunInfo *run)
 void
 Rb_FlowPush(Rb_Flow *flow, const Rb_Batch *b, const uint32_t *sel, int nsel)
 {
-    int i, k;
+    int i;
 
     flow->recordCount += nsel;
     for (i = 0; i < flow->nanalyzers; i++) {
-	Rb_Analyzer *a = flow->analyzers[i];
-
-	if (a->cls->batch) {
-	    a->cls->batch(a, b, sel, nsel);
-	} else if (a->cls->record) {
-	    for (k = 0; k < nsel; k++) {
-		a->cls->record(a, b, (int)sel[k]);
-	    }
-	}
+	RbAnalyzerPush(flow->analyzers[i], b, sel, nsel);
     }
 }
 
@@ -181,17 +231,43 @@ Rb_FlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr)
     Tcl_HashEntry *e = Tcl_CreateHashEntry(&flow->attrs, attr->name, &isNew);
 
     if (!isNew) {
+	ClearAliases(flow);
 	Rb_AttrFree(Tcl_GetHashValue(e));
     }
     Tcl_SetHashValue(e, attr);
 }
 
+/*
+ * Rb_FlowGetAttr --
+ *	The Attribute of the flow with that name, or under one of the
+ *	paper's names (IORate, AvRequestSize, "Request Size" ...) the
+ *	Attribute it stands for, shown under the name asked for.
+ * Results: the Attribute, or NULL.  It is valid until the flow's
+ *	Attributes are next set or cleared.
+ * Side effects: makes an alias view the first time one is asked for.
+ */
 const Rb_Attribute *
-Rb_FlowGetAttr(const Rb_Flow *flow, const char *name)
+Rb_FlowGetAttr(const Rb_Flow *constFlow, const char *name)
 {
-    Tcl_HashEntry *e = Tcl_FindHashEntry((Tcl_HashTable *)&flow->attrs, name);
+    Rb_Flow *flow = (Rb_Flow *)constFlow;
+    Tcl_HashEntry *e = Tcl_FindHashEntry(&flow->attrs, name);
+    const char *canonical;
+    Rb_Attribute *view;
+    int isNew;
 
-    return e ? Tcl_GetHashValue(e) : NULL;
+    if (e != NULL || (e = Tcl_FindHashEntry(&flow->aliases, name)) != NULL) {
+	return Tcl_GetHashValue(e);
+    }
+    if ((canonical = RbAttrCanonicalName(name)) == NULL
+	    || (e = Tcl_FindHashEntry(&flow->attrs, canonical)) == NULL) {
+	return NULL;
+    }
+    view = Rb_Alloc(sizeof(*view));
+    *view = *(Rb_Attribute *)Tcl_GetHashValue(e);
+    view->name = Rb_Strdup(name);
+    e = Tcl_CreateHashEntry(&flow->aliases, name, &isNew);
+    Tcl_SetHashValue(e, view);
+    return view;
 }
 
 const char *

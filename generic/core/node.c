@@ -136,8 +136,8 @@ static Tcl_ObjCmdProc NodeObjCmd;
 
 /*
  * Rb_NodeFromObj --
- *	The DAG node behind a command (Filter, Mux, Transformer, sink or
- *	Flow).
+ *	The DAG node behind a command (Filter, Mux, Transformer, sink,
+ *	Flow, or an Analyzer, whose node is made on first use).
  * Results: the node, or NULL with an error in interp.
  */
 Rb_Node *
@@ -145,6 +145,7 @@ Rb_NodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
 {
     Tcl_CmdInfo info;
     Rb_Flow *flow;
+    Rb_Analyzer *a;
 
     if (Tcl_GetCommandInfo(interp, Tcl_GetString(obj), &info)) {
 	if (info.objProc == NodeObjCmd) {
@@ -153,10 +154,13 @@ Rb_NodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
 	if ((flow = Rb_FlowFromCmdInfo(&info)) != NULL) {
 	    return flow->node;
 	}
+	if ((a = Rb_AnalyzerFromCmdInfo(&info)) != NULL) {
+	    return RbAnalyzerNode(a);
+	}
     }
     Rb_SetInterpError(interp, "RUBICON DAG NODE",
-	    "\"%s\" is not a Flow, Filter, Mux, Transformer or TraceWriter",
-	    Tcl_GetString(obj));
+	    "\"%s\" is not a Flow, Analyzer, Filter, Mux, Transformer or "
+	    "TraceWriter", Tcl_GetString(obj));
     return NULL;
 }
 
@@ -188,7 +192,8 @@ Reaches(Rb_Node *n, Rb_Node *target)
 int
 Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
 {
-    if (parent->kind == NODE_FLOW || parent->kind == NODE_SINK) {
+    if (parent->kind == NODE_FLOW || parent->kind == NODE_SINK
+	    || parent->kind == NODE_ANALYZER) {
 	return Rb_SetInterpError(interp, "RUBICON DAG NODE",
 		"%s is a sink and cannot feed other nodes", parent->cmdName);
     }
@@ -259,6 +264,59 @@ Rb_NodeClearMarks(Rb_Engine *eng)
     for (n = eng->nodes; n; n = n->nextNode) {
 	n->visitMark = 0;
     }
+}
+
+/*
+ * MarkReached --
+ *	Marks n and every node below it (visitMark 6); an Analyzer node
+ *	marks its Flow's node too, as records reach that Flow through it.
+ */
+static void
+MarkReached(Rb_Node *n)
+{
+    int i;
+
+    if (n->visitMark == 6) {
+	return;
+    }
+    n->visitMark = 6;
+    if (n->kind == NODE_ANALYZER && n->analyzer->flow) {
+	n->analyzer->flow->node->visitMark = 6;
+    }
+    for (i = 0; i < n->nchildren; i++) {
+	MarkReached(n->children[i]);
+    }
+}
+
+/*
+ * RbNodesUnreached --
+ *	The nodes no path from the head reaches: Filters, Muxes,
+ *	Transformers, sinks and Analyzers wired into the DAG, and Flows that
+ *	hold Analyzers but get no records.  The paper's own Figure 4 makes
+ *	one (its disk 1 Filter); they are allowed, and the run summary
+ *	names them.
+ * Results: a new list of command names, oldest node first.
+ * Side effects: clears the nodes' visit marks.
+ */
+Tcl_Obj *
+RbNodesUnreached(Rb_Engine *eng)
+{
+    Tcl_Obj *list = Tcl_NewListObj(0, NULL);
+    Rb_Node *n;
+
+    Rb_NodeClearMarks(eng);
+    if (eng->head) {
+	MarkReached(eng->head);
+    }
+    for (n = eng->nodes; n; n = n->nextNode) {
+	if (n->visitMark != 6 && n->cmdName != NULL
+		&& (n->kind != NODE_FLOW || n->flow->nanalyzers > 0)) {
+	    Tcl_ListObjReplace(NULL, list, 0, 0, 1,
+		    (Tcl_Obj *[]){Tcl_NewStringObj(n->cmdName, -1)});
+	}
+    }
+    Rb_NodeClearMarks(eng);
+    return list;
 }
 
 /*
@@ -489,6 +547,18 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 	    return TCL_ERROR;
 	}
 	break;
+    case NODE_ANALYZER:
+	if (n->analyzer->flow == NULL) {
+	    return Rb_SetInterpError(interp, "RUBICON DAG NODE",
+		    "%s is fed records but belongs to no Flow: make it with "
+		    "\"%s $flow\" or add it to a Flow", n->cmdName,
+		    n->analyzer->cls->name);
+	}
+	/* Its Flow starts once, however many of its analyzers are fed. */
+	if (Rb_NodeStart(interp, n->analyzer->flow->node, run) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+	break;
     case NODE_MUX:
 	break;
     }
@@ -535,6 +605,9 @@ Rb_NodeFields(Rb_Node *n)
 	for (i = 0; i < n->flow->nanalyzers; i++) {
 	    fields |= Rb_AnalyzerReads(n->flow->analyzers[i]);
 	}
+	break;
+    case NODE_ANALYZER:
+	fields = Rb_AnalyzerReads(n->analyzer);
 	break;
     case NODE_TRANSFORMER:
     case NODE_SINK:
@@ -635,6 +708,9 @@ Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
     switch (n->kind) {
     case NODE_FLOW:
 	Rb_FlowPush(n->flow, b, sel, nsel);
+	return;
+    case NODE_ANALYZER:
+	RbAnalyzerPush(n->analyzer, b, sel, nsel);
 	return;
     case NODE_FILTER:
 	m = Rb_FilterSelect(n->prog, b, sel, nsel, n->sel);
@@ -790,7 +866,7 @@ NodeObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	"add", "cget", "children", "configure", "destroy", "kind", NULL
     };
     static const char *const kinds[] = {
-	"flow", "filter", "mux", "transformer", "sink"
+	"flow", "filter", "mux", "transformer", "sink", "analyzer"
     };
     enum { SUB_ADD, SUB_CGET, SUB_CHILDREN, SUB_CONFIGURE, SUB_DESTROY,
 	SUB_KIND };
@@ -1119,6 +1195,12 @@ DotNode(Tcl_DString *ds, Rb_Node *n)
     case NODE_SINK:
 	snprintf(buf, sizeof(buf), "  \"%s\" [shape=cylinder, label=\"%s\"];\n",
 		n->cmdName, n->sinkClass->name);
+	Tcl_DStringAppend(ds, buf, -1);
+	break;
+    case NODE_ANALYZER:
+	snprintf(buf, sizeof(buf), "  \"%s\" [shape=box, label=\"%s\\n"
+		"(Flow %.200s)\"];\n", n->cmdName, n->analyzer->cls->name,
+		n->analyzer->flow ? n->analyzer->flow->name : "none");
 	Tcl_DStringAppend(ds, buf, -1);
 	break;
     }

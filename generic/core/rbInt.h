@@ -38,6 +38,7 @@ void *		Rb_Realloc(void *p, size_t n);
 
 /* The fields a compiled filter reads (filter.c). */
 uint64_t	Rb_FilterFields(const Rb_FilterProg *p);
+void		Rb_FilterSetTimeBase(Rb_FilterProg *p, int64_t base);
 
 /* Options (options.c). */
 int		Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts,

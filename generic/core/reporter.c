@@ -346,19 +346,153 @@ ReporterDeleteProc(ClientData cd)
 }
 
 /*
+ * FlowsOfArg --
+ *	Appends the Flows an argument names (one Flow command, or a Tcl
+ *	list of them) to *flows.
+ * Results: 1 if every element is a Flow, else 0 with *flows unchanged.
+ */
+static int
+FlowsOfArg(Tcl_Interp *interp, Tcl_Obj *arg, Rb_Flow ***flows, int *nflows)
+{
+    Tcl_Obj **elems;
+    Tcl_CmdInfo info;
+    int nel, j;
+
+    if (Tcl_ListObjGetElements(NULL, arg, &nel, &elems) != TCL_OK
+	    || nel == 0) {
+	return 0;
+    }
+    for (j = 0; j < nel; j++) {
+	if (!Tcl_GetCommandInfo(interp, Tcl_GetString(elems[j]), &info)
+		|| Rb_FlowFromCmdInfo(&info) == NULL) {
+	    return 0;
+	}
+    }
+    *flows = Rb_Realloc(*flows, (*nflows + nel + 1) * sizeof(Rb_Flow *));
+    for (j = 0; j < nel; j++) {
+	Tcl_GetCommandInfo(interp, Tcl_GetString(elems[j]), &info);
+	(*flows)[(*nflows)++] = Rb_FlowFromCmdInfo(&info);
+    }
+    return 1;
+}
+
+/*
+ * FlowSets --
+ *	1 if an Analyzer of the flow declares the Attribute name (or the
+ *	one a paper's name stands for), 0 if none does, -1 if the flow has
+ *	no Analyzers yet or one of them declares nothing (so nothing can be
+ *	said before a run).
+ */
+static int
+FlowSets(const Rb_Flow *flow, const char *name)
+{
+    const char *canonical = RbAttrCanonicalName(name);
+    int i, unknown = flow->nanalyzers == 0;
+
+    for (i = 0; i < flow->nanalyzers; i++) {
+	const Rb_Analyzer *a = flow->analyzers[i];
+	const char *const *p;
+	size_t plen = strlen(a->prefix);
+
+	if (a->cls->attrs == NULL) {
+	    unknown = 1;
+	    continue;
+	}
+	for (p = a->cls->attrs; *p; p++) {
+	    if (strncmp(name, a->prefix, plen) == 0
+		    && strcmp(name + plen, *p) == 0) {
+		return 1;
+	    }
+	    if (canonical && plen == 0 && strcmp(canonical, *p) == 0) {
+		return 1;
+	    }
+	}
+    }
+    return unknown ? -1 : 0;
+}
+
+/*
+ * CheckAttrNames --
+ *	The paper's check of "ReporterX flows attributes": an Attribute name
+ *	that no Analyzer of any of the flows sets is an error (a misspelt
+ *	name would otherwise give an empty report); one that only some of
+ *	the flows set is reported for those, with a warning on stderr naming
+ *	the others.  Flows whose Analyzers are not all known yet are not
+ *	judged.
+ * Results: TCL_OK, or TCL_ERROR naming the reporter class, the Attribute
+ *	and what the flows set.
+ */
+static int
+CheckAttrNames(Tcl_Interp *interp, const Rb_ReporterClass *cls,
+	Rb_Flow **flows, int nflows, Tcl_Obj *list)
+{
+    Tcl_Obj **names;
+    int n, i, f, set, unknown;
+
+    if (Tcl_ListObjGetElements(interp, list, &n, &names) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    for (i = 0; i < n; i++) {
+	const char *name = Tcl_GetString(names[i]);
+	Tcl_DString missing;
+
+	Tcl_DStringInit(&missing);
+	for (set = unknown = 0, f = 0; f < nflows; f++) {
+	    int s = FlowSets(flows[f], name);
+
+	    set |= s == 1;
+	    unknown |= s < 0;
+	    if (s == 0) {
+		Tcl_DStringAppendElement(&missing, flows[f]->name);
+	    }
+	}
+	if (!set && !unknown && nflows > 0) {
+	    Tcl_DStringFree(&missing);
+	    return Rb_SetInterpError(interp, "RUBICON REPORTER ATTRIBUTE",
+		    "%s: no Analyzer of the flows given sets an Attribute "
+		    "\"%s\" (BandwidthAnalyzer sets Bandwidth, RateAnalyzer "
+		    "Rate or IORate, SizeAnalyzer MeanSize or AvRequestSize; "
+		    "\"$analyzer attributes\" lists any Analyzer's)",
+		    cls->name, name);
+	}
+	if (Tcl_DStringLength(&missing) > 0) {
+	    Tcl_Channel err = Tcl_GetStdChannel(TCL_STDERR);
+
+	    if (err != NULL) {
+		Tcl_Obj *msg = Tcl_ObjPrintf("rubicon: warning: %s: no "
+			"Analyzer of flow %s sets \"%s\", which the report "
+			"leaves out there\n", cls->name,
+			Tcl_DStringValue(&missing), name);
+
+		Tcl_IncrRefCount(msg);
+		Tcl_WriteObj(err, msg);
+		Tcl_Flush(err);
+		Tcl_DecrRefCount(msg);
+	    }
+	}
+	Tcl_DStringFree(&missing);
+    }
+    return TCL_OK;
+}
+
+/*
  * ReporterClassCmd --
- *	"ReporterX ?flow ...? ?-option value ...?": flows first, then
- *	options; a Tcl list of flows is accepted as one argument too.
+ *	"ReporterX ?flows? ?attributes? ?-option value ...?": the Flows (one
+ *	or more arguments, each a Flow or a Tcl list of Flows, as the paper
+ *	writes "$flow1 $flow2"), then optionally the list of Attribute names
+ *	to report (the paper's second argument, "Bandwidth IORate"), then
+ *	options.
+ * Results: the new object command's name.
  */
 static int
 ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     const Rb_ReporterClass *cls = cd;
-    Rb_Flow **flows = Rb_Alloc(objc * sizeof(Rb_Flow *) + 1);
-    int nflows = 0, i, j, nel, capacity = objc;
+    Rb_Flow **flows = Rb_Alloc(sizeof(Rb_Flow *));
+    int nflows = 0, i;
+    Tcl_Obj *attrList = NULL;
     Rb_Reporter *r;
-    Tcl_Obj **elems;
 
     for (i = 1; i < objc; i++) {
 	const char *s = Tcl_GetString(objv[i]);
@@ -366,27 +500,32 @@ ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	if (s[0] == '-' && s[1] != '\0') {
 	    break;
 	}
-	if (Tcl_ListObjGetElements(NULL, objv[i], &nel, &elems) != TCL_OK) {
-	    nel = 1;
-	    elems = (Tcl_Obj **)&objv[i];
+	if (attrList == NULL && FlowsOfArg(interp, objv[i], &flows, &nflows)) {
+	    continue;
 	}
-	for (j = 0; j < nel; j++) {
-	    Rb_Flow *flow = Rb_FlowFromObj(interp, elems[j]);
-
-	    if (flow == NULL) {
-		free(flows);
-		return TCL_ERROR;
-	    }
-	    if (nflows == capacity) {
-		capacity *= 2;
-		flows = Rb_Realloc(flows, capacity * sizeof(Rb_Flow *));
-	    }
-	    flows[nflows++] = flow;
+	if (attrList == NULL && nflows > 0) {
+	    attrList = objv[i];
+	    continue;
 	}
+	free(flows);
+	return Rb_SetInterpError(interp, "RUBICON REPORTER ARGS",
+		"%s: \"%s\" is not a Flow%s; usage: %s ?flows? ?attributes? "
+		"?-option value ...?", cls->name, s, attrList
+		? " (the Attribute list was already given)" : "", cls->name);
+    }
+    if (attrList != NULL
+	    && CheckAttrNames(interp, cls, flows, nflows, attrList) != TCL_OK) {
+	free(flows);
+	return TCL_ERROR;
     }
     r = Rb_ReporterCreate(interp, cls, nflows, flows, objc - i, objv + i);
     free(flows);
     if (r == NULL) {
+	return TCL_ERROR;
+    }
+    if (attrList != NULL && r->nattrs == 0
+	    && SetAttrList(interp, r, attrList) != TCL_OK) {
+	Rb_ReporterDelete(r);
 	return TCL_ERROR;
     }
     r->token = Rb_EngineNewObject(interp, cls->name, ReporterObjCmd, r,

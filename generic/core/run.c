@@ -224,7 +224,8 @@ Progress(const char *file, uint64_t records, uint64_t bytes, double elapsed,
 
 /*
  * ReachableFlows --
- *	Collects the flows reachable from n (each once).
+ *	Collects the flows reachable from n (each once): Flow nodes, and the
+ *	Flows of the Analyzer nodes.
  */
 static void
 ReachableFlows(Rb_Node *n, Rb_Flow ***flows, int *count, int *cap)
@@ -241,6 +242,9 @@ ReachableFlows(Rb_Node *n, Rb_Flow ***flows, int *count, int *cap)
 	    *flows = Rb_Realloc(*flows, *cap * sizeof(Rb_Flow *));
 	}
 	(*flows)[(*count)++] = n->flow;
+    }
+    if (n->kind == NODE_ANALYZER && n->analyzer->flow) {
+	ReachableFlows(n->analyzer->flow->node, flows, count, cap);
     }
     for (i = 0; i < n->nchildren; i++) {
 	ReachableFlows(n->children[i], flows, count, cap);
@@ -321,6 +325,33 @@ NoteBatch(Rb_RunInfo *run, Rb_Batch *b)
     run->firstTime = first;
     run->lastTime = last;
     run->records += b->n;
+}
+
+/*
+ * PushBatch --
+ *	Notes a batch just read in the run and pushes it down the DAG.
+ *	Before the run's first records go down, every Filter's time
+ *	constants are made to count from the first record's time (the start
+ *	of the trace, as the paper's filter language has it).
+ */
+static void
+PushBatch(Rb_Engine *eng, Rb_RunInfo *run, Rb_Batch *b,
+	const uint32_t *ident)
+{
+    int first = run->records == 0;
+
+    NoteBatch(run, b);
+    if (first && b->n > 0) {
+	Rb_Node *n;
+
+	for (n = eng->nodes; n; n = n->nextNode) {
+	    if (n->kind == NODE_FILTER && n->prog) {
+		Rb_FilterSetTimeBase(n->prog, run->firstTime == INT64_MAX
+			? 0 : run->firstTime);
+	    }
+	}
+    }
+    Rb_NodePush(eng->head, b, ident, b->n);
 }
 
 /*
@@ -478,8 +509,7 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	if (p->batch->n == 0) {
 	    break;
 	}
-	NoteBatch(p->run, p->batch);
-	Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
+	PushBatch(p->eng, p->run, p->batch, p->ident);
 	if ((++p->nbatches & 15) == 0) {
 	    double now = Now();
 
@@ -671,8 +701,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	if (batch->n == 0) {
 	    break;
 	}
-	NoteBatch(&run, batch);
-	Rb_NodePush(eng->head, batch, ident, batch->n);
+	PushBatch(eng, &run, batch, ident);
     }
     pump.interp = interp;
     pump.eng = eng;
@@ -795,6 +824,8 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     eng->lastRun = SummaryObj(&run, files, Now() - t0,
 	    failure.result ? Tcl_GetString(failure.result) : NULL);
+    Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("unreached", -1),
+	    RbNodesUnreached(eng));
     Tcl_IncrRefCount(eng->lastRun);
     files = NULL;
     if (failure.result) {

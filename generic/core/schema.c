@@ -9,6 +9,8 @@
 #include <strings.h>
 #include "rbInt.h"
 
+static int	NameIndex(const Rb_Schema *s, const char *name);
+
 struct Rb_StrTab {
     Tcl_HashTable byText;	/* text -> id */
     char **texts;		/* id -> text */
@@ -44,7 +46,7 @@ Rb_SchemaAddField(Rb_Schema *s, const char *name, Rb_FieldType type,
 {
     Rb_Field *f;
 
-    if (s->nfields >= RB_MAX_FIELDS || Rb_SchemaFieldIndex(s, name) >= 0) {
+    if (s->nfields >= RB_MAX_FIELDS || NameIndex(s, name) >= 0) {
 	return -1;
     }
     f = &s->fields[s->nfields];
@@ -56,12 +58,12 @@ Rb_SchemaAddField(Rb_Schema *s, const char *name, Rb_FieldType type,
 }
 
 /*
- * Rb_SchemaFieldIndex --
- *	Looks a field up by name, without regard to case.
- * Results: the index or -1.
+ * NameIndex --
+ *	The index of the field of exactly that name (without regard to
+ *	case), or -1.
  */
-int
-Rb_SchemaFieldIndex(const Rb_Schema *s, const char *name)
+static int
+NameIndex(const Rb_Schema *s, const char *name)
 {
     int i;
 
@@ -71,6 +73,43 @@ Rb_SchemaFieldIndex(const Rb_Schema *s, const char *name)
 	}
     }
     return -1;
+}
+
+/*
+ * The field names of the paper's filter language (its Appendix B) that
+ * the I/O schema calls otherwise.
+ */
+static const struct { const char *alias, *name; } fieldAliases[] = {
+    {"createTime", "time"},
+    {"offset", "devOffset"},
+    {"startAddress", "devOffset"},
+    {"lvDeviceNo", "lvNo"},
+    {"operation", "op"},
+    {"reqSize", "size"},
+    {"qlen", "queueLen"},
+};
+
+/*
+ * Rb_SchemaFieldIndex --
+ *	Looks a field up by name, without regard to case; a name of the
+ *	paper's filter language (createTime, offset, startAddress,
+ *	lvDeviceNo, operation, reqSize, qlen) finds the field it stands for
+ *	when the schema has no field of that name itself.
+ * Results: the index or -1.
+ */
+int
+Rb_SchemaFieldIndex(const Rb_Schema *s, const char *name)
+{
+    int i = NameIndex(s, name);
+    size_t a;
+
+    for (a = 0; i < 0 && a < sizeof(fieldAliases) / sizeof(fieldAliases[0]);
+	    a++) {
+	if (strcasecmp(fieldAliases[a].alias, name) == 0) {
+	    i = NameIndex(s, fieldAliases[a].name);
+	}
+    }
+    return i;
 }
 
 /*

@@ -272,6 +272,15 @@ ParseOperand(Parser *ps, Operand *o, const char *after)
 	o->kind = OPD_NUMBER;
 	o->tok = ps->tok;
 	return Advance(ps);
+    case TK_READ:
+    case TK_WRITE:
+	/* "operation = read": the words are the op codes. */
+	o->kind = OPD_NUMBER;
+	o->tok.type = TK_NUMBER;
+	o->tok.isInt = 1;
+	o->tok.ival = ps->tok.type == TK_WRITE ? RB_OP_WRITE : RB_OP_READ;
+	o->tok.dval = (double)o->tok.ival;
+	return Advance(ps);
     case TK_STRING:
 	o->kind = OPD_STRING;
 	o->tok = ps->tok;
@@ -376,6 +385,20 @@ IntPredDouble(FCmp op, double d)
 }
 
 /*
+ * IsTimePoint --
+ *	Whether field f holds a point in time (the record time, field 0 of
+ *	every schema, or the I/O schema's issue and completion times), whose
+ *	constants in a filter count from the start of the trace.  Other
+ *	nanosecond fields are durations and compare as written.
+ */
+static int
+IsTimePoint(const Rb_Schema *schema, int f)
+{
+    return f == 0 || (schema == Rb_IoSchema()
+	    && (f == RB_IO_START || f == RB_IO_FINISH));
+}
+
+/*
  * IntLeaf --
  *	Turns an integer predicate on field f into the cheapest leaf.
  */
@@ -399,6 +422,11 @@ IntLeaf(Parser *ps, int f, IntPred ip, int neg)
     n->field = f;
     n->lo = ip.lo;
     n->hi = ip.hi;
+    if (IsTimePoint(ps->schema, f)) {
+	n->relTime = 1;
+	n->rlo = ip.lo;
+	n->rhi = ip.hi;
+    }
     return n;
 }
 
@@ -608,6 +636,44 @@ Between(Parser *ps, const Operand *x, const Operand *lo, const Operand *hi,
 }
 
 /*
+ * BitTest --
+ *	Compiles "field & constant", true where the field has any of the
+ *	constant's bits set (and is present).  The current token is the "&".
+ * Results: 0 with *out set, or -1 with the error set.
+ */
+static int
+BitTest(Parser *ps, const Operand *a, int neg, FNode **out)
+{
+    Operand mask;
+    FNode *n;
+    int rc;
+
+    if (Advance(ps) < 0 || ParseOperand(ps, &mask, "after \"&\"") < 0) {
+	return -1;
+    }
+    rc = -1;
+    if (a->kind != OPD_FIELD
+	    || ps->schema->fields[a->field].type != RB_FT_INT) {
+	RbFilterSyntaxError(ps->err, a->col, "\"&\" tests the bits of an "
+		"integer field: \"%.*s\" is not one", a->len > 40 ? 40
+		: a->len, a->text);
+    } else if (mask.kind != OPD_NUMBER || !mask.tok.isInt
+	    || mask.tok.isTime || mask.tok.ival <= 0) {
+	RbFilterSyntaxError(ps->err, mask.col, "\"&\" needs a positive "
+		"integer constant (a bit mask such as 0x4), not \"%.*s\"",
+		mask.len > 40 ? 40 : mask.len, mask.text);
+    } else {
+	n = NewNode(ps, FN_INT_BITS, neg);
+	n->field = a->field;
+	n->lo = mask.tok.ival;
+	*out = n;
+	rc = 0;
+    }
+    free(mask.tok.str);
+    return rc;
+}
+
+/*
  * OpOfToken --
  *	The comparison a token stands for.
  * Results: 1 with *op set, or 0 if the token is no comparison.
@@ -715,6 +781,8 @@ ParsePrimary(Parser *ps, int neg, FNode **out)
 	    goto done;
 	}
 	rc = Between(ps, &a, &b, &c, neg, out);
+    } else if (ps->tok.type == TK_BITAND) {
+	rc = BitTest(ps, &a, neg, out);
     } else if (OpOfToken(ps->tok.type, &op)) {
 	snprintf(after, sizeof(after), "after \"%.*s\"", ps->tok.len,
 		ps->tok.text);
@@ -725,8 +793,8 @@ ParsePrimary(Parser *ps, int neg, FNode **out)
     } else {
 	char what[200];
 
-	snprintf(what, sizeof(what), "a comparison operator or \"between\" %s",
-		after);
+	snprintf(what, sizeof(what), "a comparison operator, \"&\" or "
+		"\"between\" %s", after);
 	Expected(ps, what);
     }
   done:
@@ -951,11 +1019,51 @@ Rb_FilterIsEquality(const Rb_FilterProg *p, int *field, int64_t *value)
 {
     const FNode *n = p->root;
 
-    if (n->kind != FN_INT_EQ || n->neg
+    if (n->kind != FN_INT_EQ || n->neg || n->relTime
 	    || p->schema->fields[n->field].type != RB_FT_INT) {
 	return 0;
     }
     *field = n->field;
     *value = n->lo;
     return 1;
+}
+
+/*
+ * AddSat --
+ *	a + b, held within (RB_ABSENT, INT64_MAX].
+ */
+static int64_t
+AddSat(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b) {
+	return INT64_MAX;
+    }
+    if (b < 0 && a < INT64_MIN + 1 - b) {
+	return INT64_MIN + 1;
+    }
+    return a + b;
+}
+
+/*
+ * Rb_FilterSetTimeBase --
+ *	Makes the program's time constants count from base, the time of the
+ *	first record of the trace (the paper's Appendix B: times measure
+ *	from the start of the trace).  Until it is called they count from
+ *	time 0 of the trace's epoch.
+ * Side effects: rewrites the bounds of the program's time leaves.
+ */
+void
+Rb_FilterSetTimeBase(Rb_FilterProg *p, int64_t base)
+{
+    int i;
+
+    for (i = 0; i < p->nnodes; i++) {
+	FNode *n = p->nodes[i];
+
+	if (!n->relTime) {
+	    continue;
+	}
+	n->lo = n->rlo == INT64_MIN + 1 ? n->rlo : AddSat(n->rlo, base);
+	n->hi = n->rhi == INT64_MAX ? n->rhi : AddSat(n->rhi, base);
+    }
 }

@@ -100,6 +100,12 @@ EvalLeaf(const FNode *n, const Rb_Batch *b, const uint32_t *in, int nIn,
 	SELECT((col[i] != c) & (col[i] != RB_ABSENT));
 	break;
     }
+    case FN_INT_BITS: {
+	int64_t mask = n->lo;
+
+	SELECT(((col[i] & mask) != 0) & (col[i] != RB_ABSENT));
+	break;
+    }
     case FN_INT_GE: {
 	int64_t lo = n->lo;
 

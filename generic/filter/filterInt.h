@@ -31,7 +31,8 @@ typedef enum FTokType {
     TK_OR,			/* or, || */
     TK_BETWEEN,
     TK_READ,
-    TK_WRITE
+    TK_WRITE,
+    TK_BITAND			/* & (a bit test against a constant) */
 } FTokType;
 
 typedef struct FToken {
@@ -81,6 +82,7 @@ typedef enum FNodeKind {
     FN_DBL_RANGE,		/* dlo <= double col <= dhi, present */
     FN_FF_INT,			/* int col <op> int col2, both present */
     FN_FF_DBL,			/* col <op> col2 as doubles, both present */
+    FN_INT_BITS,		/* (col & lo) != 0, col present */
     FN_AND,
     FN_OR
 } FNodeKind;
@@ -94,6 +96,8 @@ typedef struct FNode {
     int64_t lo, hi;
     double dlo, dhi;
     int level;			/* FN_AND, FN_OR: which scratch pair */
+    int relTime;		/* lo, hi are rlo, rhi + the trace's start */
+    int64_t rlo, rhi;		/* relTime: bounds from the trace's start */
     int nkids, kidCap;
     struct FNode **kids;
 } FNode;

@@ -293,6 +293,12 @@ LexOperator(FLexer *lx, FToken *t)
 	}
 	break;
     case '&':
+	if (c1 != '&') {
+	    t->type = TK_BITAND;
+	    len = 1;
+	    break;
+	}
+	/* FALLTHRU */
     case '|':
 	if (c1 != c) {
 	    RbFilterSyntaxError(lx->err, t->col,

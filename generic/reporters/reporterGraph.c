@@ -676,7 +676,8 @@ WriteBarData(Tcl_Interp *interp, const char *dir, const char *base,
  * GraphBars --
  *	One bar chart, a bar per Flow, for each numeric scalar name that
  *	appears in two or more bound Flows (the paper's "Bandwidth per
- *	device" picture).
+ *	device" picture), or in one when the reporter names its Attributes
+ *	(the user asked for that picture).
  * Results: TCL_OK or TCL_ERROR naming the file that failed.
  */
 static int
@@ -709,7 +710,7 @@ GraphBars(GraphRun *gr, const Rb_ReportSet *set)
 	    nflows += !FlowAmong(sc + i, j - i, sc[j]->flow);
 	    finite += isfinite(sc[j]->attr->cols[0].num[0]) != 0;
 	}
-	if (nflows < 2 || finite == 0) {
+	if (nflows < (set->named ? 1 : 2) || finite == 0) {
 	    continue;
 	}
 

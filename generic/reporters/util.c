@@ -53,6 +53,7 @@ Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set)
     memset(set, 0, sizeof(*set));
     set->nflows = r->nflows;
     set->flows = r->flows;
+    set->named = r->nattrs > 0;
     set->first = (int *) ckalloc((r->nflows + 1) * sizeof(int));
     view.nflows = 1;
     for (i = 0; i < r->nflows; i++) {

@@ -32,6 +32,7 @@ typedef struct Rb_ReportSet {
     int nitems;
     int cap;
     Rb_ReportItem *items;
+    int named;			/* The reporter names its Attributes. */
 } Rb_ReportSet;
 
 int		Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set);

@@ -53,11 +53,29 @@ proc ::rubicon::main {argList} {
 	return [::rubicon::safe::run $config $traces $runOpts $outdir]
     }
     set before [lastrun]
-    uplevel #0 [list source $config]
+    sourceConfig $config
     if {[lastrun] eq $before && [llength $traces] && [dag head] ne ""} {
 	report [run {*}$runOpts {*}$traces]
     }
     return
+}
+
+# rubicon::sourceConfig path -- sources a configuration script; an error
+# in it names the file and the line of the statement that failed
+# ("cfg.tcl:12: ..."), keeping its -errorcode.
+proc ::rubicon::sourceConfig {path} {
+    if {[catch {uplevel #0 [list source $path]} msg opts]} {
+	# The outermost frame in the file is its top-level statement.
+	set info [dict get $opts -errorinfo]
+	set mark "(file \"$path\" line "
+	set at [string last $mark $info]
+	if {$at >= 0 && [scan [string range $info \
+		[expr {$at + [string length $mark]}] end] %d line] == 1} {
+	    set msg "$path:$line: $msg"
+	}
+	dict unset opts -errorinfo
+	return -options [dict incr opts -level] $msg
+    }
 }
 
 # rubicon::report summary -- prints a run summary on stdout.

@@ -37,8 +37,8 @@ proc rbCleanup {} {
 set ::tmpdirs {}
 
 # readSrt PATH -- a deliberately simple second SRT reader (not Rubicon's):
-# returns a list of dicts {enq issue done size dev read lv off pid} with
-# times in microseconds since the Unix epoch.
+# returns a list of dicts {enq issue done size dev read lv off pid mach ql
+# flags} with times in microseconds since the Unix epoch.
 proc readSrt {path} {
     if {[string match *.bz2 $path]} {
 	set ch [open |[list bzip2 -dc $path] rb]
@@ -56,7 +56,8 @@ proc readSrt {path} {
 	    issue [expr {$sec * 1000000 + $usec + $leave}] \
 	    done [expr {$sec * 1000000 + $usec + $ret}] size $size dev $dev \
 	    read [expr {($flags >> 19) & 1}] lv $lv \
-	    off [expr {($offHi << 32) | $offLo}] pid $pid]
+	    off [expr {($offHi << 32) | $offLo}] pid $pid mach $mach ql $ql \
+	    flags $flags]
 	incr pos $len
     }
     return $out

@@ -635,6 +635,11 @@ AnalyzerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
     }
     a = Rb_AnalyzerCreate(interp, cls, objc - first, objv + first);
     if (a == NULL) {
+	const char *msg = Tcl_GetStringResult(interp);
+
+	if (strncmp(msg, cls->name, strlen(cls->name)) != 0) {
+	    Tcl_SetObjResult(interp, Tcl_ObjPrintf("%s: %s", cls->name, msg));
+	}
 	return TCL_ERROR;
     }
     a->token = Rb_EngineNewObject(interp, cls->name, AnalyzerObjCmd, a,

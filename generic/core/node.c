@@ -209,6 +209,26 @@ Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
 }
 
 /*
+ * NotADestination --
+ *	The error for a Mux, Filter or Transformer given something that
+ *	cannot take records (a Reporter, a number, a misspelt variable).
+ * Results: TCL_ERROR, with RUBICON DAG NODE naming the object.
+ */
+static int
+NotADestination(Tcl_Interp *interp, Rb_Node *n, Tcl_Obj *what)
+{
+    static const char *const kinds[] = {
+	"Flow", "Filter", "Mux", "Transformer", "TraceWriter", "Analyzer"
+    };
+
+    return Rb_SetInterpError(interp, "RUBICON DAG NODE",
+	    "%s %s: \"%s\" cannot take records; a %s sends them to Flows, "
+	    "Analyzers, Filters, Muxes, Transformers and TraceWriters",
+	    kinds[n->kind], n->cmdName ? n->cmdName : "", Tcl_GetString(what),
+	    kinds[n->kind]);
+}
+
+/*
  * Rb_NodeChildrenArgs --
  *	Adds each argument (a node command, or a list of them) as a child.
  */
@@ -225,12 +245,14 @@ Rb_NodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
 	if (child == NULL) {
 	    if (Tcl_ListObjGetElements(NULL, objv[i], &nel, &elems) != TCL_OK
 		    || nel < 2) {
-		return TCL_ERROR;
+		return NotADestination(interp, n, objv[i]);
 	    }
 	    Tcl_ResetResult(interp);
 	    for (j = 0; j < nel; j++) {
-		if ((child = Rb_NodeFromObj(interp, elems[j])) == NULL
-			|| Rb_NodeAddChild(interp, n, child) != TCL_OK) {
+		if ((child = Rb_NodeFromObj(interp, elems[j])) == NULL) {
+		    return NotADestination(interp, n, elems[j]);
+		}
+		if (Rb_NodeAddChild(interp, n, child) != TCL_OK) {
 		    return TCL_ERROR;
 		}
 	    }
@@ -955,12 +977,22 @@ DiscardNode(Tcl_Interp *interp, Rb_Node *n)
 {
     Tcl_Obj *msg = Tcl_GetObjResult(interp);
     Tcl_Obj *opts = Tcl_GetReturnOptions(interp, TCL_ERROR);
+    Tcl_Obj *code = NULL;
 
     Tcl_IncrRefCount(msg);
     Tcl_IncrRefCount(opts);
+    Tcl_DictObjGet(NULL, opts, Tcl_NewStringObj("-errorcode", -1), &code);
+    if (code) {
+	Tcl_IncrRefCount(code);
+    }
     Tcl_DeleteCommandFromToken(interp, n->token);
     Tcl_SetObjResult(interp, msg);
-    Tcl_SetReturnOptions(interp, opts);
+    /* Only the code: setting -errorinfo here would lose the script's
+     * line, which Tcl adds as the error leaves this command. */
+    if (code) {
+	Tcl_SetObjErrorCode(interp, code);
+	Tcl_DecrRefCount(code);
+    }
     Tcl_DecrRefCount(msg);
     Tcl_DecrRefCount(opts);
     return TCL_ERROR;

@@ -1,4 +1,4 @@
-# fig4.tcl -- the shape of the paper's Figure 4 (examples/figure4.tcl) for
+# fig4.tcl -- the shape of examples/modern.tcl (the analysis of the paper's Figure 4) for
 # the benchmark: BandwidthAnalyzer and RateAnalyzer in three Flows behind a
 # Mux with two equality Filters, without the Reporters (a benchmark times
 # the analysis, not gnuplot).  The Flows are named after what they see so

@@ -36,7 +36,8 @@ LDLIBS_ALL = -lz -lbz2 -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS)
 .PHONY: all deps check unit tcltest demo bench fuzz install clean distclean \
 	check-asan check-valgrind
 
-all: $(BUILD)/librubicon.so $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon $(BUILD)/plugin/liblargeio.so
+all: $(BUILD)/librubicon.so $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon $(BUILD)/plugin/liblargeio.so \
+     $(BUILD)/paper/libpaperexample.so
 
 config.mk: configure config.mk.in
 	@sh scripts/ensure-deps.sh
@@ -85,6 +86,13 @@ $(BUILD)/plugin/liblargeio.so: examples/plugin/largeIo.c generic/rubicon.h gener
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(MAKE) --no-print-directory -s -C examples/plugin OUT=$(CURDIR)/$(BUILD)/plugin \
+	    CC="$(CC) $(SANITIZE)" TCL_INCLUDE="$(patsubst -I%,%,$(TCL_CFLAGS))"
+
+# The paper's extension examples (its Figures 5 to 7), built the same way.
+$(BUILD)/paper/libpaperexample.so: examples/paper/avRequestSize.c generic/rubicon.h generic/rubiconDecls.h
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(MAKE) --no-print-directory -s -C examples/paper OUT=$(CURDIR)/$(BUILD)/paper \
 	    CC="$(CC) $(SANITIZE)" TCL_INCLUDE="$(patsubst -I%,%,$(TCL_CFLAGS))"
 
 unit: all $(UNITBIN)

@@ -321,7 +321,10 @@ typedef struct Rb_AnalyzerClass {
     int perRecordState;		/* Memory grows with distinct keys/records
 				 * (documented in the man page). */
 
-    /* After options are parsed; may check them.  Optional. */
+    /* After options are parsed, at creation and at each configure; checks
+     * them and may derive state from them.  When it refuses a configure,
+     * the core puts every option back and calls it once more, so state it
+     * derives follows the restored values.  Optional. */
     int (*init)(Rb_Analyzer *a, Tcl_Interp *interp);
     /* Before the first record of a run; resets state. Optional. */
     int (*start)(Rb_Analyzer *a, const Rb_RunInfo *run);
@@ -405,7 +408,8 @@ typedef struct Rb_ReporterClass {
     size_t stateSize;
     const Rb_Option *options;	/* "-output" is always provided. */
     const char *defaultOutput;	/* e.g. "rubicon.log"; "-" is stdout */
-    int (*init)(Rb_Reporter *r, Tcl_Interp *interp);
+    int (*init)(Rb_Reporter *r, Tcl_Interp *interp);	/* as an
+				 * Analyzer's init; optional */
     /* Writes the report; output path is r->output. */
     int (*write)(Rb_Reporter *r, const Rb_RunInfo *run);
     void (*freeState)(Rb_Reporter *r);
@@ -422,6 +426,7 @@ struct Rb_Reporter {
     char *cmdName;
     Tcl_Command token;
     Tcl_Interp *interp;
+    Tcl_Obj *attrList;		/* Core-private: -attributes as given. */
 };
 
 int		Rb_RegisterReporter(Tcl_Interp *interp,
@@ -556,6 +561,7 @@ typedef struct Rb_TransformerClass {
     const char *help;
     size_t stateSize;
     const Rb_Option *options;
+    /* As an Analyzer's init: checks options, at creation and configure. */
     int (*init)(Rb_Transformer *t, Tcl_Interp *interp);
     int (*start)(Rb_Transformer *t, const Rb_RunInfo *run);
     /* Appends transformed records of in[sel] to out (which has room for

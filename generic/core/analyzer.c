@@ -13,6 +13,18 @@
 static Tcl_ObjCmdProc AnalyzerObjCmd;
 
 /*
+ * CheckAnalyzer --
+ *	The check of a configure: the class's init hook.
+ */
+static int
+CheckAnalyzer(void *checkData, Tcl_Interp *interp)
+{
+    Rb_Analyzer *a = checkData;
+
+    return a->cls->init(a, interp);
+}
+
+/*
  * Rb_AnalyzerCreate --
  *	Makes an instance: zeroed state, option defaults, the given options,
  *	then the class's init hook.
@@ -38,7 +50,7 @@ Rb_AnalyzerCreate(Tcl_Interp *interp, const Rb_AnalyzerClass *cls, int objc,
     priv->eng = eng;
     if (Rb_OptionsDefault(interp, cls->options, a->state) != TCL_OK
 	    || Rb_OptionsConfigure(interp, cls->options, a->state, objc, objv,
-		    coreOpts, &a->prefix) != TCL_OK
+		    coreOpts, &a->prefix, NULL, NULL) != TCL_OK
 	    || (cls->init && cls->init(a, interp) != TCL_OK)) {
 	Rb_AnalyzerDelete(a);
 	return NULL;
@@ -569,11 +581,9 @@ AnalyzerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	if (objc == 3) {
 	    return Rb_OptionsCget(interp, a->cls->options, a->state, objv[2]);
 	}
-	if (Rb_OptionsConfigure(interp, a->cls->options, a->state, objc - 2,
-		objv + 2, coreOpts, &a->prefix) != TCL_OK) {
-	    return TCL_ERROR;
-	}
-	return a->cls->init ? a->cls->init(a, interp) : TCL_OK;
+	return Rb_OptionsConfigure(interp, a->cls->options, a->state,
+		objc - 2, objv + 2, coreOpts, &a->prefix,
+		a->cls->init ? CheckAnalyzer : NULL, a);
     }
     case SUB_DESTROY:
 	Tcl_DeleteCommandFromToken(interp, a->token);

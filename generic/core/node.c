@@ -871,6 +871,18 @@ FilterConfigure(Tcl_Interp *interp, Rb_Node *n, int isCget, int objc,
 }
 
 /*
+ * CheckTransformer --
+ *	The check of a transformer's configure: the class's init hook.
+ */
+static int
+CheckTransformer(void *checkData, Tcl_Interp *interp)
+{
+    Rb_Transformer *t = checkData;
+
+    return t->cls->init(t, interp);
+}
+
+/*
  * NodeObjCmd --
  *	Object command of Filter, Mux, Transformer and sink nodes:
  *	    add node ...        more children
@@ -934,11 +946,9 @@ NodeObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		Tcl_SetObjResult(interp, Rb_OptionsList(opts, n->xf->state));
 		return TCL_OK;
 	    }
-	    if (Rb_OptionsConfigure(interp, opts, n->xf->state, objc - 2,
-		    objv + 2, NULL, NULL) != TCL_OK) {
-		return TCL_ERROR;
-	    }
-	    return n->xf->cls->init ? n->xf->cls->init(n->xf, interp) : TCL_OK;
+	    return Rb_OptionsConfigure(interp, opts, n->xf->state, objc - 2,
+		    objv + 2, NULL, NULL,
+		    n->xf->cls->init ? CheckTransformer : NULL, n->xf);
 	}
 	return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",
 		"%s has no options", n->cmdName);
@@ -1095,7 +1105,7 @@ Rb_TransformerCreate(Tcl_Interp *interp, const Rb_TransformerClass *cls,
     t->state = Rb_Alloc(cls->stateSize ? cls->stateSize : 1);
     if (Rb_OptionsDefault(interp, cls->options, t->state) != TCL_OK
 	    || Rb_OptionsConfigure(interp, cls->options, t->state, objc, objv,
-		    NULL, NULL) != TCL_OK
+		    NULL, NULL, NULL, NULL) != TCL_OK
 	    || (cls->init && cls->init(t, interp) != TCL_OK)) {
 	Rb_TransformerDelete(t);
 	return NULL;

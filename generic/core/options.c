@@ -60,12 +60,36 @@ FindOption(Tcl_Interp *interp, const Rb_Option *opts, const Rb_Option *extra,
 }
 
 /*
- * SetOption --
- *	Parses value into the option's slot, replacing any previous value.
- * Results: TCL_OK, or TCL_ERROR with a message naming the option.
+ * One option value, of whichever type its Rb_Option says.
+ */
+typedef union OptValue {
+    int64_t i;			/* RB_OPT_INT, RB_OPT_TIME */
+    double d;			/* RB_OPT_DOUBLE */
+    int b;			/* RB_OPT_BOOL */
+    char *s;			/* RB_OPT_STRING, RB_OPT_FIELD (malloc'd) */
+    Tcl_Obj *obj;		/* RB_OPT_OBJ (one reference held) */
+} OptValue;
+
+/*
+ * The value an option slot held before a configure changed it, so that a
+ * refused configure can put it back.
+ */
+typedef struct OptUndo {
+    const Rb_Option *opt;
+    void *state;		/* The state the slot is in. */
+    OptValue old;
+} OptUndo;
+
+/*
+ * ParseOption --
+ *	Converts value to the option's type, checking it.
+ * Results: TCL_OK with *v set (a string copied, an object with a
+ *	reference for the caller), or TCL_ERROR with a message naming the
+ *	option and *v untouched.
  */
 static int
-SetOption(Tcl_Interp *interp, const Rb_Option *o, void *state, Tcl_Obj *value)
+ParseOption(Tcl_Interp *interp, const Rb_Option *o, Tcl_Obj *value,
+	OptValue *v)
 {
     const char *s = Tcl_GetString(value);
     Tcl_WideInt w;
@@ -79,14 +103,14 @@ SetOption(Tcl_Interp *interp, const Rb_Option *o, void *state, Tcl_Obj *value)
 	    return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
 		    "%s expects an integer, got \"%s\"", o->name, s);
 	}
-	*SLOT(state, o, int64_t) = w;
+	v->i = w;
 	break;
     case RB_OPT_DOUBLE:
 	if (Tcl_GetDoubleFromObj(NULL, value, &d) != TCL_OK) {
 	    return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
 		    "%s expects a number, got \"%s\"", o->name, s);
 	}
-	*SLOT(state, o, double) = d;
+	v->d = d;
 	break;
     case RB_OPT_TIME:
 	n = Rb_ParseTime(s, &ns);
@@ -95,28 +119,116 @@ SetOption(Tcl_Interp *interp, const Rb_Option *o, void *state, Tcl_Obj *value)
 		    "%s expects a time in seconds or [[[days] hours:] min:] "
 		    "seconds, got \"%s\"", o->name, s);
 	}
-	*SLOT(state, o, int64_t) = ns;
+	v->i = ns;
 	break;
     case RB_OPT_BOOL:
 	if (Tcl_GetBooleanFromObj(NULL, value, &b) != TCL_OK) {
 	    return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
 		    "%s expects a boolean, got \"%s\"", o->name, s);
 	}
-	*SLOT(state, o, int) = b;
+	v->b = b;
 	break;
     case RB_OPT_STRING:
     case RB_OPT_FIELD:
-	free(*SLOT(state, o, char *));
-	*SLOT(state, o, char *) = Rb_Strdup(s);
+	v->s = Rb_Strdup(s);
 	break;
     case RB_OPT_OBJ:
-	if (*SLOT(state, o, Tcl_Obj *)) {
-	    Tcl_DecrRefCount(*SLOT(state, o, Tcl_Obj *));
-	}
 	Tcl_IncrRefCount(value);
-	*SLOT(state, o, Tcl_Obj *) = value;
+	v->obj = value;
 	break;
     }
+    return TCL_OK;
+}
+
+/*
+ * LoadOption, StoreOption --
+ *	Read and write an option's slot in state.  Storing does not free
+ *	what the slot held: the caller owns both values.
+ */
+static OptValue
+LoadOption(const Rb_Option *o, void *state)
+{
+    OptValue v;
+
+    memset(&v, 0, sizeof(v));
+    switch (o->type) {
+    case RB_OPT_INT:
+    case RB_OPT_TIME:
+	v.i = *SLOT(state, o, int64_t);
+	break;
+    case RB_OPT_DOUBLE:
+	v.d = *SLOT(state, o, double);
+	break;
+    case RB_OPT_BOOL:
+	v.b = *SLOT(state, o, int);
+	break;
+    case RB_OPT_STRING:
+    case RB_OPT_FIELD:
+	v.s = *SLOT(state, o, char *);
+	break;
+    case RB_OPT_OBJ:
+	v.obj = *SLOT(state, o, Tcl_Obj *);
+	break;
+    }
+    return v;
+}
+
+static void
+StoreOption(const Rb_Option *o, void *state, OptValue v)
+{
+    switch (o->type) {
+    case RB_OPT_INT:
+    case RB_OPT_TIME:
+	*SLOT(state, o, int64_t) = v.i;
+	break;
+    case RB_OPT_DOUBLE:
+	*SLOT(state, o, double) = v.d;
+	break;
+    case RB_OPT_BOOL:
+	*SLOT(state, o, int) = v.b;
+	break;
+    case RB_OPT_STRING:
+    case RB_OPT_FIELD:
+	*SLOT(state, o, char *) = v.s;
+	break;
+    case RB_OPT_OBJ:
+	*SLOT(state, o, Tcl_Obj *) = v.obj;
+	break;
+    }
+}
+
+/*
+ * FreeOptionValue --
+ *	Releases what a value of the option's type holds (a string or an
+ *	object reference); nothing for numbers.
+ */
+static void
+FreeOptionValue(const Rb_Option *o, OptValue v)
+{
+    if (o->type == RB_OPT_STRING || o->type == RB_OPT_FIELD) {
+	free(v.s);
+    } else if (o->type == RB_OPT_OBJ && v.obj != NULL) {
+	Tcl_DecrRefCount(v.obj);
+    }
+}
+
+/*
+ * SetOption --
+ *	Parses value into the option's slot, replacing (and freeing) any
+ *	previous value.
+ * Results: TCL_OK, or TCL_ERROR with a message naming the option and the
+ *	slot unchanged.
+ */
+static int
+SetOption(Tcl_Interp *interp, const Rb_Option *o, void *state, Tcl_Obj *value)
+{
+    OptValue v;
+
+    if (ParseOption(interp, o, value, &v) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    FreeOptionValue(o, LoadOption(o, state));
+    StoreOption(o, state, v);
     return TCL_OK;
 }
 
@@ -147,32 +259,71 @@ Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts, void *state)
 
 /*
  * Rb_OptionsConfigure --
- *	Applies "-name value" pairs from objv.  Names are looked up in opts,
- *	then in extra (core options such as -output), each with its own
- *	state pointer.
- * Results: TCL_OK or TCL_ERROR with a message.
+ *	Applies "-name value" pairs from objv, all or none, as Tk's
+ *	configure does.  Names are looked up in opts, then in extra (core
+ *	options such as -output), each with its own state pointer.  With
+ *	every value stored, check (the class's init hook, which validates
+ *	the options together and derives state from them) is called when
+ *	not NULL.  If a name is unknown, a value does not parse or check
+ *	refuses, every slot touched gets its previous value back and check
+ *	is called once more, so that state derived from the options
+ *	matches the restored values; the first error is kept.
+ * Results: TCL_OK, or TCL_ERROR with a message and every option as it
+ *	was before the call.
+ * Side effects: previous string and object values are freed on success,
+ *	the new ones on failure.
  */
 int
 Rb_OptionsConfigure(Tcl_Interp *interp, const Rb_Option *opts, void *state,
 	int objc, Tcl_Obj *const objv[], const Rb_Option *extra,
-	void *extraState)
+	void *extraState, Rb_OptionsCheckProc *check, void *checkData)
 {
-    int i, isExtra;
+    OptUndo *undo;
+    int i, n = 0, isExtra, checked = 0, rc = TCL_OK;
 
     if (objc % 2) {
 	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
 		"option \"%s\" has no value", Tcl_GetString(objv[objc - 1]));
     }
+    undo = Rb_Alloc((objc / 2 + 1) * sizeof(OptUndo));
     for (i = 0; i < objc; i += 2) {
 	const Rb_Option *o = FindOption(interp, opts, extra,
 		Tcl_GetString(objv[i]), &isExtra);
+	OptValue v;
 
-	if (o == NULL || SetOption(interp, o, isExtra ? extraState : state,
-		objv[i + 1]) != TCL_OK) {
-	    return TCL_ERROR;
+	if (o == NULL || ParseOption(interp, o, objv[i + 1], &v) != TCL_OK) {
+	    rc = TCL_ERROR;
+	    break;
 	}
+	undo[n].opt = o;
+	undo[n].state = isExtra ? extraState : state;
+	undo[n].old = LoadOption(o, undo[n].state);
+	StoreOption(o, undo[n].state, v);
+	n++;
     }
-    return TCL_OK;
+    if (rc == TCL_OK && check != NULL) {
+	checked = 1;
+	rc = check(checkData, interp);
+    }
+    if (rc == TCL_OK) {
+	for (i = 0; i < n; i++) {
+	    FreeOptionValue(undo[i].opt, undo[i].old);
+	}
+    } else {
+	Tcl_InterpState refusal = Tcl_SaveInterpState(interp, rc);
+
+	for (i = n - 1; i >= 0; i--) {
+	    FreeOptionValue(undo[i].opt, LoadOption(undo[i].opt,
+		    undo[i].state));
+	    StoreOption(undo[i].opt, undo[i].state, undo[i].old);
+	}
+	if (checked) {
+	    (void)check(checkData, interp);
+	}
+	rc = Tcl_RestoreInterpState(interp, refusal);
+    }
+    free(undo);
+    return rc;
 }
 
 /*

@@ -43,9 +43,14 @@ void		Rb_FilterSetTimeBase(Rb_FilterProg *p, int64_t base);
 /* Options (options.c). */
 int		Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts,
 		    void *state);
+/* Validates the options just stored (a class's init hook); called by a
+ * configure once with the new values and, if anything refused them, again
+ * with the old. */
+typedef int (Rb_OptionsCheckProc)(void *checkData, Tcl_Interp *interp);
 int		Rb_OptionsConfigure(Tcl_Interp *interp, const Rb_Option *opts,
 		    void *state, int objc, Tcl_Obj *const objv[],
-		    const Rb_Option *extra, void *extraState);
+		    const Rb_Option *extra, void *extraState,
+		    Rb_OptionsCheckProc *check, void *checkData);
 int		Rb_OptionsCget(Tcl_Interp *interp, const Rb_Option *opts,
 		    void *state, Tcl_Obj *name);
 Tcl_Obj *	Rb_OptionsList(const Rb_Option *opts, void *state);

@@ -13,16 +13,17 @@
 
 /*
  * SetAttrList --
- *	Sets the reporter's attribute-name filter from a Tcl list.
+ *	Sets the reporter's attribute-name filter from -attributes, a list
+ *	already checked by CheckReporter.
  */
-static int
-SetAttrList(Tcl_Interp *interp, Rb_Reporter *r, Tcl_Obj *list)
+static void
+SetAttrList(Rb_Reporter *r)
 {
     Tcl_Obj **elems;
-    int n, i;
+    int n = 0, i;
 
-    if (Tcl_ListObjGetElements(interp, list, &n, &elems) != TCL_OK) {
-	return TCL_ERROR;
+    if (r->attrList != NULL) {
+	Tcl_ListObjGetElements(NULL, r->attrList, &n, &elems);
     }
     for (i = 0; i < r->nattrs; i++) {
 	free(r->attrs[i]);
@@ -33,42 +34,49 @@ SetAttrList(Tcl_Interp *interp, Rb_Reporter *r, Tcl_Obj *list)
 	r->attrs[i] = Rb_Strdup(Tcl_GetString(elems[i]));
     }
     r->nattrs = n;
-    return TCL_OK;
+}
+
+/*
+ * CheckReporter --
+ *	The check of a configure: -attributes must be a list, then the
+ *	class's init hook.
+ */
+static int
+CheckReporter(void *checkData, Tcl_Interp *interp)
+{
+    Rb_Reporter *r = checkData;
+    int n;
+
+    if (r->attrList != NULL
+	    && Tcl_ListObjLength(NULL, r->attrList, &n) != TCL_OK) {
+	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+		"-attributes expects a list of attribute names, got \"%s\"",
+		Tcl_GetString(r->attrList));
+    }
+    return r->cls->init ? r->cls->init(r, interp) : TCL_OK;
 }
 
 /*
  * Configure --
- *	Applies options: the class's, then -output and -attributes.
+ *	Applies options, the class's and -output and -attributes, all or
+ *	none (Rb_OptionsConfigure).
  */
 static int
 Configure(Tcl_Interp *interp, Rb_Reporter *r, int objc, Tcl_Obj *const objv[])
 {
-    struct { char *output; Tcl_Obj *attrs; } core = {NULL, NULL};
     static const Rb_Option opts[] = {
-	{"-output", RB_OPT_STRING, 0, NULL, NULL},
-	{"-attributes", RB_OPT_OBJ, sizeof(char *), NULL, NULL},
+	{"-output", RB_OPT_STRING, offsetof(Rb_Reporter, output), NULL, NULL},
+	{"-attributes", RB_OPT_OBJ, offsetof(Rb_Reporter, attrList), NULL,
+	 NULL},
 	{NULL}
     };
-    int rc;
 
-    rc = Rb_OptionsConfigure(interp, r->cls->options, r->state, objc, objv,
-	    opts, &core);
-    if (rc == TCL_OK && core.output) {
-	free(r->output);
-	r->output = core.output;
-	core.output = NULL;
+    if (Rb_OptionsConfigure(interp, r->cls->options, r->state, objc, objv,
+	    opts, r, CheckReporter, r) != TCL_OK) {
+	return TCL_ERROR;
     }
-    if (rc == TCL_OK && core.attrs) {
-	rc = SetAttrList(interp, r, core.attrs);
-    }
-    free(core.output);
-    if (core.attrs) {
-	Tcl_DecrRefCount(core.attrs);
-    }
-    if (rc == TCL_OK && r->cls->init) {
-	rc = r->cls->init(r, interp);
-    }
-    return rc;
+    SetAttrList(r);
+    return TCL_OK;
 }
 
 /*
@@ -127,6 +135,9 @@ Rb_ReporterDelete(Rb_Reporter *r)
 	free(r->attrs[i]);
     }
     free(r->attrs);
+    if (r->attrList != NULL) {
+	Tcl_DecrRefCount(r->attrList);
+    }
     free(r->flows);
     free(r->state);
     free(r->output);
@@ -302,6 +313,10 @@ ReporterObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    list = Rb_OptionsList(r->cls->options, r->state);
 	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj("-output", -1));
 	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj(r->output, -1));
+	    Tcl_ListObjAppendElement(NULL, list,
+		    Tcl_NewStringObj("-attributes", -1));
+	    Tcl_ListObjAppendElement(NULL, list, r->attrList ? r->attrList
+		    : Tcl_NewObj());
 	    Tcl_SetObjResult(interp, list);
 	    return TCL_OK;
 	}

@@ -546,7 +546,9 @@ Rb_InputReadFull(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
  * Rb_InputGetLine --
  *	Returns the next line without its "\n" or "\r\n", NUL-terminated,
  *	valid until the next call on in; *len gets its length.  Lines may
- *	be of any length; a last line without a newline is returned too.
+ *	be of any length; a last line without a newline is returned too,
+ *	unless the stream failed after it (then it is dropped and the
+ *	failure reported).
  * Results: the line, or NULL at end (err->code left empty) or on a
  *	failure (err set).
  */
@@ -577,7 +579,10 @@ Rb_InputGetLine(Rb_Input *in, size_t *len, Rb_Error *err)
 	in->pos += n + 1;
     } else {
 	n = in->len - in->pos;
-	if (n == 0) {
+	if (n == 0 || in->failed) {
+	    /* A last line cut short by a damaged or truncated stream is
+	     * not a record: the stream's failure is reported instead. */
+	    in->pos += n;
 	    ReportEnd(in, err);
 	    return NULL;
 	}

@@ -108,6 +108,30 @@ TakeLine(Rb_Reader *r, Rb_Text *tx, char *s, uint64_t offset)
 }
 
 /*
+ * NulByteBad --
+ *	A line holding a NUL byte is malformed (kind nul-byte): parsers
+ *	read lines as C strings and would see only the part before it.
+ * Results: 0 the line has none; 1 it is reported through Rb_TextBad,
+ *	with tx->pending set when reading must stop.
+ */
+static int
+NulByteBad(Rb_Reader *r, Rb_Text *tx, const char *s, size_t len,
+	uint64_t offset)
+{
+    size_t at = strlen(s);
+
+    if (at == len) {
+	return 0;
+    }
+    tx->line.lineNo = Rb_InputLineNo(r->in);
+    tx->line.offset = offset;
+    tx->pending.code[0] = '\0';
+    Rb_TextBad(r, tx, "nul-byte", "a NUL byte at column %llu",
+	    (unsigned long long)at + 1);
+    return 1;
+}
+
+/*
  * Rb_TextNextLine --
  *	Reads the next line that is neither blank nor a comment and splits
  *	it into tx->line.
@@ -119,11 +143,19 @@ Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx)
 {
     for (;;) {
 	uint64_t offset = Rb_InputOffset(r->in);
-	char *s = Rb_InputGetLine(r->in, NULL, &tx->pending);
+	size_t len;
+	char *s = Rb_InputGetLine(r->in, &len, &tx->pending);
 
 	if (s == NULL) {
 	    tx->done = 1;
 	    return tx->pending.code[0] ? -1 : 0;
+	}
+	if (NulByteBad(r, tx, s, len, offset)) {
+	    if (tx->pending.code[0]) {
+		tx->done = 1;
+		return -1;
+	    }
+	    continue;
 	}
 	if (TakeLine(r, tx, s, offset)) {
 	    return 1;
@@ -243,7 +275,8 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
     while (b->n < b->cap) {
 	const char *kind;
 	uint64_t offset = Rb_InputOffset(r->in);
-	char *s = Rb_InputGetLine(r->in, NULL, &tx->pending);
+	size_t len;
+	char *s = Rb_InputGetLine(r->in, &len, &tx->pending);
 	int i;
 
 	if (s == NULL) {
@@ -252,6 +285,12 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 		return Rb_TextFinish(tx, b, start, err);
 	    }
 	    break;
+	}
+	if (NulByteBad(r, tx, s, len, offset)) {
+	    if (tx->pending.code[0]) {
+		return Rb_TextFinish(tx, b, start, err);
+	    }
+	    continue;
 	}
 	i = b->n++;
 	if (tx->fast != NULL && tx->fast->proc(r, tx->fast, s, b, i)) {

@@ -87,9 +87,14 @@ DictValue(Tcl_Interp *interp, Tcl_Obj *dict, const char *key, int required,
 
     *value = NULL;
     Tcl_IncrRefCount(k);
-    code = Tcl_DictObjGet(interp, dict, k, value);
+    code = Tcl_DictObjGet(NULL, dict, k, value);
     Tcl_DecrRefCount(k);
-    if (code == TCL_OK && *value == NULL && required) {
+    if (code != TCL_OK) {
+	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+		"-map: \"%s\" is not a dict (looking for \"%s\")",
+		Tcl_GetString(dict), key);
+    }
+    if (*value == NULL && required) {
 	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
 		"-map: missing \"%s\" in \"%s\"", key, Tcl_GetString(dict));
     }
@@ -130,7 +135,12 @@ DictList(Tcl_Interp *interp, Tcl_Obj *dict, const char *key, int *objc,
     if (DictValue(interp, dict, key, 1, &v) != TCL_OK) {
 	return TCL_ERROR;
     }
-    return Tcl_ListObjGetElements(interp, v, objc, objv);
+    if (Tcl_ListObjGetElements(NULL, v, objc, objv) != TCL_OK) {
+	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+		"-map: \"%s\" of \"%s\" is not a list", key,
+		Tcl_GetString(dict));
+    }
+    return TCL_OK;
 }
 
 /*
@@ -218,8 +228,9 @@ ParseMap(Tcl_Interp *interp, Tcl_Obj *map, Extent **extPtr, int *nPtr)
 	*nPtr = 0;
 	return TCL_OK;
     }
-    if (Tcl_ListObjGetElements(interp, map, &lvc, &lvv) != TCL_OK) {
-	return TCL_ERROR;
+    if (Tcl_ListObjGetElements(NULL, map, &lvc, &lvv) != TCL_OK) {
+	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+		"-map: \"%s\" is not a list of volumes", Tcl_GetString(map));
     }
     for (i = 0; i < lvc; i++) {
 	if (DictCount(interp, lvv[i], "lv", -1, &lvNo) != TCL_OK
@@ -265,8 +276,8 @@ static int
 VolumeMapInit(Rb_Transformer *t, Tcl_Interp *interp)
 {
     VolumeMapState *st = t->state;
-    Extent *ext;
-    int n, drop;
+    Extent *ext = NULL;
+    int n = 0, drop;
 
     if (Rb_XfUnmappedPolicy(interp, st->unmapped, &drop) != TCL_OK
 	    || ParseMap(interp, st->map, &ext, &n) != TCL_OK) {

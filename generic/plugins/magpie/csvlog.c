@@ -168,6 +168,13 @@ NextRecord(Rb_Reader *r, uint64_t *offset, const char **bad, char *why,
 	    return NULL;
 	}
 	r->recordNo = Rb_InputLineNo(r->in);
+	if (strlen(line) != len) {
+	    /* Parsers read C strings: a NUL byte would cut the line. */
+	    snprintf(why, whyLen, "a NUL byte at column %zu",
+		    strlen(line) + 1);
+	    *bad = "nul-byte";
+	    return line;
+	}
     } while (MgIsComment(line));
     if (!QuoteOpenAfter(line, 0)) {
 	return line;

@@ -652,6 +652,13 @@ NextLine(Rb_Reader *r, uint64_t *offset, const char **bad, char *why,
 	    return NULL;
 	}
 	r->recordNo++;
+	if (strlen(line) != len) {
+	    /* Parsers read C strings: a NUL byte would cut the line. */
+	    snprintf(why, whyLen, "a NUL byte at column %zu",
+		    strlen(line) + 1);
+	    *bad = "nul-byte";
+	    return line;
+	}
     } while (MgIsComment(line));
     return line;
 }

@@ -318,15 +318,18 @@ FtraceNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	if (line == NULL) {
 	    stop = err->code[0] != '\0';
 	} else {
+	    /* ParseLine reads a C string: a NUL byte would cut the line. */
+	    int nul = strlen(line) != len;
+
 	    r->recordNo++;
 	    while (*line == ' ' || *line == '\t') {
 		line++;
 	    }
-	    if (*line == '#' || *line == '\0' || *line == '\r') {
+	    if (!nul && (*line == '#' || *line == '\0' || *line == '\r')) {
 		continue;
 	    }
 	    i = Rb_BatchAppend(b);
-	    bad = ParseLine(r, line, b, i);
+	    bad = nul ? "nul-byte" : ParseLine(r, line, b, i);
 	    if (bad == NULL && b->col[0][i] < r->lastTime) {
 		bad = "out-of-order";
 		if (r->onError == RB_ONERROR_WARN) {

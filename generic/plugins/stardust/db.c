@@ -234,7 +234,8 @@ CreateTables(Rb_Analyzer *a, DbState *st, const Rb_RunInfo *run)
  *	Checks -output, at creation and configure: in safe mode the database
  *	must lie inside the output directory (the default, stardust.db, is
  *	written to the current directory, which safe mode makes that one).
- *	A configure that fails keeps the value, so DbStart checks again.
+ *	A configure that fails keeps the previous value; DbStart checks
+ *	again, as the directory may have changed since.
  */
 static int
 DbInit(Rb_Analyzer *a, Tcl_Interp *interp)

@@ -499,10 +499,14 @@ TextNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	r->recordNo = Rb_InputLineNo(r->in);
 	for (p = line; *p == ' ' || *p == '\t'; p++) {
 	}
-	if (*p == '\0' || *p == '#' || *p == '\r') {
+	if (strlen(line) != len) {
+	    /* ParseLine reads a C string: a NUL byte would cut the line. */
+	    why = "a NUL byte in the line";
+	} else if (*p == '\0' || *p == '#' || *p == '\r') {
 	    continue;
+	} else {
+	    why = ParseLine(st, b, p);
 	}
-	why = ParseLine(st, b, p);
 	if (why != NULL && Rb_ReaderBad(r, err, "bad-line", offset,
 		"line %llu: %s", (unsigned long long)r->recordNo, why)) {
 	    return -1;

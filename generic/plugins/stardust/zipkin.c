@@ -283,7 +283,9 @@ MakeRecords(ZkState *st)
 	    AddRec(st, &cap, at + s->dur, s->bc, 1, i);
 	}
     }
-    qsort(st->recs, st->nrecs, sizeof(ZkRec), CompareRec);
+    if (st->nrecs > 1) {	/* recs is NULL when there are none */
+	qsort(st->recs, st->nrecs, sizeof(ZkRec), CompareRec);
+    }
 }
 
 /*

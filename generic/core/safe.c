@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <libgen.h>
+#include <unistd.h>
 #include "engine.h"
 
 /*
@@ -85,16 +86,86 @@ Rb_SafeCheckRead(Tcl_Interp *interp, const char *path)
 }
 
 /*
+ * ResolveDir --
+ *	The real path of directory dir, which need not exist yet: the
+ *	longest leading part that exists is resolved with realpath (symbolic
+ *	links followed) and the missing components after it are appended.
+ *	A missing "." is dropped; a missing ".." cannot be resolved without
+ *	the directory it would climb out of, so it fails.
+ * Results: 1 with the path in out (initialized here, free it in every
+ *	case), or 0.
+ */
+static int
+ResolveDir(const char *dir, Tcl_DString *out)
+{
+    Tcl_DString abs;
+    char real[PATH_MAX], *s, *p, *comp;
+    int cut, ok = 0;
+
+    Tcl_DStringInit(out);
+    Tcl_DStringInit(&abs);
+    if (dir[0] != '/') {
+	if (getcwd(real, sizeof(real)) == NULL) {
+	    return 0;
+	}
+	Tcl_DStringAppend(&abs, real, -1);
+	Tcl_DStringAppend(&abs, "/", 1);
+    }
+    s = Tcl_DStringAppend(&abs, dir, -1);
+    /* Shorten to the last existing ancestor: s[0..cut) resolves. */
+    for (cut = Tcl_DStringLength(&abs); cut > 0; ) {
+	char save = s[cut];
+
+	s[cut] = '\0';
+	ok = realpath(s, real) != NULL;
+	s[cut] = save;
+	if (ok) {
+	    break;
+	}
+	while (cut > 0 && s[--cut] != '/') {
+	}
+    }
+    if (!ok) {
+	strcpy(real, "/");
+	ok = 1;
+    }
+    Tcl_DStringAppend(out, strcmp(real, "/") ? real : "", -1);
+    for (p = s + cut; ok && *p; ) {
+	while (*p == '/') {
+	    p++;
+	}
+	for (comp = p; *p && *p != '/'; p++) {
+	}
+	if (p - comp == 2 && comp[0] == '.' && comp[1] == '.') {
+	    ok = 0;
+	} else if (p > comp && !(p - comp == 1 && comp[0] == '.')) {
+	    Tcl_DStringAppend(out, "/", 1);
+	    Tcl_DStringAppend(out, comp, p - comp);
+	}
+    }
+    if (Tcl_DStringLength(out) == 0) {
+	Tcl_DStringAppend(out, "/", 1);
+    }
+    Tcl_DStringFree(&abs);
+    return ok;
+}
+
+/*
  * Rb_SafeCheckWrite --
  *	In safe mode, files may be written only inside the output directory:
- *	the real path of the file's directory (symbolic links resolved) must
- *	be the output directory or below it.
+ *	the real path of the file's directory (symbolic links resolved, and
+ *	directories not made yet taken as they are named) must be the output
+ *	directory or below it.  Callers that create directories check
+ *	"DIR/." before the first mkdir, so nothing is made outside; the
+ *	message then names DIR.
+ * Results: TCL_OK, or TCL_ERROR with code RUBICON SAFE DENIED.
  */
 int
 Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path)
 {
     Rb_Engine *eng = Rb_EngineGet(interp);
-    char *copy, real[PATH_MAX];
+    Tcl_DString real;
+    char *copy;
     size_t n;
     int ok;
 
@@ -102,15 +173,21 @@ Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path)
 	return TCL_OK;
     }
     copy = Rb_Strdup(path);
-    ok = realpath(dirname(copy), real) != NULL;
+    ok = ResolveDir(dirname(copy), &real);
     free(copy);
     n = strlen(eng->safeWriteDir);
-    ok = ok && strncmp(real, eng->safeWriteDir, n) == 0
-	    && (real[n] == '\0' || real[n] == '/');
+    ok = ok && strncmp(Tcl_DStringValue(&real), eng->safeWriteDir, n) == 0
+	    && (Tcl_DStringValue(&real)[n] == '\0'
+	    || Tcl_DStringValue(&real)[n] == '/');
+    Tcl_DStringFree(&real);
     if (!ok) {
+	n = strlen(path);
+	if (n > 2 && strcmp(path + n - 2, "/.") == 0) {
+	    n -= 2;
+	}
 	return Rb_SetInterpError(interp, "RUBICON SAFE DENIED",
-		"safe mode: \"%s\" is outside the output directory \"%s\"",
-		path, eng->safeWriteDir);
+		"safe mode: \"%.*s\" is outside the output directory \"%s\"",
+		(int) n, path, eng->safeWriteDir);
     }
     return TCL_OK;
 }

@@ -5,14 +5,17 @@
  *	(traces, records read and skipped, the configuration script), the
  *	DAG drawn by Graphviz, and per Flow a table of its scalars, a table
  *	of every other Attribute and its plots, inlined as SVG.  The plots
- *	are ReporterGraph's, drawn by the same code into a temporary
- *	directory; nothing else is needed to view the page.
+ *	are ReporterGraph's, drawn by the same code into a hidden temporary
+ *	directory beside the page and removed afterwards; nothing else is
+ *	needed to view the page.
  */
 
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "util.h"
 
 typedef struct HtmlState {
@@ -458,23 +461,39 @@ WritePage(FILE *fp, const Page *pg)
 
 /*
  * DrawPlots --
- *	Draws every plot as SVG into a new temporary directory.
+ *	Draws every plot as SVG into a new hidden directory beside the page,
+ *	".rubicon-html-PID-XXXXXX" (so that in safe mode it is inside the
+ *	output directory, and a run killed before removing it leaves it
+ *	where the next run's sweep of dead processes' files finds it).
  * Results: TCL_OK with *dir set (free with RemoveDir), or TCL_ERROR
  *	from gnuplot or the directory.
  */
 static int
-DrawPlots(Tcl_Interp *interp, const Rb_ReportSet *set, Plots *plots,
-	Tcl_DString *dir)
+DrawPlots(Tcl_Interp *interp, const char *page, const Rb_ReportSet *set,
+	Plots *plots, Tcl_DString *dir)
 {
-    const char *tmp = getenv("TMPDIR");
+    const char *slash = strrchr(page, '/');
+    char name[64];
 
     Tcl_DStringInit(dir);
-    Tcl_DStringAppend(dir, tmp && *tmp ? tmp : "/tmp", -1);
-    Tcl_DStringAppend(dir, "/rubicon-html-XXXXXX", -1);
+    if (slash == NULL || strcmp(page, "-") == 0) {
+	Tcl_DStringAppend(dir, ".", 1);
+    } else {
+	Tcl_DStringAppend(dir, page, slash > page ? (int) (slash - page) : 1);
+    }
+    snprintf(name, sizeof(name), "/.rubicon-html-%ld-XXXXXX",
+	    (long) getpid());
+    Tcl_DStringAppend(dir, name, -1);
+    Tcl_DStringAppend(dir, "/.", 2);
+    if (Rb_SafeCheckWrite(interp, Tcl_DStringValue(dir)) != TCL_OK) {
+	Tcl_DStringFree(dir);
+	return TCL_ERROR;
+    }
+    Tcl_DStringSetLength(dir, Tcl_DStringLength(dir) - 2);
     if (mkdtemp(Tcl_DStringValue(dir)) == NULL) {
 	Rb_SetInterpError(interp, "RUBICON REPORTER IO",
-		"cannot create a directory for the plots in \"%s\"",
-		tmp && *tmp ? tmp : "/tmp");
+		"cannot create a directory for the plots beside \"%s\": %s",
+		page, strerror(errno));
 	Tcl_DStringFree(dir);
 	return TCL_ERROR;
     }
@@ -524,7 +543,7 @@ HtmlWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     code = Rb_OutOpen(r->interp, r->output, &out);
     if (code == TCL_OK && st->plots && Rb_ReportOnPath("gnuplot")) {
 	drawn = 1;
-	code = DrawPlots(r->interp, &set, &plots, &dir);
+	code = DrawPlots(r->interp, r->output, &set, &plots, &dir);
 	if (code != TCL_OK) {
 	    Rb_OutAbort(&out);
 	}

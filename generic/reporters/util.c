@@ -428,7 +428,9 @@ Rb_ReportOpen(Tcl_Interp *interp, const char *dir, const char *name,
 
 /*
  * Rb_ReportMkdir --
- *	Creates directory path and any missing parents, like mkdir -p.
+ *	Creates directory path and any missing parents, like mkdir -p.  In
+ *	safe mode the whole path is checked first, so that no parent is made
+ *	outside the output directory before a write there is refused.
  * Results: TCL_OK, or TCL_ERROR with a message naming the directory.
  */
 int
@@ -444,6 +446,16 @@ Rb_ReportMkdir(Tcl_Interp *interp, const char *path)
 		"empty output directory name");
     }
     Tcl_DStringInit(&ds);
+    /* A file in the directory may be written only if the directory is
+     * inside the output directory. */
+    Tcl_DStringAppend(&ds, path, -1);
+    Tcl_DStringAppend(&ds, "/.", 2);
+    code = Rb_SafeCheckWrite(interp, Tcl_DStringValue(&ds));
+    Tcl_DStringSetLength(&ds, 0);
+    if (code != TCL_OK) {
+	Tcl_DStringFree(&ds);
+	return code;
+    }
     s = Tcl_DStringAppend(&ds, path, -1);
     for (p = s + 1; ; p++) {
 	if (*p == '/' || *p == '\0') {

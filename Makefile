@@ -18,6 +18,17 @@ SHARED   ?= ../shared
 OPT      ?= -O2
 SANITIZE ?=
 
+# Missing Debian packages are found before anything is built: as root they
+# are installed, otherwise ensure-deps.sh prints the apt-get line and make
+# stops here.  The check is redone when ensure-deps.sh changes.
+ifeq ($(filter deps clean distclean,$(MAKECMDGOALS)),)
+ifneq ($(shell test -f config.mk && test $(BUILD)/.deps-ok -nt scripts/ensure-deps.sh && echo ok),ok)
+ifneq ($(shell sh scripts/ensure-deps.sh >&2 && mkdir -p $(BUILD) && touch $(BUILD)/.deps-ok && echo ok),ok)
+$(error install the Debian packages named above, then run make again)
+endif
+endif
+endif
+
 -include config.mk
 
 SRCS      := $(shell find generic -name '*.c' | sort)
@@ -39,11 +50,9 @@ LDLIBS_ALL = -lz -lbz2 -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS)
 all: $(BUILD)/librubicon.so $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon $(BUILD)/plugin/liblargeio.so
 
 config.mk: configure config.mk.in
-	@sh scripts/ensure-deps.sh
 	./configure -q
 
 configure: configure.ac
-	@sh scripts/ensure-deps.sh
 	autoconf
 
 deps:

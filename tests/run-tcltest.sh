@@ -1,15 +1,46 @@
 #!/bin/sh
-# run-tcltest.sh BUILD SHARED -- runs tests/*.test with tclsh against the
-# package in BUILD; prints "tcltest: N passed, N failed".
-build=$1; shared=$2
+# run-tcltest.sh BUILD SHARED ?JOBS? -- runs tests/*.test with tclsh against
+# the package in BUILD, one tclsh per file, JOBS files at a time (default
+# 2); prints the failures and one "tcltest: N passed, N failed" line.
+# Files start longest first, by the times the last run left in
+# BUILD/tcltest-times (by size on a first run), so the last file to start
+# is a short one.
+build=$1; shared=$2; jobs=${3:-2}
 here=$(cd "$(dirname "$0")" && pwd)
-out=$(RUBICON_BUILD=$(cd "$build" && pwd) RUBICON_SHARED=$(cd "$shared" 2>/dev/null && pwd) \
-      tclsh "$here/all.tcl" 2>&1); rc=$?
-printf '%s\n' "$out" | grep -E '^(==== |---- |Test file error|.*FAILED|Error)' | head -n 80
-tot=$(printf '%s\n' "$out" | grep -E 'Total[[:space:]]+[0-9]+' | tail -n 1)
-p=$(printf '%s' "$tot" | sed -n 's/.*Passed[[:space:]]*\([0-9]*\).*/\1/p')
-f=$(printf '%s' "$tot" | sed -n 's/.*Failed[[:space:]]*\([0-9]*\).*/\1/p')
-p=${p:-0}; f=${f:-0}
-errs=$(printf '%s\n' "$out" | grep -c '^Test file error' )
-if [ -z "$tot" ] || [ "$rc" != 0 ]; then f=$((f + 1)); printf '%s\n' "$out" | tail -n 20; fi
-echo "tcltest: $p passed, $((f + errs)) failed"
+RUBICON_BUILD=$(cd "$build" && pwd)
+RUBICON_SHARED=$(cd "$shared" 2>/dev/null && pwd)
+export RUBICON_BUILD RUBICON_SHARED
+out=$RUBICON_BUILD/tcltest-out
+rm -rf "$out"; mkdir -p "$out"
+times=$RUBICON_BUILD/tcltest-times
+
+for f in "$here"/*.test; do
+    name=$(basename "$f")
+    t=$(awk -v n="$name" '$2 == n {print $1}' "$times" 2>/dev/null)
+    [ -n "$t" ] || t=$(($(wc -c < "$f") / 1000))
+    echo "$t $name"
+done | sort -rn | awk '{print $2}' |
+    xargs -P "$jobs" -n 1 sh -c '
+	start=$(date +%s)
+	tclsh "$0/all.tcl" -file "$2" > "$1/$2.out" 2>&1
+	echo $? > "$1/$2.rc"
+	echo "$(($(date +%s) - start)) $2" > "$1/$2.time"' "$here" "$out"
+
+cat "$out"/*.time > "$times" 2>/dev/null
+pass=0; fail=0
+for f in "$here"/*.test; do
+    name=$(basename "$f")
+    o=$out/$name.out
+    grep -E '^(==== |---- |Test file error|.*FAILED|Error)' "$o" | head -n 80
+    tot=$(grep -E 'Total[[:space:]]+[0-9]+' "$o" | tail -n 1)
+    p=$(printf '%s' "$tot" | sed -n 's/.*Passed[[:space:]]*\([0-9]*\).*/\1/p')
+    n=$(printf '%s' "$tot" | sed -n 's/.*Failed[[:space:]]*\([0-9]*\).*/\1/p')
+    errs=$(grep -c '^Test file error' "$o")
+    rc=$(cat "$out/$name.rc" 2>/dev/null)
+    p=${p:-0}; n=${n:-0}
+    if [ -z "$tot" ] || [ "$rc" != 0 ]; then
+	n=$((n + 1)); echo "---- $name: exit ${rc:-none}"; tail -n 20 "$o"
+    fi
+    pass=$((pass + p)); fail=$((fail + n + errs))
+done
+echo "tcltest: $pass passed, $fail failed"

@@ -42,8 +42,8 @@ LIBTCL    := $(sort $(wildcard library/*.tcl))
 INCS      = -Igeneric $(TCL_CFLAGS)
 CFLAGS_ALL = $(OPT) -g -std=gnu11 -fPIC -Wall -Wextra -Wno-unused-parameter \
 	     -Wno-missing-field-initializers -D_GNU_SOURCE -DUSE_TCL_STUBS \
-	     $(SANITIZE) $(INCS) $(XLSX_CFLAGS) $(STARDUST_CFLAGS) $(CFLAGS)
-LDLIBS_ALL = -lz -lbz2 -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS)
+	     $(SANITIZE) $(INCS) $(XLSX_CFLAGS) $(STARDUST_CFLAGS) $(MPI_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = -lz -lbz2 -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS) $(MPI_LIBS)
 
 .PHONY: all deps check unit tcltest demo bench fuzz install clean distclean \
 	check-asan check-valgrind

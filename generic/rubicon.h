@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <tcl.h>
 
 #define RUBICON_VERSION "0.1"
@@ -301,6 +303,143 @@ typedef struct Rb_RunInfo {
 
 /*
  * ---------------------------------------------------------------------
+ * Byte buffers for an Analyzer's partial state in a split run (see the
+ * serialize and deserialize hooks).  Integers and doubles are written as
+ * 8 bytes, least significant first, so that machines of either byte
+ * order can exchange them.  A read past the end sets bad and returns 0
+ * (NULL for bytes): a hook reads on and checks bad once at the end.
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct Rb_Buf {
+    unsigned char *data;	/* malloc'd; free with Rb_BufFree */
+    size_t len;			/* Bytes written. */
+    size_t cap;
+    size_t pos;			/* Next byte to read. */
+    int bad;			/* Read past the end or out of memory. */
+} Rb_Buf;
+
+static inline void
+Rb_BufPutBytes(Rb_Buf *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+	size_t cap = b->cap ? b->cap : 256;
+	unsigned char *d;
+
+	while (cap < b->len + n) {
+	    cap *= 2;
+	}
+	if ((d = realloc(b->data, cap)) == NULL) {
+	    b->bad = 1;
+	    return;
+	}
+	b->data = d;
+	b->cap = cap;
+    }
+    if (n > 0) {
+	memcpy(b->data + b->len, p, n);
+    }
+    b->len += n;
+}
+
+static inline void
+Rb_BufPutInt(Rb_Buf *b, int64_t v)
+{
+    unsigned char c[8];
+    int i;
+
+    for (i = 0; i < 8; i++) {
+	c[i] = (unsigned char)((uint64_t)v >> (8 * i));
+    }
+    Rb_BufPutBytes(b, c, 8);
+}
+
+static inline void
+Rb_BufPutDouble(Rb_Buf *b, double d)
+{
+    union { int64_t i; double d; } u;
+
+    u.d = d;
+    Rb_BufPutInt(b, u.i);
+}
+
+/* A string as its length and bytes (no NUL). */
+static inline void
+Rb_BufPutString(Rb_Buf *b, const char *s, size_t n)
+{
+    Rb_BufPutInt(b, (int64_t)n);
+    Rb_BufPutBytes(b, s, n);
+}
+
+static inline const void *
+Rb_BufGetBytes(Rb_Buf *b, size_t n)
+{
+    const unsigned char *p;
+
+    if (b->bad || b->len - b->pos < n) {
+	b->bad = 1;
+	return NULL;
+    }
+    p = b->data + b->pos;
+    b->pos += n;
+    return p;
+}
+
+static inline int64_t
+Rb_BufGetInt(Rb_Buf *b)
+{
+    const unsigned char *c = (const unsigned char *)Rb_BufGetBytes(b, 8);
+    uint64_t v = 0;
+    int i;
+
+    for (i = 0; c != NULL && i < 8; i++) {
+	v |= (uint64_t)c[i] << (8 * i);
+    }
+    return (int64_t)v;
+}
+
+static inline double
+Rb_BufGetDouble(Rb_Buf *b)
+{
+    union { int64_t i; double d; } u;
+
+    u.i = Rb_BufGetInt(b);
+    return u.d;
+}
+
+/* A count of items that take at least each bytes apiece: 0 with bad set
+ * when the buffer cannot hold that many (a corrupt count allocates
+ * nothing). */
+static inline int64_t
+Rb_BufGetCount(Rb_Buf *b, size_t each)
+{
+    int64_t n = Rb_BufGetInt(b);
+
+    if (n < 0 || (each > 0 && (uint64_t)n > (b->len - b->pos) / each)) {
+	b->bad = 1;
+	return 0;
+    }
+    return n;
+}
+
+/* A string written by Rb_BufPutString: its bytes (not NUL-terminated,
+ * valid while the buffer is) and *n. */
+static inline const char *
+Rb_BufGetString(Rb_Buf *b, size_t *n)
+{
+    *n = (size_t)Rb_BufGetCount(b, 1);
+    return (const char *)Rb_BufGetBytes(b, *n);
+}
+
+static inline void
+Rb_BufFree(Rb_Buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof(*b));
+}
+
+/*
+ * ---------------------------------------------------------------------
  * Analyzers.  An Analyzer lives in a Flow and sees the records reaching
  * it.  A class supplies a per-record hook, a per-batch hook, or both (the
  * engine calls the batch hook if present, else the record hook for each
@@ -350,6 +489,24 @@ typedef struct Rb_AnalyzerClass {
      * options name) count as read too.  Readers may leave the fields
      * that nothing in the DAG reads undecoded. */
     uint64_t fields;
+    /* Split runs (mpirun -np N rubicon ...).  Each rank feeds its shard
+     * of the traces, in time order, through its own instance; then the
+     * partial states are reduced in rank order to rank 0, which alone
+     * calls end.  serialize appends the state after the last record of a
+     * shard to buf (before end, after start); deserialize restores it
+     * into an instance made with the same options and started on the
+     * same run, which is then merged into the instance holding the
+     * shards before it: merge(a, other) with other's records after a's.
+     * A class that sets mergeable needs all three for a split run; an
+     * order-dependent class keeps the boundary state merge needs (first
+     * and last accesses, open runs) so that the merged result equals the
+     * one of a single process.  Both return TCL_OK, or TCL_ERROR with
+     * an analyzer error; deserialize also fails when buf->bad is set
+     * after reading.  A string id (RB_FT_STRING) means nothing in
+     * another process: write the string (Rb_SchemaString of run->schema)
+     * and intern it again on reading. */
+    int (*serialize)(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf);
+    int (*deserialize)(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf);
 } Rb_AnalyzerClass;
 
 struct Rb_Analyzer {

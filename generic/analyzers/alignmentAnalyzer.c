@@ -119,6 +119,29 @@ AlignmentMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     return TCL_OK;
 }
 
+
+/*
+ * AlignmentSerialize, AlignmentDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+AlignmentSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    AlignmentState *st = a->state;
+
+    Rb_KitPutCounters(b, &st->ios, 4);
+    return TCL_OK;
+}
+
+static int
+AlignmentDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    AlignmentState *st = a->state;
+
+    Rb_KitGetCounters(b, &st->ios, 4);
+    return TCL_OK;
+}
+
 const Rb_AnalyzerClass Rb_AlignmentAnalyzerClass = {
     .name = "AlignmentAnalyzer",
     .help = "fraction of I/Os not aligned to a block size",
@@ -131,5 +154,7 @@ const Rb_AnalyzerClass Rb_AlignmentAnalyzerClass = {
     .batch = AlignmentBatch,
     .end = AlignmentEnd,
     .merge = AlignmentMerge,
+    .serialize = AlignmentSerialize,
+    .deserialize = AlignmentDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -408,4 +408,48 @@ void		Rb_HeapPush(Rb_Heap *h, int64_t key, int64_t value);
 Rb_HeapItem	Rb_HeapPop(Rb_Heap *h);
 void		Rb_HeapFree(Rb_Heap *h);
 
+/*
+ * Partial state as bytes for split runs (kitSerialize.c): each Get
+ * restores what its Put wrote, into a structure its class's start hook
+ * emptied; a short buffer leaves b->bad set.  A text key (textSchema
+ * given) travels as its string.
+ */
+void		Rb_KitPutCounters(Rb_Buf *b, const void *first, int n);
+void		Rb_KitGetCounters(Rb_Buf *b, void *first, int n);
+void		Rb_KitPutKey(Rb_Buf *b, const Rb_Schema *textSchema,
+		    int64_t key);
+int64_t		Rb_KitGetKey(Rb_Buf *b, Rb_Schema *textSchema);
+void		Rb_MomentsPut(Rb_Buf *b, const Rb_Moments *m);
+void		Rb_MomentsGet(Rb_Buf *b, Rb_Moments *m);
+void		Rb_TimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb);
+void		Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb);
+void		Rb_LogHistPut(Rb_Buf *b, const Rb_LogHist *h);
+void		Rb_LogHistGet(Rb_Buf *b, Rb_LogHist *h);
+void		Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t,
+		    const Rb_Schema *textSchema);
+void		Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t,
+		    Rb_Schema *textSchema);
+int		Rb_DistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
+		    const Rb_Schema *textSchema);
+void		Rb_DistinctGet(Rb_Buf *b, Rb_DistinctSet *d,
+		    Rb_Schema *textSchema);
+void		Rb_BlockMapPut(Rb_Buf *b, const Rb_BlockMap *m);
+void		Rb_BlockMapGet(Rb_Buf *b, Rb_BlockMap *m);
+int		Rb_TotalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run,
+		    Rb_Buf *b);
+int		Rb_TotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run,
+		    Rb_Buf *b);
+
+/*
+ * Rb_KitTextSchema --
+ *	The run's schema when field index holds text (its values are string
+ *	ids), else NULL: what the Put and Get of keys take.
+ */
+static inline Rb_Schema *
+Rb_KitTextSchema(const Rb_RunInfo *run, int index)
+{
+    return index >= 0 && run->schema->fields[index].type == RB_FT_STRING
+	    ? run->schema : NULL;
+}
+
 #endif /* RB_ANALYZERS_H */

@@ -69,6 +69,8 @@ const Rb_AnalyzerClass Rb_BandwidthAnalyzerClass = {
     .batch = BandwidthBatch,
     .end = BandwidthEnd,
     .merge = Rb_TotalMerge,
+    .serialize = Rb_TotalSerialize,
+    .deserialize = Rb_TotalDeserialize,
     .freeState = Rb_TotalFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_SIZE),
 };

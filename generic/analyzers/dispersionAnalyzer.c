@@ -71,6 +71,8 @@ const Rb_AnalyzerClass Rb_DispersionAnalyzerClass = {
     .batch = Rb_TotalCountBatch,
     .end = DispersionEnd,
     .merge = Rb_TotalMerge,
+    .serialize = Rb_TotalSerialize,
+    .deserialize = Rb_TotalDeserialize,
     .freeState = Rb_TotalFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -110,6 +110,34 @@ DistinctFree(Rb_Analyzer *a)
     Rb_DistinctFree(&st->set);
 }
 
+
+/*
+ * DistinctSerialize, DistinctDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+DistinctSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    DistinctState *st = a->state;
+
+    if (!Rb_DistinctPut(b, &st->set, Rb_KitTextSchema(run, st->index))) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: more than -limit "
+		"distinct text values cannot be merged across processes "
+		"(raise -limit, or run in one process)", a->cls->name);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+static int
+DistinctDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    DistinctState *st = a->state;
+
+    Rb_DistinctGet(b, &st->set, Rb_KitTextSchema(run, st->index));
+    return TCL_OK;
+}
+
 const Rb_AnalyzerClass Rb_DistinctAnalyzerClass = {
     .name = "DistinctAnalyzer",
     .help = "number of distinct values of a field (exact to -limit, then "
@@ -123,6 +151,8 @@ const Rb_AnalyzerClass Rb_DistinctAnalyzerClass = {
     .batch = DistinctBatch,
     .end = DistinctEnd,
     .merge = DistinctMerge,
+    .serialize = DistinctSerialize,
+    .deserialize = DistinctDeserialize,
     .freeState = DistinctFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -231,6 +231,31 @@ FieldHistogramFree(Rb_Analyzer *a)
     Rb_TimeBinsFree(&st->counts);
 }
 
+
+/*
+ * FieldHistogramSerialize, FieldHistogramDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+FieldHistogramSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    FieldHistogramState *st = a->state;
+
+    Rb_BufPutInt(b, (int64_t)st->outside);
+    Rb_TimeBinsPut(b, &st->counts);
+    return TCL_OK;
+}
+
+static int
+FieldHistogramDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    FieldHistogramState *st = a->state;
+
+    st->outside = (uint64_t)Rb_BufGetInt(b);
+    Rb_TimeBinsGet(b, &st->counts);
+    return TCL_OK;
+}
+
 const Rb_AnalyzerClass Rb_FieldHistogramAnalyzerClass = {
     .name = "FieldHistogramAnalyzer",
     .help = "histogram of any numeric field, power-of-two or fixed-width "
@@ -245,6 +270,8 @@ const Rb_AnalyzerClass Rb_FieldHistogramAnalyzerClass = {
     .batch = FieldHistogramBatch,
     .end = FieldHistogramEnd,
     .merge = FieldHistogramMerge,
+    .serialize = FieldHistogramSerialize,
+    .deserialize = FieldHistogramDeserialize,
     .freeState = FieldHistogramFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

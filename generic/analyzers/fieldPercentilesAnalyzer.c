@@ -99,6 +99,29 @@ FieldPercentilesFree(Rb_Analyzer *a)
     Rb_LogHistFree(&st->hist);
 }
 
+
+/*
+ * FieldPercentilesSerialize, FieldPercentilesDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+FieldPercentilesSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    FieldPercentilesState *st = a->state;
+
+    Rb_LogHistPut(b, &st->hist);
+    return TCL_OK;
+}
+
+static int
+FieldPercentilesDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    FieldPercentilesState *st = a->state;
+
+    Rb_LogHistGet(b, &st->hist);
+    return TCL_OK;
+}
+
 const Rb_AnalyzerClass Rb_FieldPercentilesAnalyzerClass = {
     .name = "FieldPercentilesAnalyzer",
     .help = "percentiles of any numeric field (within 1%)",
@@ -111,6 +134,8 @@ const Rb_AnalyzerClass Rb_FieldPercentilesAnalyzerClass = {
     .batch = FieldPercentilesBatch,
     .end = FieldPercentilesEnd,
     .merge = FieldPercentilesMerge,
+    .serialize = FieldPercentilesSerialize,
+    .deserialize = FieldPercentilesDeserialize,
     .freeState = FieldPercentilesFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -107,6 +107,29 @@ FieldStatsMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     return TCL_OK;
 }
 
+
+/*
+ * FieldStatsSerialize, FieldStatsDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+FieldStatsSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    FieldStatsState *st = a->state;
+
+    Rb_MomentsPut(b, &st->moments);
+    return TCL_OK;
+}
+
+static int
+FieldStatsDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    FieldStatsState *st = a->state;
+
+    Rb_MomentsGet(b, &st->moments);
+    return TCL_OK;
+}
+
 const Rb_AnalyzerClass Rb_FieldStatsAnalyzerClass = {
     .name = "FieldStatsAnalyzer",
     .help = "count, sum, mean, min, max and standard deviation of any "
@@ -120,5 +143,7 @@ const Rb_AnalyzerClass Rb_FieldStatsAnalyzerClass = {
     .batch = FieldStatsBatch,
     .end = FieldStatsEnd,
     .merge = FieldStatsMerge,
+    .serialize = FieldStatsSerialize,
+    .deserialize = FieldStatsDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -7,6 +7,7 @@
  */
 
 #include <stddef.h>
+#include <stdlib.h>
 #include "analyzers.h"
 
 typedef struct FootprintState {
@@ -104,8 +105,85 @@ FootprintFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable: block keys carry a device id numbered in the order each
- * shard first saw its devices, so two shards' keys do not correspond.
+ * FootprintSerialize, FootprintDeserialize --
+ *	serialize and deserialize hooks: the devices in the order of their
+ *	ids, and the block set.
+ */
+static int
+FootprintSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    FootprintState *st = a->state;
+
+    Rb_BlockMapPut(b, &st->map);
+    Rb_DistinctPut(b, &st->blocks, NULL);
+    return TCL_OK;
+}
+
+static int
+FootprintDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    FootprintState *st = a->state;
+
+    Rb_BlockMapGet(b, &st->map);
+    Rb_DistinctGet(b, &st->blocks, NULL);
+    return TCL_OK;
+}
+
+/*
+ * FootprintMerge --
+ *	merge hook: adds the blocks of other, whose I/Os follow a's.  Its
+ *	devices are numbered first, in the order other first saw them, so
+ *	that each gets the id one pass over both would have given it; then
+ *	its blocks are keyed again with those ids.
+ * Results: TCL_OK, or TCL_ERROR (RUBICON MERGE MISMATCH) when other holds
+ *	an estimate keyed with ids that differ from a's.
+ */
+static int
+FootprintMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    FootprintState *st = a->state;
+    const FootprintState *ost = other->state;
+    int64_t *devices = Rb_BlockMapDevices(&ost->map), key, dev, blockNo;
+    uint64_t i, n = ost->map.devices.count;
+    int sameIds = 1;
+
+    for (i = 0; i < n; i++) {
+	if (!Rb_BlockKey(&st->map, devices[i], 0, &key)) {
+	    free(devices);
+	    Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
+		    "%s: more than 32768 devices to merge", a->cls->name);
+	    return TCL_ERROR;
+	}
+	sameIds &= (uint64_t)(key >> 48) == i;
+    }
+    st->map.skipped += ost->map.skipped;
+    if (!Rb_DistinctIsExact(&ost->blocks)) {
+	free(devices);
+	if (!sameIds) {
+	    Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: shards that "
+		    "first saw their devices in different orders hold "
+		    "estimates beyond -limit that cannot be merged (raise "
+		    "-limit)", a->cls->name);
+	    return TCL_ERROR;
+	}
+	Rb_DistinctMerge(&st->blocks, &ost->blocks);
+	return TCL_OK;
+    }
+    for (i = 0; i < ost->blocks.exact.cap; i++) {
+	if (ost->blocks.exact.used[i]) {
+	    Rb_BlockOfKey(devices, ost->blocks.exact.keys[i], &dev, &blockNo);
+	    Rb_BlockKey(&st->map, dev, blockNo, &key);
+	    Rb_DistinctAdd(&st->blocks, key);
+	}
+    }
+    free(devices);
+    return TCL_OK;
+}
+
+/*
+ * Mergeable in time order: blocks are keyed again with the ids one pass
+ * would give (FootprintMerge); estimates beyond -limit merge when the
+ * shards number their devices alike.
  */
 const Rb_AnalyzerClass Rb_FootprintAnalyzerClass = {
     .name = "FootprintAnalyzer",
@@ -113,11 +191,14 @@ const Rb_AnalyzerClass Rb_FootprintAnalyzerClass = {
     .stateSize = sizeof(FootprintState),
     .options = footprintOptions,
     .attrs = footprintAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .start = FootprintStart,
     .batch = FootprintBatch,
     .end = FootprintEnd,
     .freeState = FootprintFree,
+    .merge = FootprintMerge,
+    .serialize = FootprintSerialize,
+    .deserialize = FootprintDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

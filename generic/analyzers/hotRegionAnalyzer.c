@@ -397,6 +397,33 @@ HotRegionFree(Rb_Analyzer *a)
     Rb_BlockMapFree(&st->map);
 }
 
+
+/*
+ * HotRegionSerialize, HotRegionDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+HotRegionSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    HotRegionState *st = a->state;
+
+    Rb_BlockMapPut(b, &st->map);
+    Rb_KitPutCounters(b, &st->accesses, 2);
+    Rb_KeyTablePut(b, &st->regions, NULL);
+    return TCL_OK;
+}
+
+static int
+HotRegionDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    HotRegionState *st = a->state;
+
+    Rb_BlockMapGet(b, &st->map);
+    Rb_KitGetCounters(b, &st->accesses, 2);
+    Rb_KeyTableGet(b, &st->regions, NULL);
+    return TCL_OK;
+}
+
 /*
  * Mergeable: region counts add (renumbered to one device map), and two
  * summaries of at most -limit regions cut back to -limit keep a stated
@@ -415,6 +442,8 @@ const Rb_AnalyzerClass Rb_HotRegionAnalyzerClass = {
     .batch = HotRegionBatch,
     .end = HotRegionEnd,
     .merge = HotRegionMerge,
+    .serialize = HotRegionSerialize,
+    .deserialize = HotRegionDeserialize,
     .freeState = HotRegionFree,
     /* And the -field and -offsetField it resolves at start. */
     .fields = RB_FIELD_BIT(RB_IO_SIZE),

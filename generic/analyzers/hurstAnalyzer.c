@@ -157,6 +157,8 @@ const Rb_AnalyzerClass Rb_HurstAnalyzerClass = {
     .batch = Rb_TotalCountBatch,
     .end = HurstEnd,
     .merge = Rb_TotalMerge,
+    .serialize = Rb_TotalSerialize,
+    .deserialize = Rb_TotalDeserialize,
     .freeState = Rb_TotalFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

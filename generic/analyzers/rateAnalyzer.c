@@ -54,6 +54,8 @@ const Rb_AnalyzerClass Rb_RateAnalyzerClass = {
     .batch = Rb_TotalCountBatch,
     .end = RateEnd,
     .merge = Rb_TotalMerge,
+    .serialize = Rb_TotalSerialize,
+    .deserialize = Rb_TotalDeserialize,
     .freeState = Rb_TotalFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -101,6 +101,29 @@ ReadFractionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     return TCL_OK;
 }
 
+
+/*
+ * ReadFractionSerialize, ReadFractionDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+ReadFractionSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ReadFractionState *st = a->state;
+
+    Rb_KitPutCounters(b, &st->reads, 4);
+    return TCL_OK;
+}
+
+static int
+ReadFractionDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ReadFractionState *st = a->state;
+
+    Rb_KitGetCounters(b, &st->reads, 4);
+    return TCL_OK;
+}
+
 const Rb_AnalyzerClass Rb_ReadFractionAnalyzerClass = {
     .name = "ReadFractionAnalyzer",
     .help = "fraction of reads by count and by bytes",
@@ -113,5 +136,7 @@ const Rb_AnalyzerClass Rb_ReadFractionAnalyzerClass = {
     .batch = ReadFractionBatch,
     .end = ReadFractionEnd,
     .merge = ReadFractionMerge,
+    .serialize = ReadFractionSerialize,
+    .deserialize = ReadFractionDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_OP) | RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -150,6 +150,29 @@ ResponseTimeFree(Rb_Analyzer *a)
     Rb_LogHistFree(&st->hist);
 }
 
+
+/*
+ * ResponseTimeSerialize, ResponseTimeDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+ResponseTimeSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ResponseTimeState *st = a->state;
+
+    Rb_LogHistPut(b, &st->hist);
+    return TCL_OK;
+}
+
+static int
+ResponseTimeDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ResponseTimeState *st = a->state;
+
+    Rb_LogHistGet(b, &st->hist);
+    return TCL_OK;
+}
+
 const Rb_AnalyzerClass Rb_ResponseTimeAnalyzerClass = {
     .name = "ResponseTimeAnalyzer",
     .help = "response time (or service or queue time) percentiles, "
@@ -163,6 +186,8 @@ const Rb_AnalyzerClass Rb_ResponseTimeAnalyzerClass = {
     .batch = ResponseTimeBatch,
     .end = ResponseTimeEnd,
     .merge = ResponseTimeMerge,
+    .serialize = ResponseTimeSerialize,
+    .deserialize = ResponseTimeDeserialize,
     .freeState = ResponseTimeFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -19,6 +19,8 @@
 typedef struct SeqDevice {
     int64_t key;		/* Device number (or other -field value). */
     int64_t prevEnd;		/* Offset + size of its previous I/O. */
+    int64_t firstOffset;	/* Offset of its first I/O (for a split
+				 * run: does it continue the shard before?) */
     uint64_t ios;		/* 0 marks an empty slot. */
     uint64_t runs;
 } SeqDevice;
@@ -222,6 +224,9 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	if (dev->ios == 0 || distance > gap) {
 	    dev->runs++;
 	}
+	if (dev->ios == 0) {
+	    dev->firstOffset = offset;
+	}
 	dev->ios++;
 	dev->prevEnd = (int64_t)((uint64_t)offset + (uint64_t)reqSize);
 	st->bytes += (uint64_t)reqSize;
@@ -316,9 +321,108 @@ SeqRunFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable: a run that crosses a shard boundary would be counted as
- * two, and the device's last offset is not enough to join them when the
- * shards interleave.
+ * SeqRunSerialize --
+ *	serialize hook: per device its first offset, the end of its last
+ *	I/O and its counts (the boundary state a merge needs).
+ */
+static int
+SeqRunSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SeqRunState *st = a->state;
+    Rb_Schema *text = Rb_KitTextSchema(run, st->keyIndex);
+    uint64_t i;
+
+    Rb_BufPutInt(b, st->failed);
+    Rb_BufPutInt(b, (int64_t)st->bytes);
+    Rb_BufPutInt(b, (int64_t)st->ndevices);
+    for (i = 0; i < st->cap; i++) {
+	const SeqDevice *d = &st->slots[i];
+
+	if (d->ios != 0) {
+	    Rb_KitPutKey(b, text, d->key);
+	    Rb_KitPutCounters(b, &d->prevEnd, 4);
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * SeqRunDeserialize --
+ *	deserialize hook: restores what SeqRunSerialize wrote.
+ */
+static int
+SeqRunDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SeqRunState *st = a->state;
+    Rb_Schema *text = Rb_KitTextSchema(run, st->keyIndex);
+    int64_t n, i;
+
+    st->failed = (int)Rb_BufGetInt(b);
+    st->bytes = (uint64_t)Rb_BufGetInt(b);
+    n = Rb_BufGetCount(b, 40);
+    for (i = 0; i < n && !b->bad; i++) {
+	SeqDevice *d = FindDevice(st, Rb_KitGetKey(b, text));
+
+	if (d == NULL) {
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
+		    "%" PRId64 " devices in a shard", a->cls->name, st->limit);
+	    return TCL_ERROR;
+	}
+	Rb_KitGetCounters(b, &d->prevEnd, 4);
+	if (d->ios == 0) {
+	    b->bad = 1;		/* only devices with I/Os are sent */
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * SeqRunMerge --
+ *	merge hook: adds the runs of other, whose I/Os follow a's.  A
+ *	device's first run in other continues its last run in a when it
+ *	starts within -gap of where that ended, exactly as in one pass.
+ * Results: TCL_OK, or TCL_ERROR when the devices exceed -limit.
+ */
+static int
+SeqRunMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    SeqRunState *st = a->state;
+    const SeqRunState *ost = other->state;
+    uint64_t i;
+
+    for (i = 0; i < ost->cap; i++) {
+	const SeqDevice *od = &ost->slots[i];
+	SeqDevice *d;
+	uint64_t distance;
+
+	if (od->ios == 0) {
+	    continue;
+	}
+	if ((d = FindDevice(st, od->key)) == NULL) {
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
+		    "%" PRId64 " devices of %s in the merged shards (raise "
+		    "-limit)", a->cls->name, st->limit, st->field);
+	    return TCL_ERROR;
+	}
+	if (d->ios == 0) {
+	    *d = *od;
+	    continue;
+	}
+	distance = od->firstOffset >= d->prevEnd
+		? (uint64_t)od->firstOffset - (uint64_t)d->prevEnd
+		: (uint64_t)d->prevEnd - (uint64_t)od->firstOffset;
+	d->runs += od->runs - (distance <= (uint64_t)st->gap);
+	d->ios += od->ios;
+	d->prevEnd = od->prevEnd;
+    }
+    st->bytes += ost->bytes;
+    st->failed |= ost->failed;
+    return TCL_OK;
+}
+
+/*
+ * Mergeable in time order: each device's first offset and last end
+ * join a run that crosses a shard boundary (SeqRunMerge).
  */
 const Rb_AnalyzerClass Rb_SeqRunAnalyzerClass = {
     .name = "SeqRunAnalyzer",
@@ -327,12 +431,15 @@ const Rb_AnalyzerClass Rb_SeqRunAnalyzerClass = {
     .stateSize = sizeof(SeqRunState),
     .options = seqRunOptions,
     .attrs = seqRunAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .init = SeqRunInit,
     .start = SeqRunStart,
     .batch = SeqRunBatch,
     .end = SeqRunEnd,
     .freeState = SeqRunFree,
+    .merge = SeqRunMerge,
+    .serialize = SeqRunSerialize,
+    .deserialize = SeqRunDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

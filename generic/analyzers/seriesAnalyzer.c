@@ -403,6 +403,39 @@ SeriesFree(Rb_Analyzer *a)
     }
 }
 
+
+/*
+ * SeriesSerialize, SeriesDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+SeriesSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SeriesState *st = a->state;
+
+    int s;
+
+    Rb_BufPutInt(b, st->sums);
+    for (s = 0; s < NSUMS; s++) {
+	Rb_TimeBinsPut(b, &st->bins[s]);
+    }
+    return TCL_OK;
+}
+
+static int
+SeriesDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SeriesState *st = a->state;
+
+    int s;
+
+    st->sums = (unsigned)Rb_BufGetInt(b);
+    for (s = 0; s < NSUMS; s++) {
+	Rb_TimeBinsGet(b, &st->bins[s]);
+    }
+    return TCL_OK;
+}
+
 /*
  * Mergeable: every statistic is a ratio of per-interval sums, and the
  * sums add (Rb_TimeBinsMerge).
@@ -422,6 +455,8 @@ const Rb_AnalyzerClass Rb_SeriesAnalyzerClass = {
     .batch = SeriesBatch,
     .end = SeriesEnd,
     .merge = SeriesMerge,
+    .serialize = SeriesSerialize,
+    .deserialize = SeriesDeserialize,
     .freeState = SeriesFree,
     /* And size, op and finishTime when the statistics need them (its
      * start hook resolves them). */

@@ -103,6 +103,29 @@ SizeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     return TCL_OK;
 }
 
+
+/*
+ * SizeSerialize, SizeDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+SizeSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SizeState *st = a->state;
+
+    Rb_KitPutCounters(b, &st->count, 4);
+    return TCL_OK;
+}
+
+static int
+SizeDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SizeState *st = a->state;
+
+    Rb_KitGetCounters(b, &st->count, 4);
+    return TCL_OK;
+}
+
 const Rb_AnalyzerClass Rb_SizeAnalyzerClass = {
     .name = "SizeAnalyzer",
     .help = "mean, smallest and largest request size",
@@ -115,5 +138,7 @@ const Rb_AnalyzerClass Rb_SizeAnalyzerClass = {
     .batch = SizeBatch,
     .end = SizeEnd,
     .merge = SizeMerge,
+    .serialize = SizeSerialize,
+    .deserialize = SizeDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -254,6 +254,44 @@ SizeHistogramFree(Rb_Analyzer *a)
     st->counts = NULL;
 }
 
+
+/*
+ * SizeHistogramSerialize, SizeHistogramDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+SizeHistogramSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SizeHistogramState *st = a->state;
+
+    int64_t k;
+
+    Rb_BufPutInt(b, st->maxSize);
+    Rb_BufPutInt(b, st->nslots);
+    for (k = 0; k < st->nslots; k++) {
+	Rb_BufPutInt(b, st->counts[k]);
+    }
+    return TCL_OK;
+}
+
+static int
+SizeHistogramDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SizeHistogramState *st = a->state;
+
+    int64_t k, n;
+
+    st->maxSize = Rb_BufGetInt(b);
+    n = Rb_BufGetCount(b, 8);
+    if (n > 0) {
+	GrowSlots(st, n - 1);
+    }
+    for (k = 0; k < n; k++) {
+	st->counts[k] = Rb_BufGetInt(b);
+    }
+    return TCL_OK;
+}
+
 const Rb_AnalyzerClass Rb_SizeHistogramAnalyzerClass = {
     .name = "SizeHistogramAnalyzer",
     .help = "histogram of request sizes, power-of-two or fixed-width bins",
@@ -267,6 +305,8 @@ const Rb_AnalyzerClass Rb_SizeHistogramAnalyzerClass = {
     .batch = SizeHistogramBatch,
     .end = SizeHistogramEnd,
     .merge = SizeHistogramMerge,
+    .serialize = SizeHistogramSerialize,
+    .deserialize = SizeHistogramDeserialize,
     .freeState = SizeHistogramFree,
     .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

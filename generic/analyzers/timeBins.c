@@ -39,9 +39,20 @@ void
 Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t)
 {
     const Rb_RunInfo *run = tb->run;
+    int64_t ahead;
 
     tb->origin = (run != NULL && Rb_RunTimesKnown(run)
 	    && run->firstTime <= t) ? run->firstTime : t;
+    if (run != NULL && Rb_RunTimesKnown(run) && run->firstTime > t
+	    && tb->interval > 0
+	    && !__builtin_sub_overflow(run->firstTime, t, &ahead)) {
+	/* Only in a split run (the engine notes a batch's times before
+	 * pushing it): a rank's record earlier than the run's first time
+	 * keeps to the run's grid, so that the shards' bins line up. */
+	tb->origin = run->firstTime
+		- (ahead / tb->interval + (ahead % tb->interval != 0))
+		* tb->interval;
+    }
     tb->hasOrigin = 1;
     tb->curStart = tb->curEnd = 0;
 }

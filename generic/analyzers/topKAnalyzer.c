@@ -255,6 +255,33 @@ TopKFree(Rb_Analyzer *a)
     Rb_KeyTableFree(&st->keys);
 }
 
+
+/*
+ * TopKSerialize, TopKDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+TopKSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    TopKState *st = a->state;
+
+    Rb_BufPutInt(b, st->failed);
+    Rb_KitPutCounters(b, &st->requests, 2);
+    Rb_KeyTablePut(b, &st->keys, Rb_KitTextSchema(run, st->keyIndex));
+    return TCL_OK;
+}
+
+static int
+TopKDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    TopKState *st = a->state;
+
+    st->failed = (int)Rb_BufGetInt(b);
+    Rb_KitGetCounters(b, &st->requests, 2);
+    Rb_KeyTableGet(b, &st->keys, Rb_KitTextSchema(run, st->keyIndex));
+    return TCL_OK;
+}
+
 /*
  * Mergeable: per-key counts add exactly (keys of a text field are
  * string ids of the one schema the shards share).
@@ -271,6 +298,8 @@ const Rb_AnalyzerClass Rb_TopKAnalyzerClass = {
     .batch = TopKBatch,
     .end = TopKEnd,
     .merge = TopKMerge,
+    .serialize = TopKSerialize,
+    .deserialize = TopKDeserialize,
     .freeState = TopKFree,
     .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -8,6 +8,7 @@
 
 #include <string.h>
 #include "engine.h"
+#include "mpi.h"
 
 #define ENGINE_KEY "rubicon::engine"
 
@@ -269,6 +270,7 @@ Rubicon_Init(Tcl_Interp *interp)
     if (Rb_FlowInitCmds(interp) != TCL_OK
 	    || Rb_NodeInitCmds(interp) != TCL_OK
 	    || Rb_RunInitCmds(interp) != TCL_OK
+	    || RbMpiInitCmds(interp) != TCL_OK
 	    || Rb_IoCommandsInit(interp) != TCL_OK
 	    || Rb_SafeInitCmds(interp) != TCL_OK
 	    || Rb_AnalyzerKitInit(interp) != TCL_OK

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "engine.h"
+#include "mpi.h"
 
 static Rb_Engine *sigintEngine;
 
@@ -277,11 +278,11 @@ SummaryObj(const Rb_RunInfo *run, Tcl_Obj *files, double seconds,
 }
 
 /*
- * MergeSkipCounts --
- *	Adds a reader's per-kind skip counts into the run's.
+ * RbMergeSkipCounts --
+ *	Adds a reader's (or a rank's) per-kind skip counts into the run's.
  */
-static void
-MergeSkipCounts(Rb_RunInfo *run, Tcl_Obj *counts)
+void
+RbMergeSkipCounts(Rb_RunInfo *run, Tcl_Obj *counts)
 {
     Tcl_DictSearch s;
     Tcl_Obj *k, *v, *old;
@@ -328,30 +329,21 @@ NoteBatch(Rb_RunInfo *run, Rb_Batch *b)
 }
 
 /*
- * PushBatch --
- *	Notes a batch just read in the run and pushes it down the DAG.
- *	Before the run's first records go down, every Filter's time
- *	constants are made to count from the first record's time (the start
+ * SetFilterTimeBase --
+ *	Before a run's first records go down the DAG: makes every Filter's
+ *	time constants count from base, the first record's time (the start
  *	of the trace, as the paper's filter language has it).
  */
 static void
-PushBatch(Rb_Engine *eng, Rb_RunInfo *run, Rb_Batch *b,
-	const uint32_t *ident)
+SetFilterTimeBase(Rb_Engine *eng, int64_t base)
 {
-    int first = run->records == 0;
+    Rb_Node *n;
 
-    NoteBatch(run, b);
-    if (first && b->n > 0) {
-	Rb_Node *n;
-
-	for (n = eng->nodes; n; n = n->nextNode) {
-	    if (n->kind == NODE_FILTER && n->prog) {
-		Rb_FilterSetTimeBase(n->prog, run->firstTime == INT64_MAX
-			? 0 : run->firstTime);
-	    }
+    for (n = eng->nodes; n; n = n->nextNode) {
+	if (n->kind == NODE_FILTER && n->prog) {
+	    Rb_FilterSetTimeBase(n->prog, base == INT64_MAX ? 0 : base);
 	}
     }
-    Rb_NodePush(eng->head, b, ident, b->n);
 }
 
 /*
@@ -484,6 +476,9 @@ typedef struct Pump {
     Failure *failure;
     int nbatches;
     double t0, lastProgress;
+    int64_t gridFirst;		/* Split run: the run's first time, held
+				 * while reading (RB_ABSENT: none). */
+    int64_t localFirst;		/* Earliest time read, with gridFirst. */
 } Pump;
 
 /*
@@ -509,7 +504,19 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	if (p->batch->n == 0) {
 	    break;
 	}
-	PushBatch(p->eng, p->run, p->batch, p->ident);
+	NoteBatch(p->run, p->batch);
+	if (p->gridFirst != RB_ABSENT) {
+	    /* Every rank bins time from the run's first time, as one
+	     * process does; its own earliest time is for the summary. */
+	    if (p->run->firstTime < p->localFirst) {
+		p->localFirst = p->run->firstTime;
+	    }
+	    p->run->firstTime = p->gridFirst;
+	}
+	if (p->run->records == (uint64_t)p->batch->n) {	/* the first */
+	    SetFilterTimeBase(p->eng, p->run->firstTime);
+	}
+	Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
 	if ((++p->nbatches & 15) == 0) {
 	    double now = Now();
 
@@ -538,7 +545,7 @@ static void
 FinishReader(Rb_RunInfo *run, Rb_Reader *r)
 {
     run->skipped += r->skipped;
-    MergeSkipCounts(run, r->skipCounts);
+    RbMergeSkipCounts(run, r->skipCounts);
     Rb_ReaderClose(r);
 }
 
@@ -575,6 +582,69 @@ OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
 }
 
 /*
+ * SplitShard --
+ *	Whether this run is split over MPI ranks (see mpi.c), and if so this
+ *	rank's share of the n trace files, [*lo, *hi).  Records given in Tcl,
+ *	-merge and standard input are read by rank 0 alone, and a rank other
+ *	than 0 then has nothing to do and ends at once.
+ * Results: 1 for a split run, else 0 with the share all files.
+ */
+static int
+SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], int *lo, int *hi)
+{
+    const char **names;
+    int i, whole = o->merge || o->records != NULL || n == 0;
+
+    *lo = 0;
+    *hi = n;
+    for (i = 0; i < n; i++) {
+	whole |= strcmp(Tcl_GetString(paths[i]), "-") == 0;
+    }
+    if (!RbMpiSplit()) {
+	return 0;
+    }
+    if (whole) {
+	if (RbMpiRank() != 0) {
+	    RbMpiWorkerExit(0);
+	}
+	return 0;
+    }
+    names = Rb_Alloc((n + 1) * sizeof(char *));
+    for (i = 0; i < n; i++) {
+	names[i] = Tcl_GetString(paths[i]);
+    }
+    RbMpiShard(n, names, RbMpiRank(), RbMpiSize(), lo, hi);
+    free(names);
+    if (RbMpiRank() != 0) {
+	o->progress = 0;
+    }
+    return 1;
+}
+
+/*
+ * SeedFirstTime --
+ *	For a rank whose share does not begin the run: the run's first time
+ *	as rank 0 sees it at its first push (the first time of the first
+ *	batch of the first trace), so that every rank bins time alike.
+ */
+static void
+SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
+{
+    Rb_Batch *b = Rb_BatchCreate(first->schema, RB_BATCH_SIZE);
+    Rb_RunInfo probe;
+    Rb_Error err;
+
+    memset(&probe, 0, sizeof(probe));
+    probe.firstTime = INT64_MAX;
+    probe.lastTime = INT64_MIN;
+    if (Rb_ReaderNext(first, b, &err) > 0) {
+	NoteBatch(&probe, b);
+	run->firstTime = probe.firstTime;
+    }
+    Rb_BatchFree(b);
+}
+
+/*
  * RunCmd --
  *	rubicon::run ?-format F? ?-onerror stop|skip|warn? ?-progress bool?
  *	    ?-progresscommand script? ?-records list? ?-readeroptions dict?
@@ -604,6 +674,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     Tcl_DString traces;
     Rb_Schema *schema;
     uint64_t fields;
+    int split, shardLo, shardHi;
 
     first = ParseRunArgs(interp, objc, objv, &o);
     if (first < 0) {
@@ -627,6 +698,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    return TCL_ERROR;
 	}
     }
+    split = SplitShard(&o, objc - first, objv + first, &shardLo, &shardHi);
+    shardLo += first;
+    shardHi += first;
 
     /* Open the first trace now: its schema is the run's. */
     schema = Rb_IoSchema();
@@ -665,7 +739,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     Rb_NodeClearMarks(eng);
     ReachableFlows(eng->head, &flows, &nflows, &capFlows);
-    if (Rb_EndAnalyzers(interp, eng, flows, nflows, &run, 1) != TCL_OK) {
+    if (Rb_EndAnalyzers(interp, eng, flows, nflows, &run, 1) != TCL_OK
+	    || (split && RbMpiCheckSplit(interp, eng, flows, nflows)
+		!= TCL_OK)) {
 	rc = TCL_ERROR;
 	goto done;
     }
@@ -674,6 +750,12 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     fields = Rb_NodeFields(eng->head) | RB_FIELD_BIT(0);
     if (reader) {
 	reader->fields = fields;
+    }
+    if (split && (shardLo != first || shardLo == shardHi)) {
+	/* Bins start at the run's first time: see the first batch. */
+	SeedFirstTime(&run, reader);
+	Rb_ReaderClose(reader);
+	reader = NULL;
     }
 
     eng->running = 1;
@@ -701,7 +783,11 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	if (batch->n == 0) {
 	    break;
 	}
-	PushBatch(eng, &run, batch, ident);
+	NoteBatch(&run, batch);
+	if (run.records == (uint64_t)batch->n) {	/* the run's first */
+	    SetFilterTimeBase(eng, run.firstTime);
+	}
+	Rb_NodePush(eng->head, batch, ident, batch->n);
     }
     pump.interp = interp;
     pump.eng = eng;
@@ -713,6 +799,10 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     pump.t0 = t0;
     pump.lastProgress = t0;
     pump.nbatches = 0;
+    pump.gridFirst = pump.localFirst = RB_ABSENT;
+    if (split && (shardLo != first || shardLo == shardHi)) {
+	pump.gridFirst = pump.localFirst = run.firstTime;
+    }
     if (o.merge && objc - first > 1 && failure.result == NULL) {
 	Merger m;
 
@@ -748,7 +838,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	free(m.pos);
 	free(m.done);
     }
-    for (i = first; i < objc && !o.merge && failure.result == NULL
+    for (i = shardLo; i < shardHi && !o.merge && failure.result == NULL
 	    && !eng->cancel; i++) {
 	const char *path = Tcl_GetString(objv[i]);
 
@@ -773,6 +863,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	FinishReader(&run, reader);
 	reader = NULL;
     }
+    if (pump.gridFirst != RB_ABSENT) {
+	run.firstTime = pump.localFirst;
+    }
     sigaction(SIGINT, &oldSa, NULL);
     sigintEngine = NULL;
     eng->reading = 0;
@@ -794,6 +887,12 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	}
     }
     run.partial = (failure.result != NULL || eng->cancel != 0);
+    if (split) {
+	/* Rank 0 goes on with every rank's results; the others end. */
+	RbMpiReduce(interp, flows, nflows, &run, files, &failure.result,
+		&failure.options);
+	run.partial |= (failure.result != NULL);
+    }
     if (run.records == 0) {
 	run.firstTime = run.lastTime = 0;
     }
@@ -815,7 +914,8 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    && failure.result == NULL) {
 	Capture(interp, &failure);
     }
-    if (Rb_ReportersWrite(interp, eng, &run) != TCL_OK && failure.result == NULL) {
+    if (!(split && failure.result) && Rb_ReportersWrite(interp, eng, &run)
+	    != TCL_OK && failure.result == NULL) {
 	Capture(interp, &failure);
     }
     eng->running = 0;
@@ -852,6 +952,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     free(flows);
     Rb_RunInfoFree(&run);
     Tcl_DStringFree(&traces);
+    if (split && RbMpiRank() != 0) {
+	RbMpiWorkerExit(0);	/* failed before reading, as rank 0 did */
+    }
     return rc;
 }
 

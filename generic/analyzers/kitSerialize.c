@@ -1,0 +1,313 @@
+/*
+ * kitSerialize.c --
+ *
+ *	The partial state of the kit's shared structures as bytes (Rb_Buf),
+ *	for the serialize and deserialize hooks of a split run: counters,
+ *	moments, time bins, logarithmic histograms, key tables and distinct
+ *	sets.  Each Get restores what the matching Put wrote into a
+ *	structure emptied by the class's start hook, and leaves buf->bad set
+ *	when the bytes run short.
+ */
+
+#include <string.h>
+#include "analyzers.h"
+
+/*
+ * Rb_KitPutCounters, Rb_KitGetCounters --
+ *	n consecutive 64-bit counters (members of one struct, in order).
+ */
+void
+Rb_KitPutCounters(Rb_Buf *b, const void *first, int n)
+{
+    const int64_t *v = first;
+    int i;
+
+    for (i = 0; i < n; i++) {
+	Rb_BufPutInt(b, v[i]);
+    }
+}
+
+void
+Rb_KitGetCounters(Rb_Buf *b, void *first, int n)
+{
+    int64_t *v = first;
+    int i;
+
+    for (i = 0; i < n; i++) {
+	v[i] = Rb_BufGetInt(b);
+    }
+}
+
+/*
+ * Rb_MomentsPut, Rb_MomentsGet --
+ *	Count, sum, mean, squared deviations, minimum and maximum.
+ */
+void
+Rb_MomentsPut(Rb_Buf *b, const Rb_Moments *m)
+{
+    Rb_BufPutInt(b, (int64_t)m->n);
+    Rb_BufPutDouble(b, m->sum);
+    Rb_BufPutDouble(b, m->mean);
+    Rb_BufPutDouble(b, m->m2);
+    Rb_BufPutDouble(b, m->min);
+    Rb_BufPutDouble(b, m->max);
+}
+
+void
+Rb_MomentsGet(Rb_Buf *b, Rb_Moments *m)
+{
+    m->n = (uint64_t)Rb_BufGetInt(b);
+    m->sum = Rb_BufGetDouble(b);
+    m->mean = Rb_BufGetDouble(b);
+    m->m2 = Rb_BufGetDouble(b);
+    m->min = Rb_BufGetDouble(b);
+    m->max = Rb_BufGetDouble(b);
+}
+
+/*
+ * Rb_TimeBinsPut, Rb_TimeBinsGet --
+ *	Interval, origin and the held bins.  Get keeps the run that start
+ *	gave the bins and forgets the bin added to last.
+ */
+void
+Rb_TimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
+{
+    int64_t k;
+
+    Rb_BufPutInt(b, tb->interval);
+    Rb_BufPutInt(b, tb->hasOrigin);
+    Rb_BufPutInt(b, tb->origin);
+    Rb_BufPutInt(b, tb->lo);
+    Rb_BufPutInt(b, tb->n);
+    for (k = 0; k < tb->n; k++) {
+	Rb_BufPutInt(b, (int64_t)tb->sums[k]);
+    }
+}
+
+void
+Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
+{
+    int64_t k, n;
+
+    tb->interval = Rb_BufGetInt(b);
+    tb->hasOrigin = (int)Rb_BufGetInt(b);
+    tb->origin = Rb_BufGetInt(b);
+    tb->lo = Rb_BufGetInt(b);
+    n = Rb_BufGetCount(b, 8);
+    if (n > RB_MAX_TIME_BINS) {
+	b->bad = 1;
+	n = 0;
+    }
+    if (n > tb->cap) {
+	tb->sums = Rb_KitRealloc(tb->sums, (size_t)n * sizeof(uint64_t));
+	tb->cap = n;
+    }
+    tb->n = n;
+    for (k = 0; k < n; k++) {
+	tb->sums[k] = (uint64_t)Rb_BufGetInt(b);
+    }
+    tb->curStart = tb->curEnd = 0;
+}
+
+/*
+ * Rb_LogHistPut, Rb_LogHistGet --
+ *	Moments, zeros and the positive and negative buckets.
+ */
+void
+Rb_LogHistPut(Rb_Buf *b, const Rb_LogHist *h)
+{
+    Rb_MomentsPut(b, &h->moments);
+    Rb_BufPutInt(b, (int64_t)h->zeros);
+    Rb_TimeBinsPut(b, &h->bucket[0]);
+    Rb_TimeBinsPut(b, &h->bucket[1]);
+}
+
+void
+Rb_LogHistGet(Rb_Buf *b, Rb_LogHist *h)
+{
+    Rb_MomentsGet(b, &h->moments);
+    h->zeros = (uint64_t)Rb_BufGetInt(b);
+    Rb_TimeBinsGet(b, &h->bucket[0]);
+    Rb_TimeBinsGet(b, &h->bucket[1]);
+}
+
+/*
+ * Rb_KitPutKey, Rb_KitGetKey --
+ *	A key: the integer, or for a text field (schema given) the string
+ *	its id stands for, interned again on reading.
+ */
+void
+Rb_KitPutKey(Rb_Buf *b, const Rb_Schema *textSchema, int64_t key)
+{
+    if (textSchema != NULL) {
+	const char *s = Rb_SchemaString(textSchema, key);
+
+	Rb_BufPutString(b, s ? s : "", s ? strlen(s) : 0);
+    } else {
+	Rb_BufPutInt(b, key);
+    }
+}
+
+int64_t
+Rb_KitGetKey(Rb_Buf *b, Rb_Schema *textSchema)
+{
+    if (textSchema != NULL) {
+	size_t n;
+	const char *s = Rb_BufGetString(b, &n);
+
+	return s ? Rb_SchemaIntern(textSchema, s, n) : 0;
+    }
+    return Rb_BufGetInt(b);
+}
+
+/*
+ * Rb_KeyTablePut, Rb_KeyTableGet --
+ *	Every key and its value (as 64-bit words when the value size is a
+ *	multiple of 8, else as bytes).  Get adds to t, so it may be given
+ *	an empty table of the same value size.
+ */
+void
+Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
+{
+    uint64_t i;
+
+    Rb_BufPutInt(b, (int64_t)t->valSize);
+    Rb_BufPutInt(b, (int64_t)t->count);
+    for (i = 0; i < t->cap; i++) {
+	const unsigned char *v;
+
+	if (!t->used[i]) {
+	    continue;
+	}
+	Rb_KitPutKey(b, textSchema, t->keys[i]);
+	v = Rb_KeyTableValue(t, i);
+	if (t->valSize % 8 == 0) {
+	    Rb_KitPutCounters(b, v, (int)(t->valSize / 8));
+	} else {
+	    Rb_BufPutBytes(b, v, t->valSize);
+	}
+    }
+}
+
+void
+Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
+{
+    int64_t n, i;
+
+    if ((size_t)Rb_BufGetInt(b) != t->valSize) {
+	b->bad = 1;
+	return;
+    }
+    n = Rb_BufGetCount(b, 8);
+    for (i = 0; i < n && !b->bad; i++) {
+	int64_t key = Rb_KitGetKey(b, textSchema);
+	unsigned char *v = Rb_KeyTableFind(t, key, 1);
+
+	if (t->valSize % 8 == 0) {
+	    Rb_KitGetCounters(b, v, (int)(t->valSize / 8));
+	} else {
+	    const void *p = Rb_BufGetBytes(b, t->valSize);
+
+	    if (p) {
+		memcpy(v, p, t->valSize);
+	    }
+	}
+    }
+}
+
+/*
+ * Rb_DistinctPut, Rb_DistinctGet --
+ *	The exact set, or the sketch's registers.  Values of a text field
+ *	(textSchema given) travel as strings; their sketch hashes ids that
+ *	another process numbers differently, so it cannot travel.
+ * Results: Rb_DistinctPut: 1, or 0 for the sketch of a text field.
+ */
+int
+Rb_DistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
+	const Rb_Schema *textSchema)
+{
+    if (d->registers != NULL && textSchema != NULL) {
+	return 0;
+    }
+    Rb_BufPutInt(b, d->registers != NULL);
+    if (d->registers != NULL) {
+	Rb_BufPutBytes(b, d->registers, (size_t)1 << RB_HLL_BITS);
+    } else {
+	Rb_KeyTablePut(b, &d->exact, textSchema);
+    }
+    return 1;
+}
+
+void
+Rb_DistinctGet(Rb_Buf *b, Rb_DistinctSet *d, Rb_Schema *textSchema)
+{
+    if (Rb_BufGetInt(b)) {
+	const void *p = Rb_BufGetBytes(b, (size_t)1 << RB_HLL_BITS);
+
+	if (p) {
+	    Rb_KeyTableFree(&d->exact);
+	    d->registers = Rb_KitRealloc(d->registers,
+		    (size_t)1 << RB_HLL_BITS);
+	    memcpy(d->registers, p, (size_t)1 << RB_HLL_BITS);
+	}
+    } else {
+	Rb_KeyTableGet(b, &d->exact, textSchema);
+    }
+}
+
+/*
+ * Rb_BlockMapPut, Rb_BlockMapGet --
+ *	The devices of a block map in the order of their dense ids, and its
+ *	skipped count.  Get gives them the same ids in an emptied map, so
+ *	that the block keys that follow mean the same.
+ */
+void
+Rb_BlockMapPut(Rb_Buf *b, const Rb_BlockMap *m)
+{
+    int64_t *devices = Rb_BlockMapDevices(m);
+    uint64_t i;
+
+    Rb_BufPutInt(b, (int64_t)m->skipped);
+    Rb_BufPutInt(b, (int64_t)m->devices.count);
+    for (i = 0; i < m->devices.count; i++) {
+	Rb_BufPutInt(b, devices[i]);
+    }
+    free(devices);
+}
+
+void
+Rb_BlockMapGet(Rb_Buf *b, Rb_BlockMap *m)
+{
+    int64_t n, i, key;
+
+    m->skipped = (uint64_t)Rb_BufGetInt(b);
+    n = Rb_BufGetCount(b, 8);
+    for (i = 0; i < n; i++) {
+	Rb_BlockKey(m, Rb_BufGetInt(b), 0, &key);
+    }
+}
+
+/*
+ * Rb_TotalSerialize, Rb_TotalDeserialize --
+ *	serialize and deserialize hooks of the analyzers whose state begins
+ *	with an Rb_TotalState (Rate, Bandwidth, Dispersion, Hurst).
+ */
+int
+Rb_TotalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    Rb_TotalState *st = a->state;
+
+    Rb_BufPutInt(b, (int64_t)st->total);
+    Rb_TimeBinsPut(b, &st->bins);
+    return TCL_OK;
+}
+
+int
+Rb_TotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    Rb_TotalState *st = a->state;
+
+    st->total = (uint64_t)Rb_BufGetInt(b);
+    Rb_TimeBinsGet(b, &st->bins);
+    return TCL_OK;
+}

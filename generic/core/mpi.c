@@ -1,0 +1,570 @@
+/*
+ * mpi.c --
+ *
+ *	Split runs on Open MPI: "mpirun -np N rubicon config.tcl trace ..."
+ *	runs the same configuration on every rank.  Each rank reads a
+ *	contiguous, time-ordered share of the traces (whole files balanced
+ *	by size), then the ranks' partial Analyzer states are serialized and
+ *	reduced in rank order along a binomial tree to rank 0, which alone
+ *	ends the Analyzers, writes the Reporters and returns the summary.
+ *	The other ranks end their process once their state is sent.
+ *	Without mpirun, or with one rank, nothing here changes a run.
+ */
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "engine.h"
+#include "mpi.h"
+
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+#define MSG_VERSION 1
+#define MSG_TAG 1717
+
+static int mpiRank = 0, mpiSize = 1, mpiActive = 0;
+static int splitDone = 0;
+
+#ifdef HAVE_MPI
+/*
+ * FinalizeAtExit --
+ *	atexit handler: ends MPI once, so that mpirun sees a clean exit.
+ */
+static void
+FinalizeAtExit(void)
+{
+    int done = 0;
+
+    MPI_Finalized(&done);
+    if (!done) {
+	MPI_Finalize();
+    }
+}
+#endif
+
+/*
+ * RbMpiInit --
+ *	Joins the MPI job when the process was launched by mpirun (Open
+ *	MPI's environment says so); otherwise does nothing, so that a plain
+ *	run needs no MPI runtime.  Safe to call more than once.
+ * Results: none.
+ * Side effects: MPI_Init; on ranks other than 0, stdout goes to
+ *	/dev/null (only rank 0 writes results).
+ */
+void
+RbMpiInit(void)
+{
+#ifdef HAVE_MPI
+    static int tried = 0;
+    int done = 0, fd;
+
+    if (tried) {
+	return;
+    }
+    tried = 1;
+    if (getenv("OMPI_COMM_WORLD_SIZE") == NULL && getenv("PMIX_RANK") == NULL) {
+	return;
+    }
+    MPI_Initialized(&done);
+    if (!done && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+	return;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpiRank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpiSize);
+    mpiActive = 1;
+    atexit(FinalizeAtExit);
+    if (mpiRank != 0 && (fd = open("/dev/null", O_WRONLY)) >= 0) {
+	fflush(stdout);
+	dup2(fd, 1);
+	close(fd);
+    }
+#endif
+}
+
+int
+RbMpiRank(void)
+{
+    return mpiRank;
+}
+
+int
+RbMpiSize(void)
+{
+    return mpiSize;
+}
+
+/*
+ * RbMpiSplit --
+ *	Whether a run should be split over the ranks: MPI is active with more
+ *	than one rank, and no split run has happened yet in this process (the
+ *	other ranks end after the first; a later run is rank 0's alone).
+ */
+int
+RbMpiSplit(void)
+{
+    return mpiActive && mpiSize > 1 && !splitDone;
+}
+
+/*
+ * RbMpiShard --
+ *	The share of n trace files (in time order) that a rank reads: files
+ *	lo .. hi-1, contiguous, balanced by size.  A file goes to the rank
+ *	whose equal share of the total bytes holds the file's middle byte, so
+ *	ranks get files in order and a rank may get none.
+ * Results: *lo and *hi.
+ */
+void
+RbMpiShard(int n, const char *const *paths, int rank, int size, int *lo,
+	int *hi)
+{
+    uint64_t *sizes = Rb_Alloc((n + 1) * sizeof(uint64_t));
+    uint64_t total = 0, before = 0;
+    int i;
+
+    for (i = 0; i < n; i++) {
+	struct stat sb;
+
+	sizes[i] = stat(paths[i], &sb) == 0 && sb.st_size > 0
+		? (uint64_t)sb.st_size : 1;
+	total += sizes[i];
+    }
+    *lo = *hi = -1;
+    for (i = 0; i < n; i++) {
+	double mid = (double)before + (double)sizes[i] / 2.0;
+	int owner = (int)(mid * size / (double)total);
+
+	owner = owner >= size ? size - 1 : owner;
+	if (owner == rank) {
+	    if (*lo < 0) {
+		*lo = i;
+	    }
+	    *hi = i + 1;
+	}
+	before += sizes[i];
+    }
+    if (*lo < 0) {
+	*lo = *hi = 0;
+    }
+    free(sizes);
+}
+
+/*
+ * RbMpiCheckSplit --
+ *	Before reading: refuses a split run whose DAG holds something that
+ *	cannot be merged, so that no wrong answer is computed.  Every rank
+ *	evaluates the same configuration, so every rank refuses alike.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON SPLIT UNMERGEABLE naming the
+ *	object and its class.
+ */
+int
+RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
+	int nflows)
+{
+    Rb_Node *n;
+    int i, j;
+
+    for (i = 0; i < nflows; i++) {
+	for (j = 0; j < flows[i]->nanalyzers; j++) {
+	    Rb_Analyzer *a = flows[i]->analyzers[j];
+	    const Rb_AnalyzerClass *c = a->cls;
+
+	    if (!c->mergeable || !c->merge || !c->serialize
+		    || !c->deserialize) {
+		return Rb_SetInterpError(interp, "RUBICON SPLIT UNMERGEABLE",
+			"%s: class %s cannot merge partial results, so a run "
+			"split over %d processes would be wrong; run it in "
+			"one process (mpirun -np 1, or without mpirun)",
+			a->cmdName ? a->cmdName : c->name, c->name, mpiSize);
+	    }
+	}
+    }
+    for (n = eng->nodes; n; n = n->nextNode) {
+	const char *why = NULL, *cls = "";
+
+	if (n->visitMark != 3) {
+	    continue;		/* not reachable from the head */
+	}
+	if (n->kind == NODE_SINK) {
+	    why = "each process would write its own share";
+	    cls = n->sinkClass->name;
+	} else if (n->kind == NODE_TRANSFORMER && n->xf->cls->flush) {
+	    why = "it holds records back across a shard boundary";
+	    cls = n->xf->cls->name;
+	} else if (n->kind == NODE_TRANSFORMER
+		&& strcmp(n->xf->cls->name, "SampleTransformer") == 0
+		&& Rb_OptionsCget(interp, n->xf->cls->options, n->xf->state,
+		Tcl_NewStringObj("-key", -1)) == TCL_OK
+		&& *Tcl_GetStringResult(interp) == '\0') {
+	    why = "without -key it counts every record before its own";
+	    cls = n->xf->cls->name;
+	}
+	Tcl_ResetResult(interp);
+	if (why) {
+	    return Rb_SetInterpError(interp, "RUBICON SPLIT UNMERGEABLE",
+		    "%s: a %s cannot be split over %d processes: %s; run it "
+		    "in one process (mpirun -np 1, or without mpirun)",
+		    n->cmdName ? n->cmdName : cls, cls, mpiSize, why);
+	}
+    }
+    return TCL_OK;
+}
+
+#ifdef HAVE_MPI
+/*
+ * PutObj, GetObj --
+ *	A Tcl value as its string.
+ */
+static void
+PutObj(Rb_Buf *b, Tcl_Obj *obj)
+{
+    int len;
+    const char *s = Tcl_GetStringFromObj(obj, &len);
+
+    Rb_BufPutString(b, s, (size_t)len);
+}
+
+static Tcl_Obj *
+GetObj(Rb_Buf *b)
+{
+    size_t len;
+    const char *s = Rb_BufGetString(b, &len);
+
+    return Tcl_NewStringObj(s ? s : "", s ? (int)len : 0);
+}
+
+/*
+ * Serialize --
+ *	A rank's message: format version, its failure (if any), the run
+ *	counts, the files it read, each Flow's record count and each
+ *	Analyzer's state (class name, then the class's bytes), Flows and
+ *	Analyzers in DAG order, the same on every rank.
+ * Results: TCL_OK, or TCL_ERROR with the analyzer's error in interp.
+ */
+static int
+Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
+	const Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj *errResult,
+	Tcl_Obj *errOptions, Rb_Buf *b)
+{
+    int i, j;
+
+    Rb_BufPutInt(b, MSG_VERSION);
+    Rb_BufPutInt(b, errResult != NULL);
+    if (errResult) {
+	PutObj(b, errResult);
+	PutObj(b, errOptions);
+    }
+    Rb_BufPutInt(b, (int64_t)run->records);
+    Rb_BufPutInt(b, (int64_t)run->skipped);
+    Rb_BufPutInt(b, run->firstTime);
+    Rb_BufPutInt(b, run->lastTime);
+    Rb_BufPutInt(b, run->partial);
+    PutObj(b, run->skipCounts);
+    PutObj(b, files);
+    Rb_BufPutInt(b, nflows);
+    for (i = 0; i < nflows; i++) {
+	Rb_BufPutInt(b, (int64_t)flows[i]->recordCount);
+	Rb_BufPutInt(b, flows[i]->nanalyzers);
+	for (j = 0; j < flows[i]->nanalyzers; j++) {
+	    Rb_Analyzer *a = flows[i]->analyzers[j];
+	    size_t lenAt;
+	    int64_t len;
+	    int k;
+
+	    Rb_BufPutString(b, a->cls->name, strlen(a->cls->name));
+	    lenAt = b->len;
+	    Rb_BufPutInt(b, 0);
+	    if (a->cls->serialize(a, run, b) != TCL_OK) {
+		return Rb_AnalyzerTakeError(interp, a) == TCL_OK
+			? Rb_SetInterpError(interp, "RUBICON MERGE SERIALIZE",
+			"%s: cannot serialize its state", a->cmdName)
+			: TCL_ERROR;
+	    }
+	    if (b->bad) {
+		return Rb_SetInterpError(interp, "RUBICON MERGE SERIALIZE",
+			"out of memory serializing %s", a->cmdName);
+	    }
+	    len = (int64_t)(b->len - lenAt - 8);
+	    for (k = 0; k < 8; k++) {
+		b->data[lenAt + k] = (unsigned char)((uint64_t)len >> (8 * k));
+	    }
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * CloneAnalyzer --
+ *	A fresh instance of a's class with a's options, started on run:
+ *	what a shard's state is deserialized into before it is merged.
+ * Results: the instance, or NULL with an error in interp.
+ */
+static Rb_Analyzer *
+CloneAnalyzer(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    Tcl_Obj *opts = Rb_OptionsList(a->cls->options, a->state), **ov;
+    Rb_Analyzer *c;
+    int oc;
+
+    Tcl_IncrRefCount(opts);
+    Tcl_ListObjGetElements(NULL, opts, &oc, &ov);
+    c = Rb_AnalyzerCreate(interp, a->cls, oc, ov);
+    Tcl_DecrRefCount(opts);
+    if (c == NULL) {
+	return NULL;
+    }
+    c->cmdName = Rb_Strdup(a->cmdName ? a->cmdName : a->cls->name);
+    if (Rb_AnalyzerStartAll(interp, c, run) != TCL_OK) {
+	Rb_AnalyzerDelete(c);
+	return NULL;
+    }
+    return c;
+}
+
+/*
+ * MergeMessage --
+ *	Merges a later shard's message (from rank `from`) into this rank's
+ *	state: counts and times into run, its files after ours, each
+ *	Analyzer's state through deserialize and merge.  A failure the shard
+ *	reported is kept in *errResult (the earliest rank's wins).
+ * Results: TCL_OK, or TCL_ERROR (a merge that failed) with the error in
+ *	interp.
+ */
+static int
+MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
+	Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
+	Tcl_Obj **errOptions, Rb_Buf *b, int from)
+{
+    int i, j, nf;
+    int64_t first, last;
+    Tcl_Obj *counts, *theirFiles;
+
+    if (Rb_BufGetInt(b) != MSG_VERSION) {
+	return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
+		"rank %d sent partial results of another format version "
+		"(mixed rubicon builds?)", from);
+    }
+    if (Rb_BufGetInt(b)) {
+	Tcl_Obj *r = GetObj(b), *o = GetObj(b);
+
+	if (*errResult == NULL) {
+	    *errResult = r;
+	    *errOptions = o;
+	    Tcl_IncrRefCount(r);
+	    Tcl_IncrRefCount(o);
+	} else {
+	    Tcl_DecrRefCount(Tcl_NewListObj(2, (Tcl_Obj *[]){r, o}));
+	}
+    }
+    run->records += (uint64_t)Rb_BufGetInt(b);
+    run->skipped += (uint64_t)Rb_BufGetInt(b);
+    first = Rb_BufGetInt(b);
+    last = Rb_BufGetInt(b);
+    run->firstTime = first < run->firstTime ? first : run->firstTime;
+    run->lastTime = last > run->lastTime ? last : run->lastTime;
+    run->partial |= (int)Rb_BufGetInt(b);
+    counts = GetObj(b);
+    RbMergeSkipCounts(run, counts);
+    Tcl_DecrRefCount(Tcl_NewListObj(1, &counts));
+    theirFiles = GetObj(b);
+    Tcl_IncrRefCount(theirFiles);
+    Tcl_ListObjAppendList(NULL, files, theirFiles);
+    Tcl_DecrRefCount(theirFiles);
+    nf = (int)Rb_BufGetInt(b);
+    if (nf != nflows) {
+	return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
+		"rank %d has %d Flows, rank 0 has %d: every rank must build "
+		"the same DAG", from, nf, nflows);
+    }
+    for (i = 0; i < nflows && !b->bad; i++) {
+	flows[i]->recordCount += (uint64_t)Rb_BufGetInt(b);
+	if (Rb_BufGetInt(b) != flows[i]->nanalyzers) {
+	    return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
+		    "rank %d has another number of Analyzers in Flow %s: "
+		    "every rank must build the same DAG", from,
+		    flows[i]->name);
+	}
+	for (j = 0; j < flows[i]->nanalyzers; j++) {
+	    Rb_Analyzer *a = flows[i]->analyzers[j], *c;
+	    size_t nameLen, len;
+	    const char *name = Rb_BufGetString(b, &nameLen);
+	    Rb_Buf part;
+	    int rc;
+
+	    len = (size_t)Rb_BufGetCount(b, 1);
+	    if (b->bad || nameLen != strlen(a->cls->name)
+		    || memcmp(name, a->cls->name, nameLen) != 0) {
+		return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
+			"rank %d sent no state of class %s for %s: every "
+			"rank must build the same DAG", from, a->cls->name,
+			a->cmdName);
+	    }
+	    memset(&part, 0, sizeof(part));
+	    part.data = (unsigned char *)Rb_BufGetBytes(b, len);
+	    part.len = len;
+	    if ((c = CloneAnalyzer(interp, a, run)) == NULL) {
+		return TCL_ERROR;
+	    }
+	    rc = a->cls->deserialize(c, run, &part);
+	    if (rc == TCL_OK && (part.bad || part.pos != part.len)) {
+		Rb_AnalyzerError(c, "RUBICON MERGE MISMATCH",
+			"state from rank %d is %s", from, part.bad
+			? "truncated" : "longer than its class reads");
+		rc = TCL_ERROR;
+	    }
+	    if (rc != TCL_OK) {
+		Rb_AnalyzerTakeError(interp, c);
+		Rb_AnalyzerDelete(c);
+		return TCL_ERROR;
+	    }
+	    rc = a->cls->merge(a, c);
+	    Rb_AnalyzerDelete(c);
+	    if (rc != TCL_OK || Rb_AnalyzerTakeError(interp, a) != TCL_OK) {
+		if (rc != TCL_OK && Rb_AnalyzerTakeError(interp, a) == TCL_OK) {
+		    Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
+			    "%s: cannot merge the state of rank %d",
+			    a->cmdName, from);
+		}
+		return TCL_ERROR;
+	    }
+	}
+    }
+    if (b->bad) {
+	return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
+		"partial results from rank %d are truncated", from);
+    }
+    return TCL_OK;
+}
+#endif
+
+/*
+ * RbMpiReduce --
+ *	After a rank has read its shard: reduces every rank's partial state
+ *	in rank order to rank 0 along a binomial tree (O(log N) steps: at
+ *	step s a rank that is a multiple of 2s receives from rank + s, whose
+ *	records follow its own, and merges).  On rank 0 the run, files and
+ *	Analyzers then hold the whole; a failure of any rank is in
+ *	*errResult, *errOptions (naming the rank).  A rank other than 0
+ *	sends its state and ends its process.
+ * Results: TCL_OK, or TCL_ERROR when a merge fails (error in interp).
+ */
+int
+RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
+	Tcl_Obj *files, Tcl_Obj **errResult, Tcl_Obj **errOptions)
+{
+#ifdef HAVE_MPI
+    int step, rc = TCL_OK;
+    Rb_Buf b;
+
+    splitDone = 1;
+    if (*errResult != NULL && mpiRank != 0) {
+	/* Name the rank in the message the user will see. */
+	Tcl_Obj *named = Tcl_ObjPrintf("rank %d: %s", mpiRank,
+		Tcl_GetString(*errResult));
+
+	Tcl_DecrRefCount(*errResult);
+	*errResult = named;
+	Tcl_IncrRefCount(named);
+    }
+    for (step = 1; step < mpiSize; step *= 2) {
+	if (mpiRank % (2 * step) == 0) {
+	    MPI_Status status;
+	    int count, from = mpiRank + step;
+
+	    if (from >= mpiSize) {
+		continue;
+	    }
+	    MPI_Probe(from, MSG_TAG, MPI_COMM_WORLD, &status);
+	    MPI_Get_count(&status, MPI_BYTE, &count);
+	    memset(&b, 0, sizeof(b));
+	    b.data = Rb_Alloc(count > 0 ? count : 1);
+	    b.len = b.cap = (size_t)count;
+	    MPI_Recv(b.data, count, MPI_BYTE, from, MSG_TAG, MPI_COMM_WORLD,
+		    MPI_STATUS_IGNORE);
+	    if (rc == TCL_OK) {
+		rc = MergeMessage(interp, flows, nflows, run, files, errResult,
+			errOptions, &b, from);
+		if (rc != TCL_OK) {
+		    /* Pass the merge failure on as this rank's own. */
+		    if (*errResult) {
+			Tcl_DecrRefCount(*errResult);
+			Tcl_DecrRefCount(*errOptions);
+		    }
+		    *errResult = Tcl_GetObjResult(interp);
+		    *errOptions = Tcl_GetReturnOptions(interp, TCL_ERROR);
+		    Tcl_IncrRefCount(*errResult);
+		    Tcl_IncrRefCount(*errOptions);
+		}
+	    }
+	    Rb_BufFree(&b);
+	} else {
+	    memset(&b, 0, sizeof(b));
+	    if (Serialize(interp, flows, nflows, run, files, *errResult,
+		    *errOptions, &b) != TCL_OK) {
+		Tcl_Obj *r = Tcl_ObjPrintf("rank %d: %s", mpiRank,
+			Tcl_GetStringResult(interp));
+		Tcl_Obj *o = Tcl_GetReturnOptions(interp, TCL_ERROR);
+
+		Rb_BufFree(&b);
+		Serialize(interp, NULL, 0, run, files, r, o, &b);
+		Tcl_DecrRefCount(Tcl_NewListObj(2, (Tcl_Obj *[]){r, o}));
+	    }
+	    MPI_Send(b.data, (int)b.len, MPI_BYTE, mpiRank - step, MSG_TAG,
+		    MPI_COMM_WORLD);
+	    Rb_BufFree(&b);
+	    break;
+	}
+    }
+    if (mpiRank != 0) {
+	RbMpiWorkerExit(0);
+    }
+    return rc;
+#else
+    return TCL_OK;
+#endif
+}
+
+/*
+ * RbMpiWorkerExit --
+ *	Ends a rank other than 0 after its part of a split run: it writes
+ *	nothing, and rank 0 reports for the whole run.
+ */
+void
+RbMpiWorkerExit(int status)
+{
+    fflush(stdout);
+    fflush(stderr);
+    exit(status);
+}
+
+/*
+ * MpiCmd --
+ *	rubicon::mpi rank|size: this process's rank (0 without mpirun) and
+ *	the number of processes of the run (1 without mpirun).
+ */
+static int
+MpiCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const subs[] = {"rank", "size", NULL};
+    int idx;
+
+    if (objc != 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "rank|size");
+	return TCL_ERROR;
+    }
+    if (Tcl_GetIndexFromObj(interp, objv[1], subs, "subcommand", 0, &idx)
+	    != TCL_OK) {
+	return TCL_ERROR;
+    }
+    Tcl_SetObjResult(interp, Tcl_NewIntObj(idx == 0 ? mpiRank : mpiSize));
+    return TCL_OK;
+}
+
+int
+RbMpiInitCmds(Tcl_Interp *interp)
+{
+    RbMpiInit();
+    Tcl_CreateObjCommand(interp, "::rubicon::mpi", MpiCmd, NULL, NULL);
+    return TCL_OK;
+}

@@ -538,10 +538,12 @@ ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
     if (r == NULL) {
 	return TCL_ERROR;
     }
-    if (attrList != NULL && r->nattrs == 0
-	    && SetAttrList(interp, r, attrList) != TCL_OK) {
-	Rb_ReporterDelete(r);
-	return TCL_ERROR;
+    if (attrList != NULL && r->attrList == NULL) {
+	/* The paper's second argument, as -attributes (already checked to
+	 * be a list by CheckAttrNames). */
+	r->attrList = attrList;
+	Tcl_IncrRefCount(attrList);
+	SetAttrList(r);
     }
     r->token = Rb_EngineNewObject(interp, cls->name, ReporterObjCmd, r,
 	    ReporterDeleteProc, &r->cmdName);

@@ -164,6 +164,13 @@ Tcl_Obj *	RbNodesUnreached(Rb_Engine *eng);
 Rb_Node *	Rb_NodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls,
 		    void *data);
 
+/* The Filters under a Mux compiled together (muxTable.c). */
+MuxTable *	RbMuxTableBuild(Rb_Node *mux, const Rb_Schema *schema);
+void		RbMuxTableFree(MuxTable *t);
+uint64_t	RbMuxTableFields(const MuxTable *t);
+void		RbMuxDispatch(Rb_Node *mux, const Rb_Batch *b,
+		    const uint32_t *sel, int nsel);
+
 /* Flows (flow.c). */
 int		Rb_FlowInitCmds(Tcl_Interp *interp);
 void		Rb_FlowClearAttrs(Rb_Flow *flow);

@@ -1,38 +1,13 @@
 /*
  * node.c --
  *
- *	The DAG: Filter, Mux, Transformer and sink nodes, the head, pushing
- *	batches with selection vectors, and the Mux dispatch table that makes
- *	N equality Filters on one field cost about what one does.
+ *	The DAG: Filter, Mux, Transformer, sink and Analyzer nodes, the head,
+ *	and pushing batches with selection vectors (a Mux with a dispatch
+ *	table hands them to muxTable.c).
  */
 
 #include <string.h>
 #include "engine.h"
-
-/*
- * A Mux whose children include equality Filters on one integer field
- * looks each record's value up once in an open-addressing table and
- * appends the record to the selection of every Filter child it matches.
- */
-#define MUX_SCAN_MAX 8	/* Up to this many keys a Mux compares, no lookup. */
-
-struct MuxTable {
-    int field;
-    int64_t directMin;		/* keys in [directMin, directMin + directLen) */
-    int64_t directLen;		/* 0: no direct table, hash only */
-    int *direct;		/* key - directMin -> first entry, -1 none */
-    int nslots;			/* power of two */
-    int64_t *keys;
-    int *first;			/* first entry index per slot, -1 empty */
-    int nentries;
-    int *entryChild;		/* child index of entry */
-    int *entryNext;		/* next entry with the same key, -1 end */
-    int64_t *entryKey;		/* key of entry */
-    int nchildren;
-    int *isDispatched;		/* per child: handled by the table */
-    uint32_t **childSel;	/* per child selection buffer */
-    int *childN;
-};
 
 Rb_Node *
 Rb_NodeCreate(Rb_Engine *eng, NodeKind kind)
@@ -44,29 +19,6 @@ Rb_NodeCreate(Rb_Engine *eng, NodeKind kind)
     n->nextNode = eng->nodes;
     eng->nodes = n;
     return n;
-}
-
-static void
-MuxTableFree(MuxTable *t)
-{
-    int i;
-
-    if (t == NULL) {
-	return;
-    }
-    for (i = 0; i < t->nchildren; i++) {
-	free(t->childSel[i]);
-    }
-    free(t->childSel);
-    free(t->childN);
-    free(t->isDispatched);
-    free(t->direct);
-    free(t->keys);
-    free(t->first);
-    free(t->entryChild);
-    free(t->entryNext);
-    free(t->entryKey);
-    free(t);
 }
 
 /*
@@ -123,7 +75,7 @@ Rb_NodeFree(Rb_Node *n)
 	n->sinkClass->free(n->sinkData);
     }
     Rb_BatchFree(n->out);
-    MuxTableFree(n->table);
+    RbMuxTableFree(n->table);
     free(n->expr);
     free(n->schemaSpec);
     free(n->sel);
@@ -391,131 +343,6 @@ CompileNamed(Tcl_Interp *interp, Rb_Node *n)
 }
 
 /*
- * BuildDirect --
- *	When the table's keys span a small range (device numbers 0..N, store
- *	numbers), also index entries by key - min in a plain array: a lookup
- *	is then one subtraction and one load instead of a hash probe.
- */
-static void
-BuildDirect(MuxTable *t)
-{
-    int64_t lo = INT64_MAX, hi = INT64_MIN, k;
-    int slot;
-
-    for (slot = 0; slot < t->nslots; slot++) {
-	if (t->first[slot] >= 0) {
-	    lo = t->keys[slot] < lo ? t->keys[slot] : lo;
-	    hi = t->keys[slot] > hi ? t->keys[slot] : hi;
-	}
-    }
-    if (lo > hi || hi - lo >= 65536 || hi - lo < 0) {
-	return;
-    }
-    t->directMin = lo;
-    t->directLen = hi - lo + 1;
-    t->direct = Rb_Alloc(t->directLen * sizeof(int));
-    for (k = 0; k < t->directLen; k++) {
-	t->direct[k] = -1;
-    }
-    for (slot = 0; slot < t->nslots; slot++) {
-	if (t->first[slot] >= 0) {
-	    t->direct[t->keys[slot] - lo] = t->first[slot];
-	}
-    }
-}
-
-/*
- * BuildMuxTable --
- *	Builds the dispatch table of a Mux whose children include two or more
- *	equality Filters on the same field (the most frequent such field).
- */
-static void
-BuildMuxTable(Rb_Node *mux)
-{
-    MuxTable *t;
-    int i, field, best = -1, bestCount = 0, count, f;
-    int64_t v;
-
-    MuxTableFree(mux->table);
-    mux->table = NULL;
-    for (i = 0; i < mux->nchildren; i++) {
-	Rb_Node *c = mux->children[i];
-
-	if (c->kind != NODE_FILTER || !Rb_FilterIsEquality(c->prog, &field,
-		&v) || field == best) {
-	    continue;
-	}
-	for (count = 0, f = 0; f < mux->nchildren; f++) {
-	    int ff;
-	    int64_t vv;
-
-	    if (mux->children[f]->kind == NODE_FILTER
-		    && Rb_FilterIsEquality(mux->children[f]->prog, &ff, &vv)
-		    && ff == field) {
-		count++;
-	    }
-	}
-	if (count > bestCount) {
-	    bestCount = count;
-	    best = field;
-	}
-    }
-    if (bestCount < 2) {
-	return;
-    }
-    t = Rb_Alloc(sizeof(*t));
-    t->field = best;
-    for (t->nslots = 16; t->nslots < 2 * bestCount; t->nslots *= 2) {
-    }
-    t->keys = Rb_Alloc(t->nslots * sizeof(int64_t));
-    t->first = Rb_Alloc(t->nslots * sizeof(int));
-    for (i = 0; i < t->nslots; i++) {
-	t->first[i] = -1;
-    }
-    t->nchildren = mux->nchildren;
-    t->entryChild = Rb_Alloc(mux->nchildren * sizeof(int));
-    t->entryNext = Rb_Alloc(mux->nchildren * sizeof(int));
-    t->entryKey = Rb_Alloc(mux->nchildren * sizeof(int64_t));
-    t->isDispatched = Rb_Alloc(mux->nchildren * sizeof(int));
-    t->childSel = Rb_Alloc(mux->nchildren * sizeof(uint32_t *));
-    t->childN = Rb_Alloc(mux->nchildren * sizeof(int));
-    for (i = 0; i < mux->nchildren; i++) {
-	Rb_Node *c = mux->children[i];
-	uint64_t h;
-	int slot, e;
-
-	if (c->kind != NODE_FILTER || !Rb_FilterIsEquality(c->prog, &field,
-		&v) || field != best) {
-	    continue;
-	}
-	t->isDispatched[i] = 1;
-	t->childSel[i] = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
-	h = (uint64_t)v * 0x9E3779B97F4A7C15ULL;
-	slot = (int)(h >> 32) & (t->nslots - 1);
-	while (t->first[slot] >= 0 && t->keys[slot] != v) {
-	    slot = (slot + 1) & (t->nslots - 1);
-	}
-	e = t->nentries++;
-	t->entryChild[e] = i;
-	t->entryNext[e] = -1;
-	t->entryKey[e] = v;
-	if (t->first[slot] < 0) {
-	    t->keys[slot] = v;
-	    t->first[slot] = e;
-	} else {
-	    int last = t->first[slot];
-
-	    while (t->entryNext[last] >= 0) {
-		last = t->entryNext[last];
-	    }
-	    t->entryNext[last] = e;
-	}
-    }
-    BuildDirect(t);
-    mux->table = t;
-}
-
-/*
  * Rb_NodeStart --
  *	Prepares n and everything below it for a run: filters are compiled
  *	against the run's schema, Mux tables built, transformers, sinks and
@@ -590,7 +417,8 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 	}
     }
     if (n->kind == NODE_MUX) {
-	BuildMuxTable(n);
+	RbMuxTableFree(n->table);
+	n->table = RbMuxTableBuild(n, run->schema);
     }
     return TCL_OK;
 }
@@ -620,7 +448,7 @@ Rb_NodeFields(Rb_Node *n)
 	break;
     case NODE_MUX:
 	if (n->table) {
-	    fields = RB_FIELD_BIT(n->table->field);
+	    fields = RbMuxTableFields(n->table);
 	}
 	break;
     case NODE_FLOW:
@@ -639,80 +467,6 @@ Rb_NodeFields(Rb_Node *n)
 	fields |= Rb_NodeFields(n->children[i]);
     }
     return fields;
-}
-
-/*
- * MuxDispatch --
- *	Pushes a batch through a Mux with a dispatch table: one lookup per
- *	record fills each equality child's selection; dispatched Filters'
- *	children get the records directly (the Filter itself is known to
- *	hold); other children get the whole input.  With only a few keys,
- *	a branch-free compare per key and record beats the lookup, whose
- *	branches the records' keys, in no order, keep mispredicting.
- */
-static void
-MuxDispatch(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel, int nsel)
-{
-    MuxTable *t = mux->table;
-    const int64_t *col = b->col[t->field];
-    int k, i, c, e, mask = t->nslots - 1;
-
-    for (c = 0; c < t->nchildren; c++) {
-	t->childN[c] = 0;
-    }
-    if (t->nentries <= MUX_SCAN_MAX) {
-	for (e = 0; e < t->nentries; e++) {
-	    uint32_t *out = t->childSel[t->entryChild[e]];
-	    int64_t key = t->entryKey[e];
-	    int m = 0;
-
-	    for (k = 0; k < nsel; k++) {
-		out[m] = sel[k];
-		m += col[sel[k]] == key;
-	    }
-	    t->childN[t->entryChild[e]] = m;
-	}
-    } else if (t->direct) {
-	for (k = 0; k < nsel; k++) {
-	    uint32_t r = sel[k];
-	    uint64_t off = (uint64_t)(col[r] - (uint64_t)t->directMin);
-
-	    if (off < (uint64_t)t->directLen) {
-		for (e = t->direct[off]; e >= 0; e = t->entryNext[e]) {
-		    c = t->entryChild[e];
-		    t->childSel[c][t->childN[c]++] = r;
-		}
-	    }
-	}
-    } else for (k = 0; k < nsel; k++) {
-	uint32_t r = sel[k];
-	int64_t v = col[r];
-	uint64_t h = (uint64_t)v * 0x9E3779B97F4A7C15ULL;
-	int slot = (int)(h >> 32) & mask;
-
-	while (t->first[slot] >= 0) {
-	    if (t->keys[slot] == v) {
-		for (e = t->first[slot]; e >= 0; e = t->entryNext[e]) {
-		    c = t->entryChild[e];
-		    t->childSel[c][t->childN[c]++] = r;
-		}
-		break;
-	    }
-	    slot = (slot + 1) & mask;
-	}
-    }
-    for (c = 0; c < t->nchildren; c++) {
-	Rb_Node *child = mux->children[c];
-
-	if (!t->isDispatched[c]) {
-	    Rb_NodePush(child, b, sel, nsel);
-	} else if (t->childN[c] > 0) {
-	    for (i = 0; i < child->nchildren; i++) {
-		Rb_NodePush(child->children[i], b, t->childSel[c],
-			t->childN[c]);
-	    }
-	}
-    }
 }
 
 /*
@@ -742,7 +496,7 @@ Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	return;
     case NODE_MUX:
 	if (n->table) {
-	    MuxDispatch(n, b, sel, nsel);
+	    RbMuxDispatch(n, b, sel, nsel);
 	    return;
 	}
 	for (i = 0; i < n->nchildren; i++) {

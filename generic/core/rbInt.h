@@ -39,6 +39,11 @@ void *		Rb_Realloc(void *p, size_t n);
 /* The fields a compiled filter reads (filter.c). */
 uint64_t	Rb_FilterFields(const Rb_FilterProg *p);
 void		Rb_FilterSetTimeBase(Rb_FilterProg *p, int64_t base);
+int		RbFilterKeyOn(const Rb_FilterProg *p, int field, int64_t *lo,
+		    int64_t *hi, int *residual);
+int		RbFilterSelectResidual(const Rb_FilterProg *p, int field,
+		    const Rb_Batch *b, const uint32_t *in, int nIn,
+		    uint32_t *out);
 
 /* Options (options.c). */
 int		Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts,

@@ -890,6 +890,87 @@ AssignLevels(FNode *n, int depth)
 }
 
 /*
+ * RangeOf --
+ *	Whether n is a plain test lo <= field <= hi of an integer field (not
+ *	negated, no time constant), giving its bounds.
+ */
+static int
+RangeOf(const FNode *n, int64_t *lo, int64_t *hi)
+{
+    if (n->neg || n->relTime) {
+	return 0;
+    }
+    switch (n->kind) {
+    case FN_INT_EQ:
+	*lo = *hi = n->lo;
+	return 1;
+    case FN_INT_RANGE:
+	*lo = n->lo;
+	*hi = n->hi;
+	return 1;
+    case FN_INT_GE:
+	*lo = n->lo;
+	*hi = INT64_MAX;
+	return 1;
+    default:
+	return 0;
+    }
+}
+
+/*
+ * FoldRanges --
+ *	Merges the range tests on one field under each and into one
+ *	("x >= lo and x < hi" is one test lo <= x <= hi - 1), so that a
+ *	per-store Filter is a single range a Mux can index, and a record
+ *	costs one test instead of two.  An empty intersection makes the and
+ *	false.
+ * Results: the node to use in n's place.
+ */
+static FNode *
+FoldRanges(Parser *ps, FNode *n)
+{
+    int i, j, k;
+
+    if (n->kind != FN_AND && n->kind != FN_OR) {
+	return n;
+    }
+    for (i = 0; i < n->nkids; i++) {
+	n->kids[i] = FoldRanges(ps, n->kids[i]);
+    }
+    if (n->kind != FN_AND) {
+	return n;
+    }
+    for (i = 0; i < n->nkids; i++) {
+	int64_t lo, hi, lo2, hi2;
+
+	if (!RangeOf(n->kids[i], &lo, &hi)) {
+	    continue;
+	}
+	for (j = i + 1; j < n->nkids; j++) {
+	    if (n->kids[j]->field != n->kids[i]->field
+		    || !RangeOf(n->kids[j], &lo2, &hi2)) {
+		continue;
+	    }
+	    lo = lo2 > lo ? lo2 : lo;
+	    hi = hi2 < hi ? hi2 : hi;
+	    for (k = j; k + 1 < n->nkids; k++) {
+		n->kids[k] = n->kids[k + 1];
+	    }
+	    n->nkids--;
+	    j--;
+	}
+	if (lo > hi) {
+	    return ConstNode(ps, 0, 0);
+	}
+	n->kids[i]->kind = lo == hi ? FN_INT_EQ
+		: hi == INT64_MAX ? FN_INT_GE : FN_INT_RANGE;
+	n->kids[i]->lo = lo;
+	n->kids[i]->hi = hi;
+    }
+    return n->nkids == 1 ? n->kids[0] : n;
+}
+
+/*
  * Rb_FilterCompile --
  *	Compiles a filter expression against a schema.  String literals
  *	are interned in the schema, which the program retains.
@@ -927,6 +1008,7 @@ Rb_FilterCompile(Rb_Schema *schema, const char *expr, Rb_Error *err)
 		: "\"and\", \"or\" or end of expression");
 	goto fail;
     }
+    p->root = FoldRanges(&ps, p->root);
     p->nlevels = AssignLevels(p->root, 0);
     if (p->nlevels > 0) {
 	p->scratch = Rb_Alloc((size_t)p->nlevels * 2 * RB_BATCH_SIZE
@@ -1067,3 +1149,89 @@ Rb_FilterSetTimeBase(Rb_FilterProg *p, int64_t base)
 	n->hi = n->rhi == INT64_MAX ? n->rhi : AddSat(n->rhi, base);
     }
 }
+
+/*
+ * KeyLeaf --
+ *	Whether n is a leaf a Mux can dispatch on: a test lo <= field <= hi
+ *	of an integer field, not negated, without time constants (those
+ *	move with the trace's start).
+ */
+static int
+KeyLeaf(const Rb_FilterProg *p, const FNode *n, int field, int64_t *lo,
+	int64_t *hi)
+{
+    if (n->neg || n->relTime || n->field != field
+	    || p->schema->fields[field].type != RB_FT_INT) {
+	return 0;
+    }
+    switch (n->kind) {
+    case FN_INT_EQ:
+	*lo = *hi = n->lo;
+	return 1;
+    case FN_INT_RANGE:
+	*lo = n->lo;
+	*hi = n->hi;
+	return 1;
+    case FN_INT_GE:
+	*lo = n->lo;
+	*hi = INT64_MAX;
+	return 1;
+    default:
+	return 0;
+    }
+}
+
+/*
+ * RbFilterKeyOn --
+ *	Whether the program is "lo <= field <= hi", or the and of such a test
+ *	with other terms (its residual), so that a Mux can find the records
+ *	it may pass by one lookup on field and then run only the residual.
+ * Results: 1 with *lo, *hi and *residual (1 when other terms remain)
+ *	set, else 0.
+ */
+int
+RbFilterKeyOn(const Rb_FilterProg *p, int field, int64_t *lo, int64_t *hi,
+	int *residual)
+{
+    const FNode *n = p->root;
+    int i;
+
+    if (KeyLeaf(p, n, field, lo, hi)) {
+	*residual = 0;
+	return 1;
+    }
+    if (n->kind != FN_AND) {
+	return 0;
+    }
+    for (i = 0; i < n->nkids; i++) {
+	if (KeyLeaf(p, n->kids[i], field, lo, hi)) {
+	    *residual = 1;
+	    return 1;
+	}
+    }
+    return 0;
+}
+
+/*
+ * RbFilterSelectResidual --
+ *	Runs the residual of a program whose key (RbFilterKeyOn on field)
+ *	the caller has already applied: every term of its root and but the
+ *	first key leaf on field.
+ * Results: the count of the members of in written to out.
+ */
+int
+RbFilterSelectResidual(const Rb_FilterProg *p, int field, const Rb_Batch *b,
+	const uint32_t *in, int nIn, uint32_t *out)
+{
+    const FNode *n = p->root;
+    int64_t lo, hi;
+    int i, skip = -1;
+
+    for (i = 0; i < n->nkids && skip < 0; i++) {
+	if (KeyLeaf(p, n->kids[i], field, &lo, &hi)) {
+	    skip = i;
+	}
+    }
+    return RbFilterEvalAndExcept(p, n, skip, b, in, nIn, out);
+}
+

@@ -214,6 +214,38 @@ EvalAnd(const Rb_FilterProg *p, const FNode *n, const Rb_Batch *b,
 }
 
 /*
+ * RbFilterEvalAndExcept --
+ *	Runs the children of and node n but child skip on in, as EvalAnd
+ *	does (skip -1: all of them).
+ * Results: the count written to out.
+ */
+int
+RbFilterEvalAndExcept(const Rb_FilterProg *p, const FNode *n, int skip,
+	const Rb_Batch *b, const uint32_t *in, int nIn, uint32_t *out)
+{
+    const uint32_t *cur = in;
+    int j, last = n->nkids - 1, done = 0, nCur = nIn;
+
+    if (last == skip) {
+	last--;
+    }
+    for (j = 0; j <= last && nCur > 0; j++) {
+	uint32_t *dst;
+
+	if (j == skip) {
+	    continue;
+	}
+	dst = j == last ? out : Scratch(p, n, done++ & 1);
+	nCur = RbFilterEval(p, n->kids[j], b, cur, nCur, dst);
+	cur = dst;
+    }
+    if (cur != out) {
+	memmove(out, cur, (size_t)nCur * sizeof(uint32_t));
+    }
+    return nCur;
+}
+
+/*
  * EvalOr --
  *	Runs each child on the input and merges its output into the
  *	accumulated union, which alternates between out and a scratch list;

@@ -115,5 +115,8 @@ struct Rb_FilterProg {
 int		RbFilterEval(const Rb_FilterProg *p, const FNode *n,
 		    const Rb_Batch *b, const uint32_t *in, int nIn,
 		    uint32_t *out);
+int		RbFilterEvalAndExcept(const Rb_FilterProg *p, const FNode *n,
+		    int skip, const Rb_Batch *b, const uint32_t *in, int nIn,
+		    uint32_t *out);
 
 #endif /* RB_FILTER_INT_H */

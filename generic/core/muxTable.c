@@ -61,6 +61,14 @@ struct MuxTable {
     uint32_t **childSel;	/* per dispatched child, RB_BATCH_SIZE */
     int *childN;
     uint32_t *residualOut;	/* RB_BATCH_SIZE, for residual results */
+
+    /* The range index's output, grouped by child (a counting sort), so
+     * that the records of a batch land in one array rather than in a
+     * buffer per child, most of them cold. */
+    int *segOf;			/* RB_BATCH_SIZE: each record's segment */
+    int *rangeStart, *rangeCount;	/* per child */
+    uint32_t *rangeSel;
+    int64_t rangeCap;
 };
 
 /*
@@ -83,6 +91,10 @@ RbMuxTableFree(MuxTable *t)
     free(t->isDispatched);
     free(t->hasResidual);
     free(t->residualOut);
+    free(t->segOf);
+    free(t->rangeStart);
+    free(t->rangeCount);
+    free(t->rangeSel);
     free(t->eq.direct);
     free(t->eq.keys);
     free(t->eq.first);
@@ -246,18 +258,21 @@ CompareInt64(const void *a, const void *b)
 static inline int
 SegmentOf(const RangeIndex *r, int64_t v)
 {
-    int lo = 0, hi = r->nbreaks;	/* answer in [lo - 1, hi - 1] */
+    const int64_t *base = r->breaks;
+    int n = r->nbreaks;
 
-    while (lo < hi) {
-	int mid = (lo + hi) >> 1;
-
-	if (r->breaks[mid] <= v) {
-	    lo = mid + 1;
-	} else {
-	    hi = mid;
-	}
+    if (n == 0) {
+	return -1;
     }
-    return lo - 1;
+    /* Branch-free: the records' values come in no order, and a branch
+     * per step would mispredict half the time. */
+    while (n > 1) {
+	int half = n >> 1;
+
+	base = base[half] <= v ? base + half : base;
+	n -= half;
+    }
+    return (int)(base - r->breaks) + (*base <= v) - 1;
 }
 
 /*
@@ -380,11 +395,18 @@ RbMuxTableBuild(Rb_Node *mux, const Rb_Schema *schema)
 	return NULL;
     }
     for (c = 0; c < mux->nchildren; c++) {
-	if (t->isDispatched[c]) {
+	if (t->isDispatched[c] == 1) {
 	    t->childSel[c] = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
 	}
     }
     t->residualOut = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+    if (t->range.field >= 0) {
+	t->segOf = Rb_Alloc(RB_BATCH_SIZE * sizeof(int));
+	t->rangeStart = Rb_Alloc((mux->nchildren + 1) * sizeof(int));
+	t->rangeCount = Rb_Alloc((mux->nchildren + 1) * sizeof(int));
+	t->rangeCap = RB_BATCH_SIZE;
+	t->rangeSel = Rb_Alloc(t->rangeCap * sizeof(uint32_t));
+    }
     return t;
 }
 
@@ -458,27 +480,52 @@ DispatchEq(MuxTable *t, const Rb_Batch *b, const uint32_t *sel, int nsel)
 
 /*
  * DispatchRange --
- *	Appends each selected record to the selection of every child whose
- *	range holds its value: one binary search per record.
+ *	Finds each selected record's segment (one branch-free binary search
+ *	per record), then groups the records by child in t->rangeSel: child
+ *	c's are rangeSel[rangeStart[c] .. + rangeCount[c]), in input order.
  */
 static void
 DispatchRange(MuxTable *t, const Rb_Batch *b, const uint32_t *sel, int nsel)
 {
     const RangeIndex *r = &t->range;
     const int64_t *col = b->col[r->field];
-    int k, i;
+    int64_t total = 0;
+    int k, i, c, pos;
 
+    for (c = 0; c < t->nchildren; c++) {
+	t->rangeCount[c] = 0;
+    }
     for (k = 0; k < nsel; k++) {
-	uint32_t rec = sel[k];
-	int s;
+	int64_t v = col[sel[k]];
+	int s = v == RB_ABSENT ? -1 : SegmentOf(r, v);
 
-	if (col[rec] == RB_ABSENT || (s = SegmentOf(r, col[rec])) < 0) {
+	t->segOf[k] = s;
+	if (s >= 0) {
+	    for (i = r->segFirst[s]; i < r->segFirst[s + 1]; i++) {
+		t->rangeCount[r->segKids[i]]++;
+	    }
+	    total += r->segFirst[s + 1] - r->segFirst[s];
+	}
+    }
+    if (total > t->rangeCap) {
+	t->rangeCap = total;
+	free(t->rangeSel);
+	t->rangeSel = Rb_Alloc(t->rangeCap * sizeof(uint32_t));
+    }
+    for (pos = 0, c = 0; c < t->nchildren; c++) {
+	t->rangeStart[c] = pos;
+	pos += t->rangeCount[c];
+	t->rangeCount[c] = 0;
+    }
+    for (k = 0; k < nsel; k++) {
+	int s = t->segOf[k];
+
+	if (s < 0) {
 	    continue;
 	}
 	for (i = r->segFirst[s]; i < r->segFirst[s + 1]; i++) {
-	    int c = r->segKids[i];
-
-	    t->childSel[c][t->childN[c]++] = rec;
+	    c = r->segKids[i];
+	    t->rangeSel[t->rangeStart[c] + t->rangeCount[c]++] = sel[k];
 	}
     }
 }
@@ -494,25 +541,38 @@ DispatchSlice(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
     MuxTable *t = mux->table;
     int c, i;
 
-    for (c = 0; c < t->nchildren; c++) {
-	t->childN[c] = 0;
-    }
     if (t->eq.field >= 0) {
+	for (c = 0; c < t->nchildren; c++) {
+	    t->childN[c] = 0;
+	}
 	DispatchEq(t, b, sel, nsel);
     }
     if (t->range.field >= 0) {
 	DispatchRange(t, b, sel, nsel);
     }
     for (c = 0; c < t->nchildren; c++) {
-	Rb_Node *child = mux->children[c];
-	const uint32_t *out = t->childSel[c];
-	int m = t->childN[c];
+	Rb_Node *child;
+	const uint32_t *out;
+	int m;
 
-	if (!t->isDispatched[c]) {
-	    Rb_NodePush(child, b, sel, nsel);
+	switch (t->isDispatched[c]) {
+	case 0:
+	    Rb_NodePush(mux->children[c], b, sel, nsel);
+	    continue;
+	case 1:
+	    out = t->childSel[c];
+	    m = t->childN[c];
+	    break;
+	default:
+	    out = t->rangeSel + t->rangeStart[c];
+	    m = t->rangeCount[c];
+	    break;
+	}
+	if (m == 0) {
 	    continue;
 	}
-	if (m > 0 && t->hasResidual[c]) {
+	child = mux->children[c];
+	if (t->hasResidual[c]) {
 	    m = RbFilterSelectResidual(child->prog, t->isDispatched[c] == 1
 		    ? t->eq.field : t->range.field, b, out, m,
 		    t->residualOut);

@@ -102,6 +102,18 @@ measure perstore [list \
     oneflow [list {*}$rubicon [file join $here oneflow.tcl] $big] \
     c [list $srtbase perdev $big]]
 
+# (2b) Filters compiled together: 1, 10, 158 and 1000 Filters of each
+# kind under one Mux (filters.tcl), against one Flow, on the 10 M-line
+# MSR CSV (as the issue measured them).
+set cmds [list oneflow [list {*}$rubicon -format msr [file join $here oneflow.tcl] $csv]]
+foreach kind {eq range compound} {
+    foreach n {1 10 158 1000} {
+	lappend cmds $kind$n [list env "RUBICON_BENCH_FILTERS=$kind $n" \
+	    {*}$rubicon -format msr [file join $here filters.tcl] $csv]
+    }
+}
+measure filters $cmds
+
 # (3) The whole Analyzer kit on one Flow, on a 200 k-record trace: exact
 # reuse distance and footprint keep state per distinct 4 KiB block, which
 # on 10 M records of this trace would take minutes and gigabytes, and the
@@ -273,6 +285,27 @@ puts [format "%-34s %9s %9s %6s   tools: not rerun (time budget)" \
 puts [format "%-34s %9s %9s %6s   per-store / one flow = %.2f (target <= 1.5: %s)" \
     "    same analysis, one flow" [s $t(perstore,oneflow)] "" "" \
     $perstoreRatio [expr {$perstoreRatio <= 1.5 ? "met" : "NOT met"}]]
+foreach {kind label target} {
+    eq "equality" "" range "offset-range" "158 <= 1.5, 1000 <= 2"
+    compound "compound (eq and size)" "1000 <= 2"
+} {
+    set cells {}
+    foreach n {1 10 158 1000} {
+	set ratio($kind,$n) [expr {$t(filters,$kind$n) / $t(filters,oneflow)}]
+	lappend cells [format "%d: %.2f" $n $ratio($kind,$n)]
+    }
+    set verdict ""
+    if {$kind eq "range"} {
+	set verdict [expr {$ratio(range,158) <= 1.5 && $ratio(range,1000) <= 2
+	    ? "met" : "NOT met"}]
+    } elseif {$kind eq "compound"} {
+	set verdict [expr {$ratio(compound,1000) <= 2 ? "met" : "NOT met"}]
+    }
+    puts [format "%-34s %9s %9s %6s   / one flow  %s%s" \
+	[expr {$kind eq "eq" ? "(2b) N Filters under a Mux, $kind" : "     $label"}] \
+	"" "" "" [join $cells ", "] \
+	[expr {$target eq "" ? "" : "  (target $target: $verdict)"}]]
+}
 puts [format "%-34s %9s %9s %6s   %.0f ns per record" \
     "(3) full kit, $kitCount analyzers (200 k)" \
     [s $t(kit,rubicon)] "" "" [expr {$t(kit,rubicon) * 1e9 / $smallRecords}]]

@@ -43,6 +43,23 @@ int		Rb_SetInterpError(Tcl_Interp *interp, const char *code,
 
 /*
  * ---------------------------------------------------------------------
+ * Memory.  One allocator for the core and every plugin: memory comes
+ * zeroed and is released with free(); a request that cannot be met, or
+ * whose size overflows (count * size past SIZE_MAX), ends the process
+ * with a message naming the size, never returns NULL and never
+ * allocates less than asked.  Sizes of arrays go through the Array
+ * forms, which check the multiplication.
+ * ---------------------------------------------------------------------
+ */
+
+void *		Rb_Alloc(size_t n);
+void *		Rb_Realloc(void *p, size_t n);	/* new bytes not zeroed */
+char *		Rb_Strdup(const char *s);	/* NULL gives "" */
+void *		Rb_AllocArray(size_t count, size_t size);
+void *		Rb_ReallocArray(void *p, size_t count, size_t size);
+
+/*
+ * ---------------------------------------------------------------------
  * Schemas.  A record is a time (int64 ns from the trace's epoch, field 0)
  * plus typed fields.  Every value is stored in an 8-byte slot: integers
  * as int64_t, doubles as their bit pattern, strings as an id interned in

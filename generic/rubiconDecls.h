@@ -91,7 +91,12 @@
     X(Rb_FilterFree) \
     X(Rb_RegisterSchema) \
     X(Rb_AnalyzerTypedField) \
-    X(Rb_SafeCheckWrite)
+    X(Rb_SafeCheckWrite) \
+    X(Rb_Alloc) \
+    X(Rb_Realloc) \
+    X(Rb_Strdup) \
+    X(Rb_AllocArray) \
+    X(Rb_ReallocArray)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -230,6 +235,11 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_RegisterSchema (rbStubsPtr->Rb_RegisterSchema_p)
 #define Rb_AnalyzerTypedField (rbStubsPtr->Rb_AnalyzerTypedField_p)
 #define Rb_SafeCheckWrite (rbStubsPtr->Rb_SafeCheckWrite_p)
+#define Rb_Alloc (rbStubsPtr->Rb_Alloc_p)
+#define Rb_Realloc (rbStubsPtr->Rb_Realloc_p)
+#define Rb_Strdup (rbStubsPtr->Rb_Strdup_p)
+#define Rb_AllocArray (rbStubsPtr->Rb_AllocArray_p)
+#define Rb_ReallocArray (rbStubsPtr->Rb_ReallocArray_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

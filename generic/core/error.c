@@ -61,9 +61,30 @@ Rb_SetInterpError(Tcl_Interp *interp, const char *code, const char *fmt, ...)
 }
 
 /*
+ * OutOfMemory --
+ *	Ends the process: a request for n bytes could not be met (or, with
+ *	count and size, their product overflows a size_t).
+ */
+static void
+OutOfMemory(size_t count, size_t size)
+{
+    if (size == 0) {
+	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n",
+		count);
+    } else {
+	fprintf(stderr, "rubicon: cannot allocate %zu items of %zu bytes "
+		"(more than the address space)\n", count, size);
+    }
+    abort();
+}
+
+/*
  * Rb_Alloc, Rb_Realloc, Rb_Strdup --
  *	Allocation that never returns NULL: running out of memory ends the
  *	process with a message rather than corrupting results.
+ * Results: the memory, zeroed by Rb_Alloc (Rb_Realloc leaves bytes past
+ *	the old size as they come); free() releases it.
+ * Side effects: abort() when memory is exhausted.
  */
 void *
 Rb_Alloc(size_t n)
@@ -71,8 +92,7 @@ Rb_Alloc(size_t n)
     void *p = calloc(1, n ? n : 1);
 
     if (p == NULL) {
-	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n", n);
-	abort();
+	OutOfMemory(n, 0);
     }
     return p;
 }
@@ -83,10 +103,39 @@ Rb_Realloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
 
     if (q == NULL) {
-	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n", n);
-	abort();
+	OutOfMemory(n, 0);
     }
     return q;
+}
+
+/*
+ * Rb_AllocArray, Rb_ReallocArray --
+ *	Rb_Alloc and Rb_Realloc of count items of size bytes, the product
+ *	checked: one that overflows a size_t ends the process with a message
+ *	instead of allocating a smaller block than the caller will use.
+ * Results: the memory (zeroed by Rb_AllocArray).
+ * Side effects: abort() on overflow or exhaustion.
+ */
+void *
+Rb_AllocArray(size_t count, size_t size)
+{
+    size_t n;
+
+    if (__builtin_mul_overflow(count, size, &n)) {
+	OutOfMemory(count, size);
+    }
+    return Rb_Alloc(n);
+}
+
+void *
+Rb_ReallocArray(void *p, size_t count, size_t size)
+{
+    size_t n;
+
+    if (__builtin_mul_overflow(count, size, &n)) {
+	OutOfMemory(count, size);
+    }
+    return Rb_Realloc(p, n);
 }
 
 char *

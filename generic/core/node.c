@@ -137,13 +137,100 @@ Reaches(Rb_Node *n, Rb_Node *target)
 }
 
 /*
+ * NodeName --
+ *	A node's command for messages ("a node" when it has none, as when
+ *	made from C).
+ */
+static const char *
+NodeName(const Rb_Node *n)
+{
+    return n->cmdName ? n->cmdName : "a node";
+}
+
+/*
+ * SecondCopy --
+ *	Follows every path from n whose inner nodes are Muxes (which copy
+ *	each record to all their children), marking in seen the nodes they
+ *	reach.
+ * Results: the first node that two such paths reach (it would get each
+ *	record of n twice), or NULL.
+ */
+static Rb_Node *
+SecondCopy(Rb_Node *n, Tcl_HashTable *seen)
+{
+    int i, isNew;
+
+    for (i = 0; i < n->nchildren; i++) {
+	Rb_Node *c = n->children[i], *twice;
+
+	Tcl_CreateHashEntry(seen, (char *)c, &isNew);
+	if (!isNew) {
+	    return c;
+	}
+	if (c->kind == NODE_MUX && (twice = SecondCopy(c, seen)) != NULL) {
+	    return twice;
+	}
+    }
+    return NULL;
+}
+
+/*
+ * DuplicateCopy --
+ *	Checks the DAG after an edge into parent was added: parent, and
+ *	every node from which a path of Muxes leads to parent, must not
+ *	reach any node twice through Muxes alone.
+ * Results: NULL, or the node reached twice with *fromPtr the node whose
+ *	records it would get twice.
+ */
+static Rb_Node *
+DuplicateCopy(Rb_Node *parent, Rb_Node **fromPtr)
+{
+    Rb_Node **todo = Rb_Alloc(sizeof(Rb_Node *)), *p, *twice = NULL;
+    int ntodo = 1, next = 0, i, j;
+    Tcl_HashTable seen;
+
+    todo[0] = parent;
+    while (next < ntodo && twice == NULL) {
+	Rb_Node *x = todo[next++];
+
+	Tcl_InitHashTable(&seen, TCL_ONE_WORD_KEYS);
+	twice = SecondCopy(x, &seen);
+	Tcl_DeleteHashTable(&seen);
+	if (twice != NULL) {
+	    *fromPtr = x;
+	    break;
+	}
+	if (x->kind != NODE_MUX) {
+	    continue;
+	}
+	/* Records reaching x's parents reach x's children unchanged. */
+	for (p = x->eng->nodes; p; p = p->nextNode) {
+	    for (i = 0; i < p->nchildren && p->children[i] != x; i++) {
+	    }
+	    for (j = 0; i < p->nchildren && j < ntodo && todo[j] != p; j++) {
+	    }
+	    if (i < p->nchildren && j == ntodo) {
+		todo = Rb_Realloc(todo, (ntodo + 1) * sizeof(Rb_Node *));
+		todo[ntodo++] = p;
+	    }
+	}
+    }
+    free(todo);
+    return twice;
+}
+
+/*
  * Rb_NodeAddChild --
  *	Connects parent -> child. Flows and sinks take no children; a
- *	connection that would close a cycle is refused.
+ *	connection that would close a cycle is refused, and so is one that
+ *	would make a node get every record of another twice (the same node
+ *	twice under one Mux, directly or through other Muxes: see Mux(n)).
  */
 int
 Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
 {
+    Rb_Node *twice, *from;
+
     if (parent->kind == NODE_FLOW || parent->kind == NODE_SINK
 	    || parent->kind == NODE_ANALYZER) {
 	return Rb_SetInterpError(interp, "RUBICON DAG NODE",
@@ -157,6 +244,15 @@ Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
     parent->children = Rb_Realloc(parent->children,
 	    (parent->nchildren + 1) * sizeof(Rb_Node *));
     parent->children[parent->nchildren++] = child;
+    if ((twice = DuplicateCopy(parent, &from)) != NULL) {
+	parent->nchildren--;
+	return Rb_SetInterpError(interp, "RUBICON DAG DUPLICATE",
+		"connecting %s to %s would give %s every record of %s twice, "
+		"by two paths through Muxes; to count records twice on "
+		"purpose, put a Filter or Transformer on one path",
+		NodeName(parent), NodeName(child), NodeName(twice),
+		NodeName(from));
+    }
     return TCL_OK;
 }
 

@@ -32,9 +32,6 @@ int		Rb_ObserverInit(Tcl_Interp *interp);
 int		Rb_TxmixInit(Tcl_Interp *interp);
 
 /* Helpers shared by the core files. */
-char *		Rb_Strdup(const char *s);
-void *		Rb_Alloc(size_t n);	/* zeroed; aborts on exhaustion */
-void *		Rb_Realloc(void *p, size_t n);
 
 /* The fields a compiled filter reads (filter.c). */
 uint64_t	Rb_FilterFields(const Rb_FilterProg *p);

@@ -370,15 +370,21 @@ Rb_ParseScaled(const char *s, int64_t scale, int64_t *v)
     if (*s == '-' || *s == '+') {
 	neg = *s++ == '-';
     }
+    /* More than 24 significant digits is refused as soon as it is seen,
+     * before m (< 10^25) could overflow. */
     for (; isdigit((unsigned char)*s); s++) {
 	sawDigit = 1;
-	digits += m != 0 || *s != '0';
+	if ((digits += m != 0 || *s != '0') > 24) {
+	    return 0;
+	}
 	m = m * 10 + (*s - '0');
     }
     if (*s == '.') {
 	for (s++; isdigit((unsigned char)*s); s++) {
 	    sawDigit = 1;
-	    digits += m != 0 || *s != '0';
+	    if ((digits += m != 0 || *s != '0') > 24) {
+		return 0;
+	    }
 	    m = m * 10 + (*s - '0');
 	    exp--;
 	}

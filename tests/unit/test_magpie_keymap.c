@@ -41,7 +41,7 @@ START_TEST(keymap_matches_a_plain_array_under_random_puts_and_deletes)
     unsigned seed = 12345;
     int step, i;
 
-    rbtest_interp();		/* MgAlloc goes through the Tcl stubs */
+    rbtest_interp();
     nref = 0;
     for (step = 0; step < 200000; step++) {
 	/* Keys from a small space, so that entries collide often; the

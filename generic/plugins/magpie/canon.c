@@ -69,7 +69,7 @@ MgInsertSyncPoints(const MgSchema *s, MgRequest *r, MgEvent **scratch,
 	return;
     }
     /* signalOf[i]: index of the source event that event i waits for. */
-    signalOf = MgAlloc(r->nev * sizeof(int));
+    signalOf = Rb_AllocArray(r->nev, sizeof(int));
     for (i = 0; i < r->nev; i++) {
 	const MgEvent *d = &r->ev[i];
 
@@ -92,11 +92,11 @@ MgInsertSyncPoints(const MgSchema *s, MgRequest *r, MgEvent **scratch,
 	}
     }
     if (edges == 0) {
-	MgFree(signalOf);
+	free(signalOf);
 	return;
     }
     /* The destinations of each source, in record order. */
-    firstDest = MgAlloc(2 * r->nev * sizeof(int));
+    firstDest = Rb_AllocArray(2 * (size_t)r->nev, sizeof(int));
     nextDest = firstDest + r->nev;
     for (i = 0; i < r->nev; i++) {
 	firstDest[i] = -1;
@@ -109,7 +109,7 @@ MgInsertSyncPoints(const MgSchema *s, MgRequest *r, MgEvent **scratch,
     }
     if (*scratchCap < r->nev + 3 * edges) {
 	*scratchCap = r->nev + 3 * edges;
-	*scratch = MgRealloc(*scratch, *scratchCap * sizeof(MgEvent));
+	*scratch = Rb_ReallocArray(*scratch, *scratchCap, sizeof(MgEvent));
     }
     out = *scratch;
     for (i = 0; i < r->nev; i++) {
@@ -148,8 +148,8 @@ MgInsertSyncPoints(const MgSchema *s, MgRequest *r, MgEvent **scratch,
 	    n++;
 	}
     }
-    MgFree(signalOf);
-    MgFree(firstDest);
+    free(signalOf);
+    free(firstDest);
     r->ev = out;
     r->nev = n;
 }
@@ -201,7 +201,7 @@ Push(Canon *c, int sym, double cpu, double disk, double net)
 
     if (c->ntok == c->cap) {
 	c->cap = c->cap ? 2 * c->cap : 64;
-	c->tok = MgRealloc(c->tok, c->cap * sizeof(MgToken));
+	c->tok = Rb_ReallocArray(c->tok, c->cap, sizeof(MgToken));
     }
     t = &c->tok[c->ntok++];
     t->sym = sym;
@@ -349,8 +349,8 @@ MgCanonical(const MgSchema *s, const MgRequest *r, MgToken **tokens,
     c.r = r;
     c.tok = *tokens;
     c.cap = *cap;
-    c.threads = MgAlloc((r->nev + 1) * sizeof(CanonThread));
-    c.threadOf = MgAlloc((r->nev + 1) * sizeof(int));
+    c.threads = Rb_AllocArray(r->nev + 1, sizeof(CanonThread));
+    c.threadOf = Rb_AllocArray(r->nev + 1, sizeof(int));
     for (i = 0; i < r->nev; i++) {
 	const MgEvent *e = &r->ev[i];
 
@@ -382,8 +382,8 @@ MgCanonical(const MgSchema *s, const MgRequest *r, MgToken **tokens,
 	    Push(&c, MG_SYM_CLOSE, 0, 0, 0);
 	}
     }
-    MgFree(c.threads);
-    MgFree(c.threadOf);
+    free(c.threads);
+    free(c.threadOf);
     *tokens = c.tok;
     *cap = c.cap;
     return c.ntok;
@@ -506,8 +506,8 @@ MgEditDistance(const MgToken *a, int na, const MgToken *b, int nb,
     double *prev, *cur, d;
     int i, j;
 
-    prev = MgAlloc((nb + 1) * sizeof(double));
-    cur = MgAlloc((nb + 1) * sizeof(double));
+    prev = Rb_AllocArray(nb + 1, sizeof(double));
+    cur = Rb_AllocArray(nb + 1, sizeof(double));
     prev[0] = 0;
     for (j = 1; j <= nb; j++) {
 	prev[j] = prev[j - 1] + MgTokenWeight(&b[j - 1], c);
@@ -530,8 +530,8 @@ MgEditDistance(const MgToken *a, int na, const MgToken *b, int nb,
 	cur = tmp;
     }
     d = prev[nb];
-    MgFree(prev);
-    MgFree(cur);
+    free(prev);
+    free(cur);
     return d;
 }
 
@@ -552,7 +552,7 @@ ParseForm(Tcl_Interp *interp, Tcl_Obj *form, Tcl_HashTable *names,
     if (Tcl_ListObjGetElements(interp, form, &nw, &w) != TCL_OK) {
 	return TCL_ERROR;
     }
-    *tokens = MgAlloc(nw * sizeof(MgToken));
+    *tokens = Rb_AllocArray(nw, sizeof(MgToken));
     *n = nw;
     for (i = 0; i < nw; i++) {
 	const char *text = Tcl_GetString(w[i]);
@@ -575,7 +575,7 @@ ParseForm(Tcl_Interp *interp, Tcl_Obj *form, Tcl_HashTable *names,
 
 	    if (end == at + 2 || (*end != ',' && *end != '\0')
 		    || !(at[1] == 'c' || at[1] == 'd' || at[1] == 'n')) {
-		MgFree(*tokens);
+		free(*tokens);
 		*tokens = NULL;
 		return Rb_SetInterpError(interp, "RUBICON MAGPIE FORM",
 			"bad token \"%s\" (word %d): resources are "
@@ -640,10 +640,10 @@ DistanceCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	rc = TCL_OK;
     }
     if (a) {
-	MgFree(a);
+	free(a);
     }
     if (b) {
-	MgFree(b);
+	free(b);
     }
     Tcl_DeleteHashTable(&names);
     return rc;

@@ -79,10 +79,10 @@ static void
 CopyForm(Form *f, const MgToken *t, int n, const char *text,
 	const MgRequest *r)
 {
-    f->tok = MgAlloc(n * sizeof(MgToken));
+    f->tok = Rb_AllocArray(n, sizeof(MgToken));
     memcpy(f->tok, t, n * sizeof(MgToken));
     f->ntok = n;
-    f->text = MgStrdup(text);
+    f->text = Rb_Strdup(text);
     f->count = 0;
     f->cpuNs = (double)r->cpuNs;
     f->diskBytes = (double)r->diskBytes;
@@ -93,10 +93,10 @@ static void
 FreeForm(Form *f)
 {
     if (f->tok) {
-	MgFree(f->tok);
+	free(f->tok);
     }
     if (f->text) {
-	MgFree(f->text);
+	free(f->text);
     }
 }
 
@@ -109,7 +109,7 @@ MgClusterer *
 MgClustererNew(const MgSchema *s, const MgCost *cost, double threshold,
 	int outliers, int maxClusters)
 {
-    MgClusterer *c = MgAlloc(sizeof(MgClusterer));
+    MgClusterer *c = Rb_Alloc(sizeof(MgClusterer));
 
     c->s = s;
     c->cost = *cost;
@@ -142,25 +142,25 @@ MgClustererFree(MgClusterer *c)
 	    FreeForm(&cl->sample[k]);
 	}
 	for (k = 0; k < cl->nlabels; k++) {
-	    MgFree(cl->labels[k]);
+	    free(cl->labels[k]);
 	}
 	for (k = 0; k < cl->nmembers; k++) {
-	    MgFree(cl->members[k].events);
-	    MgFree(cl->members[k].text);
+	    free(cl->members[k].events);
+	    free(cl->members[k].text);
 	}
 	if (cl->members) {
-	    MgFree(cl->members);
+	    free(cl->members);
 	}
     }
     if (c->clusters) {
-	MgFree(c->clusters);
+	free(c->clusters);
     }
     for (e = Tcl_FirstHashEntry(&c->cache, &hs); e;
 	    e = Tcl_NextHashEntry(&hs)) {
-	MgFree(Tcl_GetHashValue(e));
+	free(Tcl_GetHashValue(e));
     }
     Tcl_DeleteHashTable(&c->cache);
-    MgFree(c);
+    free(c);
 }
 
 /*
@@ -213,7 +213,7 @@ CountLabel(Cluster *cl, const char *label)
 	}
     }
     if (cl->nlabels < MAX_LABELS) {
-	cl->labels[cl->nlabels] = MgStrdup(label);
+	cl->labels[cl->nlabels] = Rb_Strdup(label);
 	cl->labelCount[cl->nlabels++] = 1;
     } else {
 	cl->otherLabels++;
@@ -248,15 +248,15 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
 	if (x < 0) {
 	    if (c->nclusters == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 16;
-		c->clusters = MgRealloc(c->clusters,
-			c->cap * sizeof(Cluster));
+		c->clusters = Rb_ReallocArray(c->clusters, c->cap,
+		    sizeof(Cluster));
 	    }
 	    x = c->nclusters++;
 	    cl = &c->clusters[x];
 	    memset(cl, 0, sizeof(*cl));
 	    CopyForm(&cl->leader, t, n, text, r);
 	    cl->leaderD0 = d0;
-	    cl->members = MgAlloc(c->outliers * sizeof(Member));
+	    cl->members = Rb_AllocArray(c->outliers, sizeof(Member));
 	}
     }
     cl = &c->clusters[x];
@@ -266,7 +266,7 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
 	    cl->radius = dist;
 	}
 	if (c->cache.numEntries < MAX_CACHED) {
-	    cached = MgAlloc(sizeof(Cached));
+	    cached = Rb_Alloc(sizeof(Cached));
 	    cached->cluster = x;
 	    cached->sample = -1;
 	    if (cl->nsample < MAX_SAMPLE) {
@@ -294,9 +294,9 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
 	m->id = r->id;
 	Tcl_DStringInit(&ds);
 	MgRequestEvents(r, &ds);
-	m->events = MgStrdup(Tcl_DStringValue(&ds));
+	m->events = Rb_Strdup(Tcl_DStringValue(&ds));
 	Tcl_DStringFree(&ds);
-	m->text = MgStrdup(text);
+	m->text = Rb_Strdup(text);
     }
     c->requests++;
     c->cpuNs += (double)r->cpuNs;
@@ -435,8 +435,8 @@ MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
 	"error", "", "n", NULL
     };
     Rb_Attribute *ct, *ot, *mt;
-    const Form **rep = MgAlloc((c->nclusters + 1) * sizeof(Form *));
-    double *diam = MgAlloc((c->nclusters + 1) * sizeof(double));
+    const Form **rep = Rb_AllocArray(c->nclusters + 1, sizeof(Form *));
+    double *diam = Rb_AllocArray(c->nclusters + 1, sizeof(double));
     double mCpu = 0, mDisk = 0, mNet = 0, err;
     int i, j, k;
 
@@ -513,6 +513,6 @@ MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
 	    "behavioural clusters found"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("ModelError", err, "", "largest "
 	    "relative error of the workload model's total resources"));
-    MgFree(rep);
-    MgFree(diam);
+    free(rep);
+    free(diam);
 }

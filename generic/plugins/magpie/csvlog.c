@@ -136,7 +136,7 @@ Append(CsvState *st, const char *s, size_t n)
 {
     if (st->recLen + n + 1 > st->recCap) {
 	st->recCap = 2 * (st->recLen + n + 1);
-	st->rec = MgRealloc(st->rec, st->recCap);
+	st->rec = Rb_Realloc(st->rec, st->recCap);
     }
     memcpy(st->rec + st->recLen, s, n);
     st->recLen += n;
@@ -290,14 +290,14 @@ BufferRecord(char *buf, char **rest)
 static Rb_Schema *
 DiscoverSchema(Rb_Reader *r, Rb_Error *err)
 {
-    char *buf = (char *)MgAlloc(MG_DISCOVER_BYTES + 1), *rec, *rest, *nl;
+    char *buf = (char *)Rb_Alloc(MG_DISCOVER_BYTES + 1), *rec, *rest, *nl;
     char *field[MAX_COLUMNS], *names[MAX_COLUMNS], why[128];
     int isInt[MAX_COLUMNS], seen[MAX_COLUMNS], nnames = -1, nf, k;
     long n = Rb_InputPeek(r->in, buf, MG_DISCOVER_BYTES, err);
     Rb_Schema *s;
 
     if (n < 0) {
-	MgFree(buf);
+	free(buf);
 	return NULL;
     }
     buf[n] = '\0';
@@ -334,7 +334,7 @@ DiscoverSchema(Rb_Reader *r, Rb_Error *err)
 	isInt[k] &= seen[k];
     }
     s = MgLogSharedSchema(names, isInt, nnames < 0 ? 0 : nnames);
-    MgFree(buf);
+    free(buf);
     return s;
 }
 
@@ -464,7 +464,7 @@ CsvClose(Rb_Reader *r)
     CsvState *st = r->state;
 
     if (st->rec != NULL) {
-	MgFree(st->rec);
+	free(st->rec);
     }
     MgSchemaRelease(st->lg.mg);
 }

@@ -311,14 +311,14 @@ MgLogSharedSchema(char **names, const int *isInt, int n)
 static Rb_Schema *
 DiscoverSchema(Rb_Reader *r, Rb_Error *err)
 {
-    char *buf = (char *)MgAlloc(MG_DISCOVER_BYTES + 1), *line, *nl;
+    char *buf = (char *)Rb_Alloc(MG_DISCOVER_BYTES + 1), *line, *nl;
     char *names[MG_MAX_ATTRS];
     int isInt[MG_MAX_ATTRS], nnames = 0, i, k;
     long n = Rb_InputPeek(r->in, buf, MG_DISCOVER_BYTES, err);
     Rb_Schema *s;
 
     if (n < 0) {
-	MgFree(buf);
+	free(buf);
 	return NULL;
     }
     buf[n] = '\0';
@@ -364,7 +364,7 @@ DiscoverSchema(Rb_Reader *r, Rb_Error *err)
 	}
     }
     s = MgLogSharedSchema(names, isInt, nnames);
-    MgFree(buf);
+    free(buf);
     return s;
 }
 

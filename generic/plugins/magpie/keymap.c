@@ -64,7 +64,7 @@ Grow(MgKeyMap *m)
     size_t n = old ? m->mask + 1 : 0, i;
 
     m->mask = n ? 2 * n - 1 : 63;
-    m->slots = (MgKeySlot *)MgAlloc((m->mask + 1) * sizeof(MgKeySlot));
+    m->slots = (MgKeySlot *)Rb_AllocArray(m->mask + 1, sizeof(MgKeySlot));
     memset(m->slots, 0, (m->mask + 1) * sizeof(MgKeySlot));
     for (i = 0; i < n; i++) {
 	if (old[i].used) {
@@ -77,7 +77,7 @@ Grow(MgKeyMap *m)
 	}
     }
     if (old != NULL) {
-	MgFree(old);
+	free(old);
     }
 }
 
@@ -153,7 +153,7 @@ void
 MgKeyMapFree(MgKeyMap *m)
 {
     if (m->slots != NULL) {
-	MgFree(m->slots);
+	free(m->slots);
     }
     memset(m, 0, sizeof(*m));
 }

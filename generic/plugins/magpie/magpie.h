@@ -11,6 +11,7 @@
 #define MAGPIE_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "rubicon.h"
 
@@ -204,33 +205,9 @@ extern const Rb_AnalyzerClass MgParserAnalyzerClass;
 /* magpie::timeline (timelineDraw.c): draws a listed request. */
 int		MgTimelineInitCmds(Tcl_Interp *interp);
 
-/* Allocation that cannot fail (Tcl panics when memory is exhausted). */
-static inline void *
-MgAlloc(size_t n)
-{
-    void *p = Tcl_Alloc(n ? n : 1);
-
-    memset(p, 0, n);
-    return p;
-}
-
-static inline void *
-MgRealloc(void *p, size_t n)
-{
-    return Tcl_Realloc(p, n ? n : 1);
-}
-
-static inline char *
-MgStrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = Tcl_Alloc(n);
-
-    memcpy(d, s, n);
-    return d;
-}
-
-#define MgFree(p) Tcl_Free((char *)(p))
+/* Memory comes from the core's allocator (Rb_Alloc, Rb_AllocArray ...,
+ * released with free()), which takes a size_t: Tcl_Alloc's unsigned int
+ * would cut a request above 4 GiB short. */
 
 /* Parses decimal seconds ("12.000345") into ns; returns chars used or 0. */
 int		MgParseSeconds(const char *s, int64_t *ns);

@@ -197,31 +197,31 @@ FreeRun(ParserState *s)
 
     for (i = 0; i < s->nsets; i++) {
 	if (s->sets[i].ev) {
-	    MgFree(s->sets[i].ev);
+	    free(s->sets[i].ev);
 	}
     }
     if (s->sets) {
-	MgFree(s->sets);
+	free(s->sets);
     }
     s->sets = NULL;
     s->nsets = s->capSets = 0;
     if (s->tablesInit) {
 	for (e = Tcl_FirstHashEntry(&s->cpus, &hs); e;
 		e = Tcl_NextHashEntry(&hs)) {
-	    MgFree(Tcl_GetHashValue(e));
+	    free(Tcl_GetHashValue(e));
 	}
 	MgKeyMapFree(&s->intervals);
 	Tcl_DeleteHashTable(&s->cpus);
 	MgKeyMapFree(&s->running);
 	for (e = Tcl_FirstHashEntry(&s->packets, &hs); e;
 		e = Tcl_NextHashEntry(&hs)) {
-	    MgFree(Tcl_GetHashValue(e));
+	    free(Tcl_GetHashValue(e));
 	}
 	Tcl_DeleteHashTable(&s->packets);
 	s->tablesInit = 0;
     }
     if (s->typeOf) {
-	MgFree(s->typeOf);
+	free(s->typeOf);
     }
     s->typeOf = NULL;
     s->ntypeOf = 0;
@@ -230,20 +230,20 @@ FreeRun(ParserState *s)
 	s->requests = NULL;
     }
     for (i = 0; i < s->nkept; i++) {
-	MgFree(s->kept[i].ev);
+	free(s->kept[i].ev);
     }
     if (s->kept) {
-	MgFree(s->kept);
+	free(s->kept);
     }
     s->kept = NULL;
     s->nkept = 0;
     if (s->points) {
-	MgFree(s->points);
+	free(s->points);
     }
     s->points = NULL;
     s->pointsCap = 0;
     if (s->tokens) {
-	MgFree(s->tokens);
+	free(s->tokens);
     }
     s->tokens = NULL;
     s->tokensCap = 0;
@@ -323,7 +323,7 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	if (id >= s->ntypeOf) {
 	    int n = (int)id + 64;
 
-	    s->typeOf = MgRealloc(s->typeOf, n * sizeof(int));
+	    s->typeOf = Rb_ReallocArray(s->typeOf, n, sizeof(int));
 	    memset(s->typeOf + s->ntypeOf, 0, (n - s->ntypeOf) * sizeof(int));
 	    s->ntypeOf = n;
 	}
@@ -391,7 +391,7 @@ NewSet(ParserState *s, int64_t machine)
     } else {
 	if (s->nsets == s->capSets) {
 	    s->capSets = s->capSets ? 2 * s->capSets : 256;
-	    s->sets = MgRealloc(s->sets, s->capSets * sizeof(Set));
+	    s->sets = Rb_ReallocArray(s->sets, s->capSets, sizeof(Set));
 	}
 	x = s->nsets++;
 	s->sets[x].ev = NULL;
@@ -430,7 +430,7 @@ Reserve(ParserState *s, int x, int n)
 	while (set->nev + n > set->capEv) {
 	    set->capEv = set->capEv ? 2 * set->capEv : 16;
 	}
-	set->ev = MgRealloc(set->ev, set->capEv * sizeof(MgEvent));
+	set->ev = Rb_ReallocArray(set->ev, set->capEv, sizeof(MgEvent));
     }
 }
 
@@ -671,10 +671,10 @@ AddRow(ParserState *s, const MgRequest *r, const char *label,
     Rb_AttrSetText(t, row, COL_CANONICAL, text);
     Tcl_DStringFree(&ids);
 
-    s->kept = MgRealloc(s->kept, (s->nkept + 1) * sizeof(MgRequest));
+    s->kept = Rb_ReallocArray(s->kept, s->nkept + 1, sizeof(MgRequest));
     copy = &s->kept[s->nkept++];
     *copy = *r;
-    copy->ev = MgAlloc(r->nev * sizeof(MgEvent));
+    copy->ev = Rb_AllocArray(r->nev, sizeof(MgEvent));
     memcpy(copy->ev, r->ev, r->nev * sizeof(MgEvent));
 }
 
@@ -828,7 +828,7 @@ Cpu(ParserState *s, int64_t machine, int64_t cpu)
     Tcl_HashEntry *e = Tcl_CreateHashEntry(&s->cpus, (char *)&k, &isNew);
 
     if (isNew) {
-	CpuState *c = MgAlloc(sizeof(CpuState));
+	CpuState *c = Rb_Alloc(sizeof(CpuState));
 
 	c->thread = RB_ABSENT;
 	c->last = RB_ABSENT;
@@ -1000,13 +1000,13 @@ Stitch(ParserState *s, int k, int isTx, const Rb_Batch *b, int i,
 		    machine, thread, intr);
 	    hop->amount = (int64_t)h->recNo;
 	}
-	MgFree(h);
+	free(h);
 	return target;
     }
     key.half = !isTx;		/* this half */
     e = Tcl_CreateHashEntry(&s->packets, (char *)&key, &isNew);
     if (isNew) {
-	Tcl_SetHashValue(e, MgAlloc(sizeof(PacketHalf)));
+	Tcl_SetHashValue(e, Rb_Alloc(sizeof(PacketHalf)));
     } else {
 	/* The same packet sent (or received) again: the newer holds. */
 	Release(s, ((PacketHalf *)Tcl_GetHashValue(e))->set, settle,

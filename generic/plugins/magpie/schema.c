@@ -95,26 +95,26 @@ SchemaFree(MgSchema *s)
     int i;
 
     for (i = 0; i < s->nevents; i++) {
-	MgFree(s->events[i].name);
+	free(s->events[i].name);
 	if (s->events[i].joins) {
-	    MgFree(s->events[i].joins);
+	    free(s->events[i].joins);
 	}
     }
     if (s->events) {
-	MgFree(s->events);
+	free(s->events);
     }
     for (i = 0; i < s->ndomains; i++) {
-	MgFree(s->domainNames[i]);
+	free(s->domainNames[i]);
     }
     if (s->syncs) {
-	MgFree(s->syncs);
+	free(s->syncs);
     }
     if (s->stitches) {
-	MgFree(s->stitches);
+	free(s->stitches);
     }
     Rb_SchemaRelease(s->rec);
-    MgFree(s->name);
-    MgFree(s);
+    free(s->name);
+    free(s);
 }
 
 /*
@@ -319,7 +319,7 @@ static int
 DomainOf(MgSchema *s, int f)
 {
     if (s->fieldDomain[f] < 0) {
-	s->domainNames[s->ndomains] = MgStrdup(s->rec->fields[f].name);
+	s->domainNames[s->ndomains] = Rb_Strdup(s->rec->fields[f].name);
 	s->fieldDomain[f] = s->ndomains++;
     }
     return s->fieldDomain[f];
@@ -353,7 +353,7 @@ DomainCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		"more than %d domain statements", RB_MAX_FIELDS);
     }
     d = b->s->ndomains++;
-    b->s->domainNames[d] = MgStrdup(Tcl_GetString(objv[1]));
+    b->s->domainNames[d] = Rb_Strdup(Tcl_GetString(objv[1]));
     for (i = 0; i < n; i++) {
 	int f = AttributeField(interp, b->s, Tcl_GetString(attrs[i]),
 		RB_FT_STRING);
@@ -473,7 +473,7 @@ CompileStitches(Tcl_Interp *interp, Builder *b)
     int n, i, ns, k;
 
     Tcl_ListObjGetElements(NULL, b->stitches, &n, &w);
-    s->stitches = (MgStitch *)MgAlloc(n * sizeof(MgStitch));
+    s->stitches = (MgStitch *)Rb_AllocArray(n, sizeof(MgStitch));
     for (i = 0; i < n; i++) {
 	MgStitch *st = &s->stitches[i];
 
@@ -525,7 +525,7 @@ CompileEvent(Tcl_Interp *interp, MgSchema *s, Tcl_Obj *spec, MgEventType *ev)
     int n, i, k, idx, nj;
 
     Tcl_ListObjGetElements(NULL, spec, &n, &w);
-    ev->name = MgStrdup(Tcl_GetString(w[0]));
+    ev->name = Rb_Strdup(Tcl_GetString(w[0]));
     ev->cswitchCpu = ev->cswitchOld = ev->cswitchNew = -1;
     ev->intrBegin = ev->intrEnd = ev->diskBytes = ev->netBytes = -1;
     ev->syncField = -1;
@@ -556,7 +556,7 @@ CompileEvent(Tcl_Interp *interp, MgSchema *s, Tcl_Obj *spec, MgEventType *ev)
 			"-join given twice (one list holds every join)");
 		goto bad;
 	    }
-	    ev->joins = (MgJoin *)MgAlloc((nj / 2) * sizeof(MgJoin));
+	    ev->joins = (MgJoin *)Rb_AllocArray(nj / 2, sizeof(MgJoin));
 	    for (k = 0; k < nj; k += 2) {
 		MgJoin *j = &ev->joins[ev->njoins++];
 		int bi;
@@ -664,7 +664,7 @@ Compile(Tcl_Interp *interp, Builder *b)
     int n, i, ns;
 
     Tcl_ListObjGetElements(NULL, b->eventOpts, &n, &w);
-    s->events = (MgEventType *)MgAlloc(n * sizeof(MgEventType));
+    s->events = (MgEventType *)Rb_AllocArray(n, sizeof(MgEventType));
     s->threadDomain = -1;
     for (i = 0; i < n; i++) {
 	MgEventType *ev = &s->events[i];
@@ -693,7 +693,7 @@ Compile(Tcl_Interp *interp, Builder *b)
 	}
     }
     Tcl_ListObjGetElements(NULL, b->syncs, &n, &w);
-    s->syncs = (MgSync *)MgAlloc(n * sizeof(MgSync));
+    s->syncs = (MgSync *)Rb_AllocArray(n, sizeof(MgSync));
     for (i = 0; i < n; i++) {
 	MgSync *y = &s->syncs[i];
 
@@ -834,8 +834,8 @@ SchemaCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	return Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
 		"magpie::schema cannot be nested");
     }
-    s = (MgSchema *)MgAlloc(sizeof(MgSchema));
-    s->name = MgStrdup(Tcl_GetString(objv[1]));
+    s = (MgSchema *)Rb_Alloc(sizeof(MgSchema));
+    s->name = Rb_Strdup(Tcl_GetString(objv[1]));
     s->refCount = 1;
     snprintf(recName, sizeof(recName), "magpie:%s", s->name);
     s->rec = Rb_SchemaCreate(recName);

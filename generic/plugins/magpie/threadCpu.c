@@ -69,11 +69,11 @@ FreeTables(ThreadCpuState *s)
     }
     for (e = Tcl_FirstHashEntry(&s->threads, &hs); e;
 	    e = Tcl_NextHashEntry(&hs)) {
-	MgFree(Tcl_GetHashValue(e));
+	free(Tcl_GetHashValue(e));
     }
     for (e = Tcl_FirstHashEntry(&s->lastSwitch, &hs); e;
 	    e = Tcl_NextHashEntry(&hs)) {
-	MgFree(Tcl_GetHashValue(e));
+	free(Tcl_GetHashValue(e));
     }
     Tcl_DeleteHashTable(&s->threads);
     Tcl_DeleteHashTable(&s->lastSwitch);
@@ -140,7 +140,7 @@ Use(ThreadCpuState *s, int64_t thread)
 	    &isNew);
 
     if (isNew) {
-	Tcl_SetHashValue(e, MgAlloc(sizeof(ThreadUse)));
+	Tcl_SetHashValue(e, Rb_Alloc(sizeof(ThreadUse)));
     }
     return Tcl_GetHashValue(e);
 }
@@ -166,7 +166,7 @@ ThreadCpuRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
     }
     e = Tcl_CreateHashEntry(&s->lastSwitch, SlotKey(cpu), &isNew);
     if (isNew) {
-	last = MgAlloc(sizeof(int64_t));
+	last = Rb_Alloc(sizeof(int64_t));
 	Tcl_SetHashValue(e, last);
     } else {
 	last = Tcl_GetHashValue(e);
@@ -210,7 +210,7 @@ ThreadCpuEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int isText = s->schema->fields[s->fPrev].type == RB_FT_STRING;
     Rb_Attribute *table = Rb_AttrCreate("ThreadCpu", RB_ATTR_TABLE, "s",
 	    "CPU time of each thread from context switches");
-    Row *rows = MgAlloc(s->threads.numEntries * sizeof(Row));
+    Row *rows = Rb_AllocArray(s->threads.numEntries, sizeof(Row));
     Tcl_HashSearch hs;
     Tcl_HashEntry *e;
     int n = 0, k;
@@ -238,7 +238,7 @@ ThreadCpuEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	Rb_AttrSetNum(table, r, 1, rows[k].use->ns / 1e9);
 	Rb_AttrSetNum(table, r, 2, (double)rows[k].use->switchesIn);
     }
-    MgFree(rows);
+    free(rows);
     Rb_AnalyzerSet(a, table);
     Rb_AnalyzerSet(a, Rb_AttrScalar("BusyCpu", s->busyNs / 1e9, "s",
 	    "CPU time of every non-idle thread"));

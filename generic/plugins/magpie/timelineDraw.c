@@ -467,7 +467,7 @@ BuildRows(const MgSchema *mg, const MgRequest *r, Drawing *d)
 {
     int k;
 
-    d->rows = (Row *)MgAlloc(r->nev * sizeof(Row));
+    d->rows = (Row *)Rb_AllocArray(r->nev, sizeof(Row));
     d->home = Rb_SchemaString(mg->rec, r->machine);
     for (k = 0; k < r->nev; k++) {
 	const MgEvent *e = &r->ev[k], *other;
@@ -594,7 +594,7 @@ TimelineCmd(ClientData cd, Tcl_Interp *interp, int objc,
     Tcl_SetObjResult(interp, Tcl_NewIntObj(d.nlanes));
     rc = TCL_OK;
   done:
-    MgFree(d.rows);
+    free(d.rows);
     return rc;
 }
 

@@ -95,8 +95,8 @@ PosSwap(PosMap *m, int64_t key, int64_t pos)
 	PosMap bigger = {NULL, NULL, m->cap ? m->cap * 2 : 16, 0};
 	size_t j;
 
-	bigger.keys = calloc(bigger.cap, sizeof(int64_t));
-	bigger.vals = calloc(bigger.cap, sizeof(int64_t));
+	bigger.keys = Rb_AllocArray(bigger.cap, sizeof(int64_t));
+	bigger.vals = Rb_AllocArray(bigger.cap, sizeof(int64_t));
 	for (j = 0; j < m->cap; j++) {
 	    if (m->vals[j] != 0) {
 		size_t s = PosSlot(&bigger, m->keys[j]);
@@ -179,7 +179,7 @@ GrowTree(Stack *s)
     int64_t live = (int64_t) s->last.used;
 
     if (s->cap > 0 && 2 * live <= s->cap) {
-	int64_t *slotAt = malloc(s->cap * sizeof(int64_t)), p, next = 1;
+	int64_t *slotAt = Rb_AllocArray(s->cap, sizeof(int64_t)), p, next = 1;
 	size_t j;
 
 	for (p = 0; p < s->cap; p++) {
@@ -200,7 +200,7 @@ GrowTree(Stack *s)
     } else {
 	s->cap = s->cap ? s->cap * 2 : 64;
 	free(s->tree);
-	s->tree = malloc(s->cap * sizeof(int32_t));
+	s->tree = Rb_AllocArray(s->cap, sizeof(int32_t));
     }
     RebuildTree(s);
 }
@@ -218,11 +218,7 @@ CopyOf(const void *src, size_t n)
     if (n == 0 || src == NULL) {
 	return NULL;
     }
-    dst = malloc(n);
-    if (dst == NULL) {
-	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n", n);
-	abort();
-    }
+    dst = Rb_Alloc(n);
     memcpy(dst, src, n);
     return dst;
 }
@@ -273,8 +269,8 @@ StackAccess(Stack *s, int64_t block)
 	    while (cap <= d) {
 		cap *= 2;
 	    }
-	    s->curve.atDistance = realloc(s->curve.atDistance,
-		    cap * sizeof(int64_t));
+	    s->curve.atDistance = Rb_ReallocArray(s->curve.atDistance, cap,
+		sizeof(int64_t));
 	    memset(s->curve.atDistance + s->curveCap, 0,
 		    (cap - s->curveCap) * sizeof(int64_t));
 	    s->curveCap = cap;
@@ -305,7 +301,7 @@ StackFree(Stack *s)
 Rb_CacheModel *
 Rb_CacheModelCreate(int keepDistances)
 {
-    Rb_CacheModel *m = calloc(1, sizeof(*m));
+    Rb_CacheModel *m = Rb_Alloc(sizeof(*m));
 
     m->keep = keepDistances;
     return m;
@@ -369,7 +365,7 @@ Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
     }
     m->held += add;
     if (w >= m->nw) {
-	m->own = realloc(m->own, (w + 1) * sizeof(Stack));
+	m->own = Rb_ReallocArray(m->own, w + 1, sizeof(Stack));
 	memset(m->own + m->nw, 0, (w + 1 - m->nw) * sizeof(Stack));
 	if (m->nw == 0) {
 	    m->ownIsShared = w == 0;
@@ -385,10 +381,13 @@ Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
     if (m->keep) {
 	if (m->n == m->capAcc) {
 	    m->capAcc = m->capAcc ? m->capAcc * 2 : 4096;
-	    m->block = realloc(m->block, m->capAcc * sizeof(int64_t));
-	    m->workload = realloc(m->workload, m->capAcc * sizeof(int32_t));
-	    m->sharedDist = realloc(m->sharedDist, m->capAcc * sizeof(int64_t));
-	    m->ownDist = realloc(m->ownDist, m->capAcc * sizeof(int64_t));
+	    m->block = Rb_ReallocArray(m->block, m->capAcc, sizeof(int64_t));
+	    m->workload = Rb_ReallocArray(m->workload, m->capAcc,
+		sizeof(int32_t));
+	    m->sharedDist = Rb_ReallocArray(m->sharedDist, m->capAcc,
+		sizeof(int64_t));
+	    m->ownDist = Rb_ReallocArray(m->ownDist, m->capAcc,
+		sizeof(int64_t));
 	}
 	m->block[m->n] = block;
 	m->workload[m->n] = w;

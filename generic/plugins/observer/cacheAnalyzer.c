@@ -189,7 +189,7 @@ SmallId(Tcl_HashTable *table, int64_t value, int64_t **keys)
 
 	Tcl_SetHashValue(e, (ClientData) (intptr_t) id);
 	if (keys) {
-	    *keys = realloc(*keys, (id + 1) * sizeof(int64_t));
+	    *keys = Rb_ReallocArray(*keys, id + 1, sizeof(int64_t));
 	    (*keys)[id] = value;
 	}
     }
@@ -298,7 +298,7 @@ AddCurveRows(Rb_Attribute *t, const char *name, const Rb_CacheCurve *c,
     char *end;
 
     for (s = 1;; s *= 2) {
-	sizes = realloc(sizes, (n + 1) * sizeof(int64_t));
+	sizes = Rb_ReallocArray(sizes, n + 1, sizeof(int64_t));
 	sizes[n++] = s;
 	if (s >= c->maxDistance) {
 	    break;
@@ -310,7 +310,7 @@ AddCurveRows(Rb_Attribute *t, const char *name, const Rb_CacheCurve *c,
 	    break;
 	}
 	p = end;
-	sizes = realloc(sizes, (n + 1) * sizeof(int64_t));
+	sizes = Rb_ReallocArray(sizes, n + 1, sizeof(int64_t));
 	sizes[n++] = s;
     }
     qsort(sizes, n, sizeof(int64_t), CompareSizes);

@@ -169,7 +169,7 @@ Rb_ObsMismatchCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	double x, mean = 0, sd = 0, dModel, dHist = 0, hMean = 0, hSd = 0;
 	int hn = 0;
 
-	flags = realloc(flags, (nflags + 1) * sizeof(Flag));
+	flags = Rb_ReallocArray(flags, nflags + 1, sizeof(Flag));
 	if (Tcl_GetDoubleFromObj(interp, value, &x) != TCL_OK
 		|| Tcl_DictObjGet(interp, pred, key, &p) != TCL_OK
 		|| (p && Expectation(interp, p, spread, &mean, &sd)
@@ -209,7 +209,7 @@ Rb_ObsMismatchCmd(ClientData cd, Tcl_Interp *interp, int objc,
 
 	Tcl_DictObjGet(NULL, obs, key, &o);
 	if (o == NULL) {
-	    flags = realloc(flags, (nflags + 1) * sizeof(Flag));
+	    flags = Rb_ReallocArray(flags, nflags + 1, sizeof(Flag));
 	    flags[nflags++] = (Flag) {key, "unobserved", value, none,
 		INFINITY};
 	}

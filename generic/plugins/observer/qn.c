@@ -127,11 +127,11 @@ ExactMva(const Rb_QnNet *net, const double *uOpen, Rb_QnResult *res,
 	return TCL_ERROR;
     }
     nstates = (long) states;
-    Q = calloc((size_t) nstates * nc, sizeof(double));
-    R = calloc((size_t) nk * nc, sizeof(double));
-    X = calloc(nk, sizeof(double));
-    stride = calloc(nk, sizeof(long));
-    count = calloc(nk, sizeof(long));
+    Q = Rb_AllocArray((size_t) nstates * nc, sizeof(double));
+    R = Rb_AllocArray((size_t) nk * nc, sizeof(double));
+    X = Rb_AllocArray(nk, sizeof(double));
+    stride = Rb_AllocArray(nk, sizeof(long));
+    count = Rb_AllocArray(nk, sizeof(long));
     idx = 1;
     for (k = 0; k < nk; k++) {
 	stride[k] = idx;
@@ -203,8 +203,8 @@ ApproxMva(const Rb_QnNet *net, const double *uOpen, double tolerance,
 	Rb_QnResult *res, Rb_Error *err)
 {
     int nc = net->nc, nk = net->nk, c, k, iter, nq = 0;
-    double *Q = calloc((size_t) nk * nc, sizeof(double));
-    double *Qc = calloc(nc, sizeof(double));
+    double *Q = Rb_AllocArray((size_t) nk * nc, sizeof(double));
+    double *Qc = Rb_AllocArray(nc, sizeof(double));
     double *R = res->residence;
 
     for (c = 0; c < nc; c++) {
@@ -278,17 +278,17 @@ Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method, double tolerance,
 	Rb_QnResult *res, Rb_Error *err)
 {
     int nc = net->nc, nk = net->nk, c, k, rc;
-    double *uOpen = calloc(nc ? nc : 1, sizeof(double));
-    double *qClosed = calloc(nc ? nc : 1, sizeof(double));
+    double *uOpen = Rb_AllocArray(nc ? nc : 1, sizeof(double));
+    double *qClosed = Rb_AllocArray(nc ? nc : 1, sizeof(double));
 
     memset(res, 0, sizeof(*res));
     res->nc = nc;
     res->nk = nk;
-    res->throughput = calloc(nk ? nk : 1, sizeof(double));
-    res->response = calloc(nk ? nk : 1, sizeof(double));
-    res->residence = calloc((size_t) nk * nc + 1, sizeof(double));
-    res->queue = calloc((size_t) nk * nc + 1, sizeof(double));
-    res->utilization = calloc(nc ? nc : 1, sizeof(double));
+    res->throughput = Rb_AllocArray(nk ? nk : 1, sizeof(double));
+    res->response = Rb_AllocArray(nk ? nk : 1, sizeof(double));
+    res->residence = Rb_AllocArray((size_t) nk * nc + 1, sizeof(double));
+    res->queue = Rb_AllocArray((size_t) nk * nc + 1, sizeof(double));
+    res->utilization = Rb_AllocArray(nc ? nc : 1, sizeof(double));
     res->bottleneck = -1;
     if (tolerance <= 0) {
 	tolerance = 1e-10;
@@ -392,7 +392,7 @@ Rb_QnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b)
 {
     int nc = net->nc, c, j;
     double dq = 0, dd = 0, dmax = 0, ntot = 0, n, z;
-    double *uOpen = calloc(nc ? nc : 1, sizeof(double));
+    double *uOpen = Rb_AllocArray(nc ? nc : 1, sizeof(double));
     Rb_Error err;
 
     OpenLoad(net, uOpen, &err);

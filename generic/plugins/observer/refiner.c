@@ -56,14 +56,14 @@ struct Rb_Refiner {
 Rb_Refiner *
 Rb_RefinerCreate(int nf, double tolerance, int minSplit)
 {
-    Rb_Refiner *r = calloc(1, sizeof(*r));
+    Rb_Refiner *r = Rb_Alloc(sizeof(*r));
 
     r->nf = nf;
     r->tolerance = tolerance;
     r->minSplit = minSplit < 2 ? 2 : minSplit;
-    r->lo = calloc(nf, sizeof(double));
-    r->hi = calloc(nf, sizeof(double));
-    r->root = calloc(1, sizeof(Node));
+    r->lo = Rb_AllocArray(nf, sizeof(double));
+    r->hi = Rb_AllocArray(nf, sizeof(double));
+    r->root = Rb_Alloc(sizeof(Node));
     r->root->mode = -1;
     return r;
 }
@@ -89,8 +89,9 @@ Rb_RefinerSeed(Rb_Refiner *r, const double *x, double y)
 
     if (r->nseeds == r->seedCap) {
 	r->seedCap = r->seedCap ? 2 * r->seedCap : 64;
-	r->seedX = realloc(r->seedX, r->seedCap * r->nf * sizeof(double));
-	r->seedY = realloc(r->seedY, r->seedCap * sizeof(double));
+	r->seedX = Rb_ReallocArray(r->seedX, (size_t)r->seedCap * r->nf,
+	    sizeof(double));
+	r->seedY = Rb_ReallocArray(r->seedY, r->seedCap, sizeof(double));
     }
     for (f = 0; f < r->nf; f++) {
 	if (r->nseeds == 0 || x[f] < r->lo[f]) {
@@ -202,8 +203,8 @@ LeafAdd(const Rb_Refiner *r, Node *n, const double *x, double res)
 {
     if (n->nobs == n->cap) {
 	n->cap = n->cap ? 2 * n->cap : 16;
-	n->x = realloc(n->x, n->cap * r->nf * sizeof(double));
-	n->res = realloc(n->res, n->cap * sizeof(double));
+	n->x = Rb_ReallocArray(n->x, (size_t)n->cap * r->nf, sizeof(double));
+	n->res = Rb_ReallocArray(n->res, n->cap, sizeof(double));
     }
     memcpy(n->x + n->nobs * r->nf, x, r->nf * sizeof(double));
     n->res[n->nobs++] = res;
@@ -236,7 +237,7 @@ static double
 BestSplit(const Rb_Refiner *r, const Node *n, int *feature,
 	double *threshold)
 {
-    Ranked *v = malloc(n->nobs * sizeof(Ranked));
+    Ranked *v = Rb_AllocArray(n->nobs, sizeof(Ranked));
     double best = INFINITY, total = 0, total2 = 0;
     int f, i;
 
@@ -299,8 +300,8 @@ MaybeSplit(const Rb_Refiner *r, Node *n, int depth)
     }
     n->feature = feature;
     n->threshold = threshold;
-    n->left = calloc(1, sizeof(Node));
-    n->right = calloc(1, sizeof(Node));
+    n->left = Rb_Alloc(sizeof(Node));
+    n->right = Rb_Alloc(sizeof(Node));
     for (i = 0; i < n->nobs; i++) {
 	const double *x = n->x + i * r->nf;
 

@@ -48,7 +48,7 @@ GetPoint(Tcl_Interp *interp, RefinerCmd *rc, Tcl_Obj *obj, double **x)
 		"expected %d features, got %d", rc->refiner
 		? Rb_RefinerFeatures(rc->refiner) : 1, n);
     }
-    *x = malloc(n * sizeof(double));
+    *x = Rb_AllocArray(n, sizeof(double));
     for (i = 0; i < n; i++) {
 	if (Tcl_GetDoubleFromObj(interp, v[i], &(*x)[i]) != TCL_OK) {
 	    free(*x);

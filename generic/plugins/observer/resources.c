@@ -64,7 +64,7 @@ Rb_DiskModelCharge(const Rb_DiskParams *p, int n, const int *workload,
 	return busy;
     }
     {
-	int *next = calloc(nw, sizeof(int)), left = n;
+	int *next = Rb_AllocArray(nw, sizeof(int)), left = n;
 
 	while (left > 0) {
 	    for (w = 0; w < nw; w++) {
@@ -133,9 +133,9 @@ Rb_ObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
     if (Tcl_ListObjGetElements(interp, objv[1], &nacc, &acc) != TCL_OK) {
 	return TCL_ERROR;
     }
-    wl = calloc(nacc + 1, sizeof(int));
-    op = calloc(nacc + 1, sizeof(int));
-    block = calloc(nacc + 1, sizeof(int64_t));
+    wl = Rb_AllocArray(nacc + 1, sizeof(int));
+    op = Rb_AllocArray(nacc + 1, sizeof(int));
+    block = Rb_AllocArray(nacc + 1, sizeof(int64_t));
     names = Tcl_NewObj();
     Tcl_IncrRefCount(names);
     Tcl_InitHashTable(&ids, TCL_STRING_KEYS);
@@ -168,7 +168,7 @@ Rb_ObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	wl[i] = (int) (intptr_t) Tcl_GetHashValue(e);
     }
     nw = ids.numEntries;
-    ch = calloc(nw + 1, sizeof(Rb_DiskCharge));
+    ch = Rb_AllocArray(nw + 1, sizeof(Rb_DiskCharge));
     busy = Rb_DiskModelCharge(&p, nacc, wl, op, block, nw, ch);
     out = Tcl_NewDictObj();
     wls = Tcl_NewDictObj();
@@ -272,8 +272,8 @@ Rb_ObsCpuCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	return Rb_SetInterpError(interp, "RUBICON OBSERVER VALUE",
 		"the CPU table is empty");
     }
-    x = calloc(nrows, sizeof(double));
-    y = calloc(nrows, sizeof(double));
+    x = Rb_AllocArray(nrows, sizeof(double));
+    y = Rb_AllocArray(nrows, sizeof(double));
     for (i = 0; i < nrows; i++) {
 	Tcl_Obj **f;
 	int nf;

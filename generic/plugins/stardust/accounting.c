@@ -205,7 +205,7 @@ Proc(DemandState *st, int64_t pid)
 	    (const char *)(intptr_t)pid, &isNew);
 
     if (isNew) {
-	Tcl_SetHashValue(e, calloc(1, sizeof(SdProc)));
+	Tcl_SetHashValue(e, Rb_Alloc(sizeof(SdProc)));
     }
     return Tcl_GetHashValue(e);
 }
@@ -523,8 +523,8 @@ Retire(DemandState *st, SdNode *n, int64_t now, int final)
 	if (st->perRequest) {
 	    if (st->nreq == st->capReq) {
 		st->capReq = st->capReq ? 2 * st->capReq : 256;
-		st->reqRows = realloc(st->reqRows,
-			st->capReq * sizeof(SdRequestRow));
+		st->reqRows = Rb_ReallocArray(st->reqRows, st->capReq,
+		    sizeof(SdRequestRow));
 	    }
 	    st->reqRows[st->nreq].bc = n->bc;
 	    memcpy(st->reqRows[st->nreq++].v, n->acc, sizeof(n->acc));
@@ -534,16 +534,16 @@ Retire(DemandState *st, SdNode *n, int64_t now, int final)
 	int isNew;
 	Tcl_HashEntry *e = Tcl_CreateHashEntry(&st->tombs,
 		(const char *)(intptr_t)n->bc, &isNew);
-	SdTomb *tomb = isNew ? calloc(1, sizeof(*tomb)) : Tcl_GetHashValue(e);
+	SdTomb *tomb = isNew ? Rb_Alloc(sizeof(*tomb)) : Tcl_GetHashValue(e);
 
 	tomb->retiredAt = now;
 	tomb->nshares = ns;
-	tomb->shares = realloc(tomb->shares, ns * sizeof(SdShare));
+	tomb->shares = Rb_ReallocArray(tomb->shares, ns, sizeof(SdShare));
 	memcpy(tomb->shares, sh, ns * sizeof(SdShare));
 	Tcl_SetHashValue(e, tomb);
     }
     if (nparents > 8) {
-	ps = malloc(nparents * sizeof(int64_t));
+	ps = Rb_AllocArray(nparents, sizeof(int64_t));
     }
     if (nparents > 0) {
 	memcpy(ps, n->parents, nparents * sizeof(int64_t));
@@ -587,7 +587,7 @@ Sweep(DemandState *st, int64_t now, int final)
 	}
     }
     Sd_GraphForgetRoots(&st->graph);
-    leaves = malloc((st->graph.nodes.numEntries + 1) * sizeof(int64_t));
+    leaves = Rb_AllocArray(st->graph.nodes.numEntries + 1, sizeof(int64_t));
     for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
 	    e = Tcl_NextHashEntry(&s)) {
 	SdNode *n = Tcl_GetHashValue(e);
@@ -623,7 +623,7 @@ LogBuffer(DemandState *st, const Rb_Batch *b, int i, int kind, SdNode *n,
 
     if (st->nlog == st->capLog) {
 	st->capLog = st->capLog ? 2 * st->capLog : 1024;
-	st->log = realloc(st->log, st->capLog * sizeof(SdBufferAccess));
+	st->log = Rb_ReallocArray(st->log, st->capLog, sizeof(SdBufferAccess));
     }
     x = &st->log[st->nlog++];
     x->time = b->col[SD_F_TIME][i];
@@ -762,7 +762,7 @@ DemandRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
 	int isNew;
 	Tcl_HashEntry *e = Tcl_CreateHashEntry(&st->diskOps,
 		(const char *)key, &isNew);
-	SdDiskOp *op = isNew ? malloc(sizeof(*op)) : Tcl_GetHashValue(e);
+	SdDiskOp *op = isNew ? Rb_Alloc(sizeof(*op)) : Tcl_GetHashValue(e);
 
 	op->start = t;
 	op->bc = bc;

@@ -182,8 +182,8 @@ CreateTables(Rb_Analyzer *a, DbState *st, const Rb_RunInfo *run)
     Tcl_DString create, insert;
     int k, j;
 
-    st->insert = calloc(st->set->ntypes, sizeof(sqlite3_stmt *));
-    st->typeIds = calloc(st->set->ntypes, sizeof(int64_t));
+    st->insert = Rb_AllocArray(st->set->ntypes, sizeof(sqlite3_stmt *));
+    st->typeIds = Rb_AllocArray(st->set->ntypes, sizeof(int64_t));
     Tcl_DStringInit(&create);
     Tcl_DStringInit(&insert);
     for (k = 0; k < st->set->ntypes; k++) {
@@ -278,7 +278,7 @@ DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     st->set = Sd_TypeSetGet(st->typeset);
     n = strlen(st->output) + 32;
-    st->tmpPath = malloc(n);
+    st->tmpPath = Rb_Alloc(n);
     snprintf(st->tmpPath, n, "%s.tmp-%d", st->output, (int)getpid());
     unlink(st->tmpPath);
     /* One thread uses the connection: no SQLite mutexes. */

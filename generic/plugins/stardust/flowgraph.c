@@ -145,9 +145,10 @@ PointOf(FlowState *st, const Rb_Batch *b, int i)
     if (isNew) {
 	if (st->npoints == st->capPoints) {
 	    st->capPoints = st->capPoints ? 2 * st->capPoints : 64;
-	    st->points = realloc(st->points, st->capPoints * sizeof(char *));
+	    st->points = Rb_ReallocArray(st->points, st->capPoints,
+		sizeof(char *));
 	}
-	st->points[st->npoints] = strdup(Tcl_DStringValue(&ds));
+	st->points[st->npoints] = Rb_Strdup(Tcl_DStringValue(&ds));
 	Tcl_SetHashValue(e, (ClientData)(intptr_t)st->npoints++);
     }
     Tcl_DStringFree(&ds);
@@ -166,7 +167,7 @@ Crumb(FlowState *st, int64_t bc, int create)
     }
     e = Tcl_CreateHashEntry(&st->crumbs, (const char *)(intptr_t)bc, &isNew);
     if (isNew) {
-	FgCrumb *c = calloc(1, sizeof(*c));
+	FgCrumb *c = Rb_Alloc(sizeof(*c));
 
 	c->sorted = 1;
 	Tcl_SetHashValue(e, c);
@@ -207,7 +208,7 @@ FlowBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	c = Crumb(st, bc, 1);
 	if (c->n == c->cap) {
 	    c->cap = c->cap ? 2 * c->cap : 4;
-	    c->recs = realloc(c->recs, c->cap * sizeof(FgRec));
+	    c->recs = Rb_ReallocArray(c->recs, c->cap, sizeof(FgRec));
 	}
 	if (c->n > 0 && b->col[SD_F_TIME][i] < c->recs[c->n - 1].time) {
 	    c->sorted = 0;
@@ -256,7 +257,7 @@ AddEdge(FlowState *st, const FgRec *from, const FgRec *to)
     FgEdge *edge;
 
     if (isNew) {
-	edge = calloc(1, sizeof(*edge));
+	edge = Rb_Alloc(sizeof(*edge));
 	edge->from = from->point;
 	edge->to = to->point;
 	Tcl_SetHashValue(e, edge);
@@ -421,7 +422,7 @@ FlowEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	if (n->nparents != 0) {
 	    continue;
 	}
-	firstAt = realloc(firstAt, (st->npoints + 1) * sizeof(int64_t));
+	firstAt = Rb_ReallocArray(firstAt, st->npoints + 1, sizeof(int64_t));
 	for (k = 0; k < st->npoints; k++) {
 	    firstAt[k] = RB_ABSENT;
 	}
@@ -444,8 +445,8 @@ FlowEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     free(firstAt);
 
-    list = malloc((st->started ? st->edges.numEntries : 0) * sizeof(FgEdge *)
-	    + sizeof(FgEdge *));
+    list = Rb_AllocArray((st->started ? st->edges.numEntries : 0) + 1,
+	    sizeof(FgEdge *));
     for (e = st->started ? Tcl_FirstHashEntry(&st->edges, &s) : NULL; e;
 	    e = Tcl_NextHashEntry(&s)) {
 	list[nedges++] = Tcl_GetHashValue(e);

@@ -75,7 +75,7 @@ Sd_GraphNode(SdGraph *g, int64_t bc)
     if (!isNew) {
 	return Tcl_GetHashValue(e);
     }
-    n = calloc(1, sizeof(*n));
+    n = Rb_Alloc(sizeof(*n));
     n->bc = bc;
     n->lastTime = INT64_MIN;
     Tcl_SetHashValue(e, n);
@@ -94,7 +94,7 @@ Push(int64_t **arr, int *n, int *cap, int64_t v)
     }
     if (*n == *cap) {
 	*cap = *cap ? 2 * *cap : 2;
-	*arr = realloc(*arr, *cap * sizeof(int64_t));
+	*arr = Rb_ReallocArray(*arr, *cap, sizeof(int64_t));
     }
     (*arr)[(*n)++] = v;
 }
@@ -245,7 +245,7 @@ AddShare(SdShare **list, int *n, int64_t root, double w)
 	    return;
 	}
     }
-    *list = realloc(*list, (*n + 1) * sizeof(SdShare));
+    *list = Rb_ReallocArray(*list, *n + 1, sizeof(SdShare));
     (*list)[*n].root = root;
     (*list)[*n].weight = w;
     (*n)++;

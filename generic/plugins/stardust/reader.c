@@ -74,7 +74,7 @@ OpenSet(Rb_Reader *r, Rb_Error *err)
     }
     r->schema = st->set->schema;
     Rb_SchemaRetain(r->schema);
-    st->typeIds = calloc(st->set->ntypes + 1, sizeof(int64_t));
+    st->typeIds = Rb_AllocArray(st->set->ntypes + 1, sizeof(int64_t));
     for (i = 0; i < st->set->ntypes; i++) {
 	st->typeIds[i] = Rb_SchemaIntern(r->schema, st->set->types[i].name,
 		strlen(st->set->types[i].name));

@@ -68,7 +68,7 @@ static char *
 CopyString(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *p = malloc(n);
+    char *p = Rb_Alloc(n);
 
     memcpy(p, s, n);
     return p;
@@ -206,11 +206,11 @@ ParseDecl(SdType *t, int objc, Tcl_Obj *const objv[], Rb_Error *err)
 static SdTypeSet *
 CopySet(const char *name, const SdTypeSet *old)
 {
-    SdTypeSet *set = calloc(1, sizeof(*set));
+    SdTypeSet *set = Rb_Alloc(sizeof(*set));
     int i, k, n = old ? old->ntypes : 0;
 
     set->name = CopyString(name);
-    set->types = calloc(n + 1, sizeof(SdType));
+    set->types = Rb_AllocArray(n + 1, sizeof(SdType));
     for (i = 0; i < n; i++) {
 	set->types[i] = old->types[i];
 	set->types[i].name = CopyString(old->types[i].name);
@@ -287,8 +287,8 @@ StandardSet(const char *name)
     int i;
 
     free(set->types);
-    set->types = calloc(sizeof(standardTypes) / sizeof(standardTypes[0]),
-	    sizeof(SdType));
+    set->types = Rb_AllocArray(
+	    sizeof(standardTypes) / sizeof(standardTypes[0]), sizeof(SdType));
     for (i = 0; standardTypes[i].name; i++) {
 	Tcl_Obj *decl = Tcl_NewStringObj(standardTypes[i].decl, -1);
 

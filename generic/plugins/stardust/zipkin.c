@@ -110,7 +110,7 @@ CollectSpans(ZkState *st, json_t *list, int *cap)
 
 	    if (st->nspans == *cap) {
 		*cap = *cap ? 2 * *cap : 256;
-		st->spans = realloc(st->spans, *cap * sizeof(ZkSpan));
+		st->spans = Rb_ReallocArray(st->spans, *cap, sizeof(ZkSpan));
 	    }
 	    s = &st->spans[st->nspans++];
 	    memset(s, 0, sizeof(*s));
@@ -223,7 +223,7 @@ AddRec(ZkState *st, int *cap, int64_t timeUs, int64_t bc, int type,
 
     if (st->nrecs == *cap) {
 	*cap = *cap ? 2 * *cap : 512;
-	st->recs = realloc(st->recs, *cap * sizeof(ZkRec));
+	st->recs = Rb_ReallocArray(st->recs, *cap, sizeof(ZkRec));
     }
     r = &st->recs[st->nrecs];
     r->time = timeUs;
@@ -299,7 +299,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
 {
     ZkState *st = r->state;
     size_t have = 0, cap = 1 << 16;
-    char *buf = malloc(cap);
+    char *buf = Rb_Alloc(cap);
     json_error_t jerr;
     long got;
     int i, capSpans = 0;
@@ -309,7 +309,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
 	have += (size_t)got;
 	if (have == cap) {
 	    cap *= 2;
-	    buf = realloc(buf, cap);
+	    buf = Rb_Realloc(buf, cap);
 	}
     }
     if (got < 0) {

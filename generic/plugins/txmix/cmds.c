@@ -36,7 +36,7 @@ GetVector(Tcl_Interp *interp, Tcl_Obj *obj, const char *what, double **v,
     if (Tcl_ListObjGetElements(interp, obj, n, &elems) != TCL_OK) {
 	return TCL_ERROR;
     }
-    *v = malloc(sizeof(double) * (*n + 1));
+    *v = Rb_AllocArray(*n + 1, sizeof(double));
     for (i = 0; i < *n; i++) {
 	if (Tcl_GetDoubleFromObj(NULL, elems[i], &(*v)[i]) != TCL_OK) {
 	    free(*v);
@@ -79,7 +79,7 @@ GetMatrix(Tcl_Interp *interp, Tcl_Obj *obj, const char *what,
 	}
 	if (*cols < 0) {
 	    *cols = n + off;
-	    *m = malloc(sizeof(double) * ((size_t)*rows * *cols + 1));
+	    *m = Rb_AllocArray((size_t)*rows * *cols + 1, sizeof(double));
 	} else if (n + off != *cols) {
 	    free(v);
 	    free(*m);
@@ -168,7 +168,7 @@ RegressCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	return Rb_SetInterpError(interp, "RUBICON TXMIX SHAPE",
 		"X has %d rows and %d columns, y has %d values", n, p, ny);
     }
-    coef = malloc(sizeof(double) * p);
+    coef = Rb_AllocArray(p, sizeof(double));
     rc = method == TX_LAR
 	    ? Rb_TxmixLar(n, p, X, y, coef, &objective, &iterations)
 	    : Rb_TxmixOls(n, p, X, y, coef, &objective);
@@ -364,13 +364,13 @@ ParseFitArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
 	    return Rb_SetInterpError(interp, "RUBICON TXMIX SHAPE",
 		    "-train has %d values for %d windows", n, fa->d.m);
 	}
-	fa->train = malloc(fa->d.m + 1);
+	fa->train = Rb_Alloc(fa->d.m + 1);
 	for (i = 0; i < fa->d.m; i++) {
 	    fa->train[i] = mask[i] != 0;
 	}
 	free(mask);
     } else if (fa->scheme != TX_ALL) {
-	fa->train = malloc(fa->d.m + 1);
+	fa->train = Rb_Alloc(fa->d.m + 1);
 	if (Rb_TxmixTrainMask(&fa->d, fa->scheme, fa->fraction, fa->resource,
 		fa->train) < 0) {
 	    FreeFitArgs(fa);
@@ -429,7 +429,7 @@ FitCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	FreeFitArgs(&fa);
 	return Rb_SetInterpError(interp, "RUBICON TXMIX FIT", "%s", err);
     }
-    yhat = malloc(sizeof(double) * (fa.d.m + 1));
+    yhat = Rb_AllocArray(fa.d.m + 1, sizeof(double));
     Rb_TxmixPredict(&fa.d, &fit, 0, fa.d.m, yhat);
     result = Tcl_NewDictObj();
     DictPut(result, "model", Tcl_NewStringObj(Rb_TxmixModelNames[fa.model],
@@ -457,7 +457,7 @@ FitCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     Rb_TxmixAccuracy(fa.d.m, fa.d.y, yhat, fa.train, &acc);
     DictPut(result, "train", AccuracyDict(&acc));
-    test = malloc(fa.d.m + 1);
+    test = Rb_Alloc(fa.d.m + 1);
     for (i = 0; i < fa.d.m; i++) {
 	test[i] = fa.train ? !fa.train[i] : 1;
     }
@@ -511,7 +511,7 @@ AccuracyCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		"y, yhat and -mask must have the same length");
     }
     if (maskv) {
-	mask = malloc(n + 1);
+	mask = Rb_Alloc(n + 1);
 	for (i = 0; i < n; i++) {
 	    mask[i] = maskv[i] != 0;
 	}
@@ -551,8 +551,8 @@ AnomaliesCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		"-span must be between 1 and the windows less one (%d)",
 		fa.d.m - 1);
     }
-    score = malloc(sizeof(double) * (fa.d.m + 1));
-    flag = malloc(fa.d.m + 1);
+    score = Rb_AllocArray(fa.d.m + 1, sizeof(double));
+    flag = Rb_Alloc(fa.d.m + 1);
     if (Rb_TxmixAnomalies(&fa.d, fa.model, fa.method, fa.intercept, fa.span,
 	    fa.threshold, score, flag, err, sizeof(err)) < 0) {
 	free(score);

@@ -69,7 +69,7 @@ Rb_TxmixTrainMask(const TxData *d, TxScheme scheme, double fraction, int r,
     if (d->U == NULL || r < 0 || r >= d->R) {
 	return -1;
     }
-    keys = malloc(sizeof(UtilKey) * (d->m + 1));
+    keys = Rb_AllocArray(d->m + 1, sizeof(UtilKey));
     for (i = 0; i < d->m; i++) {
 	keys[i].u = d->U[(size_t)i * d->R + r];
 	keys[i].window = i;
@@ -97,9 +97,9 @@ Rb_TxmixAnomalies(const TxData *d, TxModel model, TxMethod method,
 	int intercept, int span, double threshold, double *score,
 	unsigned char *flag, char *errBuf, size_t errLen)
 {
-    unsigned char *train = malloc(d->m + 1);
-    double *yhat = malloc(sizeof(double) * (d->m + 1));
-    double *err = malloc(sizeof(double) * (span + 1));
+    unsigned char *train = Rb_Alloc(d->m + 1);
+    double *yhat = Rb_AllocArray(d->m + 1, sizeof(double));
+    double *err = Rb_AllocArray(span + 1, sizeof(double));
     int i, k, flagged = 0;
 
     memset(score, 0, sizeof(double) * d->m);

@@ -151,13 +151,13 @@ Rb_TxmixLar(int n, int p, const double *X, const double *y, double *coef,
     Breakpoint *bp;
 
     memset(coef, 0, sizeof(double) * p);
-    T = malloc(sizeof(double) * ((size_t)n * p + 1));
-    beta = malloc(sizeof(double) * (n + 1));
-    rowEnt = malloc(sizeof(int) * (n + 1));
-    colEnt = malloc(sizeof(int) * (p + 1));
-    sign = malloc(sizeof(int) * (n + 1));
-    bp = malloc(sizeof(Breakpoint) * (n + 1));
-    z = malloc(sizeof(double) * (p + 1));
+    T = Rb_AllocArray((size_t)n * p + 1, sizeof(double));
+    beta = Rb_AllocArray(n + 1, sizeof(double));
+    rowEnt = Rb_AllocArray(n + 1, sizeof(int));
+    colEnt = Rb_AllocArray(p + 1, sizeof(int));
+    sign = Rb_AllocArray(n + 1, sizeof(int));
+    bp = Rb_AllocArray(n + 1, sizeof(Breakpoint));
+    z = Rb_AllocArray(p + 1, sizeof(double));
     if (!T || !beta || !rowEnt || !colEnt || !sign || !bp || !z) {
 	goto done;
     }

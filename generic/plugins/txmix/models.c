@@ -69,23 +69,23 @@ Rb_TxmixModelTerms(TxModel model, int J, int R, int intercept, char ***names)
     if (names == NULL) {
 	return p;
     }
-    *names = malloc(sizeof(char *) * (p + 1));
+    *names = Rb_AllocArray(p + 1, sizeof(char *));
     if (intercept) {
-	(*names)[t++] = strdup("intercept");
+	(*names)[t++] = Rb_Strdup("intercept");
     }
     if (IsScalar(model)) {
-	(*names)[t++] = strdup("n");
+	(*names)[t++] = Rb_Strdup("n");
     } else {
 	for (j = 0; j < J; j++) {
 	    snprintf(buf, sizeof(buf), "N%d", j);
-	    (*names)[t++] = strdup(buf);
+	    (*names)[t++] = Rb_Strdup(buf);
 	}
     }
     if (UsesUtil(model)) {
 	for (j = 0; j < R; j++) {
 	    snprintf(buf, sizeof(buf), "%c%d",
 		    BaseModel(model) == TX_NAIVE ? 'U' : 'Q', j);
-	    (*names)[t++] = strdup(buf);
+	    (*names)[t++] = Rb_Strdup(buf);
 	}
     }
     return p;
@@ -175,12 +175,12 @@ FitUtilModel(const TxData *d, TxFit *fit, const unsigned char *train,
 	int ntrain)
 {
     int q = 1 + (IsScalar(fit->model) ? 1 : d->J);
-    double *X = malloc(sizeof(double) * ((size_t)ntrain * q + 1));
-    double *u = malloc(sizeof(double) * (ntrain + 1)), obj;
+    double *X = Rb_AllocArray((size_t)ntrain * q + 1, sizeof(double));
+    double *u = Rb_AllocArray(ntrain + 1, sizeof(double)), obj;
     int r, i, row, j, result = 0;
 
     fit->uterms = q;
-    fit->ucoef = calloc((size_t)d->R * q + 1, sizeof(double));
+    fit->ucoef = Rb_AllocArray((size_t)d->R * q + 1, sizeof(double));
     for (r = 0; r < d->R && result == 0; r++) {
 	for (i = 0, row = 0; i < d->m; i++) {
 	    double *x = X + (size_t)row * q;
@@ -245,10 +245,10 @@ Rb_TxmixFit(const TxData *d, TxModel model, TxMethod method, int intercept,
 	Rb_TxmixFitFree(fit);
 	return -1;
     }
-    X = malloc(sizeof(double) * ((size_t)ntrain * p + 1));
-    y = malloc(sizeof(double) * (ntrain + 1));
-    urow = malloc(sizeof(double) * (d->R + 1));
-    fit->coef = calloc(p, sizeof(double));
+    X = Rb_AllocArray((size_t)ntrain * p + 1, sizeof(double));
+    y = Rb_AllocArray(ntrain + 1, sizeof(double));
+    urow = Rb_AllocArray(d->R + 1, sizeof(double));
+    fit->coef = Rb_AllocArray(p, sizeof(double));
     for (i = 0, row = 0; i < d->m; i++) {
 	if (train && !train[i]) {
 	    continue;
@@ -284,8 +284,8 @@ void
 Rb_TxmixPredict(const TxData *d, const TxFit *fit, int lo, int hi,
 	double *yhat)
 {
-    double *x = malloc(sizeof(double) * (fit->p + 1));
-    double *urow = malloc(sizeof(double) * (d->R + 1));
+    double *x = Rb_AllocArray(fit->p + 1, sizeof(double));
+    double *urow = Rb_AllocArray(d->R + 1, sizeof(double));
     int i, t;
 
     for (i = lo; i < hi; i++) {
@@ -370,7 +370,7 @@ void
 Rb_TxmixAccuracy(int m, const double *y, const double *yhat,
 	const unsigned char *mask, TxAccuracy *acc)
 {
-    double *rel = malloc(sizeof(double) * (m + 1)), sumE = 0, sumY = 0;
+    double *rel = Rb_AllocArray(m + 1, sizeof(double)), sumE = 0, sumY = 0;
     int i, n = 0;
 
     memset(acc, 0, sizeof(*acc));

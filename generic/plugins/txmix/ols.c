@@ -23,12 +23,12 @@ int
 Rb_TxmixOls(int n, int p, const double *X, const double *y, double *coef,
 	double *sse)
 {
-    double *A = malloc(sizeof(double) * ((size_t)n * p + 1));
-    double *b = malloc(sizeof(double) * (n + 1));
-    unsigned char *dropped = calloc(p + 1, 1);
+    double *A = Rb_AllocArray((size_t)n * p + 1, sizeof(double));
+    double *b = Rb_AllocArray(n + 1, sizeof(double));
+    unsigned char *dropped = Rb_AllocArray(p + 1, 1);
     double maxDiag = 0.0;
     int i, j, k, row = 0;
-    int *pivRow = malloc(sizeof(int) * (p + 1));
+    int *pivRow = Rb_AllocArray(p + 1, sizeof(int));
 
     if (!A || !b || !dropped || !pivRow) {
 	free(A);

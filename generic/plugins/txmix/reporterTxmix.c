@@ -53,7 +53,7 @@ WriteFit(Rb_Reporter *r, const Rb_Flow *flow, const Rb_Attribute *attr,
     Tcl_IncrRefCount(base);
     Tcl_IncrRefCount(datPath);
     Tcl_IncrRefCount(gpPath);
-    rel = malloc(sizeof(double) * (attr->nrows + 1));
+    rel = Rb_AllocArray(attr->nrows + 1, sizeof(double));
 
     /* Block 0: time y predicted residual; block 1: sorted |e|/y, CDF. */
     if (Rb_OutOpen(interp, Tcl_GetString(datPath), &out) != TCL_OK) {

@@ -185,12 +185,12 @@ TypeColumn(TxMixState *st, int64_t type)
     }
     j = st->ntypes++;
     Tcl_SetHashValue(e, (ClientData)(intptr_t)j);
-    st->typeKeys = realloc(st->typeKeys, sizeof(int64_t) * st->ntypes);
-    st->count = realloc(st->count, sizeof(double *) * st->ntypes);
-    st->rtime = realloc(st->rtime, sizeof(double *) * st->ntypes);
+    st->typeKeys = Rb_ReallocArray(st->typeKeys, st->ntypes, sizeof(int64_t));
+    st->count = Rb_ReallocArray(st->count, st->ntypes, sizeof(double *));
+    st->rtime = Rb_ReallocArray(st->rtime, st->ntypes, sizeof(double *));
     st->typeKeys[j] = type;
-    st->count[j] = calloc(st->winCap + 1, sizeof(double));
-    st->rtime[j] = calloc(st->winCap + 1, sizeof(double));
+    st->count[j] = Rb_AllocArray(st->winCap + 1, sizeof(double));
+    st->rtime[j] = Rb_AllocArray(st->winCap + 1, sizeof(double));
     return j;
 }
 
@@ -216,8 +216,8 @@ EnsureWindow(TxMixState *st, int64_t w)
 	    cap *= 2;
 	}
 	for (j = 0; j < st->ntypes; j++) {
-	    st->count[j] = realloc(st->count[j], sizeof(double) * cap);
-	    st->rtime[j] = realloc(st->rtime[j], sizeof(double) * cap);
+	    st->count[j] = Rb_ReallocArray(st->count[j], cap, sizeof(double));
+	    st->rtime[j] = Rb_ReallocArray(st->rtime[j], cap, sizeof(double));
 	    memset(st->count[j] + st->winCap, 0,
 		    sizeof(double) * (cap - st->winCap));
 	    memset(st->rtime[j] + st->winCap, 0,
@@ -346,10 +346,10 @@ WindowUtilization(Rb_Analyzer *a, Tcl_Interp *interp, double **Uout,
 		"TxMixAnalyzer: -utilization is not a dict");
 	return TCL_ERROR;
     }
-    U = calloc((size_t)st->nwin * R + 1, sizeof(double));
-    sum = calloc(st->nwin + 1, sizeof(double));
-    cnt = calloc(st->nwin + 1, sizeof(double));
-    *names = calloc(R + 1, sizeof(Tcl_Obj *));
+    U = Rb_AllocArray((size_t)st->nwin * R + 1, sizeof(double));
+    sum = Rb_AllocArray(st->nwin + 1, sizeof(double));
+    cnt = Rb_AllocArray(st->nwin + 1, sizeof(double));
+    *names = Rb_AllocArray(R + 1, sizeof(Tcl_Obj *));
     Tcl_DictObjFirst(interp, st->utilization, &search, &key, &samples,
 	    &done);
     for (; !done; Tcl_DictObjNext(&search, &key, &samples, &done), r++) {
@@ -460,7 +460,7 @@ SetFit(Rb_Analyzer *a, const TxData *d, Tcl_Obj **resNames)
     free(terms);
     Rb_AnalyzerSet(a, attr);
 
-    yhat = malloc(sizeof(double) * (d->m + 1));
+    yhat = Rb_AllocArray(d->m + 1, sizeof(double));
     Rb_TxmixPredict(d, &fit, 0, d->m, yhat);
     attr = Rb_AttrCreate("TxMixFit", RB_ATTR_SERIES, "s",
 	    "per window: measured and predicted summed response time");
@@ -520,8 +520,8 @@ TxMixEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     if (WindowUtilization(a, run->interp, &U, &R, &resNames) != TCL_OK) {
 	return TCL_ERROR;
     }
-    N = malloc(sizeof(double) * ((size_t)st->nwin * st->ntypes + 1));
-    y = calloc(st->nwin + 1, sizeof(double));
+    N = Rb_AllocArray((size_t)st->nwin * st->ntypes + 1, sizeof(double));
+    y = Rb_AllocArray(st->nwin + 1, sizeof(double));
     attr = Rb_AttrCreate("TxMixResponse", RB_ATTR_SERIES, "s",
 	    "per window: summed response time y_i and transactions n_i");
     Rb_AttrAddColumn(attr, "time", "s", 0);

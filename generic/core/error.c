@@ -71,8 +71,7 @@ Rb_Alloc(size_t n)
     void *p = calloc(1, n ? n : 1);
 
     if (p == NULL) {
-	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n", n);
-	abort();
+	Tcl_Panic("rubicon: out of memory allocating %zu bytes", n);
     }
     return p;
 }
@@ -83,8 +82,7 @@ Rb_Realloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
 
     if (q == NULL) {
-	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n", n);
-	abort();
+	Tcl_Panic("rubicon: out of memory allocating %zu bytes", n);
     }
     return q;
 }

@@ -480,6 +480,13 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	}
 	NoteBatch(p->run, p->batch);
 	Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
+	/* A time limit on the interpreter (rubicon -safe -timelimit) covers
+	 * the run too, though reading runs no Tcl command. */
+	if (Tcl_LimitTypeEnabled(p->interp, TCL_LIMIT_TIME)
+		&& Tcl_LimitCheck(p->interp) != TCL_OK) {
+	    Capture(p->interp, p->failure);
+	    break;
+	}
 	if ((++p->nbatches & 15) == 0) {
 	    double now = Now();
 

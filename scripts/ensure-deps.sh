@@ -7,7 +7,7 @@ need=""
 optional=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 for p in tcl-dev tcllib zlib1g-dev libbz2-dev check libsubunit-dev pkg-config autoconf make gcc \
-	 libjansson-dev libsqlite3-dev libsqlite3-tcl; do
+	 libjansson-dev libsqlite3-dev libsqlite3-tcl procps; do
     have_pkg "$p" || need="$need $p"
 done
 for p in gnuplot-nox valgrind libxlsxwriter-dev fio graphviz; do

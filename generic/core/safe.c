@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "engine.h"
 
+#if !defined(__SANITIZE_ADDRESS__)
 /* The -memlimit in force (MB), for the panic procedure's message. */
 static Tcl_WideInt memLimitMB;
 
@@ -76,6 +77,8 @@ SafePanic(const char *format, ...)
     fprintf(stderr, "%s\n", msg);
     abort();
 }
+
+#endif /* !__SANITIZE_ADDRESS__ */
 
 /*
  * SetMemoryLimit --

@@ -1,16 +1,16 @@
 # main.tcl --
 #
 #	rubicon::main, the batch entry of the rubicon program:
-#	    rubicon ?-safe? ?-outdir DIR? ?-format F? ?-onerror P? ?-quiet?
-#		config.tcl ?trace ...?
+#	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
+#		?-format F? ?-onerror P? ?-quiet? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
 
 proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
-	    ?-format FORMAT? ?-onerror stop|skip|warn? ?-quiet? config.tcl\
-	    ?trace ...?\
+	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
+	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv?\
 	    in ... out\
 	    \n       rubicon            (interactive shell)"
@@ -26,6 +26,8 @@ proc ::rubicon::main {argList} {
     set runOpts {}
     set safe 0
     set outdir .
+    # Safe mode's defaults, stated in rubicon(n).
+    array set limits {-timelimit 3600 -memlimit 4096}
     while {[string match -* [lindex $args 0]]} {
 	set args [lassign $args opt]
 	switch -- $opt {
@@ -36,6 +38,16 @@ proc ::rubicon::main {argList} {
 	    -quiet {lappend runOpts -progress 0}
 	    -safe {set safe 1}
 	    -outdir {set args [lassign $args outdir]}
+	    -timelimit - -memlimit {
+		set args [lassign $args val]
+		if {![string is double -strict $val] || $val < 0
+			|| ($opt eq "-memlimit" && ![string is wide -strict $val])} {
+		    return -code error -errorcode USAGE \
+			"$opt wants a number >= 0 (0: no limit), not \"$val\""
+		}
+		set limits($opt) $val
+		set given($opt) 1
+	    }
 	    -h - -help - --help {puts [catch usage msg; set msg]; return}
 	    default {usage}
 	}
@@ -50,7 +62,12 @@ proc ::rubicon::main {argList} {
     set ::argc [llength $traces]
     set ::rubicon::runOptions $runOpts
     if {$safe} {
-	return [::rubicon::safe::run $config $traces $runOpts $outdir]
+	return [::rubicon::safe::run $config $traces $runOpts $outdir \
+	    $limits(-timelimit) $limits(-memlimit)]
+    }
+    if {[info exists given(-timelimit)] || [info exists given(-memlimit)]} {
+	return -code error -errorcode USAGE \
+	    "-timelimit and -memlimit apply only with -safe"
     }
     set before [lastrun]
     sourceConfig $config

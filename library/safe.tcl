@@ -15,10 +15,16 @@ proc ::rubicon::safe::denied {cmd args} {
 	"safe mode: \"$cmd\" is not allowed in a -safe configuration"
 }
 
-# rubicon::safe::run CONFIG TRACES RUNOPTS OUTDIR --
+# rubicon::safe::run CONFIG TRACES RUNOPTS OUTDIR ?TIMELIMIT? ?MEMLIMIT? --
 #	Evaluates the configuration text in a new safe interpreter with
 #	::argv set to the traces; runs once over them if it did not run.
-proc ::rubicon::safe::run {config traces runOpts outdir} {
+#	The configuration and its runs together may take TIMELIMIT seconds
+#	(a Tcl time limit on the safe interpreter, which rubicon::run also
+#	checks after every batch); the process may grow by MEMLIMIT MB.  0
+#	is no limit.  Reaching either is an error of code RUBICON SAFE LIMIT
+#	TIME or MEMORY naming the limit.
+proc ::rubicon::safe::run {config traces runOpts outdir {timelimit 0}
+	{memlimit 0}} {
     set traces [lmap t $traces {file normalize $t}]
     set outdir [file normalize $outdir]
     file mkdir $outdir
@@ -34,19 +40,35 @@ proc ::rubicon::safe::run {config traces runOpts outdir} {
 	interp alias $child puts {} ::rubicon::safe::puts
 	set lib [lindex [lsearch -inline -index 1 [info loaded] Rubicon] 0]
 	load $lib Rubicon $child
-	$child eval [list ::rubicon::_restrict -read $traces -write $outdir]
+	$child eval [list ::rubicon::_restrict -read $traces -write $outdir \
+	    -memlimit $memlimit]
 	$child eval [list set ::argv $traces]
 	$child eval [list set ::argc [llength $traces]]
 	$child eval [list set ::rubicon::config $config]
 	set before [$child eval ::rubicon::lastrun]
 	set here [pwd]
 	cd $outdir
+	if {$timelimit > 0} {
+	    set end [expr {[clock milliseconds] + entier($timelimit * 1000)}]
+	    interp limit $child time -seconds [expr {$end / 1000}] \
+		-milliseconds [expr {$end % 1000}] -granularity 1
+	}
 	try {
 	    $child eval $script
 	    if {[$child eval ::rubicon::lastrun] eq $before && [llength $traces]
 		    && [$child eval {::rubicon::dag head}] ne ""} {
 		::rubicon::report [$child eval [list ::rubicon::run {*}$runOpts {*}$traces]]
 	    }
+	} trap {TCL MEMORY} {msg} {
+	    return -code error -errorcode {RUBICON SAFE LIMIT MEMORY} \
+		"safe mode: memory limit reached (-memlimit $memlimit MB): $msg"
+	} on error {msg opts} {
+	    if {$timelimit > 0 && [clock milliseconds] >= $end} {
+		return -code error -errorcode {RUBICON SAFE LIMIT TIME} \
+		    "safe mode: time limit reached (-timelimit $timelimit\
+		    seconds): the configuration and its run were stopped"
+	    }
+	    return -options $opts $msg
 	} finally {
 	    cd $here
 	}

@@ -28,10 +28,31 @@ AppInit(Tcl_Interp *interp)
 }
 
 /*
+ * StatusAfter --
+ *	The exit status of a batch run: 128 + the signal when SIGINT or
+ *	SIGTERM stopped a run (130, 143, as a shell shows a process the
+ *	signal killed; the reports were still written, marked partial),
+ *	else status.
+ */
+static int
+StatusAfter(Tcl_Interp *interp, int status)
+{
+    int sig = 0;
+
+    if (Tcl_Eval(interp, "::rubicon::_signal") == TCL_OK
+	    && Tcl_GetIntFromObj(NULL, Tcl_GetObjResult(interp), &sig) == TCL_OK
+	    && sig > 0) {
+	return 128 + sig;
+    }
+    return status;
+}
+
+/*
  * RunConfig --
  *	Runs a configuration script in batch mode. The script sees the trace
  *	files in ::argv; "rubicon::main" (library/main.tcl) does the work.
- * Results: the process exit status.
+ * Results: the process exit status: 0, 1 on an error, 128 + the signal
+ *	after an interrupted run.
  */
 static int
 RunConfig(int argc, char **argv)
@@ -69,11 +90,13 @@ RunConfig(int argc, char **argv)
 	}
 	Tcl_DecrRefCount(key);
 	Tcl_DecrRefCount(opts);
+	rc = StatusAfter(interp, 1);
 	Tcl_DeleteInterp(interp);
-	return 1;
+	return rc;
     }
+    rc = StatusAfter(interp, 0);
     Tcl_DeleteInterp(interp);
-    return 0;
+    return rc;
 }
 
 int

@@ -62,20 +62,20 @@ Rb_SetInterpError(Tcl_Interp *interp, const char *code, const char *fmt, ...)
 
 /*
  * OutOfMemory --
- *	Ends the process: a request for n bytes could not be met (or, with
- *	count and size, their product overflows a size_t).
+ *	Ends the process through Tcl_Panic: a request for n bytes could not
+ *	be met (or, with count and size, their product overflows a size_t).
  */
 static void
 OutOfMemory(size_t count, size_t size)
 {
+    /* Through Tcl_Panic, so that safe mode's panic handler can end the
+     * run with RUBICON SAFE LIMIT MEMORY instead of an abort. */
     if (size == 0) {
-	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n",
-		count);
+	Tcl_Panic("rubicon: out of memory allocating %zu bytes", count);
     } else {
-	fprintf(stderr, "rubicon: cannot allocate %zu items of %zu bytes "
-		"(more than the address space)\n", count, size);
+	Tcl_Panic("rubicon: cannot allocate %zu items of %zu bytes "
+		"(more than the address space)", count, size);
     }
-    abort();
 }
 
 /*
@@ -84,7 +84,8 @@ OutOfMemory(size_t count, size_t size)
  *	process with a message rather than corrupting results.
  * Results: the memory, zeroed by Rb_Alloc (Rb_Realloc leaves bytes past
  *	the old size as they come); free() releases it.
- * Side effects: abort() when memory is exhausted.
+ * Side effects: Tcl_Panic (which aborts, or in safe mode ends with
+ *	RUBICON SAFE LIMIT MEMORY) when memory is exhausted.
  */
 void *
 Rb_Alloc(size_t n)

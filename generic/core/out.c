@@ -3,17 +3,73 @@
  *
  *	Safe report output: data is written to "path.tmp-PID" and renamed to
  *	path only when every write and the close succeeded, so a failed run
- *	never leaves a half-written report under the final name.
+ *	never leaves a half-written report under the final name.  A process
+ *	killed before renaming (SIGKILL, a crash) leaves its temporary file;
+ *	the next run writing the same path removes it.
  */
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "rbInt.h"
 
 /*
+ * RbOutRemoveStale --
+ *	Removes the temporary files "path.tmp-PID" beside path whose process
+ *	no longer exists (kill(PID, 0) fails with ESRCH).  Files of live
+ *	processes, and any other name, are left alone.
+ * Side effects: unlinks files in path's directory.
+ */
+void
+RbOutRemoveStale(const char *path)
+{
+    char *dirCopy = Rb_Strdup(path), *baseCopy = Rb_Strdup(path);
+    const char *dir = dirname(dirCopy), *base = basename(baseCopy);
+    size_t n = strlen(base);
+    struct dirent *e;
+    DIR *d = opendir(dir);
+
+    while (d != NULL && (e = readdir(d)) != NULL) {
+	const char *digits = e->d_name + n + 5;
+	char *end;
+	long pid;
+
+	if (strncmp(e->d_name, base, n) != 0
+		|| strncmp(e->d_name + n, ".tmp-", 5) != 0
+		|| !isdigit((unsigned char) *digits)) {
+	    continue;
+	}
+	errno = 0;
+	pid = strtol(digits, &end, 10);
+	if (*end == '\0' && errno == 0 && pid > 0 && pid != (long) getpid()
+		&& pid == (long) (pid_t) pid
+		&& kill((pid_t) pid, 0) != 0 && errno == ESRCH) {
+	    Tcl_DString stale;
+
+	    Tcl_DStringInit(&stale);
+	    Tcl_DStringAppend(&stale, dir, -1);
+	    Tcl_DStringAppend(&stale, "/", 1);
+	    Tcl_DStringAppend(&stale, e->d_name, -1);
+	    unlink(Tcl_DStringValue(&stale));
+	    Tcl_DStringFree(&stale);
+	}
+    }
+    if (d != NULL) {
+	closedir(d);
+    }
+    free(dirCopy);
+    free(baseCopy);
+}
+
+/*
  * Rb_OutOpen --
- *	Opens a temporary file beside path ("-" is stdout).
+ *	Opens a temporary file beside path ("-" is stdout), first removing
+ *	those of dead processes (RbOutRemoveStale).
  * Results: TCL_OK, or TCL_ERROR with a message naming path.
  */
 int
@@ -32,6 +88,7 @@ Rb_OutOpen(Tcl_Interp *interp, const char *path, Rb_Out *out)
 	memset(out, 0, sizeof(*out));
 	return TCL_ERROR;
     }
+    RbOutRemoveStale(path);
     n = strlen(path) + 32;
     out->tmpPath = Rb_Alloc(n);
     snprintf(out->tmpPath, n, "%s.tmp-%ld", path, (long)getpid());

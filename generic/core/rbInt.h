@@ -67,6 +67,10 @@ const Rb_Stubs *	Rb_StubsTable(void);
  * safe mode.  (Rb_SafeCheckWrite is public, in rubicon.h.) */
 int		Rb_SafeCheckRead(Tcl_Interp *interp, const char *path);
 
+/* Removes "path.tmp-PID" files left by processes that no longer exist
+ * (out.c); every writer of such files calls it before making its own. */
+void		RbOutRemoveStale(const char *path);
+
 /* The schema named by a Filter's -schema (io, or a registered name with
  * an optional ":arg"), with a reference; NULL with err set if unknown. */
 Rb_Schema *	Rb_NamedSchema(const char *spec, Rb_Error *err);

@@ -4,8 +4,8 @@
  *	rubicon::run: reads traces (format sniffed or given), pushes their
  *	records through the DAG in batches, ends the Analyzers in dependency
  *	order, writes every Reporter, and returns a summary.  Progress is
- *	shown on a terminal; SIGINT or rubicon::cancel stops at a batch
- *	boundary with every result kept and marked partial.
+ *	shown on a terminal; SIGINT, SIGTERM or rubicon::cancel stops at a
+ *	batch boundary with every result kept and marked partial.
  */
 
 #include <signal.h>
@@ -17,12 +17,22 @@
 
 static Rb_Engine *sigintEngine;
 
+/* The last signal (SIGINT or SIGTERM) that stopped a run in this process,
+ * 0 if none: the rubicon program exits 128 + it (rubicon::_signal). */
+static volatile sig_atomic_t stoppedBySignal;
+
+/*
+ * OnSignal --
+ *	SIGINT and SIGTERM during a run: stop reading at the next batch
+ *	boundary; the run ends its analyzers and writes its reports marked
+ *	partial.
+ */
 static void
-OnSigint(int sig)
+OnSignal(int sig)
 {
-    (void)sig;
     if (sigintEngine) {
 	sigintEngine->cancel = 1;
+	stoppedBySignal = sig;
     }
 }
 
@@ -517,6 +527,13 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	    SetFilterTimeBase(p->eng, p->run->firstTime);
 	}
 	Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
+	/* A time limit on the interpreter (rubicon -safe -timelimit) covers
+	 * the run too, though reading runs no Tcl command. */
+	if (Tcl_LimitTypeEnabled(p->interp, TCL_LIMIT_TIME)
+		&& Tcl_LimitCheck(p->interp) != TCL_OK) {
+	    Capture(p->interp, p->failure);
+	    break;
+	}
 	if ((++p->nbatches & 15) == 0) {
 	    double now = Now();
 
@@ -668,7 +685,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     Pump pump;
     uint32_t *ident = NULL;
     double t0 = Now();
-    struct sigaction sa, oldSa;
+    struct sigaction sa, oldSa, oldTermSa;
     Tcl_Obj *files = Tcl_NewListObj(0, NULL);
     Failure failure = {NULL, NULL};
     Tcl_DString traces;
@@ -764,8 +781,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     eng->cancel = 0;
     sigintEngine = eng;
     memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = OnSigint;
+    sa.sa_handler = OnSignal;
     sigaction(SIGINT, &sa, &oldSa);
+    sigaction(SIGTERM, &sa, &oldTermSa);
 
     batch = Rb_BatchCreate(schema, RB_BATCH_SIZE);
     ident = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
@@ -867,6 +885,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	run.firstTime = pump.localFirst;
     }
     sigaction(SIGINT, &oldSa, NULL);
+    sigaction(SIGTERM, &oldTermSa, NULL);
     sigintEngine = NULL;
     eng->reading = 0;
     if (failure.result == NULL && eng->stoppedBy != NULL) {
@@ -971,6 +990,20 @@ CancelCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 }
 
 /*
+ * SignalCmd --
+ *	rubicon::_signal: the number of the last signal (SIGINT, SIGTERM)
+ *	that stopped a run in this process, 0 if none.  The rubicon program
+ *	exits with 128 plus it, as a shell reports a process the signal
+ *	killed, so that scripts can tell an interrupted run.
+ */
+static int
+SignalCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Tcl_SetObjResult(interp, Tcl_NewIntObj(stoppedBySignal));
+    return TCL_OK;
+}
+
+/*
  * LastRunCmd --
  *	rubicon::lastrun: the summary dict of the last run ("" if none).
  */
@@ -990,6 +1023,7 @@ Rb_RunInitCmds(Tcl_Interp *interp)
 {
     Tcl_CreateObjCommand(interp, "::rubicon::run", RunCmd, NULL, NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::cancel", CancelCmd, NULL, NULL);
+    Tcl_CreateObjCommand(interp, "::rubicon::_signal", SignalCmd, NULL, NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::lastrun", LastRunCmd, NULL,
 	    NULL);
     return TCL_OK;

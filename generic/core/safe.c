@@ -8,17 +8,121 @@
  *	the named traces, and one output directory.  The parent sets the
  *	limits with rubicon::_restrict right after loading the package; the
  *	command refuses a second call, so a configuration cannot lift them.
+ *
+ *	Memory is bounded for the whole process with RLIMIT_AS: an
+ *	allocation past the limit fails, Tcl either returns an error (code
+ *	TCL MEMORY, which the parent turns into RUBICON SAFE LIMIT MEMORY)
+ *	or panics, and the panic procedure set here ends the program with
+ *	the same message instead of an abort and a core dump.
  */
 
 #include <errno.h>
 #include <limits.h>
 #include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "engine.h"
 
+#if !defined(__SANITIZE_ADDRESS__)
+/* The -memlimit in force (MB), for the panic procedure's message. */
+static Tcl_WideInt memLimitMB;
+
+/*
+ * AddressSpaceNow --
+ *	The process's address space in bytes (Linux /proc/self/statm), or 0
+ *	when it cannot be read.
+ */
+static unsigned long long
+AddressSpaceNow(void)
+{
+    FILE *fp = fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0;
+
+    if (fp != NULL) {
+	if (fscanf(fp, "%llu", &pages) != 1) {
+	    pages = 0;
+	}
+	fclose(fp);
+    }
+    return pages * (unsigned long long) sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * SafePanic --
+ *	The panic procedure in safe mode.  Tcl panics when an allocation
+ *	fails, which under -memlimit means the configuration reached its
+ *	limit: the program ends with status 1 and a message naming the
+ *	limit, as an error of code RUBICON SAFE LIMIT MEMORY would.  Any
+ *	other panic is a bug and aborts as before.
+ * Results: does not return.
+ */
+static void
+SafePanic(const char *format, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, format);
+    vsnprintf(msg, sizeof(msg), format, ap);
+    va_end(ap);
+    fflush(stdout);
+    if (strstr(msg, "alloc") != NULL || strstr(msg, "memory") != NULL
+	    || strstr(msg, "max size for a Tcl value") != NULL) {
+	fprintf(stderr, "rubicon: safe mode: memory limit reached "
+		"(-memlimit %" TCL_LL_MODIFIER "d MB): %s\n", memLimitMB, msg);
+	_exit(1);
+    }
+    fprintf(stderr, "%s\n", msg);
+    abort();
+}
+
+#endif /* !__SANITIZE_ADDRESS__ */
+
+/*
+ * SetMemoryLimit --
+ *	Caps the process's address space at its present size plus mb
+ *	megabytes (soft and hard RLIMIT_AS, which programs it starts
+ *	inherit) and installs SafePanic.  Under AddressSanitizer, which
+ *	reserves terabytes of address space for its shadow memory, no cap
+ *	is set.
+ * Results: TCL_OK, or TCL_ERROR (RUBICON SAFE LIMIT) if setrlimit fails.
+ */
+static int
+SetMemoryLimit(Tcl_Interp *interp, Tcl_WideInt mb)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    (void) interp;
+    (void) mb;
+    return TCL_OK;
+#else
+    struct rlimit rl;
+    unsigned long long cap = AddressSpaceNow() + (unsigned long long) mb
+	    * 1024 * 1024;
+
+    if (getrlimit(RLIMIT_AS, &rl) != 0) {
+	return Rb_SetInterpError(interp, "RUBICON SAFE LIMIT",
+		"cannot read the memory limit: %s", strerror(errno));
+    }
+    if (rl.rlim_max == RLIM_INFINITY || cap < rl.rlim_max) {
+	rl.rlim_max = cap;
+    }
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_AS, &rl) != 0) {
+	return Rb_SetInterpError(interp, "RUBICON SAFE LIMIT",
+		"cannot set the memory limit: %s", strerror(errno));
+    }
+    memLimitMB = mb;
+    Tcl_SetPanicProc(SafePanic);
+    return TCL_OK;
+#endif
+}
+
 /*
  * RestrictCmd --
- *	rubicon::_restrict -read PATHS -write DIR: enters safe mode.
+ *	rubicon::_restrict -read PATHS -write DIR ?-memlimit MB?: enters
+ *	safe mode; with -memlimit (MB > 0) also bounds the process's memory.
  */
 static int
 RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -27,6 +131,7 @@ RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     char real[PATH_MAX];
     Tcl_Obj *reads = NULL;
     const char *dir = NULL;
+    Tcl_WideInt mb = 0;
     int i;
 
     if (eng->safe) {
@@ -38,15 +143,25 @@ RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    reads = objv[i + 1];
 	} else if (strcmp(Tcl_GetString(objv[i]), "-write") == 0) {
 	    dir = Tcl_GetString(objv[i + 1]);
+	} else if (strcmp(Tcl_GetString(objv[i]), "-memlimit") == 0) {
+	    if (Tcl_GetWideIntFromObj(interp, objv[i + 1], &mb) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	} else {
+	    break;
 	}
     }
     if (reads == NULL || dir == NULL || i != objc) {
-	Tcl_WrongNumArgs(interp, 1, objv, "-read paths -write directory");
+	Tcl_WrongNumArgs(interp, 1, objv,
+		"-read paths -write directory ?-memlimit MB?");
 	return TCL_ERROR;
     }
     if (realpath(dir, real) == NULL) {
 	return Rb_SetInterpError(interp, "RUBICON SAFE DIRECTORY",
 		"output directory \"%s\": %s", dir, strerror(errno));
+    }
+    if (mb > 0 && SetMemoryLimit(interp, mb) != TCL_OK) {
+	return TCL_ERROR;
     }
     eng->safe = 1;
     eng->safeReads = Tcl_DuplicateObj(reads);

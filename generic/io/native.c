@@ -126,7 +126,8 @@ WriteString(Rb_NativeWriter *w, const char *s)
 
 /*
  * Rb_NativeWriterOpen --
- *	Creates "path.tmp-PID" and writes the header for schema and epochNs.
+ *	Creates "path.tmp-PID" (removing those of dead processes) and writes
+ *	the header for schema and epochNs.
  * Results: the writer, or NULL with err set naming path.
  * Side effects: retains schema until close.
  */
@@ -141,6 +142,7 @@ Rb_NativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
     w = Rb_Alloc(sizeof(*w));
     w->path = Rb_Strdup(path);
     w->tmpPath = Rb_Alloc(n);
+    RbOutRemoveStale(path);
     snprintf(w->tmpPath, n, "%s.tmp-%ld", path, (long)getpid());
     /* Level 1: columns of integers compress well even at the fastest. */
     w->gz = gzopen(w->tmpPath, "wb1");

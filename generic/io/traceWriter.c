@@ -104,6 +104,7 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
 	return tw->native ? TCL_OK : TCL_ERROR;
     }
     tw->tmpPath = Rb_Alloc(strlen(tw->path) + 32);
+    RbOutRemoveStale(tw->path);
     sprintf(tw->tmpPath, "%s.tmp-%ld", tw->path, (long)getpid());
     tw->fp = fopen(tw->tmpPath, "w");
     if (tw->fp == NULL) {

@@ -10,8 +10,11 @@
  *	needed to view the page.
  */
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,6 +462,66 @@ WritePage(FILE *fp, const Page *pg)
     fputs("</body>\n</html>\n", fp);
 }
 
+static void		RemoveDir(Tcl_DString *dir);
+
+/*
+ * RemoveStalePlotDirs --
+ *	Removes the plot directories ".rubicon-html-PID-XXXXXX" in dir of
+ *	processes that no longer exist (killed while drawing).
+ */
+static void
+RemoveStalePlotDirs(const char *dir)
+{
+    static const char prefix[] = ".rubicon-html-";
+    struct dirent *e;
+    DIR *d = opendir(dir);
+
+    while (d != NULL && (e = readdir(d)) != NULL) {
+	const char *digits = e->d_name + sizeof(prefix) - 1;
+	char *end;
+	long pid;
+
+	if (strncmp(e->d_name, prefix, sizeof(prefix) - 1) != 0
+		|| !isdigit((unsigned char) *digits)) {
+	    continue;
+	}
+	errno = 0;
+	pid = strtol(digits, &end, 10);
+	if (*end == '-' && strlen(end) == 7 && errno == 0 && pid > 0
+		&& pid != (long) getpid() && pid == (long) (pid_t) pid
+		&& kill((pid_t) pid, 0) != 0 && errno == ESRCH) {
+	    Tcl_DString stale;
+
+	    Tcl_DStringInit(&stale);
+	    Tcl_DStringAppend(&stale, dir, -1);
+	    Tcl_DStringAppend(&stale, "/", 1);
+	    Tcl_DStringAppend(&stale, e->d_name, -1);
+	    RemoveDir(&stale);
+	}
+    }
+    if (d != NULL) {
+	closedir(d);
+    }
+}
+
+/*
+ * PageDir --
+ *	The directory of the page (the current one for "-" or a bare name)
+ *	in dir, initialized here.
+ */
+static void
+PageDir(const char *page, Tcl_DString *dir)
+{
+    const char *slash = strrchr(page, '/');
+
+    Tcl_DStringInit(dir);
+    if (slash == NULL || strcmp(page, "-") == 0) {
+	Tcl_DStringAppend(dir, ".", 1);
+    } else {
+	Tcl_DStringAppend(dir, page, slash > page ? (int) (slash - page) : 1);
+    }
+}
+
 /*
  * DrawPlots --
  *	Draws every plot as SVG into a new hidden directory beside the page,
@@ -472,15 +535,9 @@ static int
 DrawPlots(Tcl_Interp *interp, const char *page, const Rb_ReportSet *set,
 	Plots *plots, Tcl_DString *dir)
 {
-    const char *slash = strrchr(page, '/');
     char name[64];
 
-    Tcl_DStringInit(dir);
-    if (slash == NULL || strcmp(page, "-") == 0) {
-	Tcl_DStringAppend(dir, ".", 1);
-    } else {
-	Tcl_DStringAppend(dir, page, slash > page ? (int) (slash - page) : 1);
-    }
+    PageDir(page, dir);
     snprintf(name, sizeof(name), "/.rubicon-html-%ld-XXXXXX",
 	    (long) getpid());
     Tcl_DStringAppend(dir, name, -1);
@@ -541,6 +598,11 @@ HtmlWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     code = Rb_OutOpen(r->interp, r->output, &out);
+    if (code == TCL_OK) {
+	PageDir(r->output, &dir);
+	RemoveStalePlotDirs(Tcl_DStringValue(&dir));
+	Tcl_DStringFree(&dir);
+    }
     if (code == TCL_OK && st->plots && Rb_ReportOnPath("gnuplot")) {
 	drawn = 1;
 	code = DrawPlots(r->interp, r->output, &set, &plots, &dir);

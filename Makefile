@@ -48,7 +48,7 @@ LIBTCL    := $(sort $(wildcard library/*.tcl))
 INCS      = -Igeneric $(TCL_CFLAGS)
 CFLAGS_ALL = $(OPT) -g -std=gnu11 -fPIC -Wall -Wextra -Wno-unused-parameter \
 	     -Wno-missing-field-initializers -D_GNU_SOURCE -DUSE_TCL_STUBS \
-	     $(SANITIZE) $(INCS) $(XLSX_CFLAGS) $(STARDUST_CFLAGS) $(CFLAGS)
+	     $(SANITIZE) $(INCS) $(XLSX_CFLAGS) $(STARDUST_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS_ALL = -lz -lbz2 -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS)
 
 .PHONY: all deps check unit tcltest demo bench fuzz install install-files uninstall deb \
@@ -84,14 +84,14 @@ $(BUILD)/obj/libscript.o: $(BUILD)/gen/libscript.c
 
 $(BUILD)/librubicon.so: $(OBJS) $(BUILD)/obj/libscript.o
 	@echo "LD $@"
-	@$(CC) -shared $(SANITIZE) -o $@ $^ $(TCL_STUBLIBS) $(LDLIBS_ALL)
+	@$(CC) -shared $(SANITIZE) $(LDFLAGS) -o $@ $^ $(TCL_STUBLIBS) $(LDLIBS_ALL)
 
 $(BUILD)/pkgIndex.tcl: library/pkgIndex.tcl.in
 	@sed -e 's/@VERSION@/$(VERSION)/' $< > $@
 
 $(BUILD)/rubicon: unix/rbMain.c $(OBJS) $(BUILD)/obj/libscript.o
 	@echo "LD $@"
-	@$(CC) $(CFLAGS_ALL) -UUSE_TCL_STUBS -o $@ $^ $(TCL_LIBS) $(TCL_STUBLIBS) $(LDLIBS_ALL)
+	@$(CC) $(CFLAGS_ALL) $(LDFLAGS) -UUSE_TCL_STUBS -o $@ $^ $(TCL_LIBS) $(TCL_STUBLIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/rbtest.h $(OBJS) $(BUILD)/obj/libscript.o
 	@mkdir -p $(dir $@)
@@ -209,30 +209,44 @@ uninstall:
 	    $(PREFIX)/lib $(PREFIX)/share; do \
 	    rmdir $(DESTDIR)$$d 2>/dev/null; done; true
 
-# A Debian binary package of the installed layout under /usr, with the Tcl
-# package in Debian's arch-dependent Tcl directory, built by dpkg-deb into
-# $(BUILD)/deb/.  Depends comes from dpkg-shlibdeps.
+# A Debian binary package of the installed layout under /usr, built by
+# dpkg-deb into $(BUILD)/deb/: compiled in $(BUILD)/deb-build with Debian's
+# hardening flags, the Tcl package in Debian's arch-dependent Tcl
+# directory, the pages in sections 1 (the two programs) and 3tcl (the
+# commands and classes) as Debian's Tcl policy has them, Depends from
+# dpkg-shlibdeps.
 DEBARCH   = $(shell dpkg --print-architecture)
 MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 DEBVER    = $(VERSION)-1
-DEBROOT   = $(BUILD)/deb/root
+DEBROOT   = $(BUILD)/deb/debian/rubicon
 DEBFILE   = $(BUILD)/deb/rubicon_$(DEBVER)_$(DEBARCH).deb
+DEBFLAGS  = $(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=make \
+	      | sed -n 's/^export \(CFLAGS\|CPPFLAGS\|LDFLAGS\) *:= *\(.*\)/\1="\2"/p')
+MANDEB    = $(DEBROOT)/usr/share/man
 
-deb: all
+deb:
 	rm -rf $(BUILD)/deb
-	$(MAKE) --no-print-directory -s install-files DESTDIR=$(CURDIR)/$(DEBROOT) PREFIX=/usr \
+	$(MAKE) --no-print-directory $(JFLAG) BUILD=$(BUILD)/deb-build $(DEBFLAGS) all
+	$(MAKE) --no-print-directory -s install-files BUILD=$(BUILD)/deb-build \
+	    DESTDIR=$(CURDIR)/$(DEBROOT) PREFIX=/usr \
 	    tcltkdir=/usr/lib/tcltk/$(MULTIARCH) pcdir=/usr/lib/$(MULTIARCH)/pkgconfig
 	sed -i '1s|^#!/usr/bin/env tclsh|#!/usr/bin/tclsh|' $(DEBROOT)/usr/bin/rubicon-genconfig
 	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
 	    $(DEBROOT)/usr/bin/rubicon $(DEBROOT)/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/*.so
-	gzip -9n $(DEBROOT)/usr/share/man/mann/*.n
+	install -d $(MANDEB)/man1 $(MANDEB)/man3
+	for f in $(MANDEB)/mann/*.n; do \
+	    b=$$(basename $$f .n); \
+	    case $$b in rubicon|rubicon-genconfig) s=1;; *) s=3tcl;; esac; \
+	    sed "/^\.TH/s/^\(\.TH [^ ]*\) n /\1 $$s /" $$f | gzip -9n \
+		> $(MANDEB)/man$${s%tcl}/$$b.$$s.gz; \
+	done; rm -r $(MANDEB)/mann
 	install -d $(DEBROOT)/usr/share/doc/rubicon $(DEBROOT)/DEBIAN
 	install -m 644 unix/debian/copyright $(DEBROOT)/usr/share/doc/rubicon/
 	sed -e 's/@DEBVER@/$(DEBVER)/; s/@DATE@/$(shell date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))/' \
 	    unix/debian/changelog.in | gzip -9n > $(DEBROOT)/usr/share/doc/rubicon/changelog.Debian.gz
 	cd $(BUILD)/deb && mkdir -p debian && cp $(CURDIR)/unix/debian/control.in debian/control && \
-	    dpkg-shlibdeps -Tshlibs.substvars -e root/usr/bin/rubicon \
-		-e root/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/librubicon.so
+	    dpkg-shlibdeps -Tshlibs.substvars -e debian/rubicon/usr/bin/rubicon \
+		-e debian/rubicon/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/librubicon.so
 	sed -e 's/@DEBVER@/$(DEBVER)/; s/@ARCH@/$(DEBARCH)/' \
 	    -e "s/@SHLIBS@/$$(sed -n 's/^shlibs:Depends=//p' $(BUILD)/deb/shlibs.substvars)/" \
 	    -e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEBROOT) | cut -f1)/" \

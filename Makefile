@@ -7,13 +7,15 @@
 #   make demo     run examples/demo.tcl on the bundled real SRT trace
 #   make bench    speed against hand-written C and common tools
 #   make fuzz     run the fuzz harnesses for a bounded time
-#   make install  into $(PREFIX)/lib/rubicon$(VERSION) and $(PREFIX)/bin
+#   make install  the program, the Tcl package and the C SDK under
+#                 $(DESTDIR)$(PREFIX) (see INSTALL LAYOUT below); make
+#                 uninstall removes them
+#   make deb      a Debian package of the same, in build/deb/
 #
 # A fresh clone needs only this file: it installs missing Debian packages
 # (as root) and runs autoconf and configure when needed.
 
 VERSION   = 0.1
-PREFIX   ?= /usr/local
 BUILD    ?= build
 SHARED   ?= ../shared
 OPT      ?= -O2
@@ -32,6 +34,10 @@ endif
 
 -include config.mk
 
+# ./configure --prefix sets CONFIG_PREFIX; PREFIX=... on the command line
+# wins over both.
+PREFIX   ?= $(or $(CONFIG_PREFIX),/usr/local)
+
 SRCS      := $(shell find generic -name '*.c' | sort)
 OBJS      := $(SRCS:%.c=$(BUILD)/obj/%.o)
 HDRS      := $(shell find generic -name '*.h')
@@ -42,17 +48,20 @@ LIBTCL    := $(sort $(wildcard library/*.tcl))
 INCS      = -Igeneric $(TCL_CFLAGS)
 CFLAGS_ALL = $(OPT) -g -std=gnu11 -fPIC -Wall -Wextra -Wno-unused-parameter \
 	     -Wno-missing-field-initializers -D_GNU_SOURCE -DUSE_TCL_STUBS \
-	     $(SANITIZE) $(INCS) $(XLSX_CFLAGS) $(STARDUST_CFLAGS) $(MPI_CFLAGS) $(CFLAGS)
+	     $(SANITIZE) $(INCS) $(XLSX_CFLAGS) $(STARDUST_CFLAGS) $(MPI_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS_ALL = -lz -lbz2 -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS) $(MPI_LIBS)
 
-.PHONY: all deps check unit tcltest demo bench fuzz install clean distclean \
+.PHONY: all deps check unit tcltest demo bench fuzz install install-files uninstall deb \
+	clean distclean \
 	check-asan check-valgrind
 
 all: $(BUILD)/librubicon.so $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon $(BUILD)/plugin/liblargeio.so \
      $(BUILD)/paper/libpaperexample.so
 
+# Regenerated with the options configure was first run with.
 config.mk: configure config.mk.in
-	./configure -q
+	@if test -f config.status; then ./config.status --recheck >/dev/null && \
+	    ./config.status -q; else ./configure -q; fi
 
 configure: configure.ac
 	autoconf
@@ -76,14 +85,14 @@ $(BUILD)/obj/libscript.o: $(BUILD)/gen/libscript.c
 
 $(BUILD)/librubicon.so: $(OBJS) $(BUILD)/obj/libscript.o
 	@echo "LD $@"
-	@$(CC) -shared $(SANITIZE) -o $@ $^ $(TCL_STUBLIBS) $(LDLIBS_ALL)
+	@$(CC) -shared $(SANITIZE) $(LDFLAGS) -o $@ $^ $(TCL_STUBLIBS) $(LDLIBS_ALL)
 
 $(BUILD)/pkgIndex.tcl: library/pkgIndex.tcl.in
 	@sed -e 's/@VERSION@/$(VERSION)/' $< > $@
 
 $(BUILD)/rubicon: unix/rbMain.c $(OBJS) $(BUILD)/obj/libscript.o
 	@echo "LD $@"
-	@$(CC) $(CFLAGS_ALL) -UUSE_TCL_STUBS -o $@ $^ $(TCL_LIBS) $(TCL_STUBLIBS) $(LDLIBS_ALL)
+	@$(CC) $(CFLAGS_ALL) $(LDFLAGS) -UUSE_TCL_STUBS -o $@ $^ $(TCL_LIBS) $(TCL_STUBLIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/rbtest.h $(OBJS) $(BUILD)/obj/libscript.o
 	@mkdir -p $(dir $@)
@@ -96,7 +105,7 @@ $(BUILD)/plugin/liblargeio.so: examples/plugin/largeIo.c generic/rubicon.h gener
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(MAKE) --no-print-directory -s -C examples/plugin OUT=$(CURDIR)/$(BUILD)/plugin \
-	    CC="$(CC) $(SANITIZE)" TCL_INCLUDE="$(patsubst -I%,%,$(TCL_CFLAGS))"
+	    CC="$(CC) $(SANITIZE)" RUBICON_INCLUDE=$(CURDIR)/generic TCL_INCLUDE="$(patsubst -I%,%,$(TCL_CFLAGS))"
 
 # The paper's extension examples (its Figures 5 to 7), built the same way.
 $(BUILD)/paper/libpaperexample.so: examples/paper/avRequestSize.c generic/rubicon.h generic/rubiconDecls.h
@@ -156,10 +165,103 @@ bench: all
 fuzz:
 	@sh tests/fuzz/run.sh
 
+# INSTALL LAYOUT (TEA and Debian conventions), under $(DESTDIR)$(PREFIX):
+#   bin/rubicon, bin/rubicon-genconfig
+#   lib/tcltk/rubicon$(VERSION)/     pkgIndex.tcl and the package's shared
+#                                    libraries (Debian's tclsh searches
+#                                    /usr/local/lib/tcltk and /usr/lib/tcltk)
+#   include/rubicon.h, include/rubiconDecls.h   the plugin API and its
+#                                    stubs table (plugins link no Rubicon
+#                                    library, only Tcl's stub library)
+#   lib/pkgconfig/rubicon.pc         pkg-config --cflags --libs rubicon
+#   share/man/mann/*.n               a page per command and class
+bindir     = $(PREFIX)/bin
+tcltkdir  ?= $(PREFIX)/lib/tcltk
+pkgdir     = $(tcltkdir)/rubicon$(VERSION)
+includedir = $(PREFIX)/include
+pcdir     ?= $(PREFIX)/lib/pkgconfig
+mandir     = $(PREFIX)/share/man
+MANPAGES  := $(sort $(wildcard doc/*.n))
+SDKHDRS    = generic/rubicon.h generic/rubiconDecls.h
+INSTALLED  = $(bindir)/rubicon $(bindir)/rubicon-genconfig \
+	     $(SDKHDRS:generic/%=$(includedir)/%) $(pcdir)/rubicon.pc \
+	     $(MANPAGES:doc/%=$(mandir)/mann/%)
+
 install: all
-	mkdir -p $(DESTDIR)$(PREFIX)/lib/rubicon$(VERSION) $(DESTDIR)$(PREFIX)/bin
-	cp $(BUILD)/librubicon.so $(BUILD)/pkgIndex.tcl $(DESTDIR)$(PREFIX)/lib/rubicon$(VERSION)/
-	cp $(BUILD)/rubicon $(DESTDIR)$(PREFIX)/bin/
+	@$(MAKE) --no-print-directory install-files
+
+# Installs what the build left in $(BUILD) without building, so a test can
+# install the build it runs on (build-asan included).
+install-files:
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkgdir) $(DESTDIR)$(includedir) \
+	    $(DESTDIR)$(pcdir) $(DESTDIR)$(mandir)/mann
+	install -m 755 $(BUILD)/rubicon $(DESTDIR)$(bindir)/rubicon
+	sed -e '/^set here /i lappend auto_path $(tcltkdir)' scripts/rubicon-genconfig \
+	    > $(DESTDIR)$(bindir)/rubicon-genconfig
+	chmod 755 $(DESTDIR)$(bindir)/rubicon-genconfig
+	install -m 644 $(BUILD)/pkgIndex.tcl $(DESTDIR)$(pkgdir)/
+	install -m 644 $(BUILD)/lib*.so $(DESTDIR)$(pkgdir)/
+	install -m 644 $(SDKHDRS) $(DESTDIR)$(includedir)/
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@VERSION@|$(VERSION)|' \
+	    -e 's|@TCL_CFLAGS@|$(TCL_CFLAGS)|; s|@TCL_STUBLIBS@|$(TCL_STUBLIBS)|' \
+	    -e 's|@TCLTKDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(tcltkdir))|' \
+	    unix/rubicon.pc.in > $(DESTDIR)$(pcdir)/rubicon.pc
+	install -m 644 $(MANPAGES) $(DESTDIR)$(mandir)/mann/
+
+# Removes the files install-files wrote and the package directory, then
+# those of the directories it wrote into that are left empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(DESTDIR)$(pkgdir)
+	-@for d in $(bindir) $(includedir) $(pcdir) $(mandir)/mann $(mandir) $(tcltkdir) \
+	    $(PREFIX)/lib $(PREFIX)/share; do \
+	    rmdir $(DESTDIR)$$d 2>/dev/null; done; true
+
+# A Debian binary package of the installed layout under /usr, built by
+# dpkg-deb into $(BUILD)/deb/: compiled in $(BUILD)/deb-build with Debian's
+# hardening flags, the Tcl package in Debian's arch-dependent Tcl
+# directory, the pages in sections 1 (the two programs) and 3tcl (the
+# commands and classes) as Debian's Tcl policy has them, Depends from
+# dpkg-shlibdeps.
+DEBARCH   = $(shell dpkg --print-architecture)
+MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+DEBVER    = $(VERSION)-1
+DEBROOT   = $(BUILD)/deb/debian/rubicon
+DEBFILE   = $(BUILD)/deb/rubicon_$(DEBVER)_$(DEBARCH).deb
+DEBFLAGS  = $(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=make \
+	      | sed -n 's/^export \(CFLAGS\|CPPFLAGS\|LDFLAGS\) *:= *\(.*\)/\1="\2"/p')
+MANDEB    = $(DEBROOT)/usr/share/man
+
+deb:
+	rm -rf $(BUILD)/deb
+	$(MAKE) --no-print-directory $(JFLAG) BUILD=$(BUILD)/deb-build $(DEBFLAGS) all
+	$(MAKE) --no-print-directory -s install-files BUILD=$(BUILD)/deb-build \
+	    DESTDIR=$(CURDIR)/$(DEBROOT) PREFIX=/usr \
+	    tcltkdir=/usr/lib/tcltk/$(MULTIARCH) pcdir=/usr/lib/$(MULTIARCH)/pkgconfig
+	sed -i '1s|^#!/usr/bin/env tclsh|#!/usr/bin/tclsh|' $(DEBROOT)/usr/bin/rubicon-genconfig
+	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+	    $(DEBROOT)/usr/bin/rubicon $(DEBROOT)/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/*.so
+	install -d $(MANDEB)/man1 $(MANDEB)/man3
+	for f in $(MANDEB)/mann/*.n; do \
+	    b=$$(basename $$f .n); \
+	    case $$b in rubicon|rubicon-genconfig) s=1;; *) s=3tcl;; esac; \
+	    sed "/^\.TH/s/^\(\.TH [^ ]*\) n /\1 $$s /" $$f | gzip -9n \
+		> $(MANDEB)/man$${s%tcl}/$$b.$$s.gz; \
+	done; rm -r $(MANDEB)/mann
+	install -d $(DEBROOT)/usr/share/doc/rubicon $(DEBROOT)/DEBIAN
+	install -m 644 unix/debian/copyright $(DEBROOT)/usr/share/doc/rubicon/
+	sed -e 's/@DEBVER@/$(DEBVER)/; s/@DATE@/$(shell date -R -d @$$(git log -1 --format=%ct 2>/dev/null || date +%s))/' \
+	    unix/debian/changelog.in | gzip -9n > $(DEBROOT)/usr/share/doc/rubicon/changelog.Debian.gz
+	cd $(BUILD)/deb && mkdir -p debian && cp $(CURDIR)/unix/debian/control.in debian/control && \
+	    dpkg-shlibdeps -Tshlibs.substvars -e debian/rubicon/usr/bin/rubicon \
+		-e debian/rubicon/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/librubicon.so
+	sed -e 's/@DEBVER@/$(DEBVER)/; s/@ARCH@/$(DEBARCH)/' \
+	    -e "s/@SHLIBS@/$$(sed -n 's/^shlibs:Depends=//p' $(BUILD)/deb/shlibs.substvars)/" \
+	    -e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEBROOT) | cut -f1)/" \
+	    unix/debian/control.in | sed '/^Source:/d' > $(DEBROOT)/DEBIAN/control
+	cd $(DEBROOT) && find usr -type f | sort | xargs md5sum > DEBIAN/md5sums
+	dpkg-deb --root-owner-group -Zxz --build $(DEBROOT) $(DEBFILE)
+	@echo "deb: $(DEBFILE)"
 
 clean:
 	rm -rf build build-asan

@@ -641,6 +641,9 @@ int		Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path);
 
 typedef struct Rb_Input Rb_Input;
 
+/* The path that names standard input (a pipe: read once, never seeked). */
+#define RB_INPUT_STDIN "-"
+
 Rb_Input *	Rb_InputOpen(const char *path, Rb_Error *err);
 /* Reads up to n bytes; returns count, 0 at end, -1 on error (err set,
  * naming the file and how far reading got). */

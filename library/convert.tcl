@@ -7,14 +7,15 @@
 
 # rubicon::convert ?-format F? ?-onerror P? ?-readeroptions D?
 #	?-to native|csv? ?-progress bool? in ?in ...? out
-# Returns the run summary.  OUT is CSV when it ends in .csv or with
+# An input "-" is standard input.  Returns the run summary.  OUT is CSV when it ends in .csv or with
 # "-to csv", else the native format; on any error no OUT is left.
 proc ::rubicon::convert {args} {
     set usage "usage: rubicon::convert ?-format F? ?-onerror stop|skip|warn?\
 	    ?-readeroptions dict? ?-to native|csv? ?-progress bool? in ?in ...? out"
     set runOpts {-progress 0}
     set writerOpts {}
-    while {[string match -* [lindex $args 0]]} {
+    # "-" alone is a trace: standard input
+    while {[string match -?* [lindex $args 0]]} {
 	set args [lassign $args opt]
 	if {$opt eq "--"} break
 	if {[llength $args] == 0} {

@@ -104,8 +104,8 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
     for (i = 1; i < objc; i++) {
 	const char *s = Tcl_GetString(objv[i]);
 
-	if (s[0] != '-') {
-	    break;
+	if (s[0] != '-' || s[1] == '\0') {
+	    break;		/* a trace; "-" is standard input */
 	}
 	if (Tcl_GetIndexFromObj(interp, objv[i], opts, "option", 0, &idx)
 		!= TCL_OK) {
@@ -710,9 +710,14 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		"no trace files given");
     }
 
-    for (i = first; i < objc; i++) {
+    for (i = first, k = 0; i < objc; i++) {
 	if (Rb_SafeCheckRead(interp, Tcl_GetString(objv[i])) != TCL_OK) {
 	    return TCL_ERROR;
+	}
+	if (strcmp(Tcl_GetString(objv[i]), RB_INPUT_STDIN) == 0 && k++) {
+	    return Rb_SetInterpError(interp, "RUBICON RUN STDIN",
+		    "standard input (\"-\") is given more than once: it can "
+		    "be read only once");
 	}
     }
     split = SplitShard(&o, objc - first, objv + first, &shardLo, &shardHi);

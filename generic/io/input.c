@@ -407,8 +407,33 @@ ReportEnd(Rb_Input *in, Rb_Error *err)
 }
 
 /*
+ * FillHead --
+ *	Reads until the raw buffer holds the MAGIC_LEN bytes that tell the
+ *	compression, or the file ends: a pipe may deliver fewer bytes per
+ *	read.
+ * Results: 0 ok, -1 on a read error (failure set).
+ */
+#define MAGIC_LEN 3
+static int
+FillHead(Decoder *d)
+{
+    while (d->rawLen < MAGIC_LEN && !d->rawEof) {
+	ssize_t n = ReadFile(d, d->raw + d->rawLen, CHUNK - d->rawLen);
+
+	if (n < 0) {
+	    return -1;
+	}
+	d->rawLen += (size_t)n;
+    }
+    return 0;
+}
+
+/*
  * Rb_InputOpen --
- *	Opens path and tells its compression from its first bytes.
+ *	Opens path, or standard input when path is "-" (RB_INPUT_STDIN),
+ *	and tells its compression from its first bytes.  Standard input is
+ *	read through a duplicate of descriptor 0, named "standard input" in
+ *	messages.
  * Results: the stream, or NULL with err set ("RUBICON READER OPEN" and
  *	the system's reason when the file cannot be opened or read).
  */
@@ -417,18 +442,19 @@ Rb_InputOpen(const char *path, Rb_Error *err)
 {
     Rb_Input *in;
     Decoder *d;
-    int fd;
+    int fd, isStdin = strcmp(path, RB_INPUT_STDIN) == 0;
+    const char *name = isStdin ? "standard input" : path;
 
     do {
-	fd = open(path, O_RDONLY);
+	fd = isStdin ? dup(0) : open(path, O_RDONLY);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0) {
 	Rb_SetError(err, "RUBICON READER OPEN", "cannot open trace \"%s\": %s",
-		path, strerror(errno));
+		name, strerror(errno));
 	return NULL;
     }
     in = Rb_Alloc(sizeof(*in));
-    in->path = Rb_Strdup(path);
+    in->path = Rb_Strdup(name);
     d = &in->dec;
     d->path = in->path;
     d->fd = fd;
@@ -436,9 +462,9 @@ Rb_InputOpen(const char *path, Rb_Error *err)
     in->cap = CHUNK;
     /* +1: room for a final NUL; the pad for parsers reading ahead. */
     in->buf = Rb_Alloc(in->cap + 1 + RB_INPUT_PAD);
-    if (FillRaw(d) < 0) {
+    if (FillHead(d) < 0) {
 	Rb_SetError(err, "RUBICON READER OPEN", "cannot read trace \"%s\": %s",
-		path, strerror(errno));
+		name, strerror(errno));
 	Rb_InputClose(in);
 	return NULL;
     }

@@ -113,7 +113,7 @@ Rb_ReaderOpen(const char *path, const char *format, Rb_OnError onError,
 	if (cls == NULL) {
 	    Rb_SetError(err, "RUBICON READER FORMAT",
 		    "%s: cannot tell the trace format from its content; "
-		    "give it with -format", path);
+		    "give it with -format", Rb_InputPath(in));
 	    Rb_InputClose(in);
 	    return NULL;
 	}

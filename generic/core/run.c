@@ -485,12 +485,18 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	NoteBatch(p->run, p->batch);
 	if (p->gridFirst != RB_ABSENT) {
 	    /* Every rank bins time from the run's first time, as one
-	     * process does; its own earliest time is for the summary. */
+	     * process does; its own earliest time is for the summary.  The
+	     * run's last time is at least that first time (the first batch
+	     * has it), so that the run's times stay known. */
 	    if (p->run->firstTime < p->localFirst) {
 		p->localFirst = p->run->firstTime;
 	    }
 	    p->run->firstTime = p->gridFirst;
+	    if (p->run->lastTime < p->gridFirst) {
+		p->run->lastTime = p->gridFirst;
+	    }
 	}
+
 	Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
 	if ((++p->nbatches & 15) == 0) {
 	    double now = Now();
@@ -616,6 +622,7 @@ SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
 	NoteBatch(&probe, b);
 	run->firstTime = probe.firstTime;
     }
+
     Rb_BatchFree(b);
 }
 

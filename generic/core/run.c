@@ -460,6 +460,35 @@ typedef struct Pump {
 } Pump;
 
 /*
+ * PushBatch --
+ *	Notes the times of the batch just read in the run and pushes it
+ *	through the DAG.  While records flow, the run's first time stays
+ *	that of the first batch (every Flow's time bins are aligned to it,
+ *	even after an earlier record out of order, and every rank of a
+ *	split run has it); the earliest time read is the summary's, set
+ *	after reading.  The run's last time is at least that
+ *	first time, so that the run's times stay known.
+ */
+static void
+PushBatch(Pump *p)
+{
+    NoteBatch(p->run, p->batch);
+    if (p->gridFirst == RB_ABSENT && p->run->firstTime != INT64_MAX) {
+	p->gridFirst = p->localFirst = p->run->firstTime;
+    }
+    if (p->gridFirst != RB_ABSENT) {
+	if (p->run->firstTime < p->localFirst) {
+	    p->localFirst = p->run->firstTime;
+	}
+	p->run->firstTime = p->gridFirst;
+	if (p->run->lastTime < p->gridFirst) {
+	    p->run->lastTime = p->gridFirst;
+	}
+    }
+    Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
+}
+
+/*
  * PumpRecords --
  *	Reads batches from a source and pushes them through the DAG until
  *	the source ends, the run is cancelled or something fails; runs the
@@ -482,22 +511,7 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	if (p->batch->n == 0) {
 	    break;
 	}
-	NoteBatch(p->run, p->batch);
-	if (p->gridFirst != RB_ABSENT) {
-	    /* Every rank bins time from the run's first time, as one
-	     * process does; its own earliest time is for the summary.  The
-	     * run's last time is at least that first time (the first batch
-	     * has it), so that the run's times stay known. */
-	    if (p->run->firstTime < p->localFirst) {
-		p->localFirst = p->run->firstTime;
-	    }
-	    p->run->firstTime = p->gridFirst;
-	    if (p->run->lastTime < p->gridFirst) {
-		p->run->lastTime = p->gridFirst;
-	    }
-	}
-
-	Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
+	PushBatch(p);
 	if ((++p->nbatches & 15) == 0) {
 	    double now = Now();
 
@@ -755,19 +769,6 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	ident[k] = k;
     }
 
-    /* Records given in Tcl come first, then the files in sequence. */
-    while (o.records && !eng->cancel) {
-	Rb_BatchClear(batch);
-	if (RecordsToBatch(interp, o.records, &recPos, batch) != TCL_OK) {
-	    Capture(interp, &failure);
-	    break;
-	}
-	if (batch->n == 0) {
-	    break;
-	}
-	NoteBatch(&run, batch);
-	Rb_NodePush(eng->head, batch, ident, batch->n);
-    }
     pump.interp = interp;
     pump.eng = eng;
     pump.run = &run;
@@ -779,8 +780,22 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     pump.lastProgress = t0;
     pump.nbatches = 0;
     pump.gridFirst = pump.localFirst = RB_ABSENT;
-    if (split && (shardLo != first || shardLo == shardHi)) {
+    if (split && (shardLo != first || shardLo == shardHi)
+	    && run.firstTime != INT64_MAX) {
 	pump.gridFirst = pump.localFirst = run.firstTime;
+    }
+
+    /* Records given in Tcl come first, then the files in sequence. */
+    while (o.records && !eng->cancel) {
+	Rb_BatchClear(batch);
+	if (RecordsToBatch(interp, o.records, &recPos, batch) != TCL_OK) {
+	    Capture(interp, &failure);
+	    break;
+	}
+	if (batch->n == 0) {
+	    break;
+	}
+	PushBatch(&pump);
     }
     if (o.merge && objc - first > 1 && failure.result == NULL) {
 	Merger m;
@@ -843,7 +858,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	reader = NULL;
     }
     if (pump.gridFirst != RB_ABSENT) {
-	run.firstTime = pump.localFirst;
+	run.firstTime = pump.localFirst;	/* the earliest time read */
     }
     sigaction(SIGINT, &oldSa, NULL);
     sigintEngine = NULL;

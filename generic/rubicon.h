@@ -308,7 +308,10 @@ typedef struct Rb_RunInfo {
     int64_t firstTime;		/* First and last record times seen; the
 				 * engine updates both before each batch is
 				 * pushed, and the RunInfo stays valid from
-				 * start to end. */
+				 * start to end.  While records flow,
+				 * firstTime stays the earliest time of the
+				 * run's first batch (time bins align to
+				 * it); at end it is the earliest read. */
     int64_t lastTime;
     uint64_t records;		/* Records read. */
     uint64_t skipped;		/* Malformed records skipped. */

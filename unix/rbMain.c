@@ -5,13 +5,17 @@
  *	?trace ...?" runs a configuration script with the traces in argv (a
  *	script that never calls rubicon::run gets one run over all traces
  *	after it finishes); with no arguments it is an interactive tclsh with
- *	the package loaded.
+ *	the package loaded.  Under mpirun, Rubicon_Init joins the MPI job
+ *	(generic/core/mpi.c) and every rank runs the same script; rank 0
+ *	alone reports, so the other ranks print no errors (rank 0 prints
+ *	the same one, or the one a failing rank sent it).
  */
 
 #include <stdlib.h>
 #include <string.h>
 #include <tcl.h>
 #include "rubicon.h"
+#include "core/mpi.h"
 
 static int
 AppInit(Tcl_Interp *interp)
@@ -83,8 +87,11 @@ RunConfig(int argc, char **argv)
 	Tcl_IncrRefCount(key);
 	Tcl_DictObjGet(NULL, opts, key, &code);
 	codeStr = code ? Tcl_GetString(code) : "";
-	fprintf(stderr, "rubicon: %s\n", Tcl_GetStringResult(interp));
-	if (strncmp(codeStr, "RUBICON", 7) != 0 && strcmp(codeStr, "USAGE")) {
+	if (RbMpiRank() == 0) {
+	    fprintf(stderr, "rubicon: %s\n", Tcl_GetStringResult(interp));
+	}
+	if (RbMpiRank() == 0 && strncmp(codeStr, "RUBICON", 7) != 0
+		&& strcmp(codeStr, "USAGE")) {
 	    fprintf(stderr, "%s\n", Tcl_GetVar(interp, "errorInfo",
 		    TCL_GLOBAL_ONLY));
 	}

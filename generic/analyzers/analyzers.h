@@ -435,6 +435,11 @@ void		Rb_DistinctGet(Rb_Buf *b, Rb_DistinctSet *d,
 		    Rb_Schema *textSchema);
 void		Rb_BlockMapPut(Rb_Buf *b, const Rb_BlockMap *m);
 void		Rb_BlockMapGet(Rb_Buf *b, Rb_BlockMap *m);
+int		Rb_KitStatelessSerialize(Rb_Analyzer *a,
+		    const Rb_RunInfo *run, Rb_Buf *b);
+int		Rb_KitStatelessDeserialize(Rb_Analyzer *a,
+		    const Rb_RunInfo *run, Rb_Buf *b);
+int		Rb_KitStatelessMerge(Rb_Analyzer *a, const Rb_Analyzer *other);
 int		Rb_TotalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run,
 		    Rb_Buf *b);
 int		Rb_TotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run,

@@ -112,8 +112,8 @@ CorrelationEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
- * Not mergeable: it holds no partial state of its own; it reads the two
- * Flows' final series at end, after any merge of theirs.
+ * Mergeable: it holds no partial state of its own; it reads the two
+ * Flows' final series at end, after the merge of theirs.
  */
 const Rb_AnalyzerClass Rb_CorrelationAnalyzerClass = {
     .name = "CorrelationAnalyzer",
@@ -122,9 +122,12 @@ const Rb_AnalyzerClass Rb_CorrelationAnalyzerClass = {
     .stateSize = sizeof(CorrelationState),
     .options = correlationOptions,
     .attrs = correlationAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 0,
     .start = CorrelationStart,
+    .merge = Rb_KitStatelessMerge,
+    .serialize = Rb_KitStatelessSerialize,
+    .deserialize = Rb_KitStatelessDeserialize,
     .end = CorrelationEnd,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -11,6 +11,8 @@
 
 typedef struct InterArrivalState {
     int64_t prev;		/* Previous arrival, or RB_ABSENT. */
+    int64_t first;		/* First arrival, or RB_ABSENT (for a split
+				 * run: the gap from the shard before). */
     uint64_t outOfOrder;	/* Arrivals earlier than the previous one. */
     Rb_LogHist gaps;		/* In ns. */
 } InterArrivalState;
@@ -28,7 +30,7 @@ InterArrivalStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     InterArrivalState *st = a->state;
 
-    st->prev = RB_ABSENT;
+    st->prev = st->first = RB_ABSENT;
     st->outOfOrder = 0;
     Rb_LogHistReset(&st->gaps);
     return TCL_OK;
@@ -53,6 +55,9 @@ InterArrivalBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
 	if (t == RB_ABSENT) {
 	    continue;
+	}
+	if (st->first == RB_ABSENT) {
+	    st->first = t;
 	}
 	if (st->prev != RB_ABSENT) {
 	    if (t < st->prev || __builtin_sub_overflow(t, st->prev, &gap)) {
@@ -102,8 +107,65 @@ InterArrivalFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable: the gap between the last arrival of one shard and the
- * first of the next belongs to neither.
+ * InterArrivalSerialize, InterArrivalDeserialize --
+ *	serialize and deserialize hooks: first and last arrival, the
+ *	out-of-order count and the gaps.
+ */
+static int
+InterArrivalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    InterArrivalState *st = a->state;
+
+    Rb_KitPutCounters(b, &st->prev, 3);
+    Rb_LogHistPut(b, &st->gaps);
+    return TCL_OK;
+}
+
+static int
+InterArrivalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    InterArrivalState *st = a->state;
+
+    Rb_KitGetCounters(b, &st->prev, 3);
+    Rb_LogHistGet(b, &st->gaps);
+    return TCL_OK;
+}
+
+/*
+ * InterArrivalMerge --
+ *	merge hook: other's arrivals follow a's, so the gap from a's last
+ *	arrival to other's first is counted as one pass would count it.
+ * Results: TCL_OK.
+ */
+static int
+InterArrivalMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    InterArrivalState *st = a->state;
+    const InterArrivalState *ost = other->state;
+    int64_t gap;
+
+    if (ost->first == RB_ABSENT) {
+	return TCL_OK;
+    }
+    if (st->prev != RB_ABSENT) {
+	if (ost->first < st->prev
+		|| __builtin_sub_overflow(ost->first, st->prev, &gap)) {
+	    st->outOfOrder++;
+	} else {
+	    Rb_LogHistAdd(&st->gaps, (double)gap);
+	}
+    }
+    if (st->first == RB_ABSENT) {
+	st->first = ost->first;
+    }
+    st->prev = ost->prev;
+    st->outOfOrder += ost->outOfOrder;
+    return Rb_LogHistMerge(a, &st->gaps, &ost->gaps);
+}
+
+/*
+ * Mergeable in time order: the gap between the last arrival of one shard
+ * and the first of the next is counted at the merge (InterArrivalMerge).
  */
 const Rb_AnalyzerClass Rb_InterArrivalAnalyzerClass = {
     .name = "InterArrivalAnalyzer",
@@ -111,11 +173,14 @@ const Rb_AnalyzerClass Rb_InterArrivalAnalyzerClass = {
 	    "variation",
     .stateSize = sizeof(InterArrivalState),
     .attrs = interArrivalAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 0,
     .start = InterArrivalStart,
     .batch = InterArrivalBatch,
     .end = InterArrivalEnd,
     .freeState = InterArrivalFree,
+    .merge = InterArrivalMerge,
+    .serialize = InterArrivalSerialize,
+    .deserialize = InterArrivalDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

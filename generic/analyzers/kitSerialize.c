@@ -311,3 +311,28 @@ Rb_TotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_TimeBinsGet(b, &st->bins);
     return TCL_OK;
 }
+
+/*
+ * Rb_KitStatelessSerialize, Rb_KitStatelessDeserialize,
+ * Rb_KitStatelessMerge --
+ *	The hooks of a staged analyzer that keeps no state while records
+ *	flow (it reads other Attributes at end, after their merge): there
+ *	is nothing to carry between ranks.
+ */
+int
+Rb_KitStatelessSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    return TCL_OK;
+}
+
+int
+Rb_KitStatelessDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    return TCL_OK;
+}
+
+int
+Rb_KitStatelessMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    return TCL_OK;
+}

@@ -180,8 +180,8 @@ OverlapFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable: it holds no partial state of its own; it reads the
- * other Flows' final Attributes at end, after any merge of theirs.
+ * Mergeable: it holds no partial state of its own; it reads the other
+ * Flows' final Attributes at end, after the merge of theirs.
  */
 const Rb_AnalyzerClass Rb_OverlapAnalyzerClass = {
     .name = "OverlapAnalyzer",
@@ -190,9 +190,12 @@ const Rb_AnalyzerClass Rb_OverlapAnalyzerClass = {
     .stateSize = sizeof(OverlapState),
     .options = overlapOptions,
     .attrs = overlapAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 0,
     .start = OverlapStart,
+    .merge = Rb_KitStatelessMerge,
+    .serialize = Rb_KitStatelessSerialize,
+    .deserialize = Rb_KitStatelessDeserialize,
     .end = OverlapEnd,
     .freeState = OverlapFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),

@@ -19,7 +19,9 @@ typedef struct SeekDistanceState {
     int64_t limit;		/* -limit: most devices held */
     int failed;			/* -limit was reached: ignore the rest. */
     int keyIndex, offsetIndex;
-    Rb_KeyTable prevEnd;	/* device -> offset + size of its last I/O */
+    Rb_KeyTable prevEnd;	/* device -> offset + size of its last I/O,
+				 * then the offset of its first (for a split
+				 * run: the seek from the shard before) */
     Rb_LogHist distances;	/* Signed, bytes. */
     Rb_Moments magnitude;	/* |distance| */
 } SeekDistanceState;
@@ -57,7 +59,7 @@ SeekDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->prevEnd.valSize == 0) {
-	Rb_KeyTableInit(&st->prevEnd, sizeof(int64_t));
+	Rb_KeyTableInit(&st->prevEnd, 2 * sizeof(int64_t));
     }
     Rb_KeyTableClear(&st->prevEnd);
     Rb_LogHistReset(&st->distances);
@@ -107,6 +109,8 @@ SeekDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    d = (double)offset - (double)*end;
 	    Rb_LogHistAdd(&st->distances, d);
 	    Rb_MomentsAdd(&st->magnitude, fabs(d));
+	} else {
+	    end[1] = offset;
 	}
 	*end = (int64_t)((uint64_t)offset + (uint64_t)reqSize);
     }
@@ -149,8 +153,83 @@ SeekDistanceFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable: the seek to a device's first I/O in a shard comes from
- * its last I/O in the shard before.
+ * SeekDistanceSerialize, SeekDistanceDeserialize --
+ *	serialize and deserialize hooks: per device the end of its last I/O
+ *	and the offset of its first, and the distances.
+ */
+static int
+SeekDistanceSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SeekDistanceState *st = a->state;
+
+    Rb_BufPutInt(b, st->failed);
+    Rb_KeyTablePut(b, &st->prevEnd, NULL);
+    Rb_LogHistPut(b, &st->distances);
+    Rb_MomentsPut(b, &st->magnitude);
+    return TCL_OK;
+}
+
+static int
+SeekDistanceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    SeekDistanceState *st = a->state;
+
+    st->failed = (int)Rb_BufGetInt(b);
+    Rb_KeyTableGet(b, &st->prevEnd, NULL);
+    Rb_LogHistGet(b, &st->distances);
+    Rb_MomentsGet(b, &st->magnitude);
+    return TCL_OK;
+}
+
+/*
+ * SeekDistanceMerge --
+ *	merge hook: other's I/Os follow a's, so each device's first I/O in
+ *	other seeks from the end of its last I/O in a, as in one pass.
+ * Results: TCL_OK, or TCL_ERROR when the devices exceed -limit.
+ */
+static int
+SeekDistanceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    SeekDistanceState *st = a->state;
+    const SeekDistanceState *ost = other->state;
+    uint64_t i;
+
+    for (i = 0; i < ost->prevEnd.cap; i++) {
+	const int64_t *oend;
+	int64_t *end;
+
+	if (!ost->prevEnd.used[i]) {
+	    continue;
+	}
+	oend = Rb_KeyTableValue(&ost->prevEnd, i);
+	end = Rb_KeyTableFind(&st->prevEnd, ost->prevEnd.keys[i], 0);
+	if (end != NULL) {
+	    double d = (double)oend[1] - (double)end[0];
+
+	    Rb_LogHistAdd(&st->distances, d);
+	    Rb_MomentsAdd(&st->magnitude, fabs(d));
+	    end[0] = oend[0];
+	    continue;
+	}
+	end = Rb_KeyTableFindLimited(&st->prevEnd, ost->prevEnd.keys[i],
+		st->limit);
+	if (end == NULL) {
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
+		    "%" PRId64 " devices in the merged shards (raise -limit)",
+		    a->cls->name, st->limit);
+	    return TCL_ERROR;
+	}
+	end[0] = oend[0];
+	end[1] = oend[1];
+    }
+    st->failed |= ost->failed;
+    Rb_MomentsMerge(&st->magnitude, &ost->magnitude);
+    return Rb_LogHistMerge(a, &st->distances, &ost->distances);
+}
+
+/*
+ * Mergeable in time order: the seek to a device's first I/O in a shard
+ * comes from its last I/O in the shard before (SeekDistanceMerge).
  */
 const Rb_AnalyzerClass Rb_SeekDistanceAnalyzerClass = {
     .name = "SeekDistanceAnalyzer",
@@ -158,11 +237,14 @@ const Rb_AnalyzerClass Rb_SeekDistanceAnalyzerClass = {
     .stateSize = sizeof(SeekDistanceState),
     .options = seekDistanceOptions,
     .attrs = seekDistanceAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .start = SeekDistanceStart,
     .batch = SeekDistanceBatch,
     .end = SeekDistanceEnd,
     .freeState = SeekDistanceFree,
+    .merge = SeekDistanceMerge,
+    .serialize = SeekDistanceSerialize,
+    .deserialize = SeekDistanceDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -86,14 +86,21 @@ ShareEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     return TCL_OK;
 }
 
+/*
+ * Mergeable: it holds no partial state of its own; it reads the two
+ * Flows' final Attributes at end, after the merge of theirs.
+ */
 const Rb_AnalyzerClass Rb_ShareAnalyzerClass = {
     .name = "ShareAnalyzer",
     .help = "staged: a scalar Attribute as a fraction of another Flow's",
     .stateSize = sizeof(ShareState),
     .options = shareOptions,
     .attrs = shareAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .start = ShareStart,
+    .merge = Rb_KitStatelessMerge,
+    .serialize = Rb_KitStatelessSerialize,
+    .deserialize = Rb_KitStatelessDeserialize,
     .end = ShareEnd,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

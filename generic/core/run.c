@@ -489,7 +489,43 @@ typedef struct Pump {
     int64_t gridFirst;		/* Split run: the run's first time, held
 				 * while reading (RB_ABSENT: none). */
     int64_t localFirst;		/* Earliest time read, with gridFirst. */
+    int timeBaseSet;		/* Filters count time from the first batch */
 } Pump;
+
+/*
+ * PushBatch --
+ *	Notes the times of the batch just read in the run and pushes it
+ *	through the DAG.  While records flow, the run's first time stays
+ *	that of the first batch (every Flow's time bins are aligned to it,
+ *	even after an earlier record out of order, and every rank of a
+ *	split run has it); the earliest time read is the summary's, set
+ *	after reading.  The run's last time is at least that
+ *	first time, so that the run's times stay known.  Before the first
+ *	records go down, every Filter's time constants are made to count
+ *	from that first time (the start of the trace).
+ */
+static void
+PushBatch(Pump *p)
+{
+    NoteBatch(p->run, p->batch);
+    if (p->gridFirst == RB_ABSENT && p->run->firstTime != INT64_MAX) {
+	p->gridFirst = p->localFirst = p->run->firstTime;
+    }
+    if (p->gridFirst != RB_ABSENT) {
+	if (p->run->firstTime < p->localFirst) {
+	    p->localFirst = p->run->firstTime;
+	}
+	p->run->firstTime = p->gridFirst;
+	if (p->run->lastTime < p->gridFirst) {
+	    p->run->lastTime = p->gridFirst;
+	}
+    }
+    if (!p->timeBaseSet && p->run->firstTime != INT64_MAX) {
+	SetFilterTimeBase(p->eng, p->run->firstTime);
+	p->timeBaseSet = 1;
+    }
+    Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
+}
 
 /*
  * PumpRecords --
@@ -514,19 +550,7 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	if (p->batch->n == 0) {
 	    break;
 	}
-	NoteBatch(p->run, p->batch);
-	if (p->gridFirst != RB_ABSENT) {
-	    /* Every rank bins time from the run's first time, as one
-	     * process does; its own earliest time is for the summary. */
-	    if (p->run->firstTime < p->localFirst) {
-		p->localFirst = p->run->firstTime;
-	    }
-	    p->run->firstTime = p->gridFirst;
-	}
-	if (p->run->records == (uint64_t)p->batch->n) {	/* the first */
-	    SetFilterTimeBase(p->eng, p->run->firstTime);
-	}
-	Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
+	PushBatch(p);
 	/* A time limit on the interpreter (rubicon -safe -timelimit) covers
 	 * the run too, though reading runs no Tcl command. */
 	if (Tcl_LimitTypeEnabled(p->interp, TCL_LIMIT_TIME)
@@ -658,6 +682,7 @@ SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
 	NoteBatch(&probe, b);
 	run->firstTime = probe.firstTime;
     }
+
     Rb_BatchFree(b);
 }
 
@@ -796,22 +821,6 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	ident[k] = k;
     }
 
-    /* Records given in Tcl come first, then the files in sequence. */
-    while (o.records && !eng->cancel) {
-	Rb_BatchClear(batch);
-	if (RecordsToBatch(interp, o.records, &recPos, batch) != TCL_OK) {
-	    Capture(interp, &failure);
-	    break;
-	}
-	if (batch->n == 0) {
-	    break;
-	}
-	NoteBatch(&run, batch);
-	if (run.records == (uint64_t)batch->n) {	/* the run's first */
-	    SetFilterTimeBase(eng, run.firstTime);
-	}
-	Rb_NodePush(eng->head, batch, ident, batch->n);
-    }
     pump.interp = interp;
     pump.eng = eng;
     pump.run = &run;
@@ -823,8 +832,23 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     pump.lastProgress = t0;
     pump.nbatches = 0;
     pump.gridFirst = pump.localFirst = RB_ABSENT;
-    if (split && (shardLo != first || shardLo == shardHi)) {
+    pump.timeBaseSet = 0;
+    if (split && (shardLo != first || shardLo == shardHi)
+	    && run.firstTime != INT64_MAX) {
 	pump.gridFirst = pump.localFirst = run.firstTime;
+    }
+
+    /* Records given in Tcl come first, then the files in sequence. */
+    while (o.records && !eng->cancel) {
+	Rb_BatchClear(batch);
+	if (RecordsToBatch(interp, o.records, &recPos, batch) != TCL_OK) {
+	    Capture(interp, &failure);
+	    break;
+	}
+	if (batch->n == 0) {
+	    break;
+	}
+	PushBatch(&pump);
     }
     if (o.merge && objc - first > 1 && failure.result == NULL) {
 	Merger m;
@@ -887,7 +911,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	reader = NULL;
     }
     if (pump.gridFirst != RB_ABSENT) {
-	run.firstTime = pump.localFirst;
+	run.firstTime = pump.localFirst;	/* the earliest time read */
     }
     sigaction(SIGINT, &oldSa, NULL);
     sigaction(SIGTERM, &oldTermSa, NULL);

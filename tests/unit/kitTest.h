@@ -274,8 +274,9 @@ AssertSameAttrs(const Rb_AnalyzerClass *cls, Rb_Flow *f1, Rb_Flow *f2)
 
 /*
  * CheckMerge --
- *	Runs cls (with opts) on the first and second halves of a batch in
- *	two instances, merges the second into the first, and compares with
+ *	Runs cls (with opts) on the first and second parts of a batch in
+ *	two instances, serializes the second into a third (as a split run
+ *	sends it between ranks), merges that into the first, and compares with
  *	one instance run on the whole batch.  All three see the same run, as
  *	shards of one run would.
  */
@@ -303,7 +304,24 @@ CheckMerge(const Rb_AnalyzerClass *cls, const char *opts)
     ck_assert_int_eq(Rb_FlowStart(f2, &run), TCL_OK);
     PushSome(f1, b, sel, N / 3);
     PushSome(f2, b, sel + N / 3, N - N / 3);
-    ck_assert_int_eq(cls->merge(a1, a2), TCL_OK);
+    {
+	/* The second shard's state travels as bytes, as between ranks. */
+	Rb_Buf buf;
+	Rb_Analyzer *a3;
+	Rb_Flow *f3 = NewFlow(cls, opts, &a3);
+
+	memset(&buf, 0, sizeof(buf));
+	ck_assert_ptr_nonnull(cls->serialize);
+	ck_assert_ptr_nonnull(cls->deserialize);
+	ck_assert_int_eq(cls->serialize(a2, &run, &buf), TCL_OK);
+	ck_assert_int_eq(Rb_FlowStart(f3, &run), TCL_OK);
+	ck_assert_int_eq(cls->deserialize(a3, &run, &buf), TCL_OK);
+	ck_assert_int_eq(buf.bad, 0);
+	ck_assert_int_eq(buf.pos, buf.len);
+	ck_assert_int_eq(cls->merge(a1, a3), TCL_OK);
+	Rb_BufFree(&buf);
+	Rb_FlowDelete(f3);
+    }
     ck_assert_int_eq(Rb_FlowEnd(f1, &run), TCL_OK);
     whole = RunAll(cls, opts, b);
     AssertSameAttrs(cls, f1, whole);

@@ -478,11 +478,49 @@ START_TEST(seqrun_unknown_field_fails_at_start)
 }
 END_TEST
 
-START_TEST(seqrun_is_not_mergeable)
+START_TEST(seqrun_merges_a_run_across_the_boundary)
 {
-    ck_assert_int_eq(Rb_SeqRunAnalyzerClass.mergeable, 0);
-    ck_assert_ptr_null(Rb_SeqRunAnalyzerClass.merge);
-    ck_assert_int_eq(Rb_SeqRunAnalyzerClass.perRecordState, 1);
+    Tcl_Interp *interp = rbtest_interp();
+    Rb_Batch *b = NewBatch(0);
+    Rb_Analyzer *a1, *a2;
+    Rb_Flow *f1 = NewFlow(&Rb_SeqRunAnalyzerClass, "", &a1);
+    Rb_Flow *f2 = NewFlow(&Rb_SeqRunAnalyzerClass, "", &a2);
+    Rb_RunInfo run;
+    uint32_t firstShard[] = {0, 1}, secondShard[] = {2, 3, 4};
+
+    /* Device 1: 0+4K, 4K+4K | 8K+4K (continues), 100K+4K (new run);
+     * device 2 only in the second shard: 0+4K.  One pass: device 1 has
+     * runs {0,4K,8K} and {100K}, device 2 one run: 3 runs of 5 I/Os. */
+    AddIo(b, 1 * SEC, RB_OP_READ, 4096, 1, 0);
+    AddIo(b, 2 * SEC, RB_OP_READ, 4096, 1, 4096);
+    AddIo(b, 3 * SEC, RB_OP_READ, 4096, 1, 8192);
+    AddIo(b, 4 * SEC, RB_OP_READ, 4096, 1, 102400);
+    AddIo(b, 5 * SEC, RB_OP_READ, 4096, 2, 0);
+    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
+    NoteTimes(&run, b);
+    ck_assert_int_eq(Rb_FlowStart(f1, &run), TCL_OK);
+    ck_assert_int_eq(Rb_FlowStart(f2, &run), TCL_OK);
+    PushSome(f1, b, firstShard, 2);
+    PushSome(f2, b, secondShard, 3);
+    ck_assert_int_eq(Rb_SeqRunAnalyzerClass.merge(a1, a2), TCL_OK);
+    ck_assert_int_eq(Rb_FlowEnd(f1, &run), TCL_OK);
+    ck_assert_near(Scalar(f1, "SeqRuns"), 3);
+    ck_assert_near(Scalar(f1, "SeqFraction"), 2.0 / 5.0);
+    Rb_RunInfoFree(&run);
+    Rb_FlowDelete(f1);
+    Rb_FlowDelete(f2);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(merge_order_dependent)
+{
+    CheckMerge(&Rb_SeqRunAnalyzerClass, "");
+    CheckMerge(&Rb_SeqRunAnalyzerClass, "-gap 65536");
+    CheckMerge(&Rb_FootprintAnalyzerClass, "");
+    CheckMerge(&Rb_FootprintAnalyzerClass, "-block 512");
+    CheckMerge(&Rb_InterArrivalAnalyzerClass, "");
+    CheckMerge(&Rb_SeekDistanceAnalyzerClass, "");
 }
 END_TEST
 
@@ -889,7 +927,8 @@ rbtest_suite(void)
     tcase_add_test(tc, seqrun_skips_ios_without_offset);
     tcase_add_test(tc, seqrun_many_devices);
     tcase_add_test(tc, seqrun_unknown_field_fails_at_start);
-    tcase_add_test(tc, seqrun_is_not_mergeable);
+    tcase_add_test(tc, seqrun_merges_a_run_across_the_boundary);
+    tcase_add_test(tc, merge_order_dependent);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("histogram");

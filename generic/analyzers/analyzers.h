@@ -142,6 +142,9 @@ double *	Rb_TimeBinsValues(const Rb_TimeBins *tb,
 double *	Rb_TimeBinsValuesOn(const Rb_TimeBins *tb,
 		    const Rb_TimeBins *grid, const Rb_RunInfo *run, int64_t *n,
 		    double *startSeconds);
+int		Rb_TimeBinsRange(const Rb_TimeBins *grid,
+		    const Rb_RunInfo *run, int64_t *kFirst, int64_t *n,
+		    double *startSeconds);
 Rb_Attribute *	Rb_TimeBinsSeries(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, const char *name,
 		    const char *unit, const char *help);

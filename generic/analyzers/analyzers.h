@@ -52,6 +52,14 @@ int		Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
 		    __attribute__((format(printf, 3, 4)));
 void		Rb_KitDeviceLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
+void		Rb_KitKeyLimit(Rb_Analyzer *a, int64_t limit,
+		    const char *field, uint64_t record, int64_t bytes);
+
+/*
+ * Grouping (groupBy.c): a statistics class with -by field and -limit
+ * added, one row per value of the field.
+ */
+const Rb_AnalyzerClass *Rb_KitGroupedClass(const Rb_AnalyzerClass *base);
 
 /*
  * Rb_SecondsBetween --

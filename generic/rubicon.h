@@ -475,7 +475,9 @@ typedef struct Rb_AnalyzerClass {
     const char *help;		/* One line for rubicon::types. */
     size_t stateSize;		/* Bytes of zeroed per-instance state. */
     const Rb_Option *options;	/* NULL-name-terminated, or NULL. */
-    const char *const *attrs;	/* Attribute names it sets, NULL-ended. */
+    const char *const *attrs;	/* Attribute names it sets, NULL-ended; a
+				 * name may be a glob pattern (string
+				 * match) for names made from options. */
     int mergeable;		/* Partial states can be merged. */
     int perRecordState;		/* Memory grows with distinct keys/records
 				 * (documented in the man page). */

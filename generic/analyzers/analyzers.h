@@ -52,6 +52,14 @@ int		Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
 		    __attribute__((format(printf, 3, 4)));
 void		Rb_KitDeviceLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
+void		Rb_KitKeyLimit(Rb_Analyzer *a, int64_t limit,
+		    const char *field, uint64_t record, int64_t bytes);
+
+/*
+ * Grouping (groupBy.c): a statistics class with -by field and -limit
+ * added, one row per value of the field.
+ */
+const Rb_AnalyzerClass *Rb_KitGroupedClass(const Rb_AnalyzerClass *base);
 
 /*
  * Rb_SecondsBetween --
@@ -141,6 +149,9 @@ double *	Rb_TimeBinsValues(const Rb_TimeBins *tb,
 		    double *startSeconds);
 double *	Rb_TimeBinsValuesOn(const Rb_TimeBins *tb,
 		    const Rb_TimeBins *grid, const Rb_RunInfo *run, int64_t *n,
+		    double *startSeconds);
+int		Rb_TimeBinsRange(const Rb_TimeBins *grid,
+		    const Rb_RunInfo *run, int64_t *kFirst, int64_t *n,
 		    double *startSeconds);
 Rb_Attribute *	Rb_TimeBinsSeries(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, const char *name,

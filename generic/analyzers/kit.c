@@ -45,19 +45,39 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_SeriesAnalyzerClass,
 };
 
+/* The statistics classes that take -by (groupBy.c). */
+static const Rb_AnalyzerClass *const groupedClasses[] = {
+    &Rb_ResponseTimeAnalyzerClass,
+    &Rb_SizeAnalyzerClass,
+    &Rb_RateAnalyzerClass,
+    &Rb_BandwidthAnalyzerClass,
+    &Rb_ReadFractionAnalyzerClass,
+    &Rb_InterArrivalAnalyzerClass,
+    &Rb_SizeHistogramAnalyzerClass,
+};
+
 /*
  * Rb_AnalyzerKitInit --
- *	Registers every built-in Analyzer class with interp.
+ *	Registers every built-in Analyzer class with interp, the statistics
+ *	classes with -by added.
  * Results: TCL_OK, or TCL_ERROR from the first registration that fails.
  * Side effects: creates the classes' Tcl commands.
  */
 int
 Rb_AnalyzerKitInit(Tcl_Interp *interp)
 {
-    size_t i;
+    size_t i, j;
 
     for (i = 0; i < sizeof(kitClasses) / sizeof(kitClasses[0]); i++) {
-	if (Rb_RegisterAnalyzer(interp, kitClasses[i]) != TCL_OK) {
+	const Rb_AnalyzerClass *cls = kitClasses[i];
+
+	for (j = 0; j < sizeof(groupedClasses) / sizeof(groupedClasses[0]);
+		j++) {
+	    if (groupedClasses[j] == cls) {
+		cls = Rb_KitGroupedClass(cls);
+	    }
+	}
+	if (Rb_RegisterAnalyzer(interp, cls) != TCL_OK) {
 	    return TCL_ERROR;
 	}
     }
@@ -95,6 +115,29 @@ Rb_KitDeviceLimit(Rb_Analyzer *a, int64_t limit, const char *field,
 	    " distinct devices (%s) at record %" PRIu64 " (raise -limit; each"
 	    " device held costs up to about %" PRId64 " bytes)", a->cls->name,
 	    limit, field, record, bytes);
+}
+
+/*
+ * Rb_KitKeyLimit --
+ *	Stops the run (RUBICON LIMIT KEYS): a class keeping state per value
+ *	of field would hold one more than its -limit of them, at record (0:
+ *	when merging shards); bytes is what each costs, for the message.
+ */
+void
+Rb_KitKeyLimit(Rb_Analyzer *a, int64_t limit, const char *field,
+	uint64_t record, int64_t bytes)
+{
+    char where[64];
+
+    if (record > 0) {
+	snprintf(where, sizeof(where), "at record %" PRIu64, record);
+    } else {
+	snprintf(where, sizeof(where), "in the merged shards");
+    }
+    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
+	    PRId64 " distinct keys of %s %s (raise -limit; each key held "
+	    "costs up to about %" PRId64 " bytes)", a->cls->name, limit, field,
+	    where, bytes);
 }
 
 /*

@@ -8,6 +8,11 @@
  *	(bytes over I/Os, say), and each sum is an Rb_TimeBins (timeBins.c):
  *	memory grows with the run's duration over -interval, not with the
  *	records, and the state merges by adding the bins.
+ *
+ *	Percentiles per interval (responseTimeP<q>, sizeP<q>) keep one
+ *	logarithmic histogram (logHist.c) per interval instead, on the same
+ *	grid: within 1% of the exact order statistic, and merged by adding
+ *	the histograms of the same interval.
  */
 
 #include <math.h>
@@ -77,11 +82,53 @@ static const Stat stats[] = {
 
 #define NSTATS ((int)(sizeof(stats) / sizeof(stats[0])))
 
+/* The quantities whose percentiles -stats may ask for per interval. */
+enum {
+    PCT_RESPONSE,		/* response time, ns */
+    PCT_SIZE,			/* request size, bytes */
+    NPCT_KINDS
+};
+
+static const struct {
+    const char *stat;		/* -stats prefix, before P<q> */
+    const char *series;		/* Attribute prefix, before P<q> */
+    const char *unit;
+    double scale;		/* Reported value per counted unit. */
+    const char *help;
+} pctKinds[NPCT_KINDS] = {
+    {"responseTime", "IntervalResponseTime", "s", 1.0 / RB_NS_PER_S,
+	"percentile of the response time (enqueue to completion, within "
+	"1%) of the I/Os enqueued in each interval"},
+    {"size", "IntervalSize", "bytes", 1.0,
+	"percentile of the request size (within 1%) of the I/Os in each "
+	"interval"},
+};
+
+#define MAX_PCT_STATS 16
+
+/* A percentile statistic of -stats. */
+typedef struct PctStat {
+    int kind;			/* PCT_* */
+    double q;			/* In (0, 100). */
+    char series[64];		/* IntervalResponseTimeP99 ... */
+} PctStat;
+
+/* One logarithmic histogram per interval, for bins lo .. lo + n - 1 of
+ * the grid of the count sum. */
+typedef struct PctBins {
+    int64_t lo, n, cap;
+    Rb_LogHist *hist;
+} PctBins;
+
 typedef struct SeriesState {
     int64_t interval;		/* -interval, ns */
     Tcl_Obj *statsObj;		/* -stats */
     unsigned wanted;		/* Bit i: stats[i] is in -stats. */
     unsigned sums;		/* SUM_BIT of each sum they need. */
+    PctStat pct[MAX_PCT_STATS];	/* Percentile statistics wanted. */
+    int npct;
+    unsigned pctKinds;		/* Bit k: histograms of kind k kept. */
+    PctBins pbins[NPCT_KINDS];
     int sizeIndex, opIndex, finishIndex;
     Rb_TimeBins bins[NSUMS];
     int64_t response[RB_BATCH_SIZE];	/* Per batch record: its response
@@ -94,7 +141,8 @@ static const Rb_Option seriesOptions[] = {
 	"length of one interval"},
     {"-stats", RB_OPT_OBJ, offsetof(SeriesState, statsObj),
 	"count rate bytes bandwidth readFraction readByteFraction meanSize "
-	"responseTime", "statistics wanted per interval"},
+	"responseTime", "statistics wanted per interval (also "
+	"responseTimeP<q>, sizeP<q>: percentiles, 0 < q < 100)"},
     {NULL}
 };
 
@@ -107,8 +155,41 @@ static const char *const seriesAttrs[] = {
     "IntervalReadByteFraction", "IntervalReadByteFractionPeakToMean",
     "IntervalMeanSize", "IntervalMeanSizePeakToMean",
     "IntervalResponseTime", "IntervalResponseTimePeakToMean",
+    "IntervalResponseTimeP*", "IntervalSizeP*",
     NULL
 };
+
+/*
+ * ParsePercentile --
+ *	Whether name is a percentile statistic, <kind>P<q> with 0 < q < 100.
+ * Results: 1 with *p filled, else 0.
+ */
+static int
+ParsePercentile(const char *name, PctStat *p)
+{
+    int k;
+
+    for (k = 0; k < NPCT_KINDS; k++) {
+	size_t len = strlen(pctKinds[k].stat);
+	char *end;
+	double q;
+
+	if (strncmp(name, pctKinds[k].stat, len) != 0 || name[len] != 'P'
+		|| name[len + 1] == '\0') {
+	    continue;
+	}
+	q = strtod(name + len + 1, &end);
+	if (*end != '\0' || !(q > 0.0 && q < 100.0)) {
+	    return 0;
+	}
+	p->kind = k;
+	p->q = q;
+	snprintf(p->series, sizeof(p->series), "%sP%g", pctKinds[k].series,
+		q);
+	return 1;
+    }
+    return 0;
+}
 
 /*
  * SeriesInit --
@@ -134,16 +215,32 @@ SeriesInit(Rb_Analyzer *a, Tcl_Interp *interp)
 		"-stats must be a non-empty list of statistics");
     }
     st->wanted = 0;
+    st->npct = 0;
+    st->pctKinds = 0;
     st->sums = SUM_BIT(SUM_IOS);	/* The grid every series shows. */
     for (i = 0; i < objc; i++) {
 	const char *name = Tcl_GetString(objv[i]);
+	PctStat p;
 
+	if (ParsePercentile(name, &p)) {
+	    if (st->npct == MAX_PCT_STATS) {
+		return Rb_KitOptionError(a, interp, "-stats may name at most "
+			"%d percentile statistics", MAX_PCT_STATS);
+	    }
+	    st->pct[st->npct++] = p;
+	    st->pctKinds |= 1u << p.kind;
+	    /* The sums whose fields the percentile reads. */
+	    st->sums |= p.kind == PCT_SIZE ? SUM_BIT(SUM_SIZED)
+		    : SUM_BIT(SUM_TIMED) | SUM_BIT(SUM_RESPONSE);
+	    continue;
+	}
 	for (k = 0; k < NSTATS && strcmp(stats[k].name, name) != 0; k++) {
 	}
 	if (k == NSTATS) {
 	    return Rb_KitOptionError(a, interp, "unknown statistic \"%s\": "
 		    "must be count, rate, bytes, bandwidth, readFraction, "
-		    "readByteFraction, meanSize or responseTime", name);
+		    "readByteFraction, meanSize, responseTime, "
+		    "responseTimeP<q> or sizeP<q> (0 < q < 100)", name);
 	}
 	st->wanted |= 1u << k;
 	st->sums |= SUM_BIT(stats[k].num);
@@ -152,6 +249,22 @@ SeriesInit(Rb_Analyzer *a, Tcl_Interp *interp)
 	}
     }
     return TCL_OK;
+}
+
+/*
+ * PctBinsFree --
+ *	Frees the histograms of pb and empties it.
+ */
+static void
+PctBinsFree(PctBins *pb)
+{
+    int64_t j;
+
+    for (j = 0; j < pb->n; j++) {
+	Rb_LogHistFree(&pb->hist[j]);
+    }
+    free(pb->hist);
+    memset(pb, 0, sizeof(*pb));
 }
 
 /*
@@ -188,7 +301,75 @@ SeriesStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     for (s = 0; s < NSUMS; s++) {
 	Rb_TimeBinsStart(&st->bins[s], st->interval, run);
     }
+    for (s = 0; s < NPCT_KINDS; s++) {
+	PctBinsFree(&st->pbins[s]);
+    }
     return TCL_OK;
+}
+
+/*
+ * PctSlot --
+ *	The histogram of interval k, the held range grown (with empty
+ *	histograms) to include it.
+ * Results: a pointer, or NULL when the range would pass
+ *	RB_MAX_TIME_BINS intervals.
+ */
+static Rb_LogHist *
+PctSlot(PctBins *pb, int64_t k)
+{
+    int64_t newLo, newHi, newN, shift, j;
+
+    if (pb->n > 0 && k >= pb->lo && k < pb->lo + pb->n) {
+	return &pb->hist[k - pb->lo];
+    }
+    newLo = pb->n == 0 || k < pb->lo ? k : pb->lo;
+    newHi = pb->n == 0 || k > pb->lo + pb->n - 1 ? k : pb->lo + pb->n - 1;
+    if ((uint64_t)newHi - (uint64_t)newLo >= (uint64_t)RB_MAX_TIME_BINS) {
+	return NULL;
+    }
+    newN = newHi - newLo + 1;
+    if (newN > pb->cap) {
+	int64_t cap = pb->cap ? pb->cap : 16;
+
+	while (cap < newN) {
+	    cap *= 2;
+	}
+	pb->hist = Rb_KitRealloc(pb->hist, (size_t)cap * sizeof(Rb_LogHist));
+	pb->cap = cap;
+    }
+    shift = pb->n == 0 ? 0 : pb->lo - newLo;
+    if (shift > 0) {
+	memmove(pb->hist + shift, pb->hist, (size_t)pb->n
+		* sizeof(Rb_LogHist));
+    }
+    for (j = 0; j < newN; j++) {
+	if (j < shift || j >= shift + pb->n) {
+	    memset(&pb->hist[j], 0, sizeof(Rb_LogHist));
+	    Rb_LogHistReset(&pb->hist[j]);
+	}
+    }
+    pb->lo = newLo;
+    pb->n = newN;
+    return &pb->hist[k - pb->lo];
+}
+
+/*
+ * PctAdd --
+ *	Counts value v (already known valid) of the record at time t in the
+ *	histogram of its interval.
+ */
+static void
+PctAdd(SeriesState *st, int kind, int64_t t, double v)
+{
+    Rb_LogHist *h;
+    int64_t k;
+
+    if (t == RB_ABSENT || !Rb_TimeBinOf(&st->bins[SUM_IOS], t, &k)) {
+	return;
+    }
+    if ((h = PctSlot(&st->pbins[kind], k)) != NULL) {
+	Rb_LogHistAdd(h, v);
+    }
 }
 
 /*
@@ -285,48 +466,48 @@ SeriesBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		nout);
 	Rb_TimeBinsAddColumn(&st->bins[SUM_RESPONSE], time, st->response,
 		st->sel[0], nout);
+	if (st->pctKinds & (1u << PCT_RESPONSE)) {
+	    for (j = 0; j < nout; j++) {
+		int i = (int)st->sel[0][j];
+
+		PctAdd(st, PCT_RESPONSE, time[i], (double)st->response[i]);
+	    }
+	}
+    }
+    if (st->pctKinds & (1u << PCT_SIZE)) {
+	for (j = 0; j < nsel; j++) {
+	    int i = (int)sel[j];
+
+	    if (size[i] != RB_ABSENT && size[i] >= 0) {
+		PctAdd(st, PCT_SIZE, time[i], (double)size[i]);
+	    }
+	}
     }
 }
 
 /*
- * SetStat --
- *	Sets the series of statistic k and its peak-to-mean ratio.  An
- *	additive statistic (a sum, or a sum per second) has a value in every
- *	interval, 0 in an empty one, and its peak-to-mean is over all of
- *	them; a ratio has none (NaN) where its denominator is 0, and its
- *	peak-to-mean is over the intervals that have one.
+ * SetSeries --
+ *	Sets a series Attribute of values (one per interval from start s,
+ *	NaN where there is none) and its peak-to-mean ratio over the
+ *	intervals that have a value (for an additive statistic, every
+ *	interval: it reads 0 when empty).
  */
 static void
-SetStat(Rb_Analyzer *a, const Rb_RunInfo *run, int k)
+SetSeries(Rb_Analyzer *a, const char *series, const char *unit,
+	const char *help, const double *values, int64_t n, double start)
 {
     SeriesState *st = a->state;
-    const Stat *stat = &stats[k];
-    double seconds = (double)st->interval / RB_NS_PER_S, start = 0;
-    double *num, *den = NULL, peak = 0, sum = 0;
-    int64_t n, nd, j, counted = 0;
-    Rb_Attribute *attr = Rb_AttrCreate(stat->series, RB_ATTR_SERIES,
-	    stat->unit, stat->help);
+    double seconds = (double)st->interval / RB_NS_PER_S, peak = 0, sum = 0;
+    int64_t j, counted = 0;
+    Rb_Attribute *attr = Rb_AttrCreate(series, RB_ATTR_SERIES, unit, help);
     int timeCol = Rb_AttrAddColumn(attr, "time", "s", 0);
-    int valueCol = Rb_AttrAddColumn(attr, "value", stat->unit, 0);
-    char help[200];
+    int valueCol = Rb_AttrAddColumn(attr, "value", unit, 0);
+    char name[96], peakHelp[200];
 
-    num = Rb_TimeBinsValuesOn(&st->bins[stat->num], &st->bins[SUM_IOS],
-	    run, &n, &start);
-    if (stat->den >= 0 && stat->den < NSUMS) {
-	den = Rb_TimeBinsValuesOn(&st->bins[stat->den], &st->bins[SUM_IOS],
-		run, &nd, NULL);
-    }
     for (j = 0; j < n; j++) {
 	int row = Rb_AttrAddRow(attr);
-	double v;
+	double v = values[j];
 
-	if (stat->den == PER_SECOND) {
-	    v = num[j] / seconds;
-	} else if (den == NULL) {
-	    v = num[j];
-	} else {
-	    v = den[j] > 0 ? num[j] / den[j] * stat->scale : NAN;
-	}
 	Rb_AttrSetNum(attr, row, timeCol, start + (double)j * seconds);
 	Rb_AttrSetNum(attr, row, valueCol, v);
 	if (!isnan(v)) {
@@ -335,13 +516,74 @@ SetStat(Rb_Analyzer *a, const Rb_RunInfo *run, int k)
 	    counted++;
 	}
     }
+    Rb_AnalyzerSet(a, attr);
+    snprintf(name, sizeof(name), "%sPeakToMean", series);
+    snprintf(peakHelp, sizeof(peakHelp), "highest %s value over its mean",
+	    series);
+    Rb_AnalyzerSet(a, Rb_AttrScalar(name, counted && sum > 0
+	    ? peak / (sum / (double)counted) : 0.0, "", peakHelp));
+}
+
+/*
+ * SetStat --
+ *	Sets the series of statistic k and its peak-to-mean ratio.  An
+ *	additive statistic (a sum, or a sum per second) has a value in every
+ *	interval, 0 in an empty one; a ratio has none (NaN) where its
+ *	denominator is 0.
+ */
+static void
+SetStat(Rb_Analyzer *a, const Rb_RunInfo *run, int k)
+{
+    SeriesState *st = a->state;
+    const Stat *stat = &stats[k];
+    double seconds = (double)st->interval / RB_NS_PER_S, start = 0;
+    double *num, *den = NULL;
+    int64_t n, nd, j;
+
+    num = Rb_TimeBinsValuesOn(&st->bins[stat->num], &st->bins[SUM_IOS],
+	    run, &n, &start);
+    if (stat->den >= 0 && stat->den < NSUMS) {
+	den = Rb_TimeBinsValuesOn(&st->bins[stat->den], &st->bins[SUM_IOS],
+		run, &nd, NULL);
+    }
+    for (j = 0; j < n; j++) {
+	if (stat->den == PER_SECOND) {
+	    num[j] = num[j] / seconds;
+	} else if (den != NULL) {
+	    num[j] = den[j] > 0 ? num[j] / den[j] * stat->scale : NAN;
+	}
+    }
+    SetSeries(a, stat->series, stat->unit, stat->help, num, n, start);
     free(num);
     free(den);
-    Rb_AnalyzerSet(a, attr);
-    snprintf(help, sizeof(help), "highest %s value over its mean",
-	    stat->series);
-    Rb_AnalyzerSet(a, Rb_AttrScalar(stat->peak, counted && sum > 0
-	    ? peak / (sum / (double)counted) : 0.0, "", help));
+}
+
+/*
+ * SetPercentile --
+ *	Sets the series of percentile statistic p (NaN in an interval
+ *	without a value of its quantity) and its peak-to-mean ratio.
+ */
+static void
+SetPercentile(Rb_Analyzer *a, const Rb_RunInfo *run, const PctStat *p)
+{
+    SeriesState *st = a->state;
+    const PctBins *pb = &st->pbins[p->kind];
+    double start = 0, *values;
+    int64_t kFirst = 0, n, k;
+    char help[200];
+
+    Rb_TimeBinsRange(&st->bins[SUM_IOS], run, &kFirst, &n, &start);
+    values = Rb_KitRealloc(NULL, (size_t)(n + 1) * sizeof(double));
+    for (k = kFirst; k < kFirst + n; k++) {
+	const Rb_LogHist *h = k >= pb->lo && k < pb->lo + pb->n
+		? &pb->hist[k - pb->lo] : NULL;
+
+	values[k - kFirst] = h != NULL && h->moments.n > 0
+		? Rb_LogHistPercentile(h, p->q) * pctKinds[p->kind].scale : NAN;
+    }
+    snprintf(help, sizeof(help), "%g-th %s", p->q, pctKinds[p->kind].help);
+    SetSeries(a, p->series, pctKinds[p->kind].unit, help, values, n, start);
+    free(values);
 }
 
 /*
@@ -359,6 +601,9 @@ SeriesEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    SetStat(a, run, k);
 	}
     }
+    for (k = 0; k < st->npct; k++) {
+	SetPercentile(a, run, &st->pct[k]);
+    }
     return TCL_OK;
 }
 
@@ -373,9 +618,10 @@ SeriesMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     SeriesState *st = a->state;
     const SeriesState *ost = other->state;
+    int64_t shift = 0, j;
     int s;
 
-    if (st->sums != ost->sums) {
+    if (st->sums != ost->sums || st->pctKinds != ost->pctKinds) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
 		"cannot merge series of different statistics");
 	return TCL_ERROR;
@@ -383,6 +629,30 @@ SeriesMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     for (s = 0; s < NSUMS; s++) {
 	if (Rb_TimeBinsMerge(a, &st->bins[s], &ost->bins[s]) != TCL_OK) {
 	    return TCL_ERROR;
+	}
+    }
+    if (!ost->bins[SUM_IOS].hasOrigin) {
+	return TCL_OK;
+    }
+    /* The count sums merged, so the grids line up: other's interval k
+     * is ours k + shift. */
+    Rb_TimeBinOf(&st->bins[SUM_IOS], ost->bins[SUM_IOS].origin, &shift);
+    for (s = 0; s < NPCT_KINDS; s++) {
+	const PctBins *opb = &ost->pbins[s];
+
+	for (j = 0; j < opb->n; j++) {
+	    Rb_LogHist *h;
+
+	    if (opb->hist[j].moments.n == 0) {
+		continue;
+	    }
+	    if ((h = PctSlot(&st->pbins[s], opb->lo + j + shift)) == NULL) {
+		Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
+			"merged time series would exceed %lld intervals",
+			(long long)RB_MAX_TIME_BINS);
+		return TCL_ERROR;
+	    }
+	    Rb_LogHistMerge(a, h, &opb->hist[j]);
 	}
     }
     return TCL_OK;
@@ -401,6 +671,9 @@ SeriesFree(Rb_Analyzer *a)
     for (s = 0; s < NSUMS; s++) {
 	Rb_TimeBinsFree(&st->bins[s]);
     }
+    for (s = 0; s < NPCT_KINDS; s++) {
+	PctBinsFree(&st->pbins[s]);
+    }
 }
 
 
@@ -412,12 +685,19 @@ static int
 SeriesSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     SeriesState *st = a->state;
-
+    int64_t j;
     int s;
 
     Rb_BufPutInt(b, st->sums);
     for (s = 0; s < NSUMS; s++) {
 	Rb_TimeBinsPut(b, &st->bins[s]);
+    }
+    for (s = 0; s < NPCT_KINDS; s++) {
+	Rb_BufPutInt(b, st->pbins[s].lo);
+	Rb_BufPutInt(b, st->pbins[s].n);
+	for (j = 0; j < st->pbins[s].n; j++) {
+	    Rb_LogHistPut(b, &st->pbins[s].hist[j]);
+	}
     }
     return TCL_OK;
 }
@@ -426,14 +706,30 @@ static int
 SeriesDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     SeriesState *st = a->state;
-
+    int64_t lo, n, j;
     int s;
 
     st->sums = (unsigned)Rb_BufGetInt(b);
     for (s = 0; s < NSUMS; s++) {
 	Rb_TimeBinsGet(b, &st->bins[s]);
     }
-    return TCL_OK;
+    for (s = 0; s < NPCT_KINDS && !b->bad; s++) {
+	lo = Rb_BufGetInt(b);
+	n = Rb_BufGetCount(b, 8);
+	if (n > RB_MAX_TIME_BINS) {
+	    b->bad = 1;
+	}
+	for (j = 0; j < n && !b->bad; j++) {
+	    Rb_LogHist *h = PctSlot(&st->pbins[s], lo + j);
+
+	    if (h == NULL) {
+		b->bad = 1;
+		break;
+	    }
+	    Rb_LogHistGet(b, h);
+	}
+    }
+    return b->bad ? TCL_ERROR : TCL_OK;
 }
 
 /*
@@ -443,8 +739,8 @@ SeriesDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 const Rb_AnalyzerClass Rb_SeriesAnalyzerClass = {
     .name = "SeriesAnalyzer",
     .help = "volume and mix per interval (count, rate, bytes, bandwidth, "
-	    "read fractions, mean size, mean response time) with "
-	    "peak-to-mean ratios",
+	    "read fractions, mean size, mean response time, response time "
+	    "and size percentiles) with peak-to-mean ratios",
     .stateSize = sizeof(SeriesState),
     .options = seriesOptions,
     .attrs = seriesAttrs,

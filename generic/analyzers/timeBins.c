@@ -328,25 +328,45 @@ double *
 Rb_TimeBinsValuesOn(const Rb_TimeBins *tb, const Rb_TimeBins *grid,
 	const Rb_RunInfo *run, int64_t *n, double *startSeconds)
 {
-    Rb_TimeBins g;
-    int64_t kFirst, kLast, ref, k;
+    int64_t kFirst, k;
     double *values;
 
-    *n = 0;
-    if (!SeriesRange(grid, run, &g, &kFirst, &kLast, &ref)) {
+    if (!Rb_TimeBinsRange(grid, run, &kFirst, n, startSeconds)) {
 	return NULL;
     }
-    *n = kLast - kFirst + 1;
     values = Rb_KitRealloc(NULL, (size_t)*n * sizeof(double));
-    for (k = kFirst; k <= kLast; k++) {
+    for (k = kFirst; k < kFirst + *n; k++) {
 	values[k - kFirst] = (k >= tb->lo && k < tb->lo + tb->n)
 		? (double)tb->sums[k - tb->lo] : 0.0;
     }
+    return values;
+}
+
+/*
+ * Rb_TimeBinsRange --
+ *	The bins the series of grid shows (see SeriesRange), for a class
+ *	that keeps something other than sums on that grid.
+ * Results: 0 with *n = 0 when there is nothing to show; else 1 with
+ *	*kFirst (the first bin's number), *n and, when not NULL,
+ *	*startSeconds (as Rb_TimeBinsValues) set.
+ */
+int
+Rb_TimeBinsRange(const Rb_TimeBins *grid, const Rb_RunInfo *run,
+	int64_t *kFirst, int64_t *n, double *startSeconds)
+{
+    Rb_TimeBins g;
+    int64_t kLast, ref;
+
+    *n = 0;
+    if (!SeriesRange(grid, run, &g, kFirst, &kLast, &ref)) {
+	return 0;
+    }
+    *n = kLast - *kFirst + 1;
     if (startSeconds != NULL) {
 	*startSeconds = Rb_SecondsBetween(ref, g.origin)
-		+ (double)kFirst * ((double)tb->interval / RB_NS_PER_S);
+		+ (double)*kFirst * ((double)grid->interval / RB_NS_PER_S);
     }
-    return values;
+    return 1;
 }
 
 /*

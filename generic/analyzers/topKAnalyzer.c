@@ -97,11 +97,8 @@ TopKBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	c = Rb_KeyTableFindLimited(&st->keys, key, st->limit);
 	if (c == NULL) {
 	    st->failed = 1;
-	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
-		    PRId64 " distinct keys of %s at record %" PRIu64
-		    " (raise -limit; each key held costs up to about 67 bytes)",
-		    a->cls->name, st->limit, st->field,
-		    b->firstRecord + sel[j]);
+	    Rb_KitKeyLimit(a, st->limit, st->field, b->firstRecord + sel[j],
+		    67);
 	    break;
 	}
 	c->requests++;

@@ -390,7 +390,7 @@ Producer(Rb_Flow *flow, const char *name)
 	    continue;
 	}
 	for (p = a->cls->attrs; p && *p; p++) {
-	    if (strcmp(*p, name + pl) == 0) {
+	    if (Tcl_StringMatch(name + pl, *p)) {
 		return a;
 	    }
 	}

@@ -415,7 +415,7 @@ FlowSets(const Rb_Flow *flow, const char *name)
 	}
 	for (p = a->cls->attrs; *p; p++) {
 	    if (strncmp(name, a->prefix, plen) == 0
-		    && strcmp(name + plen, *p) == 0) {
+		    && Tcl_StringMatch(name + plen, *p)) {
 		return 1;
 	    }
 	    if (canonical && plen == 0 && strcmp(canonical, *p) == 0) {

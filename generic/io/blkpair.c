@@ -469,7 +469,8 @@ Event(Rb_BlkPair *p, const Rb_BlkEvent *ev, char *why, size_t whyLen)
 {
     Req *req;
 
-    if (strchr("QMFXDRC", ev->action) && (ev->sector == RB_BLK_NOSECTOR
+    if (ev->action != '\0' && strchr("QMFXDRC", ev->action)
+	    && (ev->sector == RB_BLK_NOSECTOR
 	    || (ev->bytes == 0 && !(ev->flags & (RB_BLK_READ | RB_BLK_WRITE
 	    | RB_BLK_DISCARD))))) {
 	snprintf(why, whyLen, "%c event of a request without data or "

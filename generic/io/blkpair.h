@@ -55,4 +55,9 @@ uint32_t	Rb_BlkRwbs(const char *rwbs, int *ok);
 int		Rb_BlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx,
 		    Rb_Batch *b, Rb_BlkEventProc *nextEvent, Rb_Error *err);
 
+/* blkparse.c: the parts of a blkparse-style line other readers share. */
+int		RbBlkParseDev(const char *s, uint32_t *dev);
+const char *	RbBlkParseAction(const Rb_TextLine *l, int a, Rb_BlkEvent *ev,
+		    char *why, size_t whyLen);
+
 #endif /* RB_BLKPAIR_H */

@@ -24,12 +24,12 @@ typedef struct BlkparseState {
 } BlkparseState;
 
 /*
- * ParseDev --
+ * RbBlkParseDev --
  *	"maj,min" (or "(maj,min)") as major << 20 | minor.
  * Results: 1 with *dev set, 0 otherwise.
  */
-static int
-ParseDev(const char *s, uint32_t *dev)
+int
+RbBlkParseDev(const char *s, uint32_t *dev)
 {
     unsigned major, minor;
     char tail;
@@ -54,7 +54,7 @@ BlkparseLineOk(char **f, int nf)
     uint32_t dev;
     int64_t v;
 
-    return nf >= 7 && ParseDev(f[0], &dev) && Rb_ParseInt(f[1], &v)
+    return nf >= 7 && RbBlkParseDev(f[0], &dev) && Rb_ParseInt(f[1], &v)
 	    && Rb_ParseInt(f[2], &v) && strchr(f[3], '.') != NULL
 	    && Rb_ParseScaled(f[3], 1000000000, &v) && Rb_ParseInt(f[4], &v)
 	    && strlen(f[5]) <= 2;
@@ -105,18 +105,16 @@ IsTrailer(const Rb_TextLine *l)
 static const char *
 ParseEvent(const Rb_TextLine *l, Rb_BlkEvent *ev, char *why, size_t whyLen)
 {
-    char *const *f = l->field;
     const char *kind;
-    int64_t v, len;
-    int ok;
+    int64_t v;
 
     if ((kind = Rb_TextFields(l, 6, RB_TEXT_MAX_FIELDS, why, whyLen))
 	    != NULL) {
 	return kind;
     }
-    if (!ParseDev(f[0], &ev->dev)) {
+    if (!RbBlkParseDev(l->field[0], &ev->dev)) {
 	snprintf(why, whyLen, "field 1 \"%.20s\" is not a major,minor device",
-		f[0]);
+		l->field[0]);
 	return "bad-field";
     }
     if ((kind = Rb_TextNumber(l, 3, "seconds", 1000000000, 0, &ev->time, why,
@@ -126,24 +124,47 @@ ParseEvent(const Rb_TextLine *l, Rb_BlkEvent *ev, char *why, size_t whyLen)
 	return kind;
     }
     ev->pid = (uint32_t)v;
-    ev->action = f[5][1] == '\0' ? f[5][0] : '?';
+    return RbBlkParseAction(l, 5, ev, why, whyLen);
+}
+
+/*
+ * RbBlkParseAction --
+ *	The part of a blkparse-style event line from its action (field a)
+ *	on, "ACTION RWBS SECTOR + SECTORS [COMM]" and the other forms of
+ *	doc/blkparse.n, into ev; the kernel's ftrace blk tracer prints the
+ *	same after its own line head.
+ * Results: NULL, or the malformed kind with why set.
+ */
+const char *
+RbBlkParseAction(const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
+	size_t whyLen)
+{
+    char *const *f = l->field + a;
+    int nf = l->nfields - a;
+    const char *kind;
+    int64_t v, len;
+    int ok;
+
+    ev->action = nf >= 1 && f[0][0] != '\0' && f[0][1] == '\0' ? f[0][0]
+	    : '?';
     ev->sector = RB_BLK_NOSECTOR;
-    if (!strchr("QMFXADRC", ev->action) || l->nfields < 7) {
+    if (!strchr("QMFXADRC", ev->action) || nf < 2) {
 	return NULL;
     }
-    ev->flags = Rb_BlkRwbs(f[6], &ok);
+    ev->flags = Rb_BlkRwbs(f[1], &ok);
     if (!ok) {
-	snprintf(why, whyLen, "field 7 \"%.20s\" is not an RWBS string", f[6]);
+	snprintf(why, whyLen, "field %d \"%.20s\" is not an RWBS string",
+		a + 2, f[1]);
 	return "bad-field";
     }
-    if (l->nfields < 8 || !Rb_ParseInt(f[7], &v) || v < 0) {
+    if (nf < 3 || !Rb_ParseInt(f[2], &v) || v < 0) {
 	return NULL;		/* no sector: a flush */
     }
     ev->sector = (uint64_t)v;
-    if (l->nfields < 10 || (strcmp(f[8], "+") != 0 && strcmp(f[8], "/") != 0)) {
+    if (nf < 5 || (strcmp(f[3], "+") != 0 && strcmp(f[3], "/") != 0)) {
 	/* "sector [error]": a completion without a length */
-	if (ev->action == 'C' && l->nfields >= 9 && f[8][0] == '[') {
-	    ev->error = atoi(f[8] + 1);
+	if (ev->action == 'C' && nf >= 4 && f[3][0] == '[') {
+	    ev->error = atoi(f[3] + 1);
 	}
 	if (ev->action == 'A' || ev->action == 'X') {
 	    snprintf(why, whyLen, "a remap or split without its second "
@@ -152,30 +173,31 @@ ParseEvent(const Rb_TextLine *l, Rb_BlkEvent *ev, char *why, size_t whyLen)
 	}
 	return NULL;
     }
-    if ((kind = Rb_TextNumber(l, 9, f[8][0] == '/' ? "split sector"
+    if ((kind = Rb_TextNumber(l, a + 4, f[3][0] == '/' ? "split sector"
 	    : "length", 1, 1, &len, why, whyLen)) != NULL) {
 	return kind;
     }
     if (len < 0 || len > (INT64_MAX / SECTOR)) {
-	snprintf(why, whyLen, "field 10 \"%.20s\" is out of range", f[9]);
+	snprintf(why, whyLen, "field %d \"%.20s\" is out of range", a + 5,
+		f[4]);
 	return "bad-field";
     }
-    if (f[8][0] == '/') {
+    if (f[3][0] == '/') {
 	ev->fromSector = (uint64_t)len;
 	return ev->action == 'X' ? NULL : "bad-field";
     }
     ev->bytes = (uint64_t)len * SECTOR;
     if (ev->action == 'A') {
-	if (l->nfields < 13 || strcmp(f[10], "<-") != 0
-		|| !ParseDev(f[11], &ev->fromDev) || !Rb_ParseInt(f[12], &v)
+	if (nf < 8 || strcmp(f[5], "<-") != 0
+		|| !RbBlkParseDev(f[6], &ev->fromDev) || !Rb_ParseInt(f[7], &v)
 		|| v < 0) {
 	    snprintf(why, whyLen, "a remap without \"<- (maj,min) sector\"");
 	    return "bad-field";
 	}
 	ev->fromSector = (uint64_t)v;
     }
-    if (ev->action == 'C' && l->nfields >= 11 && f[10][0] == '[') {
-	ev->error = atoi(f[10] + 1);
+    if (ev->action == 'C' && nf >= 6 && f[5][0] == '[') {
+	ev->error = atoi(f[5] + 1);
     }
     return NULL;
 }

@@ -25,4 +25,6 @@ Rb_ReaderKitInit(void)
     Rb_RegisterReader(&Rb_CsvReaderClass);
     Rb_RegisterReader(&Rb_BlkparseReaderClass);
     Rb_RegisterReader(&Rb_BlktraceReaderClass);
+    Rb_RegisterReader(&Rb_BlktracerReaderClass);
+    Rb_RegisterReader(&Rb_BlockeventsReaderClass);
 }

@@ -16,5 +16,7 @@ extern const Rb_ReaderClass Rb_DiskSimReaderClass;
 extern const Rb_ReaderClass Rb_CsvReaderClass;
 extern const Rb_ReaderClass Rb_BlkparseReaderClass;
 extern const Rb_ReaderClass Rb_BlktraceReaderClass;
+extern const Rb_ReaderClass Rb_BlktracerReaderClass;
+extern const Rb_ReaderClass Rb_BlockeventsReaderClass;
 
 #endif /* RB_READERS_H */

@@ -14,8 +14,9 @@ libs="-ltcl8.6 -ltclstub8.6 -lz -lbz2 -lm -lpthread"
 core="generic/core/error.c generic/core/schema.c generic/core/batch.c generic/core/timefmt.c"
 io="generic/io/input.c generic/io/ring.c generic/io/srt.c generic/io/native.c generic/io/kit.c generic/io/reader.c
     generic/io/text.c generic/io/msr.c generic/io/spc.c generic/io/disksim.c generic/io/csv.c
-    generic/io/blkpair.c generic/io/blkparse.c generic/io/blktrace.c"
-readers="msr spc disksim csv blkparse blktrace"
+    generic/io/blkpair.c generic/io/blkparse.c generic/io/blktrace.c
+    generic/io/ftrace.c generic/io/blktracer.c generic/io/blockevents.c"
+readers="msr spc disksim csv blkparse blktrace blktracer blockevents"
 mkdir -p build/fuzz fuzz-out
 
 build() {	# build NAME SOURCES...

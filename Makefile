@@ -40,6 +40,14 @@ PREFIX   ?= $(or $(CONFIG_PREFIX),/usr/local)
 
 SRCS      := $(shell find generic -name '*.c' | sort)
 OBJS      := $(SRCS:%.c=$(BUILD)/obj/%.o)
+# The four plugins are shared libraries of their own (lib<name>.so, package
+# rubicon::<name>), built against rubicon.h and the stubs tables only; the
+# core library and program hold none of them.  The C unit tests link the
+# plugins' code directly (OBJS).
+PLUGINS   := magpie stardust observer txmix
+CORESRCS  := $(filter-out generic/plugins/%,$(SRCS))
+COREOBJS  := $(CORESRCS:%.c=$(BUILD)/obj/%.o)
+PLUGINLIBS := $(PLUGINS:%=$(BUILD)/lib%.so)
 HDRS      := $(shell find generic -name '*.h')
 UNITSRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNITBIN   := $(UNITSRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -55,8 +63,8 @@ LDLIBS_ALL = -lz -lbz2 -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS) $(MPI_LIBS)
 	clean distclean \
 	check-asan check-valgrind
 
-all: $(BUILD)/librubicon.so $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon $(BUILD)/plugin/liblargeio.so \
-     $(BUILD)/paper/libpaperexample.so
+all: $(BUILD)/librubicon.so $(PLUGINLIBS) $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon \
+     $(BUILD)/plugin/liblargeio.so $(BUILD)/paper/libpaperexample.so
 
 # Regenerated with the options configure was first run with.
 config.mk: configure config.mk.in
@@ -83,14 +91,29 @@ $(BUILD)/gen/libscript.c: $(LIBTCL) scripts/embed.tcl
 $(BUILD)/obj/libscript.o: $(BUILD)/gen/libscript.c
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/librubicon.so: $(OBJS) $(BUILD)/obj/libscript.o
+$(BUILD)/librubicon.so: $(COREOBJS) $(BUILD)/obj/libscript.o
 	@echo "LD $@"
 	@$(CC) -shared $(SANITIZE) $(LDFLAGS) -o $@ $^ $(TCL_STUBLIBS) $(LDLIBS_ALL)
+
+# A plugin's objects, compiled to reach Rubicon through its stubs table;
+# --no-undefined makes a call past the public API fail the link.
+$(BUILD)/pobj/%.o: %.c $(HDRS) config.mk
+	@mkdir -p $(dir $@)
+	@echo "CC $< (plugin)"
+	@$(CC) $(CFLAGS_ALL) -DUSE_RUBICON_STUBS -c $< -o $@
+
+define PLUGIN_LIB
+$$(BUILD)/lib$(1).so: $$(patsubst %.c,$$(BUILD)/pobj/%.o,$$(wildcard generic/plugins/$(1)/*.c))
+	@echo "LD $$@"
+	@$$(CC) -shared $$(SANITIZE) $$(LDFLAGS) -Wl,--no-undefined -o $$@ $$^ \
+	    $$(TCL_STUBLIBS) -lm -lpthread $(2)
+endef
+$(foreach p,$(PLUGINS),$(eval $(call PLUGIN_LIB,$(p),$(if $(filter stardust,$(p)),$$(STARDUST_LIBS)))))
 
 $(BUILD)/pkgIndex.tcl: library/pkgIndex.tcl.in
 	@sed -e 's/@VERSION@/$(VERSION)/' $< > $@
 
-$(BUILD)/rubicon: unix/rbMain.c $(OBJS) $(BUILD)/obj/libscript.o
+$(BUILD)/rubicon: unix/rbMain.c $(COREOBJS) $(BUILD)/obj/libscript.o
 	@echo "LD $@"
 	@$(CC) $(CFLAGS_ALL) $(LDFLAGS) -UUSE_TCL_STUBS -o $@ $^ $(TCL_LIBS) $(TCL_STUBLIBS) $(LDLIBS_ALL)
 
@@ -254,7 +277,7 @@ deb:
 	    unix/debian/changelog.in | gzip -9n > $(DEBROOT)/usr/share/doc/rubicon/changelog.Debian.gz
 	cd $(BUILD)/deb && mkdir -p debian && cp $(CURDIR)/unix/debian/control.in debian/control && \
 	    dpkg-shlibdeps -Tshlibs.substvars -e debian/rubicon/usr/bin/rubicon \
-		-e debian/rubicon/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/librubicon.so
+		$(patsubst %,-e debian/rubicon/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/lib%.so,rubicon $(PLUGINS))
 	sed -e 's/@DEBVER@/$(DEBVER)/; s/@ARCH@/$(DEBARCH)/' \
 	    -e "s/@SHLIBS@/$$(sed -n 's/^shlibs:Depends=//p' $(BUILD)/deb/shlibs.substvars)/" \
 	    -e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEBROOT) | cut -f1)/" \

@@ -40,6 +40,14 @@ proc ::rubicon::safe::run {config traces runOpts outdir {timelimit 0}
 	interp alias $child puts {} ::rubicon::safe::puts
 	set lib [lindex [lsearch -inline -index 1 [info loaded] Rubicon] 0]
 	load $lib Rubicon $child
+	# The plugins, as loaded here (their SafeInit is their Init: the
+	# engine restricts what they read and write).
+	foreach loaded [info loaded] {
+	    lassign $loaded file prefix
+	    if {$prefix in {Magpie Stardust Observer Txmix}} {
+		load $file $prefix $child
+	    }
+	}
 	$child eval [list ::rubicon::_restrict -read $traces -write $outdir \
 	    -memlimit $memlimit]
 	$child eval [list set ::argv $traces]

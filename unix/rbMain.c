@@ -17,6 +17,34 @@
 #include "rubicon.h"
 #include "core/mpi.h"
 
+/*
+ * The four plugins are packages of their own (rubicon::magpie ...), found
+ * beside the program in a build tree, in PREFIX/lib/tcltk/rubiconVERSION
+ * beside PREFIX/bin, or on Tcl's own package path (Debian's tclsh
+ * searches /usr/local/lib/tcltk and /usr/lib/tcltk).
+ */
+static const char loadPlugins[] =
+    "apply {{} {\n"
+    "    set bin [file dirname [file normalize [info nameofexecutable]]]\n"
+    "    set lib [file join [file dirname $bin] lib tcltk rubicon"
+	RUBICON_VERSION "]\n"
+    "    foreach dir [list $lib $bin] {\n"
+    "\tif {[file exists [file join $dir pkgIndex.tcl]]\n"
+    "\t\t&& $dir ni $::auto_path} {\n"
+    "\t    set ::auto_path [linsert $::auto_path 0 $dir]\n"
+    "\t}\n"
+    "    }\n"
+    "    foreach p {magpie stardust observer txmix} {\n"
+    "\tpackage require rubicon::$p " RUBICON_VERSION "\n"
+    "    }\n"
+    "}}";
+
+/*
+ * AppInit --
+ *	Makes the program's interpreter: Tcl, the rubicon package (linked
+ *	in) and its four plugins (loaded).
+ * Results: TCL_OK, or TCL_ERROR with the reason in interp.
+ */
 static int
 AppInit(Tcl_Interp *interp)
 {
@@ -27,6 +55,9 @@ AppInit(Tcl_Interp *interp)
 	return TCL_ERROR;
     }
     Tcl_StaticPackage(interp, "Rubicon", Rubicon_Init, Rubicon_SafeInit);
+    if (Tcl_Eval(interp, loadPlugins) != TCL_OK) {
+	return TCL_ERROR;
+    }
     Tcl_SetVar(interp, "tcl_rcFileName", "~/.rubiconrc", TCL_GLOBAL_ONLY);
     return TCL_OK;
 }

@@ -275,11 +275,7 @@ Rubicon_Init(Tcl_Interp *interp)
 	    || Rb_SafeInitCmds(interp) != TCL_OK
 	    || Rb_AnalyzerKitInit(interp) != TCL_OK
 	    || Rb_ReporterKitInit(interp) != TCL_OK
-	    || Rb_TransformerKitInit(interp) != TCL_OK
-	    || Rb_MagpieInit(interp) != TCL_OK
-	    || Rb_StardustInit(interp) != TCL_OK
-	    || Rb_ObserverInit(interp) != TCL_OK
-	    || Rb_TxmixInit(interp) != TCL_OK) {
+	    || Rb_TransformerKitInit(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
     Tcl_CreateObjCommand(interp, "::rubicon::types", TypesCmd, NULL, NULL);
@@ -301,65 +297,4 @@ int
 Rubicon_SafeInit(Tcl_Interp *interp)
 {
     return Rubicon_Init(interp);
-}
-
-/*
- * Kits that have not landed yet register nothing; each folder's kit.c
- * replaces these weak definitions.
- */
-__attribute__((weak)) int
-Rb_AnalyzerKitInit(Tcl_Interp *interp)
-{
-    return TCL_OK;
-}
-
-__attribute__((weak)) int
-Rb_ReporterKitInit(Tcl_Interp *interp)
-{
-    return TCL_OK;
-}
-
-__attribute__((weak)) int
-Rb_TransformerKitInit(Tcl_Interp *interp)
-{
-    return TCL_OK;
-}
-
-__attribute__((weak)) void
-Rb_ReaderKitInit(void)
-{
-}
-
-__attribute__((weak)) int
-Rb_IoCommandsInit(Tcl_Interp *interp)
-{
-    return TCL_OK;
-}
-
-/*
- * The big plugins (generic/plugins/NAME/) each define their own init,
- * which registers their classes and commands through the public API.
- */
-__attribute__((weak)) int
-Rb_MagpieInit(Tcl_Interp *interp)
-{
-    return TCL_OK;
-}
-
-__attribute__((weak)) int
-Rb_StardustInit(Tcl_Interp *interp)
-{
-    return TCL_OK;
-}
-
-__attribute__((weak)) int
-Rb_ObserverInit(Tcl_Interp *interp)
-{
-    return TCL_OK;
-}
-
-__attribute__((weak)) int
-Rb_TxmixInit(Tcl_Interp *interp)
-{
-    return TCL_OK;
 }

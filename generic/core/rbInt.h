@@ -25,12 +25,6 @@ int		Rb_TransformerKitInit(Tcl_Interp *interp);
 void		Rb_ReaderKitInit(void);
 int		Rb_IoCommandsInit(Tcl_Interp *interp);	/* TraceWriter */
 
-/* The plugins' initializers (generic/plugins/NAME/), called at load. */
-int		Rb_MagpieInit(Tcl_Interp *interp);
-int		Rb_StardustInit(Tcl_Interp *interp);
-int		Rb_ObserverInit(Tcl_Interp *interp);
-int		Rb_TxmixInit(Tcl_Interp *interp);
-
 /* Helpers shared by the core files. */
 
 /* The fields a compiled filter reads (filter.c). */

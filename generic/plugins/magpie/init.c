@@ -7,6 +7,10 @@
  */
 
 #include <pthread.h>
+/* Built as the package rubicon::magpie (libmagpie.so), this file holds its
+ * copy of the stubs pointer: the plugin reaches Rubicon through the stubs
+ * table only, as an outside plugin does. */
+#define RUBICON_STUBS_IMPLEMENTATION
 #include "plugins/magpie/magpie.h"
 
 static pthread_once_t readersOnce = PTHREAD_ONCE_INIT;
@@ -27,7 +31,7 @@ RegisterReaders(void)
 
 /*
  * Rb_MagpieInit --
- *	Called from Rubicon_Init for each interpreter.
+ *	Registers the plugin in interp: called by Magpie_Init.
  * Results: TCL_OK, or TCL_ERROR if a class cannot be registered.
  */
 int
@@ -48,3 +52,46 @@ Rb_MagpieInit(Tcl_Interp *interp)
     }
     return MgParserInitCmds(interp);
 }
+
+#ifdef USE_RUBICON_STUBS
+/*
+ * Magpie_Init --
+ *	The entry of the package rubicon::magpie: binds to Tcl and Rubicon
+ *	through their stubs tables and registers the plugin.  "package
+ *	require rubicon" and the rubicon program load it by default.
+ * Results: TCL_OK, or TCL_ERROR with the reason in interp.
+ * Side effects: provides rubicon::magpie; creates its commands.
+ */
+int
+Magpie_Init(Tcl_Interp *interp)
+{
+    const char *core;
+
+    if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
+	return TCL_ERROR;
+    }
+    /* Requiring rubicon loads the other plugins, but not this one, which
+     * is being loaded (see library/pkgIndex.tcl.in). */
+    Tcl_SetVar2(interp, "::rubicon_plugin_loading", "magpie", "1",
+	    TCL_GLOBAL_ONLY);
+    core = Rubicon_InitStubs(interp);
+    Tcl_UnsetVar2(interp, "::rubicon_plugin_loading", "magpie", TCL_GLOBAL_ONLY);
+    Tcl_Eval(interp, "if {![array size ::rubicon_plugin_loading]} "
+	    "{unset ::rubicon_plugin_loading}");
+    if (core == NULL || Rb_MagpieInit(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return Tcl_PkgProvide(interp, "rubicon::magpie", RUBICON_VERSION);
+}
+
+/*
+ * Magpie_SafeInit --
+ *	The same in a safe interpreter (rubicon -safe), whose file access
+ *	the engine restricts.
+ */
+int
+Magpie_SafeInit(Tcl_Interp *interp)
+{
+    return Magpie_Init(interp);
+}
+#endif /* USE_RUBICON_STUBS */

@@ -15,6 +15,9 @@
 #include <string.h>
 #include "rubicon.h"
 
+/* Registers the plugin's classes and commands in interp (init.c). */
+int		Rb_MagpieInit(Tcl_Interp *interp);
+
 /* How an event's join attribute affects the value's valid-interval. */
 typedef enum MgBinding {
     MG_BASIC = 0,		/* joins only while an interval is open */

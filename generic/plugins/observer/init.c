@@ -6,11 +6,15 @@
  *	all through the public API.
  */
 
+/* Built as the package rubicon::observer (libobserver.so), this file holds its
+ * copy of the stubs pointer: the plugin reaches Rubicon through the stubs
+ * table only, as an outside plugin does. */
+#define RUBICON_STUBS_IMPLEMENTATION
 #include "observer.h"
 
 /*
  * Rb_ObserverInit --
- *	Called by Rubicon_Init; replaces the core's weak default.
+ *	Registers the plugin in interp: called by Observer_Init.
  */
 int
 Rb_ObserverInit(Tcl_Interp *interp)
@@ -35,3 +39,46 @@ Rb_ObserverInit(Tcl_Interp *interp)
     }
     return Rb_ObsCacheAnalyzerInit(interp);
 }
+
+#ifdef USE_RUBICON_STUBS
+/*
+ * Observer_Init --
+ *	The entry of the package rubicon::observer: binds to Tcl and Rubicon
+ *	through their stubs tables and registers the plugin.  "package
+ *	require rubicon" and the rubicon program load it by default.
+ * Results: TCL_OK, or TCL_ERROR with the reason in interp.
+ * Side effects: provides rubicon::observer; creates its commands.
+ */
+int
+Observer_Init(Tcl_Interp *interp)
+{
+    const char *core;
+
+    if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
+	return TCL_ERROR;
+    }
+    /* Requiring rubicon loads the other plugins, but not this one, which
+     * is being loaded (see library/pkgIndex.tcl.in). */
+    Tcl_SetVar2(interp, "::rubicon_plugin_loading", "observer", "1",
+	    TCL_GLOBAL_ONLY);
+    core = Rubicon_InitStubs(interp);
+    Tcl_UnsetVar2(interp, "::rubicon_plugin_loading", "observer", TCL_GLOBAL_ONLY);
+    Tcl_Eval(interp, "if {![array size ::rubicon_plugin_loading]} "
+	    "{unset ::rubicon_plugin_loading}");
+    if (core == NULL || Rb_ObserverInit(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return Tcl_PkgProvide(interp, "rubicon::observer", RUBICON_VERSION);
+}
+
+/*
+ * Observer_SafeInit --
+ *	The same in a safe interpreter (rubicon -safe), whose file access
+ *	the engine restricts.
+ */
+int
+Observer_SafeInit(Tcl_Interp *interp)
+{
+    return Observer_Init(interp);
+}
+#endif /* USE_RUBICON_STUBS */

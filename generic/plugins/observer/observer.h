@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include "rubicon.h"
 
+/* Registers the plugin's classes and commands in interp (init.c). */
+int		Rb_ObserverInit(Tcl_Interp *interp);
+
 /*
  * A queueing network: nc service centers and nk workloads (classes).
  * Demands are seconds of service per job (visits x service time) and

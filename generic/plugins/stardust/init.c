@@ -6,6 +6,10 @@
  *	the stardust:: commands -- through the public API only.
  */
 
+/* Built as the package rubicon::stardust (libstardust.so), this file holds its
+ * copy of the stubs pointer: the plugin reaches Rubicon through the stubs
+ * table only, as an outside plugin does. */
+#define RUBICON_STUBS_IMPLEMENTATION
 #include "plugins/stardust/stardust.h"
 
 /*
@@ -101,3 +105,46 @@ Rb_StardustInit(Tcl_Interp *interp)
 #endif
     return Tcl_Eval(interp, queryScript);
 }
+
+#ifdef USE_RUBICON_STUBS
+/*
+ * Stardust_Init --
+ *	The entry of the package rubicon::stardust: binds to Tcl and Rubicon
+ *	through their stubs tables and registers the plugin.  "package
+ *	require rubicon" and the rubicon program load it by default.
+ * Results: TCL_OK, or TCL_ERROR with the reason in interp.
+ * Side effects: provides rubicon::stardust; creates its commands.
+ */
+int
+Stardust_Init(Tcl_Interp *interp)
+{
+    const char *core;
+
+    if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
+	return TCL_ERROR;
+    }
+    /* Requiring rubicon loads the other plugins, but not this one, which
+     * is being loaded (see library/pkgIndex.tcl.in). */
+    Tcl_SetVar2(interp, "::rubicon_plugin_loading", "stardust", "1",
+	    TCL_GLOBAL_ONLY);
+    core = Rubicon_InitStubs(interp);
+    Tcl_UnsetVar2(interp, "::rubicon_plugin_loading", "stardust", TCL_GLOBAL_ONLY);
+    Tcl_Eval(interp, "if {![array size ::rubicon_plugin_loading]} "
+	    "{unset ::rubicon_plugin_loading}");
+    if (core == NULL || Rb_StardustInit(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return Tcl_PkgProvide(interp, "rubicon::stardust", RUBICON_VERSION);
+}
+
+/*
+ * Stardust_SafeInit --
+ *	The same in a safe interpreter (rubicon -safe), whose file access
+ *	the engine restricts.
+ */
+int
+Stardust_SafeInit(Tcl_Interp *interp)
+{
+    return Stardust_Init(interp);
+}
+#endif /* USE_RUBICON_STUBS */

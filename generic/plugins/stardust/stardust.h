@@ -13,6 +13,9 @@
 
 #include "rubicon.h"
 
+/* Registers the plugin's classes and commands in interp (init.c). */
+int		Rb_StardustInit(Tcl_Interp *interp);
+
 /*
  * Fixed fields of the activity schema.  Payload attributes follow, one
  * field per distinct attribute name over all the types of a set.

@@ -5,11 +5,15 @@
  *	and the ReporterTxmix, all through the public API.
  */
 
+/* Built as the package rubicon::txmix (libtxmix.so), this file holds its
+ * copy of the stubs pointer: the plugin reaches Rubicon through the stubs
+ * table only, as an outside plugin does. */
+#define RUBICON_STUBS_IMPLEMENTATION
 #include "plugins/txmix/txmix.h"
 
 /*
  * Rb_TxmixInit --
- *	Called by Rubicon_Init; replaces the core's weak default.
+ *	Registers the plugin in interp: called by Txmix_Init.
  * Results: TCL_OK, or TCL_ERROR when a class fails to register.
  */
 int
@@ -26,3 +30,46 @@ Rb_TxmixInit(Tcl_Interp *interp)
     }
     return Rb_TxmixReporterInit(interp);
 }
+
+#ifdef USE_RUBICON_STUBS
+/*
+ * Txmix_Init --
+ *	The entry of the package rubicon::txmix: binds to Tcl and Rubicon
+ *	through their stubs tables and registers the plugin.  "package
+ *	require rubicon" and the rubicon program load it by default.
+ * Results: TCL_OK, or TCL_ERROR with the reason in interp.
+ * Side effects: provides rubicon::txmix; creates its commands.
+ */
+int
+Txmix_Init(Tcl_Interp *interp)
+{
+    const char *core;
+
+    if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
+	return TCL_ERROR;
+    }
+    /* Requiring rubicon loads the other plugins, but not this one, which
+     * is being loaded (see library/pkgIndex.tcl.in). */
+    Tcl_SetVar2(interp, "::rubicon_plugin_loading", "txmix", "1",
+	    TCL_GLOBAL_ONLY);
+    core = Rubicon_InitStubs(interp);
+    Tcl_UnsetVar2(interp, "::rubicon_plugin_loading", "txmix", TCL_GLOBAL_ONLY);
+    Tcl_Eval(interp, "if {![array size ::rubicon_plugin_loading]} "
+	    "{unset ::rubicon_plugin_loading}");
+    if (core == NULL || Rb_TxmixInit(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return Tcl_PkgProvide(interp, "rubicon::txmix", RUBICON_VERSION);
+}
+
+/*
+ * Txmix_SafeInit --
+ *	The same in a safe interpreter (rubicon -safe), whose file access
+ *	the engine restricts.
+ */
+int
+Txmix_SafeInit(Tcl_Interp *interp)
+{
+    return Txmix_Init(interp);
+}
+#endif /* USE_RUBICON_STUBS */

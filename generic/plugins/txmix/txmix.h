@@ -13,6 +13,9 @@
 
 #include "rubicon.h"
 
+/* Registers the plugin's classes and commands in interp (init.c). */
+int		Rb_TxmixInit(Tcl_Interp *interp);
+
 /* Calibration methods. */
 typedef enum TxMethod {
     TX_LAR = 0,			/* least absolute residuals (exact L1) */

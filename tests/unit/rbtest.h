@@ -20,12 +20,23 @@ Suite *rbtest_suite(void);
 
 static Tcl_Interp *rbtestInterp;
 
+/* The unit tests link the plugins' code directly, instead of loading the
+ * rubicon::NAME packages: they register them as those packages do. */
+int	Rb_MagpieInit(Tcl_Interp *interp);
+int	Rb_StardustInit(Tcl_Interp *interp);
+int	Rb_ObserverInit(Tcl_Interp *interp);
+int	Rb_TxmixInit(Tcl_Interp *interp);
+
 static inline Tcl_Interp *
 rbtest_interp(void)
 {
     if (rbtestInterp == NULL) {
 	rbtestInterp = Tcl_CreateInterp();
-	if (Rubicon_Init(rbtestInterp) != TCL_OK) {
+	if (Rubicon_Init(rbtestInterp) != TCL_OK
+		|| Rb_MagpieInit(rbtestInterp) != TCL_OK
+		|| Rb_StardustInit(rbtestInterp) != TCL_OK
+		|| Rb_ObserverInit(rbtestInterp) != TCL_OK
+		|| Rb_TxmixInit(rbtestInterp) != TCL_OK) {
 	    fprintf(stderr, "Rubicon_Init: %s\n",
 		    Tcl_GetStringResult(rbtestInterp));
 	    abort();

@@ -334,6 +334,94 @@ Rb_FlowFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
 }
 
 /*
+ * FlowAttrCmd --
+ *	"$flow get NAME ?-column C?" (an Attribute, or one column of it, as
+ *	a Tcl value) and "$flow info NAME" (its kind, unit, help, columns,
+ *	partial flag and row count).
+ * Results: TCL_OK with the value, or an error naming the flow, the name
+ *	and the Attributes it has.
+ */
+static int
+FlowAttrCmd(Tcl_Interp *interp, Rb_Flow *flow, int isInfo, int objc,
+	Tcl_Obj *const objv[])
+{
+    const Rb_Attribute *attr;
+    Tcl_Obj *list;
+    const char **names;
+    int i, n;
+
+    if (objc != 3 && !(!isInfo && objc == 5)) {
+	Tcl_WrongNumArgs(interp, 2, objv,
+		!isInfo ? "name ?-column column?" : "name");
+	return TCL_ERROR;
+    }
+    attr = Rb_FlowGetAttr(flow, Tcl_GetString(objv[2]));
+    if (attr == NULL) {
+	Tcl_DString known;
+
+	Tcl_DStringInit(&known);
+	names = Rb_FlowAttrNames(flow, &n);
+	for (i = 0; i < n; i++) {
+	    Tcl_DStringAppendElement(&known, names[i]);
+	}
+	free(names);
+	Rb_SetInterpError(interp, "RUBICON ATTRIBUTE UNKNOWN",
+		"flow \"%s\" has no attribute \"%s\"; it has: %s",
+		flow->name, Tcl_GetString(objv[2]),
+		n ? Tcl_DStringValue(&known) : "none (run it first?)");
+	Tcl_DStringFree(&known);
+	return TCL_ERROR;
+    }
+    if (isInfo) {
+	Tcl_Obj *d = Tcl_NewDictObj(), *cols = Tcl_NewListObj(0, NULL);
+
+	for (i = 0; i < attr->ncols; i++) {
+	    Tcl_ListObjAppendElement(NULL, cols, Tcl_NewListObj(2,
+		    (Tcl_Obj *[]){Tcl_NewStringObj(attr->cols[i].name, -1),
+		    Tcl_NewStringObj(attr->cols[i].unit, -1)}));
+	}
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("kind", -1),
+		Tcl_NewStringObj(Rb_AttrKindName(attr->kind), -1));
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("unit", -1),
+		Tcl_NewStringObj(attr->unit, -1));
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("help", -1),
+		Tcl_NewStringObj(attr->help, -1));
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("columns", -1), cols);
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("partial", -1),
+		Tcl_NewBooleanObj(attr->partial));
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("rows", -1),
+		Tcl_NewIntObj(attr->nrows));
+	Tcl_SetObjResult(interp, d);
+	return TCL_OK;
+    }
+    if (objc == 5) {
+	int c;
+
+	if (strcmp(Tcl_GetString(objv[3]), "-column") != 0) {
+	    Tcl_WrongNumArgs(interp, 2, objv, "name ?-column column?");
+	    return TCL_ERROR;
+	}
+	c = Rb_AttrColumnIndex(attr, Tcl_GetString(objv[4]));
+	if (c < 0) {
+	    return Rb_SetInterpError(interp, "RUBICON ATTRIBUTE COLUMN",
+		    "attribute \"%s\" has no column \"%s\"", attr->name,
+		    Tcl_GetString(objv[4]));
+	}
+	list = Tcl_NewListObj(0, NULL);
+	for (i = 0; i < attr->nrows; i++) {
+	    Tcl_ListObjAppendElement(NULL, list, attr->cols[c].isText
+		    ? Tcl_NewStringObj(attr->cols[c].text[i]
+			    ? attr->cols[c].text[i] : "", -1)
+		    : Tcl_NewDoubleObj(attr->cols[c].num[i]));
+	}
+	Tcl_SetObjResult(interp, list);
+	return TCL_OK;
+    }
+    Tcl_SetObjResult(interp, Rb_AttrToObj(attr));
+    return TCL_OK;
+}
+
+/*
  * FlowObjCmd --
  *	The object command of a Flow:
  *	    $flow get NAME ?-column C?    an Attribute as a Tcl value
@@ -355,7 +443,6 @@ FlowObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     };
     enum { SUB_ADD, SUB_ANALYZERS, SUB_ATTRIBUTES, SUB_CGET, SUB_CONFIGURE,
 	SUB_DESTROY, SUB_GET, SUB_INFO, SUB_NAME, SUB_RECORDS };
-    const Rb_Attribute *attr;
     Tcl_Obj *list;
     const char **names;
     int idx, i, n;
@@ -428,75 +515,7 @@ FlowObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	return TCL_OK;
     case SUB_GET:
     case SUB_INFO:
-	if (objc != 3 && !(idx == SUB_GET && objc == 5)) {
-	    Tcl_WrongNumArgs(interp, 2, objv,
-		    idx == SUB_GET ? "name ?-column column?" : "name");
-	    return TCL_ERROR;
-	}
-	attr = Rb_FlowGetAttr(flow, Tcl_GetString(objv[2]));
-	if (attr == NULL) {
-	    Tcl_DString known;
-
-	    Tcl_DStringInit(&known);
-	    names = Rb_FlowAttrNames(flow, &n);
-	    for (i = 0; i < n; i++) {
-		Tcl_DStringAppendElement(&known, names[i]);
-	    }
-	    free(names);
-	    Rb_SetInterpError(interp, "RUBICON ATTRIBUTE UNKNOWN",
-		    "flow \"%s\" has no attribute \"%s\"; it has: %s",
-		    flow->name, Tcl_GetString(objv[2]),
-		    n ? Tcl_DStringValue(&known) : "none (run it first?)");
-	    Tcl_DStringFree(&known);
-	    return TCL_ERROR;
-	}
-	if (idx == SUB_INFO) {
-	    Tcl_Obj *d = Tcl_NewDictObj(), *cols = Tcl_NewListObj(0, NULL);
-
-	    for (i = 0; i < attr->ncols; i++) {
-		Tcl_ListObjAppendElement(NULL, cols, Tcl_NewListObj(2,
-			(Tcl_Obj *[]){Tcl_NewStringObj(attr->cols[i].name, -1),
-			Tcl_NewStringObj(attr->cols[i].unit, -1)}));
-	    }
-	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("kind", -1),
-		    Tcl_NewStringObj(Rb_AttrKindName(attr->kind), -1));
-	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("unit", -1),
-		    Tcl_NewStringObj(attr->unit, -1));
-	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("help", -1),
-		    Tcl_NewStringObj(attr->help, -1));
-	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("columns", -1), cols);
-	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("partial", -1),
-		    Tcl_NewBooleanObj(attr->partial));
-	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("rows", -1),
-		    Tcl_NewIntObj(attr->nrows));
-	    Tcl_SetObjResult(interp, d);
-	    return TCL_OK;
-	}
-	if (objc == 5) {
-	    int c;
-
-	    if (strcmp(Tcl_GetString(objv[3]), "-column") != 0) {
-		Tcl_WrongNumArgs(interp, 2, objv, "name ?-column column?");
-		return TCL_ERROR;
-	    }
-	    c = Rb_AttrColumnIndex(attr, Tcl_GetString(objv[4]));
-	    if (c < 0) {
-		return Rb_SetInterpError(interp, "RUBICON ATTRIBUTE COLUMN",
-			"attribute \"%s\" has no column \"%s\"", attr->name,
-			Tcl_GetString(objv[4]));
-	    }
-	    list = Tcl_NewListObj(0, NULL);
-	    for (i = 0; i < attr->nrows; i++) {
-		Tcl_ListObjAppendElement(NULL, list, attr->cols[c].isText
-			? Tcl_NewStringObj(attr->cols[c].text[i]
-				? attr->cols[c].text[i] : "", -1)
-			: Tcl_NewDoubleObj(attr->cols[c].num[i]));
-	    }
-	    Tcl_SetObjResult(interp, list);
-	    return TCL_OK;
-	}
-	Tcl_SetObjResult(interp, Rb_AttrToObj(attr));
-	return TCL_OK;
+	return FlowAttrCmd(interp, flow, idx == SUB_INFO, objc, objv);
     case SUB_RECORDS:
 	Tcl_SetObjResult(interp, Tcl_NewWideIntObj((Tcl_WideInt)
 		flow->recordCount));

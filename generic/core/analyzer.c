@@ -7,6 +7,7 @@
  */
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 #include "engine.h"
 
@@ -554,37 +555,19 @@ AnalyzerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_SetObjResult(interp, list);
 	return TCL_OK;
     case SUB_CGET:
-	if (objc != 3) {
-	    Tcl_WrongNumArgs(interp, 2, objv, "option");
-	    return TCL_ERROR;
-	}
-	if (strcmp(Tcl_GetString(objv[2]), "-prefix") == 0) {
-	    Tcl_SetObjResult(interp, Tcl_NewStringObj(a->prefix, -1));
-	    return TCL_OK;
-	}
-	return Rb_OptionsCget(interp, a->cls->options, a->state, objv[2]);
+    case SUB_CONFIGURE: {
+	static const Rb_Option coreOpts[] = {
+	    {"-prefix", RB_OPT_STRING, offsetof(Rb_Analyzer, prefix), NULL,
+	     NULL},
+	    {NULL}
+	};
+
+	return RbOptionsCommand(interp, objc, objv, a->cls->options, a->state,
+		coreOpts, a, a->cls->init ? CheckAnalyzer : NULL, a);
+    }
     case SUB_CLASS:
 	Tcl_SetObjResult(interp, Tcl_NewStringObj(a->cls->name, -1));
 	return TCL_OK;
-    case SUB_CONFIGURE: {
-	static const Rb_Option coreOpts[] = {
-	    {"-prefix", RB_OPT_STRING, 0, NULL, NULL}, {NULL}
-	};
-
-	if (objc == 2) {
-	    list = Rb_OptionsList(a->cls->options, a->state);
-	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj("-prefix", -1));
-	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj(a->prefix, -1));
-	    Tcl_SetObjResult(interp, list);
-	    return TCL_OK;
-	}
-	if (objc == 3) {
-	    return Rb_OptionsCget(interp, a->cls->options, a->state, objv[2]);
-	}
-	return Rb_OptionsConfigure(interp, a->cls->options, a->state,
-		objc - 2, objv + 2, coreOpts, &a->prefix,
-		a->cls->init ? CheckAnalyzer : NULL, a);
-    }
     case SUB_DESTROY:
 	Tcl_DeleteCommandFromToken(interp, a->token);
 	return TCL_OK;

@@ -783,21 +783,8 @@ NodeObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		    objv + 2);
 	}
 	if (n->kind == NODE_TRANSFORMER) {
-	    const Rb_Option *opts = n->xf->cls->options;
-
-	    if (idx == SUB_CGET) {
-		if (objc != 3) {
-		    Tcl_WrongNumArgs(interp, 2, objv, "option");
-		    return TCL_ERROR;
-		}
-		return Rb_OptionsCget(interp, opts, n->xf->state, objv[2]);
-	    }
-	    if (objc == 2) {
-		Tcl_SetObjResult(interp, Rb_OptionsList(opts, n->xf->state));
-		return TCL_OK;
-	    }
-	    return Rb_OptionsConfigure(interp, opts, n->xf->state, objc - 2,
-		    objv + 2, NULL, NULL,
+	    return RbOptionsCommand(interp, objc, objv, n->xf->cls->options,
+		    n->xf->state, NULL, NULL,
 		    n->xf->cls->init ? CheckTransformer : NULL, n->xf);
 	}
 	return Rb_SetInterpError(interp, "RUBICON OPTION UNKNOWN",

@@ -378,6 +378,48 @@ Rb_OptionsCget(Tcl_Interp *interp, const Rb_Option *opts, void *state,
 }
 
 /*
+ * RbOptionsCommand --
+ *	The cget and configure subcommands that every object with options
+ *	shares (Analyzers, Reporters, Transformers): "cget -name" and
+ *	"configure -name" give one value, "configure" every option with its
+ *	value (the class's, then the core's extra ones), and "configure
+ *	-name value ..." applies all or none (Rb_OptionsConfigure, with
+ *	check).  objv is the whole command, objv[1] the subcommand.
+ * Results: TCL_OK with the value or values, or TCL_ERROR.
+ * Side effects: a configure with values changes the options.
+ */
+int
+RbOptionsCommand(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
+	const Rb_Option *opts, void *state, const Rb_Option *extra,
+	void *extraState, Rb_OptionsCheckProc *check, void *checkData)
+{
+    int isCget = strcmp(Tcl_GetString(objv[1]), "cget") == 0, isExtra;
+    const Rb_Option *o;
+    Tcl_Obj *list;
+
+    if (isCget && objc != 3) {
+	Tcl_WrongNumArgs(interp, 2, objv, "option");
+	return TCL_ERROR;
+    }
+    if (objc == 3) {
+	o = FindOption(interp, opts, extra, Tcl_GetString(objv[2]), &isExtra);
+	if (o == NULL) {
+	    return TCL_ERROR;
+	}
+	Tcl_SetObjResult(interp, OptionValue(o, isExtra ? extraState : state));
+	return TCL_OK;
+    }
+    if (objc == 2) {
+	list = Rb_OptionsList(opts, state);
+	Tcl_ListObjAppendList(NULL, list, Rb_OptionsList(extra, extraState));
+	Tcl_SetObjResult(interp, list);
+	return TCL_OK;
+    }
+    return Rb_OptionsConfigure(interp, opts, state, objc - 2, objv + 2, extra,
+	    extraState, check, checkData);
+}
+
+/*
  * Rb_OptionsList --
  *	All options and values as a flat "-name value ..." list.
  */

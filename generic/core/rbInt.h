@@ -52,6 +52,10 @@ int		Rb_OptionsCget(Tcl_Interp *interp, const Rb_Option *opts,
 Tcl_Obj *	Rb_OptionsList(const Rb_Option *opts, void *state);
 void		Rb_OptionsFree(const Rb_Option *opts, void *state);
 int		Rb_OptionsSplit(int objc, Tcl_Obj *const objv[]);
+int		RbOptionsCommand(Tcl_Interp *interp, int objc,
+		    Tcl_Obj *const objv[], const Rb_Option *opts, void *state,
+		    const Rb_Option *extra, void *extraState,
+		    Rb_OptionsCheckProc *check, void *checkData);
 
 extern const char Rb_LibraryScript[];
 const Rb_Stubs *	Rb_StubsTable(void);

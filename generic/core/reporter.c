@@ -61,18 +61,17 @@ CheckReporter(void *checkData, Tcl_Interp *interp)
  *	Applies options, the class's and -output and -attributes, all or
  *	none (Rb_OptionsConfigure).
  */
+static const Rb_Option reporterOpts[] = {
+    {"-output", RB_OPT_STRING, offsetof(Rb_Reporter, output), NULL, NULL},
+    {"-attributes", RB_OPT_OBJ, offsetof(Rb_Reporter, attrList), NULL, NULL},
+    {NULL}
+};
+
 static int
 Configure(Tcl_Interp *interp, Rb_Reporter *r, int objc, Tcl_Obj *const objv[])
 {
-    static const Rb_Option opts[] = {
-	{"-output", RB_OPT_STRING, offsetof(Rb_Reporter, output), NULL, NULL},
-	{"-attributes", RB_OPT_OBJ, offsetof(Rb_Reporter, attrList), NULL,
-	 NULL},
-	{NULL}
-    };
-
     if (Rb_OptionsConfigure(interp, r->cls->options, r->state, objc, objv,
-	    opts, r, CheckReporter, r) != TCL_OK) {
+	    reporterOpts, r, CheckReporter, r) != TCL_OK) {
 	return TCL_ERROR;
     }
     SetAttrList(r);
@@ -287,40 +286,18 @@ ReporterObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	}
 	return TCL_OK;
     case SUB_CGET:
-	if (objc != 3) {
-	    Tcl_WrongNumArgs(interp, 2, objv, "option");
+    case SUB_CONFIGURE:
+	if (RbOptionsCommand(interp, objc, objv, r->cls->options, r->state,
+		reporterOpts, r, CheckReporter, r) != TCL_OK) {
 	    return TCL_ERROR;
 	}
-	if (strcmp(Tcl_GetString(objv[2]), "-output") == 0) {
-	    Tcl_SetObjResult(interp, Tcl_NewStringObj(r->output, -1));
-	    return TCL_OK;
+	if (idx == SUB_CONFIGURE && objc > 3) {
+	    SetAttrList(r);
 	}
-	if (strcmp(Tcl_GetString(objv[2]), "-attributes") == 0) {
-	    list = Tcl_NewListObj(0, NULL);
-	    for (i = 0; i < r->nattrs; i++) {
-		Tcl_ListObjAppendElement(NULL, list,
-			Tcl_NewStringObj(r->attrs[i], -1));
-	    }
-	    Tcl_SetObjResult(interp, list);
-	    return TCL_OK;
-	}
-	return Rb_OptionsCget(interp, r->cls->options, r->state, objv[2]);
+	return TCL_OK;
     case SUB_CLASS:
 	Tcl_SetObjResult(interp, Tcl_NewStringObj(r->cls->name, -1));
 	return TCL_OK;
-    case SUB_CONFIGURE:
-	if (objc == 2) {
-	    list = Rb_OptionsList(r->cls->options, r->state);
-	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj("-output", -1));
-	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj(r->output, -1));
-	    Tcl_ListObjAppendElement(NULL, list,
-		    Tcl_NewStringObj("-attributes", -1));
-	    Tcl_ListObjAppendElement(NULL, list, r->attrList ? r->attrList
-		    : Tcl_NewObj());
-	    Tcl_SetObjResult(interp, list);
-	    return TCL_OK;
-	}
-	return Configure(interp, r, objc - 2, objv + 2);
     case SUB_DESTROY:
 	Tcl_DeleteCommandFromToken(interp, r->token);
 	return TCL_OK;

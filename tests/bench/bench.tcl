@@ -359,6 +359,27 @@ puts [format "%-34s %9s %9s %6s   C column is zcat; %.0f vs %.0f MB/s:\
     [expr {$nativeMb / $t(nativegz,rubicon)}] \
     [expr {$nativeMb / $t(nativegz,zcat)}] $nativeRatio \
     [expr {$nativeRatio >= 0.8 ? "met" : "NOT met"}]]
+# The 100 M-line CSV, user and system time (RUBICON_BENCH_BIG=1): the
+# system time against cat's, which only reads the file.
+set hundred [file join $data t100m.csv]
+if {[file exists $hundred] && $haveTime} {
+    proc userSys {cmd} {
+	set out [file join [file dirname $::big] usersys.txt]
+	timeit [list /usr/bin/time -f "%U %S" -o $out {*}$cmd]
+	set f [open $out]
+	set us [string trim [read $f]]
+	close $f
+	return $us
+    }
+    lassign [userSys [list {*}$rubicon -format msr [file join $here empty.tcl] $hundred]] eu es
+    lassign [userSys [list {*}$rubicon -format msr [file join $here fig4.tcl] $hundred]] fu fs
+    lassign [userSys [list cat $hundred]] cu cs
+    puts [format "%-34s %9s   empty Flow %.1f s user %.1f s sys; Figure 4 %.1f s user %.1f s sys; cat %.1f s sys" \
+	"(4c) 100 M-line CSV (5.8 GB)" "" $eu $es $fu $fs $cs]
+} else {
+    puts [format "%-34s %9s   skipped: RUBICON_BENCH_BIG=1 make bench (6 GB of disk, some minutes)" \
+	"(4c) 100 M-line CSV" ""]
+}
 puts [format "%-34s %9s   %.2f ns per record (16 in a chain; fastest runs: %.2f)" \
     "(5) one equality Filter" "" $chainNs $chainFastNs]
 puts [format "%-34s %9s   %.2f ns per record, within the noise of +-%.1f ns" \

@@ -254,7 +254,7 @@ DuplicateCopy(Rb_Node *parent, Rb_Node **fromPtr)
 	    for (j = 0; i < p->nchildren && j < ntodo && todo[j] != p; j++) {
 	    }
 	    if (i < p->nchildren && j == ntodo) {
-		todo = Rb_Realloc(todo, (ntodo + 1) * sizeof(Rb_Node *));
+		todo = Rb_ReallocArray(todo, ntodo + 1, sizeof(Rb_Node *));
 		todo[ntodo++] = p;
 	    }
 	}
@@ -284,8 +284,8 @@ Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
 		"connecting %s to %s would make a cycle", parent->cmdName,
 		child->cmdName);
     }
-    parent->children = Rb_Realloc(parent->children,
-	    (parent->nchildren + 1) * sizeof(Rb_Node *));
+    parent->children = Rb_ReallocArray(parent->children, parent->nchildren + 1,
+	    sizeof(Rb_Node *));
     parent->children[parent->nchildren++] = child;
     if ((twice = DuplicateCopy(parent, &from)) != NULL) {
 	parent->nchildren--;
@@ -429,7 +429,7 @@ BuildDirect(MuxTable *t)
     }
     t->directMin = lo;
     t->directLen = hi - lo + 1;
-    t->direct = Rb_Alloc(t->directLen * sizeof(int));
+    t->direct = Rb_AllocArray(t->directLen, sizeof(int));
     for (k = 0; k < t->directLen; k++) {
 	t->direct[k] = -1;
     }
@@ -483,18 +483,18 @@ BuildMuxTable(Rb_Node *mux)
     t->field = best;
     for (t->nslots = 16; t->nslots < 2 * bestCount; t->nslots *= 2) {
     }
-    t->keys = Rb_Alloc(t->nslots * sizeof(int64_t));
-    t->first = Rb_Alloc(t->nslots * sizeof(int));
+    t->keys = Rb_AllocArray(t->nslots, sizeof(int64_t));
+    t->first = Rb_AllocArray(t->nslots, sizeof(int));
     for (i = 0; i < t->nslots; i++) {
 	t->first[i] = -1;
     }
     t->nchildren = mux->nchildren;
-    t->entryChild = Rb_Alloc(mux->nchildren * sizeof(int));
-    t->entryNext = Rb_Alloc(mux->nchildren * sizeof(int));
-    t->entryKey = Rb_Alloc(mux->nchildren * sizeof(int64_t));
-    t->isDispatched = Rb_Alloc(mux->nchildren * sizeof(int));
-    t->childSel = Rb_Alloc(mux->nchildren * sizeof(uint32_t *));
-    t->childN = Rb_Alloc(mux->nchildren * sizeof(int));
+    t->entryChild = Rb_AllocArray(mux->nchildren, sizeof(int));
+    t->entryNext = Rb_AllocArray(mux->nchildren, sizeof(int));
+    t->entryKey = Rb_AllocArray(mux->nchildren, sizeof(int64_t));
+    t->isDispatched = Rb_AllocArray(mux->nchildren, sizeof(int));
+    t->childSel = Rb_AllocArray(mux->nchildren, sizeof(uint32_t *));
+    t->childN = Rb_AllocArray(mux->nchildren, sizeof(int));
     for (i = 0; i < mux->nchildren; i++) {
 	Rb_Node *c = mux->children[i];
 	uint64_t h;
@@ -505,7 +505,7 @@ BuildMuxTable(Rb_Node *mux)
 	    continue;
 	}
 	t->isDispatched[i] = 1;
-	t->childSel[i] = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+	t->childSel[i] = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
 	h = (uint64_t)v * 0x9E3779B97F4A7C15ULL;
 	slot = (int)(h >> 32) & (t->nslots - 1);
 	while (t->first[slot] >= 0 && t->keys[slot] != v) {
@@ -554,7 +554,7 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 	    return TCL_ERROR;
 	}
 	if (n->sel == NULL) {
-	    n->sel = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+	    n->sel = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
 	}
 	break;
     case NODE_TRANSFORMER:
@@ -568,7 +568,7 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 		    "%s: %s", n->cmdName, n->xf->err.msg);
 	}
 	if (n->sel == NULL) {
-	    n->sel = Rb_Alloc(n->out->cap * sizeof(uint32_t));
+	    n->sel = Rb_AllocArray(n->out->cap, sizeof(uint32_t));
 	    for (i = 0; i < n->out->cap; i++) {
 		n->sel[i] = i;
 	    }

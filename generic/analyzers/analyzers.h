@@ -46,7 +46,6 @@ extern const Rb_AnalyzerClass Rb_SeriesAnalyzerClass;
 #define RB_NS_PER_S 1e9
 
 /* Helpers of the kit (kit.c). */
-void *		Rb_KitRealloc(void *p, size_t n);
 int		Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
 		    const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));

@@ -117,8 +117,7 @@ Rb_BlockOfKey(const int64_t *devices, int64_t key, int64_t *dev,
 int64_t *
 Rb_BlockMapDevices(const Rb_BlockMap *m)
 {
-    int64_t *devices = Rb_KitRealloc(NULL,
-	    (m->devices.count + 1) * sizeof(int64_t));
+    int64_t *devices = Rb_AllocArray(m->devices.count + 1, sizeof(int64_t));
     uint64_t i;
 
     for (i = 0; i < m->devices.cap; i++) {

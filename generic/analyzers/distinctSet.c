@@ -60,7 +60,7 @@ SwitchToSketch(Rb_DistinctSet *d)
 {
     uint64_t i;
 
-    d->registers = Rb_KitRealloc(NULL, NREGISTERS);
+    d->registers = Rb_Realloc(NULL, NREGISTERS);
     memset(d->registers, 0, NREGISTERS);
     for (i = 0; i < d->exact.cap; i++) {
 	if (d->exact.used[i]) {

@@ -20,7 +20,7 @@ Rb_HeapPush(Rb_Heap *h, int64_t key, int64_t value)
 
     if (h->n > h->cap) {
 	h->cap = h->cap ? h->cap * 2 : 64;
-	h->items = Rb_KitRealloc(h->items, h->cap * sizeof(Rb_HeapItem));
+	h->items = Rb_ReallocArray(h->items, h->cap, sizeof(Rb_HeapItem));
     }
     for (; i > 0 && h->items[parent = (i - 1) / 2].key > key; i = parent) {
 	h->items[i] = h->items[parent];

@@ -227,7 +227,7 @@ TopSlots(const HotRegionState *st, RegionOrder *order, uint64_t *n)
 {
     uint64_t want = st->regions.count < (uint64_t)st->top
 	    ? st->regions.count : (uint64_t)st->top;
-    uint64_t *heap = Rb_KitRealloc(NULL, (want + 1) * sizeof(uint64_t));
+    uint64_t *heap = Rb_AllocArray(want + 1, sizeof(uint64_t));
     uint64_t i, held = 0;
 
     for (i = 0; i < st->regions.cap; i++) {
@@ -368,8 +368,8 @@ HotRegionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     st->decrements += ost->decrements;
     st->map.skipped += ost->map.skipped;
     if (st->regions.count > (uint64_t)st->limit) {
-	uint64_t *counts = Rb_KitRealloc(NULL,
-		st->regions.count * sizeof(uint64_t)), n = 0;
+	uint64_t *counts = Rb_AllocArray(st->regions.count,
+		sizeof(uint64_t)), n = 0;
 
 	for (i = 0; i < st->regions.cap; i++) {
 	    if (st->regions.used[i]) {

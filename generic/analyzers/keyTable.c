@@ -30,9 +30,9 @@ static void
 Allocate(Rb_KeyTable *t, uint64_t cap)
 {
     t->cap = cap;
-    t->keys = Rb_KitRealloc(NULL, cap * sizeof(int64_t));
-    t->used = Rb_KitRealloc(NULL, cap);
-    t->vals = Rb_KitRealloc(NULL, cap * t->valSize);
+    t->keys = Rb_AllocArray(cap, sizeof(int64_t));
+    t->used = Rb_Realloc(NULL, cap);
+    t->vals = Rb_Realloc(NULL, cap * t->valSize);
     memset(t->used, 0, cap);
 }
 
@@ -189,7 +189,7 @@ CompareSlots(const void *p, const void *q, void *t)
 uint64_t *
 Rb_KeyTableSortedSlots(const Rb_KeyTable *t)
 {
-    uint64_t *slots = Rb_KitRealloc(NULL, (t->count + 1) * sizeof(uint64_t));
+    uint64_t *slots = Rb_AllocArray(t->count + 1, sizeof(uint64_t));
     uint64_t i, n = 0;
 
     for (i = 0; i < t->cap; i++) {

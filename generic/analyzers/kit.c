@@ -85,23 +85,6 @@ Rb_AnalyzerKitInit(Tcl_Interp *interp)
 }
 
 /*
- * Rb_KitRealloc --
- *	realloc that never returns NULL: running out of memory ends the
- *	process with a message rather than silently losing counts.
- */
-void *
-Rb_KitRealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-
-    if (q == NULL) {
-	fprintf(stderr, "rubicon: out of memory allocating %zu bytes\n", n);
-	abort();
-    }
-    return q;
-}
-
-/*
  * Rb_KitDeviceLimit --
  *	Stops the run at record (RUBICON LIMIT KEYS): a class keeping state
  *	per device (the values of field) would hold one more than its -limit

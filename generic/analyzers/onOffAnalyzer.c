@@ -88,8 +88,8 @@ ClosePeriod(OnOffState *st)
 	if (st->cap > (size_t)st->limit) {
 	    st->cap = (size_t)st->limit;
 	}
-	st->periods = Rb_KitRealloc(st->periods,
-		st->cap * 2 * sizeof(int64_t));
+	st->periods = Rb_ReallocArray(st->periods, st->cap * 2,
+		sizeof(int64_t));
     }
     st->periods[2 * st->nperiods] = st->start;
     st->periods[2 * st->nperiods + 1] = st->end;

@@ -47,7 +47,7 @@ OverlapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return Rb_KitOptionError(a, NULL,
 		"-flows must list the Flows to compare with");
     }
-    st->others = Rb_KitRealloc(st->others, objc * sizeof(Rb_Flow *));
+    st->others = Rb_ReallocArray(st->others, objc, sizeof(Rb_Flow *));
     st->nothers = 0;
     for (k = 0; k < objc; k++) {
 	Rb_Flow *flow = Rb_FlowFromObj(run->interp, objv[k]);

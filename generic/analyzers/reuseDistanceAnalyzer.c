@@ -123,8 +123,8 @@ Compact(ReuseDistanceState *st)
 	}
     }
     st->cap = 2 * live + 1024;
-    st->owner = Rb_KitRealloc(st->owner, (size_t)st->cap * sizeof(int64_t));
-    st->tree = Rb_KitRealloc(st->tree, (size_t)st->cap * sizeof(int32_t));
+    st->owner = Rb_ReallocArray(st->owner, (size_t)st->cap, sizeof(int64_t));
+    st->tree = Rb_ReallocArray(st->tree, (size_t)st->cap, sizeof(int32_t));
     memset(st->tree, 0, (size_t)st->cap * sizeof(int32_t));
     for (pos = 1; pos <= st->cap; pos++) {
 	st->tree[pos - 1] += pos <= live;
@@ -235,10 +235,10 @@ CacheSizes(const ReuseDistanceState *st, int *n)
     int k = 0;
 
     for (c = 1; c < distinct; c *= 2) {
-	sizes = Rb_KitRealloc(sizes, (size_t)(k + 1) * sizeof(int64_t));
+	sizes = Rb_ReallocArray(sizes, (size_t)(k + 1), sizeof(int64_t));
 	sizes[k++] = c;
     }
-    sizes = Rb_KitRealloc(sizes, (size_t)(k + 1) * sizeof(int64_t));
+    sizes = Rb_ReallocArray(sizes, (size_t)(k + 1), sizeof(int64_t));
     sizes[k++] = distinct > 0 ? distinct : 1;
     for (;;) {
 	c = strtoll(p, &end, 10);
@@ -247,7 +247,7 @@ CacheSizes(const ReuseDistanceState *st, int *n)
 	}
 	p = end;
 	if (c > 0) {
-	    sizes = Rb_KitRealloc(sizes, (size_t)(k + 1) * sizeof(int64_t));
+	    sizes = Rb_ReallocArray(sizes, (size_t)(k + 1), sizeof(int64_t));
 	    sizes[k++] = c;
 	}
     }

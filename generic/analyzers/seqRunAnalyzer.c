@@ -103,7 +103,7 @@ SeqRunStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->keyIsText = run->schema->fields[st->keyIndex].type == RB_FT_STRING;
     if (st->slots == NULL) {
 	st->cap = 64;
-	st->slots = Rb_KitRealloc(NULL, st->cap * sizeof(SeqDevice));
+	st->slots = Rb_AllocArray(st->cap, sizeof(SeqDevice));
     }
     memset(st->slots, 0, st->cap * sizeof(SeqDevice));
     st->ndevices = 0;
@@ -135,7 +135,7 @@ GrowTable(SeqRunState *st)
     uint64_t oldCap = st->cap, i, h;
 
     st->cap *= 2;
-    st->slots = Rb_KitRealloc(NULL, st->cap * sizeof(SeqDevice));
+    st->slots = Rb_AllocArray(st->cap, sizeof(SeqDevice));
     memset(st->slots, 0, st->cap * sizeof(SeqDevice));
     for (i = 0; i < oldCap; i++) {
 	if (old[i].ios == 0) {
@@ -254,8 +254,7 @@ static int
 SeqRunEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     SeqRunState *st = a->state;
-    SeqDevice *devs = Rb_KitRealloc(NULL,
-	    (st->ndevices + 1) * sizeof(SeqDevice));
+    SeqDevice *devs = Rb_AllocArray(st->ndevices + 1, sizeof(SeqDevice));
     uint64_t i, n = 0, ios = 0, runs = 0;
     Rb_Attribute *table;
     int devCol, iosCol, runsCol, meanCol;

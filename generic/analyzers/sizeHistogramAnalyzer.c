@@ -80,7 +80,7 @@ SizeHistogramStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->nslots < LOG2_SLOTS) {
-	st->counts = Rb_KitRealloc(st->counts, LOG2_SLOTS * sizeof(int64_t));
+	st->counts = Rb_ReallocArray(st->counts, LOG2_SLOTS, sizeof(int64_t));
 	st->nslots = LOG2_SLOTS;
     }
     memset(st->counts, 0, (size_t)st->nslots * sizeof(int64_t));
@@ -111,7 +111,7 @@ GrowSlots(SizeHistogramState *st, int64_t k)
     while (n <= k) {
 	n *= 2;
     }
-    st->counts = Rb_KitRealloc(st->counts, (size_t)n * sizeof(int64_t));
+    st->counts = Rb_ReallocArray(st->counts, (size_t)n, sizeof(int64_t));
     memset(st->counts + st->nslots, 0,
 	    (size_t)(n - st->nslots) * sizeof(int64_t));
     st->nslots = n;

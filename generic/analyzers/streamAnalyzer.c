@@ -168,7 +168,7 @@ FindDevice(StreamState *st, int64_t key)
 	return NULL;
     }
     if (*dev == NULL) {
-	*dev = Rb_KitRealloc(NULL, sizeof(StreamDevice)
+	*dev = Rb_Realloc(NULL, sizeof(StreamDevice)
 		+ (size_t)st->streams * sizeof(StreamEntry));
 	memset(*dev, 0, sizeof(StreamDevice));
 	(*dev)->key = key;
@@ -354,8 +354,8 @@ static int
 StreamEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     StreamState *st = a->state;
-    StreamDevice **devs = Rb_KitRealloc(NULL,
-	    (st->devices.count + 1) * sizeof(StreamDevice *));
+    StreamDevice **devs = Rb_AllocArray(st->devices.count + 1,
+	    sizeof(StreamDevice *));
     uint64_t i, n = 0, ios = 0, starts = 0, streams = 0, streamIos = 0;
     uint64_t streamBytes = 0, peak = 0;
     Rb_Attribute *table;

@@ -167,7 +167,7 @@ Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k)
 	while (cap < (int64_t)newN) {
 	    cap *= 2;
 	}
-	tb->sums = Rb_KitRealloc(tb->sums, (size_t)cap * sizeof(uint64_t));
+	tb->sums = Rb_ReallocArray(tb->sums, (size_t)cap, sizeof(uint64_t));
 	tb->cap = cap;
     }
     shift = tb->lo - newLo;
@@ -334,7 +334,7 @@ Rb_TimeBinsValuesOn(const Rb_TimeBins *tb, const Rb_TimeBins *grid,
     if (!Rb_TimeBinsRange(grid, run, &kFirst, n, startSeconds)) {
 	return NULL;
     }
-    values = Rb_KitRealloc(NULL, (size_t)*n * sizeof(double));
+    values = Rb_AllocArray((size_t)*n, sizeof(double));
     for (k = kFirst; k < kFirst + *n; k++) {
 	values[k - kFirst] = (k >= tb->lo && k < tb->lo + tb->n)
 		? (double)tb->sums[k - tb->lo] : 0.0;

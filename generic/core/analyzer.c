@@ -59,8 +59,8 @@ Rb_AnalyzerCreate(Tcl_Interp *interp, const Rb_AnalyzerClass *cls, int objc,
     if (a->prefix == NULL) {
 	a->prefix = Rb_Strdup("");
     }
-    eng->analyzers = Rb_Realloc(eng->analyzers,
-	    (eng->nanalyzers + 1) * sizeof(Rb_Analyzer *));
+    eng->analyzers = Rb_ReallocArray(eng->analyzers, eng->nanalyzers + 1,
+	    sizeof(Rb_Analyzer *));
     eng->analyzers[eng->nanalyzers++] = a;
     return a;
 }
@@ -298,10 +298,10 @@ Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow, const char *attrName)
 	    return TCL_OK;
 	}
     }
-    priv->needFlows = Rb_Realloc(priv->needFlows,
-	    (priv->nneeds + 1) * sizeof(Rb_Flow *));
-    priv->needAttrs = Rb_Realloc(priv->needAttrs,
-	    (priv->nneeds + 1) * sizeof(char *));
+    priv->needFlows = Rb_ReallocArray(priv->needFlows, priv->nneeds + 1,
+	    sizeof(Rb_Flow *));
+    priv->needAttrs = Rb_ReallocArray(priv->needAttrs, priv->nneeds + 1,
+	    sizeof(char *));
     priv->needFlows[priv->nneeds] = flow;
     priv->needAttrs[priv->nneeds] = Rb_Strdup(attrName);
     priv->nneeds++;
@@ -459,8 +459,8 @@ int
 Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	int nflows, const Rb_RunInfo *run, int dryRun)
 {
-    Rb_Analyzer **order = Rb_Alloc((eng->nanalyzers + 1)
-	    * sizeof(Rb_Analyzer *));
+    Rb_Analyzer **order = Rb_AllocArray(eng->nanalyzers + 1,
+	    sizeof(Rb_Analyzer *));
     Tcl_DString path;
     int i, j, n = 0, rc = TCL_OK;
 

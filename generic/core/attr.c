@@ -47,7 +47,7 @@ Rb_AttrAddColumn(Rb_Attribute *a, const char *name, const char *unit,
 {
     Rb_Column *c;
 
-    a->cols = Rb_Realloc(a->cols, (a->ncols + 1) * sizeof(Rb_Column));
+    a->cols = Rb_ReallocArray(a->cols, a->ncols + 1, sizeof(Rb_Column));
     c = &a->cols[a->ncols];
     memset(c, 0, sizeof(*c));
     c->name = Rb_Strdup(name);
@@ -55,9 +55,9 @@ Rb_AttrAddColumn(Rb_Attribute *a, const char *name, const char *unit,
     c->isText = isText;
     if (a->rowCap > 0) {
 	if (isText) {
-	    c->text = Rb_Alloc(a->rowCap * sizeof(char *));
+	    c->text = Rb_AllocArray(a->rowCap, sizeof(char *));
 	} else {
-	    c->num = Rb_Alloc(a->rowCap * sizeof(double));
+	    c->num = Rb_AllocArray(a->rowCap, sizeof(double));
 	}
     }
     return a->ncols++;
@@ -80,11 +80,11 @@ Rb_AttrAddRow(Rb_Attribute *a)
 	    Rb_Column *col = &a->cols[c];
 
 	    if (col->isText) {
-		col->text = Rb_Realloc(col->text, cap * sizeof(char *));
+		col->text = Rb_ReallocArray(col->text, cap, sizeof(char *));
 		memset(col->text + a->rowCap, 0,
 			(cap - a->rowCap) * sizeof(char *));
 	    } else {
-		col->num = Rb_Realloc(col->num, cap * sizeof(double));
+		col->num = Rb_ReallocArray(col->num, cap, sizeof(double));
 		memset(col->num + a->rowCap, 0,
 			(cap - a->rowCap) * sizeof(double));
 	    }

@@ -29,10 +29,10 @@ Rb_BatchCreate(Rb_Schema *schema, int cap)
     Rb_SchemaRetain(schema);
     b->cap = cap > 0 ? cap : RB_BATCH_SIZE;
     for (f = 0; f < schema->nfields; f++) {
-	b->col[f] = Rb_Alloc(sizeof(int64_t) * b->cap);
+	b->col[f] = Rb_AllocArray(b->cap, sizeof(int64_t));
     }
     if (schema->nfields < RB_IO_NFIELDS) {
-	int64_t *absent = Rb_Alloc(sizeof(int64_t) * b->cap);
+	int64_t *absent = Rb_AllocArray(b->cap, sizeof(int64_t));
 
 	for (i = 0; i < b->cap; i++) {
 	    absent[i] = RB_ABSENT;

@@ -39,6 +39,9 @@ struct Rb_Node {
     Rb_Node **children;
     uint32_t *sel;		/* Output selection buffer (filters). */
     int visitMark;		/* For traversals. */
+    int nparents;		/* Nodes that have it among their children. */
+    uint64_t dupMark;		/* For the check of Rb_NodeAddChild. */
+    Rb_Node *dupOrigin;
     Rb_Node *nextNode;		/* All nodes of the engine. */
 
     /* NODE_FILTER */
@@ -101,6 +104,7 @@ struct Rb_Engine {
     Tcl_Interp *interp;
     Rb_Node *head;
     Rb_Node *nodes;
+    uint64_t dupGeneration;	/* Last mark of Rb_NodeAddChild's check. */
     int nreporters;
     Rb_Reporter **reporters;
     int nanalyzers;

@@ -147,8 +147,8 @@ Rb_FlowAddAnalyzer(Tcl_Interp *interp, Rb_Flow *flow, Rb_Analyzer *a)
 		"analyzer %s already belongs to flow \"%s\"",
 		a->cmdName ? a->cmdName : a->cls->name, a->flow->name);
     }
-    flow->analyzers = Rb_Realloc(flow->analyzers,
-	    (flow->nanalyzers + 1) * sizeof(Rb_Analyzer *));
+    flow->analyzers = Rb_ReallocArray(flow->analyzers, flow->nanalyzers + 1,
+	    sizeof(Rb_Analyzer *));
     flow->analyzers[flow->nanalyzers++] = a;
     a->flow = flow;
     return TCL_OK;
@@ -291,8 +291,8 @@ Rb_FlowAttrNames(const Rb_Flow *flow, int *count)
 {
     Tcl_HashSearch search;
     Tcl_HashEntry *e;
-    const char **names = Rb_Alloc((flow->attrs.numEntries + 1)
-	    * sizeof(char *));
+    const char **names = Rb_AllocArray(flow->attrs.numEntries + 1,
+	    sizeof(char *));
     int n = 0;
 
     for (e = Tcl_FirstHashEntry((Tcl_HashTable *)&flow->attrs, &search); e;

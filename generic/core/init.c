@@ -181,7 +181,7 @@ TypesCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    &want) != TCL_OK) {
 	return TCL_ERROR;
     }
-    names = Rb_Alloc((eng->classes.numEntries + 1) * sizeof(char *));
+    names = Rb_AllocArray(eng->classes.numEntries + 1, sizeof(char *));
     for (e = Tcl_FirstHashEntry(&eng->classes, &s); e;
 	    e = Tcl_NextHashEntry(&s)) {
 	names[n++] = Tcl_GetHashKey(&eng->classes, e);

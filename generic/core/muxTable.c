@@ -174,7 +174,7 @@ BuildDirect(EqIndex *q)
     }
     q->directMin = lo;
     q->directLen = hi - lo + 1;
-    q->direct = Rb_Alloc(q->directLen * sizeof(int));
+    q->direct = Rb_AllocArray(q->directLen, sizeof(int));
     for (k = 0; k < q->directLen; k++) {
 	q->direct[k] = -1;
     }
@@ -201,14 +201,14 @@ BuildEq(MuxTable *t, Rb_Node *mux)
     }
     for (q->nslots = 16; q->nslots < 2 * count; q->nslots *= 2) {
     }
-    q->keys = Rb_Alloc(q->nslots * sizeof(int64_t));
-    q->first = Rb_Alloc(q->nslots * sizeof(int));
+    q->keys = Rb_AllocArray(q->nslots, sizeof(int64_t));
+    q->first = Rb_AllocArray(q->nslots, sizeof(int));
     for (i = 0; i < q->nslots; i++) {
 	q->first[i] = -1;
     }
-    q->entryChild = Rb_Alloc((count + 1) * sizeof(int));
-    q->entryNext = Rb_Alloc((count + 1) * sizeof(int));
-    q->entryKey = Rb_Alloc((count + 1) * sizeof(int64_t));
+    q->entryChild = Rb_AllocArray(count + 1, sizeof(int));
+    q->entryNext = Rb_AllocArray(count + 1, sizeof(int));
+    q->entryKey = Rb_AllocArray(count + 1, sizeof(int64_t));
     for (c = 0; c < mux->nchildren; c++) {
 	uint64_t h;
 	int slot, e;
@@ -289,8 +289,8 @@ BuildRange(MuxTable *t, Rb_Node *mux)
     RangeIndex *r = &t->range;
     int c, i, n = 0, nb = 0, residual, *count;
     int64_t lo, hi, total = 0;
-    int64_t *breaks = Rb_Alloc((2 * mux->nchildren + 1) * sizeof(int64_t));
-    int *take = Rb_Alloc((mux->nchildren + 1) * sizeof(int));
+    int64_t *breaks = Rb_AllocArray(2 * mux->nchildren + 1, sizeof(int64_t));
+    int *take = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
 
     for (c = 0; c < mux->nchildren; c++) {
 	if (t->isDispatched[c]
@@ -313,7 +313,7 @@ BuildRange(MuxTable *t, Rb_Node *mux)
     r->breaks = breaks;
 
     /* Count, then fill, each segment's children. */
-    count = Rb_Alloc((r->nbreaks + 1) * sizeof(int));
+    count = Rb_AllocArray(r->nbreaks + 1, sizeof(int));
     for (c = 0; c < mux->nchildren; c++) {
 	int s, e;
 
@@ -337,12 +337,12 @@ BuildRange(MuxTable *t, Rb_Node *mux)
 	r->field = -1;
 	return 0;
     }
-    r->segFirst = Rb_Alloc((r->nbreaks + 1) * sizeof(int));
+    r->segFirst = Rb_AllocArray(r->nbreaks + 1, sizeof(int));
     for (i = 0; i < r->nbreaks; i++) {
 	r->segFirst[i + 1] = r->segFirst[i] + count[i];
 	count[i] = r->segFirst[i];
     }
-    r->segKids = Rb_Alloc((total + 1) * sizeof(int));
+    r->segKids = Rb_AllocArray(total + 1, sizeof(int));
     for (c = 0; c < mux->nchildren; c++) {
 	int s, e;
 
@@ -378,10 +378,10 @@ RbMuxTableBuild(Rb_Node *mux, const Rb_Schema *schema)
     int c, nfields = schema->nfields;
 
     t->nchildren = mux->nchildren;
-    t->isDispatched = Rb_Alloc((mux->nchildren + 1) * sizeof(int));
-    t->hasResidual = Rb_Alloc((mux->nchildren + 1) * sizeof(int));
-    t->childSel = Rb_Alloc((mux->nchildren + 1) * sizeof(uint32_t *));
-    t->childN = Rb_Alloc((mux->nchildren + 1) * sizeof(int));
+    t->isDispatched = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
+    t->hasResidual = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
+    t->childSel = Rb_AllocArray(mux->nchildren + 1, sizeof(uint32_t *));
+    t->childN = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
     t->eq.field = BestField(mux, t->isDispatched, 1, nfields);
     if (t->eq.field >= 0) {
 	BuildEq(t, mux);
@@ -396,16 +396,16 @@ RbMuxTableBuild(Rb_Node *mux, const Rb_Schema *schema)
     }
     for (c = 0; c < mux->nchildren; c++) {
 	if (t->isDispatched[c] == 1) {
-	    t->childSel[c] = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+	    t->childSel[c] = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
 	}
     }
-    t->residualOut = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+    t->residualOut = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
     if (t->range.field >= 0) {
-	t->segOf = Rb_Alloc(RB_BATCH_SIZE * sizeof(int));
-	t->rangeStart = Rb_Alloc((mux->nchildren + 1) * sizeof(int));
-	t->rangeCount = Rb_Alloc((mux->nchildren + 1) * sizeof(int));
+	t->segOf = Rb_AllocArray(RB_BATCH_SIZE, sizeof(int));
+	t->rangeStart = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
+	t->rangeCount = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
 	t->rangeCap = RB_BATCH_SIZE;
-	t->rangeSel = Rb_Alloc(t->rangeCap * sizeof(uint32_t));
+	t->rangeSel = Rb_AllocArray(t->rangeCap, sizeof(uint32_t));
     }
     return t;
 }
@@ -510,7 +510,7 @@ DispatchRange(MuxTable *t, const Rb_Batch *b, const uint32_t *sel, int nsel)
     if (total > t->rangeCap) {
 	t->rangeCap = total;
 	free(t->rangeSel);
-	t->rangeSel = Rb_Alloc(t->rangeCap * sizeof(uint32_t));
+	t->rangeSel = Rb_AllocArray(t->rangeCap, sizeof(uint32_t));
     }
     for (pos = 0, c = 0; c < t->nchildren; c++) {
 	t->rangeStart[c] = pos;

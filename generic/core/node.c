@@ -37,6 +37,7 @@ Rb_NodeDetach(Rb_Node *n)
 		memmove(&p->children[i], &p->children[i + 1],
 			(p->nchildren - i - 1) * sizeof(Rb_Node *));
 		p->nchildren--;
+		n->nparents--;
 		i--;
 	    }
 	}
@@ -54,8 +55,12 @@ void
 Rb_NodeFree(Rb_Node *n)
 {
     Rb_Node **pp;
+    int i;
 
     Rb_NodeDetach(n);
+    for (i = 0; i < n->nchildren; i++) {
+	n->children[i]->nparents--;
+    }
     for (pp = &n->eng->nodes; *pp; pp = &(*pp)->nextNode) {
 	if (*pp == n) {
 	    *pp = n->nextNode;
@@ -148,74 +153,98 @@ NodeName(const Rb_Node *n)
 }
 
 /*
- * SecondCopy --
- *	Follows every path from n whose inner nodes are Muxes (which copy
- *	each record to all their children), marking in seen the nodes they
- *	reach.
- * Results: the first node that two such paths reach (it would get each
- *	record of n twice), or NULL.
+ * MarkFed --
+ *	Marks n and, when n is a Mux, every node a path of Muxes from it
+ *	reaches (the nodes that get every record n gets), with mark and
+ *	themselves as origin, appending them to *set.
  */
-static Rb_Node *
-SecondCopy(Rb_Node *n, Tcl_HashTable *seen)
+static void
+MarkFed(Rb_Node *n, uint64_t mark, Rb_Node ***set, int *count)
 {
-    int i, isNew;
+    int i;
 
-    for (i = 0; i < n->nchildren; i++) {
-	Rb_Node *c = n->children[i], *twice;
-
-	Tcl_CreateHashEntry(seen, (char *)c, &isNew);
-	if (!isNew) {
-	    return c;
-	}
-	if (c->kind == NODE_MUX && (twice = SecondCopy(c, seen)) != NULL) {
-	    return twice;
+    if (n->dupMark == mark) {
+	return;
+    }
+    n->dupMark = mark;
+    n->dupOrigin = n;
+    *set = Rb_ReallocArray(*set, *count + 1, sizeof(Rb_Node *));
+    (*set)[(*count)++] = n;
+    if (n->kind == NODE_MUX) {
+	for (i = 0; i < n->nchildren; i++) {
+	    MarkFed(n->children[i], mark, set, count);
 	}
     }
-    return NULL;
 }
 
 /*
- * DuplicateCopy --
- *	Checks the DAG after an edge into parent was added: parent, and
- *	every node from which a path of Muxes leads to parent, must not
- *	reach any node twice through Muxes alone.
- * Results: NULL, or the node reached twice with *fromPtr the node whose
- *	records it would get twice.
+ * SecondCopy --
+ *	Before the edge parent -> child is made: whether some node would
+ *	then get every record of another twice, by two paths whose inner
+ *	nodes are all Muxes (which copy each record to every child).  That
+ *	is so when a node fed by child (child, and what Muxes below it
+ *	reach) is already fed the same way by parent or, when parent is a
+ *	Mux, by a node that feeds parent through Muxes.  Both sets are
+ *	found upwards by scans of every node's children, marked with
+ *	generation numbers in dupMark; a fresh child, whose only parents
+ *	are inside what it feeds, needs no scan.
+ * Results: the node that would get records twice, with *fromPtr the node
+ *	whose records they are; NULL when there is none.
  */
 static Rb_Node *
-DuplicateCopy(Rb_Node *parent, Rb_Node **fromPtr)
+SecondCopy(Rb_Node *parent, Rb_Node *child, Rb_Node **fromPtr)
 {
-    Rb_Node **todo = Rb_Alloc(sizeof(Rb_Node *)), *p, *twice = NULL;
-    int ntodo = 1, next = 0, i, j;
-    Tcl_HashTable seen;
+    Rb_Engine *eng = parent->eng;
+    uint64_t fed = ++eng->dupGeneration, feeding = ++eng->dupGeneration;
+    Rb_Node **set = NULL, *p, *twice = NULL;
+    int n = 0, i, changed;
 
-    todo[0] = parent;
-    while (next < ntodo && twice == NULL) {
-	Rb_Node *x = todo[next++];
+    MarkFed(child, fed, &set, &n);
+    for (i = 0; i < n && set[i]->nparents == (set[i] != child); i++) {
+    }
+    free(set);
+    if (i == n) {
+	return NULL;
+    }
+    /* What feeds parent through Muxes, parent included. */
+    parent->dupMark = feeding;
+    for (changed = parent->kind == NODE_MUX; changed; ) {
+	changed = 0;
+	for (p = eng->nodes; p; p = p->nextNode) {
+	    for (i = 0; i < p->nchildren && p->dupMark != feeding; i++) {
+		Rb_Node *c = p->children[i];
 
-	Tcl_InitHashTable(&seen, TCL_ONE_WORD_KEYS);
-	twice = SecondCopy(x, &seen);
-	Tcl_DeleteHashTable(&seen);
-	if (twice != NULL) {
-	    *fromPtr = x;
-	    break;
-	}
-	if (x->kind != NODE_MUX) {
-	    continue;
-	}
-	/* Records reaching x's parents reach x's children unchanged. */
-	for (p = x->eng->nodes; p; p = p->nextNode) {
-	    for (i = 0; i < p->nchildren && p->children[i] != x; i++) {
-	    }
-	    for (j = 0; i < p->nchildren && j < ntodo && todo[j] != p; j++) {
-	    }
-	    if (i < p->nchildren && j == ntodo) {
-		todo = Rb_Realloc(todo, (ntodo + 1) * sizeof(Rb_Node *));
-		todo[ntodo++] = p;
+		if (c->dupMark == feeding && c->kind == NODE_MUX) {
+		    p->dupMark = feeding;
+		    changed = 1;
+		}
 	    }
 	}
     }
-    free(todo);
+    /* What already feeds the fed nodes through Muxes: one of those
+     * feeding parent would feed a node twice. */
+    for (changed = 1; changed && twice == NULL; ) {
+	changed = 0;
+	for (p = eng->nodes; p && twice == NULL; p = p->nextNode) {
+	    for (i = 0; i < p->nchildren; i++) {
+		Rb_Node *c = p->children[i];
+
+		if (c->dupMark != fed || p->dupMark == fed) {
+		    continue;
+		}
+		if (p->dupMark == feeding) {
+		    twice = c->dupOrigin;
+		    *fromPtr = p;
+		    break;
+		}
+		if (p->kind == NODE_MUX) {
+		    p->dupMark = fed;
+		    p->dupOrigin = c->dupOrigin;
+		    changed = 1;
+		}
+	    }
+	}
+    }
     return twice;
 }
 
@@ -241,11 +270,7 @@ Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
 		"connecting %s to %s would make a cycle", parent->cmdName,
 		child->cmdName);
     }
-    parent->children = Rb_Realloc(parent->children,
-	    (parent->nchildren + 1) * sizeof(Rb_Node *));
-    parent->children[parent->nchildren++] = child;
-    if ((twice = DuplicateCopy(parent, &from)) != NULL) {
-	parent->nchildren--;
+    if ((twice = SecondCopy(parent, child, &from)) != NULL) {
 	return Rb_SetInterpError(interp, "RUBICON DAG DUPLICATE",
 		"connecting %s to %s would give %s every record of %s twice, "
 		"by two paths through Muxes; to count records twice on "
@@ -253,6 +278,10 @@ Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
 		NodeName(parent), NodeName(child), NodeName(twice),
 		NodeName(from));
     }
+    parent->children = Rb_ReallocArray(parent->children, parent->nchildren + 1,
+	    sizeof(Rb_Node *));
+    parent->children[parent->nchildren++] = child;
+    child->nparents++;
     return TCL_OK;
 }
 
@@ -461,7 +490,7 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 	    return TCL_ERROR;
 	}
 	if (n->sel == NULL) {
-	    n->sel = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+	    n->sel = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
 	}
 	break;
     case NODE_TRANSFORMER:
@@ -475,7 +504,7 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 		    "%s: %s", n->cmdName, n->xf->err.msg);
 	}
 	if (n->sel == NULL) {
-	    n->sel = Rb_Alloc(n->out->cap * sizeof(uint32_t));
+	    n->sel = Rb_AllocArray(n->out->cap, sizeof(uint32_t));
 	    for (i = 0; i < n->out->cap; i++) {
 		n->sel[i] = i;
 	    }

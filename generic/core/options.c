@@ -285,7 +285,7 @@ Rb_OptionsConfigure(Tcl_Interp *interp, const Rb_Option *opts, void *state,
 	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
 		"option \"%s\" has no value", Tcl_GetString(objv[objc - 1]));
     }
-    undo = Rb_Alloc((objc / 2 + 1) * sizeof(OptUndo));
+    undo = Rb_AllocArray(objc / 2 + 1, sizeof(OptUndo));
     for (i = 0; i < objc; i += 2) {
 	const Rb_Option *o = FindOption(interp, opts, extra,
 		Tcl_GetString(objv[i]), &isExtra);

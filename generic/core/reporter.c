@@ -29,7 +29,7 @@ SetAttrList(Rb_Reporter *r)
 	free(r->attrs[i]);
     }
     free(r->attrs);
-    r->attrs = Rb_Alloc((n + 1) * sizeof(char *));
+    r->attrs = Rb_AllocArray(n + 1, sizeof(char *));
     for (i = 0; i < n; i++) {
 	r->attrs[i] = Rb_Strdup(Tcl_GetString(elems[i]));
     }
@@ -94,7 +94,7 @@ Rb_ReporterCreate(Tcl_Interp *interp, const Rb_ReporterClass *cls,
     r->interp = interp;
     r->state = Rb_Alloc(cls->stateSize ? cls->stateSize : 1);
     r->output = Rb_Strdup(cls->defaultOutput ? cls->defaultOutput : "-");
-    r->flows = Rb_Alloc((nflows + 1) * sizeof(Rb_Flow *));
+    r->flows = Rb_AllocArray(nflows + 1, sizeof(Rb_Flow *));
     memcpy(r->flows, flows, nflows * sizeof(Rb_Flow *));
     r->nflows = nflows;
     if (Rb_OptionsDefault(interp, cls->options, r->state) != TCL_OK
@@ -102,8 +102,8 @@ Rb_ReporterCreate(Tcl_Interp *interp, const Rb_ReporterClass *cls,
 	Rb_ReporterDelete(r);
 	return NULL;
     }
-    eng->reporters = Rb_Realloc(eng->reporters,
-	    (eng->nreporters + 1) * sizeof(Rb_Reporter *));
+    eng->reporters = Rb_ReallocArray(eng->reporters, eng->nreporters + 1,
+	    sizeof(Rb_Reporter *));
     eng->reporters[eng->nreporters++] = r;
     return r;
 }
@@ -281,7 +281,8 @@ ReporterObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    if (flow == NULL) {
 		return TCL_ERROR;
 	    }
-	    r->flows = Rb_Realloc(r->flows, (r->nflows + 1) * sizeof(Rb_Flow *));
+	    r->flows = Rb_ReallocArray(r->flows, r->nflows + 1,
+		    sizeof(Rb_Flow *));
 	    r->flows[r->nflows++] = flow;
 	}
 	return TCL_OK;
@@ -360,7 +361,8 @@ FlowsOfArg(Tcl_Interp *interp, Tcl_Obj *arg, Rb_Flow ***flows, int *nflows)
 	    return 0;
 	}
     }
-    *flows = Rb_Realloc(*flows, (*nflows + nel + 1) * sizeof(Rb_Flow *));
+    *flows = Rb_ReallocArray(*flows, (size_t)*nflows + nel + 1,
+	    sizeof(Rb_Flow *));
     for (j = 0; j < nel; j++) {
 	Tcl_GetCommandInfo(interp, Tcl_GetString(elems[j]), &info);
 	(*flows)[(*nflows)++] = Rb_FlowFromCmdInfo(&info);

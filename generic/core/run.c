@@ -250,7 +250,7 @@ ReachableFlows(Rb_Node *n, Rb_Flow ***flows, int *count, int *cap)
     if (n->kind == NODE_FLOW) {
 	if (*count == *cap) {
 	    *cap = *cap ? 2 * *cap : 16;
-	    *flows = Rb_Realloc(*flows, *cap * sizeof(Rb_Flow *));
+	    *flows = Rb_ReallocArray(*flows, *cap, sizeof(Rb_Flow *));
 	}
 	(*flows)[(*count)++] = n->flow;
     }
@@ -816,7 +816,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     sigaction(SIGTERM, &sa, &oldTermSa);
 
     batch = Rb_BatchCreate(schema, RB_BATCH_SIZE);
-    ident = Rb_Alloc(RB_BATCH_SIZE * sizeof(uint32_t));
+    ident = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
     for (k = 0; k < RB_BATCH_SIZE; k++) {
 	ident[k] = k;
     }
@@ -854,10 +854,10 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	Merger m;
 
 	memset(&m, 0, sizeof(m));
-	m.readers = Rb_Alloc((objc - first) * sizeof(Rb_Reader *));
-	m.batches = Rb_Alloc((objc - first) * sizeof(Rb_Batch *));
-	m.pos = Rb_Alloc((objc - first) * sizeof(int));
-	m.done = Rb_Alloc((objc - first) * sizeof(int));
+	m.readers = Rb_AllocArray(objc - first, sizeof(Rb_Reader *));
+	m.batches = Rb_AllocArray(objc - first, sizeof(Rb_Batch *));
+	m.pos = Rb_AllocArray(objc - first, sizeof(int));
+	m.done = Rb_AllocArray(objc - first, sizeof(int));
 	for (i = first; i < objc; i++) {
 	    Rb_Reader *r = i == first ? reader : OpenLike(interp,
 		    Tcl_GetString(objv[i]), &o, schema, fields,

@@ -193,7 +193,7 @@ Rb_SchemaIntern(Rb_Schema *s, const char *str, size_t len)
     if (isNew) {
 	if (t->n == t->cap) {
 	    t->cap = t->cap ? 2 * t->cap : 64;
-	    t->texts = Rb_Realloc(t->texts, t->cap * sizeof(char *));
+	    t->texts = Rb_ReallocArray(t->texts, t->cap, sizeof(char *));
 	}
 	t->texts[t->n] = Rb_Strdup(key);
 	Tcl_SetHashValue(e, (ClientData)(intptr_t)t->n);

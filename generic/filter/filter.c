@@ -78,7 +78,7 @@ NewNode(Parser *ps, FNodeKind kind, int neg)
 
     if (p->nnodes == p->nodeCap) {
 	p->nodeCap = p->nodeCap ? 2 * p->nodeCap : 16;
-	p->nodes = Rb_Realloc(p->nodes, p->nodeCap * sizeof(FNode *));
+	p->nodes = Rb_ReallocArray(p->nodes, p->nodeCap, sizeof(FNode *));
     }
     p->nodes[p->nnodes++] = n;
     n->kind = kind;
@@ -114,7 +114,7 @@ AddKid(FNode *n, FNode *kid)
     }
     if (n->nkids == n->kidCap) {
 	n->kidCap = n->kidCap ? 2 * n->kidCap : 4;
-	n->kids = Rb_Realloc(n->kids, n->kidCap * sizeof(FNode *));
+	n->kids = Rb_ReallocArray(n->kids, n->kidCap, sizeof(FNode *));
     }
     n->kids[n->nkids++] = kid;
 }
@@ -1011,8 +1011,8 @@ Rb_FilterCompile(Rb_Schema *schema, const char *expr, Rb_Error *err)
     p->root = FoldRanges(&ps, p->root);
     p->nlevels = AssignLevels(p->root, 0);
     if (p->nlevels > 0) {
-	p->scratch = Rb_Alloc((size_t)p->nlevels * 2 * RB_BATCH_SIZE
-		* sizeof(uint32_t));
+	p->scratch = Rb_AllocArray((size_t)p->nlevels * 2 * RB_BATCH_SIZE,
+		sizeof(uint32_t));
     }
     free(ps.tok.str);
     return p;

@@ -301,7 +301,7 @@ SiblingPaths(const char *path)
     }
     Tcl_DStringFree(&d);
     Tcl_ListObjGetElements(NULL, list, &n, &elems);
-    sorted = Rb_Alloc((size_t)(n + 1) * sizeof(*sorted));
+    sorted = Rb_AllocArray((size_t)(n + 1), sizeof(*sorted));
     if (n > 0) {
 	/* An empty list has no element array: memcpy(x, NULL, 0) is UB. */
 	memcpy(sorted, elems, (size_t)n * sizeof(*sorted));
@@ -325,7 +325,7 @@ AddFile(BlktraceState *st, Rb_Input *in, const char *path)
 
     f->in = in;
     f->path = Rb_Strdup(path);
-    st->files = Rb_Realloc(st->files, (st->nfiles + 1) * sizeof(*st->files));
+    st->files = Rb_ReallocArray(st->files, st->nfiles + 1, sizeof(*st->files));
     st->files[st->nfiles++] = f;
     return f;
 }

@@ -157,7 +157,7 @@ Rb_NativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
     gzbuffer(w->gz, 1 << 20);
     w->schema = schema;
     Rb_SchemaRetain(schema);
-    w->cols = Rb_Alloc(sizeof(int64_t) * BLOCK_MAX * schema->nfields);
+    w->cols = Rb_AllocArray(BLOCK_MAX * schema->nfields, sizeof(int64_t));
     WriteBytes(w, NATIVE_MAGIC, 8);
     WriteU32(w, NATIVE_VERSION);
     WriteU64(w, (uint64_t)epochNs);
@@ -561,7 +561,7 @@ NativeOpen(Rb_Reader *r, Rb_Error *err)
 	    st->stringFields = 1;
 	}
     }
-    st->block = Rb_Alloc(sizeof(int64_t) * BLOCK_MAX * s->nfields);
+    st->block = Rb_AllocArray(BLOCK_MAX * s->nfields, sizeof(int64_t));
     return TCL_OK;
 }
 
@@ -604,7 +604,8 @@ ReadStrings(Rb_Reader *r, NativeState *st, uint32_t count)
 	}
 	if (st->nstr == st->strCap) {
 	    st->strCap = st->strCap ? 2 * st->strCap : 256;
-	    st->strMap = Rb_Realloc(st->strMap, sizeof(int64_t) * st->strCap);
+	    st->strMap = Rb_ReallocArray(st->strMap, st->strCap,
+		    sizeof(int64_t));
 	}
 	st->strMap[st->nstr++] = Rb_SchemaIntern(r->schema, text, strlen(text));
 	free(text);

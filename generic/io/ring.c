@@ -111,8 +111,8 @@ Rb_RingStart(Rb_RingProduceProc *produce, void *cd, size_t chunkSize,
     ring->cd = cd;
     ring->nchunks = nchunks;
     ring->chunkSize = chunkSize;
-    ring->chunk = Rb_Alloc((size_t)nchunks * sizeof(char *));
-    ring->len = Rb_Alloc((size_t)nchunks * sizeof(size_t));
+    ring->chunk = Rb_AllocArray((size_t)nchunks, sizeof(char *));
+    ring->len = Rb_AllocArray((size_t)nchunks, sizeof(size_t));
     for (i = 0; i < nchunks; i++) {
 	ring->chunk[i] = Rb_Alloc(chunkSize);
     }

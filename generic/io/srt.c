@@ -217,7 +217,8 @@ PrepareBatch(const Rb_Reader *r, SrtState *st, Rb_Batch *b)
     int i;
 
     if (b->cap > st->recCap) {
-	st->recPos = Rb_Realloc(st->recPos, (size_t)b->cap * sizeof(uint32_t));
+	st->recPos = Rb_ReallocArray(st->recPos, (size_t)b->cap,
+		sizeof(uint32_t));
 	st->recCap = b->cap;
     }
     if (b == st->absentBatch && r->fields == st->absentFields) {

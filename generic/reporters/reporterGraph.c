@@ -68,7 +68,7 @@ GraphInit(Graph *g, const Rb_Attribute *a)
     Tcl_DStringInit(&g->plot);
     g->ncols = 0;
     g->width = 900;
-    g->cols = (int *) ckalloc((a ? a->ncols + 1 : 1) * sizeof(int));
+    g->cols = (int *) Rb_AllocArray(a ? a->ncols + 1 : 1, sizeof(int));
 }
 
 static void
@@ -80,7 +80,7 @@ GraphFree(Graph *g)
     Tcl_DStringFree(&g->ylabel);
     Tcl_DStringFree(&g->setup);
     Tcl_DStringFree(&g->plot);
-    ckfree((char *) g->cols);
+    free(g->cols);
 }
 
 /*
@@ -699,8 +699,8 @@ GraphBars(GraphRun *gr, const Rb_ReportSet *set)
     const Rb_ReportItem **sc;
     int n = 0, i, j, k, code = TCL_OK;
 
-    sc = (const Rb_ReportItem **) ckalloc((set->nitems + 1)
-	    * sizeof(Rb_ReportItem *));
+    sc = (const Rb_ReportItem **) Rb_AllocArray(set->nitems + 1,
+	    sizeof(Rb_ReportItem *));
     for (i = 0; i < set->nitems; i++) {
 	const Rb_Attribute *a = set->items[i].attr;
 
@@ -736,12 +736,12 @@ GraphBars(GraphRun *gr, const Rb_ReportSet *set)
 	Tcl_DStringAppend(&g.comment, " of each Flow (scalar)", -1);
 	SetLabel(&g.xlabel, "Flow", "");
 	SetLabel(&g.ylabel, a->name, Rb_ReportColUnit(a, 0));
-	v = (double *) ckalloc((j - i) * sizeof(double));
+	v = (double *) Rb_AllocArray(j - i, sizeof(double));
 	for (k = i; k < j; k++) {
 	    v[k - i] = sc[k]->attr->cols[0].num[0];
 	}
 	AppendYRange(&g.setup, v, j - i);
-	ckfree((char *) v);
+	free(v);
 	snprintf(buf, sizeof(buf), "set xrange [-0.6:%d.6]\n", j - i - 1);
 	Tcl_DStringAppend(&g.setup, buf, -1);
 	Tcl_DStringAppend(&g.setup, "set style fill solid 0.6 border -1\n"
@@ -772,7 +772,7 @@ GraphBars(GraphRun *gr, const Rb_ReportSet *set)
 	GraphFree(&g);
 	Tcl_DStringFree(&base);
     }
-    ckfree((char *) sc);
+    free(sc);
     return code;
 }
 

@@ -59,12 +59,12 @@ AddPlot(void *cd, const Rb_Flow *flow, const char *base, const char *title)
 
     if (plots->n == plots->cap) {
 	plots->cap = plots->cap ? 2 * plots->cap : 16;
-	plots->list = (Plot *) ckrealloc((char *) plots->list,
-		plots->cap * sizeof(Plot));
+	plots->list = (Plot *) Rb_ReallocArray(plots->list, plots->cap,
+		sizeof(Plot));
     }
     plots->list[plots->n].flow = flow;
-    plots->list[plots->n].base = strcpy(ckalloc(strlen(base) + 1), base);
-    plots->list[plots->n].title = strcpy(ckalloc(strlen(title) + 1), title);
+    plots->list[plots->n].base = Rb_Strdup(base);
+    plots->list[plots->n].title = Rb_Strdup(title);
     plots->n++;
 }
 
@@ -78,11 +78,11 @@ FreePlots(Plots *plots)
     int i;
 
     for (i = 0; i < plots->n; i++) {
-	ckfree(plots->list[i].base);
-	ckfree(plots->list[i].title);
+	free(plots->list[i].base);
+	free(plots->list[i].title);
     }
     if (plots->list != NULL) {
-	ckfree((char *) plots->list);
+	free(plots->list);
     }
 }
 

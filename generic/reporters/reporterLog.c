@@ -6,6 +6,7 @@
  *	aligned table with a header row for everything else.
  */
 
+#include <stdlib.h>
 #include <string.h>
 #include "util.h"
 
@@ -166,8 +167,8 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 	return;
     }
 
-    width = (int *) ckalloc(a->ncols * sizeof(int));
-    head = (Tcl_DString *) ckalloc(a->ncols * sizeof(Tcl_DString));
+    width = (int *) Rb_AllocArray(a->ncols, sizeof(int));
+    head = (Tcl_DString *) Rb_AllocArray(a->ncols, sizeof(Tcl_DString));
     for (c = 0; c < a->ncols; c++) {
 	const char *unit = Rb_ReportColUnit(a, c);
 
@@ -216,8 +217,8 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
     for (c = 0; c < a->ncols; c++) {
 	Tcl_DStringFree(&head[c]);
     }
-    ckfree((char *) head);
-    ckfree((char *) width);
+    free(head);
+    free(width);
 }
 
 /*

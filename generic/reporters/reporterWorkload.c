@@ -204,7 +204,7 @@ BlockSize(double v)
 static void
 Percentages(const double *weight, int n, int *pct)
 {
-    double total = 0, *rem = (double *) ckalloc((n + 1) * sizeof(double));
+    double total = 0, *rem = (double *) Rb_AllocArray(n + 1, sizeof(double));
     int i, left = 100;
 
     for (i = 0; i < n; i++) {
@@ -229,7 +229,7 @@ Percentages(const double *weight, int n, int *pct)
 	rem[best] = -1;
 	left--;
     }
-    ckfree((char *) rem);
+    free(rem);
 }
 
 /*
@@ -244,9 +244,10 @@ static int
 AppendBsSplit(Tcl_DString *ds, const Workload *w)
 {
     const Rb_Attribute *h = w->sizes;
-    long long *bs = (long long *) ckalloc((h->nrows + 1) * sizeof(long long));
-    double *weight = (double *) ckalloc((h->nrows + 1) * sizeof(double));
-    int *pct = (int *) ckalloc((h->nrows + 1) * sizeof(int));
+    long long *bs = (long long *) Rb_AllocArray(h->nrows + 1,
+	    sizeof(long long));
+    double *weight = (double *) Rb_AllocArray(h->nrows + 1, sizeof(double));
+    int *pct = (int *) Rb_AllocArray(h->nrows + 1, sizeof(int));
     int r, k, n = 0, written = 0;
     char buf[64];
 
@@ -280,9 +281,9 @@ AppendBsSplit(Tcl_DString *ds, const Workload *w)
 	}
 	Tcl_DStringAppend(ds, "\n", 1);
     }
-    ckfree((char *) bs);
-    ckfree((char *) weight);
-    ckfree((char *) pct);
+    free(bs);
+    free(weight);
+    free(pct);
     return n > 0;
 }
 

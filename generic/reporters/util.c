@@ -26,8 +26,8 @@ CollectVisitor(Rb_Reporter *r, const Rb_Flow *flow, const Rb_Attribute *attr,
 
     if (set->nitems == set->cap) {
 	set->cap = set->cap ? 2 * set->cap : 16;
-	set->items = (Rb_ReportItem *) ckrealloc((char *) set->items,
-		set->cap * sizeof(Rb_ReportItem));
+	set->items = (Rb_ReportItem *) Rb_ReallocArray(set->items, set->cap,
+		sizeof(Rb_ReportItem));
     }
     set->items[set->nitems].flow = flow;
     set->items[set->nitems].attr = attr;
@@ -54,7 +54,7 @@ Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set)
     set->nflows = r->nflows;
     set->flows = r->flows;
     set->named = r->nattrs > 0;
-    set->first = (int *) ckalloc((r->nflows + 1) * sizeof(int));
+    set->first = (int *) Rb_AllocArray(r->nflows + 1, sizeof(int));
     view.nflows = 1;
     for (i = 0; i < r->nflows; i++) {
 	set->first[i] = set->nitems;
@@ -75,9 +75,9 @@ Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set)
 void
 Rb_ReportSetFree(Rb_ReportSet *set)
 {
-    ckfree((char *) set->first);
+    free(set->first);
     if (set->items != NULL) {
-	ckfree((char *) set->items);
+	free(set->items);
     }
     memset(set, 0, sizeof(*set));
 }

@@ -85,11 +85,11 @@ CoalesceStart(Rb_Transformer *t, const Rb_RunInfo *run)
     Tcl_InitHashTable(&st->table, sizeof(PendingKey) / sizeof(int));
     st->npending = 0;
     st->nfields = s->nfields;
-    st->records = Rb_Realloc(st->records,
-	    (size_t)MAX_PENDING * s->nfields * sizeof(int64_t));
-    st->lastTime = Rb_Realloc(st->lastTime, MAX_PENDING * sizeof(int64_t));
-    st->entries = Rb_Realloc(st->entries,
-	    MAX_PENDING * sizeof(Tcl_HashEntry *));
+    st->records = Rb_ReallocArray(st->records,
+	    (size_t)MAX_PENDING * s->nfields, sizeof(int64_t));
+    st->lastTime = Rb_ReallocArray(st->lastTime, MAX_PENDING, sizeof(int64_t));
+    st->entries = Rb_ReallocArray(st->entries, MAX_PENDING,
+	    sizeof(Tcl_HashEntry *));
     return TCL_OK;
 }
 
@@ -197,7 +197,7 @@ DueByIndex(const void *a, const void *b)
 static int
 EmitDue(CoalesceState *st, int64_t now, Rb_Batch *out)
 {
-    Due *due = Rb_Alloc((st->npending + 1) * sizeof(Due));
+    Due *due = Rb_AllocArray(st->npending + 1, sizeof(Due));
     int n = 0, k, p;
 
     for (p = 0; p < st->npending; p++) {

@@ -67,7 +67,7 @@ DeviceMapInit(Rb_Transformer *t, Tcl_Interp *interp)
 	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
 		"-map must be a dict of old number -> new number");
     }
-    pairs = Rb_Alloc((objc / 2 + 1) * sizeof(DevicePair));
+    pairs = Rb_AllocArray(objc / 2 + 1, sizeof(DevicePair));
     for (i = 0; i < objc; i += 2) {
 	Tcl_WideInt from, to;
 

@@ -195,7 +195,7 @@ AddSegment(Tcl_Interp *interp, int64_t lvNo, Tcl_Obj *seg, Extent **ext,
 		    "{deviceNo offset}", (long long)lvNo,
 		    Tcl_GetString(devv[k]));
 	}
-	*ext = Rb_Realloc(*ext, (*next + 1) * sizeof(Extent));
+	*ext = Rb_ReallocArray(*ext, *next + 1, sizeof(Extent));
 	e = &(*ext)[(*next)++];
 	e->device = dev;
 	e->devStart = devOff;

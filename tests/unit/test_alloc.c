@@ -85,6 +85,8 @@ rbtest_suite(void)
     TCase *tc = tcase_create("alloc");
     const char *fork = getenv("CK_FORK");
 
+    /* Mapping 4 GiB takes seconds under AddressSanitizer. */
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, array_is_zeroed_and_grows_keeping_its_contents);
     tcase_add_test(tc, zero_sizes_and_null_strings_give_usable_memory);
     if (fork == NULL || strcmp(fork, "no") != 0) {

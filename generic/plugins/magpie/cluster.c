@@ -249,7 +249,7 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
 	    if (c->nclusters == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 16;
 		c->clusters = Rb_ReallocArray(c->clusters, c->cap,
-		    sizeof(Cluster));
+			sizeof(Cluster));
 	    }
 	    x = c->nclusters++;
 	    cl = &c->clusters[x];

@@ -270,7 +270,7 @@ StackAccess(Stack *s, int64_t block)
 		cap *= 2;
 	    }
 	    s->curve.atDistance = Rb_ReallocArray(s->curve.atDistance, cap,
-		sizeof(int64_t));
+		    sizeof(int64_t));
 	    memset(s->curve.atDistance + s->curveCap, 0,
 		    (cap - s->curveCap) * sizeof(int64_t));
 	    s->curveCap = cap;
@@ -383,11 +383,11 @@ Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
 	    m->capAcc = m->capAcc ? m->capAcc * 2 : 4096;
 	    m->block = Rb_ReallocArray(m->block, m->capAcc, sizeof(int64_t));
 	    m->workload = Rb_ReallocArray(m->workload, m->capAcc,
-		sizeof(int32_t));
+		    sizeof(int32_t));
 	    m->sharedDist = Rb_ReallocArray(m->sharedDist, m->capAcc,
-		sizeof(int64_t));
+		    sizeof(int64_t));
 	    m->ownDist = Rb_ReallocArray(m->ownDist, m->capAcc,
-		sizeof(int64_t));
+		    sizeof(int64_t));
 	}
 	m->block[m->n] = block;
 	m->workload[m->n] = w;

@@ -19,6 +19,7 @@
  */
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "observer.h"
 
@@ -105,10 +106,10 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		    : TCL_ERROR;
 	}
     }
-    sizes = ckalloc((nsz + 1) * sizeof(Tcl_WideInt));
+    sizes = Rb_AllocArray(nsz + 1, sizeof(Tcl_WideInt));
     for (i = 0; i < nsz; i++) {
 	if (Tcl_GetWideIntFromObj(interp, sz[i], &sizes[i]) != TCL_OK) {
-	    ckfree(sizes);
+	    free(sizes);
 	    return TCL_ERROR;
 	}
     }
@@ -153,7 +154,7 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	}
     }
     nw = Rb_CacheModelWorkloads(m);
-    share = ckalloc((nw + 1) * sizeof(Tcl_WideInt));
+    share = Rb_AllocArray(nw + 1, sizeof(Tcl_WideInt));
     memset(share, 0, (nw + 1) * sizeof(Tcl_WideInt));
     for (i = 0; i < npart; i += 2) {
 	Tcl_HashEntry *e = Tcl_FindHashEntry(&ids, Tcl_GetString(part[i]));
@@ -224,9 +225,9 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
     Rb_CacheModelFree(m);
     Tcl_DeleteHashTable(&ids);
     Tcl_DecrRefCount(names);
-    ckfree(sizes);
+    free(sizes);
     if (share) {
-	ckfree(share);
+	free(share);
     }
     return rc;
 }

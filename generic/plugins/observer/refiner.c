@@ -90,7 +90,7 @@ Rb_RefinerSeed(Rb_Refiner *r, const double *x, double y)
     if (r->nseeds == r->seedCap) {
 	r->seedCap = r->seedCap ? 2 * r->seedCap : 64;
 	r->seedX = Rb_ReallocArray(r->seedX, (size_t)r->seedCap * r->nf,
-	    sizeof(double));
+		sizeof(double));
 	r->seedY = Rb_ReallocArray(r->seedY, r->seedCap, sizeof(double));
     }
     for (f = 0; f < r->nf; f++) {

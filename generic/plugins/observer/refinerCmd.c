@@ -147,7 +147,7 @@ RefinerDelete(ClientData cd)
     if (rc->refiner) {
 	Rb_RefinerFree(rc->refiner);
     }
-    ckfree(rc);
+    free(rc);
 }
 
 /*
@@ -187,7 +187,7 @@ Rb_ObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		    : TCL_ERROR;
 	}
     }
-    rc = ckalloc(sizeof(*rc));
+    rc = Rb_Alloc(sizeof(*rc));
     rc->refiner = NULL;
     rc->tolerance = tolerance;
     rc->minSplit = minSplit;

@@ -524,7 +524,7 @@ Retire(DemandState *st, SdNode *n, int64_t now, int final)
 	    if (st->nreq == st->capReq) {
 		st->capReq = st->capReq ? 2 * st->capReq : 256;
 		st->reqRows = Rb_ReallocArray(st->reqRows, st->capReq,
-		    sizeof(SdRequestRow));
+			sizeof(SdRequestRow));
 	    }
 	    st->reqRows[st->nreq].bc = n->bc;
 	    memcpy(st->reqRows[st->nreq++].v, n->acc, sizeof(n->acc));

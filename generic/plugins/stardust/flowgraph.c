@@ -146,7 +146,7 @@ PointOf(FlowState *st, const Rb_Batch *b, int i)
 	if (st->npoints == st->capPoints) {
 	    st->capPoints = st->capPoints ? 2 * st->capPoints : 64;
 	    st->points = Rb_ReallocArray(st->points, st->capPoints,
-		sizeof(char *));
+		    sizeof(char *));
 	}
 	st->points[st->npoints] = Rb_Strdup(Tcl_DStringValue(&ds));
 	Tcl_SetHashValue(e, (ClientData)(intptr_t)st->npoints++);

@@ -1,0 +1,51 @@
+#!/bin/sh
+# fresh-debian.sh ?ROOT? -- run by hand as root, not by make check.
+# Bootstraps a minimal Debian 12 in ROOT (debootstrap --variant=minbase,
+# adding only git and make), clones this repository's HEAD into it with
+# the shared data beside it, and runs the README's two commands there as
+# root: make demo, then make check.  Then, as an unprivileged user in a
+# second clone, make demo must stop with the one apt-get line once a
+# package is missing.  Prints each command's wall time and closing lines.
+#   MIRROR   the Debian mirror (default: the first of this machine's)
+#   SHARED   the shared data directory (default: ../shared beside the tree)
+set -e
+here=$(cd "$(dirname "$0")/.." && pwd)
+root=${1:-/tmp/rubicon-fresh}
+shared=${SHARED:-$here/../shared}
+mirror=${MIRROR:-$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}
+mirror=${mirror:-http://deb.debian.org/debian}
+
+command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+if [ ! -x "$root/usr/bin/make" ]; then
+    echo "fresh-debian: debootstrap bookworm into $root from $mirror"
+    debootstrap --variant=minbase --include=git,make bookworm "$root" "$mirror" >"$root.log" 2>&1 ||
+	{ tail -n 20 "$root.log"; exit 1; }
+fi
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+mountpoint -q "$root/dev" || mount --bind /dev "$root/dev"
+trap 'umount "$root/dev" "$root/proc" 2>/dev/null || true' EXIT
+
+rm -rf "$root/work"
+mkdir -p "$root/work"
+git clone -q "$here" "$root/work/rubicon"
+cp -a "$(cd "$shared" && pwd)/." "$root/work/shared/"
+
+step() {
+    echo "fresh-debian: $1"
+    start=$(date +%s)
+    if chroot "$root" /bin/sh -c "$2" >"$root/work/$3.log" 2>&1; then rc=0; else rc=$?; fi
+    echo "  exit $rc after $(($(date +%s) - start)) s; last lines:"
+    tail -n "${4:-3}" "$root/work/$3.log" | sed 's/^/  | /'
+}
+step "make demo (as root)" "cd /work/rubicon && make demo" demo
+step "make check (as root)" "cd /work/rubicon && make check" check 6
+
+# Non-root on a machine missing a package: a second clone whose dependency
+# list names one more package, built by nobody.
+git clone -q "$here" "$root/work/rubicon-user"
+sed -i 's/libopenmpi-dev; do/libopenmpi-dev rubicon-no-such-package; do/' \
+    "$root/work/rubicon-user/scripts/ensure-deps.sh"
+chown -R nobody "$root/work/rubicon-user"
+step "make demo (as nobody, a package missing)" \
+    "cd /work/rubicon-user && setpriv --reuid=nobody --regid=nogroup --clear-groups make demo" user 5

@@ -579,19 +579,20 @@ OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
 /*
  * SplitShard --
  *	Whether this run is split over MPI ranks (see mpi.c), and if so this
- *	rank's share of the n trace files, [*lo, *hi).  Records given in Tcl,
- *	-merge and standard input are read by rank 0 alone, and a rank other
- *	than 0 then has nothing to do and ends at once.
- * Results: 1 for a split run, else 0 with the share all files.
+ *	rank's share of the n trace files, *npieces pieces (whole files or
+ *	byte ranges).  Records given in Tcl, -merge and standard input are
+ *	read by rank 0 alone, and a rank other than 0 then has nothing to do
+ *	and ends at once.
+ * Results: 1 for a split run, else 0.
  */
 static int
-SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], int *lo, int *hi)
+SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], RbMpiPiece **pieces,
+	int *npieces)
 {
-    const char **names;
     int i, whole = o->merge || o->records != NULL || n == 0;
 
-    *lo = 0;
-    *hi = n;
+    *pieces = NULL;
+    *npieces = 0;
     for (i = 0; i < n; i++) {
 	whole |= strcmp(Tcl_GetString(paths[i]), "-") == 0;
     }
@@ -604,12 +605,8 @@ SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], int *lo, int *hi)
 	}
 	return 0;
     }
-    names = Rb_Alloc((n + 1) * sizeof(char *));
-    for (i = 0; i < n; i++) {
-	names[i] = Tcl_GetString(paths[i]);
-    }
-    RbMpiShard(n, names, RbMpiRank(), RbMpiSize(), lo, hi);
-    free(names);
+    *npieces = RbMpiShard(n, paths, o->format, o->readerOpts, RbMpiRank(),
+	    RbMpiSize(), pieces);
     if (RbMpiRank() != 0) {
 	o->progress = 0;
     }
@@ -670,7 +667,8 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     Tcl_DString traces;
     Rb_Schema *schema;
     uint64_t fields;
-    int split, shardLo, shardHi;
+    int split, npieces;
+    RbMpiPiece *pieces = NULL;
 
     first = ParseRunArgs(interp, objc, objv, &o);
     if (first < 0) {
@@ -694,9 +692,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    return TCL_ERROR;
 	}
     }
-    split = SplitShard(&o, objc - first, objv + first, &shardLo, &shardHi);
-    shardLo += first;
-    shardHi += first;
+    split = SplitShard(&o, objc - first, objv + first, &pieces, &npieces);
 
     /* Open the first trace now: its schema is the run's. */
     schema = Rb_IoSchema();
@@ -747,8 +743,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     if (reader) {
 	reader->fields = fields;
     }
-    if (split && (shardLo != first || shardLo == shardHi)) {
-	/* Bins start at the run's first time: see the first batch. */
+    if (split) {
+	/* Every rank bins time from the first time of the run's first
+	 * batch, whichever records it reads itself. */
 	SeedFirstTime(&run, reader);
 	Rb_ReaderClose(reader);
 	reader = NULL;
@@ -780,8 +777,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     pump.lastProgress = t0;
     pump.nbatches = 0;
     pump.gridFirst = pump.localFirst = RB_ABSENT;
-    if (split && (shardLo != first || shardLo == shardHi)
-	    && run.firstTime != INT64_MAX) {
+    if (split && run.firstTime != INT64_MAX) {
 	pump.gridFirst = pump.localFirst = run.firstTime;
     }
 
@@ -832,7 +828,29 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	free(m.pos);
 	free(m.done);
     }
-    for (i = shardLo; i < shardHi && !o.merge && failure.result == NULL
+    for (k = 0; split && k < npieces && failure.result == NULL
+	    && !eng->cancel; k++) {
+	const char *path = Tcl_GetString(objv[first + pieces[k].file]);
+	Rb_Error werr;
+
+	if ((reader = OpenLike(interp, path, &o, schema, fields,
+		Tcl_GetString(objv[first]), &failure)) == NULL) {
+	    break;
+	}
+	if (pieces[k].kind && RbInputWindow(reader->in, pieces[k].begin,
+		pieces[k].end, pieces[k].kind == 2, &werr) != TCL_OK) {
+	    Rb_ErrorToInterp(interp, &werr);
+	    Capture(interp, &failure);
+	    break;
+	}
+	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
+		Tcl_NewStringObj(path, -1),
+		Tcl_NewStringObj(reader->cls->name, -1)}));
+	PumpRecords(&pump, ReaderNextProc, ReaderOffsetProc, reader, path);
+	FinishReader(&run, reader);
+	reader = NULL;
+    }
+    for (i = first; i < objc && !split && !o.merge && failure.result == NULL
 	    && !eng->cancel; i++) {
 	const char *path = Tcl_GetString(objv[i]);
 
@@ -944,6 +962,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     free(flows);
     Rb_RunInfoFree(&run);
     Tcl_DStringFree(&traces);
+    free(pieces);
     if (split && RbMpiRank() != 0) {
 	RbMpiWorkerExit(0);	/* failed before reading, as rank 0 did */
     }

@@ -601,6 +601,24 @@ RbMpiWorkerExit(int status)
 }
 
 /*
+ * RbMpiAbort --
+ *	Ends every rank of the job (a rank failed where the others may be
+ *	waiting for it); without MPI, just exits.
+ */
+void
+RbMpiAbort(int status)
+{
+    fflush(stdout);
+    fflush(stderr);
+#ifdef HAVE_MPI
+    if (mpiActive) {
+	MPI_Abort(MPI_COMM_WORLD, status);
+    }
+#endif
+    exit(status);
+}
+
+/*
  * MpiCmd --
  *	rubicon::mpi rank|size: this process's rank (0 without mpirun) and
  *	the number of processes of the run (1 without mpirun).

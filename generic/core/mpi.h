@@ -33,6 +33,7 @@ int		RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		    Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
 		    Tcl_Obj **errOptions);
 void		RbMpiWorkerExit(int status);
+void		RbMpiAbort(int status);
 
 /* run.c */
 void		RbMergeSkipCounts(Rb_RunInfo *run, Tcl_Obj *counts);

@@ -454,9 +454,9 @@ typedef struct Pump {
     Failure *failure;
     int nbatches;
     double t0, lastProgress;
-    int64_t gridFirst;		/* Split run: the run's first time, held
-				 * while reading (RB_ABSENT: none). */
-    int64_t localFirst;		/* Earliest time read, with gridFirst. */
+    int64_t gridFirst;		/* The run's first time held while reading
+				 * (see PushBatch), or RB_ABSENT. */
+    int64_t localFirst;		/* Earliest time read meanwhile. */
 } Pump;
 
 /*
@@ -466,8 +466,8 @@ typedef struct Pump {
  *	that of the first batch (every Flow's time bins are aligned to it,
  *	even after an earlier record out of order, and every rank of a
  *	split run has it); the earliest time read is the summary's, set
- *	after reading.  The run's last time is at least that
- *	first time, so that the run's times stay known.
+ *	after reading.  The run's last time is kept at least that first
+ *	time, so that the run's times stay known.
  */
 static void
 PushBatch(Pump *p)
@@ -615,9 +615,10 @@ SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], RbMpiPiece **pieces,
 
 /*
  * SeedFirstTime --
- *	For a rank whose share does not begin the run: the run's first time
- *	as rank 0 sees it at its first push (the first time of the first
- *	batch of the first trace), so that every rank bins time alike.
+ *	In a split run: sets the run's first time to what one process holds
+ *	while reading (the earliest time of the first batch of the first
+ *	trace, see PushBatch), read from first, so that every rank bins
+ *	time alike whichever records it reads itself.
  */
 static void
 SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
@@ -633,7 +634,6 @@ SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
 	NoteBatch(&probe, b);
 	run->firstTime = probe.firstTime;
     }
-
     Rb_BatchFree(b);
 }
 
@@ -643,7 +643,9 @@ SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
  *	    ?-progresscommand script? ?-records list? ?-readeroptions dict?
  *	    ?-merge bool? ?--? ?trace ...?
  *	Traces are read one after another, or with -merge 1 merged by record
- *	time (ties in the order given).
+ *	time (ties in the order given).  Under mpirun with several ranks the
+ *	run is split over them (SplitShard, mpi.c): each reads its share,
+ *	and rank 0 alone ends the analyzers with every rank's results.
  * Results: the summary dict; on a read error, the error (after ending
  *	analyzers and writing reports on what was read, marked partial).
  */
@@ -744,8 +746,6 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	reader->fields = fields;
     }
     if (split) {
-	/* Every rank bins time from the first time of the run's first
-	 * batch, whichever records it reads itself. */
 	SeedFirstTime(&run, reader);
 	Rb_ReaderClose(reader);
 	reader = NULL;

@@ -384,7 +384,7 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
 	Tcl_Obj **errOptions, Rb_Buf *b, int from)
 {
-    int i, j, nf;
+    int i, j, nf, failed;
     int64_t first, last;
     Tcl_Obj *counts, *theirFiles, **fv;
 
@@ -393,7 +393,7 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		"rank %d sent partial results of another format version "
 		"(mixed rubicon builds?)", from);
     }
-    if (Rb_BufGetInt(b)) {
+    if ((failed = (int)Rb_BufGetInt(b)) != 0) {
 	Tcl_Obj *r = GetObj(b), *o = GetObj(b);
 
 	if (*errResult == NULL) {
@@ -434,6 +434,9 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
     }
     Tcl_DecrRefCount(theirFiles);
     nf = (int)Rb_BufGetInt(b);
+    if (nf == 0 && failed) {
+	return TCL_OK;		/* it could not even serialize its state */
+    }
     if (nf != nflows) {
 	return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
 		"rank %d has %d Flows, rank 0 has %d: every rank must build "

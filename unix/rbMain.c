@@ -8,11 +8,13 @@
  *	the package loaded.  Under mpirun, Rubicon_Init joins the MPI job
  *	(generic/core/mpi.c) and every rank runs the same script; rank 0
  *	alone reports, so the other ranks print no errors (rank 0 prints
- *	the same one, or the one a failing rank sent it).
+ *	the same one, or the one a failing rank sent it) unless rank 0 did
+ *	not fail alike.
  */
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tcl.h>
 #include "rubicon.h"
 #include "core/mpi.h"
@@ -120,6 +122,15 @@ RunConfig(int argc, char **argv)
 	codeStr = code ? Tcl_GetString(code) : "";
 	if (RbMpiRank() == 0) {
 	    fprintf(stderr, "rubicon: %s\n", Tcl_GetStringResult(interp));
+	} else {
+	    /* Every rank runs the same script, so rank 0 most likely fails
+	     * alike, reports it and ends the job meanwhile.  If it does not
+	     * (an error of this rank alone, rank 0 waiting for its share),
+	     * this rank says so and ends the job. */
+	    sleep(2);
+	    fprintf(stderr, "rubicon: rank %d: %s\n", RbMpiRank(),
+		    Tcl_GetStringResult(interp));
+	    RbMpiAbort(1);
 	}
 	if (RbMpiRank() == 0 && strncmp(codeStr, "RUBICON", 7) != 0
 		&& strcmp(codeStr, "USAGE")) {

@@ -445,6 +445,10 @@ void		Rb_DistinctGet(Rb_Buf *b, Rb_DistinctSet *d,
 		    Rb_Schema *textSchema);
 void		Rb_BlockMapPut(Rb_Buf *b, const Rb_BlockMap *m);
 void		Rb_BlockMapGet(Rb_Buf *b, Rb_BlockMap *m);
+int64_t *	Rb_BlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other,
+		    int *sameIds);
+int64_t		Rb_BlockRekey(Rb_BlockMap *m, const int64_t *devices,
+		    int64_t key);
 int		Rb_KitStatelessSerialize(Rb_Analyzer *a,
 		    const Rb_RunInfo *run, Rb_Buf *b);
 int		Rb_KitStatelessDeserialize(Rb_Analyzer *a,

@@ -143,20 +143,15 @@ FootprintMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     FootprintState *st = a->state;
     const FootprintState *ost = other->state;
-    int64_t *devices = Rb_BlockMapDevices(&ost->map), key, dev, blockNo;
-    uint64_t i, n = ost->map.devices.count;
-    int sameIds = 1;
+    int sameIds;
+    int64_t *devices = Rb_BlockMapAdopt(&st->map, &ost->map, &sameIds);
+    uint64_t i;
 
-    for (i = 0; i < n; i++) {
-	if (!Rb_BlockKey(&st->map, devices[i], 0, &key)) {
-	    free(devices);
-	    Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
-		    "%s: more than 32768 devices to merge", a->cls->name);
-	    return TCL_ERROR;
-	}
-	sameIds &= (uint64_t)(key >> 48) == i;
+    if (devices == NULL) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
+		"%s: more than 32768 devices to merge", a->cls->name);
+	return TCL_ERROR;
     }
-    st->map.skipped += ost->map.skipped;
     if (!Rb_DistinctIsExact(&ost->blocks)) {
 	free(devices);
 	if (!sameIds) {
@@ -171,9 +166,8 @@ FootprintMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     }
     for (i = 0; i < ost->blocks.exact.cap; i++) {
 	if (ost->blocks.exact.used[i]) {
-	    Rb_BlockOfKey(devices, ost->blocks.exact.keys[i], &dev, &blockNo);
-	    Rb_BlockKey(&st->map, dev, blockNo, &key);
-	    Rb_DistinctAdd(&st->blocks, key);
+	    Rb_DistinctAdd(&st->blocks, Rb_BlockRekey(&st->map, devices,
+		    ost->blocks.exact.keys[i]));
 	}
     }
     free(devices);

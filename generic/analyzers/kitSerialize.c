@@ -9,6 +9,7 @@
  *	when the bytes run short.
  */
 
+#include <stdlib.h>
 #include <string.h>
 #include "analyzers.h"
 
@@ -285,6 +286,51 @@ Rb_BlockMapGet(Rb_Buf *b, Rb_BlockMap *m)
     for (i = 0; i < n; i++) {
 	Rb_BlockKey(m, Rb_BufGetInt(b), 0, &key);
     }
+}
+
+/*
+ * Rb_BlockMapAdopt --
+ *	Before merging block keys of other (a later shard) into m's: gives
+ *	other's devices ids in m in the order other first saw them, which
+ *	is the numbering one pass over both shards gives.
+ * Results: other's devices by id (malloc'd, for Rb_BlockRekey), or NULL
+ *	when m would hold more than 2^15 devices.  *sameIds (if not NULL)
+ *	says whether every device kept its id.
+ */
+int64_t *
+Rb_BlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other, int *sameIds)
+{
+    int64_t *devices = Rb_BlockMapDevices(other), key;
+    uint64_t i;
+    int same = 1;
+
+    for (i = 0; i < other->devices.count; i++) {
+	if (!Rb_BlockKey(m, devices[i], 0, &key)) {
+	    free(devices);
+	    return NULL;
+	}
+	same &= (uint64_t)(key >> 48) == i;
+    }
+    m->skipped += other->skipped;
+    if (sameIds != NULL) {
+	*sameIds = same;
+    }
+    return devices;
+}
+
+/*
+ * Rb_BlockRekey --
+ *	The key in m of the block that key stands for in the shard whose
+ *	devices Rb_BlockMapAdopt returned.
+ */
+int64_t
+Rb_BlockRekey(Rb_BlockMap *m, const int64_t *devices, int64_t key)
+{
+    int64_t dev, blockNo, newKey = 0;
+
+    Rb_BlockOfKey(devices, key, &dev, &blockNo);
+    Rb_BlockKey(m, dev, blockNo, &newKey);
+    return newKey;
 }
 
 /*

@@ -14,7 +14,9 @@
 typedef struct ReReferenceState {
     Rb_BlockMap map;		/* -field, -offsetField, -block */
     int64_t limit;		/* -limit */
-    Rb_KeyTable last;		/* Block -> time of its last access. */
+    Rb_KeyTable last;		/* Block -> time of its last access, then
+				 * of its first (for a split run: the
+				 * interval from the shard before). */
     Rb_LogHist intervals;	/* In ns. */
     uint64_t accesses;
     uint64_t untracked;		/* Accesses to blocks past the limit. */
@@ -50,7 +52,7 @@ ReReferenceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->last.valSize == 0) {
-	Rb_KeyTableInit(&st->last, sizeof(int64_t));
+	Rb_KeyTableInit(&st->last, 2 * sizeof(int64_t));
     }
     Rb_KeyTableClear(&st->last);
     Rb_LogHistReset(&st->intervals);
@@ -90,6 +92,7 @@ ReReferenceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		    st->untracked++;
 		    continue;
 		}
+		prev[1] = t;
 	    } else if (t >= *prev && !__builtin_sub_overflow(t, *prev, &gap)) {
 		Rb_LogHistAdd(&st->intervals, (double)gap);
 	    }
@@ -139,8 +142,87 @@ ReReferenceFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable: the interval between a block's last access in one
- * shard and its first in the next belongs to neither.
+ * ReReferenceSerialize, ReReferenceDeserialize --
+ *	serialize and deserialize hooks: the devices, each block's last and
+ *	first access, the intervals and the counts.
+ */
+static int
+ReReferenceSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ReReferenceState *st = a->state;
+
+    Rb_BlockMapPut(b, &st->map);
+    Rb_KeyTablePut(b, &st->last, NULL);
+    Rb_LogHistPut(b, &st->intervals);
+    Rb_KitPutCounters(b, &st->accesses, 2);
+    return TCL_OK;
+}
+
+static int
+ReReferenceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ReReferenceState *st = a->state;
+
+    Rb_BlockMapGet(b, &st->map);
+    Rb_KeyTableGet(b, &st->last, NULL);
+    Rb_LogHistGet(b, &st->intervals);
+    Rb_KitGetCounters(b, &st->accesses, 2);
+    return TCL_OK;
+}
+
+/*
+ * ReReferenceMerge --
+ *	merge hook: other's accesses follow a's, so a block's first access
+ *	in other re-references its last in a, as in one pass.  Exact while
+ *	no shard and not the union passes -limit blocks; past it the blocks
+ *	that find no room are counted untracked (ReReferenceExact 0).
+ * Results: TCL_OK, or TCL_ERROR past 2^15 devices.
+ */
+static int
+ReReferenceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    ReReferenceState *st = a->state;
+    const ReReferenceState *ost = other->state;
+    int64_t *devices = Rb_BlockMapAdopt(&st->map, &ost->map, NULL);
+    uint64_t i;
+
+    if (devices == NULL) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
+		"%s: more than 32768 devices to merge", a->cls->name);
+	return TCL_ERROR;
+    }
+    for (i = 0; i < ost->last.cap; i++) {
+	const int64_t *o;
+	int64_t key, *prev, gap;
+
+	if (!ost->last.used[i]) {
+	    continue;
+	}
+	o = Rb_KeyTableValue(&ost->last, i);
+	key = Rb_BlockRekey(&st->map, devices, ost->last.keys[i]);
+	if ((prev = Rb_KeyTableFind(&st->last, key, 0)) != NULL) {
+	    if (o[1] >= prev[0]
+		    && !__builtin_sub_overflow(o[1], prev[0], &gap)) {
+		Rb_LogHistAdd(&st->intervals, (double)gap);
+	    }
+	    prev[0] = o[0];
+	} else if ((prev = Rb_KeyTableFindLimited(&st->last, key,
+		st->limit)) != NULL) {
+	    prev[0] = o[0];
+	    prev[1] = o[1];
+	} else {
+	    st->untracked++;
+	}
+    }
+    free(devices);
+    st->accesses += ost->accesses;
+    st->untracked += ost->untracked;
+    return Rb_LogHistMerge(a, &st->intervals, &ost->intervals);
+}
+
+/*
+ * Mergeable in time order: a block's first access in a shard
+ * re-references its last in the shard before (ReReferenceMerge).
  */
 const Rb_AnalyzerClass Rb_ReReferenceAnalyzerClass = {
     .name = "ReReferenceAnalyzer",
@@ -149,11 +231,14 @@ const Rb_AnalyzerClass Rb_ReReferenceAnalyzerClass = {
     .stateSize = sizeof(ReReferenceState),
     .options = reReferenceOptions,
     .attrs = reReferenceAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .start = ReReferenceStart,
     .batch = ReReferenceBatch,
     .end = ReReferenceEnd,
     .freeState = ReReferenceFree,
+    .merge = ReReferenceMerge,
+    .serialize = ReReferenceSerialize,
+    .deserialize = ReReferenceDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_SIZE),
 };

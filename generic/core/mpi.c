@@ -108,46 +108,94 @@ RbMpiSplit(void)
 }
 
 /*
- * RbMpiShard --
- *	The share of n trace files (in time order) that a rank reads: files
- *	lo .. hi-1, contiguous, balanced by size.  A file goes to the rank
- *	whose equal share of the total bytes holds the file's middle byte, so
- *	ranks get files in order and a rank may get none.
- * Results: *lo and *hi.
+ * SplitKind --
+ *	How a trace may be cut by byte ranges: 1 for plain text of one
+ *	record per line (msr, spc, disksim, csv), 2 for plain SRT, else 0
+ *	(compressed, or a format whose records span lines or blocks: it is
+ *	read whole by one rank).
  */
-void
-RbMpiShard(int n, const char *const *paths, int rank, int size, int *lo,
-	int *hi)
+static int
+SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
 {
-    uint64_t *sizes = Rb_Alloc((n + 1) * sizeof(uint64_t));
-    uint64_t total = 0, before = 0;
-    int i;
+    static const char *const lines[] = {"msr", "spc", "disksim", "csv", NULL};
+    Rb_Error err;
+    Rb_Reader *r = Rb_ReaderOpen(path, format, RB_ONERROR_STOP, readerOpts,
+	    &err);
+    int kind = 0, i;
 
+    if (r == NULL) {
+	return 0;
+    }
+    if (strcmp(Rb_InputCompression(r->in), "none") == 0) {
+	for (i = 0; lines[i]; i++) {
+	    kind = strcmp(r->cls->name, lines[i]) == 0 ? 1 : kind;
+	}
+	kind = strcmp(r->cls->name, "srt") == 0 ? 2 : kind;
+    }
+    Rb_ReaderClose(r);
+    return kind;
+}
+
+/*
+ * RbMpiShard --
+ *	The share of n trace files (in time order) that a rank reads.  The
+ *	files' bytes, end to end, are cut into size equal ranges, rank r
+ *	taking the r-th.  A file that can be cut by byte ranges (SplitKind)
+ *	is cut there, each piece then reading the records that begin in it;
+ *	any other file goes whole to the rank whose range holds its middle
+ *	byte.  So ranks get records in order, and a rank may get none.
+ * Results: the number of pieces, *pieces (malloc'd) in order: file
+ *	index, byte range (end 0: the whole file) and kind.
+ */
+int
+RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
+	Tcl_Obj *readerOpts, int rank, int size, RbMpiPiece **pieces)
+{
+    uint64_t total = 0, before = 0, lo, hi;
+    uint64_t *sizes = Rb_Alloc((n + 1) * sizeof(uint64_t));
+    int i, count = 0;
+
+    *pieces = Rb_Alloc((n + 1) * sizeof(RbMpiPiece));
     for (i = 0; i < n; i++) {
 	struct stat sb;
 
-	sizes[i] = stat(paths[i], &sb) == 0 && sb.st_size > 0
+	sizes[i] = stat(Tcl_GetString(paths[i]), &sb) == 0 && sb.st_size > 0
 		? (uint64_t)sb.st_size : 1;
 	total += sizes[i];
     }
-    *lo = *hi = -1;
-    for (i = 0; i < n; i++) {
-	double mid = (double)before + (double)sizes[i] / 2.0;
-	int owner = (int)(mid * size / (double)total);
+    lo = (uint64_t)((unsigned __int128)total * rank / size);
+    hi = (uint64_t)((unsigned __int128)total * (rank + 1) / size);
+    for (i = 0; i < n; before += sizes[i], i++) {
+	uint64_t a = before > lo ? before : lo;
+	uint64_t b = before + sizes[i] < hi ? before + sizes[i] : hi;
+	int kind;
 
-	owner = owner >= size ? size - 1 : owner;
-	if (owner == rank) {
-	    if (*lo < 0) {
-		*lo = i;
-	    }
-	    *hi = i + 1;
+	if (b <= a) {
+	    continue;		/* no byte of this file in our range */
 	}
-	before += sizes[i];
-    }
-    if (*lo < 0) {
-	*lo = *hi = 0;
+	kind = (a > before || b < before + sizes[i])
+		? SplitKind(Tcl_GetString(paths[i]), format, readerOpts) : 0;
+	if (kind == 0) {
+	    /* Whole: ours if its middle byte is in our range. */
+	    uint64_t mid = before + sizes[i] / 2;
+
+	    if (mid < lo || mid >= hi) {
+		continue;
+	    }
+	    a = before;
+	    b = before;
+	} else {
+	    a -= before;
+	    b -= before;
+	}
+	(*pieces)[count].file = i;
+	(*pieces)[count].begin = kind ? a : 0;
+	(*pieces)[count].end = kind ? b : 0;
+	(*pieces)[count].kind = kind;
+	count++;
     }
     free(sizes);
+    return count;
 }
 
 /*
@@ -336,16 +384,16 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
 	Tcl_Obj **errOptions, Rb_Buf *b, int from)
 {
-    int i, j, nf;
+    int i, j, nf, failed;
     int64_t first, last;
-    Tcl_Obj *counts, *theirFiles;
+    Tcl_Obj *counts, *theirFiles, **fv;
 
     if (Rb_BufGetInt(b) != MSG_VERSION) {
 	return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
 		"rank %d sent partial results of another format version "
 		"(mixed rubicon builds?)", from);
     }
-    if (Rb_BufGetInt(b)) {
+    if ((failed = (int)Rb_BufGetInt(b)) != 0) {
 	Tcl_Obj *r = GetObj(b), *o = GetObj(b);
 
 	if (*errResult == NULL) {
@@ -369,9 +417,26 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
     Tcl_DecrRefCount(Tcl_NewListObj(1, &counts));
     theirFiles = GetObj(b);
     Tcl_IncrRefCount(theirFiles);
-    Tcl_ListObjAppendList(NULL, files, theirFiles);
+    if (Tcl_ListObjGetElements(NULL, theirFiles, &nf, &fv) == TCL_OK) {
+	for (i = 0; i < nf; i++) {
+	    Tcl_Obj *last = NULL;
+	    int n;
+
+	    /* A file cut between ranks is listed once. */
+	    if (Tcl_ListObjLength(NULL, files, &n) == TCL_OK && n > 0) {
+		Tcl_ListObjIndex(NULL, files, n - 1, &last);
+	    }
+	    if (last == NULL || strcmp(Tcl_GetString(last),
+		    Tcl_GetString(fv[i])) != 0) {
+		Tcl_ListObjAppendElement(NULL, files, fv[i]);
+	    }
+	}
+    }
     Tcl_DecrRefCount(theirFiles);
     nf = (int)Rb_BufGetInt(b);
+    if (nf == 0 && failed) {
+	return TCL_OK;		/* it could not even serialize its state */
+    }
     if (nf != nflows) {
 	return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
 		"rank %d has %d Flows, rank 0 has %d: every rank must build "
@@ -535,6 +600,24 @@ RbMpiWorkerExit(int status)
 {
     fflush(stdout);
     fflush(stderr);
+    exit(status);
+}
+
+/*
+ * RbMpiAbort --
+ *	Ends every rank of the job (a rank failed where the others may be
+ *	waiting for it); without MPI, just exits.
+ */
+void
+RbMpiAbort(int status)
+{
+    fflush(stdout);
+    fflush(stderr);
+#ifdef HAVE_MPI
+    if (mpiActive) {
+	MPI_Abort(MPI_COMM_WORLD, status);
+    }
+#endif
     exit(status);
 }
 

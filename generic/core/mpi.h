@@ -16,14 +16,24 @@ int		RbMpiInitCmds(Tcl_Interp *interp);
 int		RbMpiRank(void);
 int		RbMpiSize(void);
 int		RbMpiSplit(void);
-void		RbMpiShard(int n, const char *const *paths, int rank,
-		    int size, int *lo, int *hi);
+/* A rank's piece of the traces: a file, or the records that begin in a
+ * byte range of it (kind 1 lines, 2 SRT records; 0 the whole file). */
+typedef struct RbMpiPiece {
+    int file;			/* Index among the run's traces. */
+    uint64_t begin, end;	/* Byte range when kind != 0. */
+    int kind;
+} RbMpiPiece;
+
+int		RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
+		    Tcl_Obj *readerOpts, int rank, int size,
+		    RbMpiPiece **pieces);
 int		RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng,
 		    Rb_Flow **flows, int nflows);
 int		RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		    Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
 		    Tcl_Obj **errOptions);
 void		RbMpiWorkerExit(int status);
+void		RbMpiAbort(int status);
 
 /* run.c */
 void		RbMergeSkipCounts(Rb_RunInfo *run, Tcl_Obj *counts);

@@ -64,6 +64,9 @@ const Rb_Stubs *	Rb_StubsTable(void);
  * path, else TCL_ERROR with RUBICON SAFE DENIED.  Always TCL_OK outside
  * safe mode.  (Rb_SafeCheckWrite is public, in rubicon.h.) */
 int		Rb_SafeCheckRead(Tcl_Interp *interp, const char *path);
+/* Input from the middle of a plain file (io/input.c), for split runs. */
+int		RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end,
+		    int srt, Rb_Error *err);
 
 /* Removes "path.tmp-PID" files left by processes that no longer exist
  * (out.c); every writer of such files calls it before making its own. */

@@ -486,9 +486,9 @@ typedef struct Pump {
     Failure *failure;
     int nbatches;
     double t0, lastProgress;
-    int64_t gridFirst;		/* Split run: the run's first time, held
-				 * while reading (RB_ABSENT: none). */
-    int64_t localFirst;		/* Earliest time read, with gridFirst. */
+    int64_t gridFirst;		/* The run's first time held while reading
+				 * (see PushBatch), or RB_ABSENT. */
+    int64_t localFirst;		/* Earliest time read meanwhile. */
     int timeBaseSet;		/* Filters count time from the first batch */
 } Pump;
 
@@ -625,19 +625,20 @@ OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
 /*
  * SplitShard --
  *	Whether this run is split over MPI ranks (see mpi.c), and if so this
- *	rank's share of the n trace files, [*lo, *hi).  Records given in Tcl,
- *	-merge and standard input are read by rank 0 alone, and a rank other
- *	than 0 then has nothing to do and ends at once.
- * Results: 1 for a split run, else 0 with the share all files.
+ *	rank's share of the n trace files, *npieces pieces (whole files or
+ *	byte ranges).  Records given in Tcl, -merge and standard input are
+ *	read by rank 0 alone, and a rank other than 0 then has nothing to do
+ *	and ends at once.
+ * Results: 1 for a split run, else 0.
  */
 static int
-SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], int *lo, int *hi)
+SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], RbMpiPiece **pieces,
+	int *npieces)
 {
-    const char **names;
     int i, whole = o->merge || o->records != NULL || n == 0;
 
-    *lo = 0;
-    *hi = n;
+    *pieces = NULL;
+    *npieces = 0;
     for (i = 0; i < n; i++) {
 	whole |= strcmp(Tcl_GetString(paths[i]), "-") == 0;
     }
@@ -650,12 +651,8 @@ SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], int *lo, int *hi)
 	}
 	return 0;
     }
-    names = Rb_Alloc((n + 1) * sizeof(char *));
-    for (i = 0; i < n; i++) {
-	names[i] = Tcl_GetString(paths[i]);
-    }
-    RbMpiShard(n, names, RbMpiRank(), RbMpiSize(), lo, hi);
-    free(names);
+    *npieces = RbMpiShard(n, paths, o->format, o->readerOpts, RbMpiRank(),
+	    RbMpiSize(), pieces);
     if (RbMpiRank() != 0) {
 	o->progress = 0;
     }
@@ -664,9 +661,10 @@ SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], int *lo, int *hi)
 
 /*
  * SeedFirstTime --
- *	For a rank whose share does not begin the run: the run's first time
- *	as rank 0 sees it at its first push (the first time of the first
- *	batch of the first trace), so that every rank bins time alike.
+ *	In a split run: sets the run's first time to what one process holds
+ *	while reading (the earliest time of the first batch of the first
+ *	trace, see PushBatch), read from first, so that every rank bins
+ *	time alike whichever records it reads itself.
  */
 static void
 SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
@@ -682,7 +680,6 @@ SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
 	NoteBatch(&probe, b);
 	run->firstTime = probe.firstTime;
     }
-
     Rb_BatchFree(b);
 }
 
@@ -692,7 +689,9 @@ SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
  *	    ?-progresscommand script? ?-records list? ?-readeroptions dict?
  *	    ?-merge bool? ?--? ?trace ...?
  *	Traces are read one after another, or with -merge 1 merged by record
- *	time (ties in the order given).
+ *	time (ties in the order given).  Under mpirun with several ranks the
+ *	run is split over them (SplitShard, mpi.c): each reads its share,
+ *	and rank 0 alone ends the analyzers with every rank's results.
  * Results: the summary dict; on a read error, the error (after ending
  *	analyzers and writing reports on what was read, marked partial).
  */
@@ -716,7 +715,8 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     Tcl_DString traces;
     Rb_Schema *schema;
     uint64_t fields;
-    int split, shardLo, shardHi;
+    int split, npieces;
+    RbMpiPiece *pieces = NULL;
 
     first = ParseRunArgs(interp, objc, objv, &o);
     if (first < 0) {
@@ -745,9 +745,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		    "be read only once");
 	}
     }
-    split = SplitShard(&o, objc - first, objv + first, &shardLo, &shardHi);
-    shardLo += first;
-    shardHi += first;
+    split = SplitShard(&o, objc - first, objv + first, &pieces, &npieces);
 
     /* Open the first trace now: its schema is the run's. */
     schema = Rb_IoSchema();
@@ -798,8 +796,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     if (reader) {
 	reader->fields = fields;
     }
-    if (split && (shardLo != first || shardLo == shardHi)) {
-	/* Bins start at the run's first time: see the first batch. */
+    if (split) {
 	SeedFirstTime(&run, reader);
 	Rb_ReaderClose(reader);
 	reader = NULL;
@@ -833,8 +830,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     pump.nbatches = 0;
     pump.gridFirst = pump.localFirst = RB_ABSENT;
     pump.timeBaseSet = 0;
-    if (split && (shardLo != first || shardLo == shardHi)
-	    && run.firstTime != INT64_MAX) {
+    if (split && run.firstTime != INT64_MAX) {
 	pump.gridFirst = pump.localFirst = run.firstTime;
     }
 
@@ -885,7 +881,29 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	free(m.pos);
 	free(m.done);
     }
-    for (i = shardLo; i < shardHi && !o.merge && failure.result == NULL
+    for (k = 0; split && k < npieces && failure.result == NULL
+	    && !eng->cancel; k++) {
+	const char *path = Tcl_GetString(objv[first + pieces[k].file]);
+	Rb_Error werr;
+
+	if ((reader = OpenLike(interp, path, &o, schema, fields,
+		Tcl_GetString(objv[first]), &failure)) == NULL) {
+	    break;
+	}
+	if (pieces[k].kind && RbInputWindow(reader->in, pieces[k].begin,
+		pieces[k].end, pieces[k].kind == 2, &werr) != TCL_OK) {
+	    Rb_ErrorToInterp(interp, &werr);
+	    Capture(interp, &failure);
+	    break;
+	}
+	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
+		Tcl_NewStringObj(path, -1),
+		Tcl_NewStringObj(reader->cls->name, -1)}));
+	PumpRecords(&pump, ReaderNextProc, ReaderOffsetProc, reader, path);
+	FinishReader(&run, reader);
+	reader = NULL;
+    }
+    for (i = first; i < objc && !split && !o.merge && failure.result == NULL
 	    && !eng->cancel; i++) {
 	const char *path = Tcl_GetString(objv[i]);
 
@@ -1000,6 +1018,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     free(flows);
     Rb_RunInfoFree(&run);
     Tcl_DStringFree(&traces);
+    free(pieces);
     if (split && RbMpiRank() != 0) {
 	RbMpiWorkerExit(0);	/* failed before reading, as rank 0 did */
     }

@@ -51,6 +51,8 @@ typedef struct Decoder {
     int streamEnded;		/* Last member ended cleanly. */
 
     uint64_t produced;		/* Decompressed bytes produced so far. */
+    uint64_t limit;		/* Plain data ends at this offset (a
+				 * window, RbInputWindow); 0: none. */
     int eof;			/* No more bytes will come. */
     int failed;			/* failure holds the error that ended them. */
     Rb_Error failure;
@@ -229,7 +231,12 @@ Produce(Decoder *d, char *dst, size_t cap)
 		d->rawPos += got;
 	    } else {
 		/* Plain data goes straight to dst, not through raw. */
-		ssize_t n = ReadFile(d, dst, cap);
+		ssize_t n;
+
+		if (d->limit != 0 && d->produced + cap > d->limit) {
+		    cap = d->limit > d->produced ? d->limit - d->produced : 0;
+		}
+		n = cap > 0 ? ReadFile(d, dst, cap) : 0;
 
 		if (n <= 0) {
 		    d->eof = 1;
@@ -655,6 +662,129 @@ Rb_InputPeek(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
     }
     memcpy(buf, in->buf + in->pos, have);
     return (long)have;
+}
+
+/*
+ * NextBoundary --
+ *	The offset of the first record boundary at or after `at` in a plain
+ *	file of size bytes, by reading it (pread, not disturbing the
+ *	stream): for lines (srtFrom == 0) just after the first newline at
+ *	or after at - 1; for SRT records, walking their big-endian length
+ *	words from the first record at srtFrom.
+ * Results: 1 with *bound set (size when none is left), or 0 when a
+ *	length word is not a record's (the file cannot be split there).
+ */
+static int
+NextBoundary(int fd, uint64_t at, uint64_t size, uint64_t srtFrom,
+	uint64_t *bound)
+{
+    unsigned char buf[65536];
+    uint64_t pos = srtFrom ? srtFrom : (at > 0 ? at - 1 : 0);
+    ssize_t n;
+
+    if (at == 0 || at >= size) {
+	*bound = at >= size ? size : 0;
+	return 1;
+    }
+    while (pos < size) {
+	n = pread(fd, buf, sizeof(buf), (off_t)pos);
+	if (n <= 0) {
+	    return 0;
+	}
+	if (srtFrom == 0) {
+	    unsigned char *nl = memchr(buf, '\n', (size_t)n);
+
+	    if (nl != NULL) {
+		*bound = pos + (uint64_t)(nl - buf) + 1;
+		return 1;
+	    }
+	    pos += (uint64_t)n;
+	    continue;
+	}
+	/* Walk whole length words held in buf. */
+	{
+	    size_t p = 0;
+
+	    while (p + 4 <= (size_t)n) {
+		uint32_t len = (uint32_t)buf[p] << 24 | (uint32_t)buf[p + 1]
+			<< 16 | (uint32_t)buf[p + 2] << 8 | buf[p + 3];
+
+		if (pos + p >= at) {
+		    *bound = pos + p;
+		    return 1;
+		}
+		if (len < 8 || len > 65536) {
+		    return 0;
+		}
+		p += len;
+	    }
+	    if (p == 0) {
+		break;		/* a length word cut by the end of file */
+	    }
+	    pos += p;
+	}
+    }
+    *bound = size;
+    return 1;
+}
+
+/*
+ * RbInputWindow --
+ *	Limits a plain (uncompressed) stream, whose reader has read its
+ *	header, to the records that begin in the byte range [begin, end):
+ *	the stream moves to the first record boundary at or after begin
+ *	(and after the header) and ends at the first one at or after end,
+ *	so that windows that tile a file give each record to exactly one
+ *	of them.  Records are lines, or (srt) length-prefixed SRT records.
+ *	Line and record numbers then count from the window's start; byte
+ *	offsets stay those of the file.
+ * Results: TCL_OK, or TCL_ERROR with err set when the stream is
+ *	compressed, has been read past its header, or cannot be split.
+ */
+int
+RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int srt,
+	Rb_Error *err)
+{
+    Decoder *d = &in->dec;
+    uint64_t here = Rb_InputOffset(in), from, to, size;
+    off_t sz;
+
+    if (d->comp != COMP_NONE || in->ring != NULL
+	    || (sz = lseek(d->fd, 0, SEEK_END)) < 0) {
+	Rb_SetError(err, "RUBICON READER SPLIT", "%s: a compressed file "
+		"cannot be read from the middle", in->path);
+	return TCL_ERROR;
+    }
+    size = (uint64_t)sz;
+    if (!NextBoundary(d->fd, begin > here ? begin : here, size,
+	    srt ? here : 0, &from)
+	    || !NextBoundary(d->fd, end > from ? end : from, size,
+	    srt ? from : 0, &to)) {
+	Rb_SetError(err, "RUBICON READER SPLIT", "%s: no record boundary "
+		"found near byte offset %llu", in->path,
+		(unsigned long long)begin);
+	return TCL_ERROR;
+    }
+    if (from < here) {
+	from = here;
+    }
+    if (lseek(d->fd, (off_t)from, SEEK_SET) < 0) {
+	Rb_SetError(err, "RUBICON READER IO", "%s: cannot seek to byte "
+		"offset %llu", in->path, (unsigned long long)from);
+	return TCL_ERROR;
+    }
+    d->rawPos = d->rawLen = 0;
+    d->rawEof = d->eof = 0;
+    d->produced = from;
+    d->limit = to > from ? to : from;
+    in->pos = in->len = 0;
+    in->bufBase = in->taken = from;
+    in->eof = 0;
+    in->lineNo = 0;
+    if (to <= from) {
+	in->eof = d->eof = 1;
+    }
+    return TCL_OK;
 }
 
 /*

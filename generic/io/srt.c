@@ -327,7 +327,9 @@ Refill(Rb_Reader *r, SrtState *st, size_t *pp)
 
     memmove(st->buf, st->buf + p, st->have - p);
     st->have -= p;
-    st->bufOffset += p;
+    /* The buffer ends where the input stands (also after a split run
+     * moved the input: RbInputWindow). */
+    st->bufOffset = Rb_InputOffset(r->in) - st->have;
     *pp = 0;
     got = Rb_InputRead(r->in, st->buf + st->have, SRT_BUF - st->have,
 	    &st->pending);

@@ -521,6 +521,8 @@ START_TEST(merge_order_dependent)
     CheckMerge(&Rb_FootprintAnalyzerClass, "-block 512");
     CheckMerge(&Rb_InterArrivalAnalyzerClass, "");
     CheckMerge(&Rb_SeekDistanceAnalyzerClass, "");
+    CheckMerge(&Rb_ReReferenceAnalyzerClass, "");
+    CheckMerge(&Rb_ReReferenceAnalyzerClass, "-block 65536");
 }
 END_TEST
 

@@ -15,6 +15,7 @@
 #include <bzlib.h>
 #include <unistd.h>
 #include "rbtest.h"
+#include "core/rbInt.h"
 
 /* The test content: a short line, a CRLF line, an empty line, a line far
  * longer than the input buffer, and a last line without newline. */
@@ -442,6 +443,139 @@ InlineOff(void)
     unsetenv("RUBICON_THREADS");
 }
 
+/*
+ * WindowRecords --
+ *	Reads path in windows cut at the byte offsets cuts[0..ncuts) (and 0
+ *	and the end), as the ranks of a split run do, each window after a
+ *	header of headerLen bytes; appends every record read to out, lines
+ *	with their newline, SRT records (srt) whole.
+ * Results: the number of records read.
+ */
+static int
+WindowRecords(const char *path, size_t headerLen, int srt,
+	const uint64_t *cuts, int ncuts, uint64_t size, char *out,
+	size_t *outLen)
+{
+    int w, records = 0;
+
+    *outLen = 0;
+    for (w = 0; w <= ncuts; w++) {
+	uint64_t begin = w == 0 ? 0 : cuts[w - 1];
+	uint64_t end = w == ncuts ? size : cuts[w];
+	Rb_Error err;
+	Rb_Input *in = Rb_InputOpen(path, &err);
+	char head[64];
+
+	ck_assert_ptr_nonnull(in);
+	if (headerLen > 0) {
+	    ck_assert_int_eq(Rb_InputReadFull(in, head, headerLen, &err), 1);
+	}
+	ck_assert_int_eq(RbInputWindow(in, begin, end, srt, &err), TCL_OK);
+	if (srt) {
+	    unsigned char len[4];
+
+	    while (Rb_InputReadFull(in, len, 4, &err) == 1) {
+		size_t n = (size_t)len[0] << 24 | (size_t)len[1] << 16
+			| (size_t)len[2] << 8 | len[3];
+
+		memcpy(out + *outLen, len, 4);
+		ck_assert_int_eq(Rb_InputReadFull(in, out + *outLen + 4,
+			n - 4, &err), 1);
+		*outLen += n;
+		records++;
+	    }
+	} else {
+	    char *line;
+	    size_t n;
+
+	    while ((line = Rb_InputGetLine(in, &n, &err)) != NULL) {
+		memcpy(out + *outLen, line, n);
+		out[*outLen + n] = '\n';
+		*outLen += n + 1;
+		records++;
+	    }
+	}
+	ck_assert_int_eq(err.code[0], 0);
+	Rb_InputClose(in);
+    }
+    return records;
+}
+
+START_TEST(windows_tile_a_file_with_no_record_lost_or_read_twice)
+{
+    enum { NLINES = 500, NREC = 300 };
+    char *text = malloc(64 * NLINES), *got = malloc(64 * NLINES + 64);
+    unsigned char *srt = malloc(64 * NREC + 16);
+    size_t textLen = 0, srtLen = 0, gotLen;
+    const char *textPath = rbtest_tmp("window.txt");
+    const char *srtPath = rbtest_tmp("window.srt");
+    uint64_t cuts[3];
+    int i, a;
+
+    /* Lines of 1 to 40 bytes after a 6-byte header line; SRT-like
+     * records of 8 to 60 bytes, each led by its big-endian length, after
+     * a 5-byte header. */
+    textLen = (size_t)sprintf(text, "head:\n");
+    for (i = 0; i < NLINES; i++) {
+	textLen += (size_t)sprintf(text + textLen, "%d %.*s\n", i,
+		i * 7 % 36, "abcdefghijklmnopqrstuvwxyzabcdefghij");
+    }
+    memcpy(srt, "HEAD\f", 5);
+    srtLen = 5;
+    for (i = 0; i < NREC; i++) {
+	size_t n = 8 + (size_t)(i * 13 % 53);
+
+	srt[srtLen] = 0;
+	srt[srtLen + 1] = 0;
+	srt[srtLen + 2] = 0;
+	srt[srtLen + 3] = (unsigned char)n;
+	memset(srt + srtLen + 4, 'a' + i % 26, n - 4);
+	srtLen += n;
+    }
+    rbtest_write_file(textPath, text, textLen);
+    rbtest_write_file(srtPath, srt, srtLen);
+
+    /* Cut points across the file (the header, line ends, the middle of
+     * lines and records), each with more after it: the windows together
+     * give each record once, in order. */
+    for (a = 0; a <= (int)textLen; a += 211) {
+	cuts[0] = (uint64_t)a;
+	cuts[1] = (uint64_t)a + (textLen - (size_t)a) / 3;
+	cuts[2] = (uint64_t)a + 2 * (textLen - (size_t)a) / 3;
+	ck_assert_int_eq(WindowRecords(textPath, 0, 0, cuts, 3, textLen,
+		got, &gotLen), NLINES + 1);
+	ck_assert_uint_eq(gotLen, textLen);
+	ck_assert(memcmp(got, text, textLen) == 0);
+    }
+    for (a = 0; a <= (int)srtLen; a += 113) {
+	cuts[0] = (uint64_t)a;
+	cuts[1] = (uint64_t)a + (srtLen - (size_t)a) / 2;
+	ck_assert_int_eq(WindowRecords(srtPath, 5, 1, cuts, 2, srtLen,
+		got, &gotLen), NREC);
+	ck_assert_uint_eq(gotLen, srtLen - 5);
+	ck_assert(memcmp(got, srt + 5, srtLen - 5) == 0);
+    }
+    free(text);
+    free(got);
+    free(srt);
+}
+END_TEST
+
+START_TEST(window_of_a_compressed_file_is_refused)
+{
+    const char *path = rbtest_tmp("window.gz");
+    Rb_Error err;
+    Rb_Input *in;
+
+    AppendGzip(path, "a\nb\n", 4);
+    in = Rb_InputOpen(path, &err);
+    ck_assert_ptr_nonnull(in);
+    ck_assert_int_eq(RbInputWindow(in, 2, 4, 0, &err), TCL_ERROR);
+    ck_assert_str_eq(err.code, "RUBICON READER SPLIT");
+    Rb_InputClose(in);
+}
+END_TEST
+
 /* A test case of every test; inline ones decompress on the caller's
  * thread. */
 static TCase *
@@ -466,6 +600,8 @@ Tests(const char *name, int inlineOnly)
     tcase_add_test(tc, empty_file_reads_as_empty);
     tcase_add_test(tc, compressed_input_has_a_thread_while_open);
     tcase_add_test(tc, closing_early_stops_decompression);
+    tcase_add_test(tc, windows_tile_a_file_with_no_record_lost_or_read_twice);
+    tcase_add_test(tc, window_of_a_compressed_file_is_refused);
     return tc;
 }
 

@@ -220,7 +220,10 @@ typedef enum Rb_AttrKind {
     RB_ATTR_PERCENTILES,
     RB_ATTR_SERIES,
     RB_ATTR_TABLE,
-    RB_ATTR_TEXT
+    RB_ATTR_TEXT,
+    RB_ATTR_HEATMAP		/* Cells of a two-dimensional histogram:
+				 * columns xbin, ybin (bin numbers), xlo,
+				 * xhi, ylo, yhi, count, then others. */
 } Rb_AttrKind;
 
 typedef struct Rb_Column {

@@ -42,6 +42,7 @@ extern const Rb_AnalyzerClass Rb_TopKAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_StreamAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HotRegionAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_SeriesAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_HeatmapAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 

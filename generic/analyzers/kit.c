@@ -43,6 +43,7 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_StreamAnalyzerClass,
     &Rb_HotRegionAnalyzerClass,
     &Rb_SeriesAnalyzerClass,
+    &Rb_HeatmapAnalyzerClass,
 };
 
 /* The statistics classes that take -by (groupBy.c). */

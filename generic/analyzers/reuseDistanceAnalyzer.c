@@ -13,6 +13,15 @@
  *	compactly when they run out, keeping the tree at most twice the
  *	number of distinct blocks (plus 1024).
  *
+ *	Sampled (SHARDS, Waldspurger et al., FAST 2015): with -sample R a
+ *	block is tracked only when hash(block) mod P < T = R P (P = 2^24),
+ *	so about a fraction R of the blocks, each with all its accesses, and
+ *	a distance d among them stands for d / R; with -samplesize S the
+ *	threshold T is lowered, dropping the tracked blocks of the largest
+ *	hash, whenever more than S are tracked, and the counts already made
+ *	are scaled by T'/T (kept as weights 1/T at the time of each access,
+ *	so that the rescaling costs nothing).
+ *
  *	The state grows with the distinct blocks, so it is bounded by
  *	-limit: the access that would hold one block more stops the run
  *	with RUBICON LIMIT DISTINCT rather than letting a trace of a billion
@@ -20,6 +29,7 @@
  */
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +45,29 @@ typedef struct ReuseDistanceState {
     int64_t *owner;		/* Block at each position, or RB_ABSENT. */
     int64_t cap, next;		/* Positions 1..next-1 are used. */
     Rb_TimeBins atDistance;	/* Accesses by distance (growable array). */
-    uint64_t cold, accesses;
+    Rb_TimeBins bytesAtDistance;	/* Their bytes. */
+    uint64_t cold, accesses;	/* Tracked accesses (all when exact). */
+    uint64_t coldBytes, bytes;
+    uint64_t allAccesses;	/* Every block access, tracked or not. */
+    double sample;		/* -sample: R */
+    int64_t sampleSize;		/* -samplesize: S, 0 for none */
+    int sampled;		/* -sample < 1 or -samplesize given. */
+    uint64_t threshold;		/* T: blocks whose hash is below are
+				 * tracked. */
+    Rb_Heap byHash;		/* Tracked blocks, largest hash first
+				 * (key -hash), with -samplesize. */
+    Rb_KeyTable weighted;	/* Sampled: scaled distance -> Weight */
+    double wAccesses, wBytes, wCold, wColdBytes;
 } ReuseDistanceState;
+
+/* The hash space of SHARDS' sampling. */
+#define SAMPLE_BITS 24
+#define SAMPLE_P ((uint64_t)1 << SAMPLE_BITS)
+
+/* Accesses and bytes at one scaled distance, each weighted 1/T. */
+typedef struct Weight {
+    double count, bytes;
+} Weight;
 
 static const Rb_Option reuseDistanceOptions[] = {
     {"-field", RB_OPT_FIELD, offsetof(ReuseDistanceState, map.deviceField),
@@ -49,12 +80,45 @@ static const Rb_Option reuseDistanceOptions[] = {
 	"cache sizes in blocks to report besides the powers of two"},
     {"-limit", RB_OPT_INT, offsetof(ReuseDistanceState, limit), "20000000",
 	"most distinct blocks held; one more stops the run with an error"},
+    {"-sample", RB_OPT_DOUBLE, offsetof(ReuseDistanceState, sample), "1",
+	"SHARDS sampling rate R in (0, 1]: track the blocks whose hash "
+	"mod 2^24 is below R 2^24 (1: exact)"},
+    {"-samplesize", RB_OPT_INT, offsetof(ReuseDistanceState, sampleSize),
+	"0", "SHARDS fixed size: track at most this many blocks, lowering "
+	"the rate as needed (0: no bound)"},
     {NULL}
 };
 
 static const char *const reuseDistanceAttrs[] = {
-    "ReuseDistance", "HitRatioCurve", "ColdMisses", "BlockAccesses", NULL
+    "ReuseDistance", "HitRatioCurve", "ColdMisses", "BlockAccesses",
+    "ColdMissRatio", "SampleRate", NULL
 };
+
+/*
+ * ReuseDistanceInit --
+ *	Checks -limit, -sample and -samplesize.
+ * Results: TCL_OK or TCL_ERROR with the error set (in interp, or as an
+ *	analyzer error from start).
+ */
+static int
+ReuseDistanceInit(Rb_Analyzer *a, Tcl_Interp *interp)
+{
+    ReuseDistanceState *st = a->state;
+
+    if (st->limit <= 0) {
+	return Rb_KitOptionError(a, interp, "-limit must be positive");
+    }
+    if (!(st->sample > 0.0 && st->sample <= 1.0)
+	    || (uint64_t)(st->sample * (double)SAMPLE_P) == 0) {
+	return Rb_KitOptionError(a, interp, "-sample must be in (0, 1] and "
+		"at least 2^-24");
+    }
+    if (st->sampleSize < 0) {
+	return Rb_KitOptionError(a, interp,
+		"-samplesize must be 0 (none) or positive");
+    }
+    return TCL_OK;
+}
 
 /*
  * ReuseDistanceStart --
@@ -65,12 +129,20 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ReuseDistanceState *st = a->state;
 
-    if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK) {
+    if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK
+	    || ReuseDistanceInit(a, NULL) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (st->limit <= 0) {
-	return Rb_KitOptionError(a, NULL, "-limit must be positive");
+    st->sampled = st->sample < 1.0 || st->sampleSize > 0;
+    st->threshold = (uint64_t)(st->sample * (double)SAMPLE_P);
+    if (st->weighted.valSize == 0) {
+	Rb_KeyTableInit(&st->weighted, sizeof(Weight));
     }
+    Rb_KeyTableClear(&st->weighted);
+    st->byHash.n = 0;
+    st->wAccesses = st->wBytes = st->wCold = st->wColdBytes = 0.0;
+    st->bytesAtDistance.lo = st->bytesAtDistance.n = 0;
+    st->coldBytes = st->bytes = st->allAccesses = 0;
     if (st->lastPos.valSize == 0) {
 	Rb_KeyTableInit(&st->lastPos, sizeof(int64_t));
     }
@@ -138,14 +210,15 @@ Compact(ReuseDistanceState *st)
 
 /*
  * Access --
- *	Counts one access to block key at the next position.
- * Results: 1, or 0 (nothing counted) when key is a new block and -limit
- *	blocks are already held.
+ *	Moves block key to the top of the stack, at the next position.
+ * Results: its stack distance, 0 for a first access (cold), or -1
+ *	(nothing done) when key is a new block and -limit blocks are
+ *	already held.
  */
-static int
+static int64_t
 Access(ReuseDistanceState *st, int64_t key)
 {
-    int64_t *last, pos = st->next;
+    int64_t *last, pos = st->next, distance = 0;
 
     if (pos > st->cap) {
 	Compact(st);
@@ -153,18 +226,10 @@ Access(ReuseDistanceState *st, int64_t key)
     }
     last = Rb_KeyTableFindLimited(&st->lastPos, key, st->limit);
     if (last == NULL) {
-	return 0;
+	return -1;
     }
-    st->accesses++;
-    if (*last == 0) {
-	st->cold++;
-    } else {
-	uint64_t *slot = Rb_TimeBinsSlot(&st->atDistance,
-		TreePrefix(st, pos - 1) - TreePrefix(st, *last) + 1);
-
-	if (slot != NULL) {
-	    (*slot)++;
-	}
+    if (*last != 0) {
+	distance = TreePrefix(st, pos - 1) - TreePrefix(st, *last) + 1;
 	TreeAdd(st, *last, -1);
 	st->owner[*last - 1] = RB_ABSENT;
     }
@@ -172,6 +237,104 @@ Access(ReuseDistanceState *st, int64_t key)
     st->owner[pos - 1] = key;
     *last = pos;
     st->next = pos + 1;
+    return distance;
+}
+
+/*
+ * BlockHash --
+ *	The hash of block key that sampling compares with the threshold.
+ */
+static uint64_t
+BlockHash(int64_t key)
+{
+    return Rb_HashKey(key) & (SAMPLE_P - 1);
+}
+
+/*
+ * Shrink --
+ *	-samplesize: while more than S blocks are tracked, lowers the
+ *	threshold to the largest tracked hash and drops every block of that
+ *	hash from the stack.
+ */
+static void
+Shrink(ReuseDistanceState *st)
+{
+    while ((int64_t)st->lastPos.count > st->sampleSize && st->byHash.n > 0) {
+	uint64_t top = (uint64_t)-st->byHash.items[0].key;
+
+	st->threshold = top;
+	while (st->byHash.n > 0
+		&& (uint64_t)-st->byHash.items[0].key == top) {
+	    Rb_HeapItem it = Rb_HeapPop(&st->byHash);
+	    int64_t *last = Rb_KeyTableFind(&st->lastPos, it.value, 0);
+
+	    if (last != NULL) {
+		TreeAdd(st, *last, -1);
+		st->owner[*last - 1] = RB_ABSENT;
+		Rb_KeyTableRemove(&st->lastPos, it.value);
+	    }
+	}
+    }
+}
+
+/*
+ * Count --
+ *	Counts one access to block key of bytes bytes (when tracked).
+ * Results: 1, or 0 when -limit blocks are held and key is another.
+ */
+static int
+Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
+{
+    uint64_t hash = 0, *slot;
+    int64_t distance;
+
+    if (st->sampled && (hash = BlockHash(key)) >= st->threshold) {
+	st->allAccesses++;
+	return 1;
+    }
+    if ((distance = Access(st, key)) < 0) {
+	return 0;
+    }
+    st->allAccesses++;
+    st->accesses++;
+    st->bytes += bytes;
+    if (!st->sampled) {
+	if (distance == 0) {
+	    st->cold++;
+	    st->coldBytes += bytes;
+	} else if ((slot = Rb_TimeBinsSlot(&st->atDistance, distance))
+		!= NULL) {
+	    (*slot)++;
+	    if ((slot = Rb_TimeBinsSlot(&st->bytesAtDistance, distance))
+		    != NULL) {
+		*slot += bytes;
+	    }
+	}
+	return 1;
+    } else {
+	/* Each access weighs 1/T: when T drops to T' the counts made
+	 * before are worth T'/T of those made after, as SHARDS rescales
+	 * them. */
+	double w = 1.0 / (double)st->threshold;
+
+	st->wAccesses += w;
+	st->wBytes += w * (double)bytes;
+	if (distance == 0) {
+	    st->cold++;
+	    st->wCold += w;
+	    st->wColdBytes += w * (double)bytes;
+	    if (st->sampleSize > 0) {
+		Rb_HeapPush(&st->byHash, -(int64_t)hash, key);
+		Shrink(st);
+	    }
+	} else {
+	    Weight *wt = Rb_KeyTableFind(&st->weighted, llround((double)
+		    distance * (double)SAMPLE_P / (double)st->threshold), 1);
+
+	    wt->count += w;
+	    wt->bytes += w * (double)bytes;
+	}
+    }
     return 1;
 }
 
@@ -188,14 +351,24 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     ReuseDistanceState *st = a->state;
     int j;
 
+    const int64_t *offset = b->col[st->map.offsetIndex];
+    const int64_t *size = b->col[RB_IO_SIZE];
+
     for (j = 0; j < nsel && !st->failed; j++) {
-	int64_t first, count, k;
+	int64_t first, count, k, off = offset[sel[j]];
+	int64_t end = off + size[sel[j]], start;
 
 	if (!Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
-	for (k = 0; k < count; k++) {
-	    if (!Access(st, first + k)) {
+	start = off / st->map.block * st->map.block;
+	for (k = 0; k < count; k++, start += st->map.block) {
+	    /* The bytes of the I/O in this block. */
+	    int64_t lo = start > off ? start : off;
+	    int64_t hi = start + st->map.block < end
+		    ? start + st->map.block : end;
+
+	    if (!Count(st, first + k, hi > lo ? (uint64_t)(hi - lo) : 0)) {
 		st->failed = 1;
 		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "%s: more than "
 			"-limit %" PRId64 " distinct blocks at record %" PRIu64
@@ -227,9 +400,9 @@ CompareSizes(const void *p, const void *q)
  * Results: a malloc'd sorted array; *n set to its length.
  */
 static int64_t *
-CacheSizes(const ReuseDistanceState *st, int *n)
+CacheSizes(const ReuseDistanceState *st, int64_t distinct, int *n)
 {
-    int64_t distinct = (int64_t)st->lastPos.count, c, *sizes = NULL;
+    int64_t c, *sizes = NULL;
     const char *p = st->sizes ? st->sizes : "";
     char *end;
     int k = 0;
@@ -256,16 +429,94 @@ CacheSizes(const ReuseDistanceState *st, int *n)
     return sizes;
 }
 
+/* One distance of the curve: re-accesses and their bytes at it. */
+typedef struct AtDistance {
+    double distance, count, bytes;
+} AtDistance;
+
+/*
+ * CompareDistances --
+ *	qsort order of AtDistance by distance.
+ */
+static int
+CompareDistances(const void *p, const void *q)
+{
+    double x = ((const AtDistance *)p)->distance;
+    double y = ((const AtDistance *)q)->distance;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * Distances --
+ *	The re-accesses by distance in increasing order: exact counts, or
+ *	(sampled) the weights at each scaled distance.
+ * Results: a malloc'd array; *n set to its length.
+ */
+static AtDistance *
+Distances(const ReuseDistanceState *st, int64_t *n)
+{
+    const Rb_TimeBins *tb = &st->atDistance, *bb = &st->bytesAtDistance;
+    AtDistance *d;
+    uint64_t i;
+    int64_t j;
+
+    *n = 0;
+    if (!st->sampled) {
+	d = Rb_KitRealloc(NULL, (size_t)(tb->n + 1) * sizeof(AtDistance));
+	for (j = 0; j < tb->n; j++) {
+	    int64_t dist = tb->lo + j;
+
+	    if (tb->sums[j] == 0) {
+		continue;
+	    }
+	    d[*n].distance = (double)dist;
+	    d[*n].count = (double)tb->sums[j];
+	    d[*n].bytes = dist >= bb->lo && dist < bb->lo + bb->n
+		    ? (double)bb->sums[dist - bb->lo] : 0.0;
+	    (*n)++;
+	}
+	return d;
+    }
+    d = Rb_KitRealloc(NULL, (st->weighted.count + 1) * sizeof(AtDistance));
+    for (i = 0; i < st->weighted.cap; i++) {
+	const Weight *w;
+
+	if (!st->weighted.used[i]) {
+	    continue;
+	}
+	w = Rb_KeyTableValue(&st->weighted, i);
+	d[*n].distance = (double)st->weighted.keys[i];
+	d[*n].count = w->count;
+	d[*n].bytes = w->bytes;
+	(*n)++;
+    }
+    qsort(d, (size_t)*n, sizeof(AtDistance), CompareDistances);
+    return d;
+}
+
+/*
+ * Clamp --
+ *	x within [0, 1] (a sampled estimate may stray outside).
+ */
+static double
+Clamp(double x)
+{
+    return x < 0 ? 0.0 : x > 1 ? 1.0 : x;
+}
+
 /*
  * ReuseDistanceEnd --
- *	Sets the distance histogram (log2 bins), the hit-ratio curve, the
- *	cold misses and the number of block accesses.
+ *	Sets the distance histogram (log2 bins), the hit-ratio curve (by
+ *	accesses and by bytes), the cold misses and their ratio, the number
+ *	of block accesses and the sampling rate in force at the end.
+ *	Sampled, counts are estimates: a ratio of weights times the block
+ *	accesses.
  */
 static int
 ReuseDistanceEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ReuseDistanceState *st = a->state;
-    const Rb_TimeBins *tb = &st->atDistance;
     Rb_Attribute *hist = Rb_AttrCreate("ReuseDistance", RB_ATTR_HISTOGRAM,
 	    "blocks", "block accesses by LRU stack distance (re-accesses)");
     Rb_Attribute *curve = Rb_AttrCreate("HitRatioCurve", RB_ATTR_TABLE, "",
@@ -277,44 +528,78 @@ ReuseDistanceEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int bytesCol = Rb_AttrAddColumn(curve, "cacheBytes", "bytes", 0);
     int hitsCol = Rb_AttrAddColumn(curve, "hits", "", 0);
     int ratioCol = Rb_AttrAddColumn(curve, "hitRatio", "", 0);
+    int byteRatioCol = Rb_AttrAddColumn(curve, "byteHitRatio", "", 0);
+    double rate = st->sampled
+	    ? (double)st->threshold / (double)SAMPLE_P : 1.0;
+    double total = st->sampled ? st->wAccesses : (double)st->accesses;
+    double totalBytes = st->sampled ? st->wBytes : (double)st->bytes;
+    double cold = st->sampled ? st->wCold : (double)st->cold;
+    double scale, hits = 0, hitBytes = 0, bins[64] = {0};
+    int64_t distinct = (int64_t)llround((double)st->lastPos.count / rate);
     int nsizes, s, row, k, firstBin = 64, lastBin = -1;
-    int64_t *sizes = CacheSizes(st, &nsizes), j;
-    uint64_t hits = 0, bins[64] = {0};
+    int64_t *sizes = CacheSizes(st, distinct, &nsizes), n, j;
+    AtDistance *d = Distances(st, &n);
 
+    if (st->sampled && total > 0) {
+	/* SHARDS_adj: the weight expected of the accesses, each tracked
+	 * with probability T/P and weighing 1/T, is their number over P; the
+	 * difference from the weight seen (most of it from whether a few
+	 * hot blocks were sampled) is counted as hits at the smallest
+	 * distance, and the expected weight is the denominator. */
+	double expected = (double)st->allAccesses / (double)SAMPLE_P;
+
+	hits = expected - total;
+	hitBytes = hits * totalBytes / total;
+	totalBytes *= expected / total;
+	total = expected;
+    }
+    scale = total > 0 ? (double)st->allAccesses / total : 0.0;
     for (j = 0, s = 0; s < nsizes; s++) {
-	for (; j < tb->n && tb->lo + j <= sizes[s]; j++) {
-	    hits += tb->sums[j];
+	for (; j < n && d[j].distance <= (double)sizes[s]; j++) {
+	    hits += d[j].count;
+	    hitBytes += d[j].bytes;
 	}
 	row = Rb_AttrAddRow(curve);
 	Rb_AttrSetNum(curve, row, sizeCol, (double)sizes[s]);
 	Rb_AttrSetNum(curve, row, bytesCol,
 		(double)sizes[s] * (double)st->map.block);
-	Rb_AttrSetNum(curve, row, hitsCol, (double)hits);
-	Rb_AttrSetNum(curve, row, ratioCol, st->accesses
-		? (double)hits / (double)st->accesses : 0.0);
+	Rb_AttrSetNum(curve, row, hitsCol, st->sampled
+		? round(Clamp(hits / total) * (double)st->allAccesses) : hits);
+	Rb_AttrSetNum(curve, row, ratioCol, total > 0
+		? Clamp(hits / total) : 0.0);
+	Rb_AttrSetNum(curve, row, byteRatioCol, totalBytes > 0
+		? Clamp(hitBytes / totalBytes) : 0.0);
     }
-    for (j = 0; j < tb->n; j++) {
-	if (tb->sums[j] > 0) {
-	    /* Distances are >= 1: bin k holds [2^k, 2^(k+1)). */
-	    k = 63 - __builtin_clzll((uint64_t)(tb->lo + j));
-	    bins[k] += tb->sums[j];
-	    firstBin = k < firstBin ? k : firstBin;
-	    lastBin = k > lastBin ? k : lastBin;
-	}
+    for (j = 0; j < n; j++) {
+	/* Distances are >= 1: bin k holds [2^k, 2^(k+1)). */
+	k = 63 - __builtin_clzll((uint64_t)d[j].distance);
+	bins[k] += d[j].count * scale;
+	firstBin = k < firstBin ? k : firstBin;
+	lastBin = k > lastBin ? k : lastBin;
     }
     for (k = firstBin; k <= lastBin; k++) {
 	row = Rb_AttrAddRow(hist);
 	Rb_AttrSetNum(hist, row, loCol, ldexp(1.0, k));
 	Rb_AttrSetNum(hist, row, hiCol, ldexp(1.0, k + 1));
-	Rb_AttrSetNum(hist, row, countCol, (double)bins[k]);
+	Rb_AttrSetNum(hist, row, countCol, st->sampled ? round(bins[k])
+		: bins[k]);
     }
     free(sizes);
+    free(d);
     Rb_AnalyzerSet(a, hist);
     Rb_AnalyzerSet(a, curve);
-    Rb_AnalyzerSet(a, Rb_AttrScalar("ColdMisses", (double)st->cold, "",
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ColdMisses", st->sampled
+	    ? round(cold * scale) : cold, "",
 	    "first accesses to a block (misses in a cache of any size)"));
-    Rb_AnalyzerSet(a, Rb_AttrScalar("BlockAccesses", (double)st->accesses,
-	    "", "block accesses (an I/O accesses each block it touches)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ColdMissRatio", total > 0
+	    ? Clamp(cold / total) : 0.0, "",
+	    "cold misses over block accesses (the compulsory miss ratio)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("BlockAccesses",
+	    (double)st->allAccesses, "",
+	    "block accesses (an I/O accesses each block it touches)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("SampleRate", rate, "",
+	    "fraction of the blocks tracked (SHARDS rate at the end; 1 "
+	    "when exact)"));
     return TCL_OK;
 }
 
@@ -330,6 +615,9 @@ ReuseDistanceFree(Rb_Analyzer *a)
     Rb_KeyTableFree(&st->lastPos);
     Rb_BlockMapFree(&st->map);
     Rb_TimeBinsFree(&st->atDistance);
+    Rb_TimeBinsFree(&st->bytesAtDistance);
+    Rb_KeyTableFree(&st->weighted);
+    Rb_HeapFree(&st->byHash);
     free(st->tree);
     free(st->owner);
     st->tree = NULL;
@@ -350,6 +638,7 @@ const Rb_AnalyzerClass Rb_ReuseDistanceAnalyzerClass = {
     .attrs = reuseDistanceAttrs,
     .mergeable = 0,
     .perRecordState = 1,
+    .init = ReuseDistanceInit,
     .start = ReuseDistanceStart,
     .batch = ReuseDistanceBatch,
     .end = ReuseDistanceEnd,

@@ -10,7 +10,8 @@
 #include "rbInt.h"
 
 static const char *const kindNames[] = {
-    "scalar", "vector", "histogram", "percentiles", "series", "table", "text"
+    "scalar", "vector", "histogram", "percentiles", "series", "table", "text",
+    "heatmap"
 };
 
 const char *

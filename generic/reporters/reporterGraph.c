@@ -8,6 +8,7 @@
  *	    histogram	boxes from lo to hi, log2 x axis for log2 bins
  *	    percentiles	value against p
  *	    vector	each numeric column against the row index
+ *	    heatmap	an image of counts per cell, log colour scale
  *	    scalar	one bar chart per scalar name found in several Flows
  *	Tables and text have no generic picture and are left out.
  */
@@ -384,6 +385,186 @@ PlanVector(Graph *g, const Rb_Attribute *a, const char *dat)
 }
 
 /*
+ * Heat maps are drawn with gnuplot's "with image" over a dense grid of
+ * bin numbers (a cell without I/Os is NaN, left blank), the tics labelled
+ * with the bins' lower bounds and the colour scale logarithmic, since
+ * I/O counts per cell are usually skewed over orders of magnitude.  A
+ * grid of more than HEATMAP_MAX_CELLS cells is not drawn.
+ */
+#define HEATMAP_MAX_CELLS (1 << 20)
+
+typedef struct HeatGrid {
+    int xbin, ybin, lo[2], hi[2], count;	/* Columns. */
+    double kmin[2], kmax[2];	/* Bin number ranges of x and y. */
+} HeatGrid;
+
+/*
+ * HeatGridOf --
+ *	Finds a heat map's columns and bin ranges.
+ * Results: 1 when it has cells and a drawable grid, else 0.
+ */
+static int
+HeatGridOf(const Rb_Attribute *a, HeatGrid *hg)
+{
+    int r, c;
+    const char *names[2][2] = {{"xlo", "xhi"}, {"ylo", "yhi"}};
+
+    hg->xbin = Rb_AttrColumnIndex(a, "xbin");
+    hg->ybin = Rb_AttrColumnIndex(a, "ybin");
+    hg->count = Rb_AttrColumnIndex(a, "count");
+    for (c = 0; c < 2; c++) {
+	hg->lo[c] = Rb_AttrColumnIndex(a, names[c][0]);
+	hg->hi[c] = Rb_AttrColumnIndex(a, names[c][1]);
+	if (hg->lo[c] < 0 || hg->hi[c] < 0) {
+	    return 0;
+	}
+    }
+    if (hg->xbin < 0 || hg->ybin < 0 || hg->count < 0 || a->nrows == 0) {
+	return 0;
+    }
+    for (r = 0; r < a->nrows; r++) {
+	double k[2] = {a->cols[hg->xbin].num[r], a->cols[hg->ybin].num[r]};
+
+	for (c = 0; c < 2; c++) {
+	    if (!isfinite(k[c])) {
+		return 0;
+	    }
+	    hg->kmin[c] = r == 0 || k[c] < hg->kmin[c] ? k[c] : hg->kmin[c];
+	    hg->kmax[c] = r == 0 || k[c] > hg->kmax[c] ? k[c] : hg->kmax[c];
+	}
+    }
+    return (hg->kmax[0] - hg->kmin[0] + 1) * (hg->kmax[1] - hg->kmin[1] + 1)
+	    <= HEATMAP_MAX_CELLS;
+}
+
+/*
+ * AppendHeatTics --
+ *	"set xtics (...)" (axis "x" or "y") with at most 8 tics at bin
+ *	numbers, each labelled with its bin's lower bound: 2^k for log2
+ *	bins, k times the width for linear ones, read off the cells.
+ */
+static void
+AppendHeatTics(Tcl_DString *setup, const Rb_Attribute *a,
+	const HeatGrid *hg, int axis)
+{
+    int kcol = axis ? hg->ybin : hg->xbin, r, log2 = 1, i;
+    double width = 0, kmin = hg->kmin[axis], kmax = hg->kmax[axis], step;
+    char buf[128], num[RB_NUMBUF];
+
+    for (r = 0; r < a->nrows; r++) {
+	double k = a->cols[kcol].num[r], lo = a->cols[hg->lo[axis]].num[r];
+	double hi = a->cols[hg->hi[axis]].num[r];
+
+	if (lo != ldexp(1.0, (int)k) && !(lo == 0 && hi == ldexp(1.0,
+		(int)k + 1))) {
+	    log2 = 0;
+	}
+	width = hi - lo;
+    }
+    step = ceil((kmax - kmin + 1) / 8.0);
+    snprintf(buf, sizeof(buf), "set %ctics (", "xy"[axis]);
+    Tcl_DStringAppend(setup, buf, -1);
+    for (i = 0; kmin + i * step <= kmax; i++) {
+	double k = kmin + i * step;
+	double v = log2 ? ldexp(1.0, (int)k) : k * width;
+
+	snprintf(buf, sizeof(buf), "%s'%s' %.0f", i ? ", " : "",
+		Rb_ReportNum(v, num), k);
+	Tcl_DStringAppend(setup, buf, -1);
+    }
+    Tcl_DStringAppend(setup, ")\n", -1);
+}
+
+/*
+ * PlanHeatmap --
+ *	Fills g for a heat map (its data is written by WriteHeatData).
+ * Results: 1 if there is something to draw, else 0.
+ */
+static int
+PlanHeatmap(Graph *g, const Rb_Attribute *a, const char *dat)
+{
+    HeatGrid hg;
+    char xname[64] = "x", yname[64] = "y", buf[160];
+
+    if (!HeatGridOf(a, &hg)) {
+	return 0;
+    }
+    /* HeatmapAnalyzer's help names the fields of its axes. */
+    if (sscanf(a->help, "I/Os per cell of %63s (x) by %63s (y)", xname,
+	    yname) != 2) {
+	strcpy(xname, "x");
+	strcpy(yname, "y");
+    }
+    SetLabel(&g->xlabel, xname, Rb_ReportColUnit(a, hg.lo[0]));
+    SetLabel(&g->ylabel, yname, Rb_ReportColUnit(a, hg.lo[1]));
+    snprintf(buf, sizeof(buf), "set xrange [%.1f:%.1f]\n"
+	    "set yrange [%.1f:%.1f]\n", hg.kmin[0] - 0.5, hg.kmax[0] + 0.5,
+	    hg.kmin[1] - 0.5, hg.kmax[1] + 0.5);
+    Tcl_DStringAppend(&g->setup, buf, -1);
+    AppendHeatTics(&g->setup, a, &hg, 0);
+    AppendHeatTics(&g->setup, a, &hg, 1);
+    Tcl_DStringAppend(&g->setup, "set grid front\nset logscale cb\n"
+	    "set cblabel 'I/Os per cell'\nset palette rgb 21,22,23\n"
+	    "set xtics rotate by -30\n", -1);
+    Tcl_DStringAppend(&g->plot, "plot ", -1);
+    Tcl_DStringAppend(&g->plot, dat, -1);
+    Tcl_DStringAppend(&g->plot, " using 1:2:3 with image notitle\n", -1);
+    return 1;
+}
+
+/*
+ * WriteHeatData --
+ *	Writes dir/base.dat for a heat map: every cell of the grid of bin
+ *	numbers, x bin by x bin (a blank line between them), as "xbin ybin
+ *	count", NaN for a cell without I/Os.
+ * Results: TCL_OK or TCL_ERROR naming the file.
+ */
+static int
+WriteHeatData(Tcl_Interp *interp, const char *dir, const char *base,
+	const Rb_Attribute *a)
+{
+    HeatGrid hg;
+    int64_t nx, ny, i, j;
+    double *grid;
+    char buf[RB_NUMBUF];
+    Rb_Out out;
+    int r;
+
+    if (!HeatGridOf(a, &hg)) {
+	return TCL_OK;
+    }
+    nx = (int64_t)(hg.kmax[0] - hg.kmin[0]) + 1;
+    ny = (int64_t)(hg.kmax[1] - hg.kmin[1]) + 1;
+    grid = (double *) ckalloc((size_t)(nx * ny) * sizeof(double));
+    for (i = 0; i < nx * ny; i++) {
+	grid[i] = NAN;
+    }
+    for (r = 0; r < a->nrows; r++) {
+	i = (int64_t)(a->cols[hg.xbin].num[r] - hg.kmin[0]);
+	j = (int64_t)(a->cols[hg.ybin].num[r] - hg.kmin[1]);
+	grid[i * ny + j] = a->cols[hg.count].num[r] > 0
+		? a->cols[hg.count].num[r] : NAN;
+    }
+    if (Rb_ReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
+	ckfree((char *) grid);
+	return TCL_ERROR;
+    }
+    fputs("# xbin\tybin\tcount\n", out.fp);
+    for (i = 0; i < nx; i++) {
+	for (j = 0; j < ny; j++) {
+	    double v = grid[i * ny + j];
+
+	    fprintf(out.fp, "%.0f\t%.0f\t%s\n", hg.kmin[0] + (double)i,
+		    hg.kmin[1] + (double)j,
+		    isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
+	}
+	fputs("\n", out.fp);
+    }
+    ckfree((char *) grid);
+    return Rb_OutClose(interp, &out);
+}
+
+/*
  * WriteScript --
  *	Writes dir/base.gp: labels, the kind's setup and plot command, once
  *	to PNG (pngcairo when the gnuplot has it) and once to SVG.  Paths in
@@ -606,12 +787,21 @@ GraphAttr(GraphRun *gr, const Rb_ReportItem *it)
     case RB_ATTR_VECTOR:
 	planned = PlanVector(&g, a, Tcl_DStringValue(&quoted));
 	break;
+    case RB_ATTR_HEATMAP:
+	planned = PlanHeatmap(&g, a, Tcl_DStringValue(&quoted));
+	if (planned && WriteHeatData(gr->interp, gr->dir,
+		Tcl_DStringValue(&base), a) != TCL_OK) {
+	    code = TCL_ERROR;
+	    planned = 0;
+	}
+	break;
     default:
 	planned = 0;
 	break;
     }
     if (planned) {
-	code = Emit(gr, it->flow, Tcl_DStringValue(&base), a, &g);
+	code = Emit(gr, it->flow, Tcl_DStringValue(&base),
+		a->kind == RB_ATTR_HEATMAP ? NULL : a, &g);
     }
     GraphFree(&g);
     Tcl_DStringFree(&quoted);

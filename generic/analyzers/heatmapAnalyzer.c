@@ -1,0 +1,561 @@
+/*
+ * heatmapAnalyzer.c --
+ *
+ *	HeatmapAnalyzer: the two-dimensional distribution of I/Os over two
+ *	fields (time and offset, size and response time, ...): counts and
+ *	bytes per cell of a grid whose bins are linear (a width) or log2 on
+ *	each axis.  Only the cells that hold an I/O are kept, in a key table
+ *	of at most -limit cells, so memory follows what the trace touches,
+ *	not the extent of the grid.
+ */
+
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyzers.h"
+
+/* The bin of the value 0 on a log2 axis (renumbered at end to sit just
+ * below the smallest positive bin). */
+#define ZERO_BIN INT32_MIN
+
+/* The durations that may be named as fields: end minus start. */
+static const struct {
+    const char *name, *from, *to;
+} durations[] = {
+    {"responseTime", "time", "finishTime"},
+    {"serviceTime", "startTime", "finishTime"},
+    {"queueTime", "time", "startTime"},
+};
+
+typedef struct Axis {
+    char *field;		/* -x, -y */
+    char *bins;			/* -xbins, -ybins: linear or log2 */
+    double width;		/* -xwidth, -ywidth, in reported units */
+    int log2;
+    int index;			/* The field, or -1 for a duration: */
+    int from, to;		/* its two time fields. */
+    int isDouble;
+    int isTime;			/* An absolute time: counted from the
+				 * run's first record time. */
+    double scale;		/* Column value to reported unit. */
+    const char *unit;
+} Axis;
+
+typedef struct Cell {
+    uint64_t count, bytes;
+} Cell;
+
+typedef struct HeatmapState {
+    Axis axis[2];
+    int64_t limit;		/* -limit: most cells held */
+    int sizeIndex;		/* -1 when the schema has no size */
+    int failed;
+    int hasOrigin;
+    int64_t origin;		/* Time 0 of a time axis, ns. */
+    uint64_t counted, skipped;
+    const Rb_RunInfo *run;	/* Of the current run. */
+    Rb_KeyTable cells;		/* (xbin << 32 | ybin) -> Cell */
+} HeatmapState;
+
+static const Rb_Option heatmapOptions[] = {
+    {"-x", RB_OPT_FIELD, offsetof(HeatmapState, axis[0].field), "time",
+	"field on the x axis (also responseTime, serviceTime, queueTime)"},
+    {"-y", RB_OPT_FIELD, offsetof(HeatmapState, axis[1].field), "devOffset",
+	"field on the y axis (also responseTime, serviceTime, queueTime)"},
+    {"-xbins", RB_OPT_STRING, offsetof(HeatmapState, axis[0].bins),
+	"linear", "linear (bins of -xwidth) or log2 (bin k holds "
+	"[2^k, 2^(k+1)))"},
+    {"-ybins", RB_OPT_STRING, offsetof(HeatmapState, axis[1].bins),
+	"linear", "linear (bins of -ywidth) or log2"},
+    {"-xwidth", RB_OPT_DOUBLE, offsetof(HeatmapState, axis[0].width), "60",
+	"x bin width with -xbins linear (seconds for times, bytes for "
+	"sizes and offsets)"},
+    {"-ywidth", RB_OPT_DOUBLE, offsetof(HeatmapState, axis[1].width),
+	"1073741824", "y bin width with -ybins linear"},
+    {"-limit", RB_OPT_INT, offsetof(HeatmapState, limit), "1000000",
+	"most non-empty cells held (the run stops beyond)"},
+    {NULL}
+};
+
+static const char *const heatmapAttrs[] = {
+    "Heatmap", "HeatmapCount", "HeatmapSkipped", NULL
+};
+
+/*
+ * HeatmapInit --
+ *	Checks -xbins, -ybins, the widths and -limit.
+ * Results: TCL_OK or TCL_ERROR with the error set (in interp, or as an
+ *	analyzer error from start).
+ */
+static int
+HeatmapInit(Rb_Analyzer *a, Tcl_Interp *interp)
+{
+    HeatmapState *st = a->state;
+    int i;
+
+    for (i = 0; i < 2; i++) {
+	Axis *ax = &st->axis[i];
+	const char *bins = ax->bins ? ax->bins : "linear";
+	char c = "xy"[i];
+
+	if (strcmp(bins, "log2") == 0) {
+	    ax->log2 = 1;
+	} else if (strcmp(bins, "linear") == 0) {
+	    ax->log2 = 0;
+	    if (!(ax->width > 0) || !isfinite(ax->width)) {
+		return Rb_KitOptionError(a, interp,
+			"-%cwidth must be a positive number", c);
+	    }
+	} else {
+	    return Rb_KitOptionError(a, interp,
+		    "bad -%cbins \"%s\": must be linear or log2", c, bins);
+	}
+    }
+    if (st->limit <= 0) {
+	return Rb_KitOptionError(a, interp, "-limit must be positive");
+    }
+    return TCL_OK;
+}
+
+/*
+ * ResolveAxis --
+ *	Resolves an axis's field: a numeric field of the schema, or one of
+ *	the durations between two time fields.
+ * Results: TCL_OK, or TCL_ERROR with an analyzer error.
+ */
+static int
+ResolveAxis(Rb_Analyzer *a, const Rb_RunInfo *run, Axis *ax)
+{
+    const Rb_Field *f;
+    size_t d;
+
+    ax->index = ax->from = ax->to = -1;
+    ax->isTime = ax->isDouble = 0;
+    if (Rb_SchemaFieldIndex(run->schema, ax->field) < 0) {
+	for (d = 0; d < sizeof(durations) / sizeof(durations[0]); d++) {
+	    if (strcasecmp(ax->field, durations[d].name) == 0) {
+		if (Rb_KitIntegerField(a, run, durations[d].from, &ax->from)
+			!= TCL_OK || Rb_KitIntegerField(a, run,
+			durations[d].to, &ax->to) != TCL_OK) {
+		    return TCL_ERROR;
+		}
+		ax->scale = 1.0 / RB_NS_PER_S;
+		ax->unit = "s";
+		return TCL_OK;
+	    }
+	}
+    }
+    if (Rb_KitNumericField(a, run, ax->field, &ax->index) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    f = &run->schema->fields[ax->index];
+    ax->isDouble = f->type == RB_FT_DOUBLE;
+    ax->scale = Rb_KitFieldScale(run, ax->index, &ax->unit);
+    /* The record time and the I/O schema's start and finish times are
+     * instants; other ns fields are durations. */
+    ax->isTime = f->type == RB_FT_INT && f->unit == RB_UNIT_NS
+	    && (ax->index == RB_IO_TIME || (run->schema == Rb_IoSchema()
+	    && (ax->index == RB_IO_START || ax->index == RB_IO_FINISH)));
+    return TCL_OK;
+}
+
+/*
+ * HeatmapStart --
+ *	Checks the options, resolves both axes and the size, and empties
+ *	the cells.
+ */
+static int
+HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    HeatmapState *st = a->state;
+
+    if (HeatmapInit(a, NULL) != TCL_OK
+	    || ResolveAxis(a, run, &st->axis[0]) != TCL_OK
+	    || ResolveAxis(a, run, &st->axis[1]) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    st->sizeIndex = -1;
+    if (Rb_SchemaFieldIndex(run->schema, "size") >= 0
+	    && Rb_KitIntegerField(a, run, "size", &st->sizeIndex) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (st->cells.valSize == 0) {
+	Rb_KeyTableInit(&st->cells, sizeof(Cell));
+    }
+    Rb_KeyTableClear(&st->cells);
+    st->counted = st->skipped = 0;
+    st->failed = 0;
+    st->hasOrigin = 0;
+    st->run = run;
+    return TCL_OK;
+}
+
+/*
+ * AxisValue --
+ *	The value of record i on axis ax, in reported units (times from the
+ *	origin).
+ * Results: 1 with *v set, 0 when the record has none.
+ */
+static int
+AxisValue(const HeatmapState *st, const Axis *ax, const Rb_Batch *b, int i,
+	double *v)
+{
+    int64_t x, y;
+
+    if (ax->index < 0) {
+	x = b->col[ax->from][i];
+	y = b->col[ax->to][i];
+	if (x == RB_ABSENT || y == RB_ABSENT || y < x) {
+	    return 0;
+	}
+	*v = ((double)y - (double)x) * ax->scale;
+	return 1;
+    }
+    x = b->col[ax->index][i];
+    if (x == RB_ABSENT) {
+	return 0;
+    }
+    if (ax->isDouble) {
+	*v = Rb_GetDouble(b, ax->index, i) * ax->scale;
+    } else if (ax->isTime) {
+	*v = Rb_SecondsBetween(st->origin, x);
+    } else {
+	*v = (double)x * ax->scale;
+    }
+    return isfinite(*v);
+}
+
+/*
+ * BinOf --
+ *	The bin of value v on axis ax.
+ * Results: 1 with *k set; 0 when v has none (negative on a log2 axis,
+ *	or beyond 32-bit bin numbers).
+ */
+static int
+BinOf(const Axis *ax, double v, int32_t *k)
+{
+    double q;
+    int e;
+
+    if (ax->log2) {
+	if (v < 0) {
+	    return 0;
+	}
+	if (v == 0) {
+	    *k = ZERO_BIN;
+	    return 1;
+	}
+	frexp(v, &e);
+	*k = e - 1;
+	return 1;
+    }
+    q = floor(v / ax->width);
+    if (!(q > (double)INT32_MIN && q <= (double)INT32_MAX)) {
+	return 0;
+    }
+    *k = (int32_t)q;
+    return 1;
+}
+
+/*
+ * CellKey, CellOfKey --
+ *	The key of cell (kx, ky) and back.
+ */
+static int64_t
+CellKey(int32_t kx, int32_t ky)
+{
+    return (int64_t)(((uint64_t)(uint32_t)kx << 32) | (uint32_t)ky);
+}
+
+static void
+CellOfKey(int64_t key, int32_t *kx, int32_t *ky)
+{
+    *kx = (int32_t)(uint32_t)((uint64_t)key >> 32);
+    *ky = (int32_t)(uint32_t)(uint64_t)key;
+}
+
+/*
+ * HeatmapBatch --
+ *	Counts each selected record in its cell; a record without a value
+ *	on either axis (or one with no bin) is counted as skipped.  The
+ *	record that would make one cell more than -limit stops the run.
+ */
+static void
+HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    HeatmapState *st = a->state;
+    const int64_t *size = st->sizeIndex >= 0 ? b->col[st->sizeIndex] : NULL;
+    int j;
+
+    if (!st->hasOrigin && nsel > 0) {
+	/* The run's first record time (the engine sets it before the
+	 * batch), the same on every shard of a split run. */
+	st->origin = Rb_RunTimesKnown(st->run) ? st->run->firstTime : 0;
+	st->hasOrigin = 1;
+    }
+    for (j = 0; j < nsel && !st->failed; j++) {
+	int i = (int)sel[j];
+	double x, y;
+	int32_t kx, ky;
+	Cell *c;
+
+	if (!AxisValue(st, &st->axis[0], b, i, &x)
+		|| !AxisValue(st, &st->axis[1], b, i, &y)
+		|| !BinOf(&st->axis[0], x, &kx) || !BinOf(&st->axis[1], y, &ky)) {
+	    st->skipped++;
+	    continue;
+	}
+	c = Rb_KeyTableFindLimited(&st->cells, CellKey(kx, ky), st->limit);
+	if (c == NULL) {
+	    st->failed = 1;
+	    Rb_KitKeyLimit(a, st->limit, "cells", b->firstRecord + sel[j], 40);
+	    break;
+	}
+	c->count++;
+	st->counted++;
+	if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
+	    c->bytes += (uint64_t)size[i];
+	}
+    }
+}
+
+/*
+ * BinBounds --
+ *	The range [lo, hi) of bin k of axis ax, in reported units (the zero
+ *	bin of a log2 axis, renumbered, is [0, 2^(k+1))).
+ */
+static void
+BinBounds(const Axis *ax, int64_t k, int64_t zeroBin, double *lo,
+	double *hi)
+{
+    if (ax->log2) {
+	*lo = k == zeroBin ? 0.0 : ldexp(1.0, (int)k);
+	*hi = ldexp(1.0, (int)k + 1);
+    } else {
+	*lo = (double)k * ax->width;
+	*hi = (double)(k + 1) * ax->width;
+    }
+}
+
+typedef struct Row {
+    int64_t kx, ky;
+    const Cell *cell;
+} Row;
+
+/*
+ * CompareRows --
+ *	qsort order of rows: by x bin, then y bin.
+ */
+static int
+CompareRows(const void *p, const void *q)
+{
+    const Row *r1 = p, *r2 = q;
+
+    if (r1->kx != r2->kx) {
+	return r1->kx < r2->kx ? -1 : 1;
+    }
+    return (r1->ky > r2->ky) - (r1->ky < r2->ky);
+}
+
+/*
+ * HeatmapEnd --
+ *	Sets Heatmap (one row per non-empty cell, by x bin then y bin; the
+ *	zero bin of a log2 axis numbered one below its smallest positive
+ *	bin), HeatmapCount and HeatmapSkipped.
+ */
+static int
+HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    HeatmapState *st = a->state;
+    Rb_Attribute *attr;
+    int64_t minBin[2] = {INT64_MAX, INT64_MAX}, zeroBin[2];
+    Row *rows = Rb_KitRealloc(NULL, (st->cells.count + 1) * sizeof(Row));
+    uint64_t i, n = 0;
+    int c, col[8];
+    char name[256];
+
+    /* The help names the axes, for a Reporter's labels. */
+    snprintf(name, sizeof(name), "I/Os per cell of %s (x) by %s (y)",
+	    st->axis[0].field, st->axis[1].field);
+    attr = Rb_AttrCreate("Heatmap", RB_ATTR_HEATMAP, "", name);
+
+    for (i = 0; i < st->cells.cap; i++) {
+	int32_t kx, ky;
+
+	if (!st->cells.used[i]) {
+	    continue;
+	}
+	CellOfKey(st->cells.keys[i], &kx, &ky);
+	rows[n].kx = kx;
+	rows[n].ky = ky;
+	rows[n].cell = Rb_KeyTableValue(&st->cells, i);
+	if (kx != ZERO_BIN && kx < minBin[0]) {
+	    minBin[0] = kx;
+	}
+	if (ky != ZERO_BIN && ky < minBin[1]) {
+	    minBin[1] = ky;
+	}
+	n++;
+    }
+    for (c = 0; c < 2; c++) {
+	zeroBin[c] = minBin[c] == INT64_MAX ? 0 : minBin[c] - 1;
+    }
+    for (i = 0; i < n; i++) {
+	if (st->axis[0].log2 && rows[i].kx == ZERO_BIN) {
+	    rows[i].kx = zeroBin[0];
+	}
+	if (st->axis[1].log2 && rows[i].ky == ZERO_BIN) {
+	    rows[i].ky = zeroBin[1];
+	}
+    }
+    qsort(rows, n, sizeof(Row), CompareRows);
+    col[0] = Rb_AttrAddColumn(attr, "xbin", "", 0);
+    col[1] = Rb_AttrAddColumn(attr, "ybin", "", 0);
+    for (c = 0; c < 2; c++) {
+	snprintf(name, sizeof(name), "%clo", "xy"[c]);
+	col[2 + 2 * c] = Rb_AttrAddColumn(attr, name, st->axis[c].unit, 0);
+	snprintf(name, sizeof(name), "%chi", "xy"[c]);
+	col[3 + 2 * c] = Rb_AttrAddColumn(attr, name, st->axis[c].unit, 0);
+    }
+    col[6] = Rb_AttrAddColumn(attr, "count", "", 0);
+    col[7] = Rb_AttrAddColumn(attr, "bytes", "bytes", 0);
+    for (i = 0; i < n; i++) {
+	int row = Rb_AttrAddRow(attr);
+	double lo, hi;
+
+	Rb_AttrSetNum(attr, row, col[0], (double)rows[i].kx);
+	Rb_AttrSetNum(attr, row, col[1], (double)rows[i].ky);
+	BinBounds(&st->axis[0], rows[i].kx, st->axis[0].log2 ? zeroBin[0]
+		: INT64_MIN, &lo, &hi);
+	Rb_AttrSetNum(attr, row, col[2], lo);
+	Rb_AttrSetNum(attr, row, col[3], hi);
+	BinBounds(&st->axis[1], rows[i].ky, st->axis[1].log2 ? zeroBin[1]
+		: INT64_MIN, &lo, &hi);
+	Rb_AttrSetNum(attr, row, col[4], lo);
+	Rb_AttrSetNum(attr, row, col[5], hi);
+	Rb_AttrSetNum(attr, row, col[6], (double)rows[i].cell->count);
+	Rb_AttrSetNum(attr, row, col[7], (double)rows[i].cell->bytes);
+    }
+    free(rows);
+    /* The axes' names, for a Reporter's labels. */
+    Rb_AnalyzerSet(a, attr);
+    Rb_AnalyzerSet(a, Rb_AttrScalar("HeatmapCount", (double)st->counted, "",
+	    "I/Os counted in the heat map"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("HeatmapSkipped", (double)st->skipped,
+	    "", "I/Os without a value or bin on an axis"));
+    return TCL_OK;
+}
+
+/*
+ * HeatmapMerge --
+ *	Adds the cells of other (a shard's) into a.
+ * Results: TCL_ERROR when the time origins differ or the cells pass
+ *	-limit.
+ */
+static int
+HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    HeatmapState *st = a->state;
+    const HeatmapState *ost = other->state;
+    uint64_t i;
+
+    if (ost->hasOrigin && st->hasOrigin && ost->origin != st->origin
+	    && (st->axis[0].isTime || st->axis[1].isTime)) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "cannot merge heat "
+		"maps whose time axes start at different times");
+	return TCL_ERROR;
+    }
+    if (!st->hasOrigin) {
+	st->hasOrigin = ost->hasOrigin;
+	st->origin = ost->origin;
+    }
+    for (i = 0; i < ost->cells.cap; i++) {
+	const Cell *oc;
+	Cell *c;
+
+	if (!ost->cells.used[i]) {
+	    continue;
+	}
+	oc = Rb_KeyTableValue(&ost->cells, i);
+	c = Rb_KeyTableFind(&st->cells, ost->cells.keys[i], 1);
+	c->count += oc->count;
+	c->bytes += oc->bytes;
+    }
+    st->counted += ost->counted;
+    st->skipped += ost->skipped;
+    st->failed |= ost->failed;
+    if (st->cells.count > (uint64_t)st->limit) {
+	Rb_KitKeyLimit(a, st->limit, "cells", 0, 40);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * HeatmapSerialize, HeatmapDeserialize --
+ *	serialize and deserialize hooks: the partial state of a shard.
+ */
+static int
+HeatmapSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    HeatmapState *st = a->state;
+
+    Rb_BufPutInt(b, st->failed);
+    Rb_BufPutInt(b, st->hasOrigin);
+    Rb_BufPutInt(b, st->origin);
+    Rb_KitPutCounters(b, &st->counted, 2);
+    Rb_KeyTablePut(b, &st->cells, NULL);
+    return TCL_OK;
+}
+
+static int
+HeatmapDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    HeatmapState *st = a->state;
+
+    st->failed = (int)Rb_BufGetInt(b);
+    st->hasOrigin = (int)Rb_BufGetInt(b);
+    st->origin = Rb_BufGetInt(b);
+    Rb_KitGetCounters(b, &st->counted, 2);
+    Rb_KeyTableGet(b, &st->cells, NULL);
+    return b->bad ? TCL_ERROR : TCL_OK;
+}
+
+/*
+ * HeatmapFree --
+ *	Frees the cells.
+ */
+static void
+HeatmapFree(Rb_Analyzer *a)
+{
+    HeatmapState *st = a->state;
+
+    Rb_KeyTableFree(&st->cells);
+}
+
+/*
+ * Mergeable: counts per cell add; a time axis counts from the run's
+ * first record time, which every shard of a split run shares.
+ */
+const Rb_AnalyzerClass Rb_HeatmapAnalyzerClass = {
+    .name = "HeatmapAnalyzer",
+    .help = "two-dimensional distribution (heat map) of I/Os and bytes "
+	    "over two fields, linear or log2 bins on each axis",
+    .stateSize = sizeof(HeatmapState),
+    .options = heatmapOptions,
+    .attrs = heatmapAttrs,
+    .mergeable = 1,
+    .perRecordState = 1,
+    .init = HeatmapInit,
+    .start = HeatmapStart,
+    .batch = HeatmapBatch,
+    .end = HeatmapEnd,
+    .merge = HeatmapMerge,
+    .serialize = HeatmapSerialize,
+    .deserialize = HeatmapDeserialize,
+    .freeState = HeatmapFree,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
+};

@@ -16,9 +16,11 @@
 # the second half (13:00-19:00):
 #   - the utilization regression U_i = b_0 + sum_j b_j N_ij by LAR
 #     (txmix::lar), with the OLS fit on the same rows for comparison;
-#   - Basic, Extended (measured U) and Composite (U predicted by the
-#     regression above, clamped to [0, 0.999]) by txmix::fit, LAR, no
-#     intercept;
+#   - Basic, Extended (measured U), Composite as Kelly and Zhang define
+#     it (Extended's coefficients, calibrated on measured U, applied to
+#     U predicted by the regression above, clamped to [0, 0.999]) and
+#     the composite-refit variant (coefficients calibrated on that
+#     predicted U) by txmix::fit, LAR, no intercept;
 # prints a table of accuracy (normalized aggregate error sum|e|/sum y and
 # median |e|/y) on the calibration prefix and the predicted suffix, and
 # writes PREFIX-oracle-MODEL.dat/.gp in ReporterTxmix's layout (run
@@ -146,7 +148,7 @@ proc oracleExample::run {csv prefix {fraction 0.5}} {
     set uaccTrain [txmix::accuracy $u $uhat -mask $train]
 
     set fits {}
-    foreach model {basic extended composite} {
+    foreach model {basic extended composite composite-refit} {
 	set r [txmix::fit $N [dict get $d y] -utilization $U -model $model \
 	    -method lar -train $train]
 	dict set fits $model $r
@@ -185,8 +187,9 @@ proc oracleExample::report {res} {
     puts [format "%-26s %9.4f %9.4f   %9.4f %9.4f" "utilization (U from N)" \
 	[dict get $res uaccTrain aggregate] [dict get $res uaccTrain median] \
 	[dict get $res uacc aggregate] [dict get $res uacc median]]
-    foreach model {basic extended composite} label {
+    foreach model {basic extended composite composite-refit} label {
 	"Basic (db_time)" "Extended (measured U)" "Composite (predicted U)"
+	"Composite-refit"
     } {
 	set r [dict get $res fits $model]
 	puts [format "%-26s %9.4f %9.4f   %9.4f %9.4f" $label \

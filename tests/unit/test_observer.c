@@ -142,6 +142,32 @@ START_TEST(mva_single_class_bolch_8_3)
 END_TEST
 
 /*
+ * Bolch et al. (1998), example 8.4, p. 333: the network of 8.3's kind
+ * with K = 3, a two-server station (S 0.5 s, 1 visit), two single
+ * servers (0.6 and 0.8 s, 0.5 visits) and a delay of 1 s.  Published:
+ * X = 1.218 at station 1, Q = (0.624, 0.473, 0.686, 1.217).
+ */
+START_TEST(mva_multiserver_bolch_8_4)
+{
+    int delay[] = {0, 0, 0, 1}, open[] = {0}, servers[] = {2, 1, 1, 1};
+    double dem[] = {0.5, 0.3, 0.4, 1.0}, pop[] = {3}, z[] = {0}, lam[1];
+    double q[] = {0.624, 0.473, 0.686, 1.217};
+    Rb_QnNet net = NET(4, 1, delay, dem, open, pop, z, lam);
+    Rb_QnResult r;
+    Rb_Error err;
+    int c;
+
+    net.servers = servers;
+    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
+    ck_assert(fabs(r.throughput[0] - 1.218) < 1e-3);
+    for (c = 0; c < 4; c++) {
+	ck_assert(fabs(r.queue[c] - q[c]) < 1e-3);
+    }
+    Rb_QnResultFree(&r);
+}
+END_TEST
+
+/*
  * Lazowska et al. (1984), the approximate-MVA example of p. 117 (as
  * reproduced in qncsmvaap.m of the Octave "queueing" package): demands
  * (0.605, 2.1, 1.35) s, N = 3, Z = 15 s.  Published approximate
@@ -421,6 +447,7 @@ rbtest_suite(void)
     tcase_add_test(tc, mva_two_class_lazowska_p142);
     tcase_add_test(tc, mva_two_class_schwetman_terminals);
     tcase_add_test(tc, mva_single_class_bolch_8_3);
+    tcase_add_test(tc, mva_multiserver_bolch_8_4);
     tcase_add_test(tc, amva_lazowska_p117);
     tcase_add_test(tc, bounds_closed_by_hand);
     tcase_add_test(tc, open_network_by_hand);

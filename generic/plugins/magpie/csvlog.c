@@ -467,6 +467,7 @@ CsvClose(Rb_Reader *r)
 	free(st->rec);
     }
     MgSchemaRelease(st->lg.mg);
+    MgLogFree(&st->lg);
 }
 
 const Rb_ReaderClass MgCsvLogReaderClass = {

@@ -392,18 +392,28 @@ OptionString(Rb_Reader *r, const char *key)
 /*
  * MgLogOpen --
  *	Fixes the record schema (the "schema" reader option's, else the one
- *	discover finds) and the machine (the "machine" option, else the
- *	file name up to its first dot).
- * Results: TCL_OK, or TCL_ERROR for an unknown schema name or a failed
- *	discovery (err set).
+ *	discover finds), the machine (the "machine" option, else the file
+ *	name up to its first dot) and the reorder window (the "reorder"
+ *	option, seconds, default 1).
+ * Results: TCL_OK, or TCL_ERROR for an unknown schema name, a bad
+ *	reorder window or a failed discovery (err set).
  */
 int
 MgLogOpen(Rb_Reader *r, MgLog *lg, MgDiscoverProc *discover, Rb_Error *err)
 {
     const char *schemaName = OptionString(r, "schema");
     const char *machine = OptionString(r, "machine");
+    const char *reorder = OptionString(r, "reorder");
     const char *path = Rb_InputPath(r->in), *base, *dot;
 
+    lg->reorderNs = 1000000000;
+    lg->maxSeen = RB_ABSENT;
+    if (reorder != NULL && (MgParseSeconds(reorder, &lg->reorderNs)
+	    != (int)strlen(reorder) || lg->reorderNs < 0)) {
+	Rb_SetError(err, "RUBICON READER OPTION", "%s: reorder must be "
+		"non-negative decimal seconds, not \"%s\"", path, reorder);
+	return TCL_ERROR;
+    }
     if (schemaName != NULL) {
 	lg->mg = MgSchemaFind(schemaName);
 	if (lg->mg == NULL) {
@@ -544,11 +554,74 @@ LogFail(MgLog *lg, Rb_Batch *b, int start, Rb_Error *err)
 }
 
 /*
+ * Hold --
+ *	Moves record i of b (the last) into the reorder buffer, after the
+ *	held records of no later time, so that ties keep their file order.
+ */
+static void
+Hold(MgLog *lg, Rb_Batch *b, int i)
+{
+    int64_t t = b->col[0][i];
+    int k, f;
+
+    lg->ncols = b->schema->nfields;
+    if (lg->nheld == lg->capHeld) {
+	lg->capHeld = lg->capHeld ? 2 * lg->capHeld : 64;
+	lg->held = MgRealloc(lg->held, sizeof(int64_t) * (size_t)lg->capHeld
+		* (size_t)lg->ncols);
+    }
+    for (k = lg->nheld; k > 0 && lg->held[(size_t)(k - 1) * lg->ncols] > t;
+	    k--) {
+    }
+    memmove(lg->held + (size_t)(k + 1) * lg->ncols,
+	    lg->held + (size_t)k * lg->ncols,
+	    sizeof(int64_t) * (size_t)(lg->nheld - k) * lg->ncols);
+    for (f = 0; f < lg->ncols; f++) {
+	lg->held[(size_t)k * lg->ncols + f] = b->col[f][i];
+    }
+    lg->nheld++;
+    b->n--;
+}
+
+/*
+ * Release --
+ *	Appends to b, while it has room, the held records that no record
+ *	within the window can precede any more: those at or before the
+ *	latest time read less the window, or all of them at the end.
+ */
+static void
+Release(Rb_Reader *r, MgLog *lg, Rb_Batch *b)
+{
+    int k = 0, f;
+
+    while (k < lg->nheld && b->n < b->cap) {
+	const int64_t *rec = lg->held + (size_t)k * lg->ncols;
+	int i;
+
+	if (!lg->eof && rec[0] > lg->maxSeen - lg->reorderNs) {
+	    break;
+	}
+	i = Rb_BatchAppend(b);
+	for (f = 0; f < lg->ncols; f++) {
+	    b->col[f][i] = rec[f];
+	}
+	r->lastTime = rec[0];
+	k++;
+    }
+    if (k > 0) {
+	memmove(lg->held, lg->held + (size_t)k * lg->ncols,
+		sizeof(int64_t) * (size_t)(lg->nheld - k) * lg->ncols);
+	lg->nheld -= k;
+    }
+}
+
+/*
  * LogKeep --
  *	Settles the record just appended to b and parsed (bad is NULL or
  *	its malformed-record kind, why the detail, offset where it began):
- *	a record whose time goes backwards is out of order; a bad record
- *	is removed and goes through the error policy.
+ *	a record earlier than the latest time read less the reorder window
+ *	is out of order; a bad record is removed and goes through the error
+ *	policy; a good one is held until its place in time is certain.
  * Results: 0 to go on, or what next returns when reading must stop
  *	(never 0).
  */
@@ -558,11 +631,13 @@ LogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start, const char *bad,
 {
     int i = b->n - 1;
 
-    if (bad == NULL && b->col[0][i] < r->lastTime) {
+    if (bad == NULL && lg->maxSeen != RB_ABSENT
+	    && b->col[0][i] < lg->maxSeen - lg->reorderNs) {
 	bad = "out-of-order";
-	why = "time goes backwards";
+	why = "time goes backwards by more than the reorder window";
 	if (r->onError == RB_ONERROR_WARN) {
 	    Rb_ReaderBad(r, err, bad, offset, "%s", why);
+	    Hold(lg, b, i);
 	    return 0;
 	}
     }
@@ -571,7 +646,10 @@ LogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start, const char *bad,
 	return Rb_ReaderBad(r, err, bad, offset, "%s", why)
 		? LogFail(lg, b, start, err) : 0;
     }
-    r->lastTime = b->col[0][i];
+    if (lg->maxSeen == RB_ABSENT || b->col[0][i] > lg->maxSeen) {
+	lg->maxSeen = b->col[0][i];
+    }
+    Hold(lg, b, i);
     return 0;
 }
 
@@ -591,7 +669,9 @@ LogOpen(Rb_Reader *r, Rb_Error *err)
  * MgLogNext --
  *	The next hook of an event-log reader: appends events until the
  *	batch is full or the input ends, each record read by getRecord and
- *	parsed by parse; malformed ones go through the error policy.
+ *	parsed by parse; malformed ones go through the error policy.  Good
+ *	records pass through the reorder buffer, so those out of order by
+ *	no more than the window come out sorted by time.
  * Results: records appended, 0 at the end, -1 on error (err set).
  */
 int
@@ -611,11 +691,17 @@ MgLogNext(Rb_Reader *r, MgLog *lg, Rb_Batch *b, Rb_Error *err,
 	const char *bad;
 	int i, rc;
 
+	Release(r, lg, b);
+	if (b->n == b->cap || lg->eof) {
+	    break;
+	}
 	rec = getRecord(r, &offset, &bad, why, sizeof(why), err);
 	if (rec == NULL) {
 	    if (err->code[0] != '\0') {
 		return LogFail(lg, b, start, err);
 	    }
+	    lg->eof = 1;
+	    Release(r, lg, b);
 	    break;
 	}
 	i = Rb_BatchAppend(b);
@@ -628,6 +714,20 @@ MgLogNext(Rb_Reader *r, MgLog *lg, Rb_Batch *b, Rb_Error *err,
 	}
     }
     return b->n - start;
+}
+
+/*
+ * MgLogFree --
+ *	Frees the reorder buffer of an event log.
+ */
+void
+MgLogFree(MgLog *lg)
+{
+    if (lg->held != NULL) {
+	MgFree(lg->held);
+	lg->held = NULL;
+    }
+    lg->nheld = lg->capHeld = 0;
 }
 
 /*
@@ -685,6 +785,7 @@ LogClose(Rb_Reader *r)
     LogState *st = r->state;
 
     MgSchemaRelease(st->lg.mg);
+    MgLogFree(&st->lg);
 }
 
 const Rb_ReaderClass MgEventLogReaderClass = {

@@ -269,6 +269,11 @@ typedef struct MgLog {
     Rb_Error pending;
     MgCacheSlot fieldCache[MG_CACHE_SLOTS];  /* Attribute -> field. */
     MgCacheSlot stringCache[MG_CACHE_SLOTS]; /* Text -> interned id. */
+    int64_t reorderNs;		/* Window of the "reorder" option. */
+    int64_t maxSeen;		/* Latest time read, RB_ABSENT before. */
+    int64_t *held;		/* Records held to be sorted: ncols values */
+    int nheld, capHeld, ncols;	/* each, in time order. */
+    int eof;
 } MgLog;
 
 /* Discovers the attributes of a file (the reader's own syntax). */
@@ -298,5 +303,6 @@ const char *	MgLogValue(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int i, int f,
 int		MgLogNext(Rb_Reader *r, MgLog *lg, Rb_Batch *b,
 		    Rb_Error *err, MgRecordProc *getRecord,
 		    MgParseProc *parse);
+void		MgLogFree(MgLog *lg);
 
 #endif /* MAGPIE_H */

@@ -8,9 +8,12 @@
  *	closes it, "basic" only joins.  Sets meeting through any value are
  *	merged (union-find, so joins are transitive).  A set with no open
  *	interval left can never grow: it is emitted as a request if it saw
- *	a begin and an end event, else discarded and counted.  Memory is
- *	therefore bounded by the sets in flight (-maxinflight) and the
- *	entries they hold (-maxevents).
+ *	a begin and an end event, else discarded and counted.  A set that
+ *	no event has joined for -timeout of trace time is retired: its
+ *	intervals are forgotten and it is emitted if it began and ended,
+ *	else counted (RetiredIncomplete).  Memory is therefore bounded by
+ *	the sets in flight (-maxinflight) and the entries they hold
+ *	(-maxevents), and with -timeout by the sets of the last -timeout.
  *
  *	CPU time comes from context switches: the time a CPU spends between
  *	two accounting points is charged to the set the running thread is
@@ -32,6 +35,7 @@ typedef struct Set {
     int begin, end;
     int64_t machine;
     int64_t label;
+    int64_t lastTime;		/* Its latest entry's time, ns. */
     int64_t cpuNs, diskOps, diskBytes, netPkts, netBytes;
     MgEvent *ev;		/* Its events and CPU charges. */
     int nev, capEv;
@@ -80,6 +84,10 @@ typedef struct ParserState {
     int64_t byteUnit;		/* -byteunit */
     int64_t outliers;		/* -outliers */
     int64_t maxClusters;	/* -maxclusters */
+    int64_t timeout;		/* -timeout ns, 0: none */
+    int64_t nextSweep;		/* Trace time of the next idle check. */
+    uint64_t retired;		/* Sets retired by -timeout unended. */
+    uint64_t retiredEmitted;	/* ... and emitted as requests. */
 
     MgSchema *mg;
     Rb_Schema *rec;
@@ -140,6 +148,9 @@ static const Rb_Option parserOptions[] = {
      "requests of clusters at most this large are listed as outliers"},
     {"-maxclusters", RB_OPT_INT, offsetof(ParserState, maxClusters),
      "1000", "most clusters before the run fails"},
+    {"-timeout", RB_OPT_TIME, offsetof(ParserState, timeout), "0",
+     "retire an event set no event has joined for this long (trace "
+     "time; 0: never)"},
     {NULL}
 };
 
@@ -147,7 +158,8 @@ static const char *const parserAttrs[] = {
     "Requests", "RequestCount", "IncompleteSets", "DiscardedEvents",
     "UnknownEvents", "CpuAccountedFraction", "BusyCpu", "PeakInFlight",
     "StitchedPackets", "UnmatchedPackets", "Clusters", "ClusterCount",
-    "Outliers", "WorkloadModel", "ModelError", NULL
+    "Outliers", "WorkloadModel", "ModelError", "RetiredIncomplete",
+    "RetiredRequests", NULL
 };
 
 enum {
@@ -267,10 +279,11 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
     FreeRun(s);
     if (!(s->threshold >= 0) || s->cpuUnit <= 0 || s->byteUnit <= 0
-	    || s->outliers < 0 || s->keep < 0 || s->maxClusters < 1) {
+	    || s->outliers < 0 || s->keep < 0 || s->maxClusters < 1
+	    || s->timeout < 0) {
 	Rb_AnalyzerError(a, "RUBICON MAGPIE OPTION", "-threshold, "
-		"-outliers and -keep must not be negative, -cpuunit, "
-		"-byteunit and -maxclusters must be positive");
+		"-outliers, -keep and -timeout must not be negative, "
+		"-cpuunit, -byteunit and -maxclusters must be positive");
 	return TCL_ERROR;
     }
     if (run->schema->nfields < 3
@@ -339,6 +352,8 @@ ParserStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     s->discardedEvents = 0;
     s->busyNs = s->accountedNs = 0;
     s->stitched = 0;
+    s->retired = s->retiredEmitted = 0;
+    s->nextSweep = RB_ABSENT;
     s->failed = 0;
     s->requests = NewRequestsTable();
     {
@@ -411,6 +426,7 @@ NewSet(ParserState *s, int64_t machine)
     set->lastMember = x;
     set->machine = machine;
     set->label = RB_ABSENT;
+    set->lastTime = INT64_MIN;
     if (++s->inFlight > s->peakInFlight) {
 	s->peakInFlight = s->inFlight;
     }
@@ -449,6 +465,9 @@ AddEntry(ParserState *s, int x, MgKind kind, uint64_t recNo, int64_t t,
     Reserve(s, x, 1);
     s->held++;
     e = &s->sets[x].ev[s->sets[x].nev++];
+    if (t != RB_ABSENT && t > s->sets[x].lastTime) {
+	s->sets[x].lastTime = t;
+    }
     e->recNo = recNo;
     e->time = t;
     e->machine = machine;
@@ -493,6 +512,9 @@ Union(ParserState *s, int a, int b)
 	ra->machine = rb->machine;
     }
     ra->open += rb->open;
+    if (rb->lastTime > ra->lastTime) {
+	ra->lastTime = rb->lastTime;
+    }
     ra->begin |= rb->begin;
     ra->end |= rb->end;
     if (ra->label == RB_ABSENT) {
@@ -1197,6 +1219,77 @@ FirstRecord(const Set *set)
 }
 
 /*
+ * Retire --
+ *	Ends root set x though something may still hold it open: its open
+ *	intervals, the interrupt contexts bound to it and its packet halves
+ *	are forgotten, then it is emitted if it began and ended, else
+ *	counted and discarded.
+ */
+static void
+Retire(ParserState *s, int x)
+{
+    Tcl_HashSearch hs;
+    Tcl_HashEntry *e;
+    size_t i;
+
+    if (s->intervals.slots != NULL) {
+	for (i = 0; i <= s->intervals.mask; i++) {
+	    /* A deletion may move a later entry into slot i: look again. */
+	    while (s->intervals.slots[i].used
+		    && Find(s, (int)s->intervals.slots[i].data) == x) {
+		MgKeyMapDelete(&s->intervals, &s->intervals.slots[i]);
+	    }
+	}
+    }
+    for (e = Tcl_FirstHashEntry(&s->cpus, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	CpuState *c = Tcl_GetHashValue(e);
+
+	if (c->intrSet >= 0 && Find(s, c->intrSet) == x) {
+	    c->intrSet = -1;
+	}
+    }
+    for (e = Tcl_FirstHashEntry(&s->packets, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	PacketHalf *h = Tcl_GetHashValue(e);
+
+	if (Find(s, h->set) == x) {
+	    MgFree(h);
+	    Tcl_DeleteHashEntry(e);
+	}
+    }
+    if (s->sets[x].begin && s->sets[x].end) {
+	s->retiredEmitted++;
+	Emit(s, x);
+    } else {
+	s->retired++;
+	s->discardedEvents += CountEvents(&s->sets[x]);
+    }
+    FreeSet(s, x);
+}
+
+/*
+ * RetireIdle --
+ *	With -timeout, at most every half timeout of trace time: retires
+ *	every set no entry has joined since t - timeout.
+ */
+static void
+RetireIdle(ParserState *s, int64_t t)
+{
+    int x;
+
+    if (s->timeout <= 0 || (s->nextSweep != RB_ABSENT && t < s->nextSweep)) {
+	return;
+    }
+    s->nextSweep = t + (s->timeout > 1 ? s->timeout / 2 : 1);
+    for (x = 0; x < s->nsets; x++) {
+	if (s->sets[x].parent == x && s->sets[x].lastTime < t - s->timeout) {
+	    Retire(s, x);
+	}
+    }
+}
+
+/*
  * ParserRecord --
  *	One event: a context switch or an ordinary event of the schema;
  *	events of types the schema does not name are counted and ignored.
@@ -1220,6 +1313,7 @@ ParserRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
 	s->unknown++;
 	return;
     }
+    RetireIdle(s, t);
     type = s->typeOf[id] - 1;
     ev = &s->mg->events[type];
     if (ev->cswitchCpu >= 0) {
@@ -1296,6 +1390,13 @@ ParserEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AnalyzerSet(a, Rb_AttrScalar("StitchedPackets", (double)s->stitched,
 	    "", "packets whose sending and receiving events were matched "
 	    "(stitch statements)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("RetiredIncomplete",
+	    (double)s->retired, "", "event sets retired by -timeout "
+	    "without a begin or an end (their events are discarded)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("RetiredRequests",
+	    (double)s->retiredEmitted, "", "requests emitted when -timeout "
+	    "retired them with intervals still open (counted in "
+	    "RequestCount too)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("UnmatchedPackets",
 	    (double)s->packets.numEntries, "", "packet halves whose other "
 	    "half never came"));

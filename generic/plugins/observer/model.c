@@ -2,13 +2,15 @@
  * model.c --
  *
  *	observer::model: a queueing-network model built from Tcl.  Centers
- *	(queueing or delay, with a speed), workloads (closed with a
- *	population and think time, or open with an arrival rate), and the
- *	demand of each workload at each center; solve answers throughput,
+ *	(queueing with one or more servers, or delay, with a speed),
+ *	workloads (closed with a population and think time, or open with an
+ *	arrival rate), and the demand of each workload at each center, with
+ *	its visits; solve answers throughput,
  *	response time, utilizations, the bottleneck and bounds, and whatif
  *	answers the same for a changed copy beside the original.
  */
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 typedef struct Center {
     char *name;
     int isDelay;
+    int servers;		/* Of a queueing center, >= 1. */
     double speed;		/* Demands are divided by it. */
 } Center;
 
@@ -31,6 +34,8 @@ typedef struct Model {
     Center *centers;
     Workload *workloads;
     double *demand;		/* [k * capC + c], seconds at speed 1 */
+    double *visits;		/* [k * capC + c], visits per job (1 unless
+				 * given) */
     Tcl_Command token;
 } Model;
 
@@ -46,7 +51,7 @@ static char *
 Dup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *d = Rb_Alloc(n);
+    char *d = malloc(n);
 
     memcpy(d, s, n);
     return d;
@@ -132,7 +137,7 @@ GetWorkload(Tcl_Interp *interp, const Model *m, Tcl_Obj *obj, int *k)
 static void
 GrowDemand(Model *m, int capK, int capC)
 {
-    double *d;
+    double *d, *v;
     int k, c;
 
     if (capK <= m->capK && capC <= m->capC) {
@@ -140,16 +145,20 @@ GrowDemand(Model *m, int capK, int capC)
     }
     capK = capK > m->capK ? capK * 2 : m->capK;
     capC = capC > m->capC ? capC * 2 : m->capC;
-    d = Rb_AllocArray((size_t) capK * capC, sizeof(double));
+    d = calloc((size_t) capK * capC, sizeof(double));
+    v = calloc((size_t) capK * capC, sizeof(double));
     for (k = 0; k < m->nk; k++) {
 	for (c = 0; c < m->nc; c++) {
 	    d[k * capC + c] = m->demand[k * m->capC + c];
+	    v[k * capC + c] = m->visits[k * m->capC + c];
 	}
     }
     free(m->demand);
+    free(m->visits);
     m->demand = d;
-    m->centers = Rb_ReallocArray(m->centers, capC, sizeof(Center));
-    m->workloads = Rb_ReallocArray(m->workloads, capK, sizeof(Workload));
+    m->visits = v;
+    m->centers = realloc(m->centers, capC * sizeof(Center));
+    m->workloads = realloc(m->workloads, capK * sizeof(Workload));
     m->capK = capK;
     m->capC = capC;
 }
@@ -160,6 +169,12 @@ DemandAt(Model *m, int k, int c)
     return &m->demand[k * m->capC + c];
 }
 
+static double *
+VisitsAt(Model *m, int k, int c)
+{
+    return &m->visits[k * m->capC + c];
+}
+
 static int
 AddCenter(Model *m, const char *name)
 {
@@ -168,9 +183,11 @@ AddCenter(Model *m, const char *name)
     GrowDemand(m, m->nk, c + 1);
     m->centers[c].name = Dup(name);
     m->centers[c].isDelay = 0;
+    m->centers[c].servers = 1;
     m->centers[c].speed = 1;
     for (int k = 0; k < m->nk; k++) {
 	*DemandAt(m, k, c) = 0;
+	*VisitsAt(m, k, c) = 1;
     }
     m->nc++;
     return c;
@@ -186,6 +203,7 @@ AddWorkload(Model *m, const char *name)
     m->workloads[k].name = Dup(name);
     for (int c = 0; c < m->nc; c++) {
 	*DemandAt(m, k, c) = 0;
+	*VisitsAt(m, k, c) = 1;
     }
     m->nk++;
     return k;
@@ -205,6 +223,7 @@ RemoveCenter(Model *m, int c)
 	m->centers[j] = m->centers[j + 1];
 	for (k = 0; k < m->nk; k++) {
 	    *DemandAt(m, k, j) = *DemandAt(m, k, j + 1);
+	    *VisitsAt(m, k, j) = *VisitsAt(m, k, j + 1);
 	}
     }
     m->nc--;
@@ -220,6 +239,7 @@ RemoveWorkload(Model *m, int k)
 	m->workloads[j] = m->workloads[j + 1];
 	for (c = 0; c < m->nc; c++) {
 	    *DemandAt(m, j, c) = *DemandAt(m, j + 1, c);
+	    *VisitsAt(m, j, c) = *VisitsAt(m, j + 1, c);
 	}
     }
     m->nk--;
@@ -232,13 +252,14 @@ RemoveWorkload(Model *m, int k)
 static Model *
 CopyModel(const Model *m)
 {
-    Model *n = Rb_Alloc(sizeof(Model));
+    Model *n = calloc(1, sizeof(Model));
     int c, k;
 
     GrowDemand(n, m->nk > 0 ? m->nk : 1, m->nc > 0 ? m->nc : 1);
     for (c = 0; c < m->nc; c++) {
 	AddCenter(n, m->centers[c].name);
 	n->centers[c].isDelay = m->centers[c].isDelay;
+	n->centers[c].servers = m->centers[c].servers;
 	n->centers[c].speed = m->centers[c].speed;
     }
     for (k = 0; k < m->nk; k++) {
@@ -247,6 +268,7 @@ CopyModel(const Model *m)
 	n->workloads[k].name = Dup(m->workloads[k].name);
 	for (c = 0; c < m->nc; c++) {
 	    *DemandAt(n, k, c) = m->demand[k * m->capC + c];
+	    *VisitsAt(n, k, c) = m->visits[k * m->capC + c];
 	}
     }
     return n;
@@ -266,6 +288,7 @@ FreeModel(Model *m)
     free(m->centers);
     free(m->workloads);
     free(m->demand);
+    free(m->visits);
     free(m);
 }
 
@@ -277,20 +300,23 @@ ModelDeleteProc(ClientData cd)
 
 /*
  * ParseCenterOptions --
- *	-type queue|delay and -speed FACTOR applied to center c.
+ *	-type queue|delay, -servers M and -speed FACTOR applied to center
+ *	c.  Nothing is changed unless every option is valid.
  */
 static int
 ParseCenterOptions(Tcl_Interp *interp, Model *m, int c, int objc,
 	Tcl_Obj *const objv[])
 {
-    static const char *const opts[] = {"-type", "-speed", NULL};
+    static const char *const opts[] = {"-type", "-speed", "-servers", NULL};
     static const char *const types[] = {"queue", "delay", NULL};
     int i, idx, t;
     double speed;
+    Center new = m->centers[c];
 
     if (objc % 2) {
 	Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
-		"center options come in pairs: -type queue|delay -speed F");
+		"center options come in pairs: -type queue|delay -servers M "
+		"-speed F");
 	return TCL_ERROR;
     }
     for (i = 0; i < objc; i += 2) {
@@ -303,7 +329,17 @@ ParseCenterOptions(Tcl_Interp *interp, Model *m, int c, int objc,
 		    != TCL_OK) {
 		return TCL_ERROR;
 	    }
-	    m->centers[c].isDelay = t == 1;
+	    new.isDelay = t == 1;
+	} else if (idx == 2) {
+	    if (Tcl_GetIntFromObj(interp, objv[i + 1], &t) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	    if (t < 1) {
+		return Rb_SetInterpError(interp, "RUBICON OBSERVER VALUE",
+			"servers must be a positive integer, not %s",
+			Tcl_GetString(objv[i + 1]));
+	    }
+	    new.servers = t;
 	} else {
 	    if (Tcl_GetDoubleFromObj(interp, objv[i + 1], &speed) != TCL_OK) {
 		return TCL_ERROR;
@@ -313,9 +349,15 @@ ParseCenterOptions(Tcl_Interp *interp, Model *m, int c, int objc,
 			"speed must be positive, not %g", speed);
 		return TCL_ERROR;
 	    }
-	    m->centers[c].speed = speed;
+	    new.speed = speed;
 	}
     }
+    if (new.isDelay && new.servers > 1) {
+	return Rb_SetInterpError(interp, "RUBICON OBSERVER VALUE",
+		"a delay center has no number of servers; -servers is for "
+		"queueing centers");
+    }
+    m->centers[c] = new;
     return TCL_OK;
 }
 
@@ -381,16 +423,17 @@ static Tcl_Obj *
 SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 {
     int nc = m->nc, nk = m->nk, c, k;
-    int *isDelay = Rb_AllocArray(nc + 1, sizeof(int));
-    int *isOpen = Rb_AllocArray(nk + 1, sizeof(int));
-    double *dem = Rb_AllocArray((size_t) nc * nk + 1, sizeof(double));
-    double *pop = Rb_AllocArray(nk + 1, sizeof(double));
-    double *think = Rb_AllocArray(nk + 1, sizeof(double));
-    double *lambda = Rb_AllocArray(nk + 1, sizeof(double));
-    const char **cnames = Rb_AllocArray(nc + 1, sizeof(char *));
-    const char **wnames = Rb_AllocArray(nk + 1, sizeof(char *));
+    int *isDelay = calloc(nc + 1, sizeof(int));
+    int *servers = calloc(nc + 1, sizeof(int));
+    int *isOpen = calloc(nk + 1, sizeof(int));
+    double *dem = calloc((size_t) nc * nk + 1, sizeof(double));
+    double *pop = calloc(nk + 1, sizeof(double));
+    double *think = calloc(nk + 1, sizeof(double));
+    double *lambda = calloc(nk + 1, sizeof(double));
+    const char **cnames = calloc(nc + 1, sizeof(char *));
+    const char **wnames = calloc(nk + 1, sizeof(char *));
     Rb_QnNet net = {nc, nk, isDelay, dem, isOpen, pop, think, lambda,
-	cnames, wnames};
+	cnames, wnames, servers};
     Rb_QnResult res;
     Rb_Error err;
     Tcl_Obj *out = NULL, *wls, *cts, *bds;
@@ -398,6 +441,7 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 
     for (c = 0; c < nc; c++) {
 	isDelay[c] = m->centers[c].isDelay;
+	servers[c] = m->centers[c].servers;
 	cnames[c] = m->centers[c].name;
     }
     for (k = 0; k < nk; k++) {
@@ -422,17 +466,29 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 	    Tcl_NewStringObj(methods[res.method], -1));
     for (k = 0; k < nk; k++) {
 	Tcl_Obj *w = Tcl_NewDictObj(), *r = Tcl_NewDictObj(), *b;
+	Tcl_Obj *cx = Tcl_NewDictObj(), *vr = Tcl_NewDictObj();
 	Rb_QnBounds bd;
 
 	for (c = 0; c < nc; c++) {
-	    Tcl_DictObjPut(NULL, r, Tcl_NewStringObj(m->centers[c].name, -1),
+	    Tcl_Obj *name = Tcl_NewStringObj(m->centers[c].name, -1);
+	    double v = *VisitsAt(m, k, c);
+
+	    Tcl_DictObjPut(NULL, r, name,
 		    Tcl_NewDoubleObj(res.residence[k * nc + c]));
+	    if (*DemandAt(m, k, c) > 0 && v > 0) {
+		Tcl_DictObjPut(NULL, cx, name,
+			Tcl_NewDoubleObj(res.throughput[k] * v));
+		Tcl_DictObjPut(NULL, vr, name,
+			Tcl_NewDoubleObj(res.residence[k * nc + c] / v));
+	    }
 	}
 	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("throughput", -1),
 		Tcl_NewDoubleObj(res.throughput[k]));
 	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("response", -1),
 		Tcl_NewDoubleObj(res.response[k]));
 	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("residence", -1), r);
+	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("centerThroughput", -1), cx);
+	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("visitResponse", -1), vr);
 	Tcl_DictObjPut(NULL, wls, Tcl_NewStringObj(m->workloads[k].name, -1),
 		w);
 
@@ -448,6 +504,12 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 	if (!isOpen[k]) {
 	    PUT("nstar", bd.nStar);
 	}
+	if (bd.balanced) {
+	    PUT("balancedThroughputUpper", bd.bjbXUpper);
+	    PUT("balancedThroughputLower", bd.bjbXLower);
+	    PUT("balancedResponseLower", bd.bjbRLower);
+	    PUT("balancedResponseUpper", bd.bjbRUpper);
+	}
 #undef PUT
 	Tcl_DictObjPut(NULL, b, Tcl_NewStringObj("bottleneck", -1),
 		Tcl_NewStringObj(bd.bottleneck >= 0
@@ -457,13 +519,18 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
     }
     for (c = 0; c < nc; c++) {
 	Tcl_Obj *d = Tcl_NewDictObj(), *r = Tcl_NewDictObj();
-	double q = 0;
+	double q = 0, x = 0;
 
 	for (k = 0; k < nk; k++) {
 	    Tcl_DictObjPut(NULL, r, Tcl_NewStringObj(m->workloads[k].name, -1),
 		    Tcl_NewDoubleObj(res.residence[k * nc + c]));
 	    q += res.queue[k * nc + c];
+	    if (*DemandAt(m, k, c) > 0) {
+		x += res.throughput[k] * *VisitsAt(m, k, c);
+	    }
 	}
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("throughput", -1),
+		Tcl_NewDoubleObj(x));
 	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("utilization", -1),
 		Tcl_NewDoubleObj(res.utilization[c]));
 	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("queue", -1),
@@ -481,6 +548,7 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
   done:
     Rb_QnResultFree(&res);
     free(isDelay);
+    free(servers);
     free(isOpen);
     free(dem);
     free(pop);
@@ -554,14 +622,15 @@ ParseSolveOptions(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
  *	  population WL N | think WL Z | arrival WL RATE
  *	  move WL FROM TO ?SCALE?    WL's demand at FROM goes to TO (x SCALE)
  *	  demand WL CENTER SECONDS
+ *	  servers CENTER M           the center gets M servers
  */
 static int
 ApplyChange(Tcl_Interp *interp, Model *m, Tcl_Obj *change)
 {
     static const char *const ops[] = {"speed", "addcenter", "removecenter",
-	"population", "think", "arrival", "move", "demand", NULL};
-    static const int minArgs[] = {3, 2, 2, 3, 3, 3, 4, 4};
-    enum {SPEED, ADDC, REMC, POP, THINK, ARRIVAL, MOVE, DEMAND};
+	"population", "think", "arrival", "move", "demand", "servers", NULL};
+    static const int minArgs[] = {3, 2, 2, 3, 3, 3, 4, 4, 3};
+    enum {SPEED, ADDC, REMC, POP, THINK, ARRIVAL, MOVE, DEMAND, SERVERS};
     Tcl_Obj **w;
     int n, op, c, c2, k;
     double v, scale = 1;
@@ -633,6 +702,9 @@ ApplyChange(Tcl_Interp *interp, Model *m, Tcl_Obj *change)
 	    return TCL_ERROR;
 	}
 	if (c != c2) {
+	    if (*DemandAt(m, k, c2) == 0) {
+		*VisitsAt(m, k, c2) = *VisitsAt(m, k, c);
+	    }
 	    *DemandAt(m, k, c2) += *DemandAt(m, k, c) * scale;
 	    *DemandAt(m, k, c) = 0;
 	}
@@ -645,20 +717,33 @@ ApplyChange(Tcl_Interp *interp, Model *m, Tcl_Obj *change)
 	}
 	*DemandAt(m, k, c) = v;
 	return TCL_OK;
+    case SERVERS:
+	if (GetCenter(interp, m, w[1], &c) != TCL_OK
+		|| NonNegative(interp, w[2], "servers", 1, &v) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (v < 1 || m->centers[c].isDelay) {
+	    return Rb_SetInterpError(interp, "RUBICON OBSERVER VALUE",
+		    "servers must be at least 1, at a queueing center");
+	}
+	m->centers[c].servers = (int) fmin(v, INT_MAX);
+	return TCL_OK;
     }
     return TCL_OK;
 }
 
 /*
  * Describe --
- *	The model as a dict: centers {name {type T speed S}}, workloads
- *	{name {closed N think Z | open RATE}}, demands {wl {center D}}.
+ *	The model as a dict: centers {name {type T speed S ?servers M?}},
+ *	workloads {name {closed N think Z | open RATE}}, demands {wl
+ *	{center D}}, visits {wl {center V}}.
  */
 static Tcl_Obj *
 Describe(Model *m)
 {
     Tcl_Obj *out = Tcl_NewDictObj(), *cs = Tcl_NewDictObj();
     Tcl_Obj *ws = Tcl_NewDictObj(), *ds = Tcl_NewDictObj();
+    Tcl_Obj *vs = Tcl_NewDictObj();
     int c, k;
 
     for (c = 0; c < m->nc; c++) {
@@ -668,11 +753,16 @@ Describe(Model *m)
 		Tcl_NewStringObj(m->centers[c].isDelay ? "delay" : "queue", -1));
 	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("speed", -1),
 		Tcl_NewDoubleObj(m->centers[c].speed));
+	if (!m->centers[c].isDelay) {
+	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("servers", -1),
+		    Tcl_NewIntObj(m->centers[c].servers));
+	}
 	Tcl_DictObjPut(NULL, cs, Tcl_NewStringObj(m->centers[c].name, -1), d);
     }
     for (k = 0; k < m->nk; k++) {
 	Workload *w = &m->workloads[k];
 	Tcl_Obj *d = Tcl_NewDictObj(), *dd = Tcl_NewDictObj();
+	Tcl_Obj *vv = Tcl_NewDictObj();
 
 	if (w->isOpen) {
 	    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("open", -1),
@@ -687,12 +777,16 @@ Describe(Model *m)
 	for (c = 0; c < m->nc; c++) {
 	    Tcl_DictObjPut(NULL, dd, Tcl_NewStringObj(m->centers[c].name, -1),
 		    Tcl_NewDoubleObj(*DemandAt(m, k, c)));
+	    Tcl_DictObjPut(NULL, vv, Tcl_NewStringObj(m->centers[c].name, -1),
+		    Tcl_NewDoubleObj(*VisitsAt(m, k, c)));
 	}
 	Tcl_DictObjPut(NULL, ds, Tcl_NewStringObj(w->name, -1), dd);
+	Tcl_DictObjPut(NULL, vs, Tcl_NewStringObj(w->name, -1), vv);
     }
     Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("centers", -1), cs);
     Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("workloads", -1), ws);
     Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("demands", -1), ds);
+    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("visits", -1), vs);
     return out;
 }
 
@@ -716,47 +810,85 @@ NewModelCommand(Tcl_Interp *interp, Model *m)
 
 /*
  * DemandCmd --
- *	$m demand WL CENTER ?SECONDS? or ... -utilization U -throughput X
- *	(the service demand law D = U / X).
+ *	$m demand WL CENTER ?SECONDS? ?-visits V?, or WL CENTER -service S
+ *	?-visits V? (D = V S), or WL CENTER -utilization U -throughput X
+ *	?-visits V? (the service demand law D = U / X).  The visits (1
+ *	unless given) are kept for the per-center answers of solve.
+ *	Returns the demand.
  */
 static int
 DemandCmd(Tcl_Interp *interp, Model *m, int objc, Tcl_Obj *const objv[])
 {
-    int k, c;
-    double d, u, x;
+    static const char *const opts[] = {"-visits", "-service",
+	"-utilization", "-throughput", NULL};
+    enum {VISITS, SERVICE, UTIL, TPUT};
+    double val[4], d = 0;
+    int given[4] = {0, 0, 0, 0}, k, c, i = 4, idx, positional = 0;
 
-    if (objc != 4 && objc != 5 && objc != 8) {
-	Tcl_WrongNumArgs(interp, 2, objv, "workload center ?seconds? | "
-		"workload center -utilization U -throughput X");
+    if (objc < 4) {
+	Tcl_WrongNumArgs(interp, 2, objv, "workload center ?seconds? "
+		"?-visits V? | workload center -service S ?-visits V? | "
+		"workload center -utilization U -throughput X ?-visits V?");
 	return TCL_ERROR;
     }
     if (GetWorkload(interp, m, objv[2], &k) != TCL_OK
 	    || GetCenter(interp, m, objv[3], &c) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (objc == 5) {
+    if (objc > 4 && Tcl_GetString(objv[4])[0] != '-') {
 	if (NonNegative(interp, objv[4], "demand", 0, &d) != TCL_OK) {
 	    return TCL_ERROR;
 	}
-	*DemandAt(m, k, c) = d;
-    } else if (objc == 8) {
-	if (strcmp(Tcl_GetString(objv[4]), "-utilization") != 0
-		|| strcmp(Tcl_GetString(objv[6]), "-throughput") != 0) {
-	    return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
-		    "expected -utilization U -throughput X");
-	}
-	if (NonNegative(interp, objv[5], "utilization", 0, &u) != TCL_OK
-		|| NonNegative(interp, objv[7], "throughput", 0, &x)
+	positional = 1;
+	i = 5;
+    }
+    for (; i < objc; i += 2) {
+	if (Tcl_GetIndexFromObj(interp, objv[i], opts, "option", 0, &idx)
 		!= TCL_OK) {
 	    return TCL_ERROR;
 	}
-	if (x <= 0) {
+	if (i + 1 >= objc) {
+	    return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+		    "%s needs a value", opts[idx]);
+	}
+	if (NonNegative(interp, objv[i + 1], opts[idx] + 1, 0, &val[idx])
+		!= TCL_OK) {
+	    return TCL_ERROR;
+	}
+	given[idx] = 1;
+    }
+    if (positional + given[SERVICE] + (given[UTIL] || given[TPUT]) > 1
+	    || given[UTIL] != given[TPUT]) {
+	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+		"give the demand one way: seconds, -service S, or "
+		"-utilization U -throughput X");
+    }
+    if (given[SERVICE] && !given[VISITS]) {
+	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+		"-service needs -visits (the demand is visits x service)");
+    }
+    if (given[VISITS] && !(val[VISITS] > 0)) {
+	return Rb_SetInterpError(interp, "RUBICON OBSERVER VALUE",
+		"visits must be positive to have a demand");
+    }
+    if (given[UTIL]) {
+	if (val[TPUT] <= 0) {
 	    return Rb_SetInterpError(interp, "RUBICON OBSERVER VALUE",
 		    "throughput must be positive to derive a demand");
 	}
-	*DemandAt(m, k, c) = u / x;
+	d = val[UTIL] / val[TPUT];
+    } else if (given[SERVICE]) {
+	d = val[VISITS] * val[SERVICE];
+    } else if (!positional) {
+	if (given[VISITS]) {
+	    *VisitsAt(m, k, c) = val[VISITS];
+	}
+	Tcl_SetObjResult(interp, Tcl_NewDoubleObj(*DemandAt(m, k, c)));
+	return TCL_OK;
     }
-    Tcl_SetObjResult(interp, Tcl_NewDoubleObj(*DemandAt(m, k, c)));
+    *DemandAt(m, k, c) = d;
+    *VisitsAt(m, k, c) = given[VISITS] ? val[VISITS] : 1;
+    Tcl_SetObjResult(interp, Tcl_NewDoubleObj(d));
     return TCL_OK;
 }
 
@@ -856,15 +988,19 @@ ModelObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
     case CENTER:
 	if (objc < 3) {
 	    Tcl_WrongNumArgs(interp, 2, objv, "name ?-type queue|delay? "
-		    "?-speed F?");
+		    "?-servers M? ?-speed F?");
 	    return TCL_ERROR;
 	}
 	idx = FindCenter(m, Tcl_GetString(objv[2]));
+	i = idx < 0;
 	if (idx < 0) {
 	    idx = AddCenter(m, Tcl_GetString(objv[2]));
 	}
 	if (ParseCenterOptions(interp, m, idx, objc - 3, objv + 3)
 		!= TCL_OK) {
+	    if (i) {
+		RemoveCenter(m, idx);
+	    }
 	    return TCL_ERROR;
 	}
 	Tcl_SetObjResult(interp, objv[2]);
@@ -952,6 +1088,6 @@ Rb_ObsModelCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_WrongNumArgs(interp, 1, objv, "");
 	return TCL_ERROR;
     }
-    NewModelCommand(interp, Rb_Alloc(sizeof(Model)));
+    NewModelCommand(interp, calloc(1, sizeof(Model)));
     return TCL_OK;
 }

@@ -33,6 +33,8 @@ typedef struct Rb_QnNet {
     const double *lambda;	/* [nk] open: arrival rate */
     const char *const *centerNames;	/* [nc] for messages, or NULL */
     const char *const *workloadNames;	/* [nk] for messages, or NULL */
+    const int *servers;		/* [nc] servers of a queueing center, or
+				 * NULL for one each */
 } Rb_QnNet;
 
 #define RB_QN_DEMAND(net, k, c) ((net)->demand[(k) * (net)->nc + (c)])
@@ -51,7 +53,7 @@ typedef struct Rb_QnResult {
     double *response;		/* [nk] s, think time excluded */
     double *residence;		/* [k * nc + c] s per job at center c */
     double *queue;		/* [k * nc + c] mean jobs at c */
-    double *utilization;	/* [nc] summed over workloads */
+    double *utilization;	/* [nc] summed over workloads, per server */
     int bottleneck;		/* Center of highest utilization. */
 } Rb_QnResult;
 
@@ -61,7 +63,10 @@ typedef struct Rb_QnBounds {
     double rLower, rUpper;	/* response time, s (rUpper may be inf) */
     double nStar;		/* closed: knee (D + Z) / Dmax; open: 0 */
     double lambdaSat;		/* 1 / Dmax: saturating throughput */
-    int bottleneck;		/* Center of largest demand. */
+    int bottleneck;		/* Center of largest demand per server. */
+    int balanced;		/* 1: the balanced job bounds below hold */
+    double bjbXUpper, bjbXLower;	/* ch. 5.4, single closed class */
+    double bjbRLower, bjbRUpper;
 } Rb_QnBounds;
 
 int		Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method,

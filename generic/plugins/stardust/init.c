@@ -89,6 +89,7 @@ Rb_StardustInit(Tcl_Interp *interp)
 	Rb_RegisterSchema("stardust", ActivitySchema);
 #ifdef HAVE_JANSSON
 	Rb_RegisterReader(&Sd_ZipkinReaderClass);
+	Rb_RegisterReader(&Sd_OtlpReaderClass);
 #endif
 	readersDone = 1;
     }
@@ -98,6 +99,9 @@ Rb_StardustInit(Tcl_Interp *interp)
 	    || Sd_TypesInitCmds(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
+#ifdef HAVE_JANSSON
+    Sd_SpansInitCmds(interp);
+#endif
 #ifdef HAVE_SQLITE3
     if (Rb_RegisterAnalyzer(interp, &Sd_DatabaseAnalyzerClass) != TCL_OK) {
 	return TCL_ERROR;

@@ -81,6 +81,57 @@ extern const Rb_ReaderClass Sd_TextReaderClass;
 
 /* zipkin.c */
 extern const Rb_ReaderClass Sd_ZipkinReaderClass;
+extern const Rb_ReaderClass Sd_OtlpReaderClass;
+
+#ifdef HAVE_JANSSON
+#include <jansson.h>
+
+/*
+ * spans.c: spans of Zipkin v2 or OTLP JSON, linked, corrected for clock
+ * skew and given their self time.  Times are ns since the epoch.
+ */
+
+typedef struct SdSpan {
+    const char *traceId, *id, *parentId;
+    const char *kind;		/* "SERVER", "CLIENT", "PRODUCER",
+				 * "CONSUMER", or NULL */
+    const char *name, *service;
+    const char *host;		/* Its clock: address or host name. */
+    const char *remoteService;	/* The peer it calls, or NULL. */
+    json_t *remote;		/* Zipkin remoteEndpoint, or NULL */
+    int shared;			/* Zipkin: the server half of an id. */
+    int error;
+    int64_t ts, dur;		/* ns; RB_ABSENT when missing */
+    int64_t shift;		/* Added to ts for clock skew. */
+    int64_t self;		/* ns, RB_ABSENT without a duration */
+    int64_t bc;
+    int client;			/* Its trace's number, 1..255. */
+    int parent;			/* Index of the parent half, or -1. */
+} SdSpan;
+
+typedef struct SdSkew {
+    const char *childHost, *parentHost;
+    int count;
+    int64_t sum, max;		/* ns of correction */
+} SdSkew;
+
+enum { SD_SPANS_ZIPKIN = 0, SD_SPANS_OTLP = 1 };
+
+typedef struct SdSpanSet {
+    int format;
+    json_t *roots;		/* The parsed documents. */
+    SdSpan *spans;
+    int nspans, cap, ntraces;
+    SdSkew *skew;
+    int nskew, skewed;
+} SdSpanSet;
+
+int		Sd_SpansSniff(const unsigned char *head, size_t n);
+int		Sd_SpansParse(SdSpanSet *set, const char *buf, size_t len,
+		    const char *path, Rb_Error *err);
+void		Sd_SpansFree(SdSpanSet *set);
+int		Sd_SpansInitCmds(Tcl_Interp *interp);
+#endif
 
 /*
  * graph.c: the request graph.  Each breadcrumb is a node; a Stitch record

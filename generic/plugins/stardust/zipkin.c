@@ -1,19 +1,22 @@
 /*
  * zipkin.c --
  *
- *	Reader "zipkin": Zipkin v2 JSON spans (a list of spans, or a list of
- *	traces each a list of spans) as Stardust activity records, so that
- *	flow graphs and A-to-B latencies work on traces from today's
- *	tracers.  Each span becomes a Call record at its timestamp and a
- *	Reply at timestamp + duration, under a breadcrumb of its own; a
- *	Stitch from the parent's breadcrumb to the child's links them.  The
- *	two halves of a shared span (a CLIENT and the SERVER with the same
- *	id) are two breadcrumbs, the server's stitched from the client's, and
- *	a child span hangs from the server half of its parent when there is
- *	one.  A span's remoteEndpoint becomes a RemoteEndpoint record just
- *	after its Call, so the flow graph shows the hop to the server even
- *	when the server reports no spans.  The client id (top 8 bits) is the trace's number in the file,
- *	from 1.  JSON is parsed with libjansson.
+ *	Readers "zipkin" (Zipkin v2 JSON spans: a list of spans, or a list
+ *	of traces each a list of spans) and "otlp" (OpenTelemetry's OTLP
+ *	JSON, as the collector's file exporter writes it) as Stardust
+ *	activity records, so that flow graphs and A-to-B latencies work on
+ *	traces from today's tracers.  The spans are parsed, linked and
+ *	corrected for clock skew by spans.c.  Each span becomes a Call
+ *	record at its timestamp and a Reply at timestamp + duration, under a
+ *	breadcrumb of its own; a Stitch from the parent's breadcrumb to the
+ *	child's links them.  The two halves of a shared span (a CLIENT and
+ *	the SERVER with the same id) are two breadcrumbs, the server's
+ *	stitched from the client's, and a child span hangs from the server
+ *	half of its parent when there is one.  A span's remoteEndpoint
+ *	becomes a RemoteEndpoint record just after its Call, so the flow
+ *	graph shows the hop to the server even when the server reports no
+ *	spans.  The client id (top 8 bits) is the trace's number in the
+ *	file, from 1.  JSON is parsed with libjansson.
  */
 
 #ifdef HAVE_JANSSON
@@ -21,21 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
-#include <jansson.h>
 #include "plugins/stardust/stardust.h"
 
-typedef struct ZkSpan {
-    const char *traceId, *id, *parentId, *kind, *name, *service;
-    json_t *remote;		/* remoteEndpoint object, or NULL */
-    int shared;
-    int64_t ts, dur;		/* us; RB_ABSENT when missing */
-    int64_t bc;
-    int client;
-    int parent;			/* Index of the parent half, or -1. */
-} ZkSpan;
-
 typedef struct ZkRec {
-    int64_t time;		/* ns from the epoch */
+    int64_t time;		/* ns since the epoch, then from the first */
     int64_t bc, pid;
     int type;			/* 0 Call, 1 Reply, 2 Stitch,
 				 * 3 RemoteEndpoint */
@@ -45,28 +37,12 @@ typedef struct ZkRec {
 
 typedef struct ZkState {
     SdTypeSet *set;
-    json_t *root;
-    ZkSpan *spans;
-    int nspans;
+    SdSpanSet spans;
     ZkRec *recs;
     int nrecs, next;
     int64_t typeIds[4];
     int fService, fName, fSrcBc, fDstBc, fIpv4, fIpv6, fPort;
 } ZkState;
-
-static int
-ZkSniff(const unsigned char *head, size_t n)
-{
-    size_t i = 0;
-
-    while (i < n && isspace(head[i])) {
-	i++;
-    }
-    if (i >= n || head[i] != '[') {
-	return 0;
-    }
-    return memmem(head, n, "\"traceId\"", 9) != NULL ? 85 : 0;
-}
 
 static const char *
 Str(json_t *obj, const char *key)
@@ -76,157 +52,30 @@ Str(json_t *obj, const char *key)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/*
- * Micros --
- *	A timestamp or duration in microseconds, absent unless it is an
- *	integer from 0 to what stays in range as nanoseconds when added to
- *	another.
- */
-static int64_t
-Micros(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    json_int_t us = json_is_integer(v) ? json_integer_value(v) : -1;
-
-    return us >= 0 && us <= INT64_MAX / 2000 ? (int64_t)us : RB_ABSENT;
-}
-
-/*
- * CollectSpans --
- *	Appends the span objects of a list (or of each trace list in it).
- */
-static void
-CollectSpans(ZkState *st, json_t *list, int *cap)
-{
-    size_t i;
-    json_t *v;
-
-    json_array_foreach(list, i, v) {
-	if (json_is_array(v)) {
-	    CollectSpans(st, v, cap);
-	} else if (json_is_object(v) && Str(v, "traceId") && Str(v, "id")) {
-	    ZkSpan *s;
-	    json_t *ep = json_object_get(v, "localEndpoint");
-
-	    if (st->nspans == *cap) {
-		*cap = *cap ? 2 * *cap : 256;
-		st->spans = Rb_ReallocArray(st->spans, *cap, sizeof(ZkSpan));
-	    }
-	    s = &st->spans[st->nspans++];
-	    memset(s, 0, sizeof(*s));
-	    s->traceId = Str(v, "traceId");
-	    s->id = Str(v, "id");
-	    s->parentId = Str(v, "parentId");
-	    s->kind = Str(v, "kind");
-	    s->name = Str(v, "name");
-	    s->service = json_is_object(ep) ? Str(ep, "serviceName") : NULL;
-	    ep = json_object_get(v, "remoteEndpoint");
-	    s->remote = json_is_object(ep) && json_object_size(ep) ? ep : NULL;
-	    s->shared = json_is_true(json_object_get(v, "shared"));
-	    s->ts = Micros(v, "timestamp");
-	    s->dur = Micros(v, "duration");
-	    s->parent = -1;
-	}
-    }
-}
-
-/*
- * FindHalf --
- *	The span of trace/id: its server (shared) half if wantServer and
- *	there is one, else its other half.
- * Results: an index into spans, or -1.
- */
 static int
-FindHalf(ZkState *st, Tcl_HashTable *byId, const char *trace, const char *id,
-	int wantServer)
+ZkSniff(const unsigned char *head, size_t n)
 {
-    Tcl_DString key;
-    Tcl_HashEntry *e;
-    int idx = -1, k;
-
-    Tcl_DStringInit(&key);
-    Tcl_DStringAppend(&key, trace, -1);
-    Tcl_DStringAppend(&key, "/", 1);
-    Tcl_DStringAppend(&key, id, -1);
-    for (k = wantServer ? 1 : 0; k >= 0 && idx < 0; k--) {
-	Tcl_DStringAppend(&key, k ? "/s" : "/c", 2);
-	e = Tcl_FindHashEntry(byId, Tcl_DStringValue(&key));
-	if (e != NULL) {
-	    idx = (int)(intptr_t)Tcl_GetHashValue(e);
-	}
-	Tcl_DStringSetLength(&key, Tcl_DStringLength(&key) - 2);
-    }
-    Tcl_DStringFree(&key);
-    return idx;
+    return Sd_SpansSniff(head, n) == SD_SPANS_ZIPKIN ? 85 : 0;
 }
 
-/*
- * Link --
- *	Gives every span a breadcrumb and client and finds its parent half.
- *	A span id seen twice with the same sharedness keeps the first.
- */
-static void
-Link(ZkState *st)
+static int
+OtlpSniff(const unsigned char *head, size_t n)
 {
-    Tcl_HashTable byId, traces;
-    Tcl_HashEntry *e;
-    Tcl_DString key;
-    int i, isNew;
-    int64_t seq = 0;
-
-    Tcl_InitHashTable(&byId, TCL_STRING_KEYS);
-    Tcl_InitHashTable(&traces, TCL_STRING_KEYS);
-    Tcl_DStringInit(&key);
-    for (i = 0; i < st->nspans; i++) {
-	ZkSpan *s = &st->spans[i];
-
-	e = Tcl_CreateHashEntry(&traces, s->traceId, &isNew);
-	if (isNew) {
-	    Tcl_SetHashValue(e, (ClientData)(intptr_t)((traces.numEntries - 1)
-		    % 255 + 1));
-	}
-	s->client = (int)(intptr_t)Tcl_GetHashValue(e);
-	s->bc = (int64_t)((uint64_t)s->client << 56 | (uint64_t)++seq);
-	Tcl_DStringSetLength(&key, 0);
-	Tcl_DStringAppend(&key, s->traceId, -1);
-	Tcl_DStringAppend(&key, "/", 1);
-	Tcl_DStringAppend(&key, s->id, -1);
-	Tcl_DStringAppend(&key, s->shared ? "/s" : "/c", 2);
-	e = Tcl_CreateHashEntry(&byId, Tcl_DStringValue(&key), &isNew);
-	if (isNew) {
-	    Tcl_SetHashValue(e, (ClientData)(intptr_t)i);
-	}
-    }
-    for (i = 0; i < st->nspans; i++) {
-	ZkSpan *s = &st->spans[i];
-
-	if (s->shared) {
-	    s->parent = FindHalf(st, &byId, s->traceId, s->id, 0);
-	    if (s->parent == i) {
-		s->parent = -1;
-	    }
-	}
-	if (s->parent < 0 && s->parentId != NULL) {
-	    s->parent = FindHalf(st, &byId, s->traceId, s->parentId, 1);
-	}
-    }
-    Tcl_DStringFree(&key);
-    Tcl_DeleteHashTable(&byId);
-    Tcl_DeleteHashTable(&traces);
+    return Sd_SpansSniff(head, n) == SD_SPANS_OTLP ? 85 : 0;
 }
 
 static void
-AddRec(ZkState *st, int *cap, int64_t timeUs, int64_t bc, int type,
+AddRec(ZkState *st, int *cap, int64_t time, int64_t bc, int type,
 	int span)
 {
     ZkRec *r;
 
     if (st->nrecs == *cap) {
 	*cap = *cap ? 2 * *cap : 512;
-	st->recs = Rb_ReallocArray(st->recs, *cap, sizeof(ZkRec));
+	st->recs = realloc(st->recs, *cap * sizeof(ZkRec));
     }
     r = &st->recs[st->nrecs];
-    r->time = timeUs;
+    r->time = time;
     r->bc = bc;
     r->type = type;
     r->span = span;
@@ -250,33 +99,36 @@ CompareRec(const void *a, const void *b)
  *	Stitch from its parent comes just before its Call.  A span without
  *	a timestamp has no Call or Reply, only its Stitch (at its nearest
  *	ancestor's time), so that the graph through it stays connected.
+ *	Times are the skew-corrected ones, so that a child never starts
+ *	before the parent it is stitched from.
  */
 static void
 MakeRecords(ZkState *st)
 {
-    int i, cap = 0;
+    SdSpan *spans = st->spans.spans;
+    int i, cap = 0, n = st->spans.nspans;
 
-    for (i = 0; i < st->nspans; i++) {
-	ZkSpan *s = &st->spans[i];
+    for (i = 0; i < n; i++) {
+	SdSpan *s = &spans[i];
 	int64_t at = s->ts;
 	int up, hops;
 
 	/* Without a timestamp, the stitch takes the nearest ancestor's. */
 	for (up = s->parent, hops = 0; at == RB_ABSENT && up >= 0
-		&& hops < st->nspans; up = st->spans[up].parent, hops++) {
-	    at = st->spans[up].ts;
+		&& hops < n; up = spans[up].parent, hops++) {
+	    at = spans[up].ts;
 	}
 	if (at == RB_ABSENT) {
 	    continue;
 	}
 	if (s->parent >= 0) {
-	    AddRec(st, &cap, at, st->spans[s->parent].bc, 2, i);
+	    AddRec(st, &cap, at, spans[s->parent].bc, 2, i);
 	}
 	if (s->ts == RB_ABSENT) {
 	    continue;
 	}
 	AddRec(st, &cap, at, s->bc, 0, i);
-	if (s->remote != NULL) {
+	if (s->remote != NULL || s->remoteService != NULL) {
 	    AddRec(st, &cap, at, s->bc, 3, i);
 	}
 	if (s->dur != RB_ABSENT) {
@@ -291,51 +143,44 @@ MakeRecords(ZkState *st)
 /*
  * ZkOpen --
  *	Reads and parses the whole file (spans must be linked before any is
- *	emitted), assigns breadcrumbs, and sorts the records by time.  The
- *	epoch is the earliest timestamp, to the microsecond.
+ *	emitted), and sorts the records by time.  The epoch is the earliest
+ *	record's time.
  */
 static int
 ZkOpen(Rb_Reader *r, Rb_Error *err)
 {
     ZkState *st = r->state;
     size_t have = 0, cap = 1 << 16;
-    char *buf = Rb_Alloc(cap);
-    json_error_t jerr;
+    char *buf = malloc(cap);
     long got;
-    int i, capSpans = 0;
+    int i, rc;
     int64_t first = INT64_MAX;
 
     while ((got = Rb_InputRead(r->in, buf + have, cap - have, err)) > 0) {
 	have += (size_t)got;
 	if (have == cap) {
 	    cap *= 2;
-	    buf = Rb_Realloc(buf, cap);
+	    buf = realloc(buf, cap);
 	}
     }
     if (got < 0) {
 	free(buf);
 	return TCL_ERROR;
     }
-    st->root = json_loadb(buf, have, 0, &jerr);
+    rc = Sd_SpansParse(&st->spans, buf, have, Rb_InputPath(r->in), err);
     free(buf);
-    if (st->root == NULL || !json_is_array(st->root)) {
-	Rb_SetError(err, "RUBICON READER CORRUPT", "%s: line %d column %d "
-		"(byte offset %d): %s", Rb_InputPath(r->in), jerr.line,
-		jerr.column, jerr.position, st->root ? "Zipkin v2 JSON is a "
-		"list of spans" : jerr.text);
+    if (rc != TCL_OK) {
 	return TCL_ERROR;
     }
-    CollectSpans(st, st->root, &capSpans);
-    Link(st);
     MakeRecords(st);
     for (i = 0; i < st->nrecs; i++) {
 	if (st->recs[i].time < first) {
 	    first = st->recs[i].time;
 	}
     }
-    r->epochNs = st->nrecs ? first * 1000 : 0;
+    r->epochNs = st->nrecs ? first : 0;
     for (i = 0; i < st->nrecs; i++) {
-	st->recs[i].time = (st->recs[i].time - first) * 1000;
+	st->recs[i].time -= first;
     }
     st->set = Sd_TypeSetGet(SD_DEFAULT_SET);
     r->schema = st->set->schema;
@@ -359,7 +204,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
  *	"kind name" in lower case kind ("server get /x"), or either alone.
  */
 static void
-SpanName(const ZkSpan *s, Tcl_DString *ds)
+SpanName(const SdSpan *s, Tcl_DString *ds)
 {
     const char *k;
 
@@ -402,7 +247,7 @@ ZkNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
     Tcl_DStringInit(&name);
     while (st->next < st->nrecs && b->n < b->cap) {
 	const ZkRec *x = &st->recs[st->next++];
-	const ZkSpan *s = &st->spans[x->span];
+	const SdSpan *s = &st->spans.spans[x->span];
 	int i = Rb_BatchAppend(b);
 
 	r->recordNo++;
@@ -415,6 +260,8 @@ ZkNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	if (x->type == 2) {
 	    b->col[st->fSrcBc][i] = x->bc;
 	    b->col[st->fDstBc][i] = s->bc;
+	} else if (x->type == 3 && s->remote == NULL) {
+	    InternStr(b, st->fService, i, s->remoteService);
 	} else if (x->type == 3) {
 	    json_t *port = json_object_get(s->remote, "port");
 
@@ -443,13 +290,10 @@ ZkClose(Rb_Reader *r)
 {
     ZkState *st = r->state;
 
-    if (st->root) {
-	json_decref(st->root);
-    }
+    Sd_SpansFree(&st->spans);
     if (st->set) {
 	Sd_TypeSetRelease(st->set);
     }
-    free(st->spans);
     free(st->recs);
 }
 
@@ -459,6 +303,18 @@ const Rb_ReaderClass Sd_ZipkinReaderClass = {
 	    "RemoteEndpoint records",
     .stateSize = sizeof(ZkState),
     .sniff = ZkSniff,
+    .open = ZkOpen,
+    .next = ZkNext,
+    .close = ZkClose,
+};
+
+const Rb_ReaderClass Sd_OtlpReaderClass = {
+    .name = "otlp",
+    .help = "OpenTelemetry OTLP JSON spans (resourceSpans/scopeSpans/"
+	    "spans) as Stardust Call, Reply, Stitch and RemoteEndpoint "
+	    "records",
+    .stateSize = sizeof(ZkState),
+    .sniff = OtlpSniff,
     .open = ZkOpen,
     .next = ZkNext,
     .close = ZkClose,

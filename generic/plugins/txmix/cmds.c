@@ -406,7 +406,7 @@ AccuracyDict(const TxAccuracy *acc)
  * FitCmd --
  *	txmix::fit N y ?options?: calibrates a model and returns a dict:
  *	model, method, terms, coefficients, objective, predicted (every
- *	window), utilcoef (Composite: per resource, b_0r then b_jr), train
+ *	window), utilcoef (both Composites: per resource, b_0r then b_jr), train
  *	and test accuracy (test: the windows not calibrated on).
  */
 static int

@@ -8,9 +8,13 @@
  *
  *	  Basic      y = sum_j a_j N_ij
  *	  Extended   y = sum_j a_j N_ij + n_i sum_r a_r U_ir / (1 - U_ir)
- *	  Composite  Extended with U_ir replaced by its prediction
- *		     b_0r + sum_j b_jr N_ij, clamped to [0, 1 - 1e-3], so
- *		     that only the mix is needed to predict
+ *	  Composite  Kelly and Zhang's: Extended, calibrated on measured
+ *		     utilizations, predicting from U_ir replaced by its
+ *		     prediction b_0r + sum_j b_jr N_ij (clamped to [0,
+ *		     1 - 1e-3]), so that only the mix is needed to predict
+ *	  Composite-refit  the same utilization model, but the response
+ *		     time coefficients are calibrated on the predicted
+ *		     utilizations too (Rubicon's earlier Composite)
  *	  Naive      y = sum_j a_j N_ij + sum_r a_r U_ir  (waiting linear
  *		     in utilization, for comparison)
  *
@@ -25,8 +29,9 @@
 #include "plugins/txmix/txmix.h"
 
 const char *const Rb_TxmixModelNames[] = {
-    "basic", "extended", "composite", "naive",
-    "scalar-basic", "scalar-extended", "scalar-composite", "scalar-naive",
+    "basic", "extended", "composite", "composite-refit", "naive",
+    "scalar-basic", "scalar-extended", "scalar-composite",
+    "scalar-composite-refit", "scalar-naive",
     NULL
 };
 
@@ -50,6 +55,13 @@ static int
 UsesUtil(TxModel model)
 {
     return BaseModel(model) != TX_BASIC;
+}
+
+static int
+IsComposite(TxModel model)
+{
+    return BaseModel(model) == TX_COMPOSITE
+	    || BaseModel(model) == TX_COMPOSITE_REFIT;
 }
 
 /*
@@ -239,8 +251,7 @@ Rb_TxmixFit(const TxData *d, TxModel model, TxMethod method, int intercept,
 	snprintf(errBuf, errLen, "no windows to calibrate on");
 	return -1;
     }
-    if (BaseModel(model) == TX_COMPOSITE
-	    && FitUtilModel(d, fit, train, ntrain) != 0) {
+    if (IsComposite(model) && FitUtilModel(d, fit, train, ntrain) != 0) {
 	snprintf(errBuf, errLen, "utilization regression failed");
 	Rb_TxmixFitFree(fit);
 	return -1;
@@ -253,12 +264,11 @@ Rb_TxmixFit(const TxData *d, TxModel model, TxMethod method, int intercept,
 	if (train && !train[i]) {
 	    continue;
 	}
-	if (BaseModel(model) == TX_COMPOSITE) {
+	/* Only the refit variant calibrates on predicted utilizations. */
+	if (BaseModel(model) == TX_COMPOSITE_REFIT) {
 	    PredictUtil(d, fit, i, urow);
 	} else if (d->R > 0 && d->U) {
-	    if (d->R > 0) {
-		memcpy(urow, d->U + (size_t)i * d->R, sizeof(double) * d->R);
-	    }
+	    memcpy(urow, d->U + (size_t)i * d->R, sizeof(double) * d->R);
 	}
 	DesignRow(d, model, intercept, i, urow, X + (size_t)row * p);
 	y[row++] = d->y[i];
@@ -289,12 +299,10 @@ Rb_TxmixPredict(const TxData *d, const TxFit *fit, int lo, int hi,
     int i, t;
 
     for (i = lo; i < hi; i++) {
-	if (BaseModel(fit->model) == TX_COMPOSITE) {
+	if (IsComposite(fit->model)) {
 	    PredictUtil(d, fit, i, urow);
 	} else if (d->R > 0 && d->U) {
-	    if (d->R > 0) {
-		memcpy(urow, d->U + (size_t)i * d->R, sizeof(double) * d->R);
-	    }
+	    memcpy(urow, d->U + (size_t)i * d->R, sizeof(double) * d->R);
 	}
 	DesignRow(d, fit->model, fit->intercept, i, urow, x);
 	yhat[i] = 0.0;

@@ -57,7 +57,7 @@ static const Rb_Option txMixOptions[] = {
 	"trace time, utilizations in [0,1]"},
     {"-model", RB_OPT_STRING, offsetof(TxMixState, model), "",
 	"model to calibrate on all windows (basic, extended, composite, "
-	"naive, scalar-...); empty for none"},
+	"composite-refit, naive, scalar-...); empty for none"},
     {"-method", RB_OPT_STRING, offsetof(TxMixState, method), "lar",
 	"calibration: lar or ols"},
     {"-intercept", RB_OPT_BOOL, offsetof(TxMixState, intercept), "0",

@@ -26,11 +26,14 @@ typedef enum TxMethod {
 typedef enum TxModel {
     TX_BASIC = 0,		/* sum_j a_j N_ij */
     TX_EXTENDED,		/* + n_i sum_r a_r U_ir / (1 - U_ir) */
-    TX_COMPOSITE,		/* Extended with U predicted from N */
+    TX_COMPOSITE,		/* Extended fitted on measured U, fed U
+				 * predicted from N (the paper's) */
+    TX_COMPOSITE_REFIT,		/* Extended fitted on U predicted from N */
     TX_NAIVE,			/* + sum_r a_r U_ir (linear in U) */
-    TX_SCALAR_BASIC,		/* the same four with n_i = sum_j N_ij in */
+    TX_SCALAR_BASIC,		/* the same five with n_i = sum_j N_ij in */
     TX_SCALAR_EXTENDED,		/* place of the vector N_i. */
     TX_SCALAR_COMPOSITE,
+    TX_SCALAR_COMPOSITE_REFIT,
     TX_SCALAR_NAIVE,
     TX_NMODELS
 } TxModel;

@@ -129,12 +129,12 @@ static Group *
 NewGroup(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     const Rb_AnalyzerClass *base = Base(a);
-    Group *g = Rb_KitRealloc(NULL, sizeof(Group));
+    Group *g = Rb_Realloc(NULL, sizeof(Group));
     const Rb_Option *o;
     Rb_Analyzer sub;
 
     memset(g, 0, sizeof(*g));
-    g->state = Rb_KitRealloc(NULL, base->stateSize);
+    g->state = Rb_Realloc(NULL, base->stateSize);
     memset(g->state, 0, base->stateSize);
     for (o = base->options; o != NULL && o->name != NULL; o++) {
 	memcpy((char *)g->state + o->offset, (char *)a->state + o->offset,
@@ -387,7 +387,7 @@ MakeColumns(Rb_Attribute *table, const Rb_Attribute *attr)
     char name[32];
     int r, c;
 
-    table->unit = Rb_KitRealloc(table->unit, strlen(unit) + 1);
+    table->unit = Rb_Realloc(table->unit, strlen(unit) + 1);
     strcpy(table->unit, unit);
     if (attr->kind == RB_ATTR_SCALAR) {
 	Rb_AttrAddColumn(table, "value", unit, 0);

@@ -372,7 +372,7 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     HeatmapState *st = a->state;
     Rb_Attribute *attr;
     int64_t minBin[2] = {INT64_MAX, INT64_MAX}, zeroBin[2];
-    Row *rows = Rb_KitRealloc(NULL, (st->cells.count + 1) * sizeof(Row));
+    Row *rows = Rb_Realloc(NULL, (st->cells.count + 1) * sizeof(Row));
     uint64_t i, n = 0;
     int c, col[8];
     char name[256];

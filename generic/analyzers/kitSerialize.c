@@ -100,7 +100,7 @@ Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
 	n = 0;
     }
     if (n > tb->cap) {
-	tb->sums = Rb_KitRealloc(tb->sums, (size_t)n * sizeof(uint64_t));
+	tb->sums = Rb_Realloc(tb->sums, (size_t)n * sizeof(uint64_t));
 	tb->cap = n;
     }
     tb->n = n;
@@ -247,7 +247,7 @@ Rb_DistinctGet(Rb_Buf *b, Rb_DistinctSet *d, Rb_Schema *textSchema)
 
 	if (p) {
 	    Rb_KeyTableFree(&d->exact);
-	    d->registers = Rb_KitRealloc(d->registers,
+	    d->registers = Rb_Realloc(d->registers,
 		    (size_t)1 << RB_HLL_BITS);
 	    memcpy(d->registers, p, (size_t)1 << RB_HLL_BITS);
 	}

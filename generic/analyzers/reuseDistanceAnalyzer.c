@@ -463,7 +463,7 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 
     *n = 0;
     if (!st->sampled) {
-	d = Rb_KitRealloc(NULL, (size_t)(tb->n + 1) * sizeof(AtDistance));
+	d = Rb_Realloc(NULL, (size_t)(tb->n + 1) * sizeof(AtDistance));
 	for (j = 0; j < tb->n; j++) {
 	    int64_t dist = tb->lo + j;
 
@@ -478,7 +478,7 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 	}
 	return d;
     }
-    d = Rb_KitRealloc(NULL, (st->weighted.count + 1) * sizeof(AtDistance));
+    d = Rb_Realloc(NULL, (st->weighted.count + 1) * sizeof(AtDistance));
     for (i = 0; i < st->weighted.cap; i++) {
 	const Weight *w;
 

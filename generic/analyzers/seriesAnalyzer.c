@@ -334,7 +334,7 @@ PctSlot(PctBins *pb, int64_t k)
 	while (cap < newN) {
 	    cap *= 2;
 	}
-	pb->hist = Rb_KitRealloc(pb->hist, (size_t)cap * sizeof(Rb_LogHist));
+	pb->hist = Rb_Realloc(pb->hist, (size_t)cap * sizeof(Rb_LogHist));
 	pb->cap = cap;
     }
     shift = pb->n == 0 ? 0 : pb->lo - newLo;
@@ -573,7 +573,7 @@ SetPercentile(Rb_Analyzer *a, const Rb_RunInfo *run, const PctStat *p)
     char help[200];
 
     Rb_TimeBinsRange(&st->bins[SUM_IOS], run, &kFirst, &n, &start);
-    values = Rb_KitRealloc(NULL, (size_t)(n + 1) * sizeof(double));
+    values = Rb_Realloc(NULL, (size_t)(n + 1) * sizeof(double));
     for (k = kFirst; k < kFirst + n; k++) {
 	const Rb_LogHist *h = k >= pb->lo && k < pb->lo + pb->n
 		? &pb->hist[k - pb->lo] : NULL;

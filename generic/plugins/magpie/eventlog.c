@@ -567,8 +567,8 @@ Hold(MgLog *lg, Rb_Batch *b, int i)
     lg->ncols = b->schema->nfields;
     if (lg->nheld == lg->capHeld) {
 	lg->capHeld = lg->capHeld ? 2 * lg->capHeld : 64;
-	lg->held = MgRealloc(lg->held, sizeof(int64_t) * (size_t)lg->capHeld
-		* (size_t)lg->ncols);
+	lg->held = Rb_ReallocArray(lg->held, (size_t)lg->capHeld
+		* (size_t)lg->ncols, sizeof(int64_t));
     }
     for (k = lg->nheld; k > 0 && lg->held[(size_t)(k - 1) * lg->ncols] > t;
 	    k--) {
@@ -724,7 +724,7 @@ void
 MgLogFree(MgLog *lg)
 {
     if (lg->held != NULL) {
-	MgFree(lg->held);
+	free(lg->held);
 	lg->held = NULL;
     }
     lg->nheld = lg->capHeld = 0;

@@ -1254,7 +1254,7 @@ Retire(ParserState *s, int x)
 	PacketHalf *h = Tcl_GetHashValue(e);
 
 	if (Find(s, h->set) == x) {
-	    MgFree(h);
+	    free(h);
 	    Tcl_DeleteHashEntry(e);
 	}
     }

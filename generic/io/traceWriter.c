@@ -66,12 +66,16 @@ Abandon(TraceWriter *tw)
 /*
  * WriteCsvText --
  *	A CSV cell holding text, quoted when it has a comma, quote or line
- *	break.
+ *	break, begins or ends with a blank (which a reader would trim) or
+ *	is empty (an empty cell is an absent value).
  */
 static void
 WriteCsvText(FILE *fp, const char *s)
 {
-    if (strpbrk(s, ",\"\r\n") == NULL) {
+    size_t n = strlen(s);
+
+    if (strpbrk(s, ",\"\r\n") == NULL && n > 0 && s[0] != ' '
+	    && s[0] != '\t' && s[n - 1] != ' ' && s[n - 1] != '\t') {
 	fputs(s, fp);
 	return;
     }
@@ -83,6 +87,55 @@ WriteCsvText(FILE *fp, const char *s)
 	putc(*s, fp);
     }
     putc('"', fp);
+}
+
+/*
+ * WriteCsvDescriptor --
+ *	The first line of a CSV trace, a comment that the csv reader takes
+ *	to restore what the cells alone would lose: the epoch and the
+ *	schema, its name and each field's type, unit and help, as a Tcl
+ *	dict (see doc/csv.n):
+ *
+ *	    # rubicon-trace {schema io epoch 1053255845.000000000 fields
+ *	      {{time int ns {enqueue time}} ...}}
+ */
+static void
+WriteCsvDescriptor(FILE *fp, const Rb_Schema *s, int64_t epochNs)
+{
+    static const char *const types[] = {"int", "double", "string"};
+    static const char *const units[] = {"none", "ns", "bytes"};
+    Tcl_Obj *d = Tcl_NewListObj(0, NULL), *fields = Tcl_NewListObj(0, NULL);
+    uint64_t mag = epochNs < 0 ? -(uint64_t)epochNs : (uint64_t)epochNs;
+    char epoch[48], *p;
+    int f;
+
+    Tcl_IncrRefCount(d);
+    snprintf(epoch, sizeof(epoch), "%s%llu.%09llu", epochNs < 0 ? "-" : "",
+	    (unsigned long long)(mag / 1000000000),
+	    (unsigned long long)(mag % 1000000000));
+    for (f = 0; f < s->nfields; f++) {
+	Tcl_Obj *fd[4];
+
+	fd[0] = Tcl_NewStringObj(s->fields[f].name, -1);
+	fd[1] = Tcl_NewStringObj(types[s->fields[f].type], -1);
+	fd[2] = Tcl_NewStringObj(units[s->fields[f].unit], -1);
+	fd[3] = Tcl_NewStringObj(s->fields[f].help ? s->fields[f].help : "",
+		-1);
+	Tcl_ListObjAppendElement(NULL, fields, Tcl_NewListObj(4, fd));
+    }
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj("schema", -1));
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj(s->name, -1));
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj("epoch", -1));
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj(epoch, -1));
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj("fields", -1));
+    Tcl_ListObjAppendElement(NULL, d, fields);
+    fputs("# rubicon-trace ", fp);
+    /* A line break in a help text would end the comment. */
+    for (p = Tcl_GetString(d); *p; p++) {
+	putc(*p == '\n' || *p == '\r' ? ' ' : *p, fp);
+    }
+    putc('\n', fp);
+    Tcl_DecrRefCount(d);
 }
 
 /*
@@ -113,6 +166,7 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
 	tw->tmpPath = NULL;
 	return TCL_ERROR;
     }
+    WriteCsvDescriptor(tw->fp, run->schema, run->epochNs);
     for (f = 0; f < run->schema->nfields; f++) {
 	if (f > 0) {
 	    putc(',', tw->fp);

@@ -353,21 +353,20 @@ CheckKeys(Rb_Reader *r, Rb_Error *err)
 
 /*
  * SameFields --
- *	Whether schema s has the fields, types and units of the I/O schema.
+ *	Whether schemas s and t have the same fields, types and units.
  */
 static int
-SameFields(const Rb_Schema *s)
+SameFields(const Rb_Schema *s, const Rb_Schema *t)
 {
-    const Rb_Schema *io = Rb_IoSchema();
     int f;
 
-    if (s->nfields != io->nfields) {
+    if (s->nfields != t->nfields) {
 	return 0;
     }
     for (f = 0; f < s->nfields; f++) {
-	if (strcmp(s->fields[f].name, io->fields[f].name) != 0
-		|| s->fields[f].type != io->fields[f].type
-		|| s->fields[f].unit != io->fields[f].unit) {
+	if (strcmp(s->fields[f].name, t->fields[f].name) != 0
+		|| s->fields[f].type != t->fields[f].type
+		|| s->fields[f].unit != t->fields[f].unit) {
 	    return 0;
 	}
     }
@@ -394,8 +393,8 @@ DictGet(Tcl_Obj *d, const char *key, Tcl_Obj **v)
 
 /*
  * ReadDescriptor --
- *	The first line a TraceWriter writes, "# rubicon-trace DICT" (the
- *	schema and the epoch; see traceWriter.c), in line: the epoch into
+ *	The first line a TraceWriter writes, "# rubicon-trace " and a dict
+ *	(the schema and the epoch; see traceWriter.c), in line: the epoch into
  *	*epochNs and the schema, unless it is the I/O schema, into *sp
  *	(with a reference for the caller).
  * Results: TCL_OK, or TCL_ERROR with err set.
@@ -438,9 +437,20 @@ ReadDescriptor(Rb_Reader *r, const char *line, int64_t *epochNs,
 	    goto bad;
 	}
     }
-    if (SameFields(s)) {
+    if (SameFields(s, Rb_IoSchema())) {
 	Rb_SchemaRelease(s);
     } else {
+	/* A schema a plugin registered (magpie:NAME, stardust) is taken
+	 * as itself, so that its Analyzers know the records. */
+	Rb_Error ignored;
+	Rb_Schema *named = Rb_NamedSchema(s->name, &ignored);
+
+	if (named != NULL && SameFields(s, named)) {
+	    Rb_SchemaRelease(s);
+	    s = named;
+	} else if (named != NULL) {
+	    Rb_SchemaRelease(named);
+	}
 	*sp = s;
     }
     rc = TCL_OK;
@@ -451,8 +461,8 @@ ReadDescriptor(Rb_Reader *r, const char *line, int64_t *epochNs,
 	Rb_SchemaRelease(s);
     }
     Rb_SetError(err, "RUBICON READER CORRUPT", "%s: line 1: a \"%s\" line "
-	    "that is not {schema NAME epoch SECONDS fields {{NAME TYPE UNIT "
-	    "HELP} ...}} with time the first field", Rb_InputPath(r->in),
+	    "not followed by \"schema NAME epoch SECONDS fields {{NAME TYPE "
+	    "UNIT HELP} ...}\" with time the first field", Rb_InputPath(r->in),
 	    DESCRIPTOR);
   done:
     Tcl_DecrRefCount(d);

@@ -96,8 +96,8 @@ WriteCsvText(FILE *fp, const char *s)
  *	schema, its name and each field's type, unit and help, as a Tcl
  *	dict (see doc/csv.n):
  *
- *	    # rubicon-trace {schema io epoch 1053255845.000000000 fields
- *	      {{time int ns {enqueue time}} ...}}
+ *	    # rubicon-trace schema io epoch 1053255845.000000000 fields
+ *		{{time int ns {enqueue time}} ...}
  */
 static void
 WriteCsvDescriptor(FILE *fp, const Rb_Schema *s, int64_t epochNs)

@@ -22,25 +22,33 @@
 #include "io/ioInt.h"
 #include "io/native.h"
 #include "io/readers.h"
+#include "io/chrome.h"
 #include "core/engine.h"
+
+enum { FORMAT_NATIVE, FORMAT_CSV, FORMAT_CHROME };
 
 typedef struct TraceWriter {
     char *path;
-    int csv;			/* CSV, else native. */
+    int format;			/* FORMAT_* */
     const Rb_RunInfo *run;	/* Valid from start to end. */
     Rb_Schema *schema;
     Rb_NativeWriter *native;
-    FILE *fp;			/* CSV */
+    FILE *fp;			/* CSV or Chrome JSON */
+    RbChromeWriter *chrome;
     char *tmpPath;
 } TraceWriter;
 
 /*
  * CsvAbort --
- *	Closes and removes an unfinished CSV file.
+ *	Closes and removes an unfinished CSV or Chrome file.
  */
 static void
 CsvAbort(TraceWriter *tw)
 {
+    if (tw->chrome != NULL) {
+	RbChromeClose(tw->chrome, 1);
+	tw->chrome = NULL;
+    }
     if (tw->fp != NULL) {
 	fclose(tw->fp);
 	unlink(tw->tmpPath);
@@ -151,7 +159,7 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
     Abandon(tw);
     tw->run = run;
     tw->schema = run->schema;
-    if (!tw->csv) {
+    if (tw->format == FORMAT_NATIVE) {
 	tw->native = Rb_NativeWriterOpen(tw->path, run->schema, run->epochNs,
 		err);
 	return tw->native ? TCL_OK : TCL_ERROR;
@@ -165,6 +173,10 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
 	free(tw->tmpPath);
 	tw->tmpPath = NULL;
 	return TCL_ERROR;
+    }
+    if (tw->format == FORMAT_CHROME) {
+	tw->chrome = RbChromeOpen(tw->fp, run->schema, run->epochNs);
+	return TCL_OK;
     }
     WriteCsvDescriptor(tw->fp, run->schema, run->epochNs);
     for (f = 0; f < run->schema->nfields; f++) {
@@ -198,7 +210,10 @@ WriterPush(void *cd, const Rb_Batch *b, const uint32_t *sel, int nsel,
 	}
 	return TCL_OK;
     }
-    for (k = 0; k < nsel; k++) {
+    if (tw->chrome != NULL) {
+	RbChromeWrite(tw->chrome, b, sel, nsel);
+    }
+    for (k = 0; k < nsel && tw->chrome == NULL; k++) {
 	int i = sel ? (int)sel[k] : k;
 
 	for (f = 0; f < s->nfields; f++) {
@@ -253,7 +268,13 @@ WriterEnd(void *cd, const Rb_RunInfo *unused, Rb_Error *err)
 	rc = Rb_NativeWriterClose(tw->native, err);
 	tw->native = NULL;
     } else if (tw->fp != NULL) {
-	int bad = fclose(tw->fp) != 0;
+	int bad;
+
+	if (tw->chrome != NULL) {
+	    RbChromeClose(tw->chrome, 0);
+	    tw->chrome = NULL;
+	}
+	bad = fclose(tw->fp) != 0;
 
 	tw->fp = NULL;
 	if (bad || rename(tw->tmpPath, tw->path) != 0) {
@@ -289,21 +310,23 @@ static const Rb_SinkClass traceWriterClass = {
 
 /*
  * TraceWriterCmd --
- *	"TraceWriter -output file ?-format native|csv?": a sink node.  The
- *	format defaults to csv for a name ending in .csv, else native.
+ *	"TraceWriter -output file ?-format native|csv|chrome?": a sink
+ *	node.  The format defaults to csv for a name ending in .csv, chrome
+ *	for .json, else native.
  */
 static int
 TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-output", "-format", NULL};
-    static const char *const formats[] = {"native", "csv", NULL};
+    static const char *const formats[] = {"native", "csv", "chrome", NULL};
     const char *path = NULL;
-    int i, idx, csv = -1;
+    int i, idx, format = -1;
     TraceWriter *tw;
 
     if (objc % 2 == 0) {
-	Tcl_WrongNumArgs(interp, 1, objv, "-output file ?-format native|csv?");
+	Tcl_WrongNumArgs(interp, 1, objv,
+		"-output file ?-format native|csv|chrome?");
 	return TCL_ERROR;
     }
     for (i = 1; i < objc; i += 2) {
@@ -314,7 +337,7 @@ TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	if (idx == 0) {
 	    path = Tcl_GetString(objv[i + 1]);
 	} else if (Tcl_GetIndexFromObj(interp, objv[i + 1], formats, "format",
-		0, &csv) != TCL_OK) {
+		0, &format) != TCL_OK) {
 	    return TCL_ERROR;
 	}
     }
@@ -325,14 +348,16 @@ TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
     if (Rb_SafeCheckWrite(interp, path) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (csv < 0) {
+    if (format < 0) {
 	size_t n = strlen(path);
 
-	csv = n >= 4 && strcasecmp(path + n - 4, ".csv") == 0;
+	format = n >= 4 && strcasecmp(path + n - 4, ".csv") == 0 ? FORMAT_CSV
+		: n >= 5 && strcasecmp(path + n - 5, ".json") == 0
+		? FORMAT_CHROME : FORMAT_NATIVE;
     }
     tw = Rb_Alloc(sizeof(*tw));
     tw->path = Rb_Strdup(path);
-    tw->csv = csv;
+    tw->format = format;
     Rb_NodeCreateSink(interp, &traceWriterClass, tw);
     return TCL_OK;
 }
@@ -348,7 +373,7 @@ Rb_IoCommandsInit(Tcl_Interp *interp)
     Tcl_CreateObjCommand(interp, "::rubicon::TraceWriter", TraceWriterCmd,
 	    NULL, NULL);
     Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_CORE, "TraceWriter",
-	    "TraceWriter -output file ?-format native|csv?: writes the "
+	    "TraceWriter -output file ?-format native|csv|chrome?: writes the "
 	    "records reaching it to a trace file", NULL);
     return TCL_OK;
 }

@@ -185,6 +185,7 @@ const MgRequest *MgFlowRequest(Tcl_Interp *interp, Tcl_Obj *flowObj,
 		    Tcl_Obj *idObj, const char *attrName, const char *code,
 		    const MgSchema **mg);
 int		MgParserInitCmds(Tcl_Interp *interp);
+int		MgThreadField(const MgSchema *mg);
 
 /* Registry of schemas defined by magpie::schema (process-wide, as trace
  * readers are; a later definition of a name replaces the earlier). */
@@ -203,6 +204,9 @@ extern const Rb_AnalyzerClass MgParserAnalyzerClass;
 
 /* magpie::timeline (timelineDraw.c): draws a listed request. */
 int		MgTimelineInitCmds(Tcl_Interp *interp);
+
+/* chrome.c */
+int		MgChromeInitCmds(Tcl_Interp *interp);
 
 /* Allocation that cannot fail (Tcl panics when memory is exhausted). */
 static inline void *

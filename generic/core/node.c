@@ -1255,8 +1255,68 @@ DotNode(Tcl_DString *ds, Rb_Node *n)
 }
 
 /*
+ * DotName --
+ *	The DOT node of a Flow (drawn first if the DAG does not reach it).
+ */
+static const char *
+DotName(Tcl_DString *ds, Rb_Flow *flow)
+{
+    DotNode(ds, flow->node);
+    return flow->node->cmdName ? flow->node->cmdName : flow->name;
+}
+
+/*
+ * DotResults --
+ *	What flows after the records: a dashed edge from each other Flow
+ *	an Analyzer reads an Attribute of at its end (staged analysis, as
+ *	declared when a run starts) to the Analyzer's node or Flow,
+ *	labelled with the Attribute; and each Reporter, with a dotted edge
+ *	from each Flow it reports.
+ */
+static void
+DotResults(Tcl_DString *ds, Rb_Engine *eng)
+{
+    char buf[512];
+    int i, k;
+
+    for (i = 0; i < eng->nanalyzers; i++) {
+	Rb_Analyzer *a = eng->analyzers[i];
+	AnalyzerPriv *priv = a->engine;
+
+	for (k = 0; k < priv->nneeds; k++) {
+	    const char *from;
+
+	    if (priv->needFlows[k] == a->flow && priv->node == NULL) {
+		continue;	/* its own Flow: no edge to draw */
+	    }
+	    from = DotName(ds, priv->needFlows[k]);
+	    const char *to = priv->node ? priv->node->cmdName
+		    : a->flow ? DotName(ds, a->flow) : a->cmdName;
+
+	    snprintf(buf, sizeof(buf), "  \"%s\" -> \"%s\" [style=dashed, "
+		    "label=\"%.100s\"];\n", from, to, priv->needAttrs[k]);
+	    Tcl_DStringAppend(ds, buf, -1);
+	}
+    }
+    for (i = 0; i < eng->nreporters; i++) {
+	Rb_Reporter *r = eng->reporters[i];
+
+	snprintf(buf, sizeof(buf), "  \"%s\" [shape=note, label=\"%s\\n"
+		"%.200s\"];\n", r->cmdName, r->cls->name,
+		r->output ? r->output : "stdout");
+	Tcl_DStringAppend(ds, buf, -1);
+	for (k = 0; k < r->nflows; k++) {
+	    snprintf(buf, sizeof(buf), "  \"%s\" -> \"%s\" [style=dotted];\n",
+		    DotName(ds, r->flows[k]), r->cmdName);
+	    Tcl_DStringAppend(ds, buf, -1);
+	}
+    }
+}
+
+/*
  * Rb_DagDot --
- *	Sets the interpreter result to the DAG from the head in DOT.
+ *	Sets the interpreter result to the DAG from the head in DOT, with
+ *	the staged dependencies and the Reporters (DotResults).
  */
 int
 Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng)
@@ -1273,6 +1333,7 @@ Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng)
 	Tcl_DStringAppend(&ds, "\";\n", -1);
 	DotNode(&ds, eng->head);
     }
+    DotResults(&ds, eng);
     Tcl_DStringAppend(&ds, "}\n", -1);
     Rb_NodeClearMarks(eng);
     Tcl_DStringResult(interp, &ds);

@@ -196,10 +196,9 @@ Lane(RbChromeWriter *w, int64_t dev, int64_t t, int64_t end)
 
 	l = Rb_Alloc(sizeof(*l));
 	Tcl_SetHashValue(e, l);
-	/* Linux dev_t as the readers give it: major << 20 | minor. */
-	snprintf(name, sizeof(name), "device %lld,%lld (%lld)",
-		(long long)(dev >> 20), (long long)(dev & 0xfffff),
-		(long long)dev);
+	/* As every report prints it and a Filter takes it: how a number
+	 * splits into major and minor depends on the trace's system. */
+	snprintf(name, sizeof(name), "deviceNo %lld", (long long)dev);
 	Meta(w, "process_name", dev, 0, name);
     }
     l = Tcl_GetHashValue(e);

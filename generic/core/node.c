@@ -1175,6 +1175,22 @@ Rb_NodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls, void *data)
 }
 
 /*
+ * DotText --
+ *	Appends s to a quoted DOT string, its quotes and backslashes
+ *	escaped.
+ */
+static void
+DotText(Tcl_DString *ds, const char *s)
+{
+    for (; *s; s++) {
+	if (*s == '"' || *s == '\\') {
+	    Tcl_DStringAppend(ds, "\\", 1);
+	}
+	Tcl_DStringAppend(ds, s, 1);
+    }
+}
+
+/*
  * DotNode --
  *	Writes n and its edges in DOT, once per node.
  */
@@ -1216,12 +1232,7 @@ DotNode(Tcl_DString *ds, Rb_Node *n)
 	Tcl_DStringAppend(ds, "  \"", -1);
 	Tcl_DStringAppend(ds, n->cmdName, -1);
 	Tcl_DStringAppend(ds, "\" [shape=diamond, label=\"", -1);
-	for (const char *p = n->expr; *p; p++) {
-	    if (*p == '"' || *p == '\\') {
-		Tcl_DStringAppend(ds, "\\", 1);
-	    }
-	    Tcl_DStringAppend(ds, p, 1);
-	}
+	DotText(ds, n->expr);
 	Tcl_DStringAppend(ds, "\"];\n", -1);
 	break;
     case NODE_MUX:
@@ -1284,27 +1295,29 @@ DotResults(Tcl_DString *ds, Rb_Engine *eng)
 	AnalyzerPriv *priv = a->engine;
 
 	for (k = 0; k < priv->nneeds; k++) {
-	    const char *from;
+	    const char *from, *to;
 
 	    if (priv->needFlows[k] == a->flow && priv->node == NULL) {
 		continue;	/* its own Flow: no edge to draw */
 	    }
 	    from = DotName(ds, priv->needFlows[k]);
-	    const char *to = priv->node ? priv->node->cmdName
+	    to = priv->node ? priv->node->cmdName
 		    : a->flow ? DotName(ds, a->flow) : a->cmdName;
-
 	    snprintf(buf, sizeof(buf), "  \"%s\" -> \"%s\" [style=dashed, "
-		    "label=\"%.100s\"];\n", from, to, priv->needAttrs[k]);
+		    "label=\"", from, to);
 	    Tcl_DStringAppend(ds, buf, -1);
+	    DotText(ds, priv->needAttrs[k]);
+	    Tcl_DStringAppend(ds, "\"];\n", -1);
 	}
     }
     for (i = 0; i < eng->nreporters; i++) {
 	Rb_Reporter *r = eng->reporters[i];
 
-	snprintf(buf, sizeof(buf), "  \"%s\" [shape=note, label=\"%s\\n"
-		"%.200s\"];\n", r->cmdName, r->cls->name,
-		r->output ? r->output : "stdout");
+	snprintf(buf, sizeof(buf), "  \"%s\" [shape=note, label=\"%s\\n",
+		r->cmdName, r->cls->name);
 	Tcl_DStringAppend(ds, buf, -1);
+	DotText(ds, r->output ? r->output : "stdout");
+	Tcl_DStringAppend(ds, "\"];\n", -1);
 	for (k = 0; k < r->nflows; k++) {
 	    snprintf(buf, sizeof(buf), "  \"%s\" -> \"%s\" [style=dotted];\n",
 		    DotName(ds, r->flows[k]), r->cmdName);

@@ -10,6 +10,8 @@
  *	"cpu" slice per CPU charge and an instant event per event.  The
  *	requests are the parser's result, made when the run ends, so they
  *	are written from the Flow after the run, not by a TraceWriter.
+ *	The two JSON helpers repeat those of generic/io/chrome.c: a plugin
+ *	uses only the public API of rubicon.h.
  */
 
 #include <errno.h>

@@ -370,16 +370,22 @@ Rb_ParseScaled(const char *s, int64_t scale, int64_t *v)
     if (*s == '-' || *s == '+') {
 	neg = *s++ == '-';
     }
+    /* Past 24 significant digits the number is refused below; m stops
+     * growing there, so that a long run of digits cannot overflow it. */
     for (; isdigit((unsigned char)*s); s++) {
 	sawDigit = 1;
 	digits += m != 0 || *s != '0';
-	m = m * 10 + (*s - '0');
+	if (digits <= 24) {
+	    m = m * 10 + (*s - '0');
+	}
     }
     if (*s == '.') {
 	for (s++; isdigit((unsigned char)*s); s++) {
 	    sawDigit = 1;
 	    digits += m != 0 || *s != '0';
-	    m = m * 10 + (*s - '0');
+	    if (digits <= 24) {
+		m = m * 10 + (*s - '0');
+	    }
 	    exp--;
 	}
     }

@@ -21,6 +21,7 @@
 #include "io/chrome.h"
 
 typedef struct Lanes {
+    int pid;			/* Its process: 1, 2, ... in order seen. */
     int n, cap;
     int64_t *end;		/* When the last I/O of each lane ends. */
 } Lanes;
@@ -180,11 +181,13 @@ RbChromeOpen(FILE *fp, const Rb_Schema *s, int64_t epochNs)
 /*
  * Lane --
  *	The lowest lane of device dev free at time t, taken until end.
- * Results: the lane, from 1; its process and thread are named when
- *	first used.
+ *	Devices are processes 1, 2, ... (a dev_t may not fit the 32 bits
+ *	viewers give a pid), named after the device.
+ * Results: the lane, from 1, with *pid set to the device's process; the
+ *	process and thread are named when first used.
  */
 static int
-Lane(RbChromeWriter *w, int64_t dev, int64_t t, int64_t end)
+Lane(RbChromeWriter *w, int64_t dev, int64_t t, int64_t end, int *pid)
 {
     int isNew, k;
     Tcl_HashEntry *e = Tcl_CreateHashEntry(&w->lanes, (char *)(intptr_t)dev,
@@ -195,13 +198,15 @@ Lane(RbChromeWriter *w, int64_t dev, int64_t t, int64_t end)
 	char name[64];
 
 	l = Rb_Alloc(sizeof(*l));
+	l->pid = w->lanes.numEntries;
 	Tcl_SetHashValue(e, l);
 	/* As every report prints it and a Filter takes it: how a number
 	 * splits into major and minor depends on the trace's system. */
 	snprintf(name, sizeof(name), "deviceNo %lld", (long long)dev);
-	Meta(w, "process_name", dev, 0, name);
+	Meta(w, "process_name", l->pid, 0, name);
     }
     l = Tcl_GetHashValue(e);
+    *pid = l->pid;
     for (k = 0; k < l->n && l->end[k] > t; k++) {
 	continue;
     }
@@ -214,7 +219,7 @@ Lane(RbChromeWriter *w, int64_t dev, int64_t t, int64_t end)
 	}
 	l->n++;
 	snprintf(name, sizeof(name), "lane %d", k + 1);
-	Meta(w, "thread_name", dev, k + 1, name);
+	Meta(w, "thread_name", l->pid, k + 1, name);
     }
     l->end[k] = end < t ? t : end;
     return k + 1;
@@ -233,14 +238,14 @@ WriteIo(RbChromeWriter *w, const Rb_Batch *b, int i)
     int64_t end = c != RB_ABSENT ? c : d != RB_ABSENT ? d : t;
     int64_t op = b->col[RB_IO_OP][i];
     const char *sep = "";
-    int lane, f;
+    int lane, pid, f;
 
     if (dev == RB_ABSENT) {
 	dev = 0;
     }
-    lane = Lane(w, dev, t, end);
+    lane = Lane(w, dev, t, end, &pid);
     Slice(w, op == RB_OP_READ ? "read" : op == RB_OP_WRITE ? "write" : "io",
-	    "io", dev, lane, t, end);
+	    "io", pid, lane, t, end);
     fputs(",\"args\":{", w->fp);
     for (f = 0; f < b->schema->nfields; f++) {
 	int64_t v = b->col[f][i];
@@ -253,10 +258,10 @@ WriteIo(RbChromeWriter *w, const Rb_Batch *b, int i)
     }
     fputs("}}", w->fp);
     if (d != RB_ABSENT && d >= t && (c == RB_ABSENT || c >= d)) {
-	Slice(w, "queue", "io", dev, lane, t, d);
+	Slice(w, "queue", "io", pid, lane, t, d);
 	fputs("}", w->fp);
 	if (c != RB_ABSENT) {
-	    Slice(w, "service", "io", dev, lane, d, c);
+	    Slice(w, "service", "io", pid, lane, d, c);
 	    fputs("}", w->fp);
 	}
     }

@@ -18,7 +18,8 @@
 #include <unistd.h>
 #include "plugins/magpie/magpie.h"
 
-#define INTR_TID (1LL << 40)	/* interrupt contexts: INTR_TID + record */
+#define INTR_TID (1LL << 30)	/* interrupt contexts: INTR_TID + record,
+				 * above any pid yet within 32 bits */
 
 /*
  * PutString --

@@ -309,7 +309,8 @@ EndSpan(RbChromeWriter *w, const Span *sp, int64_t crumb, int64_t end,
 	    ? Rb_SchemaString(w->schema, sp->name) : "span";
 
     Slice(w, name, "span", sp->pid, sp->tid, sp->start, end);
-    fprintf(w->fp, ",\"args\":{\"breadcrumb\":%lld", (long long)crumb);
+    /* As a string: breadcrumbs pass 2^53, where JSON numbers round. */
+    fprintf(w->fp, ",\"args\":{\"breadcrumb\":\"%lld\"", (long long)crumb);
     if (sp->service != RB_ABSENT) {
 	fputs(",\"service\":", w->fp);
 	PutString(w->fp, Rb_SchemaString(w->schema, sp->service));

@@ -11,20 +11,24 @@ proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
 	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
 	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
-	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv?\
+	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome? ?-quiet?\
 	    in ... out\
 	    \n       rubicon            (interactive shell)"
 }
 
 proc ::rubicon::main {argList} {
     if {[lindex $argList 0] eq "convert"} {
-	report [convert {*}[lrange $argList 1 end]]
+	set convArgs [lrange $argList 1 end]
+	set quiet [expr {"-quiet" in $convArgs}]
+	set summary [convert {*}[lsearch -all -inline -not -exact $convArgs -quiet]]
+	if {!$quiet} {report $summary}
 	return
     }
     set args $argList
     variable config
     set runOpts {}
     set safe 0
+    set quiet 0
     set outdir .
     # Safe mode's defaults, stated in rubicon(n).
     array set limits {-timelimit 3600 -memlimit 4096}
@@ -35,7 +39,7 @@ proc ::rubicon::main {argList} {
 		set args [lassign $args val]
 		lappend runOpts $opt $val
 	    }
-	    -quiet {lappend runOpts -progress 0}
+	    -quiet {lappend runOpts -progress 0; set quiet 1}
 	    -safe {set safe 1}
 	    -outdir {set args [lassign $args outdir]}
 	    -timelimit - -memlimit {
@@ -72,9 +76,53 @@ proc ::rubicon::main {argList} {
     set before [lastrun]
     sourceConfig $config
     if {[lastrun] eq $before && [llength $traces] && [dag head] ne ""} {
-	report [run {*}$runOpts {*}$traces]
+	set summary [run {*}$runOpts {*}$traces]
+	if {!$quiet} {
+	    report $summary
+	    if {[onTerminal stdout] && ![hasReporters]} {printScalars}
+	}
     }
     return
+}
+
+# rubicon::onTerminal chan -- whether chan is a terminal (only a tty
+# channel has -mode).
+proc ::rubicon::onTerminal {chan} {
+    expr {![catch {fconfigure $chan -mode}]}
+}
+
+# rubicon::hasReporters -- whether a Reporter exists (its object command
+# is named after its class).
+proc ::rubicon::hasReporters {} {
+    foreach t [types] {
+	if {[lindex $t 0] eq "reporter"
+		&& [llength [info commands ::rubicon::obj::[lindex $t 1]*]]} {
+	    return 1
+	}
+    }
+    return 0
+}
+
+# rubicon::printScalars -- each Flow's scalar Attributes on stdout, for a
+# configuration without Reporters run on a terminal.
+proc ::rubicon::printScalars {} {
+    set flows [lsort -dictionary [info commands ::rubicon::obj::flow*]]
+    foreach f $flows {
+	set lines {}
+	foreach a [$f attributes] {
+	    set info [$f info $a]
+	    if {[dict get $info kind] ne "scalar"} continue
+	    set v [$f get $a]
+	    if {[string is double -strict $v] && $v != floor($v)} {
+		set v [format %.10g $v]
+	    }
+	    lappend lines [format "  %-24s %s %s" $a $v [dict get $info unit]]
+	}
+	if {[llength $lines]} {
+	    puts "Flow [$f name]"
+	    puts [join [lmap l $lines {string trimright $l}] \n]
+	}
+    }
 }
 
 # rubicon::sourceConfig path -- sources a configuration script; an error

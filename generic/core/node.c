@@ -1041,6 +1041,22 @@ Rb_NodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls, void *data)
 }
 
 /*
+ * DotText --
+ *	Appends s to a quoted DOT string, its quotes and backslashes
+ *	escaped.
+ */
+static void
+DotText(Tcl_DString *ds, const char *s)
+{
+    for (; *s; s++) {
+	if (*s == '"' || *s == '\\') {
+	    Tcl_DStringAppend(ds, "\\", 1);
+	}
+	Tcl_DStringAppend(ds, s, 1);
+    }
+}
+
+/*
  * DotNode --
  *	Writes n and its edges in DOT, once per node.
  */
@@ -1082,12 +1098,7 @@ DotNode(Tcl_DString *ds, Rb_Node *n)
 	Tcl_DStringAppend(ds, "  \"", -1);
 	Tcl_DStringAppend(ds, n->cmdName, -1);
 	Tcl_DStringAppend(ds, "\" [shape=diamond, label=\"", -1);
-	for (const char *p = n->expr; *p; p++) {
-	    if (*p == '"' || *p == '\\') {
-		Tcl_DStringAppend(ds, "\\", 1);
-	    }
-	    Tcl_DStringAppend(ds, p, 1);
-	}
+	DotText(ds, n->expr);
 	Tcl_DStringAppend(ds, "\"];\n", -1);
 	break;
     case NODE_MUX:
@@ -1121,8 +1132,70 @@ DotNode(Tcl_DString *ds, Rb_Node *n)
 }
 
 /*
+ * DotName --
+ *	The DOT node of a Flow (drawn first if the DAG does not reach it).
+ */
+static const char *
+DotName(Tcl_DString *ds, Rb_Flow *flow)
+{
+    DotNode(ds, flow->node);
+    return flow->node->cmdName ? flow->node->cmdName : flow->name;
+}
+
+/*
+ * DotResults --
+ *	What flows after the records: a dashed edge from each other Flow
+ *	an Analyzer reads an Attribute of at its end (staged analysis, as
+ *	declared when a run starts) to the Analyzer's node or Flow,
+ *	labelled with the Attribute; and each Reporter, with a dotted edge
+ *	from each Flow it reports.
+ */
+static void
+DotResults(Tcl_DString *ds, Rb_Engine *eng)
+{
+    char buf[512];
+    int i, k;
+
+    for (i = 0; i < eng->nanalyzers; i++) {
+	Rb_Analyzer *a = eng->analyzers[i];
+	AnalyzerPriv *priv = a->engine;
+
+	for (k = 0; k < priv->nneeds; k++) {
+	    const char *from, *to;
+
+	    if (priv->needFlows[k] == a->flow && priv->node == NULL) {
+		continue;	/* its own Flow: no edge to draw */
+	    }
+	    from = DotName(ds, priv->needFlows[k]);
+	    to = priv->node ? priv->node->cmdName
+		    : a->flow ? DotName(ds, a->flow) : a->cmdName;
+	    snprintf(buf, sizeof(buf), "  \"%s\" -> \"%s\" [style=dashed, "
+		    "label=\"", from, to);
+	    Tcl_DStringAppend(ds, buf, -1);
+	    DotText(ds, priv->needAttrs[k]);
+	    Tcl_DStringAppend(ds, "\"];\n", -1);
+	}
+    }
+    for (i = 0; i < eng->nreporters; i++) {
+	Rb_Reporter *r = eng->reporters[i];
+
+	snprintf(buf, sizeof(buf), "  \"%s\" [shape=note, label=\"%s\\n",
+		r->cmdName, r->cls->name);
+	Tcl_DStringAppend(ds, buf, -1);
+	DotText(ds, r->output ? r->output : "stdout");
+	Tcl_DStringAppend(ds, "\"];\n", -1);
+	for (k = 0; k < r->nflows; k++) {
+	    snprintf(buf, sizeof(buf), "  \"%s\" -> \"%s\" [style=dotted];\n",
+		    DotName(ds, r->flows[k]), r->cmdName);
+	    Tcl_DStringAppend(ds, buf, -1);
+	}
+    }
+}
+
+/*
  * Rb_DagDot --
- *	Sets the interpreter result to the DAG from the head in DOT.
+ *	Sets the interpreter result to the DAG from the head in DOT, with
+ *	the staged dependencies and the Reporters (DotResults).
  */
 int
 Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng)
@@ -1139,6 +1212,7 @@ Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng)
 	Tcl_DStringAppend(&ds, "\";\n", -1);
 	DotNode(&ds, eng->head);
     }
+    DotResults(&ds, eng);
     Tcl_DStringAppend(&ds, "}\n", -1);
     Rb_NodeClearMarks(eng);
     Tcl_DStringResult(interp, &ds);

@@ -61,6 +61,12 @@ BlktracerSniff(const unsigned char *head, size_t n)
     return Rb_TextSniff(head, n, 0, LineOk) * 95 / 100;
 }
 
+/*
+ * BlktracerOpen --
+ *	Sets up the shared ftrace reading (ftrace.c) with this format's
+ *	parse of what follows the line head.
+ * Results: TCL_OK.
+ */
 static int
 BlktracerOpen(Rb_Reader *r, Rb_Error *err)
 {

@@ -214,6 +214,12 @@ BlockeventsSniff(const unsigned char *head, size_t n)
     return Rb_TextSniff(head, n, 0, LineOk) * 95 / 100;
 }
 
+/*
+ * BlockeventsOpen --
+ *	Sets up the shared ftrace reading (ftrace.c) with this format's
+ *	parse of what follows the line head.
+ * Results: TCL_OK.
+ */
 static int
 BlockeventsOpen(Rb_Reader *r, Rb_Error *err)
 {

@@ -35,7 +35,12 @@ typedef struct CsvState {
     int nread, nwrite;		/* op values; nwrite 0: other = write */
     char *readv[MAX_OPVALUES], *writev[MAX_OPVALUES];
     int64_t epochNs;
+    int events;			/* A TraceWriter CSV of another schema, */
+    int colField[RB_TEXT_MAX_FIELDS];	/* its column -> field, */
+    Tcl_DString rec;		/* and the record read. */
 } CsvState;
+
+#define DESCRIPTOR "# rubicon-trace "
 
 /* Names accepted for the columns besides the schema's own. */
 static const struct { const char *alias; int field; } aliases[] = {
@@ -105,6 +110,10 @@ CsvSniff(const unsigned char *head, size_t n)
 {
     const unsigned char *nl = memchr(head, '\n', n);
 
+    if (n >= sizeof(DESCRIPTOR) - 1
+	    && memcmp(head, DESCRIPTOR, sizeof(DESCRIPTOR) - 1) == 0) {
+	return 90;		/* what a TraceWriter writes */
+    }
     if (nl == NULL) {
 	return 0;
     }
@@ -343,6 +352,155 @@ CheckKeys(Rb_Reader *r, Rb_Error *err)
 }
 
 /*
+ * SameFields --
+ *	Whether schemas s and t have the same fields, types and units.
+ */
+static int
+SameFields(const Rb_Schema *s, const Rb_Schema *t)
+{
+    int f;
+
+    if (s->nfields != t->nfields) {
+	return 0;
+    }
+    for (f = 0; f < s->nfields; f++) {
+	if (strcmp(s->fields[f].name, t->fields[f].name) != 0
+		|| s->fields[f].type != t->fields[f].type
+		|| s->fields[f].unit != t->fields[f].unit) {
+	    return 0;
+	}
+    }
+    return 1;
+}
+
+/*
+ * DictGet --
+ *	The value of key in dict d.
+ * Results: TCL_OK with *v set, or TCL_ERROR when d is no dict or has
+ *	no such key.
+ */
+static int
+DictGet(Tcl_Obj *d, const char *key, Tcl_Obj **v)
+{
+    Tcl_Obj *k = Tcl_NewStringObj(key, -1);
+    int rc;
+
+    Tcl_IncrRefCount(k);
+    rc = Tcl_DictObjGet(NULL, d, k, v);
+    Tcl_DecrRefCount(k);
+    return rc == TCL_OK && *v != NULL ? TCL_OK : TCL_ERROR;
+}
+
+/*
+ * ReadDescriptor --
+ *	The first line a TraceWriter writes, "# rubicon-trace " and a dict
+ *	(the schema and the epoch; see traceWriter.c), in line: the epoch into
+ *	*epochNs and the schema, unless it is the I/O schema, into *sp
+ *	(with a reference for the caller).
+ * Results: TCL_OK, or TCL_ERROR with err set.
+ */
+static int
+ReadDescriptor(Rb_Reader *r, const char *line, int64_t *epochNs,
+	Rb_Schema **sp, Rb_Error *err)
+{
+    static const char *const types[] = {"int", "double", "string", NULL};
+    static const char *const units[] = {"none", "ns", "bytes", NULL};
+    Tcl_Obj *d = Tcl_NewStringObj(line + sizeof(DESCRIPTOR) - 1, -1);
+    Tcl_Obj *v, **fields, **fd;
+    Rb_Schema *s = NULL;
+    int n, nfd, f, type, unit, rc = TCL_ERROR;
+
+    Tcl_IncrRefCount(d);
+    *sp = NULL;
+    if (DictGet(d, "epoch", &v) != TCL_OK
+	    || !Rb_ParseScaled(Tcl_GetString(v), 1000000000, epochNs)
+	    || DictGet(d, "fields", &v) != TCL_OK
+	    || Tcl_ListObjGetElements(NULL, v, &n, &fields) != TCL_OK
+	    || n < 1 || n > RB_MAX_FIELDS
+	    || DictGet(d, "schema", &v) != TCL_OK) {
+	goto bad;
+    }
+    s = Rb_SchemaCreate(Tcl_GetString(v));
+    for (f = 0; f < n; f++) {
+	if (Tcl_ListObjGetElements(NULL, fields[f], &nfd, &fd) != TCL_OK
+		|| nfd != 4
+		|| Tcl_GetIndexFromObj(NULL, fd[1], types, "", TCL_EXACT,
+		    &type) != TCL_OK
+		|| Tcl_GetIndexFromObj(NULL, fd[2], units, "", TCL_EXACT,
+		    &unit) != TCL_OK) {
+	    goto bad;
+	}
+	if (f == 0 ? strcmp(Tcl_GetString(fd[0]), "time") != 0
+		|| type != RB_FT_INT || unit != RB_UNIT_NS
+		: Rb_SchemaAddField(s, Tcl_GetString(fd[0]), type, unit,
+		Tcl_GetString(fd[3])) < 0) {
+	    goto bad;
+	}
+    }
+    if (SameFields(s, Rb_IoSchema())) {
+	Rb_SchemaRelease(s);
+    } else {
+	/* A schema a plugin registered (magpie:NAME, stardust) is taken
+	 * as itself, so that its Analyzers know the records. */
+	Rb_Error ignored;
+	Rb_Schema *named = Rb_NamedSchema(s->name, &ignored);
+
+	if (named != NULL && SameFields(s, named)) {
+	    Rb_SchemaRelease(s);
+	    s = named;
+	} else if (named != NULL) {
+	    Rb_SchemaRelease(named);
+	}
+	*sp = s;
+    }
+    rc = TCL_OK;
+    goto done;
+
+  bad:
+    if (s != NULL) {
+	Rb_SchemaRelease(s);
+    }
+    Rb_SetError(err, "RUBICON READER CORRUPT", "%s: line 1: a \"%s\" line "
+	    "not followed by \"schema NAME epoch SECONDS fields {{NAME TYPE "
+	    "UNIT HELP} ...}\" with time the first field", Rb_InputPath(r->in),
+	    DESCRIPTOR);
+  done:
+    Tcl_DecrRefCount(d);
+    return rc;
+}
+
+/*
+ * MapEventColumns --
+ *	For a CSV of another schema than I/O: each header name is a field
+ *	of it, time among them.
+ * Results: TCL_OK, or TCL_ERROR with err set.
+ */
+static int
+MapEventColumns(Rb_Reader *r, CsvState *st, char **header, int nheader,
+	Rb_Error *err)
+{
+    int i, hasTime = 0;
+
+    if (Rb_ReaderOption(r, "columns") != NULL) {
+	return OptionError(r, err, "a CSV of the schema in its first line "
+		"takes no column map; schema", r->schema->name);
+    }
+    for (i = 0; i < nheader; i++) {
+	st->colField[i] = Rb_SchemaFieldIndex(r->schema, header[i]);
+	if (st->colField[i] < 0) {
+	    return OptionError(r, err, "the header names a field its first "
+		    "line does not declare:", header[i]);
+	}
+	hasTime |= st->colField[i] == 0;
+    }
+    st->ncols = st->maxCol = nheader;
+    if (!hasTime) {
+	return OptionError(r, err, "no column for the field", "time");
+    }
+    return TCL_OK;
+}
+
+/*
  * CsvOpen --
  *	Reads the options, the header row when there is one, and builds the
  *	column map.  The header is taken when "header 1", when a column is
@@ -360,6 +518,7 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
 
     st->tx.delim = ',';
     st->tx.comment = '#';
+    Tcl_DStringInit(&st->rec);
     st->timeScale = st->sizeScale = st->offsetScale = 1;
     if (CheckKeys(r, err) != TCL_OK) {
 	return TCL_ERROR;
@@ -425,8 +584,40 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
 
     columns = Rb_ReaderOption(r, "columns");
     buf = Rb_Alloc(HEAD_MAX + 1);
+    nf = (int)Rb_InputPeek(r->in, buf, HEAD_MAX, err);
+    if (nf < 0) {
+	goto done;
+    }
+    buf[nf] = '\0';
+    buf[strcspn(buf, "\r\n")] = '\0';
+    if (strncmp(buf, DESCRIPTOR, sizeof(DESCRIPTOR) - 1) == 0) {
+	Rb_Schema *schema;
+	int64_t epochNs;
+
+	if (ReadDescriptor(r, buf, &epochNs, &schema, err) != TCL_OK
+		|| (Rb_InputGetLine(r->in, NULL, err) == NULL
+		&& err->code[0])) {
+	    goto done;
+	}
+	if (Rb_ReaderOption(r, "epoch") == NULL) {
+	    r->epochNs = epochNs;
+	}
+	if (schema != NULL) {
+	    r->schema = schema;
+	    st->events = 1;
+	}
+    }
     nf = FirstLine(r, st->tx.delim, buf, field, err);
     if (nf < 0) {
+	goto done;
+    }
+    if (st->events) {
+	if (MapEventColumns(r, st, field, nf, err) != TCL_OK
+		|| (Rb_InputGetLine(r->in, NULL, err) == NULL
+		&& err->code[0])) {
+	    goto done;
+	}
+	rc = TCL_OK;
 	goto done;
     }
     if (header < 0) {
@@ -552,15 +743,243 @@ CsvParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
     return NULL;
 }
 
+/*
+ * SplitQuoted --
+ *	Splits a CSV line s in place at commas, undoing the quotes of
+ *	quoted cells ("" inside is one quote); quoted[k] says whether cell
+ *	k was quoted (an empty quoted cell is an empty string, an empty
+ *	unquoted one an absent value).
+ * Results: the number of cells, or -1 when a quote is left open, text
+ *	follows a closing quote, or there are more than max cells.
+ */
+static int
+SplitQuoted(char *s, char **cell, char *quoted, int max)
+{
+    int n = 0;
+
+    for (;;) {
+	char *w = s, c;
+
+	if (n == max) {
+	    return -1;
+	}
+	cell[n] = s;
+	quoted[n] = *s == '"';
+	if (*s == '"') {
+	    for (s++; *s != '"' || s[1] == '"'; s++) {
+		if (*s == '\0') {
+		    return -1;
+		}
+		*w++ = *s;
+		s += *s == '"';
+	    }
+	    s++;
+	    if (*s != ',' && *s != '\0') {
+		return -1;
+	    }
+	} else {
+	    while (*s != ',' && *s != '\0') {
+		*w++ = *s++;
+	    }
+	}
+	c = *s;
+	*w = '\0';
+	n++;
+	if (c == '\0') {
+	    return n;
+	}
+	s++;
+    }
+}
+
+/*
+ * CsvEventParse --
+ *	One line of a CSV of another schema than I/O into record i: each
+ *	cell by its field's type.
+ */
+static const char *
+CsvEventParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
+	size_t whyLen)
+{
+    CsvState *st = r->state;
+    Rb_Schema *schema = r->schema;
+    char *cell[RB_TEXT_MAX_FIELDS], quoted[RB_TEXT_MAX_FIELDS];
+    int n = SplitQuoted(l->field[0], cell, quoted, RB_TEXT_MAX_FIELDS), k;
+
+    if (n < 0) {
+	snprintf(why, whyLen, "a quote is left open or text follows one");
+	return "bad-field";
+    }
+    if (n != st->ncols) {
+	snprintf(why, whyLen, "%d cells, not %d", n, st->ncols);
+	return n < st->ncols ? "short-line" : "long-line";
+    }
+    for (k = 0; k < n; k++) {
+	int f = st->colField[k];
+	const Rb_Field *fd = &schema->fields[f];
+	char *end;
+	double d;
+
+	if (*cell[k] == '\0' && !quoted[k] && f != 0) {
+	    continue;
+	}
+	switch (fd->type) {
+	case RB_FT_STRING:
+	    b->col[f][i] = Rb_SchemaIntern(schema, cell[k], strlen(cell[k]));
+	    continue;
+	case RB_FT_DOUBLE:
+	    d = strtod(cell[k], &end);
+	    if (end != cell[k] && *end == '\0') {
+		Rb_SetDouble(b, f, i, d);
+		continue;
+	    }
+	    break;
+	default:
+	    if (Rb_ParseInt(cell[k], &b->col[f][i])
+		    && b->col[f][i] != RB_ABSENT) {
+		continue;
+	    }
+	    break;
+	}
+	snprintf(why, whyLen, "cell %d (%s) \"%.40s\" is not %s", k + 1,
+		fd->name, cell[k], fd->type == RB_FT_DOUBLE ? "a number"
+		: "a whole number in range");
+	return "bad-field";
+    }
+    return NULL;
+}
+
+/*
+ * QuoteOpen --
+ *	Whether a quoted cell is still open at the end of s, given whether
+ *	one was open at its start ("" inside is a quote).
+ */
+static int
+QuoteOpen(const char *s, int open)
+{
+    int cellStart = !open;
+
+    for (; *s; s++) {
+	if (open) {
+	    if (*s == '"') {
+		if (s[1] == '"') {
+		    s++;
+		} else {
+		    open = 0;
+		}
+	    }
+	} else if (*s == '"' && cellStart) {
+	    open = 1;
+	}
+	cellStart = !open && *s == ',';
+    }
+    return open;
+}
+
+#define MAX_RECORD (1 << 20)	/* a quoted cell must close within it */
+
+/*
+ * CsvEventNext --
+ *	The next of a CSV of another schema: as Rb_TextNext, but a record
+ *	goes on over line breaks inside quoted cells.
+ * Results: records appended, 0 at the end, -1 on error (err set).
+ */
+static int
+CsvEventNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
+{
+    CsvState *st = r->state;
+    Rb_Text *tx = &st->tx;
+    int start = b->n;
+    char why[256];
+
+    if (tx->failed) {
+	tx->failed = 0;
+	*err = tx->pending;
+	return -1;
+    }
+    if (tx->done) {
+	return 0;
+    }
+    if (b->n == 0) {
+	b->firstRecord = r->records + 1;
+    }
+    while (b->n < b->cap) {
+	const char *kind = NULL;
+	size_t len;
+	char *s;
+	int i, open = 0;
+
+	tx->line.offset = Rb_InputOffset(r->in);
+	s = Rb_InputGetLine(r->in, &len, &tx->pending);
+	if (s == NULL) {
+	    tx->done = 1;
+	    if (tx->pending.code[0]) {
+		return Rb_TextFinish(tx, b, start, err);
+	    }
+	    break;
+	}
+	tx->line.lineNo = r->recordNo = Rb_InputLineNo(r->in);
+	Tcl_DStringSetLength(&st->rec, 0);
+	Tcl_DStringAppend(&st->rec, s, (int)len);
+	while (strlen(s) == len && (open = QuoteOpen(s, open))) {
+	    s = Rb_InputGetLine(r->in, &len, &tx->pending);
+	    if (s == NULL || Tcl_DStringLength(&st->rec) + len > MAX_RECORD) {
+		if (tx->pending.code[0]) {
+		    tx->done = 1;
+		    return Rb_TextFinish(tx, b, start, err);
+		}
+		snprintf(why, sizeof(why), "a quoted cell is not closed %s",
+			s == NULL ? "at the end of the file" : "within 1 MB");
+		kind = "bad-field";
+		break;
+	    }
+	    Tcl_DStringAppend(&st->rec, "\n", 1);
+	    Tcl_DStringAppend(&st->rec, s, (int)len);
+	}
+	s = Tcl_DStringValue(&st->rec);
+	if (kind == NULL && (size_t)Tcl_DStringLength(&st->rec) != strlen(s)) {
+	    snprintf(why, sizeof(why), "a NUL byte at column %zu",
+		    strlen(s) + 1);
+	    kind = "nul-byte";
+	}
+	if (kind == NULL && (*s == '\0' || *s == '#')) {
+	    continue;		/* blank or a comment */
+	}
+	i = Rb_BatchAppend(b);
+	if (kind == NULL) {
+	    tx->line.field[0] = s;
+	    tx->line.nfields = 1;
+	    why[0] = '\0';
+	    kind = CsvEventParse(r, &tx->line, b, i, why, sizeof(why));
+	}
+	if (kind != NULL) {
+	    b->n--;
+	    if (Rb_TextBad(r, tx, kind, "%s", why)) {
+		return Rb_TextFinish(tx, b, start, err);
+	    }
+	    continue;
+	}
+	if (Rb_TextKeep(r, tx, b, i) < 0) {
+	    return Rb_TextFinish(tx, b, start, err);
+	}
+    }
+    return b->n - start;
+}
+
 static int
 CsvNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
-    return Rb_TextNext(r, &((CsvState *)r->state)->tx, b, CsvParse, err);
+    CsvState *st = r->state;
+
+    if (st->events) {
+	return CsvEventNext(r, b, err);
+    }
+    return Rb_TextNext(r, &st->tx, b, CsvParse, err);
 }
 
 /*
  * CsvClose --
- *	Frees the op spellings.
+ *	Frees the op spellings and the record buffer.
  */
 static void
 CsvClose(Rb_Reader *r)
@@ -574,6 +993,7 @@ CsvClose(Rb_Reader *r)
     for (i = 0; i < st->nwrite; i++) {
 	free(st->writev[i]);
     }
+    Tcl_DStringFree(&st->rec);
 }
 
 const Rb_ReaderClass Rb_CsvReaderClass = {

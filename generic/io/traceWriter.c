@@ -22,25 +22,33 @@
 #include "io/ioInt.h"
 #include "io/native.h"
 #include "io/readers.h"
+#include "io/chrome.h"
 #include "core/engine.h"
+
+enum { FORMAT_NATIVE, FORMAT_CSV, FORMAT_CHROME };
 
 typedef struct TraceWriter {
     char *path;
-    int csv;			/* CSV, else native. */
+    int format;			/* FORMAT_* */
     const Rb_RunInfo *run;	/* Valid from start to end. */
     Rb_Schema *schema;
     Rb_NativeWriter *native;
-    FILE *fp;			/* CSV */
+    FILE *fp;			/* CSV or Chrome JSON */
+    RbChromeWriter *chrome;
     char *tmpPath;
 } TraceWriter;
 
 /*
  * CsvAbort --
- *	Closes and removes an unfinished CSV file.
+ *	Closes and removes an unfinished CSV or Chrome file.
  */
 static void
 CsvAbort(TraceWriter *tw)
 {
+    if (tw->chrome != NULL) {
+	RbChromeClose(tw->chrome, 1);
+	tw->chrome = NULL;
+    }
     if (tw->fp != NULL) {
 	fclose(tw->fp);
 	unlink(tw->tmpPath);
@@ -66,12 +74,16 @@ Abandon(TraceWriter *tw)
 /*
  * WriteCsvText --
  *	A CSV cell holding text, quoted when it has a comma, quote or line
- *	break.
+ *	break, begins or ends with a blank (which a reader would trim) or
+ *	is empty (an empty cell is an absent value).
  */
 static void
 WriteCsvText(FILE *fp, const char *s)
 {
-    if (strpbrk(s, ",\"\r\n") == NULL) {
+    size_t n = strlen(s);
+
+    if (strpbrk(s, ",\"\r\n") == NULL && n > 0 && s[0] != ' '
+	    && s[0] != '\t' && s[n - 1] != ' ' && s[n - 1] != '\t') {
 	fputs(s, fp);
 	return;
     }
@@ -83,6 +95,55 @@ WriteCsvText(FILE *fp, const char *s)
 	putc(*s, fp);
     }
     putc('"', fp);
+}
+
+/*
+ * WriteCsvDescriptor --
+ *	The first line of a CSV trace, a comment that the csv reader takes
+ *	to restore what the cells alone would lose: the epoch and the
+ *	schema, its name and each field's type, unit and help, as a Tcl
+ *	dict (see doc/csv.n):
+ *
+ *	    # rubicon-trace schema io epoch 1053255845.000000000 fields
+ *		{{time int ns {enqueue time}} ...}
+ */
+static void
+WriteCsvDescriptor(FILE *fp, const Rb_Schema *s, int64_t epochNs)
+{
+    static const char *const types[] = {"int", "double", "string"};
+    static const char *const units[] = {"none", "ns", "bytes"};
+    Tcl_Obj *d = Tcl_NewListObj(0, NULL), *fields = Tcl_NewListObj(0, NULL);
+    uint64_t mag = epochNs < 0 ? -(uint64_t)epochNs : (uint64_t)epochNs;
+    char epoch[48], *p;
+    int f;
+
+    Tcl_IncrRefCount(d);
+    snprintf(epoch, sizeof(epoch), "%s%llu.%09llu", epochNs < 0 ? "-" : "",
+	    (unsigned long long)(mag / 1000000000),
+	    (unsigned long long)(mag % 1000000000));
+    for (f = 0; f < s->nfields; f++) {
+	Tcl_Obj *fd[4];
+
+	fd[0] = Tcl_NewStringObj(s->fields[f].name, -1);
+	fd[1] = Tcl_NewStringObj(types[s->fields[f].type], -1);
+	fd[2] = Tcl_NewStringObj(units[s->fields[f].unit], -1);
+	fd[3] = Tcl_NewStringObj(s->fields[f].help ? s->fields[f].help : "",
+		-1);
+	Tcl_ListObjAppendElement(NULL, fields, Tcl_NewListObj(4, fd));
+    }
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj("schema", -1));
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj(s->name, -1));
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj("epoch", -1));
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj(epoch, -1));
+    Tcl_ListObjAppendElement(NULL, d, Tcl_NewStringObj("fields", -1));
+    Tcl_ListObjAppendElement(NULL, d, fields);
+    fputs("# rubicon-trace ", fp);
+    /* A line break in a help text would end the comment. */
+    for (p = Tcl_GetString(d); *p; p++) {
+	putc(*p == '\n' || *p == '\r' ? ' ' : *p, fp);
+    }
+    putc('\n', fp);
+    Tcl_DecrRefCount(d);
 }
 
 /*
@@ -98,7 +159,7 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
     Abandon(tw);
     tw->run = run;
     tw->schema = run->schema;
-    if (!tw->csv) {
+    if (tw->format == FORMAT_NATIVE) {
 	tw->native = Rb_NativeWriterOpen(tw->path, run->schema, run->epochNs,
 		err);
 	return tw->native ? TCL_OK : TCL_ERROR;
@@ -114,6 +175,11 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
 	tw->tmpPath = NULL;
 	return TCL_ERROR;
     }
+    if (tw->format == FORMAT_CHROME) {
+	tw->chrome = RbChromeOpen(tw->fp, run->schema, run->epochNs);
+	return TCL_OK;
+    }
+    WriteCsvDescriptor(tw->fp, run->schema, run->epochNs);
     for (f = 0; f < run->schema->nfields; f++) {
 	if (f > 0) {
 	    putc(',', tw->fp);
@@ -145,7 +211,10 @@ WriterPush(void *cd, const Rb_Batch *b, const uint32_t *sel, int nsel,
 	}
 	return TCL_OK;
     }
-    for (k = 0; k < nsel; k++) {
+    if (tw->chrome != NULL) {
+	RbChromeWrite(tw->chrome, b, sel, nsel);
+    }
+    for (k = 0; k < nsel && tw->chrome == NULL; k++) {
 	int i = sel ? (int)sel[k] : k;
 
 	for (f = 0; f < s->nfields; f++) {
@@ -200,7 +269,13 @@ WriterEnd(void *cd, const Rb_RunInfo *unused, Rb_Error *err)
 	rc = Rb_NativeWriterClose(tw->native, err);
 	tw->native = NULL;
     } else if (tw->fp != NULL) {
-	int bad = fclose(tw->fp) != 0;
+	int bad;
+
+	if (tw->chrome != NULL) {
+	    RbChromeClose(tw->chrome, 0);
+	    tw->chrome = NULL;
+	}
+	bad = fclose(tw->fp) != 0;
 
 	tw->fp = NULL;
 	if (bad || rename(tw->tmpPath, tw->path) != 0) {
@@ -236,21 +311,23 @@ static const Rb_SinkClass traceWriterClass = {
 
 /*
  * TraceWriterCmd --
- *	"TraceWriter -output file ?-format native|csv?": a sink node.  The
- *	format defaults to csv for a name ending in .csv, else native.
+ *	"TraceWriter -output file ?-format native|csv|chrome?": a sink
+ *	node.  The format defaults to csv for a name ending in .csv, chrome
+ *	for .json, else native.
  */
 static int
 TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-output", "-format", NULL};
-    static const char *const formats[] = {"native", "csv", NULL};
+    static const char *const formats[] = {"native", "csv", "chrome", NULL};
     const char *path = NULL;
-    int i, idx, csv = -1;
+    int i, idx, format = -1;
     TraceWriter *tw;
 
     if (objc % 2 == 0) {
-	Tcl_WrongNumArgs(interp, 1, objv, "-output file ?-format native|csv?");
+	Tcl_WrongNumArgs(interp, 1, objv,
+		"-output file ?-format native|csv|chrome?");
 	return TCL_ERROR;
     }
     for (i = 1; i < objc; i += 2) {
@@ -261,7 +338,7 @@ TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	if (idx == 0) {
 	    path = Tcl_GetString(objv[i + 1]);
 	} else if (Tcl_GetIndexFromObj(interp, objv[i + 1], formats, "format",
-		0, &csv) != TCL_OK) {
+		0, &format) != TCL_OK) {
 	    return TCL_ERROR;
 	}
     }
@@ -272,14 +349,16 @@ TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
     if (Rb_SafeCheckWrite(interp, path) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (csv < 0) {
+    if (format < 0) {
 	size_t n = strlen(path);
 
-	csv = n >= 4 && strcasecmp(path + n - 4, ".csv") == 0;
+	format = n >= 4 && strcasecmp(path + n - 4, ".csv") == 0 ? FORMAT_CSV
+		: n >= 5 && strcasecmp(path + n - 5, ".json") == 0
+		? FORMAT_CHROME : FORMAT_NATIVE;
     }
     tw = Rb_Alloc(sizeof(*tw));
     tw->path = Rb_Strdup(path);
-    tw->csv = csv;
+    tw->format = format;
     Rb_NodeCreateSink(interp, &traceWriterClass, tw);
     return TCL_OK;
 }
@@ -295,7 +374,7 @@ Rb_IoCommandsInit(Tcl_Interp *interp)
     Tcl_CreateObjCommand(interp, "::rubicon::TraceWriter", TraceWriterCmd,
 	    NULL, NULL);
     Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_CORE, "TraceWriter",
-	    "TraceWriter -output file ?-format native|csv?: writes the "
+	    "TraceWriter -output file ?-format native|csv|chrome?: writes the "
 	    "records reaching it to a trace file", NULL);
     return TCL_OK;
 }

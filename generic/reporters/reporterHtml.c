@@ -266,7 +266,7 @@ WriteCell(FILE *fp, const Rb_Attribute *a, int row, int col)
     char buf[RB_NUMBUF];
 
     fputs(a->cols[col].isText ? "<td>" : "<td class=\"num\">", fp);
-    Rb_ReportHtmlString(fp, Rb_ReportCell(a, row, col, buf));
+    Rb_ReportHtmlString(fp, Rb_ReportRoundedCell(a, row, col, buf));
     fputs("</td>", fp);
 }
 

@@ -101,7 +101,7 @@ WriteScalar(FILE *fp, const char *flow, const Rb_Attribute *a)
     if (a->nrows < 1 || a->ncols < 1) {
 	fputs("(no value)", fp);
     } else {
-	fputs(LogEscape(Rb_ReportCell(a, 0, 0, buf), &ds), fp);
+	fputs(LogEscape(Rb_ReportRoundedCell(a, 0, 0, buf), &ds), fp);
 	Tcl_DStringFree(&ds);
 	unit = Rb_ReportColUnit(a, 0);
 	if (*unit) {
@@ -183,7 +183,7 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 	}
 	width[c] = Tcl_NumUtfChars(Tcl_DStringValue(&head[c]), -1);
 	for (r = 0; r < a->nrows; r++) {
-	    w = Tcl_NumUtfChars(LogEscape(Rb_ReportCell(a, r, c, buf), &ds), -1);
+	    w = Tcl_NumUtfChars(LogEscape(Rb_ReportRoundedCell(a, r, c, buf), &ds), -1);
 	    Tcl_DStringFree(&ds);
 	    if (w > width[c]) {
 		width[c] = w;
@@ -201,7 +201,7 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 		cell = Tcl_DStringValue(&head[c]);
 		Tcl_DStringInit(&ds);
 	    } else {
-		cell = LogEscape(Rb_ReportCell(a, r, c, buf), &ds);
+		cell = LogEscape(Rb_ReportRoundedCell(a, r, c, buf), &ds);
 	    }
 	    pad = width[c] - Tcl_NumUtfChars(cell, -1);
 	    if (a->cols[c].isText) {

@@ -145,6 +145,39 @@ Rb_ReportNum(double v, char *buf)
 }
 
 /*
+ * Rb_ReportRounded --
+ *	Formats a number for a report people read (text, HTML): integral
+ *	values as Rb_ReportNum does, others to ten significant digits, which
+ *	drops the noise of binary fractions ("0.000619", not
+ *	"0.0006190000000000001") and keeps what any measurement here has.
+ *	The machine-read formats (CSV, JSON, spreadsheet) keep
+ *	Rb_ReportNum's exact digits.
+ * Results: a pointer to buf (RB_NUMBUF bytes) or to a constant string.
+ */
+const char *
+Rb_ReportRounded(double v, char *buf)
+{
+    if (!isfinite(v) || (v == floor(v) && fabs(v) < 1e15)) {
+	return Rb_ReportNum(v, buf);
+    }
+    snprintf(buf, RB_NUMBUF, "%.10g", v);
+    return buf;
+}
+
+/*
+ * Rb_ReportRoundedCell --
+ *	A cell as Rb_ReportCell gives it, its number by Rb_ReportRounded.
+ */
+const char *
+Rb_ReportRoundedCell(const Rb_Attribute *a, int row, int col, char *buf)
+{
+    const Rb_Column *c = &a->cols[col];
+
+    return c->isText ? Rb_ReportCell(a, row, col, buf)
+	    : Rb_ReportRounded(c->num[row], buf);
+}
+
+/*
  * Rb_ReportCell --
  *	The text of one cell: a text cell's string ("" when unset) or the
  *	number formatted by Rb_ReportNum.

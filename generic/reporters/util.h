@@ -45,6 +45,9 @@ int		Rb_ReportWriteFile(Rb_Reporter *r, const Rb_RunInfo *run,
 		    Rb_ReportBody *body);
 
 const char *	Rb_ReportNum(double v, char *buf);
+const char *	Rb_ReportRounded(double v, char *buf);
+const char *	Rb_ReportRoundedCell(const Rb_Attribute *a, int row, int col,
+		    char *buf);
 const char *	Rb_ReportCell(const Rb_Attribute *a, int row, int col,
 		    char *buf);
 const char *	Rb_ReportColUnit(const Rb_Attribute *a, int col);

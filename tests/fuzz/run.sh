@@ -16,7 +16,7 @@ io="generic/io/input.c generic/io/ring.c generic/io/srt.c generic/io/native.c ge
     generic/io/text.c generic/io/msr.c generic/io/spc.c generic/io/disksim.c generic/io/csv.c
     generic/io/blkpair.c generic/io/blkparse.c generic/io/blktrace.c
     generic/io/ftrace.c generic/io/blktracer.c generic/io/blockevents.c"
-readers="msr spc disksim csv blkparse blktrace blktracer blockevents"
+readers="msr spc disksim csv csvtrace blkparse blktrace blktracer blockevents"
 mkdir -p build/fuzz fuzz-out
 
 build() {	# build NAME SOURCES...

@@ -209,7 +209,8 @@ proc hostileCompressedCases {file c n} {
 # incomplete); a
 # blkparse trace of 3 Q/D/C triples is 3 I/Os; Zipkin's shared is three
 # spans, each a Call and a Reply, two with a parent (a Stitch) and one
-# with a remote endpoint: 9 records.
+# with a remote endpoint: 9 records; the ftrace blk tracer's merge is two
+# bios merged into one I/O, the block events' heads two I/Os.
 set ::hostileBinary {
     srt srt fuzz/corpus/srt/five-records 5 ff 88
     native native fuzz/corpus/native/io-five.plain 10 0 0
@@ -217,6 +218,8 @@ set ::hostileBinary {
     blktrace blktrace fixtures/blktrace/small.blktrace.0 3 0 0
     blkparse blkparse {} 3 0 0
     zipkin zipkin fuzz/corpus/zipkin/shared 9 0 0
+    blktracer blktracer fuzz/corpus/blktracer/merge 1 0 0
+    blockevents blockevents fuzz/corpus/blockevents/heads 2 0 0
 }
 
 # hostileBlkparse -- blkparse's text of 3 reads, each queued, issued and

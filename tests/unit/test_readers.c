@@ -99,6 +99,12 @@ START_TEST(parse_scaled_is_exact)
     ck_assert(!Rb_ParseScaled(".", 1, &v));
     ck_assert(!Rb_ParseScaled("1.2.3", 1, &v));
     ck_assert(!Rb_ParseScaled("1e", 1, &v));
+    /* Far more digits than fit: refused, without overflowing on the way
+     * (UBSan checks). */
+    ck_assert(!Rb_ParseScaled("12345678901234567890123456789012345678901234"
+	    "567890.5", 1000000000, &v));
+    ck_assert(!Rb_ParseScaled("0.1234567890123456789012345678901234567890123"
+	    "45678901234567890", 1000000000, &v));
     ck_assert(!Rb_ParseInt("1.5", &v));
     ck_assert(!Rb_ParseInt("-9223372036854775808", &v));
     ck_assert(Rb_ParseHex("2a", &v));

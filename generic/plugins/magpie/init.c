@@ -47,7 +47,8 @@ Rb_MagpieInit(Tcl_Interp *interp)
 	return TCL_ERROR;
     }
     if (MgCanonInitCmds(interp) != TCL_OK
-	    || MgTimelineInitCmds(interp) != TCL_OK) {
+	    || MgTimelineInitCmds(interp) != TCL_OK
+	    || MgChromeInitCmds(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
     return MgParserInitCmds(interp);

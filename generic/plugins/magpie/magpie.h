@@ -189,6 +189,7 @@ const MgRequest *MgFlowRequest(Tcl_Interp *interp, Tcl_Obj *flowObj,
 		    Tcl_Obj *idObj, const char *attrName, const char *code,
 		    const MgSchema **mg);
 int		MgParserInitCmds(Tcl_Interp *interp);
+int		MgThreadField(const MgSchema *mg);
 
 /* Registry of schemas defined by magpie::schema (process-wide, as trace
  * readers are; a later definition of a name replaces the earlier). */
@@ -207,6 +208,9 @@ extern const Rb_AnalyzerClass MgParserAnalyzerClass;
 
 /* magpie::timeline (timelineDraw.c): draws a listed request. */
 int		MgTimelineInitCmds(Tcl_Interp *interp);
+
+/* chrome.c */
+int		MgChromeInitCmds(Tcl_Interp *interp);
 
 /* Memory comes from the core's allocator (Rb_Alloc, Rb_AllocArray ...,
  * released with free()), which takes a size_t: Tcl_Alloc's unsigned int

@@ -611,12 +611,12 @@ SortEntries(MgEvent *ev, int n)
 }
 
 /*
- * ThreadField --
+ * MgThreadField --
  *	A record field of the schema's thread domain (its values all have
  *	that field's type), or -1.
  */
-static int
-ThreadField(const MgSchema *mg)
+int
+MgThreadField(const MgSchema *mg)
 {
     int f;
 
@@ -1483,8 +1483,8 @@ RequestCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    item[2] = Tcl_ObjPrintf("intr:%lld", (long long)e->thread);
 	} else if (e->thread == RB_ABSENT) {
 	    item[2] = Tcl_NewStringObj("", 0);
-	} else if (ThreadField(mg) >= 0
-		&& rec->fields[ThreadField(mg)].type == RB_FT_STRING) {
+	} else if (MgThreadField(mg) >= 0
+		&& rec->fields[MgThreadField(mg)].type == RB_FT_STRING) {
 	    item[2] = Tcl_NewStringObj(Rb_SchemaString(rec, e->thread), -1);
 	} else {
 	    item[2] = Tcl_NewWideIntObj(e->thread);

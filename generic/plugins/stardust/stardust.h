@@ -202,7 +202,8 @@ typedef struct SdFields {
     int type, bc, pid, tid;
     int cpu, oldPid, newPid, oldTid, newTid;
     int disk, ioId, bytes, src, dst, srcBc, dstBc, file, offset, size;
-    int service, name;
+    int service, name, self;
+    int64_t tSpanSelf;		/* A span's self time (ns in self). */
     int64_t tUserSwitch, tKernelSwitch, tDiskStart, tDiskEnd, tNet, tStitch;
     int64_t tCall, tReply;
     int64_t tBuffer[6];		/* ReadHit ReadMiss Write ReadAhead

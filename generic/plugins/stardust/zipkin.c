@@ -15,8 +15,10 @@
  *	half of its parent when there is one.  A span's remoteEndpoint
  *	becomes a RemoteEndpoint record just after its Call, so the flow
  *	graph shows the hop to the server even when the server reports no
- *	spans.  The client id (top 8 bits) is the trace's number in the
- *	file, from 1.  JSON is parsed with libjansson.
+ *	spans.  With the Reply comes a SpanSelf record carrying the span's
+ *	self time (spans.c), for StardustDemandAnalyzer.  The client id (top
+ *	8 bits) is the trace's number in the file, from 1.  JSON is parsed
+ *	with libjansson.
  */
 
 #ifdef HAVE_JANSSON
@@ -30,7 +32,7 @@ typedef struct ZkRec {
     int64_t time;		/* ns since the epoch, then from the first */
     int64_t bc, pid;
     int type;			/* 0 Call, 1 Reply, 2 Stitch,
-				 * 3 RemoteEndpoint */
+				 * 3 RemoteEndpoint, 4 SpanSelf */
     int span;			/* Its span (the child, for a Stitch). */
     int64_t seq;		/* Ties keep emission order. */
 } ZkRec;
@@ -40,8 +42,8 @@ typedef struct ZkState {
     SdSpanSet spans;
     ZkRec *recs;
     int nrecs, next;
-    int64_t typeIds[4];
-    int fService, fName, fSrcBc, fDstBc, fIpv4, fIpv6, fPort;
+    int64_t typeIds[5];
+    int fService, fName, fSrcBc, fDstBc, fIpv4, fIpv6, fPort, fSelf;
 } ZkState;
 
 static const char *
@@ -133,6 +135,7 @@ MakeRecords(ZkState *st)
 	}
 	if (s->dur != RB_ABSENT) {
 	    AddRec(st, &cap, at + s->dur, s->bc, 1, i);
+	    AddRec(st, &cap, at + s->dur, s->bc, 4, i);
 	}
     }
     if (st->nrecs > 1) {	/* recs is NULL when there are none */
@@ -189,6 +192,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
     st->typeIds[1] = Rb_SchemaIntern(r->schema, "Reply", 5);
     st->typeIds[2] = Rb_SchemaIntern(r->schema, "Stitch", 6);
     st->typeIds[3] = Rb_SchemaIntern(r->schema, "RemoteEndpoint", 14);
+    st->typeIds[4] = Rb_SchemaIntern(r->schema, "SpanSelf", 8);
     st->fService = Rb_SchemaFieldIndex(r->schema, "service");
     st->fName = Rb_SchemaFieldIndex(r->schema, "name");
     st->fSrcBc = Rb_SchemaFieldIndex(r->schema, "srcBreadcrumb");
@@ -196,6 +200,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
     st->fIpv4 = Rb_SchemaFieldIndex(r->schema, "ipv4");
     st->fIpv6 = Rb_SchemaFieldIndex(r->schema, "ipv6");
     st->fPort = Rb_SchemaFieldIndex(r->schema, "port");
+    st->fSelf = Rb_SchemaFieldIndex(r->schema, "self");
     return TCL_OK;
 }
 
@@ -273,6 +278,9 @@ ZkNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 		b->col[st->fPort][i] = (int64_t)json_integer_value(port);
 	    }
 	} else {
+	    if (x->type == 4) {
+		b->col[st->fSelf][i] = s->self;
+	    }
 	    SpanName(s, &name);
 	    b->col[st->fService][i] = Rb_SchemaIntern(b->schema,
 		    s->service ? s->service : "", s->service

@@ -123,6 +123,7 @@ typedef struct SdSpanSet {
     int nskew, skewed;
 } SdSpanSet;
 
+const char *	Sd_JsonStr(json_t *obj, const char *key);
 int		Sd_SpansSniff(const unsigned char *head, size_t n);
 int		Sd_SpansParse(SdSpanSet *set, const char *buf, size_t len,
 		    const char *path, Rb_Error *err);

@@ -46,14 +46,6 @@ typedef struct ZkState {
     int fService, fName, fSrcBc, fDstBc, fIpv4, fIpv6, fPort, fSelf;
 } ZkState;
 
-static const char *
-Str(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 static int
 ZkSniff(const unsigned char *head, size_t n)
 {
@@ -270,9 +262,9 @@ ZkNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	} else if (x->type == 3) {
 	    json_t *port = json_object_get(s->remote, "port");
 
-	    InternStr(b, st->fService, i, Str(s->remote, "serviceName"));
-	    InternStr(b, st->fIpv4, i, Str(s->remote, "ipv4"));
-	    InternStr(b, st->fIpv6, i, Str(s->remote, "ipv6"));
+	    InternStr(b, st->fService, i, Sd_JsonStr(s->remote, "serviceName"));
+	    InternStr(b, st->fIpv4, i, Sd_JsonStr(s->remote, "ipv4"));
+	    InternStr(b, st->fIpv6, i, Sd_JsonStr(s->remote, "ipv6"));
 	    if (json_is_integer(port) && json_integer_value(port) >= 0
 		    && json_integer_value(port) <= 65535) {
 		b->col[st->fPort][i] = (int64_t)json_integer_value(port);

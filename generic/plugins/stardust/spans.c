@@ -726,6 +726,21 @@ DictAdd(Tcl_Obj *d, int nkeys, Tcl_Obj *const keys[], double v)
 }
 
 /*
+ * Put --
+ *	Sets key of dict d to v; the key object is released when d already
+ *	held the key (Tcl keeps its own).
+ */
+static void
+Put(Tcl_Obj *d, const char *key, Tcl_Obj *v)
+{
+    Tcl_Obj *k = S(key);
+
+    Tcl_IncrRefCount(k);
+    Tcl_DictObjPut(NULL, d, k, v);
+    Tcl_DecrRefCount(k);
+}
+
+/*
  * Get --
  *	The value of key in dict d, or NULL.
  */
@@ -826,7 +841,7 @@ Observe(Tcl_Obj *edge, const char *which, const double *bounds,
 	Tcl_ListObjReplace(NULL, h, b, 1, 1,
 		(Tcl_Obj *[]) {Tcl_NewIntObj(c + 1)});
     }
-    Tcl_DictObjPut(NULL, edge, S(which), h);
+    Put(edge, which, h);
 }
 
 /*
@@ -884,7 +899,7 @@ ServiceGraph(const SdSpanSet *set, const double *bounds, int nbounds)
 	    if (o) {
 		Tcl_GetIntFromObj(NULL, o, &x);
 	    }
-	    Tcl_DictObjPut(NULL, edge, S(counts[v]), Tcl_NewIntObj(x + add));
+	    Put(edge, counts[v], Tcl_NewIntObj(x + add));
 	}
 	if (c->dur != RB_ABSENT) {
 	    Observe(edge, "clientHistogram", bounds, nbounds, c->dur / 1e9);

@@ -184,8 +184,10 @@ Attribute(json_t *attrs, const char *key)
  *	[{resource: {attributes}, scopeSpans: [{scope, spans: [...]}]}]}.
  *	The service is the resource's service.name, the host its host.name;
  *	the kind (an integer enum in OTLP JSON: 2 server, 3 client, 4
- *	producer, 5 consumer) is named as Zipkin names it, internal and
- *	unspecified spans having none; status code 2 is an error; a client
+ *	producer, 5 consumer; the enum's names, SPAN_KIND_SERVER ..., are
+ *	taken too, as protobuf's JSON printers may write them) is named as
+ *	Zipkin names it, internal and unspecified spans having none; status
+ *	code 2 (or STATUS_CODE_ERROR) is an error; a client
  *	span's peer.service attribute is its remote service.
  */
 static void
@@ -225,11 +227,22 @@ CollectOtlp(SdSpanSet *set, json_t *request)
 		if (json_is_integer(kind) && json_integer_value(kind) >= 0
 			&& json_integer_value(kind) <= 5) {
 		    s->kind = kinds[json_integer_value(kind)];
+		} else if (json_is_string(kind) && strncmp(json_string_value(
+			kind), "SPAN_KIND_", 10) == 0) {
+		    int e;
+
+		    for (e = 2; e <= 5; e++) {
+			if (strcmp(json_string_value(kind) + 10, kinds[e]) == 0) {
+			    s->kind = kinds[e];
+			}
+		    }
 		}
 		s->remoteService = Attribute(json_object_get(sp,
 			"attributes"), "peer.service");
-		s->error = json_is_integer(code)
-			&& json_integer_value(code) == 2;
+		s->error = (json_is_integer(code)
+			&& json_integer_value(code) == 2) || (json_is_string(code)
+			&& strcmp(json_string_value(code), "STATUS_CODE_ERROR")
+			== 0);
 		start = Nanos(sp, "startTimeUnixNano");
 		end = Nanos(sp, "endTimeUnixNano");
 		s->ts = start;

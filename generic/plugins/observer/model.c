@@ -169,6 +169,10 @@ DemandAt(Model *m, int k, int c)
     return &m->demand[k * m->capC + c];
 }
 
+/*
+ * DemandAt, VisitsAt --
+ *	Where the demand and the visits of workload k at center c are kept.
+ */
 static double *
 VisitsAt(Model *m, int k, int c)
 {

@@ -225,6 +225,10 @@ Buckets(const Rb_Refiner *r, const Node *n, double *lo, double *width)
 	    r->tolerance * (scale > 0 ? scale : 1));
 }
 
+/*
+ * BucketOf --
+ *	The bucket of a residual, the last taking any beyond it.
+ */
 static int
 BucketOf(double res, double lo, double width)
 {
@@ -308,6 +312,10 @@ typedef struct Side {
     int count[RB_REFINE_BUCKETS];
 } Side;
 
+/*
+ * SideAdd --
+ *	Adds (sign 1) or removes (-1) an observation of one side.
+ */
 static void
 SideAdd(Side *d, const Ranked *v, int sign)
 {

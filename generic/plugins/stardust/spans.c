@@ -97,6 +97,10 @@ Nanos(json_t *obj, const char *key)
     return RB_ABSENT;
 }
 
+/*
+ * NewSpan --
+ *	Appends a span to the set, blank: no parent, no self time.
+ */
 static SdSpan *
 NewSpan(SdSpanSet *set)
 {
@@ -374,6 +378,11 @@ Depths(const SdSpanSet *set)
     return depth;
 }
 
+/*
+ * CompareDepth --
+ *	qsort order of span indices: shallower first, then file order (by
+ *	sortDepth, set by the caller).
+ */
 static const int *sortDepth;
 
 static int
@@ -476,6 +485,10 @@ typedef struct Interval {
     int64_t lo, hi;
 } Interval;
 
+/*
+ * CompareInterval --
+ *	qsort order of intervals by start.
+ */
 static int
 CompareInterval(const void *a, const void *b)
 {
@@ -693,6 +706,10 @@ Sd_SpansFree(SdSpanSet *set)
     memset(set, 0, sizeof(*set));
 }
 
+/*
+ * S --
+ *	A new string object ("" for NULL).
+ */
 static Tcl_Obj *
 S(const char *s)
 {
@@ -829,6 +846,12 @@ ServerOf(const SdSpanSet *set, const int *firstKid, const int *kids, int i)
     return -1;
 }
 
+/*
+ * Observe --
+ *	Counts seconds in the histogram which of an edge dict: the first
+ *	bucket whose bound is not below it, else the last (over every
+ *	bound).
+ */
 static void
 Observe(Tcl_Obj *edge, const char *which, const double *bounds,
 	int nbounds, double seconds)

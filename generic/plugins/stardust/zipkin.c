@@ -46,6 +46,10 @@ typedef struct ZkState {
     int fService, fName, fSrcBc, fDstBc, fIpv4, fIpv6, fPort, fSelf;
 } ZkState;
 
+/*
+ * ZkSniff, OtlpSniff --
+ *	How sure each reader is that a file's head is its format.
+ */
 static int
 ZkSniff(const unsigned char *head, size_t n)
 {

@@ -163,16 +163,16 @@ GrowDemand(Model *m, int capK, int capC)
     m->capC = capC;
 }
 
+/*
+ * DemandAt, VisitsAt --
+ *	Where the demand and the visits of workload k at center c are kept.
+ */
 static double *
 DemandAt(Model *m, int k, int c)
 {
     return &m->demand[k * m->capC + c];
 }
 
-/*
- * DemandAt, VisitsAt --
- *	Where the demand and the visits of workload k at center c are kept.
- */
 static double *
 VisitsAt(Model *m, int k, int c)
 {

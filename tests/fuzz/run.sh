@@ -69,7 +69,8 @@ zipkin=""
 if [ -f /usr/include/jansson.h ]; then
     zipkin=zipkin
     build zipkin -DUSE_TCL_STUBS -DHAVE_JANSSON tests/fuzz/fuzz_zipkin.c \
-	generic/plugins/stardust/zipkin.c $stardust $io $core -ljansson
+	generic/plugins/stardust/zipkin.c generic/plugins/stardust/spans.c \
+	$stardust $io $core -ljansson
 else
     echo "fuzz: libjansson-dev is missing; skipping zipkin"
 fi

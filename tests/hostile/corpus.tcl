@@ -208,16 +208,20 @@ proc hostileCompressedCases {file c n} {
 # read of sector 5000 is issued and completed on CPU 1, so alone it stays
 # incomplete); a
 # blkparse trace of 3 Q/D/C triples is 3 I/Os; Zipkin's shared is three
-# spans, each a Call and a Reply, two with a parent (a Stitch) and one
-# with a remote endpoint: 9 records; the ftrace blk tracer's merge is two
-# bios merged into one I/O, the block events' heads two I/Os.
+# spans, each a Call, a Reply and a SpanSelf, two with a parent (a
+# Stitch) and one with a remote endpoint: 12 records; the OTLP shop trace
+# of tests/stardust is five spans, each a Call, a Reply and a SpanSelf,
+# four with a parent and three with a peer.service: 22 records; the
+# ftrace blk tracer's merge is two bios merged into one I/O, the block
+# events' heads two I/Os.
 set ::hostileBinary {
     srt srt fuzz/corpus/srt/five-records 5 ff 88
     native native fuzz/corpus/native/io-five.plain 10 0 0
     stardust stardust fuzz/corpus/stardust/mixed 6 0 0
     blktrace blktrace fixtures/blktrace/small.blktrace.0 3 0 0
     blkparse blkparse {} 3 0 0
-    zipkin zipkin fuzz/corpus/zipkin/shared 9 0 0
+    zipkin zipkin fuzz/corpus/zipkin/shared 12 0 0
+    otlp otlp stardust/otlp-shop.json 22 0 0
     blktracer blktracer fuzz/corpus/blktracer/merge 1 0 0
     blockevents blockevents fuzz/corpus/blockevents/heads 2 0 0
 }

@@ -1245,7 +1245,8 @@ Retire(ParserState *s, int x)
 	    e = Tcl_NextHashEntry(&hs)) {
 	CpuState *c = Tcl_GetHashValue(e);
 
-	if (c->intrSet >= 0 && Find(s, c->intrSet) == x) {
+	if (c->intrSet >= 0 && s->sets[c->intrSet].parent >= 0
+		&& Find(s, c->intrSet) == x) {
 	    c->intrSet = -1;
 	}
     }
@@ -1253,7 +1254,8 @@ Retire(ParserState *s, int x)
 	    e = Tcl_NextHashEntry(&hs)) {
 	PacketHalf *h = Tcl_GetHashValue(e);
 
-	if (Find(s, h->set) == x) {
+	if (h->set >= 0 && s->sets[h->set].parent >= 0
+		&& Find(s, h->set) == x) {
 	    free(h);
 	    Tcl_DeleteHashEntry(e);
 	}

@@ -163,6 +163,10 @@ GrowDemand(Model *m, int capK, int capC)
     m->capC = capC;
 }
 
+/*
+ * DemandAt, VisitsAt --
+ *	Where the demand and the visits of workload k at center c are kept.
+ */
 static double *
 DemandAt(Model *m, int k, int c)
 {

@@ -156,6 +156,22 @@ void		Rb_RefinerStats(const Rb_Refiner *r, int64_t *seeds,
 		    int64_t *observations, int *leaves);
 void		Rb_RefinerFree(Rb_Refiner *r);
 
+/* How leaves split (Z-CART): the impurity a split must halve. */
+typedef enum Rb_RefineCriterion {
+    RB_REFINE_VARIANCE = 0,	/* squared deviation of the residuals */
+    RB_REFINE_ENTROPY		/* entropy of their histogram buckets */
+} Rb_RefineCriterion;
+
+/* Before the first observation: the criterion, the deepest leaf (0: the
+ * root only), the fewest observations a leaf may keep, and which
+ * features (categorical[f] != 0) are categories split by equality. */
+void		Rb_RefinerSetSplitting(Rb_Refiner *r,
+		    Rb_RefineCriterion criterion, int maxDepth, int minLeaf,
+		    const unsigned char *categorical);
+/* The tree as a Tcl list: {leaf observations N correction C} or
+ * {split feature F threshold T categorical 0|1 left TREE right TREE}. */
+Tcl_Obj *	Rb_RefinerTree(const Rb_Refiner *r);
+
 Tcl_ObjCmdProc	Rb_ObsModelCmd;
 Tcl_ObjCmdProc	Rb_ObsLawCmd;
 Tcl_ObjCmdProc	Rb_ObsCacheCmd;

@@ -403,7 +403,8 @@ ApproxMva(const Rb_QnNet *net, const double *uOpen, double tolerance,
 
 		for (k = 0; k < nk; k++) {
 		    if (!net->isOpen[k]) {
-			u += res->throughput[k] * ClosedDemand(net, uOpen, k, c);
+			u += res->throughput[k]
+				* ClosedDemand(net, uOpen, k, c);
 		    }
 		}
 		/* p(j) = p(0) u^j / j!, p(0) from the busy-server balance. */
@@ -466,9 +467,10 @@ ApproxMva(const Rb_QnNet *net, const double *uOpen, double tolerance,
  *	Solves net: closed classes by exact or approximate MVA (AUTO picks
  *	exact while the state space is small), open classes by residence
  *	times D (1 + Q_closed) / (1 - U_open), or at an m-server center
- *	D (1 + C(m, U) / (m - U)).  Utilization is per server.  Fills res (freed with
- *	Rb_QnResultFree even on error); TCL_ERROR with err set when an
- *	open load saturates a center or the solver cannot proceed.
+ *	D (1 + C(m, U) / (m - U)).  Utilization is per server.  Fills res
+ *	(freed with Rb_QnResultFree even on error); TCL_ERROR with err set
+ *	when an open load saturates a center, open and closed workloads
+ *	share a multi-server center, or the solver cannot proceed.
  */
 int
 Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method, double tolerance,

@@ -15,6 +15,14 @@
  *	disagree (fewer than 90% in the fullest bucket) is split where that
  *	best separates its residuals, so a region where the model is biased
  *	ends up in leaves of its own, and the answers elsewhere stay seeded.
+ *
+ *	As the thesis's Z-CART, the split is chosen by variance reduction
+ *	(the summed squared deviation of the residuals on the two sides) or
+ *	by information gain (the entropy of their histogram buckets), and
+ *	taken when it halves the squared deviation or gains half a bit per
+ *	observation; a categorical feature
+ *	splits one category from the rest; depth and the observations a
+ *	leaf must keep are bounded.
  */
 
 #include <math.h>
@@ -24,11 +32,15 @@
 
 #define AGREEING 0.9		/* below this share in the mode: split */
 #define MAX_DEPTH 40
+#define MIN_GAIN 0.5		/* bits per observation an entropy split
+				 * must gain */
 
 typedef struct Node {
     struct Node *left, *right;	/* Both NULL in a leaf. */
-    int feature;		/* Internal: x[feature] < threshold: left */
+    int feature;		/* Internal: x[feature] < threshold (for a
+				 * category, ==) goes left */
     double threshold;
+    int category;		/* The feature is categorical. */
     int nobs, cap;		/* Leaf: its observations */
     double *x;			/* [nobs * nf] */
     double *res;		/* [nobs] observed - seeded */
@@ -47,6 +59,9 @@ struct Rb_Refiner {
     double absSum;		/* Sum of |seed value| for the scale. */
     Node *root;
     int64_t observations;
+    Rb_RefineCriterion criterion;
+    int maxDepth, minLeaf;
+    unsigned char *categorical;	/* [nf] */
 };
 
 /*
@@ -65,7 +80,41 @@ Rb_RefinerCreate(int nf, double tolerance, int minSplit)
     r->hi = Rb_AllocArray(nf, sizeof(double));
     r->root = Rb_Alloc(sizeof(Node));
     r->root->mode = -1;
+    r->maxDepth = MAX_DEPTH;
+    r->minLeaf = 1;
+    r->categorical = calloc(nf, 1);
     return r;
+}
+
+/*
+ * Rb_RefinerSetSplitting --
+ *	Sets how leaves split: criterion, the deepest a leaf may be (at most
+ *	MAX_DEPTH), the fewest observations each side of a split must keep,
+ *	and the categorical features (NULL: none).
+ */
+void
+Rb_RefinerSetSplitting(Rb_Refiner *r, Rb_RefineCriterion criterion,
+	int maxDepth, int minLeaf, const unsigned char *categorical)
+{
+    r->criterion = criterion;
+    r->maxDepth = maxDepth < 0 ? 0 : maxDepth > MAX_DEPTH ? MAX_DEPTH
+	    : maxDepth;
+    r->minLeaf = minLeaf < 1 ? 1 : minLeaf;
+    memset(r->categorical, 0, r->nf);
+    if (categorical) {
+	memcpy(r->categorical, categorical, r->nf);
+    }
+}
+
+/*
+ * GoesLeft --
+ *	Whether x takes the left branch of internal node n.
+ */
+static int
+GoesLeft(const Node *n, const double *x)
+{
+    return n->category ? x[n->feature] == n->threshold
+	    : x[n->feature] < n->threshold;
 }
 
 /*
@@ -144,7 +193,7 @@ LeafOf(const Rb_Refiner *r, const double *x)
     Node *n = r->root;
 
     while (n->left) {
-	n = x[n->feature] < n->threshold ? n->left : n->right;
+	n = GoesLeft(n, x) ? n->left : n->right;
     }
     return n;
 }
@@ -156,10 +205,43 @@ LeafOf(const Rb_Refiner *r, const double *x)
  *	count as agreeing, and picks the fullest bucket; of equally full
  *	ones the one nearest no correction, as the model is the prior.
  */
+/*
+ * Buckets --
+ *	The leaf's residual buckets: from its least residual lo, each
+ *	width wide.
+ */
+static void
+Buckets(const Rb_Refiner *r, const Node *n, double *lo, double *width)
+{
+    double hi = -INFINITY, scale;
+    int i;
+
+    *lo = INFINITY;
+    for (i = 0; i < n->nobs; i++) {
+	*lo = fmin(*lo, n->res[i]);
+	hi = fmax(hi, n->res[i]);
+    }
+    scale = r->nseeds ? r->absSum / r->nseeds : 1;
+    *width = fmax((hi - *lo) / RB_REFINE_BUCKETS,
+	    r->tolerance * (scale > 0 ? scale : 1));
+}
+
+/*
+ * BucketOf --
+ *	The bucket of a residual, the last taking any beyond it.
+ */
+static int
+BucketOf(double res, double lo, double width)
+{
+    int b = (int) ((res - lo) / width);
+
+    return b < RB_REFINE_BUCKETS ? b : RB_REFINE_BUCKETS - 1;
+}
+
 static void
 BuildHistogram(const Rb_Refiner *r, Node *n)
 {
-    double lo = INFINITY, hi = -INFINITY, width, scale;
+    double lo, width;
     int i, b;
 
     memset(n->count, 0, sizeof(n->count));
@@ -168,16 +250,9 @@ BuildHistogram(const Rb_Refiner *r, Node *n)
     if (n->nobs == 0) {
 	return;
     }
+    Buckets(r, n, &lo, &width);
     for (i = 0; i < n->nobs; i++) {
-	lo = fmin(lo, n->res[i]);
-	hi = fmax(hi, n->res[i]);
-    }
-    scale = r->nseeds ? r->absSum / r->nseeds : 1;
-    width = fmax((hi - lo) / RB_REFINE_BUCKETS,
-	    r->tolerance * (scale > 0 ? scale : 1));
-    for (i = 0; i < n->nobs; i++) {
-	b = (int) ((n->res[i] - lo) / width);
-	b = b < RB_REFINE_BUCKETS ? b : RB_REFINE_BUCKETS - 1;
+	b = BucketOf(n->res[i], lo, width);
 	n->count[b]++;
 	n->sum[b] += n->res[i];
     }
@@ -212,6 +287,7 @@ LeafAdd(const Rb_Refiner *r, Node *n, const double *x, double res)
 
 typedef struct Ranked {
     double key, res;
+    int bucket;
 } Ranked;
 
 /*
@@ -227,47 +303,120 @@ CompareRanked(const void *p, const void *q)
 }
 
 /*
+ * Side --
+ *	What a split needs to know of one side: the residuals' count, sum,
+ *	sum of squares and bucket counts.
+ */
+typedef struct Side {
+    int n;
+    double s, s2;
+    int count[RB_REFINE_BUCKETS];
+} Side;
+
+/*
+ * SideAdd --
+ *	Adds (sign 1) or removes (-1) an observation of one side.
+ */
+static void
+SideAdd(Side *d, const Ranked *v, int sign)
+{
+    d->n += sign;
+    d->s += sign * v->res;
+    d->s2 += sign * v->res * v->res;
+    d->count[v->bucket] += sign;
+}
+
+/*
+ * Impurity --
+ *	Of one side: its squared deviation, or n times the entropy (bits)
+ *	of its buckets.
+ */
+static double
+Impurity(const Rb_Refiner *r, const Side *d)
+{
+    double h = 0;
+    int b;
+
+    if (d->n == 0) {
+	return 0;
+    }
+    if (r->criterion == RB_REFINE_VARIANCE) {
+	return fmax(0, d->s2 - d->s * d->s / d->n);
+    }
+    for (b = 0; b < RB_REFINE_BUCKETS; b++) {
+	if (d->count[b] > 0) {
+	    double p = (double) d->count[b] / d->n;
+
+	    h -= p * log2(p);
+	}
+    }
+    return d->n * h;
+}
+
+/*
  * BestSplit --
- *	The feature and threshold (a midpoint between observed values)
- *	that minimize the summed squared deviation of the residuals on the
- *	two sides.
- * Results: that sum, or INFINITY when no split is possible.
+ *	The feature and threshold that minimize the impurity of the two
+ *	sides, each keeping at least minLeaf observations: for an ordered
+ *	feature a midpoint between observed values, for a categorical one
+ *	one observed category against the rest.  Sets *before to the
+ *	leaf's own impurity.
+ * Results: the impurity after, or INFINITY when no split is possible.
  */
 static double
 BestSplit(const Rb_Refiner *r, const Node *n, int *feature,
-	double *threshold)
+	double *threshold, int *category, double *before)
 {
     Ranked *v = Rb_AllocArray(n->nobs, sizeof(Ranked));
-    double best = INFINITY, total = 0, total2 = 0;
-    int f, i;
+    double best = INFINITY, lo, width;
+    Side all, left, right;
+    int f, i, j;
 
+    memset(&all, 0, sizeof(all));
+    Buckets(r, n, &lo, &width);
     for (i = 0; i < n->nobs; i++) {
-	total += n->res[i];
-	total2 += n->res[i] * n->res[i];
+	v[i].res = n->res[i];
+	v[i].bucket = BucketOf(n->res[i], lo, width);
+	SideAdd(&all, &v[i], 1);
     }
+    *before = Impurity(r, &all);
     for (f = 0; f < r->nf; f++) {
-	double s = 0, s2 = 0;
-
 	for (i = 0; i < n->nobs; i++) {
 	    v[i].key = n->x[i * r->nf + f];
-	    v[i].res = n->res[i];
 	}
 	qsort(v, n->nobs, sizeof(Ranked), CompareRanked);
+	memset(&left, 0, sizeof(left));
+	right = all;
 	for (i = 0; i < n->nobs - 1; i++) {
-	    int nl = i + 1, nr = n->nobs - nl;
-	    double sse;
+	    double imp;
 
-	    s += v[i].res;
-	    s2 += v[i].res * v[i].res;
-	    if (v[i].key == v[i + 1].key) {
+	    if (r->categorical[f]) {
+		/* A run of one category against the rest. */
+		if (i > 0 && v[i].key == v[i - 1].key) {
+		    continue;
+		}
+		memset(&left, 0, sizeof(left));
+		right = all;
+		for (j = i; j < n->nobs && v[j].key == v[i].key; j++) {
+		    SideAdd(&left, &v[j], 1);
+		    SideAdd(&right, &v[j], -1);
+		}
+	    } else {
+		SideAdd(&left, &v[i], 1);
+		SideAdd(&right, &v[i], -1);
+		if (v[i].key == v[i + 1].key) {
+		    continue;
+		}
+	    }
+	    if (left.n < r->minLeaf || right.n < r->minLeaf) {
 		continue;
 	    }
-	    sse = (s2 - s * s / nl) + ((total2 - s2) - (total - s)
-		    * (total - s) / nr);
-	    if (sse < best) {
-		best = sse;
+	    imp = Impurity(r, &left) + Impurity(r, &right);
+	    if (imp < best) {
+		best = imp;
 		*feature = f;
-		*threshold = (v[i].key + v[i + 1].key) / 2;
+		*category = r->categorical[f];
+		*threshold = r->categorical[f] ? v[i].key
+			: (v[i].key + v[i + 1].key) / 2;
 	    }
 	}
     }
@@ -278,34 +427,35 @@ BestSplit(const Rb_Refiner *r, const Node *n, int *feature,
 /*
  * MaybeSplit --
  *	Splits leaf n if its observations disagree and a split at least
- *	halves their squared deviation; then the same for the children.
+ *	halves their squared deviation, or (entropy) gains at least half a
+ *	bit per observation -- the residuals' spread within a bucket range
+ *	stays in the children, so halving their entropy would ask more than
+ *	separating two groups can give; then the same for the children.
  */
 static void
 MaybeSplit(const Rb_Refiner *r, Node *n, int depth)
 {
-    double total = 0, total2 = 0, sse, threshold = 0;
-    int i, feature = 0;
+    double after, before, threshold = 0;
+    int i, feature = 0, category = 0;
 
-    if (n->nobs < r->minSplit || depth >= MAX_DEPTH || n->mode < 0
+    if (n->nobs < r->minSplit || depth >= r->maxDepth || n->mode < 0
 	    || n->count[n->mode] >= AGREEING * n->nobs) {
 	return;
     }
-    for (i = 0; i < n->nobs; i++) {
-	total += n->res[i];
-	total2 += n->res[i] * n->res[i];
-    }
-    sse = BestSplit(r, n, &feature, &threshold);
-    if (!(sse <= 0.5 * (total2 - total * total / n->nobs))) {
+    after = BestSplit(r, n, &feature, &threshold, &category, &before);
+    if (r->criterion == RB_REFINE_VARIANCE ? !(after <= 0.5 * before)
+	    : !((before - after) / n->nobs >= MIN_GAIN)) {
 	return;
     }
     n->feature = feature;
     n->threshold = threshold;
+    n->category = category;
     n->left = Rb_Alloc(sizeof(Node));
     n->right = Rb_Alloc(sizeof(Node));
     for (i = 0; i < n->nobs; i++) {
 	const double *x = n->x + i * r->nf;
 
-	LeafAdd(r, x[feature] < threshold ? n->left : n->right, x, n->res[i]);
+	LeafAdd(r, GoesLeft(n, x) ? n->left : n->right, x, n->res[i]);
     }
     free(n->x);
     free(n->res);
@@ -332,7 +482,7 @@ Rb_RefinerObserve(Rb_Refiner *r, const double *x, double y)
     LeafAdd(r, n, x, y - Rb_RefinerSeeded(r, x));
     BuildHistogram(r, n);
     for (p = r->root; p->left; depth++) {
-	p = x[p->feature] < p->threshold ? p->left : p->right;
+	p = GoesLeft(p, x) ? p->left : p->right;
     }
     MaybeSplit(r, n, depth);
     r->observations++;
@@ -413,5 +563,52 @@ Rb_RefinerFree(Rb_Refiner *r)
     free(r->seedY);
     free(r->lo);
     free(r->hi);
+    free(r->categorical);
     free(r);
+}
+
+/*
+ * TreeObj --
+ *	Node n as a Tcl list (see Rb_RefinerTree).
+ */
+static Tcl_Obj *
+TreeObj(const Node *n)
+{
+    Tcl_Obj *o = Tcl_NewListObj(0, NULL);
+
+#define ADD(v) Tcl_ListObjAppendElement(NULL, o, (v))
+    if (n->left == NULL) {
+	ADD(Tcl_NewStringObj("leaf", -1));
+	ADD(Tcl_NewStringObj("observations", -1));
+	ADD(Tcl_NewIntObj(n->nobs));
+	ADD(Tcl_NewStringObj("correction", -1));
+	ADD(Tcl_NewDoubleObj(n->mode < 0 ? 0
+		: n->sum[n->mode] / n->count[n->mode]));
+	return o;
+    }
+    ADD(Tcl_NewStringObj("split", -1));
+    ADD(Tcl_NewStringObj("feature", -1));
+    ADD(Tcl_NewIntObj(n->feature));
+    ADD(Tcl_NewStringObj("threshold", -1));
+    ADD(Tcl_NewDoubleObj(n->threshold));
+    ADD(Tcl_NewStringObj("categorical", -1));
+    ADD(Tcl_NewIntObj(n->category));
+    ADD(Tcl_NewStringObj("left", -1));
+    ADD(TreeObj(n->left));
+    ADD(Tcl_NewStringObj("right", -1));
+    ADD(TreeObj(n->right));
+#undef ADD
+    return o;
+}
+
+/*
+ * Rb_RefinerTree --
+ *	The tree as a Tcl list: {leaf observations N correction C} for a
+ *	leaf, {split feature F threshold T categorical 0|1 left L right R}
+ *	for a split (x[F] < T, or == T for a category, goes left).
+ */
+Tcl_Obj *
+Rb_RefinerTree(const Rb_Refiner *r)
+{
+    return TreeObj(r->root);
 }

@@ -4,11 +4,14 @@
  *	observer::refiner: observation-based refinement from Tcl.
  *
  *	  observer::refiner create ?-tolerance t? ?-minsplit n?
+ *		?-criterion variance|entropy? ?-maxdepth n? ?-minleaf n?
+ *		?-categorical {feature ...}?
  *	  $r seed FEATURES VALUE	the model's answer at a point
  *	  $r observe FEATURES VALUE	what was measured there
  *	  $r predict FEATURES		{value v confidence c seeded s
  *					 observations n}
  *	  $r stats			{seeds n observations n leaves n}
+ *	  $r tree			the regression tree (Rb_RefinerTree)
  *	  $r delete
  *
  *	FEATURES is a list of numbers, as long at every call as at the
@@ -24,6 +27,8 @@ typedef struct RefinerCmd {
 				 * number of features. */
     double tolerance;
     int minSplit;
+    int criterion, maxDepth, minLeaf;
+    Tcl_Obj *categorical;	/* Feature indices (0-based), or NULL. */
     Tcl_Command token;
 } RefinerCmd;
 
@@ -56,7 +61,26 @@ GetPoint(Tcl_Interp *interp, RefinerCmd *rc, Tcl_Obj *obj, double **x)
 	}
     }
     if (rc->refiner == NULL) {
+	unsigned char *cat = calloc(n, 1);
+	Tcl_Obj **c;
+	int nc, k, f;
+
+	Tcl_ListObjGetElements(NULL, rc->categorical, &nc, &c);
+	for (k = 0; k < nc; k++) {
+	    if (Tcl_GetIntFromObj(interp, c[k], &f) != TCL_OK || f < 0
+		    || f >= n) {
+		free(cat);
+		free(*x);
+		return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+			"categorical feature \"%s\" is not one of 0..%d",
+			Tcl_GetString(c[k]), n - 1);
+	    }
+	    cat[f] = 1;
+	}
 	rc->refiner = Rb_RefinerCreate(n, rc->tolerance, rc->minSplit);
+	Rb_RefinerSetSplitting(rc->refiner, (Rb_RefineCriterion)
+		rc->criterion, rc->maxDepth, rc->minLeaf, cat);
+	free(cat);
     }
     return TCL_OK;
 }
@@ -70,8 +94,8 @@ RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const subs[] = {"seed", "observe", "predict",
-	"stats", "delete", NULL};
-    enum { SEED, OBSERVE, PREDICT, STATS, DELETE };
+	"stats", "tree", "delete", NULL};
+    enum { SEED, OBSERVE, PREDICT, STATS, TREE, DELETE };
     RefinerCmd *rc = cd;
     double *x, y, seeded, value;
     int64_t confidence, observed, seeds, observations;
@@ -128,6 +152,10 @@ RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		"leaves %d", (long long) seeds, (long long) observations,
 		leaves));
 	return TCL_OK;
+    case TREE:
+	Tcl_SetObjResult(interp, rc->refiner ? Rb_RefinerTree(rc->refiner)
+		: Tcl_NewStringObj("leaf observations 0 correction 0.0", -1));
+	return TCL_OK;
     case DELETE:
 	Tcl_DeleteCommandFromToken(interp, rc->token);
 	return TCL_OK;
@@ -147,27 +175,35 @@ RefinerDelete(ClientData cd)
     if (rc->refiner) {
 	Rb_RefinerFree(rc->refiner);
     }
+    Tcl_DecrRefCount(rc->categorical);
     free(rc);
 }
 
 /*
  * Rb_ObsRefinerCmd --
- *	observer::refiner create ?-tolerance t? ?-minsplit n?: makes a
- *	refiner command and returns its name.
+ *	observer::refiner create ?-tolerance t? ?-minsplit n? ?-criterion
+ *	variance|entropy? ?-maxdepth n? ?-minleaf n? ?-categorical list?:
+ *	makes a refiner command and returns its name.
  */
 int
 Rb_ObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
-    static const char *const opts[] = {"-tolerance", "-minsplit", NULL};
+    static const char *const opts[] = {"-tolerance", "-minsplit",
+	"-criterion", "-maxdepth", "-minleaf", "-categorical", NULL};
+    static const char *const criteria[] = {"variance", "entropy", NULL};
+    enum { TOL, MINSPLIT, CRITERION, MAXDEPTH, MINLEAF, CATEGORICAL };
     RefinerCmd *rc;
     double tolerance = 0.05;
-    int minSplit = 6, i, idx;
+    int minSplit = 6, criterion = 0, maxDepth = 40, minLeaf = 1, i, idx;
+    int n;
+    Tcl_Obj *categorical = NULL, **elems;
     char name[64];
 
     if (objc < 2 || objc % 2 || strcmp(Tcl_GetString(objv[1]), "create")) {
-	Tcl_WrongNumArgs(interp, 1, objv,
-		"create ?-tolerance t? ?-minsplit n?");
+	Tcl_WrongNumArgs(interp, 1, objv, "create ?-tolerance t? "
+		"?-minsplit n? ?-criterion variance|entropy? ?-maxdepth n? "
+		"?-minleaf n? ?-categorical {feature ...}?");
 	return TCL_ERROR;
     }
     for (i = 2; i < objc; i += 2) {
@@ -175,22 +211,57 @@ Rb_ObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		!= TCL_OK) {
 	    return TCL_ERROR;
 	}
-	if (idx == 0 && (Tcl_GetDoubleFromObj(interp, objv[i + 1],
-		&tolerance) != TCL_OK || !(tolerance > 0))) {
-	    return tolerance > 0 ? TCL_ERROR : Rb_SetInterpError(interp,
-		    "RUBICON OBSERVER USAGE", "-tolerance must be positive");
+	switch (idx) {
+	case TOL:
+	    if (Tcl_GetDoubleFromObj(interp, objv[i + 1], &tolerance)
+		    != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	    if (!(tolerance > 0)) {
+		return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+			"-tolerance must be positive");
+	    }
+	    break;
+	case MINSPLIT: case MAXDEPTH: case MINLEAF: {
+	    int v, least = idx == MINSPLIT ? 2 : idx == MINLEAF ? 1 : 0;
+
+	    if (Tcl_GetIntFromObj(interp, objv[i + 1], &v) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	    if (v < least || (idx == MAXDEPTH && v > 40)) {
+		return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+			"%s must be %s", opts[idx], idx == MAXDEPTH
+			? "from 0 to 40" : idx == MINSPLIT ? "at least 2"
+			: "at least 1");
+	    }
+	    *(idx == MINSPLIT ? &minSplit : idx == MAXDEPTH ? &maxDepth
+		    : &minLeaf) = v;
+	    break;
 	}
-	if (idx == 1 && (Tcl_GetIntFromObj(interp, objv[i + 1], &minSplit)
-		!= TCL_OK || minSplit < 2)) {
-	    return minSplit < 2 ? Rb_SetInterpError(interp,
-		    "RUBICON OBSERVER USAGE", "-minsplit must be at least 2")
-		    : TCL_ERROR;
+	case CRITERION:
+	    if (Tcl_GetIndexFromObj(interp, objv[i + 1], criteria,
+		    "criterion", 0, &criterion) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	    break;
+	case CATEGORICAL:
+	    if (Tcl_ListObjGetElements(interp, objv[i + 1], &n, &elems)
+		    != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	    categorical = objv[i + 1];
+	    break;
 	}
     }
     rc = Rb_Alloc(sizeof(*rc));
     rc->refiner = NULL;
     rc->tolerance = tolerance;
     rc->minSplit = minSplit;
+    rc->criterion = criterion;
+    rc->maxDepth = maxDepth;
+    rc->minLeaf = minLeaf;
+    rc->categorical = categorical ? categorical : Tcl_NewObj();
+    Tcl_IncrRefCount(rc->categorical);
     snprintf(name, sizeof(name), "::observer::refiner%d", ++refinerCounter);
     rc->token = Tcl_CreateObjCommand(interp, name, RefinerObjCmd, rc,
 	    RefinerDelete);

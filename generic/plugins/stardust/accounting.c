@@ -93,8 +93,16 @@ typedef struct DemandState {
     SdRequestRow *reqRows;
     size_t nreq, capReq;
     Tcl_Obj *series;		/* rows {time client cpu disk bytes} */
+    Tcl_HashTable spans;	/* {service, name} -> SdSpanSum * */
+    Tcl_HashTable clientSpans;	/* {client, service} -> SdSpanSum * */
+    const Rb_Schema *schema;	/* The run's, for the span names. */
     int started;
 } DemandState;
+
+/* What SpanSelf records billed to an endpoint or a client's service. */
+typedef struct SdSpanSum {
+    double spans, self;		/* self in s */
+} SdSpanSum;
 
 static const Rb_Option demandOptions[] = {
     {"-bandwidth", RB_OPT_DOUBLE, offsetof(DemandState, bandwidth), "0",
@@ -114,7 +122,7 @@ static const char *const demandAttrs[] = {
     "ClientDemand", "RequestDemand", "UnattributedCpu", "UnattributedDisk",
     "UnattributedNetBytes", "UnmatchedDiskOps",
     "BufferAccesses", "DemandSeries", "LateRecords", "RefusedStitches",
-    "PeakBreadcrumbs", NULL
+    "PeakBreadcrumbs", "SpanDemand", "ClientSpanDemand", NULL
 };
 
 /*
@@ -144,6 +152,15 @@ FreeTables(DemandState *st)
 	free(tomb);
     }
     Tcl_DeleteHashTable(&st->tombs);
+    for (e = Tcl_FirstHashEntry(&st->spans, &s); e; e = Tcl_NextHashEntry(&s)) {
+	free(Tcl_GetHashValue(e));
+    }
+    for (e = Tcl_FirstHashEntry(&st->clientSpans, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	free(Tcl_GetHashValue(e));
+    }
+    Tcl_DeleteHashTable(&st->spans);
+    Tcl_DeleteHashTable(&st->clientSpans);
     free(st->reqRows);
     st->reqRows = NULL;
     st->nreq = st->capReq = 0;
@@ -182,6 +199,10 @@ DemandStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     Tcl_InitHashTable(&st->threads, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->diskOps, (int)(2 * sizeof(int64_t) / sizeof(int)));
     Tcl_InitHashTable(&st->tombs, TCL_ONE_WORD_KEYS);
+    Tcl_InitHashTable(&st->spans, (int)(2 * sizeof(int64_t) / sizeof(int)));
+    Tcl_InitHashTable(&st->clientSpans,
+	    (int)(2 * sizeof(int64_t) / sizeof(int)));
+    st->schema = run->schema;
     memset(st->unattributed, 0, sizeof(st->unattributed));
     memset(st->binSums, 0, sizeof(st->binSums));
     memset(st->binUsed, 0, sizeof(st->binUsed));
@@ -195,6 +216,23 @@ DemandStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     Tcl_IncrRefCount(st->series);
     st->started = 1;
     return TCL_OK;
+}
+
+/*
+ * SpanSum --
+ *	The sum kept under key {k0, k1} of table t, made on first use.
+ */
+static SdSpanSum *
+SpanSum(Tcl_HashTable *t, int64_t k0, int64_t k1)
+{
+    int64_t key[2] = {k0, k1};
+    int isNew;
+    Tcl_HashEntry *e = Tcl_CreateHashEntry(t, (const char *)key, &isNew);
+
+    if (isNew) {
+	Tcl_SetHashValue(e, calloc(1, sizeof(SdSpanSum)));
+    }
+    return Tcl_GetHashValue(e);
 }
 
 static SdProc *
@@ -755,7 +793,21 @@ DemandRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
 	late = n == NULL;
     }
 
-    if (type == f->tStitch) {
+    if (type == f->tSpanSelf) {
+	int64_t self = Col(b, f->self, i), svc = Col(b, f->service, i);
+	SdSpanSum *sum;
+
+	if (self != RB_ABSENT && svc != RB_ABSENT) {
+	    /* A span's own time: billed to its endpoint, and to its
+	     * service for the client its breadcrumb names. */
+	    sum = SpanSum(&st->spans, svc, Col(b, f->name, i));
+	    sum->spans++;
+	    sum->self += self / NS;
+	    sum = SpanSum(&st->clientSpans, SD_CLIENT(bc), svc);
+	    sum->spans++;
+	    sum->self += self / NS;
+	}
+    } else if (type == f->tStitch) {
 	late |= StitchRecord(st, Col(b, f->srcBc, i), Col(b, f->dstBc, i), t);
     } else if (type == f->tDiskStart) {
 	int64_t key[2] = {Col(b, f->disk, i), Col(b, f->ioId, i)};
@@ -851,6 +903,61 @@ TableAttr(const char *name, const char *help, const char *const cols[],
 }
 
 /*
+ * SpanTables --
+ *	SpanDemand (service, endpoint, spans, self seconds) and
+ *	ClientSpanDemand (client, service, spans, self seconds) from the
+ *	SpanSelf records, when there were any.
+ */
+static void
+SpanTables(Rb_Analyzer *a, DemandState *st)
+{
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
+    int t;
+
+    for (t = 0; t < 2; t++) {
+	Tcl_HashTable *table = t ? &st->clientSpans : &st->spans;
+	Rb_Attribute *attr;
+
+	if (table->numEntries == 0) {
+	    continue;
+	}
+	attr = Rb_AttrCreate(t ? "ClientSpanDemand" : "SpanDemand",
+		RB_ATTR_TABLE, "", t ? "per client and service: spans and "
+		"their self time (duration less the children's)"
+		: "per service and endpoint: spans and their self time "
+		"(duration less the children's)");
+	if (t) {
+	    Rb_AttrAddColumn(attr, "client", "", 0);
+	    Rb_AttrAddColumn(attr, "service", "", 1);
+	} else {
+	    Rb_AttrAddColumn(attr, "service", "", 1);
+	    Rb_AttrAddColumn(attr, "endpoint", "", 1);
+	}
+	Rb_AttrAddColumn(attr, "spans", "", 0);
+	Rb_AttrAddColumn(attr, "self", "s", 0);
+	for (e = Tcl_FirstHashEntry(table, &s); e; e = Tcl_NextHashEntry(&s)) {
+	    const int64_t *key = (const int64_t *)Tcl_GetHashKey(table, e);
+	    const SdSpanSum *sum = Tcl_GetHashValue(e);
+	    const char *name = key[1] == RB_ABSENT ? ""
+		    : Rb_SchemaString(st->schema, key[1]);
+	    int row = Rb_AttrAddRow(attr);
+
+	    if (t) {
+		Rb_AttrSetNum(attr, row, 0, (double)key[0]);
+	    } else {
+		Rb_AttrSetText(attr, row, 0,
+			Rb_SchemaString(st->schema, key[0]));
+	    }
+	    Rb_AttrSetText(attr, row, 1, name ? name : "");
+	    Rb_AttrSetNum(attr, row, 2, sum->spans);
+	    Rb_AttrSetNum(attr, row, 3, sum->self);
+	}
+	Rb_AnalyzerSet(a, attr);
+    }
+}
+
+/*
  * DemandEnd --
  *	Retires every breadcrumb left, so that all work is billed, and
  *	sets the Attributes.
@@ -930,6 +1037,7 @@ DemandEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
     }
     Rb_AnalyzerSet(a, attr);
+    SpanTables(a, st);
     Rb_AnalyzerSet(a, Rb_AttrScalar("UnattributedCpu", st->unattributed[0],
 	    "s", "CPU time of threads not working on any request"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("UnattributedDisk", st->unattributed[1],

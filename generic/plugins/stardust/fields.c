@@ -89,6 +89,7 @@ Sd_ResolveFields(Rb_Analyzer *a, const Rb_RunInfo *run, SdFields *f)
     f->size = Rb_SchemaFieldIndex(s, "size");
     f->service = Rb_SchemaFieldIndex(s, "service");
     f->name = Rb_SchemaFieldIndex(s, "name");
+    f->self = Rb_SchemaFieldIndex(s, "self");
     f->tUserSwitch = TypeId(run, "UserThreadSwitch");
     f->tKernelSwitch = TypeId(run, "KernelProcessSwitch");
     f->tDiskStart = TypeId(run, "DiskOpStart");
@@ -97,6 +98,7 @@ Sd_ResolveFields(Rb_Analyzer *a, const Rb_RunInfo *run, SdFields *f)
     f->tStitch = TypeId(run, "Stitch");
     f->tCall = TypeId(run, "Call");
     f->tReply = TypeId(run, "Reply");
+    f->tSpanSelf = TypeId(run, "SpanSelf");
     for (k = 0; k < 6; k++) {
 	f->tBuffer[k] = TypeId(run, Sd_BufferTypes[k]);
     }

@@ -201,7 +201,8 @@ FlowBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	    }
 	    continue;
 	}
-	if (bc == 0 || type == f->tUserSwitch || type == f->tKernelSwitch) {
+	if (bc == 0 || type == f->tUserSwitch || type == f->tKernelSwitch
+		|| type == f->tSpanSelf) {
 	    continue;
 	}
 	Sd_GraphNode(&st->graph, bc);

@@ -40,13 +40,18 @@ static const double defaultBuckets[] = {
     5, 10, 15
 };
 
-static const char *
-Str(json_t *obj, const char *key)
+/*
+ * Sd_JsonStr --
+ *	The string at key of a JSON object, or NULL.
+ */
+const char *
+Sd_JsonStr(json_t *obj, const char *key)
 {
     json_t *v = json_object_get(obj, key);
 
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
+
 
 /*
  * Micros --
@@ -92,6 +97,10 @@ Nanos(json_t *obj, const char *key)
     return RB_ABSENT;
 }
 
+/*
+ * NewSpan --
+ *	Appends a span to the set, blank: no parent, no self time.
+ */
 static SdSpan *
 NewSpan(SdSpanSet *set)
 {
@@ -122,23 +131,26 @@ CollectZipkin(SdSpanSet *set, json_t *list)
     json_array_foreach(list, i, v) {
 	if (json_is_array(v)) {
 	    CollectZipkin(set, v);
-	} else if (json_is_object(v) && Str(v, "traceId") && Str(v, "id")) {
+	} else if (json_is_object(v) && Sd_JsonStr(v, "traceId")
+		&& Sd_JsonStr(v, "id")) {
 	    json_t *ep = json_object_get(v, "localEndpoint");
 	    json_t *tags = json_object_get(v, "tags");
 	    SdSpan *s = NewSpan(set);
 
-	    s->traceId = Str(v, "traceId");
-	    s->id = Str(v, "id");
-	    s->parentId = Str(v, "parentId");
-	    s->kind = Str(v, "kind");
-	    s->name = Str(v, "name");
+	    s->traceId = Sd_JsonStr(v, "traceId");
+	    s->id = Sd_JsonStr(v, "id");
+	    s->parentId = Sd_JsonStr(v, "parentId");
+	    s->kind = Sd_JsonStr(v, "kind");
+	    s->name = Sd_JsonStr(v, "name");
 	    if (json_is_object(ep)) {
-		s->service = Str(ep, "serviceName");
-		s->host = Str(ep, "ipv4") ? Str(ep, "ipv4") : Str(ep, "ipv6");
+		s->service = Sd_JsonStr(ep, "serviceName");
+		s->host = Sd_JsonStr(ep, "ipv4") ? Sd_JsonStr(ep, "ipv4")
+			: Sd_JsonStr(ep, "ipv6");
 	    }
 	    ep = json_object_get(v, "remoteEndpoint");
 	    s->remote = json_is_object(ep) && json_object_size(ep) ? ep : NULL;
-	    s->remoteService = s->remote ? Str(s->remote, "serviceName") : NULL;
+	    s->remoteService = s->remote
+		    ? Sd_JsonStr(s->remote, "serviceName") : NULL;
 	    s->shared = json_is_true(json_object_get(v, "shared"));
 	    s->error = json_is_object(tags)
 		    && json_object_get(tags, "error") != NULL;
@@ -160,11 +172,11 @@ Attribute(json_t *attrs, const char *key)
     json_t *a;
 
     json_array_foreach(attrs, i, a) {
-	const char *k = Str(a, "key");
+	const char *k = Sd_JsonStr(a, "key");
 	json_t *v = json_object_get(a, "value");
 
 	if (k && strcmp(k, key) == 0 && json_is_object(v)) {
-	    return Str(v, "stringValue");
+	    return Sd_JsonStr(v, "stringValue");
 	}
     }
     return NULL;
@@ -176,8 +188,10 @@ Attribute(json_t *attrs, const char *key)
  *	[{resource: {attributes}, scopeSpans: [{scope, spans: [...]}]}]}.
  *	The service is the resource's service.name, the host its host.name;
  *	the kind (an integer enum in OTLP JSON: 2 server, 3 client, 4
- *	producer, 5 consumer) is named as Zipkin names it, internal and
- *	unspecified spans having none; status code 2 is an error; a client
+ *	producer, 5 consumer; the enum's names, SPAN_KIND_SERVER ..., are
+ *	taken too, as protobuf's JSON printers may write them) is named as
+ *	Zipkin names it, internal and unspecified spans having none; status
+ *	code 2 (or STATUS_CODE_ERROR) is an error; a client
  *	span's peer.service attribute is its remote service.
  */
 static void
@@ -200,27 +214,39 @@ CollectOtlp(SdSpanSet *set, json_t *request)
 		json_t *kind = json_object_get(sp, "kind");
 		json_t *status = json_object_get(sp, "status");
 		json_t *code = json_object_get(status, "code");
-		const char *parent = Str(sp, "parentSpanId");
+		const char *parent = Sd_JsonStr(sp, "parentSpanId");
 		int64_t start, end;
 		SdSpan *s;
 
-		if (!Str(sp, "traceId") || !Str(sp, "spanId")) {
+		if (!Sd_JsonStr(sp, "traceId") || !Sd_JsonStr(sp, "spanId")) {
 		    continue;
 		}
 		s = NewSpan(set);
-		s->traceId = Str(sp, "traceId");
-		s->id = Str(sp, "spanId");
+		s->traceId = Sd_JsonStr(sp, "traceId");
+		s->id = Sd_JsonStr(sp, "spanId");
 		s->parentId = parent && *parent ? parent : NULL;
-		s->name = Str(sp, "name");
+		s->name = Sd_JsonStr(sp, "name");
 		s->service = service;
 		s->host = host;
 		if (json_is_integer(kind) && json_integer_value(kind) >= 0
 			&& json_integer_value(kind) <= 5) {
 		    s->kind = kinds[json_integer_value(kind)];
+		} else if (json_is_string(kind) && strncmp(json_string_value(
+			kind), "SPAN_KIND_", 10) == 0) {
+		    int e;
+
+		    for (e = 2; e <= 5; e++) {
+			if (strcmp(json_string_value(kind) + 10, kinds[e]) == 0) {
+			    s->kind = kinds[e];
+			}
+		    }
 		}
 		s->remoteService = Attribute(json_object_get(sp,
 			"attributes"), "peer.service");
-		s->error = json_is_integer(code) && json_integer_value(code) == 2;
+		s->error = (json_is_integer(code)
+			&& json_integer_value(code) == 2) || (json_is_string(code)
+			&& strcmp(json_string_value(code), "STATUS_CODE_ERROR")
+			== 0);
 		start = Nanos(sp, "startTimeUnixNano");
 		end = Nanos(sp, "endTimeUnixNano");
 		s->ts = start;
@@ -352,6 +378,11 @@ Depths(const SdSpanSet *set)
     return depth;
 }
 
+/*
+ * CompareDepth --
+ *	qsort order of span indices: shallower first, then file order (by
+ *	sortDepth, set by the caller).
+ */
 static const int *sortDepth;
 
 static int
@@ -454,12 +485,48 @@ typedef struct Interval {
     int64_t lo, hi;
 } Interval;
 
+/*
+ * CompareInterval --
+ *	qsort order of intervals by start.
+ */
 static int
 CompareInterval(const void *a, const void *b)
 {
     const Interval *x = a, *y = b;
 
     return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * ChildIndex --
+ *	The children of every span: those of span i are kids[first[i]] to
+ *	kids[first[i + 1] - 1].  Both arrays are malloc'd.
+ */
+static void
+ChildIndex(const SdSpanSet *set, int **firstPtr, int **kidsPtr)
+{
+    int n = set->nspans, i;
+    int *first = calloc(n + 2, sizeof(int));
+    int *kids = malloc(sizeof(int) * (n + 1));
+    int *fill = malloc(sizeof(int) * (n + 1));
+
+    for (i = 0; i < n; i++) {
+	if (set->spans[i].parent >= 0) {
+	    first[set->spans[i].parent + 1]++;
+	}
+    }
+    for (i = 0; i < n; i++) {
+	first[i + 1] += first[i];
+    }
+    memcpy(fill, first, sizeof(int) * (n + 1));
+    for (i = 0; i < n; i++) {
+	if (set->spans[i].parent >= 0) {
+	    kids[fill[set->spans[i].parent]++] = i;
+	}
+    }
+    free(fill);
+    *firstPtr = first;
+    *kidsPtr = kids;
 }
 
 /*
@@ -470,31 +537,10 @@ CompareInterval(const void *a, const void *b)
 static void
 SelfTimes(SdSpanSet *set)
 {
-    int n = set->nspans, i, j;
-    int *first = calloc(n + 2, sizeof(int)), *kids = malloc(sizeof(int)
-	    * (n + 1));
+    int n = set->nspans, i, j, *first, *kids;
     Interval *iv = malloc(sizeof(Interval) * (n + 1));
 
-    /* Children of each span, by counting sort on the parent. */
-    for (i = 0; i < n; i++) {
-	if (set->spans[i].parent >= 0) {
-	    first[set->spans[i].parent + 1]++;
-	}
-    }
-    for (i = 0; i < n; i++) {
-	first[i + 1] += first[i];
-    }
-    {
-	int *fill = malloc(sizeof(int) * (n + 1));
-
-	memcpy(fill, first, sizeof(int) * (n + 1));
-	for (i = 0; i < n; i++) {
-	    if (set->spans[i].parent >= 0) {
-		kids[fill[set->spans[i].parent]++] = i;
-	    }
-	}
-	free(fill);
-    }
+    ChildIndex(set, &first, &kids);
     for (i = 0; i < n; i++) {
 	SdSpan *s = &set->spans[i];
 	int64_t lo, hi, covered = 0, end = INT64_MIN;
@@ -660,6 +706,10 @@ Sd_SpansFree(SdSpanSet *set)
     memset(set, 0, sizeof(*set));
 }
 
+/*
+ * S --
+ *	A new string object ("" for NULL).
+ */
 static Tcl_Obj *
 S(const char *s)
 {
@@ -703,6 +753,21 @@ DictAdd(Tcl_Obj *d, int nkeys, Tcl_Obj *const keys[], double v)
     for (i = 0; i < nkeys; i++) {
 	Tcl_DecrRefCount(keys[i]);
     }
+}
+
+/*
+ * Put --
+ *	Sets key of dict d to v; the key object is released when d already
+ *	held the key (Tcl keeps its own).
+ */
+static void
+Put(Tcl_Obj *d, const char *key, Tcl_Obj *v)
+{
+    Tcl_Obj *k = S(key);
+
+    Tcl_IncrRefCount(k);
+    Tcl_DictObjPut(NULL, d, k, v);
+    Tcl_DecrRefCount(k);
 }
 
 /*
@@ -781,6 +846,12 @@ ServerOf(const SdSpanSet *set, const int *firstKid, const int *kids, int i)
     return -1;
 }
 
+/*
+ * Observe --
+ *	Counts seconds in the histogram which of an edge dict: the first
+ *	bucket whose bound is not below it, else the last (over every
+ *	bound).
+ */
 static void
 Observe(Tcl_Obj *edge, const char *which, const double *bounds,
 	int nbounds, double seconds)
@@ -806,7 +877,7 @@ Observe(Tcl_Obj *edge, const char *which, const double *bounds,
 	Tcl_ListObjReplace(NULL, h, b, 1, 1,
 		(Tcl_Obj *[]) {Tcl_NewIntObj(c + 1)});
     }
-    Tcl_DictObjPut(NULL, edge, S(which), h);
+    Put(edge, which, h);
 }
 
 /*
@@ -824,28 +895,13 @@ Observe(Tcl_Obj *edge, const char *which, const double *bounds,
 static Tcl_Obj *
 ServiceGraph(const SdSpanSet *set, const double *bounds, int nbounds)
 {
-    int n = set->nspans, i;
-    int *first = calloc(n + 2, sizeof(int)), *kids = malloc(sizeof(int)
-	    * (n + 1)), *fill = malloc(sizeof(int) * (n + 2));
+    int n = set->nspans, i, *first, *kids;
     Tcl_Obj *edges = Tcl_NewDictObj(), *list = Tcl_NewListObj(0, NULL);
     Tcl_DictSearch search;
     Tcl_Obj *key, *value;
     int done;
 
-    for (i = 0; i < n; i++) {
-	if (set->spans[i].parent >= 0) {
-	    first[set->spans[i].parent + 1]++;
-	}
-    }
-    for (i = 0; i < n; i++) {
-	first[i + 1] += first[i];
-    }
-    memcpy(fill, first, sizeof(int) * (n + 1));
-    for (i = 0; i < n; i++) {
-	if (set->spans[i].parent >= 0) {
-	    kids[fill[set->spans[i].parent]++] = i;
-	}
-    }
+    ChildIndex(set, &first, &kids);
     for (i = 0; i < n; i++) {
 	const SdSpan *c = &set->spans[i], *sv;
 	const char *server;
@@ -879,7 +935,7 @@ ServiceGraph(const SdSpanSet *set, const double *bounds, int nbounds)
 	    if (o) {
 		Tcl_GetIntFromObj(NULL, o, &x);
 	    }
-	    Tcl_DictObjPut(NULL, edge, S(counts[v]), Tcl_NewIntObj(x + add));
+	    Put(edge, counts[v], Tcl_NewIntObj(x + add));
 	}
 	if (c->dur != RB_ABSENT) {
 	    Observe(edge, "clientHistogram", bounds, nbounds, c->dur / 1e9);
@@ -905,7 +961,6 @@ ServiceGraph(const SdSpanSet *set, const double *bounds, int nbounds)
     Tcl_DecrRefCount(edges);
     free(first);
     free(kids);
-    free(fill);
     return list;
 }
 

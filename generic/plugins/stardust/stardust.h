@@ -126,6 +126,7 @@ typedef struct SdSpanSet {
     int nskew, skewed;
 } SdSpanSet;
 
+const char *	Sd_JsonStr(json_t *obj, const char *key);
 int		Sd_SpansSniff(const unsigned char *head, size_t n);
 int		Sd_SpansParse(SdSpanSet *set, const char *buf, size_t len,
 		    const char *path, Rb_Error *err);
@@ -205,7 +206,8 @@ typedef struct SdFields {
     int type, bc, pid, tid;
     int cpu, oldPid, newPid, oldTid, newTid;
     int disk, ioId, bytes, src, dst, srcBc, dstBc, file, offset, size;
-    int service, name;
+    int service, name, self;
+    int64_t tSpanSelf;		/* A span's self time (ns in self). */
     int64_t tUserSwitch, tKernelSwitch, tDiskStart, tDiskEnd, tNet, tStitch;
     int64_t tCall, tReply;
     int64_t tBuffer[6];		/* ReadHit ReadMiss Write ReadAhead

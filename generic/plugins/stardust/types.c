@@ -37,6 +37,7 @@ static const StdType standardTypes[] = {
     {"Reply", "service string name string"},
     {"Stitch", "srcBreadcrumb long dstBreadcrumb long"},
     {"RemoteEndpoint", "service string ipv4 string ipv6 string port int"},
+    {"SpanSelf", "service string name string self long"},
     {NULL, NULL}
 };
 

@@ -15,8 +15,10 @@
  *	half of its parent when there is one.  A span's remoteEndpoint
  *	becomes a RemoteEndpoint record just after its Call, so the flow
  *	graph shows the hop to the server even when the server reports no
- *	spans.  The client id (top 8 bits) is the trace's number in the
- *	file, from 1.  JSON is parsed with libjansson.
+ *	spans.  With the Reply comes a SpanSelf record carrying the span's
+ *	self time (spans.c), for StardustDemandAnalyzer.  The client id (top
+ *	8 bits) is the trace's number in the file, from 1.  JSON is parsed
+ *	with libjansson.
  */
 
 #ifdef HAVE_JANSSON
@@ -30,7 +32,7 @@ typedef struct ZkRec {
     int64_t time;		/* ns since the epoch, then from the first */
     int64_t bc, pid;
     int type;			/* 0 Call, 1 Reply, 2 Stitch,
-				 * 3 RemoteEndpoint */
+				 * 3 RemoteEndpoint, 4 SpanSelf */
     int span;			/* Its span (the child, for a Stitch). */
     int64_t seq;		/* Ties keep emission order. */
 } ZkRec;
@@ -40,18 +42,14 @@ typedef struct ZkState {
     SdSpanSet spans;
     ZkRec *recs;
     int nrecs, next;
-    int64_t typeIds[4];
-    int fService, fName, fSrcBc, fDstBc, fIpv4, fIpv6, fPort;
+    int64_t typeIds[5];
+    int fService, fName, fSrcBc, fDstBc, fIpv4, fIpv6, fPort, fSelf;
 } ZkState;
 
-static const char *
-Str(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
+/*
+ * ZkSniff, OtlpSniff --
+ *	How sure each reader is that a file's head is its format.
+ */
 static int
 ZkSniff(const unsigned char *head, size_t n)
 {
@@ -133,6 +131,7 @@ MakeRecords(ZkState *st)
 	}
 	if (s->dur != RB_ABSENT) {
 	    AddRec(st, &cap, at + s->dur, s->bc, 1, i);
+	    AddRec(st, &cap, at + s->dur, s->bc, 4, i);
 	}
     }
     if (st->nrecs > 1) {	/* recs is NULL when there are none */
@@ -189,6 +188,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
     st->typeIds[1] = Rb_SchemaIntern(r->schema, "Reply", 5);
     st->typeIds[2] = Rb_SchemaIntern(r->schema, "Stitch", 6);
     st->typeIds[3] = Rb_SchemaIntern(r->schema, "RemoteEndpoint", 14);
+    st->typeIds[4] = Rb_SchemaIntern(r->schema, "SpanSelf", 8);
     st->fService = Rb_SchemaFieldIndex(r->schema, "service");
     st->fName = Rb_SchemaFieldIndex(r->schema, "name");
     st->fSrcBc = Rb_SchemaFieldIndex(r->schema, "srcBreadcrumb");
@@ -196,6 +196,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
     st->fIpv4 = Rb_SchemaFieldIndex(r->schema, "ipv4");
     st->fIpv6 = Rb_SchemaFieldIndex(r->schema, "ipv6");
     st->fPort = Rb_SchemaFieldIndex(r->schema, "port");
+    st->fSelf = Rb_SchemaFieldIndex(r->schema, "self");
     return TCL_OK;
 }
 
@@ -265,14 +266,17 @@ ZkNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	} else if (x->type == 3) {
 	    json_t *port = json_object_get(s->remote, "port");
 
-	    InternStr(b, st->fService, i, Str(s->remote, "serviceName"));
-	    InternStr(b, st->fIpv4, i, Str(s->remote, "ipv4"));
-	    InternStr(b, st->fIpv6, i, Str(s->remote, "ipv6"));
+	    InternStr(b, st->fService, i, Sd_JsonStr(s->remote, "serviceName"));
+	    InternStr(b, st->fIpv4, i, Sd_JsonStr(s->remote, "ipv4"));
+	    InternStr(b, st->fIpv6, i, Sd_JsonStr(s->remote, "ipv6"));
 	    if (json_is_integer(port) && json_integer_value(port) >= 0
 		    && json_integer_value(port) <= 65535) {
 		b->col[st->fPort][i] = (int64_t)json_integer_value(port);
 	    }
 	} else {
+	    if (x->type == 4) {
+		b->col[st->fSelf][i] = s->self;
+	    }
 	    SpanName(s, &name);
 	    b->col[st->fService][i] = Rb_SchemaIntern(b->schema,
 		    s->service ? s->service : "", s->service

@@ -535,7 +535,7 @@ WriteHeatData(Tcl_Interp *interp, const char *dir, const char *base,
     }
     nx = (int64_t)(hg.kmax[0] - hg.kmin[0]) + 1;
     ny = (int64_t)(hg.kmax[1] - hg.kmin[1]) + 1;
-    grid = (double *) ckalloc((size_t)(nx * ny) * sizeof(double));
+    grid = Rb_AllocArray((size_t)nx * ny, sizeof(double));
     for (i = 0; i < nx * ny; i++) {
 	grid[i] = NAN;
     }
@@ -546,7 +546,7 @@ WriteHeatData(Tcl_Interp *interp, const char *dir, const char *base,
 		? a->cols[hg.count].num[r] : NAN;
     }
     if (Rb_ReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
-	ckfree((char *) grid);
+	free(grid);
 	return TCL_ERROR;
     }
     fputs("# xbin\tybin\tcount\n", out.fp);
@@ -560,7 +560,7 @@ WriteHeatData(Tcl_Interp *interp, const char *dir, const char *base,
 	}
 	fputs("\n", out.fp);
     }
-    ckfree((char *) grid);
+    free(grid);
     return Rb_OutClose(interp, &out);
 }
 

@@ -51,7 +51,7 @@ static char *
 Dup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = Rb_Alloc(n);
 
     memcpy(d, s, n);
     return d;
@@ -145,8 +145,8 @@ GrowDemand(Model *m, int capK, int capC)
     }
     capK = capK > m->capK ? capK * 2 : m->capK;
     capC = capC > m->capC ? capC * 2 : m->capC;
-    d = calloc((size_t) capK * capC, sizeof(double));
-    v = calloc((size_t) capK * capC, sizeof(double));
+    d = Rb_AllocArray((size_t) capK * capC, sizeof(double));
+    v = Rb_AllocArray((size_t) capK * capC, sizeof(double));
     for (k = 0; k < m->nk; k++) {
 	for (c = 0; c < m->nc; c++) {
 	    d[k * capC + c] = m->demand[k * m->capC + c];
@@ -157,8 +157,8 @@ GrowDemand(Model *m, int capK, int capC)
     free(m->visits);
     m->demand = d;
     m->visits = v;
-    m->centers = realloc(m->centers, capC * sizeof(Center));
-    m->workloads = realloc(m->workloads, capK * sizeof(Workload));
+    m->centers = Rb_ReallocArray(m->centers, capC, sizeof(Center));
+    m->workloads = Rb_ReallocArray(m->workloads, capK, sizeof(Workload));
     m->capK = capK;
     m->capC = capC;
 }
@@ -256,7 +256,7 @@ RemoveWorkload(Model *m, int k)
 static Model *
 CopyModel(const Model *m)
 {
-    Model *n = calloc(1, sizeof(Model));
+    Model *n = Rb_Alloc(sizeof(Model));
     int c, k;
 
     GrowDemand(n, m->nk > 0 ? m->nk : 1, m->nc > 0 ? m->nc : 1);
@@ -427,15 +427,15 @@ static Tcl_Obj *
 SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 {
     int nc = m->nc, nk = m->nk, c, k;
-    int *isDelay = calloc(nc + 1, sizeof(int));
-    int *servers = calloc(nc + 1, sizeof(int));
-    int *isOpen = calloc(nk + 1, sizeof(int));
-    double *dem = calloc((size_t) nc * nk + 1, sizeof(double));
-    double *pop = calloc(nk + 1, sizeof(double));
-    double *think = calloc(nk + 1, sizeof(double));
-    double *lambda = calloc(nk + 1, sizeof(double));
-    const char **cnames = calloc(nc + 1, sizeof(char *));
-    const char **wnames = calloc(nk + 1, sizeof(char *));
+    int *isDelay = Rb_AllocArray(nc + 1, sizeof(int));
+    int *servers = Rb_AllocArray(nc + 1, sizeof(int));
+    int *isOpen = Rb_AllocArray(nk + 1, sizeof(int));
+    double *dem = Rb_AllocArray((size_t) nc * nk + 1, sizeof(double));
+    double *pop = Rb_AllocArray(nk + 1, sizeof(double));
+    double *think = Rb_AllocArray(nk + 1, sizeof(double));
+    double *lambda = Rb_AllocArray(nk + 1, sizeof(double));
+    const char **cnames = Rb_AllocArray(nc + 1, sizeof(char *));
+    const char **wnames = Rb_AllocArray(nk + 1, sizeof(char *));
     Rb_QnNet net = {nc, nk, isDelay, dem, isOpen, pop, think, lambda,
 	cnames, wnames, servers};
     Rb_QnResult res;
@@ -1092,6 +1092,6 @@ Rb_ObsModelCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_WrongNumArgs(interp, 1, objv, "");
 	return TCL_ERROR;
     }
-    NewModelCommand(interp, calloc(1, sizeof(Model)));
+    NewModelCommand(interp, Rb_Alloc(sizeof(Model)));
     return TCL_OK;
 }

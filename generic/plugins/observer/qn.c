@@ -234,7 +234,7 @@ ExactMva(const Rb_QnNet *net, const double *uOpen, Rb_QnResult *res,
     double states = Rb_QnStates(net);
     double *Q, *R, *X, *P;
     long *stride, *count, idx, nstates;
-    int *pOff = calloc(nc + 1, sizeof(int));
+    int *pOff = Rb_AllocArray(nc + 1, sizeof(int));
 
     for (c = 0; c < nc; c++) {
 	pOff[c] = np;
@@ -247,12 +247,12 @@ ExactMva(const Rb_QnNet *net, const double *uOpen, Rb_QnResult *res,
 	return TCL_ERROR;
     }
     nstates = (long) states;
-    Q = calloc((size_t) nstates * nc, sizeof(double));
-    P = calloc((size_t) nstates * np + 1, sizeof(double));
-    R = calloc((size_t) nk * nc, sizeof(double));
-    X = calloc(nk, sizeof(double));
-    stride = calloc(nk, sizeof(long));
-    count = calloc(nk, sizeof(long));
+    Q = Rb_AllocArray((size_t) nstates * nc, sizeof(double));
+    P = Rb_AllocArray((size_t) nstates * np + 1, sizeof(double));
+    R = Rb_AllocArray((size_t) nk * nc, sizeof(double));
+    X = Rb_AllocArray(nk, sizeof(double));
+    stride = Rb_AllocArray(nk, sizeof(long));
+    count = Rb_AllocArray(nk, sizeof(long));
     idx = 1;
     for (k = 0; k < nk; k++) {
 	stride[k] = idx;
@@ -368,15 +368,15 @@ ApproxMva(const Rb_QnNet *net, const double *uOpen, double tolerance,
 	Rb_QnResult *res, Rb_Error *err)
 {
     int nc = net->nc, nk = net->nk, c, k, j, iter, nq = 0, mmax = 1;
-    double *Q = calloc((size_t) nk * nc, sizeof(double));
-    double *Qc = calloc(nc, sizeof(double));
-    double *tail = calloc(nc, sizeof(double));
+    double *Q = Rb_AllocArray((size_t) nk * nc, sizeof(double));
+    double *Qc = Rb_AllocArray(nc, sizeof(double));
+    double *tail = Rb_AllocArray(nc, sizeof(double));
     double *R = res->residence, *p;
 
     for (c = 0; c < nc; c++) {
 	mmax = Servers(net, c) > mmax ? Servers(net, c) : mmax;
     }
-    p = calloc(mmax, sizeof(double));
+    p = Rb_AllocArray(mmax, sizeof(double));
 
     for (c = 0; c < nc; c++) {
 	nq += !net->isDelay[c];
@@ -477,17 +477,17 @@ Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method, double tolerance,
 	Rb_QnResult *res, Rb_Error *err)
 {
     int nc = net->nc, nk = net->nk, c, k, rc;
-    double *uOpen = calloc(nc ? nc : 1, sizeof(double));
-    double *qClosed = calloc(nc ? nc : 1, sizeof(double));
+    double *uOpen = Rb_AllocArray(nc ? nc : 1, sizeof(double));
+    double *qClosed = Rb_AllocArray(nc ? nc : 1, sizeof(double));
 
     memset(res, 0, sizeof(*res));
     res->nc = nc;
     res->nk = nk;
-    res->throughput = calloc(nk ? nk : 1, sizeof(double));
-    res->response = calloc(nk ? nk : 1, sizeof(double));
-    res->residence = calloc((size_t) nk * nc + 1, sizeof(double));
-    res->queue = calloc((size_t) nk * nc + 1, sizeof(double));
-    res->utilization = calloc(nc ? nc : 1, sizeof(double));
+    res->throughput = Rb_AllocArray(nk ? nk : 1, sizeof(double));
+    res->response = Rb_AllocArray(nk ? nk : 1, sizeof(double));
+    res->residence = Rb_AllocArray((size_t) nk * nc + 1, sizeof(double));
+    res->queue = Rb_AllocArray((size_t) nk * nc + 1, sizeof(double));
+    res->utilization = Rb_AllocArray(nc ? nc : 1, sizeof(double));
     res->bottleneck = -1;
     if (tolerance <= 0) {
 	tolerance = 1e-10;
@@ -608,7 +608,7 @@ Rb_QnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b)
 {
     int nc = net->nc, c, j, used = 0, multi = 0;
     double dq = 0, dd = 0, dmax = 0, ntot = 0, n, z;
-    double *uOpen = calloc(nc ? nc : 1, sizeof(double));
+    double *uOpen = Rb_AllocArray(nc ? nc : 1, sizeof(double));
     Rb_Error err;
 
     OpenLoad(net, uOpen, &err);

@@ -82,7 +82,7 @@ Rb_RefinerCreate(int nf, double tolerance, int minSplit)
     r->root->mode = -1;
     r->maxDepth = MAX_DEPTH;
     r->minLeaf = 1;
-    r->categorical = calloc(nf, 1);
+    r->categorical = Rb_Alloc(nf);
     return r;
 }
 

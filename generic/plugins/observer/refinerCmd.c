@@ -61,7 +61,7 @@ GetPoint(Tcl_Interp *interp, RefinerCmd *rc, Tcl_Obj *obj, double **x)
 	}
     }
     if (rc->refiner == NULL) {
-	unsigned char *cat = calloc(n, 1);
+	unsigned char *cat = Rb_Alloc(n);
 	Tcl_Obj **c;
 	int nc, k, f;
 

@@ -230,7 +230,7 @@ SpanSum(Tcl_HashTable *t, int64_t k0, int64_t k1)
     Tcl_HashEntry *e = Tcl_CreateHashEntry(t, (const char *)key, &isNew);
 
     if (isNew) {
-	Tcl_SetHashValue(e, calloc(1, sizeof(SdSpanSum)));
+	Tcl_SetHashValue(e, Rb_Alloc(sizeof(SdSpanSum)));
     }
     return Tcl_GetHashValue(e);
 }

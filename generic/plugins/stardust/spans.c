@@ -108,7 +108,7 @@ NewSpan(SdSpanSet *set)
 
     if (set->nspans == set->cap) {
 	set->cap = set->cap ? 2 * set->cap : 256;
-	set->spans = realloc(set->spans, set->cap * sizeof(SdSpan));
+	set->spans = Rb_ReallocArray(set->spans, set->cap, sizeof(SdSpan));
     }
     s = &set->spans[set->nspans++];
     memset(s, 0, sizeof(*s));
@@ -365,7 +365,7 @@ Host(const SdSpan *s)
 static int *
 Depths(const SdSpanSet *set)
 {
-    int *depth = malloc(sizeof(int) * (set->nspans + 1));
+    int *depth = Rb_AllocArray((set->nspans + 1), sizeof(int));
     int i, up, d;
 
     for (i = 0; i < set->nspans; i++) {
@@ -415,7 +415,7 @@ NoteSkew(SdSpanSet *set, const char *child, const char *parent,
 	}
     }
     if (i == set->nskew) {
-	set->skew = realloc(set->skew, (set->nskew + 1) * sizeof(SdSkew));
+	set->skew = Rb_ReallocArray(set->skew, (set->nskew + 1), sizeof(SdSkew));
 	k = &set->skew[set->nskew++];
 	memset(k, 0, sizeof(*k));
 	k->childHost = child;
@@ -440,7 +440,7 @@ NoteSkew(SdSpanSet *set, const char *child, const char *parent,
 static void
 CorrectSkew(SdSpanSet *set)
 {
-    int n = set->nspans, i, *order = malloc(sizeof(int) * (n + 1));
+    int n = set->nspans, i, *order = Rb_AllocArray((n + 1), sizeof(int));
     int *depth = Depths(set);
 
     for (i = 0; i < n; i++) {
@@ -506,9 +506,9 @@ static void
 ChildIndex(const SdSpanSet *set, int **firstPtr, int **kidsPtr)
 {
     int n = set->nspans, i;
-    int *first = calloc(n + 2, sizeof(int));
-    int *kids = malloc(sizeof(int) * (n + 1));
-    int *fill = malloc(sizeof(int) * (n + 1));
+    int *first = Rb_AllocArray(n + 2, sizeof(int));
+    int *kids = Rb_AllocArray((n + 1), sizeof(int));
+    int *fill = Rb_AllocArray((n + 1), sizeof(int));
 
     for (i = 0; i < n; i++) {
 	if (set->spans[i].parent >= 0) {
@@ -538,7 +538,7 @@ static void
 SelfTimes(SdSpanSet *set)
 {
     int n = set->nspans, i, j, *first, *kids;
-    Interval *iv = malloc(sizeof(Interval) * (n + 1));
+    Interval *iv = Rb_AllocArray((n + 1), sizeof(Interval));
 
     ChildIndex(set, &first, &kids);
     for (i = 0; i < n; i++) {
@@ -990,7 +990,7 @@ SpansCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	Tcl_WrongNumArgs(interp, 1, objv, "file ?-buckets list?");
 	return TCL_ERROR;
     }
-    bounds = malloc(sizeof(defaultBuckets));
+    bounds = Rb_Alloc(sizeof(defaultBuckets));
     memcpy(bounds, defaultBuckets, sizeof(defaultBuckets));
     if (objc == 4) {
 	Tcl_Obj **v;
@@ -1002,7 +1002,7 @@ SpansCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    return Rb_SetInterpError(interp, "RUBICON STARDUST USAGE",
 		    "expected -buckets {seconds ...}");
 	}
-	bounds = realloc(bounds, sizeof(double) * (nbounds + 1));
+	bounds = Rb_ReallocArray(bounds, (nbounds + 1), sizeof(double));
 	for (i = 0; i < nbounds; i++) {
 	    if (Tcl_GetDoubleFromObj(interp, v[i], &bounds[i]) != TCL_OK
 		    || (i > 0 && !(bounds[i] > bounds[i - 1]))) {

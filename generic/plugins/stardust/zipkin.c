@@ -70,7 +70,7 @@ AddRec(ZkState *st, int *cap, int64_t time, int64_t bc, int type,
 
     if (st->nrecs == *cap) {
 	*cap = *cap ? 2 * *cap : 512;
-	st->recs = realloc(st->recs, *cap * sizeof(ZkRec));
+	st->recs = Rb_ReallocArray(st->recs, *cap, sizeof(ZkRec));
     }
     r = &st->recs[st->nrecs];
     r->time = time;
@@ -150,7 +150,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
 {
     ZkState *st = r->state;
     size_t have = 0, cap = 1 << 16;
-    char *buf = malloc(cap);
+    char *buf = Rb_Alloc(cap);
     long got;
     int i, rc;
     int64_t first = INT64_MAX;
@@ -159,7 +159,7 @@ ZkOpen(Rb_Reader *r, Rb_Error *err)
 	have += (size_t)got;
 	if (have == cap) {
 	    cap *= 2;
-	    buf = realloc(buf, cap);
+	    buf = Rb_Realloc(buf, cap);
 	}
     }
     if (got < 0) {

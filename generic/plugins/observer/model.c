@@ -277,7 +277,9 @@ ModelDeleteProc(ClientData cd)
 
 /*
  * ParseCenterOptions --
- *	-type queue|delay and -speed FACTOR applied to center c.
+ *	-type queue|delay and -speed FACTOR applied to center c, all or
+ *	none: checked first, then stored.
+ * Results: TCL_OK, or TCL_ERROR with the center unchanged.
  */
 static int
 ParseCenterOptions(Tcl_Interp *interp, Model *m, int c, int objc,
@@ -285,8 +287,8 @@ ParseCenterOptions(Tcl_Interp *interp, Model *m, int c, int objc,
 {
     static const char *const opts[] = {"-type", "-speed", NULL};
     static const char *const types[] = {"queue", "delay", NULL};
-    int i, idx, t;
-    double speed;
+    int i, idx, t, isDelay = m->centers[c].isDelay;
+    double speed, newSpeed = m->centers[c].speed;
 
     if (objc % 2) {
 	Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
@@ -303,7 +305,7 @@ ParseCenterOptions(Tcl_Interp *interp, Model *m, int c, int objc,
 		    != TCL_OK) {
 		return TCL_ERROR;
 	    }
-	    m->centers[c].isDelay = t == 1;
+	    isDelay = t == 1;
 	} else {
 	    if (Tcl_GetDoubleFromObj(interp, objv[i + 1], &speed) != TCL_OK) {
 		return TCL_ERROR;
@@ -313,9 +315,11 @@ ParseCenterOptions(Tcl_Interp *interp, Model *m, int c, int objc,
 			"speed must be positive, not %g", speed);
 		return TCL_ERROR;
 	    }
-	    m->centers[c].speed = speed;
+	    newSpeed = speed;
 	}
     }
+    m->centers[c].isDelay = isDelay;
+    m->centers[c].speed = newSpeed;
     return TCL_OK;
 }
 
@@ -340,14 +344,15 @@ NonNegative(Tcl_Interp *interp, Tcl_Obj *obj, const char *what, int wantInt,
 
 /*
  * ParseWorkloadOptions --
- *	-closed N, -think Z, -open LAMBDA for workload k.
+ *	-closed N, -think Z, -open LAMBDA for workload k, all or none.
+ * Results: TCL_OK, or TCL_ERROR with the workload unchanged.
  */
 static int
 ParseWorkloadOptions(Tcl_Interp *interp, Model *m, int k, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-closed", "-think", "-open", NULL};
-    Workload *w = &m->workloads[k];
+    Workload copy = m->workloads[k], *w = &copy;
     int i, idx;
     double v;
 
@@ -369,6 +374,7 @@ ParseWorkloadOptions(Tcl_Interp *interp, Model *m, int k, int objc,
 	case 2: w->isOpen = 1; w->lambda = v; break;
 	}
     }
+    m->workloads[k] = copy;
     return TCL_OK;
 }
 
@@ -839,7 +845,7 @@ ModelObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
     enum {CENTER, WORKLOAD, DEMAND, REMOVE, CENTERS, WORKLOADS, DESCRIBE,
 	SOLVE, WHATIF, COPY, DELETE};
     Model *m = cd;
-    int sub, i, idx;
+    int sub, i, idx, isNew;
     Rb_QnMethod method;
     double tol;
     Tcl_Obj *res;
@@ -860,11 +866,15 @@ ModelObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    return TCL_ERROR;
 	}
 	idx = FindCenter(m, Tcl_GetString(objv[2]));
-	if (idx < 0) {
+	isNew = idx < 0;
+	if (isNew) {
 	    idx = AddCenter(m, Tcl_GetString(objv[2]));
 	}
 	if (ParseCenterOptions(interp, m, idx, objc - 3, objv + 3)
 		!= TCL_OK) {
+	    if (isNew) {
+		RemoveCenter(m, idx);	/* a refused command adds nothing */
+	    }
 	    return TCL_ERROR;
 	}
 	Tcl_SetObjResult(interp, objv[2]);
@@ -876,11 +886,15 @@ ModelObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    return TCL_ERROR;
 	}
 	idx = FindWorkload(m, Tcl_GetString(objv[2]));
-	if (idx < 0) {
+	isNew = idx < 0;
+	if (isNew) {
 	    idx = AddWorkload(m, Tcl_GetString(objv[2]));
 	}
 	if (ParseWorkloadOptions(interp, m, idx, objc - 3, objv + 3)
 		!= TCL_OK) {
+	    if (isNew) {
+		RemoveWorkload(m, idx);
+	    }
 	    return TCL_ERROR;
 	}
 	Tcl_SetObjResult(interp, objv[2]);

@@ -265,7 +265,18 @@ proc hostileBinaryCases {dir tests} {
 	foreach keep [list 1 [expr {$size / 3}] [expr {$size / 2}] \
 		[expr {$size - 1}]] {
 	    hostileWrite $base.cut$keep [string range $data 0 [expr {$keep - 1}]]
-	    lappend cases [dict merge $c [list file $base.cut$keep expect any]]
+	    # Fixed-size records: a cut inside the header is an error; one
+	    # inside record R leaves R-1 whole records and R malformed.
+	    set expect any
+	    set r 0
+	    if {$reclen && $keep <= $head} {
+		set expect error
+	    } elseif {$reclen && ($keep - $head) % $reclen} {
+		set r [expr {($keep - $head) / $reclen + 1}]
+		set expect [list bad $r [expr {$head + ($r - 1) * $reclen}]]
+	    }
+	    lappend cases [dict merge $c [list file $base.cut$keep n $r \
+		expect $expect]]
 	}
 	# The body (past the first 16 bytes) zeroed, or random.
 	hostileWrite $base.nul [string range $data 0 15][string repeat \0 [expr {$size - 16}]]

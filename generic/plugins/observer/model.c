@@ -386,14 +386,15 @@ NonNegative(Tcl_Interp *interp, Tcl_Obj *obj, const char *what, int wantInt,
 
 /*
  * ParseWorkloadOptions --
- *	-closed N, -think Z, -open LAMBDA for workload k.
+ *	-closed N, -think Z, -open LAMBDA for workload k, all or none.
+ * Results: TCL_OK, or TCL_ERROR with the workload unchanged.
  */
 static int
 ParseWorkloadOptions(Tcl_Interp *interp, Model *m, int k, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-closed", "-think", "-open", NULL};
-    Workload *w = &m->workloads[k];
+    Workload copy = m->workloads[k], *w = &copy;
     int i, idx;
     double v;
 
@@ -415,6 +416,7 @@ ParseWorkloadOptions(Tcl_Interp *interp, Model *m, int k, int objc,
 	case 2: w->isOpen = 1; w->lambda = v; break;
 	}
     }
+    m->workloads[k] = copy;
     return TCL_OK;
 }
 
@@ -975,7 +977,7 @@ ModelObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
     enum {CENTER, WORKLOAD, DEMAND, REMOVE, CENTERS, WORKLOADS, DESCRIBE,
 	SOLVE, WHATIF, COPY, DELETE};
     Model *m = cd;
-    int sub, i, idx;
+    int sub, i, idx, isNew;
     Rb_QnMethod method;
     double tol;
     Tcl_Obj *res;
@@ -1016,11 +1018,15 @@ ModelObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    return TCL_ERROR;
 	}
 	idx = FindWorkload(m, Tcl_GetString(objv[2]));
-	if (idx < 0) {
+	isNew = idx < 0;
+	if (isNew) {
 	    idx = AddWorkload(m, Tcl_GetString(objv[2]));
 	}
 	if (ParseWorkloadOptions(interp, m, idx, objc - 3, objv + 3)
 		!= TCL_OK) {
+	    if (isNew) {
+		RemoveWorkload(m, idx);
+	    }
 	    return TCL_ERROR;
 	}
 	Tcl_SetObjResult(interp, objv[2]);

@@ -44,6 +44,7 @@ extern const Rb_AnalyzerClass Rb_HotRegionAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_SeriesAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HeatmapAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_CacheSimAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_PopularityAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 

@@ -43,6 +43,8 @@ extern const Rb_AnalyzerClass Rb_StreamAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HotRegionAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_SeriesAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HeatmapAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_CacheSimAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_PopularityAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -396,6 +398,8 @@ int		Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i,
 		    int64_t *first, int64_t *count);
 int		Rb_BlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo,
 		    int64_t *key);
+int64_t		Rb_BlockBytes(const Rb_BlockMap *m, int64_t offset,
+		    int64_t size, int64_t k);
 int64_t *	Rb_BlockMapDevices(const Rb_BlockMap *m);
 void		Rb_BlockOfKey(const int64_t *devices, int64_t key,
 		    int64_t *dev, int64_t *blockNo);

@@ -74,6 +74,22 @@ Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
 }
 
 /*
+ * Rb_BlockBytes --
+ *	The bytes of an I/O of size bytes at offset (a record Rb_BlockRange
+ *	accepted) that fall in its k-th block (0 for a zero-size I/O).
+ */
+int64_t
+Rb_BlockBytes(const Rb_BlockMap *m, int64_t offset, int64_t size, int64_t k)
+{
+    int64_t start = (offset / m->block + k) * m->block;
+    int64_t lo = start > offset ? start : offset;
+    int64_t hi = start + m->block < offset + size
+	    ? start + m->block : offset + size;
+
+    return hi > lo ? hi - lo : 0;
+}
+
+/*
  * Rb_BlockKey --
  *	The key of block number blockNo (>= 0) of device dev, the device
  *	given the next dense id if it is new.

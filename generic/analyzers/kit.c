@@ -44,6 +44,8 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_HotRegionAnalyzerClass,
     &Rb_SeriesAnalyzerClass,
     &Rb_HeatmapAnalyzerClass,
+    &Rb_CacheSimAnalyzerClass,
+    &Rb_PopularityAnalyzerClass,
 };
 
 /* The statistics classes that take -by (groupBy.c). */

@@ -355,20 +355,14 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     const int64_t *size = b->col[RB_IO_SIZE];
 
     for (j = 0; j < nsel && !st->failed; j++) {
-	int64_t first, count, k, off = offset[sel[j]];
-	int64_t end = off + size[sel[j]], start;
+	int64_t first, count, k;
 
 	if (!Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
-	start = off / st->map.block * st->map.block;
-	for (k = 0; k < count; k++, start += st->map.block) {
-	    /* The bytes of the I/O in this block. */
-	    int64_t lo = start > off ? start : off;
-	    int64_t hi = start + st->map.block < end
-		    ? start + st->map.block : end;
-
-	    if (!Count(st, first + k, hi > lo ? (uint64_t)(hi - lo) : 0)) {
+	for (k = 0; k < count; k++) {
+	    if (!Count(st, first + k, (uint64_t)Rb_BlockBytes(&st->map,
+		    offset[sel[j]], size[sel[j]], k))) {
 		st->failed = 1;
 		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "%s: more than "
 			"-limit %" PRId64 " distinct blocks at record %" PRIu64

@@ -17,6 +17,25 @@
 START_TEST(merge_series)
 {
     CheckMerge(&Rb_SeriesAnalyzerClass, "-interval 0.1");
+    CheckMerge(&Rb_SeriesAnalyzerClass, "-interval 0.1 -stats "
+	    "{count responseTimeP99 responseTimeP50 sizeP90}");
+}
+END_TEST
+
+START_TEST(merge_heatmap_and_grouped_classes)
+{
+    /* Partial states through serialize, deserialize and merge give the
+     * whole run's Attributes (kitTest.h's CheckMerge). */
+    CheckMerge(&Rb_HeatmapAnalyzerClass, "-xwidth 0.5 -ywidth 65536");
+    CheckMerge(&Rb_HeatmapAnalyzerClass, "-x size -xbins log2 "
+	    "-y responseTime -ybins log2");
+    CheckMerge(Rb_KitGroupedClass(&Rb_ResponseTimeAnalyzerClass),
+	    "-by deviceNo");
+    CheckMerge(Rb_KitGroupedClass(&Rb_SizeHistogramAnalyzerClass),
+	    "-by op");
+    CheckMerge(Rb_KitGroupedClass(&Rb_RateAnalyzerClass),
+	    "-by deviceNo -interval 0.1");
+    CheckMerge(Rb_KitGroupedClass(&Rb_SizeAnalyzerClass), "");
 }
 END_TEST
 
@@ -223,6 +242,7 @@ rbtest_suite(void)
 
     tc = tcase_create("series");
     tcase_add_test(tc, merge_series);
+    tcase_add_test(tc, merge_heatmap_and_grouped_classes);
     tcase_add_test(tc, merge_series_of_other_statistics_fails);
     tcase_add_test(tc, series_read_only_the_fields_their_statistics_need);
     suite_add_tcase(s, tc);

@@ -1,0 +1,376 @@
+/*
+ * popularityAnalyzer.c --
+ *
+ *	PopularityAnalyzer: how skewed the accesses are over their keys
+ *	(blocks by default, or the values of any field): the rank-frequency
+ *	table, the Zipf exponent fitted by least squares on its log-log
+ *	points with the fit's standard error and R^2, and the share of the
+ *	accesses that go to the most popular 1% and 10% of the keys.
+ *	Counts are exact, one per distinct key in a key table of at most
+ *	-limit keys.
+ */
+
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyzers.h"
+
+/* Ranks of the table (and fit) past 10: this many per factor of 10. */
+#define RANKS_PER_DECADE 20
+
+typedef struct PopularityState {
+    Rb_BlockMap map;		/* -field, -offsetField, -block */
+    char *key;			/* -key: a field, or "" for blocks */
+    int64_t limit;		/* -limit: most distinct keys held */
+    int keyIndex;		/* -1: blocks */
+    int keyIsText;
+    int failed;
+    uint64_t accesses;
+    Rb_KeyTable counts;		/* key -> uint64 accesses */
+} PopularityState;
+
+static const Rb_Option popularityOptions[] = {
+    {"-key", RB_OPT_FIELD, offsetof(PopularityState, key), "",
+	"field whose values are the keys; empty: the blocks the I/Os touch"},
+    {"-block", RB_OPT_INT, offsetof(PopularityState, map.block), "4096",
+	"block size in bytes (block keys)"},
+    {"-field", RB_OPT_FIELD, offsetof(PopularityState, map.deviceField),
+	"deviceNo", "field naming the device (block keys)"},
+    {"-offsetField", RB_OPT_FIELD, offsetof(PopularityState,
+	map.offsetField), "devOffset", "field holding the offset in bytes "
+	"(block keys)"},
+    {"-limit", RB_OPT_INT, offsetof(PopularityState, limit), "10000000",
+	"most distinct keys held (the run stops beyond)"},
+    {NULL}
+};
+
+static const char *const popularityAttrs[] = {
+    "RankFrequency", "ZipfExponent", "ZipfFitError", "ZipfFitR2",
+    "Top1PercentShare", "Top10PercentShare", "DistinctKeys", "Accesses",
+    NULL
+};
+
+/*
+ * PopularityInit --
+ *	Checks -limit and -block.
+ */
+static int
+PopularityInit(Rb_Analyzer *a, Tcl_Interp *interp)
+{
+    PopularityState *st = a->state;
+
+    if (st->limit <= 0) {
+	return Rb_KitOptionError(a, interp, "-limit must be positive");
+    }
+    if (st->map.block <= 0) {
+	return Rb_KitOptionError(a, interp,
+		"-block must be a positive number of bytes");
+    }
+    return TCL_OK;
+}
+
+/*
+ * PopularityStart --
+ *	Resolves the key (a field, or the block fields) and empties the
+ *	counts.
+ */
+static int
+PopularityStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    PopularityState *st = a->state;
+
+    if (PopularityInit(a, NULL) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    st->keyIndex = -1;
+    st->keyIsText = 0;
+    if (st->key != NULL && st->key[0] != '\0') {
+	if (Rb_AnalyzerTypedField(a, run, st->key, RB_FT_BIT(RB_FT_INT)
+		| RB_FT_BIT(RB_FT_STRING), &st->keyIndex) != TCL_OK) {
+	    st->keyIndex = -1;
+	    return TCL_ERROR;
+	}
+	st->keyIsText = run->schema->fields[st->keyIndex].type
+		== RB_FT_STRING;
+    } else {
+	int sizeIndex;
+
+	/* Rb_BlockRange reads the size at its I/O schema place. */
+	if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK
+		|| Rb_KitIntegerField(a, run, "size", &sizeIndex) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (sizeIndex != RB_IO_SIZE) {
+	    return Rb_KitOptionError(a, NULL, "block keys need the I/O "
+		    "schema's size field (give -key for other records)");
+	}
+    }
+    if (st->counts.valSize == 0) {
+	Rb_KeyTableInit(&st->counts, sizeof(uint64_t));
+    }
+    Rb_KeyTableClear(&st->counts);
+    st->accesses = 0;
+    st->failed = 0;
+    return TCL_OK;
+}
+
+/*
+ * CountKey --
+ *	Counts one access to key.
+ * Results: 1, or 0 (with the run stopped) when key is one past -limit.
+ */
+static int
+CountKey(Rb_Analyzer *a, int64_t key, uint64_t record)
+{
+    PopularityState *st = a->state;
+    uint64_t *c = Rb_KeyTableFindLimited(&st->counts, key, st->limit);
+
+    if (c == NULL) {
+	st->failed = 1;
+	Rb_KitKeyLimit(a, st->limit, st->keyIndex >= 0 ? st->key : "blocks",
+		record, 45);
+	return 0;
+    }
+    (*c)++;
+    st->accesses++;
+    return 1;
+}
+
+/*
+ * PopularityBatch --
+ *	Counts each selected record's key (records without one are left
+ *	out), or each block its I/O touches.
+ */
+static void
+PopularityBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    PopularityState *st = a->state;
+    int j;
+
+    for (j = 0; j < nsel && !st->failed; j++) {
+	uint64_t record = b->firstRecord + sel[j];
+	int64_t first, count, k;
+
+	if (st->keyIndex >= 0) {
+	    int64_t key = b->col[st->keyIndex][sel[j]];
+
+	    if (key != RB_ABSENT) {
+		CountKey(a, key, record);
+	    }
+	    continue;
+	}
+	if (!Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+	    continue;
+	}
+	for (k = 0; k < count && CountKey(a, first + k, record); k++) {
+	}
+    }
+}
+
+/*
+ * ByCount --
+ *	qsort_r order of key table slots: most accesses first, ties by key.
+ */
+static int
+ByCount(const void *p, const void *q, void *t)
+{
+    const Rb_KeyTable *table = t;
+    uint64_t s1 = *(const uint64_t *)p, s2 = *(const uint64_t *)q;
+    uint64_t c1 = *(const uint64_t *)Rb_KeyTableValue(table, s1);
+    uint64_t c2 = *(const uint64_t *)Rb_KeyTableValue(table, s2);
+
+    if (c1 != c2) {
+	return c1 > c2 ? -1 : 1;
+    }
+    return (table->keys[s1] > table->keys[s2])
+	    - (table->keys[s1] < table->keys[s2]);
+}
+
+/*
+ * NextRank --
+ *	The rank of the table after rank r: every rank to 10, then
+ *	RANKS_PER_DECADE per factor of 10 (rounded, repeats skipped).
+ */
+static uint64_t
+NextRank(uint64_t r)
+{
+    double j;
+
+    if (r < 10) {
+	return r + 1;
+    }
+    j = floor(log10((double)r) * RANKS_PER_DECADE + 1e-9);
+    for (;;) {
+	uint64_t next = (uint64_t)llround(pow(10.0, ++j / RANKS_PER_DECADE));
+
+	if (next > r) {
+	    return next;
+	}
+    }
+}
+
+/*
+ * TopShare --
+ *	The share of the accesses that go to the first ceil(fraction n) keys
+ *	(at least one) of the n sorted by count.
+ */
+static double
+TopShare(const PopularityState *st, const uint64_t *slots, double fraction)
+{
+    uint64_t n = st->counts.count, top, i, sum = 0;
+
+    if (n == 0 || st->accesses == 0) {
+	return 0.0;
+    }
+    top = (uint64_t)ceil(fraction * (double)n - 1e-9);
+    top = top < 1 ? 1 : top;
+    for (i = 0; i < top; i++) {
+	sum += *(const uint64_t *)Rb_KeyTableValue(&st->counts, slots[i]);
+    }
+    return (double)sum / (double)st->accesses;
+}
+
+/*
+ * PopularityEnd --
+ *	Sorts the keys by count and sets the rank-frequency table, the Zipf
+ *	fit over its rows, the top shares and the totals.
+ */
+static int
+PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    PopularityState *st = a->state;
+    uint64_t n = st->counts.count, *slots, r, i, cum = 0;
+    Rb_Attribute *table = Rb_AttrCreate("RankFrequency", RB_ATTR_TABLE, "",
+	    "accesses of the key at each rank (log-spaced ranks)");
+    int rankCol = Rb_AttrAddColumn(table, "rank", "", 0), keyCol, offCol = -1;
+    int countCol, fracCol, cumCol;
+    int64_t *devices = NULL;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, m = 0;
+    double slope = NAN, se = NAN, r2 = NAN;
+
+    if (st->keyIndex >= 0) {
+	keyCol = Rb_AttrAddColumn(table, st->key, "", st->keyIsText);
+    } else {
+	keyCol = Rb_AttrAddColumn(table, st->map.deviceField, "", 0);
+	offCol = Rb_AttrAddColumn(table, "offset", "bytes", 0);
+	devices = Rb_BlockMapDevices(&st->map);
+    }
+    countCol = Rb_AttrAddColumn(table, "count", "", 0);
+    fracCol = Rb_AttrAddColumn(table, "fraction", "", 0);
+    cumCol = Rb_AttrAddColumn(table, "cumulativeFraction", "", 0);
+    slots = Rb_KeyTableSortedSlots(&st->counts);
+    qsort_r(slots, n, sizeof(uint64_t), ByCount, &st->counts);
+    for (r = 1, i = 0; r <= n; r = r == n ? n + 1 : (NextRank(r) < n
+	    ? NextRank(r) : n)) {
+	uint64_t count;
+	int64_t key;
+	int row = Rb_AttrAddRow(table);
+	double x, y;
+
+	for (; i < r; i++) {
+	    cum += *(const uint64_t *)Rb_KeyTableValue(&st->counts, slots[i]);
+	}
+	count = *(const uint64_t *)Rb_KeyTableValue(&st->counts,
+		slots[r - 1]);
+	key = st->counts.keys[slots[r - 1]];
+	Rb_AttrSetNum(table, row, rankCol, (double)r);
+	if (st->keyIsText) {
+	    const char *text = Rb_SchemaString(run->schema, key);
+
+	    Rb_AttrSetText(table, row, keyCol, text ? text : "");
+	} else if (devices != NULL) {
+	    int64_t dev, blockNo;
+
+	    Rb_BlockOfKey(devices, key, &dev, &blockNo);
+	    Rb_AttrSetNum(table, row, keyCol, (double)dev);
+	    Rb_AttrSetNum(table, row, offCol,
+		    (double)blockNo * (double)st->map.block);
+	} else {
+	    Rb_AttrSetNum(table, row, keyCol, (double)key);
+	}
+	Rb_AttrSetNum(table, row, countCol, (double)count);
+	Rb_AttrSetNum(table, row, fracCol,
+		(double)count / (double)st->accesses);
+	Rb_AttrSetNum(table, row, cumCol, (double)cum / (double)st->accesses);
+	/* The fit's point: log10 rank, log10 count. */
+	x = log10((double)r);
+	y = log10((double)count);
+	sx += x;
+	sy += y;
+	sxx += x * x;
+	sxy += x * y;
+	syy += y * y;
+	m++;
+    }
+    if (m >= 3) {
+	double vx = sxx - sx * sx / m, vy = syy - sy * sy / m;
+	double cxy = sxy - sx * sy / m, ssr;
+
+	slope = cxy / vx;
+	ssr = vy - slope * cxy;
+	ssr = ssr > 0 ? ssr : 0;
+	se = sqrt(ssr / (m - 2) / vx);
+	r2 = vy > 0 ? 1 - ssr / vy : 1.0;
+    }
+    Rb_AnalyzerSet(a, table);
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ZipfExponent", -slope, "",
+	    "Zipf exponent: minus the least-squares slope of log count on "
+	    "log rank over the RankFrequency rows"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ZipfFitError", se, "",
+	    "standard error of that slope"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ZipfFitR2", r2, "",
+	    "coefficient of determination R^2 of the fit"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("Top1PercentShare",
+	    TopShare(st, slots, 0.01), "",
+	    "share of the accesses to the most popular 1% of the keys"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("Top10PercentShare",
+	    TopShare(st, slots, 0.10), "",
+	    "share of the accesses to the most popular 10% of the keys"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("DistinctKeys", (double)n, "",
+	    "distinct keys accessed"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("Accesses", (double)st->accesses, "",
+	    "accesses counted (block accesses for block keys)"));
+    free(slots);
+    free(devices);
+    return TCL_OK;
+}
+
+/*
+ * PopularityFree --
+ *	Frees the counts and the device table.
+ */
+static void
+PopularityFree(Rb_Analyzer *a)
+{
+    PopularityState *st = a->state;
+
+    Rb_KeyTableFree(&st->counts);
+    Rb_BlockMapFree(&st->map);
+}
+
+/*
+ * Not mergeable in split runs: block keys carry device numbers dense in
+ * each shard's order of first sight (FootprintAnalyzer's rekeying would
+ * be needed).
+ */
+const Rb_AnalyzerClass Rb_PopularityAnalyzerClass = {
+    .name = "PopularityAnalyzer",
+    .help = "popularity skew of blocks or any field: rank-frequency table, "
+	    "fitted Zipf exponent, top 1% and 10% shares",
+    .stateSize = sizeof(PopularityState),
+    .options = popularityOptions,
+    .attrs = popularityAttrs,
+    .mergeable = 0,
+    .perRecordState = 1,
+    .init = PopularityInit,
+    .start = PopularityStart,
+    .batch = PopularityBatch,
+    .end = PopularityEnd,
+    .freeState = PopularityFree,
+    /* And size, device and offset for block keys (start resolves
+     * them). */
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
+};

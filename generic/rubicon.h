@@ -207,6 +207,7 @@ int		Rb_BatchAppend(Rb_Batch *b);
 /* Copies record i of src to a new record of dst (same schema). */
 int		Rb_BatchCopyRecord(Rb_Batch *dst, const Rb_Batch *src, int i);
 
+/* Reads double field f of record i (RB_ABSENT reads as -0.0). */
 static inline double
 Rb_GetDouble(const Rb_Batch *b, int f, int i)
 {
@@ -215,6 +216,7 @@ Rb_GetDouble(const Rb_Batch *b, int f, int i)
     return u.d;
 }
 
+/* Stores d in double field f of record i (-0.0 as +0.0). */
 static inline void
 Rb_SetDouble(Rb_Batch *b, int f, int i, double d)
 {
@@ -373,6 +375,7 @@ typedef struct Rb_Buf {
     int bad;			/* Read past the end or out of memory. */
 } Rb_Buf;
 
+/* Appends n bytes; sets bad instead when memory runs out. */
 static inline void
 Rb_BufPutBytes(Rb_Buf *b, const void *p, size_t n)
 {
@@ -396,6 +399,7 @@ Rb_BufPutBytes(Rb_Buf *b, const void *p, size_t n)
     b->len += n;
 }
 
+/* Appends v as 8 bytes, least significant first. */
 static inline void
 Rb_BufPutInt(Rb_Buf *b, int64_t v)
 {
@@ -408,6 +412,7 @@ Rb_BufPutInt(Rb_Buf *b, int64_t v)
     Rb_BufPutBytes(b, c, 8);
 }
 
+/* Appends the bit pattern of d as Rb_BufPutInt does. */
 static inline void
 Rb_BufPutDouble(Rb_Buf *b, double d)
 {
@@ -425,6 +430,7 @@ Rb_BufPutString(Rb_Buf *b, const char *s, size_t n)
     Rb_BufPutBytes(b, s, n);
 }
 
+/* The next n bytes (valid while the buffer is), or NULL with bad set. */
 static inline const void *
 Rb_BufGetBytes(Rb_Buf *b, size_t n)
 {
@@ -439,6 +445,7 @@ Rb_BufGetBytes(Rb_Buf *b, size_t n)
     return p;
 }
 
+/* The next 8-byte integer, or 0 with bad set. */
 static inline int64_t
 Rb_BufGetInt(Rb_Buf *b)
 {
@@ -452,6 +459,7 @@ Rb_BufGetInt(Rb_Buf *b)
     return (int64_t)v;
 }
 
+/* The next double, or 0 with bad set. */
 static inline double
 Rb_BufGetDouble(Rb_Buf *b)
 {
@@ -485,6 +493,7 @@ Rb_BufGetString(Rb_Buf *b, size_t *n)
     return (const char *)Rb_BufGetBytes(b, *n);
 }
 
+/* Frees the data and zeroes the buffer. */
 static inline void
 Rb_BufFree(Rb_Buf *b)
 {

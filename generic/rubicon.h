@@ -6,6 +6,14 @@
  *	Analyzers, Reporters, Transformers and trace Readers are plugged in.
  *	The built-in kit uses exactly this header; an outside plugin includes
  *	it and links against nothing else (see rubiconDecls.h for stubs).
+ *
+ *	The full contract of each function (what it does, its Results and
+ *	errors, its Side effects) is the header comment at its definition
+ *	under generic/, in the style of Tcl's sources; the comment at each
+ *	declaration here is a one-line reminder.  Names Rb_Xxx (and
+ *	Rubicon_Init, Rubicon_SafeInit) are the public API, the functions
+ *	of the stubs table that a plugin may call; names RbXxx are internal
+ *	to the library, shared between its files, and may change freely.
  */
 
 #ifndef RUBICON_H
@@ -33,10 +41,13 @@ typedef struct Rb_Error {
     char msg[1024];		/* Human-readable message. */
 } Rb_Error;
 
+/* Fills err (NULL: nothing) with an errorcode and a formatted message. */
 void		Rb_SetError(Rb_Error *err, const char *code,
 		    const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));
+/* Moves err into interp's result and -errorcode; returns TCL_ERROR. */
 int		Rb_ErrorToInterp(Tcl_Interp *interp, const Rb_Error *err);
+/* Formats a message and errorcode into interp; returns TCL_ERROR. */
 int		Rb_SetInterpError(Tcl_Interp *interp, const char *code,
 		    const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));
@@ -52,10 +63,13 @@ int		Rb_SetInterpError(Tcl_Interp *interp, const char *code,
  * ---------------------------------------------------------------------
  */
 
+/* n zeroed bytes. */
 void *		Rb_Alloc(size_t n);
 void *		Rb_Realloc(void *p, size_t n);	/* new bytes not zeroed */
 char *		Rb_Strdup(const char *s);	/* NULL gives "" */
+/* count * size zeroed bytes, the product checked. */
 void *		Rb_AllocArray(size_t count, size_t size);
+/* Rb_Realloc to count * size bytes, the product checked. */
 void *		Rb_ReallocArray(void *p, size_t count, size_t size);
 
 /*
@@ -100,13 +114,20 @@ typedef struct Rb_Schema {
     int refCount;
 } Rb_Schema;
 
+/* A schema holding field 0 "time", with one reference. */
 Rb_Schema *	Rb_SchemaCreate(const char *name);
+/* Appends a field; its index, or -1 if the name exists or it is full. */
 int		Rb_SchemaAddField(Rb_Schema *s, const char *name,
 		    Rb_FieldType type, Rb_Unit unit, const char *help);
+/* A field's index by name (no case; the paper's aliases too), or -1. */
 int		Rb_SchemaFieldIndex(const Rb_Schema *s, const char *name);
+/* Takes a reference. */
 void		Rb_SchemaRetain(Rb_Schema *s);
+/* Drops a reference, freeing the schema at zero; NULL is allowed. */
 void		Rb_SchemaRelease(Rb_Schema *s);
+/* The id of a string of a RB_FT_STRING field, added if new. */
 int64_t		Rb_SchemaIntern(Rb_Schema *s, const char *str, size_t len);
+/* The text of an id, or "" for RB_ABSENT or an unknown id. */
 const char *	Rb_SchemaString(const Rb_Schema *s, int64_t id);
 char *		Rb_SchemaFieldList(const Rb_Schema *s);	/* malloc'd */
 
@@ -148,6 +169,7 @@ Rb_Schema *	Rb_IoSchema(void);	/* shared singleton, never freed */
  * or NULL.  Returns NULL with err set if arg names nothing.
  */
 typedef Rb_Schema *(Rb_SchemaProc)(const char *arg, Rb_Error *err);
+/* Names proc as the source of schema name; TCL_ERROR if it cannot. */
 int		Rb_RegisterSchema(const char *name, Rb_SchemaProc *proc);
 
 /*
@@ -174,14 +196,18 @@ typedef struct Rb_Batch {
     uint64_t firstRecord;	/* Stream index of record 0 (1-based). */
 } Rb_Batch;
 
+/* An empty batch of capacity cap (<= 0: RB_BATCH_SIZE), retaining schema. */
 Rb_Batch *	Rb_BatchCreate(Rb_Schema *schema, int cap);
+/* Frees a batch and releases its schema; NULL is allowed. */
 void		Rb_BatchFree(Rb_Batch *b);
+/* Empties a batch for reuse (n = 0). */
 void		Rb_BatchClear(Rb_Batch *b);
 /* Appends one record with every field RB_ABSENT; returns its index. */
 int		Rb_BatchAppend(Rb_Batch *b);
 /* Copies record i of src to a new record of dst (same schema). */
 int		Rb_BatchCopyRecord(Rb_Batch *dst, const Rb_Batch *src, int i);
 
+/* Reads double field f of record i (RB_ABSENT reads as -0.0). */
 static inline double
 Rb_GetDouble(const Rb_Batch *b, int f, int i)
 {
@@ -190,6 +216,7 @@ Rb_GetDouble(const Rb_Batch *b, int f, int i)
     return u.d;
 }
 
+/* Stores d in double field f of record i (-0.0 as +0.0). */
 static inline void
 Rb_SetDouble(Rb_Batch *b, int f, int i, double d)
 {
@@ -248,7 +275,9 @@ typedef struct Rb_Attribute {
     struct Rb_Analyzer *producer;
 } Rb_Attribute;
 
+/* "scalar", "vector" ... "text". */
 const char *	Rb_AttrKindName(Rb_AttrKind kind);
+/* An empty Attribute (no columns, no rows). */
 Rb_Attribute *	Rb_AttrCreate(const char *name, Rb_AttrKind kind,
 		    const char *unit, const char *help);
 /* Adds a column; returns its index. */
@@ -256,17 +285,24 @@ int		Rb_AttrAddColumn(Rb_Attribute *a, const char *name,
 		    const char *unit, int isText);
 /* Appends a row of zeros/empty strings; returns its index. */
 int		Rb_AttrAddRow(Rb_Attribute *a);
+/* Sets a numeric cell; unchecked. */
 void		Rb_AttrSetNum(Rb_Attribute *a, int row, int col, double v);
+/* Sets a text cell to a copy of s; unchecked. */
 void		Rb_AttrSetText(Rb_Attribute *a, int row, int col,
 		    const char *s);
+/* A numeric cell; unchecked. */
 double		Rb_AttrNum(const Rb_Attribute *a, int row, int col);
+/* A column's index by name, or -1. */
 int		Rb_AttrColumnIndex(const Rb_Attribute *a, const char *name);
+/* Frees an Attribute nothing has taken over; NULL is allowed. */
 void		Rb_AttrFree(Rb_Attribute *a);
+/* The Tcl value: a number, a string or a dict of kind, unit, columns, rows. */
 Tcl_Obj *	Rb_AttrToObj(const Rb_Attribute *a);
 
-/* Convenience constructors for the common kinds. */
+/* A scalar Attribute: one row of numeric column "value" holding v. */
 Rb_Attribute *	Rb_AttrScalar(const char *name, double v, const char *unit,
 		    const char *help);
+/* A text Attribute holding a copy of text. */
 Rb_Attribute *	Rb_AttrTextNew(const char *name, const char *text,
 		    const char *help);
 
@@ -342,6 +378,7 @@ typedef struct Rb_Buf {
     int bad;			/* Read past the end or out of memory. */
 } Rb_Buf;
 
+/* Appends n bytes; sets bad instead when memory runs out. */
 static inline void
 Rb_BufPutBytes(Rb_Buf *b, const void *p, size_t n)
 {
@@ -365,6 +402,7 @@ Rb_BufPutBytes(Rb_Buf *b, const void *p, size_t n)
     b->len += n;
 }
 
+/* Appends v as 8 bytes, least significant first. */
 static inline void
 Rb_BufPutInt(Rb_Buf *b, int64_t v)
 {
@@ -377,6 +415,7 @@ Rb_BufPutInt(Rb_Buf *b, int64_t v)
     Rb_BufPutBytes(b, c, 8);
 }
 
+/* Appends the bit pattern of d as Rb_BufPutInt does. */
 static inline void
 Rb_BufPutDouble(Rb_Buf *b, double d)
 {
@@ -394,6 +433,7 @@ Rb_BufPutString(Rb_Buf *b, const char *s, size_t n)
     Rb_BufPutBytes(b, s, n);
 }
 
+/* The next n bytes (valid while the buffer is), or NULL with bad set. */
 static inline const void *
 Rb_BufGetBytes(Rb_Buf *b, size_t n)
 {
@@ -408,6 +448,7 @@ Rb_BufGetBytes(Rb_Buf *b, size_t n)
     return p;
 }
 
+/* The next 8-byte integer, or 0 with bad set. */
 static inline int64_t
 Rb_BufGetInt(Rb_Buf *b)
 {
@@ -421,6 +462,7 @@ Rb_BufGetInt(Rb_Buf *b)
     return (int64_t)v;
 }
 
+/* The next double, or 0 with bad set. */
 static inline double
 Rb_BufGetDouble(Rb_Buf *b)
 {
@@ -454,6 +496,7 @@ Rb_BufGetString(Rb_Buf *b, size_t *n)
     return (const char *)Rb_BufGetBytes(b, *n);
 }
 
+/* Frees the data and zeroes the buffer. */
 static inline void
 Rb_BufFree(Rb_Buf *b)
 {
@@ -544,6 +587,7 @@ struct Rb_Analyzer {
     void *engine;		/* Core-private. */
 };
 
+/* Makes the class's command and lists it in rubicon::types. */
 int		Rb_RegisterAnalyzer(Tcl_Interp *interp,
 		    const Rb_AnalyzerClass *cls);
 /* Sets (replacing) an Attribute on the analyzer's Flow; takes ownership. */
@@ -564,8 +608,11 @@ int		Rb_AnalyzerTypedField(Rb_Analyzer *a, const Rb_RunInfo *run,
 /* Staged analysis: a needs attribute attrName of flow before its end. */
 int		Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow,
 		    const char *attrName);
+/* The Flow a command names, or NULL with RUBICON FLOW UNKNOWN in interp. */
 Rb_Flow *	Rb_FlowFromObj(Tcl_Interp *interp, Tcl_Obj *obj);
+/* The Flow's Attribute of that name (or the paper's alias), or NULL. */
 const Rb_Attribute *Rb_FlowGetAttr(const Rb_Flow *flow, const char *name);
+/* The Flow's name. */
 const char *	Rb_FlowName(const Rb_Flow *flow);
 /* Error raised from an analyzer hook.  From start or end the hook then
  * returns TCL_ERROR; from a record or batch hook the run stops at the end
@@ -611,6 +658,7 @@ struct Rb_Reporter {
     Tcl_Obj *attrList;		/* Core-private: -attributes as given. */
 };
 
+/* Makes the class's command and lists it in rubicon::types. */
 int		Rb_RegisterReporter(Tcl_Interp *interp,
 		    const Rb_ReporterClass *cls);
 
@@ -619,6 +667,7 @@ int		Rb_RegisterReporter(Tcl_Interp *interp,
  * at and returns a result that is not TCL_OK. */
 typedef int (Rb_AttrVisitor)(Rb_Reporter *r, const Rb_Flow *flow,
 	const Rb_Attribute *attr, void *cd);
+/* Walks the bound (flow, attribute) pairs as above. */
 int		Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd);
 
 /* Safe output: data goes to "path.tmp-PID"; Rb_OutClose renames it to
@@ -631,8 +680,11 @@ typedef struct Rb_Out {
     int failed;
 } Rb_Out;
 
+/* Opens path.tmp-PID for writing (or stdout); TCL_ERROR in interp if not. */
 int		Rb_OutOpen(Tcl_Interp *interp, const char *path, Rb_Out *out);
+/* Closes and renames to path, or removes it and fails naming path. */
 int		Rb_OutClose(Tcl_Interp *interp, Rb_Out *out);
+/* Closes and removes the temporary file: nothing appears under path. */
 void		Rb_OutAbort(Rb_Out *out);
 /* Safe mode (rubicon -safe -outdir DIR): TCL_OK if the interpreter may
  * write the file at path (inside DIR), else TCL_ERROR with RUBICON SAFE
@@ -652,6 +704,7 @@ typedef struct Rb_Input Rb_Input;
 /* The path that names standard input (a pipe: read once, never seeked). */
 #define RB_INPUT_STDIN "-"
 
+/* Opens a trace file (or "-"); NULL with err set if it cannot. */
 Rb_Input *	Rb_InputOpen(const char *path, Rb_Error *err);
 /* Reads up to n bytes; returns count, 0 at end, -1 on error (err set,
  * naming the file and how far reading got). */
@@ -667,8 +720,10 @@ char *		Rb_InputGetLine(Rb_Input *in, size_t *len, Rb_Error *err);
 long		Rb_InputPeek(Rb_Input *in, void *buf, size_t n, Rb_Error *err);
 uint64_t	Rb_InputOffset(const Rb_Input *in);	/* uncompressed */
 uint64_t	Rb_InputLineNo(const Rb_Input *in);	/* of last line */
+/* The name for messages ("standard input" for "-"). */
 const char *	Rb_InputPath(const Rb_Input *in);
 const char *	Rb_InputCompression(const Rb_Input *in); /* none gzip bzip2 */
+/* Closes and frees the stream; NULL is allowed. */
 void		Rb_InputClose(Rb_Input *in);
 
 /*
@@ -717,13 +772,18 @@ struct Rb_Reader {
 				 * instead of decoding them. */
 };
 
+/* Adds (or replaces) a format; TCL_ERROR when the registry is full. */
 int		Rb_RegisterReader(const Rb_ReaderClass *cls);
+/* A format by name (no case), or NULL. */
 const Rb_ReaderClass *Rb_FindReader(const char *name);
+/* The registered formats; *count gets their number. */
 const Rb_ReaderClass *const *Rb_Readers(int *count);
 /* Opens path with the named reader, or sniffs when format is NULL. */
 Rb_Reader *	Rb_ReaderOpen(const char *path, const char *format,
 		    Rb_OnError onError, Tcl_Obj *options, Rb_Error *err);
+/* Appends the next records to b: count, 0 at end, -1 with err set. */
 int		Rb_ReaderNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err);
+/* Closes the reader and its input; NULL is allowed. */
 void		Rb_ReaderClose(Rb_Reader *r);
 /* A malformed record of the given kind ("short-record", "bad-length",
  * "out-of-order", ...): counts it and applies the policy.  Returns 1
@@ -766,6 +826,7 @@ struct Rb_Transformer {
     Rb_Error err;
 };
 
+/* Makes the class's command and lists it in rubicon::types. */
 int		Rb_RegisterTransformer(Tcl_Interp *interp,
 		    const Rb_TransformerClass *cls);
 
@@ -778,6 +839,7 @@ int		Rb_RegisterTransformer(Tcl_Interp *interp,
 /* Parses "[[[days] hours:] min:] seconds" (seconds may be fractional)
  * into ns. Returns chars consumed, 0 if not a time. */
 int		Rb_ParseTime(const char *s, int64_t *ns);
+/* Writes ns as seconds with six decimals to buf (n bytes). */
 void		Rb_FormatTime(int64_t ns, char *buf, size_t n);
 
 /*
@@ -797,18 +859,23 @@ Rb_FilterProg *	Rb_FilterCompile(Rb_Schema *schema, const char *expr,
  * their count. selOut must hold nIn entries and may not alias selIn. */
 int		Rb_FilterSelect(const Rb_FilterProg *p, const Rb_Batch *b,
 		    const uint32_t *selIn, int nIn, uint32_t *selOut);
+/* 1 if record i of b matches, else 0. */
 int		Rb_FilterMatch(const Rb_FilterProg *p, const Rb_Batch *b, int i);
 /* 1 if the program is exactly "field = integer constant". */
 int		Rb_FilterIsEquality(const Rb_FilterProg *p, int *field,
 		    int64_t *value);
+/* The expression the program was compiled from. */
 const char *	Rb_FilterSource(const Rb_FilterProg *p);
+/* Frees a program and releases its schema; NULL is allowed. */
 void		Rb_FilterFree(Rb_FilterProg *p);
 
 /*
  * Package entry point.
  */
 
+/* Loads the package into interp. */
 int		Rubicon_Init(Tcl_Interp *interp);
+/* Loads the package into a safe interp. */
 int		Rubicon_SafeInit(Tcl_Interp *interp);
 
 #include "rubiconDecls.h"

@@ -110,7 +110,12 @@ Rb_AnalyzerDelete(Rb_Analyzer *a)
 
 /*
  * Rb_AnalyzerSet --
- *	Stores an Attribute on the analyzer's flow under prefix + name.
+ *	Stores an Attribute on the analyzer's Flow under the analyzer's
+ *	-prefix followed by the Attribute's name, replacing one of that name.
+ * Results: none.
+ * Side effects: takes attr over: renames it, marks a as its producer and
+ *	hands it to the Flow (which frees the one it replaces); frees it at
+ *	once when a belongs to no Flow.
  */
 void
 Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr)
@@ -134,9 +139,13 @@ Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr)
 /*
  * Rb_AnalyzerError --
  *	Records an error raised in a hook; the engine turns it into a Tcl
- *	error naming the analyzer after the hook returns.  Raised while
- *	records are flowing (a record or batch hook), it also stops the run at
- *	the end of the current batch, with the results marked partial.
+ *	error "CMD: message" (CMD the analyzer's command, or its class's
+ *	name) with -errorcode code after the hook returns.  Raised while
+ *	records are flowing (a record or batch hook), it also stops the run
+ *	at the end of the current batch, with the results marked partial.
+ * Results: none.
+ * Side effects: replaces any error a had recorded (message cut at 1023
+ *	bytes); while reading, the first such error asks the engine to stop.
  */
 void
 Rb_AnalyzerError(Rb_Analyzer *a, const char *code, const char *fmt, ...)
@@ -185,8 +194,11 @@ Rb_AnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a)
  * Rb_AnalyzerField --
  *	Resolves a field name against the run's schema, noting it among
  *	those the analyzer reads (Rb_AnalyzerReads).
- * Results: TCL_OK with *index set, or TCL_ERROR with an error naming the
- *	analyzer and listing the known fields.
+ * Results: TCL_OK with *index set, or TCL_ERROR with *index = -1 and an
+ *	analyzer error RUBICON ANALYZER FIELD naming the field and listing
+ *	the known fields.
+ * Side effects: adds the field to those a reads; on error, as
+ *	Rb_AnalyzerError.
  */
 int
 Rb_AnalyzerField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
@@ -240,6 +252,8 @@ TypeNames(unsigned types, Rb_FieldType got)
  * Results: TCL_OK with *index set, or TCL_ERROR with *index = -1 and an
  *	analyzer error (RUBICON ANALYZER FIELD for an unknown field,
  *	RUBICON ANALYZER OPTION naming the class, field and its type).
+ * Side effects: as Rb_AnalyzerField (the field counts as read even when
+ *	its type is refused).
  */
 int
 Rb_AnalyzerTypedField(Rb_Analyzer *a, const Rb_RunInfo *run,
@@ -284,7 +298,11 @@ Rb_AnalyzerReads(const Rb_Analyzer *a)
 /*
  * Rb_AnalyzerNeeds --
  *	Declares that a reads attribute attrName of flow in its end hook, so
- *	the producer's end must run first.
+ *	the producer's end must run first.  A need that no analyzer of flow
+ *	meets, or that closes a cycle, fails the run later (RUBICON DAG
+ *	DEPENDENCY, RUBICON DAG CYCLE), not here.
+ * Results: TCL_OK always.
+ * Side effects: adds (flow, attrName) to a's needs unless already there.
  */
 int
 Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow, const char *attrName)
@@ -689,6 +707,11 @@ RbAnalyzerPush(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
  * Rb_RegisterAnalyzer --
  *	Makes the class's command (in ::rubicon, exported) and lists it in
  *	rubicon::types.
+ * Results: TCL_OK always.
+ * Side effects: creates or replaces the command ::rubicon::NAME and
+ *	imports it into the global namespace unless a global command of that
+ *	name exists; replaces a class registered under the same name.  The
+ *	class is kept by reference, not copied: it must outlive interp.
  */
 int
 Rb_RegisterAnalyzer(Tcl_Interp *interp, const Rb_AnalyzerClass *cls)

@@ -14,6 +14,13 @@ static const char *const kindNames[] = {
     "heatmap"
 };
 
+/*
+ * Rb_AttrKindName --
+ *	Names a kind as Tcl values and Reporters show it: "scalar",
+ *	"vector", "histogram", "percentiles", "series", "table" or "text".
+ * Results: the name, a static string; kind must be an Rb_AttrKind.
+ * Side effects: none.
+ */
 const char *
 Rb_AttrKindName(Rb_AttrKind kind)
 {
@@ -22,7 +29,11 @@ Rb_AttrKindName(Rb_AttrKind kind)
 
 /*
  * Rb_AttrCreate --
- *	Returns an empty Attribute (no columns, no rows).
+ *	Makes an empty Attribute (no columns, no rows) of that name, kind,
+ *	unit and help (a NULL unit or help is taken as "").
+ * Results: the Attribute; Rb_AttrFree frees it, and Rb_AnalyzerSet takes
+ *	it over.
+ * Side effects: allocates it and copies the strings.
  */
 Rb_Attribute *
 Rb_AttrCreate(const char *name, Rb_AttrKind kind, const char *unit,
@@ -39,8 +50,10 @@ Rb_AttrCreate(const char *name, Rb_AttrKind kind, const char *unit,
 
 /*
  * Rb_AttrAddColumn --
- *	Adds a numeric or text column, filled with 0 / "" for existing rows.
+ *	Adds a numeric or text column (isText non-zero) of that name and unit
+ *	(NULL: ""), holding 0 or an empty string in each existing row.
  * Results: the column index.
+ * Side effects: grows a->cols and allocates the column's values.
  */
 int
 Rb_AttrAddColumn(Rb_Attribute *a, const char *name, const char *unit,
@@ -66,8 +79,10 @@ Rb_AttrAddColumn(Rb_Attribute *a, const char *name, const char *unit,
 
 /*
  * Rb_AttrAddRow --
- *	Appends a row of zeros and empty strings.
+ *	Appends a row of zeros and empty strings (NULL text, shown as "").
  * Results: the row index.
+ * Side effects: increments a->nrows; doubles every column's capacity
+ *	when full.
  */
 int
 Rb_AttrAddRow(Rb_Attribute *a)
@@ -95,12 +110,26 @@ Rb_AttrAddRow(Rb_Attribute *a)
     return a->nrows++;
 }
 
+/*
+ * Rb_AttrSetNum --
+ *	Stores v in a numeric column at row.  Nothing is checked: row and
+ *	col must exist and col must be numeric.
+ * Results: none.
+ * Side effects: overwrites the cell.
+ */
 void
 Rb_AttrSetNum(Rb_Attribute *a, int row, int col, double v)
 {
     a->cols[col].num[row] = v;
 }
 
+/*
+ * Rb_AttrSetText --
+ *	Stores a copy of s (NULL: "") in a text column at row.  Nothing is
+ *	checked: row and col must exist and col must be text.
+ * Results: none.
+ * Side effects: frees the cell's old text and allocates the copy.
+ */
 void
 Rb_AttrSetText(Rb_Attribute *a, int row, int col, const char *s)
 {
@@ -108,12 +137,25 @@ Rb_AttrSetText(Rb_Attribute *a, int row, int col, const char *s)
     a->cols[col].text[row] = Rb_Strdup(s);
 }
 
+/*
+ * Rb_AttrNum --
+ *	Reads a numeric cell.  Nothing is checked: row and col must exist
+ *	and col must be numeric.
+ * Results: the value.
+ * Side effects: none.
+ */
 double
 Rb_AttrNum(const Rb_Attribute *a, int row, int col)
 {
     return a->cols[col].num[row];
 }
 
+/*
+ * Rb_AttrColumnIndex --
+ *	Finds a column by name (case matters).
+ * Results: the index of the first column of that name, or -1.
+ * Side effects: none.
+ */
 int
 Rb_AttrColumnIndex(const Rb_Attribute *a, const char *name)
 {
@@ -127,6 +169,14 @@ Rb_AttrColumnIndex(const Rb_Attribute *a, const char *name)
     return -1;
 }
 
+/*
+ * Rb_AttrFree --
+ *	Frees an Attribute that nothing has taken over (NULL: nothing); one
+ *	given to Rb_AnalyzerSet belongs to its Flow.
+ * Results: none.
+ * Side effects: frees a, its columns, their values and texts, and its
+ *	strings.
+ */
 void
 Rb_AttrFree(Rb_Attribute *a)
 {
@@ -157,7 +207,10 @@ Rb_AttrFree(Rb_Attribute *a)
 
 /*
  * Rb_AttrScalar --
- *	A one-row Attribute with column "value".
+ *	Makes a scalar Attribute: one row of one numeric column "value"
+ *	holding v, the column's unit that of the Attribute.
+ * Results: the Attribute, as from Rb_AttrCreate.
+ * Side effects: allocates it.
  */
 Rb_Attribute *
 Rb_AttrScalar(const char *name, double v, const char *unit, const char *help)
@@ -169,6 +222,13 @@ Rb_AttrScalar(const char *name, double v, const char *unit, const char *help)
     return a;
 }
 
+/*
+ * Rb_AttrTextNew --
+ *	Makes a text Attribute (RB_ATTR_TEXT, unit "") holding a copy of
+ *	text (NULL: "") and no columns.
+ * Results: the Attribute, as from Rb_AttrCreate.
+ * Side effects: allocates it.
+ */
 Rb_Attribute *
 Rb_AttrTextNew(const char *name, const char *text, const char *help)
 {
@@ -194,8 +254,12 @@ NumObj(double v)
 
 /*
  * Rb_AttrToObj --
- *	Tcl value of an Attribute: a scalar is its number, a text its string,
- *	anything else a dict {kind K unit U columns {..} rows {{..} ..}}.
+ *	Converts an Attribute to a Tcl value: a scalar (one row, first column
+ *	numeric) is its number, a text its string, anything else a dict
+ *	{kind K unit U columns {..} rows {{..} ..}}.  Integral numbers below
+ *	9e15 in magnitude become integers ("42", not "42.0").
+ * Results: a new Tcl_Obj with a reference count of 0.
+ * Side effects: none on a.
  */
 Tcl_Obj *
 Rb_AttrToObj(const Rb_Attribute *a)

@@ -14,10 +14,13 @@
 
 /*
  * Rb_BatchCreate --
- *	Returns an empty batch of capacity cap (RB_BATCH_SIZE if cap <= 0)
- *	holding a reference to schema.  Slots schema->nfields up to
- *	RB_IO_NFIELDS share one column of cap RB_ABSENT values, filled here
- *	once: nothing writes it, so it costs nothing per record.
+ *	Makes an empty batch of capacity cap (RB_BATCH_SIZE if cap <= 0)
+ *	for records of schema.  Slots schema->nfields up to RB_IO_NFIELDS
+ *	share one column of cap RB_ABSENT values, filled here once: nothing
+ *	writes it, so it costs nothing per record.
+ * Results: the batch, with n = 0; Rb_BatchFree frees it.
+ * Side effects: allocates a column per field; takes a reference to
+ *	schema.
  */
 Rb_Batch *
 Rb_BatchCreate(Rb_Schema *schema, int cap)
@@ -44,6 +47,13 @@ Rb_BatchCreate(Rb_Schema *schema, int cap)
     return b;
 }
 
+/*
+ * Rb_BatchFree --
+ *	Frees a batch made by Rb_BatchCreate (NULL: nothing).
+ * Results: none.
+ * Side effects: frees its columns and b; releases its reference to the
+ *	schema.
+ */
 void
 Rb_BatchFree(Rb_Batch *b)
 {
@@ -62,6 +72,12 @@ Rb_BatchFree(Rb_Batch *b)
     free(b);
 }
 
+/*
+ * Rb_BatchClear --
+ *	Empties a batch for reuse, keeping its columns and schema.
+ * Results: none.
+ * Side effects: sets b->n to 0 (the columns keep their old values).
+ */
 void
 Rb_BatchClear(Rb_Batch *b)
 {
@@ -72,6 +88,8 @@ Rb_BatchClear(Rb_Batch *b)
  * Rb_BatchAppend --
  *	Adds a record with every field absent.
  * Results: its index, or -1 if the batch is full.
+ * Side effects: increments b->n and sets each of the schema's fields
+ *	of the new record to RB_ABSENT; nothing when full.
  */
 int
 Rb_BatchAppend(Rb_Batch *b)
@@ -90,8 +108,10 @@ Rb_BatchAppend(Rb_Batch *b)
 
 /*
  * Rb_BatchCopyRecord --
- *	Appends a copy of record i of src (same schema) to dst.
+ *	Appends a copy of record i of src to dst; both must be of the same
+ *	schema (src's field count is copied, string ids unchanged).
  * Results: the new index, or -1 if dst is full.
+ * Side effects: increments dst->n and writes the record's slots.
  */
 int
 Rb_BatchCopyRecord(Rb_Batch *dst, const Rb_Batch *src, int i)
@@ -110,7 +130,10 @@ Rb_BatchCopyRecord(Rb_Batch *dst, const Rb_Batch *src, int i)
 
 /*
  * Rb_FieldAsDouble --
- *	Field value as a double; NaN when absent.
+ *	Reads field f of record i as a double: a double field as stored, an
+ *	integer converted (a string field gives its id converted).
+ * Results: the value, or NaN when it is RB_ABSENT.
+ * Side effects: none.
  */
 double
 Rb_FieldAsDouble(const Rb_Batch *b, int f, int i)

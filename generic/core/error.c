@@ -10,7 +10,11 @@
 
 /*
  * Rb_SetError --
- *	Fills err with an errorcode (space-separated words) and a message.
+ *	Fills err with an errorcode (space-separated words) and a message
+ *	formatted from fmt; both are cut to fit their fixed-size arrays.
+ * Results: none.
+ * Side effects: overwrites err->code and err->msg; nothing when err is
+ *	NULL.
  */
 void
 Rb_SetError(Rb_Error *err, const char *code, const char *fmt, ...)
@@ -30,6 +34,8 @@ Rb_SetError(Rb_Error *err, const char *code, const char *fmt, ...)
  * Rb_ErrorToInterp --
  *	Sets the interpreter result and -errorcode from err.
  * Results: TCL_ERROR always, so callers can "return Rb_ErrorToInterp()".
+ * Side effects: interp's result becomes err->msg and its -errorcode
+ *	err->code, or "RUBICON ERROR" when err->code is empty.
  */
 int
 Rb_ErrorToInterp(Tcl_Interp *interp, const Rb_Error *err)
@@ -46,6 +52,8 @@ Rb_ErrorToInterp(Tcl_Interp *interp, const Rb_Error *err)
  * Rb_SetInterpError --
  *	Formats a message into the interpreter result with an errorcode.
  * Results: TCL_ERROR.
+ * Side effects: as Rb_ErrorToInterp: sets interp's result and
+ *	-errorcode (message cut at 1023 bytes, code at 63).
  */
 int
 Rb_SetInterpError(Tcl_Interp *interp, const char *code, const char *fmt, ...)
@@ -79,13 +87,12 @@ OutOfMemory(size_t count, size_t size)
 }
 
 /*
- * Rb_Alloc, Rb_Realloc, Rb_Strdup --
+ * Rb_Alloc --
  *	Allocation that never returns NULL: running out of memory ends the
  *	process with a message rather than corrupting results.
- * Results: the memory, zeroed by Rb_Alloc (Rb_Realloc leaves bytes past
- *	the old size as they come); free() releases it.
- * Side effects: Tcl_Panic (which aborts, or in safe mode ends with
- *	RUBICON SAFE LIMIT MEMORY) when memory is exhausted.
+ * Results: n bytes (at least one), zeroed; free() releases them.
+ * Side effects: allocates; Tcl_Panic (which aborts, or in safe mode
+ *	ends with RUBICON SAFE LIMIT MEMORY) when memory is exhausted.
  */
 void *
 Rb_Alloc(size_t n)
@@ -98,6 +105,13 @@ Rb_Alloc(size_t n)
     return p;
 }
 
+/*
+ * Rb_Realloc --
+ *	realloc that never returns NULL, as Rb_Alloc; p may be NULL.
+ * Results: the block resized to n bytes (at least one), possibly moved;
+ *	bytes past the old size are not zeroed.
+ * Side effects: frees or reuses p; Tcl_Panic when memory is exhausted.
+ */
 void *
 Rb_Realloc(void *p, size_t n)
 {
@@ -110,12 +124,12 @@ Rb_Realloc(void *p, size_t n)
 }
 
 /*
- * Rb_AllocArray, Rb_ReallocArray --
- *	Rb_Alloc and Rb_Realloc of count items of size bytes, the product
- *	checked: one that overflows a size_t ends the process with a message
- *	instead of allocating a smaller block than the caller will use.
- * Results: the memory (zeroed by Rb_AllocArray).
- * Side effects: abort() on overflow or exhaustion.
+ * Rb_AllocArray --
+ *	Rb_Alloc of count items of size bytes, the product checked: one
+ *	that overflows a size_t ends the process with a message instead of
+ *	allocating a smaller block than the caller will use.
+ * Results: count * size bytes, zeroed; free() releases them.
+ * Side effects: allocates; Tcl_Panic on overflow or exhaustion.
  */
 void *
 Rb_AllocArray(size_t count, size_t size)
@@ -128,6 +142,13 @@ Rb_AllocArray(size_t count, size_t size)
     return Rb_Alloc(n);
 }
 
+/*
+ * Rb_ReallocArray --
+ *	Rb_Realloc of p to count items of size bytes, the product checked
+ *	as in Rb_AllocArray.
+ * Results: the block resized, possibly moved; new bytes not zeroed.
+ * Side effects: frees or reuses p; Tcl_Panic on overflow or exhaustion.
+ */
 void *
 Rb_ReallocArray(void *p, size_t count, size_t size)
 {
@@ -139,6 +160,12 @@ Rb_ReallocArray(void *p, size_t count, size_t size)
     return Rb_Realloc(p, n);
 }
 
+/*
+ * Rb_Strdup --
+ *	Copies a string into memory of its own; NULL is taken as "".
+ * Results: the copy, NUL-terminated; free() releases it.
+ * Side effects: allocates; Tcl_Panic when memory is exhausted.
+ */
 char *
 Rb_Strdup(const char *s)
 {

@@ -270,6 +270,14 @@ Rb_FlowGetAttr(const Rb_Flow *constFlow, const char *name)
     return view;
 }
 
+/*
+ * Rb_FlowName --
+ *	Gives a Flow's name: the one given at its creation ("Flow NAME"),
+ *	or by "$flow configure -name" since.
+ * Results: the name, owned by the Flow; valid until it is renamed or
+ *	deleted.
+ * Side effects: none.
+ */
 const char *
 Rb_FlowName(const Rb_Flow *flow)
 {
@@ -304,18 +312,27 @@ Rb_FlowAttrNames(const Rb_Flow *flow, int *count)
     return names;
 }
 
-/*
- * Rb_FlowFromObj --
- *	The Flow named by a Flow command, or NULL with an error.
- */
 static Tcl_ObjCmdProc FlowObjCmd;
 
+/*
+ * Rb_FlowFromCmdInfo --
+ *	The Flow whose command's info this is, or NULL if the command is not
+ *	a Flow's.
+ */
 Rb_Flow *
 Rb_FlowFromCmdInfo(const Tcl_CmdInfo *info)
 {
     return info->objProc == FlowObjCmd ? info->objClientData : NULL;
 }
 
+/*
+ * Rb_FlowFromObj --
+ *	Finds the Flow whose command obj names (as the interpreter resolves
+ *	the name).
+ * Results: the Flow, or NULL with a RUBICON FLOW UNKNOWN error in interp
+ *	naming obj ("... is not a Flow").
+ * Side effects: sets interp's result on error only.
+ */
 Rb_Flow *
 Rb_FlowFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
 {

@@ -248,8 +248,15 @@ DagCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 /*
  * Rubicon_Init --
  *	Loads the package into an interpreter: the engine, every built-in
- *	class's command, and the Tcl half (compatibility for "$obj.method",
- *	helpers).
+ *	class's command, rubicon::types and rubicon::dag, and the Tcl half
+ *	(compatibility for "$obj.method", helpers).  The plugins are
+ *	packages of their own, which pkgIndex.tcl loads after this.
+ * Results: TCL_OK, or TCL_ERROR with the error in interp (one from the
+ *	library script has "(in rubicon's library script)" in errorInfo).
+ * Side effects: creates the engine and the commands in ::rubicon (the
+ *	classes also imported globally); provides package rubicon with the
+ *	stubs table as its client data; the first call in the process
+ *	registers the built-in trace readers.
  */
 int
 Rubicon_Init(Tcl_Interp *interp)
@@ -290,8 +297,10 @@ Rubicon_Init(Tcl_Interp *interp)
 
 /*
  * Rubicon_SafeInit --
- *	In a safe interpreter the same commands exist; file access is what
- *	the master interpreter grants.
+ *	Loads the package into a safe interpreter: the same commands exist;
+ *	file access is what the master interpreter grants.
+ * Results: as Rubicon_Init.
+ * Side effects: as Rubicon_Init.
  */
 int
 Rubicon_SafeInit(Tcl_Interp *interp)

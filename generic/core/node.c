@@ -1018,6 +1018,14 @@ TransformerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
     return TCL_OK;
 }
 
+/*
+ * Rb_RegisterTransformer --
+ *	Makes the class's command (in ::rubicon, exported) and lists it in
+ *	rubicon::types.
+ * Results: TCL_OK always.
+ * Side effects: as Rb_RegisterAnalyzer: creates or replaces the command
+ *	and imports it globally; the class is kept by reference.
+ */
 int
 Rb_RegisterTransformer(Tcl_Interp *interp, const Rb_TransformerClass *cls)
 {

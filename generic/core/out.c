@@ -68,9 +68,13 @@ RbOutRemoveStale(const char *path)
 
 /*
  * Rb_OutOpen --
- *	Opens a temporary file beside path ("-" is stdout), first removing
- *	those of dead processes (RbOutRemoveStale).
- * Results: TCL_OK, or TCL_ERROR with a message naming path.
+ *	Opens a temporary file "path.tmp-PID" beside path ("-" is stdout),
+ *	first removing those of dead processes (RbOutRemoveStale).
+ * Results: TCL_OK with out ready for writes to out->fp, or TCL_ERROR in
+ *	interp: RUBICON SAFE DENIED (Rb_SafeCheckWrite), or RUBICON OUTPUT
+ *	OPEN naming path and the cause; out is then zeroed.
+ * Side effects: creates the temporary file; unlinks stale ones; copies
+ *	path into out, released by Rb_OutClose or Rb_OutAbort.
  */
 int
 Rb_OutOpen(Tcl_Interp *interp, const char *path, Rb_Out *out)
@@ -109,8 +113,13 @@ Rb_OutOpen(Tcl_Interp *interp, const char *path, Rb_Out *out)
 /*
  * Rb_OutClose --
  *	Flushes and closes; renames the temporary file to its final name if
- *	nothing failed, else removes it.
- * Results: TCL_OK, or TCL_ERROR naming the file and the cause.
+ *	nothing failed (out->failed unset and every write, flush and close
+ *	succeeded), else removes it.  stdout is flushed, not closed.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON OUTPUT WRITE in interp
+ *	naming path and the cause; TCL_ERROR with no message if out is not
+ *	open.
+ * Side effects: closes out->fp; renames or unlinks the temporary file;
+ *	frees out's strings and zeroes it.
  */
 int
 Rb_OutClose(Tcl_Interp *interp, Rb_Out *out)
@@ -150,7 +159,11 @@ Rb_OutClose(Tcl_Interp *interp, Rb_Out *out)
 
 /*
  * Rb_OutAbort --
- *	Abandons an output: closes and removes the temporary file.
+ *	Abandons an output, as on an error while writing the report: nothing
+ *	appears under path.
+ * Results: none.
+ * Side effects: closes and unlinks the temporary file (stdout is left
+ *	open); frees out's strings and zeroes it.
  */
 void
 Rb_OutAbort(Rb_Out *out)

@@ -169,8 +169,13 @@ Rb_ReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow)
 
 /*
  * Rb_ReporterEach --
- *	Calls fn for each bound (flow, attribute): flows in binding order,
- *	attributes in the order of -attributes if given, else by name.
+ *	Calls fn(r, flow, attr, cd) for each bound (flow, attribute): flows
+ *	in binding order, attributes in the order of -attributes if given
+ *	(a name the flow lacks is skipped), else every one by name.
+ * Results: TCL_OK, or the first result of fn that is not TCL_OK (the
+ *	walk stops there).
+ * Side effects: those of fn; asking a flow for one of the paper's names
+ *	makes its alias view (see Rb_FlowGetAttr).
  */
 int
 Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd)
@@ -531,7 +536,11 @@ ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 
 /*
  * Rb_RegisterReporter --
- *	Makes the class's command and lists it in rubicon::types.
+ *	Makes the class's command (in ::rubicon, exported) and lists it in
+ *	rubicon::types.
+ * Results: TCL_OK always.
+ * Side effects: as Rb_RegisterAnalyzer: creates or replaces the command
+ *	and imports it globally; the class is kept by reference.
  */
 int
 Rb_RegisterReporter(Tcl_Interp *interp, const Rb_ReporterClass *cls)

@@ -272,8 +272,10 @@ ResolveDir(const char *dir, Tcl_DString *out)
  *	directories not made yet taken as they are named) must be the output
  *	directory or below it.  Callers that create directories check
  *	"DIR/." before the first mkdir, so nothing is made outside; the
- *	message then names DIR.
- * Results: TCL_OK, or TCL_ERROR with code RUBICON SAFE DENIED.
+ *	message then names DIR.  Outside safe mode every path is allowed.
+ * Results: TCL_OK, or TCL_ERROR with code RUBICON SAFE DENIED in interp,
+ *	naming path (DIR for "DIR/.") and the output directory.
+ * Side effects: sets interp's result when it refuses; none otherwise.
  */
 int
 Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path)

@@ -19,7 +19,10 @@ struct Rb_StrTab {
 
 /*
  * Rb_SchemaCreate --
- *	Returns a new empty schema with one reference and field 0 "time".
+ *	Makes a schema called name holding only field 0, "time" (an
+ *	integer in ns), and an empty string table.
+ * Results: the schema, with one reference for the caller.
+ * Side effects: allocates it; Rb_SchemaRelease frees it.
  */
 Rb_Schema *
 Rb_SchemaCreate(const char *name)
@@ -37,8 +40,10 @@ Rb_SchemaCreate(const char *name)
 
 /*
  * Rb_SchemaAddField --
- *	Appends a field.
- * Results: its index, or -1 if the name exists or the schema is full.
+ *	Appends a field of that name, type, unit and help (NULL: "").
+ * Results: its index, or -1 if a field of that name (without regard to
+ *	case) exists or the schema has RB_MAX_FIELDS already.
+ * Side effects: copies name and help into the schema; nothing on -1.
  */
 int
 Rb_SchemaAddField(Rb_Schema *s, const char *name, Rb_FieldType type,
@@ -96,6 +101,7 @@ static const struct { const char *alias, *name; } fieldAliases[] = {
  *	lvDeviceNo, operation, reqSize, qlen) finds the field it stands for
  *	when the schema has no field of that name itself.
  * Results: the index or -1.
+ * Side effects: none.
  */
 int
 Rb_SchemaFieldIndex(const Rb_Schema *s, const char *name)
@@ -114,8 +120,10 @@ Rb_SchemaFieldIndex(const Rb_Schema *s, const char *name)
 
 /*
  * Rb_SchemaFieldList --
- *	Returns a malloc'd string "a, b, c" of the field names, for error
- *	messages that list the known fields.
+ *	Lists the field names in order, for error messages that list the
+ *	known fields.
+ * Results: a string "a, b, c" that the caller frees with free().
+ * Side effects: allocates the string.
  */
 char *
 Rb_SchemaFieldList(const Rb_Schema *s)
@@ -137,6 +145,12 @@ Rb_SchemaFieldList(const Rb_Schema *s)
     return buf;
 }
 
+/*
+ * Rb_SchemaRetain --
+ *	Takes a reference to s, to be dropped with Rb_SchemaRelease.
+ * Results: none.
+ * Side effects: increments s->refCount.
+ */
 void
 Rb_SchemaRetain(Rb_Schema *s)
 {
@@ -145,8 +159,12 @@ Rb_SchemaRetain(Rb_Schema *s)
 
 /*
  * Rb_SchemaRelease --
- *	Drops a reference; frees the schema and its strings at zero.  The
- *	I/O singleton holds a reference of its own and is never freed.
+ *	Drops a reference to s (NULL: nothing).  The I/O singleton holds
+ *	about 2^30 references of its own and is never freed.
+ * Results: none.
+ * Side effects: decrements s->refCount; at zero frees the schema, its
+ *	fields' names and help, and its interned strings (every id and
+ *	Rb_SchemaString of it is then void).
  */
 void
 Rb_SchemaRelease(Rb_Schema *s)
@@ -172,8 +190,11 @@ Rb_SchemaRelease(Rb_Schema *s)
 
 /*
  * Rb_SchemaIntern --
- *	Returns the id of a string (len bytes, need not be NUL-terminated),
- *	adding it to the schema's table the first time it is seen.
+ *	Looks up a string (len bytes, need not be NUL-terminated; it ends at
+ *	an embedded NUL) in the schema's string table.
+ * Results: its id: 0, 1, 2 ... in the order strings were first seen.
+ * Side effects: adds a copy of the string to the table the first time
+ *	it is seen (it stays until the schema is freed).
  */
 int64_t
 Rb_SchemaIntern(Rb_Schema *s, const char *str, size_t len)
@@ -209,7 +230,10 @@ Rb_SchemaIntern(Rb_Schema *s, const char *str, size_t len)
 
 /*
  * Rb_SchemaString --
- *	Text of an interned id, or "" for RB_ABSENT or an unknown id.
+ *	Gives the text of an id that Rb_SchemaIntern returned for s.
+ * Results: the text, owned by the schema and valid while it lives; ""
+ *	for RB_ABSENT or an id s never gave.
+ * Side effects: none.
  */
 const char *
 Rb_SchemaString(const Rb_Schema *s, int64_t id)
@@ -222,7 +246,12 @@ Rb_SchemaString(const Rb_Schema *s, int64_t id)
 
 /*
  * Rb_IoSchema --
- *	The standard block-I/O schema, in the order of the RB_IO_* indices.
+ *	Gives the standard block-I/O schema: "time" then the fields of the
+ *	RB_IO_* indices in order (startTime, finishTime ... flags), all
+ *	integers.
+ * Results: the process-wide schema "io"; callers may retain and release
+ *	it but it is never freed.
+ * Side effects: the first call creates it.
  */
 Rb_Schema *
 Rb_IoSchema(void)
@@ -274,7 +303,10 @@ TCL_DECLARE_MUTEX(namedMutex)
  * Rb_RegisterSchema --
  *	Makes proc the source of schema name; a later registration of the
  *	same name replaces the earlier.
- * Results: TCL_OK, or TCL_ERROR if the name is too long or the table full.
+ * Results: TCL_OK, or TCL_ERROR (no message) if the name has 32 bytes or
+ *	more or 16 names are registered already.
+ * Side effects: adds or replaces the entry in the process-wide table
+ *	of named schemas (under a mutex).
  */
 int
 Rb_RegisterSchema(const char *name, Rb_SchemaProc *proc)

@@ -45,7 +45,8 @@ ParseNumber(const char *s, double *v, int *isInt)
  *	minutes must be whole; only the last part may have a fraction.
  * Results: characters consumed, or 0 if s does not start with a time
  *	or the time does not fit in int64 nanoseconds.  *ns gets the value
- *	in nanoseconds.
+ *	in nanoseconds (rounded to the nearest).
+ * Side effects: sets *ns only when it returns more than 0.
  */
 int
 Rb_ParseTime(const char *s, int64_t *ns)
@@ -116,7 +117,11 @@ Rb_ParseTime(const char *s, int64_t *ns)
 
 /*
  * Rb_FormatTime --
- *	Formats ns as seconds with microsecond precision.
+ *	Formats ns as seconds with six decimals ("1.500000"), the value
+ *	rounded to the microsecond.
+ * Results: none.
+ * Side effects: writes at most n bytes, NUL included, to buf (cut short
+ *	if it does not fit).
  */
 void
 Rb_FormatTime(int64_t ns, char *buf, size_t n)

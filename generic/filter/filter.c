@@ -976,6 +976,9 @@ FoldRanges(Parser *ps, FNode *n)
  *	are interned in the schema, which the program retains.
  * Results: the program, or NULL with err set ("RUBICON FILTER SYNTAX" or
  *	"RUBICON FILTER FIELD", with the 1-based column).
+ * Side effects: allocates the program (Rb_FilterFree frees it); takes a
+ *	reference to schema; interns the expression's strings in it (they
+ *	stay even when compiling fails).
  */
 Rb_FilterProg *
 Rb_FilterCompile(Rb_Schema *schema, const char *expr, Rb_Error *err)
@@ -1025,7 +1028,10 @@ Rb_FilterCompile(Rb_Schema *schema, const char *expr, Rb_Error *err)
 
 /*
  * Rb_FilterFree --
- *	Frees a program and drops its schema reference.
+ *	Ends a program from Rb_FilterCompile (NULL: nothing).
+ * Results: none.
+ * Side effects: frees the program, its nodes, scratch lists and source;
+ *	releases its reference to the schema.
  */
 void
 Rb_FilterFree(Rb_FilterProg *p)
@@ -1048,7 +1054,9 @@ Rb_FilterFree(Rb_FilterProg *p)
 
 /*
  * Rb_FilterSource --
- *	The expression a program was compiled from.
+ *	Gives the expression a program was compiled from, as given.
+ * Results: the program's copy, valid until Rb_FilterFree.
+ * Side effects: none.
  */
 const char *
 Rb_FilterSource(const Rb_FilterProg *p)
@@ -1095,6 +1103,7 @@ Rb_FilterFields(const Rb_FilterProg *p)
  *	Mux can dispatch on the value with a table.  The value is in the
  *	field's stored units (ns for a time field).
  * Results: 1 with *field and *value set, else 0.
+ * Side effects: none but *field and *value.
  */
 int
 Rb_FilterIsEquality(const Rb_FilterProg *p, int *field, int64_t *value)

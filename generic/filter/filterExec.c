@@ -301,6 +301,8 @@ RbFilterEval(const Rb_FilterProg *p, const FNode *n, const Rb_Batch *b,
  *	called on one program from two threads at once (it uses the
  *	program's scratch lists).
  * Results: the count written.
+ * Side effects: writes selOut; may overwrite the program's scratch
+ *	lists.
  */
 int
 Rb_FilterSelect(const Rb_FilterProg *p, const Rb_Batch *b,
@@ -318,8 +320,10 @@ Rb_FilterSelect(const Rb_FilterProg *p, const Rb_Batch *b,
 
 /*
  * Rb_FilterMatch --
- *	Whether record i of b matches.  Same threading rule as
- *	Rb_FilterSelect.
+ *	Tests one record, i of b, against the program.  Same threading rule
+ *	as Rb_FilterSelect.
+ * Results: 1 if it matches, else 0.
+ * Side effects: may overwrite the program's scratch lists.
  */
 int
 Rb_FilterMatch(const Rb_FilterProg *p, const Rb_Batch *b, int i)

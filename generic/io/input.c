@@ -443,6 +443,9 @@ FillHead(Decoder *d)
  *	messages.
  * Results: the stream, or NULL with err set ("RUBICON READER OPEN" and
  *	the system's reason when the file cannot be opened or read).
+ * Side effects: opens a descriptor and reads the first bytes; for a
+ *	gzip or bzip2 file with a second core online (and RUBICON_THREADS
+ *	not 0) starts a decompression thread.  Rb_InputClose undoes it all.
  */
 Rb_Input *
 Rb_InputOpen(const char *path, Rb_Error *err)
@@ -505,6 +508,8 @@ Rb_InputOpen(const char *path, Rb_Error *err)
  * Results: bytes copied; 0 at end; -1 when a failure comes before any
  *	byte (err set, naming the file and how far reading got).  A failure
  *	after some bytes is reported by the next call.
+ * Side effects: consumes the bytes returned (Rb_InputOffset advances);
+ *	reads and decompresses more of the file.
  */
 long
 Rb_InputRead(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
@@ -548,8 +553,9 @@ Rb_InputRead(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
  * Rb_InputReadFull --
  *	Reads exactly n bytes.
  * Results: 1 ok; 0 at a clean end before any byte; -1 when the data
- *	ends inside the n bytes ("RUBICON READER TRUNCATED") or on a
- *	failure (err set either way).
+ *	ends inside the n bytes ("RUBICON READER TRUNCATED", naming the
+ *	file and the offsets) or on a failure (err set either way).
+ * Side effects: as Rb_InputRead: consumes what it read, even when short.
  */
 int
 Rb_InputReadFull(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
@@ -584,6 +590,9 @@ Rb_InputReadFull(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
  *	failure reported).
  * Results: the line, or NULL at end (err->code left empty) or on a
  *	failure (err set).
+ * Side effects: clears err->code; consumes the line and its newline;
+ *	counts it in Rb_InputLineNo; may grow the stream's buffer to hold a
+ *	long line.
  */
 char *
 Rb_InputGetLine(Rb_Input *in, size_t *len, Rb_Error *err)
@@ -639,6 +648,8 @@ Rb_InputGetLine(Rb_Input *in, size_t *len, Rb_Error *err)
  *	stream, which is what format sniffers look at.
  * Results: bytes copied (fewer at the end of data), or -1 on a failure
  *	before any byte (err set).
+ * Side effects: reads and decompresses ahead into the stream's buffer;
+ *	consumes nothing.
  */
 long
 Rb_InputPeek(Rb_Input *in, void *buf, size_t n, Rb_Error *err)
@@ -789,7 +800,11 @@ RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int srt,
 
 /*
  * Rb_InputOffset --
- *	Uncompressed bytes consumed so far.
+ *	Tells how far reading has got, in the decompressed data, for
+ *	messages that name a byte offset.
+ * Results: bytes consumed so far (returned by reads and lines, not
+ *	peeked).
+ * Side effects: none.
  */
 uint64_t
 Rb_InputOffset(const Rb_Input *in)
@@ -799,7 +814,9 @@ Rb_InputOffset(const Rb_Input *in)
 
 /*
  * Rb_InputLineNo --
- *	Number (1-based) of the line Rb_InputGetLine returned last.
+ *	Tells which line Rb_InputGetLine returned last, for messages.
+ * Results: its number, 1-based; 0 before the first line.
+ * Side effects: none.
  */
 uint64_t
 Rb_InputLineNo(const Rb_Input *in)
@@ -807,6 +824,13 @@ Rb_InputLineNo(const Rb_Input *in)
     return in->lineNo;
 }
 
+/*
+ * Rb_InputPath --
+ *	Names the stream for messages: the path it was opened with, or
+ *	"standard input" for "-".
+ * Results: the name, owned by in and valid until Rb_InputClose.
+ * Side effects: none.
+ */
 const char *
 Rb_InputPath(const Rb_Input *in)
 {
@@ -815,7 +839,9 @@ Rb_InputPath(const Rb_Input *in)
 
 /*
  * Rb_InputCompression --
- *	"none", "gzip" or "bzip2".
+ *	Tells what compression Rb_InputOpen found in the first bytes.
+ * Results: "none", "gzip" or "bzip2", a static string.
+ * Side effects: none.
  */
 const char *
 Rb_InputCompression(const Rb_Input *in)
@@ -827,8 +853,11 @@ Rb_InputCompression(const Rb_Input *in)
 
 /*
  * Rb_InputClose --
- *	Stops the decompression thread if there is one (after the chunk it
- *	is on), closes the file and frees the stream.  NULL is allowed.
+ *	Ends a stream from Rb_InputOpen (NULL: nothing).
+ * Results: none.
+ * Side effects: stops the decompression thread if there is one (after
+ *	the chunk it is on) and the decompressor, closes the descriptor and
+ *	frees the stream; lines and Rb_InputPath of it are then void.
  */
 void
 Rb_InputClose(Rb_Input *in)

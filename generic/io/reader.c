@@ -18,7 +18,12 @@ static int nreaders;
 
 /*
  * Rb_RegisterReader --
- *	Adds a format; a later class of the same name replaces the earlier.
+ *	Adds a trace format; a later class of the same name replaces the
+ *	earlier.  The registry is process-wide (every interpreter sees it).
+ * Results: TCL_OK, or TCL_ERROR (no message) when 32 formats are
+ *	registered already.
+ * Side effects: stores cls by reference (it must live as long as the
+ *	process may read traces).
  */
 int
 Rb_RegisterReader(const Rb_ReaderClass *cls)
@@ -38,6 +43,12 @@ Rb_RegisterReader(const Rb_ReaderClass *cls)
     return TCL_OK;
 }
 
+/*
+ * Rb_FindReader --
+ *	Looks a registered format up by name, without regard to case.
+ * Results: its class, or NULL.
+ * Side effects: none.
+ */
 const Rb_ReaderClass *
 Rb_FindReader(const char *name)
 {
@@ -51,6 +62,13 @@ Rb_FindReader(const char *name)
     return NULL;
 }
 
+/*
+ * Rb_Readers --
+ *	Lists the registered formats, in the order first registered.
+ * Results: the registry's own array of classes (not to be freed; a
+ *	later registration may change it); *count gets their number.
+ * Side effects: none.
+ */
 const Rb_ReaderClass *const *
 Rb_Readers(int *count)
 {
@@ -60,9 +78,15 @@ Rb_Readers(int *count)
 
 /*
  * Rb_ReaderOpen --
- *	Opens path (plain, gzip or bzip2) with the named format, or the
- *	format whose sniffer is most confident.
- * Results: the reader, or NULL with err set.
+ *	Opens path (plain, gzip or bzip2; "-" standard input) with the named
+ *	format, or when format is NULL or "" the format whose sniffer gives
+ *	the highest score over the first 4096 decompressed bytes; then calls
+ *	the class's open hook.  A reader that sets no schema gets the I/O one.
+ * Results: the reader, or NULL with err set: as Rb_InputOpen, RUBICON
+ *	READER FORMAT for an unknown format (listing the known ones) or one
+ *	no sniffer claims (naming the file), or the open hook's error.
+ * Side effects: opens the input (see Rb_InputOpen); allocates the reader
+ *	and its state; takes a reference to options.  Rb_ReaderClose frees it.
  */
 Rb_Reader *
 Rb_ReaderOpen(const char *path, const char *format, Rb_OnError onError,
@@ -143,8 +167,12 @@ Rb_ReaderOpen(const char *path, const char *format, Rb_OnError onError,
 
 /*
  * Rb_ReaderNext --
- *	Appends the next records to b.
- * Results: count appended, 0 at end, -1 on error.
+ *	Appends the next records to b (up to b->cap - b->n) through the
+ *	class's next hook.
+ * Results: count appended, 0 at end, -1 on error (err set by the hook,
+ *	e.g. RUBICON READER CORRUPT from Rb_ReaderBad).
+ * Side effects: consumes input; adds the count to r->records; malformed
+ *	records are counted (and under "warn" reported) by Rb_ReaderBad.
  */
 int
 Rb_ReaderNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
@@ -157,6 +185,14 @@ Rb_ReaderNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
     return n;
 }
 
+/*
+ * Rb_ReaderClose --
+ *	Ends a reader from Rb_ReaderOpen (NULL: nothing).
+ * Results: none.
+ * Side effects: calls the class's close hook, closes the input, releases
+ *	the reader's schema (unless it is the I/O one), its options and skip
+ *	counts, and frees the reader.
+ */
 void
 Rb_ReaderClose(Rb_Reader *r)
 {
@@ -185,7 +221,12 @@ Rb_ReaderClose(Rb_Reader *r)
  *	"warn" the message also goes to stderr.  An "out-of-order" record
  *	under "warn" is delivered by the reader, so it is not counted in
  *	r->skipped.
- * Results: 1 to stop reading, 0 to skip the record and go on.
+ * Results: 1 to stop reading (err set: RUBICON READER CORRUPT, naming
+ *	the file, record number, byte offset, detail and kind), 0 to skip
+ *	the record and go on.
+ * Side effects: counts kind in r->skipCounts; unless stopping,
+ *	increments r->skipped (but for a delivered record); under "warn"
+ *	writes the message to stderr.
  */
 int
 Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,

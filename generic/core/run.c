@@ -684,6 +684,291 @@ SeedFirstTime(Rb_RunInfo *run, Rb_Reader *first)
 }
 
 /*
+ * Trace: what a run reads, in order.  Each is a file (a byte range of it
+ * in a split run), or all of the files merged by record time.
+ */
+typedef struct Trace {
+    const char *path;		/* NULL: the files merged (-merge 1) */
+    const RbMpiPiece *piece;	/* Split run: the rank's range, or NULL */
+} Trace;
+
+/*
+ * OpenTrace --
+ *	The reader of one trace of the run: the first trace's reader, already
+ *	open, for the first; another of the same schema for the rest; its
+ *	input cut to the rank's byte range in a split run.
+ * Results: the reader, or NULL with the failure captured.
+ */
+static Rb_Reader *
+OpenTrace(Pump *p, const Trace *t, Rb_Reader **firstOpen, Rb_Schema *schema,
+	uint64_t fields, const char *firstPath)
+{
+    Rb_Reader *r = *firstOpen;
+    Rb_Error err;
+
+    *firstOpen = NULL;
+    if (r == NULL && (r = OpenLike(p->interp, t->path, p->o, schema, fields,
+	    firstPath, p->failure)) == NULL) {
+	return NULL;
+    }
+    if (t->piece && t->piece->kind && RbInputWindow(r->in, t->piece->begin,
+	    t->piece->end, t->piece->kind == 2, &err) != TCL_OK) {
+	Rb_ErrorToInterp(p->interp, &err);
+	Capture(p->interp, p->failure);
+	Rb_ReaderClose(r);
+	return NULL;
+    }
+    return r;
+}
+
+/*
+ * ReadMerged --
+ *	Reads every trace at once, merged by record time (ties in the order
+ *	given), through one pump.
+ */
+static void
+ReadMerged(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
+	Rb_Schema *schema, uint64_t fields, Tcl_Obj *files)
+{
+    Merger m;
+    int i;
+
+    memset(&m, 0, sizeof(m));
+    m.readers = Rb_AllocArray(n, sizeof(Rb_Reader *));
+    m.batches = Rb_AllocArray(n, sizeof(Rb_Batch *));
+    m.pos = Rb_AllocArray(n, sizeof(int));
+    m.done = Rb_AllocArray(n, sizeof(int));
+    for (i = 0; i < n; i++) {
+	Rb_Reader *r = i == 0 ? first : OpenLike(p->interp,
+		Tcl_GetString(paths[i]), p->o, schema, fields,
+		Tcl_GetString(paths[0]), p->failure);
+
+	if (r == NULL) {
+	    break;
+	}
+	m.readers[m.n] = r;
+	m.batches[m.n++] = Rb_BatchCreate(schema, RB_BATCH_SIZE);
+	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
+		paths[i], Tcl_NewStringObj(r->cls->name, -1)}));
+    }
+    if (p->failure->result == NULL) {
+	PumpRecords(p, MergerNext, MergerOffset, &m, "merged traces");
+    }
+    for (i = 0; i < m.n; i++) {
+	FinishReader(p->run, m.readers[i]);
+	Rb_BatchFree(m.batches[i]);
+    }
+    free(m.readers);
+    free(m.batches);
+    free(m.pos);
+    free(m.done);
+}
+
+/*
+ * ReadTraces --
+ *	The one read loop of a run: the records given in Tcl first, then
+ *	each trace in turn (the files in sequence, this rank's pieces of
+ *	them in a split run, or all of them merged), until the end, a
+ *	failure or a cancel.  Each file read is added to files as {path
+ *	format}.
+ * Side effects: first (the first trace's open reader, or NULL) is
+ *	closed; the run's counts and times are updated.
+ */
+static void
+ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
+	Rb_Schema *schema, uint64_t fields, const RbMpiPiece *pieces,
+	int npieces, int split, Tcl_Obj *files)
+{
+    int recPos = 0, k, ntraces;
+    Trace *traces;
+
+    while (p->o->records && !p->eng->cancel) {
+	Rb_BatchClear(p->batch);
+	if (RecordsToBatch(p->interp, p->o->records, &recPos, p->batch)
+		!= TCL_OK) {
+	    Capture(p->interp, p->failure);
+	    break;
+	}
+	if (p->batch->n == 0) {
+	    break;
+	}
+	PushBatch(p);
+    }
+    if (p->o->merge && n > 1) {
+	if (p->failure->result == NULL) {
+	    ReadMerged(p, n, paths, first, schema, fields, files);
+	} else {
+	    Rb_ReaderClose(first);
+	}
+	return;
+    }
+    ntraces = split ? npieces : n;
+    traces = Rb_AllocArray(ntraces + 1, sizeof(Trace));
+    for (k = 0; k < ntraces; k++) {
+	traces[k].path = Tcl_GetString(paths[split ? pieces[k].file : k]);
+	traces[k].piece = split ? &pieces[k] : NULL;
+    }
+    for (k = 0; k < ntraces && p->failure->result == NULL
+	    && !p->eng->cancel; k++) {
+	Rb_Reader *r = OpenTrace(p, &traces[k], &first, schema, fields,
+		Tcl_GetString(paths[0]));
+
+	if (r == NULL) {
+	    break;
+	}
+	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
+		Tcl_NewStringObj(traces[k].path, -1),
+		Tcl_NewStringObj(r->cls->name, -1)}));
+	PumpRecords(p, ReaderNextProc, ReaderOffsetProc, r, traces[k].path);
+	FinishReader(p->run, r);
+    }
+    Rb_ReaderClose(first);
+    free(traces);
+}
+
+/*
+ * CheckRunArgs --
+ *	What must hold before a run: not already running, a head, something
+ *	to read, readable traces (safe mode), standard input at most once.
+ * Results: TCL_OK, or TCL_ERROR saying what is wrong.
+ */
+static int
+CheckRunArgs(Tcl_Interp *interp, Rb_Engine *eng, const RunOpts *o, int n,
+	Tcl_Obj *const paths[])
+{
+    int i, stdins = 0;
+
+    if (eng->running) {
+	return Rb_SetInterpError(interp, "RUBICON RUN BUSY",
+		"rubicon::run is already running");
+    }
+    if (eng->head == NULL) {
+	return Rb_SetInterpError(interp, "RUBICON RUN NOHEAD",
+		"no head node: build a DAG and call \"head node\" first");
+    }
+    if (n == 0 && o->records == NULL) {
+	return Rb_SetInterpError(interp, "RUBICON RUN NOTRACE",
+		"no trace files given");
+    }
+    for (i = 0; i < n; i++) {
+	if (Rb_SafeCheckRead(interp, Tcl_GetString(paths[i])) != TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (strcmp(Tcl_GetString(paths[i]), RB_INPUT_STDIN) == 0
+		&& stdins++) {
+	    return Rb_SetInterpError(interp, "RUBICON RUN STDIN",
+		    "standard input (\"-\") is given more than once: it can "
+		    "be read only once");
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * StartDag --
+ *	Before reading: starts every node from the head, collects the Flows
+ *	the DAG reaches, checks the end order of staged analysis (and, in a
+ *	split run, that every Analyzer can merge), and works out the fields
+ *	the DAG reads (and the time), which readers need decode.
+ * Results: TCL_OK with *flows, *nflows and *fields set, or TCL_ERROR.
+ */
+static int
+StartDag(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, int split,
+	Rb_Flow ***flows, int *nflows, uint64_t *fields)
+{
+    int capFlows = 0;
+
+    Rb_NodeClearMarks(eng);
+    if (Rb_NodeStart(interp, eng->head, run) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    Rb_NodeClearMarks(eng);
+    ReachableFlows(eng->head, flows, nflows, &capFlows);
+    if (Rb_EndAnalyzers(interp, eng, *flows, *nflows, run, 1) != TCL_OK
+	    || (split && RbMpiCheckSplit(interp, eng, *flows, *nflows)
+		!= TCL_OK)) {
+	return TCL_ERROR;
+    }
+    Rb_NodeClearMarks(eng);
+    *fields = Rb_NodeFields(eng->head) | RB_FIELD_BIT(0);
+    return TCL_OK;
+}
+
+/*
+ * NodeFailure --
+ *	After reading: the error of an analyzer that stopped the run, or of
+ *	a sink or transformer that failed (which stops a run like a bad
+ *	read), unless a failure is already kept.
+ */
+static void
+NodeFailure(Tcl_Interp *interp, Rb_Engine *eng, Failure *failure)
+{
+    Rb_Node *n;
+
+    if (failure->result == NULL && eng->stoppedBy != NULL) {
+	Rb_AnalyzerTakeError(interp, eng->stoppedBy);
+	Capture(interp, failure);
+    }
+    for (n = eng->nodes; failure->result == NULL && eng->cancel == 2 && n;
+	    n = n->nextNode) {
+	if (n->failed) {
+	    Rb_ErrorToInterp(interp, &n->runErr);
+	    Capture(interp, failure);
+	}
+    }
+}
+
+/*
+ * EndRun --
+ *	After reading: flushes transformers and sinks, ends the analyzers in
+ *	dependency order, writes the reports (not when a split run failed),
+ *	and keeps the summary as rubicon::lastrun's.
+ * Results: TCL_OK with the summary, or TCL_ERROR with the run's first
+ *	failure (a read error, an analyzer's, a report's).
+ */
+static int
+EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
+	int nflows, int split, Failure *failure, Tcl_Obj *files, double t0)
+{
+    Rb_Node *n;
+
+    for (n = eng->nodes; n; n = n->nextNode) {
+	n->visitMark = 0;
+    }
+    if (Rb_NodeFlush(interp, eng->head) != TCL_OK
+	    && failure->result == NULL) {
+	Capture(interp, failure);
+	run->partial = 1;
+    }
+    if (Rb_EndAnalyzers(interp, eng, flows, nflows, run, 0) != TCL_OK
+	    && failure->result == NULL) {
+	Capture(interp, failure);
+    }
+    if (!(split && failure->result) && Rb_ReportersWrite(interp, eng, run)
+	    != TCL_OK && failure->result == NULL) {
+	Capture(interp, failure);
+    }
+    eng->running = 0;
+    if (eng->lastRun) {
+	Tcl_DecrRefCount(eng->lastRun);
+    }
+    eng->lastRun = SummaryObj(run, files, Now() - t0,
+	    failure->result ? Tcl_GetString(failure->result) : NULL);
+    Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("unreached", -1),
+	    RbNodesUnreached(eng));
+    Tcl_IncrRefCount(eng->lastRun);
+    if (failure->result) {
+	Tcl_SetObjResult(interp, failure->result);
+	Tcl_SetReturnOptions(interp, failure->options);
+	Tcl_DecrRefCount(failure->result);
+	Tcl_DecrRefCount(failure->options);
+	return TCL_ERROR;
+    }
+    Tcl_SetObjResult(interp, eng->lastRun);
+    return TCL_OK;
+}
+
+/*
  * RunCmd --
  *	rubicon::run ?-format F? ?-onerror stop|skip|warn? ?-progress bool?
  *	    ?-progresscommand script? ?-records list? ?-readeroptions dict?
@@ -701,98 +986,58 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     Rb_Engine *eng = Rb_EngineGet(interp);
     RunOpts o;
     Rb_RunInfo run;
-    Rb_Batch *batch = NULL;
     Rb_Reader *reader = NULL;
     Rb_Error err;
     Rb_Flow **flows = NULL;
-    int nflows = 0, capFlows = 0, first, i, k, recPos = 0, rc = TCL_OK;
+    int nflows = 0, first, n, k, rc = TCL_OK, split, npieces;
     Pump pump;
-    uint32_t *ident = NULL;
-    double t0 = Now();
+    uint32_t *ident;
     struct sigaction sa, oldSa, oldTermSa;
-    Tcl_Obj *files = Tcl_NewListObj(0, NULL);
+    Tcl_Obj *files, *script;
     Failure failure = {NULL, NULL};
     Tcl_DString traces;
-    Rb_Schema *schema;
+    Rb_Schema *schema = Rb_IoSchema();
     uint64_t fields;
-    int split, npieces;
     RbMpiPiece *pieces = NULL;
+    double t0 = Now();
 
-    first = ParseRunArgs(interp, objc, objv, &o);
-    if (first < 0) {
+    if ((first = ParseRunArgs(interp, objc, objv, &o)) < 0
+	    || CheckRunArgs(interp, eng, &o, objc - first, objv + first)
+	    != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (eng->running) {
-	return Rb_SetInterpError(interp, "RUBICON RUN BUSY",
-		"rubicon::run is already running");
-    }
-    if (eng->head == NULL) {
-	return Rb_SetInterpError(interp, "RUBICON RUN NOHEAD",
-		"no head node: build a DAG and call \"head node\" first");
-    }
-    if (first >= objc && o.records == NULL) {
-	return Rb_SetInterpError(interp, "RUBICON RUN NOTRACE",
-		"no trace files given");
-    }
-
-    for (i = first, k = 0; i < objc; i++) {
-	if (Rb_SafeCheckRead(interp, Tcl_GetString(objv[i])) != TCL_OK) {
-	    return TCL_ERROR;
-	}
-	if (strcmp(Tcl_GetString(objv[i]), RB_INPUT_STDIN) == 0 && k++) {
-	    return Rb_SetInterpError(interp, "RUBICON RUN STDIN",
-		    "standard input (\"-\") is given more than once: it can "
-		    "be read only once");
-	}
-    }
-    split = SplitShard(&o, objc - first, objv + first, &pieces, &npieces);
+    n = objc - first;
+    split = SplitShard(&o, n, objv + first, &pieces, &npieces);
 
     /* Open the first trace now: its schema is the run's. */
-    schema = Rb_IoSchema();
-    if (first < objc) {
+    if (n > 0) {
 	reader = Rb_ReaderOpen(Tcl_GetString(objv[first]), o.format,
 		o.onError, o.readerOpts, &err);
 	if (reader == NULL) {
+	    free(pieces);
 	    return Rb_ErrorToInterp(interp, &err);
 	}
 	schema = reader->schema;
     }
     Rb_RunInfoInit(&run, interp, schema);
     Tcl_DStringInit(&traces);
-    for (i = first; i < objc; i++) {
-	Tcl_DStringAppendElement(&traces, Tcl_GetString(objv[i]));
+    for (k = first; k < objc; k++) {
+	Tcl_DStringAppendElement(&traces, Tcl_GetString(objv[k]));
     }
     run.traces = Tcl_DStringValue(&traces);
-    {
-	Tcl_Obj *script = Tcl_GetVar2Ex(interp, "::rubicon::config", NULL,
-		TCL_GLOBAL_ONLY);
-
-	if (script) {
-	    free(run.config);
-	    run.config = Rb_Strdup(Tcl_GetString(script));
-	}
+    script = Tcl_GetVar2Ex(interp, "::rubicon::config", NULL, TCL_GLOBAL_ONLY);
+    if (script) {
+	free(run.config);
+	run.config = Rb_Strdup(Tcl_GetString(script));
     }
     if (reader) {
 	run.epochNs = reader->epochNs;
     }
-
-    /* Start every node, and check the end order before reading. */
-    Rb_NodeClearMarks(eng);
-    if (Rb_NodeStart(interp, eng->head, &run) != TCL_OK) {
+    if (StartDag(interp, eng, &run, split, &flows, &nflows, &fields)
+	    != TCL_OK) {
 	rc = TCL_ERROR;
 	goto done;
     }
-    Rb_NodeClearMarks(eng);
-    ReachableFlows(eng->head, &flows, &nflows, &capFlows);
-    if (Rb_EndAnalyzers(interp, eng, flows, nflows, &run, 1) != TCL_OK
-	    || (split && RbMpiCheckSplit(interp, eng, flows, nflows)
-		!= TCL_OK)) {
-	rc = TCL_ERROR;
-	goto done;
-    }
-    /* Readers need decode only what the DAG reads, and the time. */
-    Rb_NodeClearMarks(eng);
-    fields = Rb_NodeFields(eng->head) | RB_FIELD_BIT(0);
     if (reader) {
 	reader->fields = fields;
     }
@@ -812,122 +1057,27 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     sigaction(SIGINT, &sa, &oldSa);
     sigaction(SIGTERM, &sa, &oldTermSa);
 
-    batch = Rb_BatchCreate(schema, RB_BATCH_SIZE);
-    ident = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
-    for (k = 0; k < RB_BATCH_SIZE; k++) {
-	ident[k] = k;
-    }
-
+    memset(&pump, 0, sizeof(pump));
     pump.interp = interp;
     pump.eng = eng;
     pump.run = &run;
     pump.o = &o;
-    pump.batch = batch;
-    pump.ident = ident;
+    pump.batch = Rb_BatchCreate(schema, RB_BATCH_SIZE);
+    pump.ident = ident = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
+    for (k = 0; k < RB_BATCH_SIZE; k++) {
+	ident[k] = k;
+    }
     pump.failure = &failure;
-    pump.t0 = t0;
-    pump.lastProgress = t0;
-    pump.nbatches = 0;
+    pump.t0 = pump.lastProgress = t0;
     pump.gridFirst = pump.localFirst = RB_ABSENT;
-    pump.timeBaseSet = 0;
     if (split && run.firstTime != INT64_MAX) {
 	pump.gridFirst = pump.localFirst = run.firstTime;
     }
-
-    /* Records given in Tcl come first, then the files in sequence. */
-    while (o.records && !eng->cancel) {
-	Rb_BatchClear(batch);
-	if (RecordsToBatch(interp, o.records, &recPos, batch) != TCL_OK) {
-	    Capture(interp, &failure);
-	    break;
-	}
-	if (batch->n == 0) {
-	    break;
-	}
-	PushBatch(&pump);
-    }
-    if (o.merge && objc - first > 1 && failure.result == NULL) {
-	Merger m;
-
-	memset(&m, 0, sizeof(m));
-	m.readers = Rb_AllocArray(objc - first, sizeof(Rb_Reader *));
-	m.batches = Rb_AllocArray(objc - first, sizeof(Rb_Batch *));
-	m.pos = Rb_AllocArray(objc - first, sizeof(int));
-	m.done = Rb_AllocArray(objc - first, sizeof(int));
-	for (i = first; i < objc; i++) {
-	    Rb_Reader *r = i == first ? reader : OpenLike(interp,
-		    Tcl_GetString(objv[i]), &o, schema, fields,
-		    Tcl_GetString(objv[first]), &failure);
-
-	    if (r == NULL) {
-		break;
-	    }
-	    m.readers[m.n] = r;
-	    m.batches[m.n++] = Rb_BatchCreate(schema, RB_BATCH_SIZE);
-	    Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2,
-		    (Tcl_Obj *[]){Tcl_NewStringObj(Tcl_GetString(objv[i]), -1),
-		    Tcl_NewStringObj(r->cls->name, -1)}));
-	}
-	reader = NULL;
-	if (failure.result == NULL) {
-	    PumpRecords(&pump, MergerNext, MergerOffset, &m, "merged traces");
-	}
-	for (i = 0; i < m.n; i++) {
-	    FinishReader(&run, m.readers[i]);
-	    Rb_BatchFree(m.batches[i]);
-	}
-	free(m.readers);
-	free(m.batches);
-	free(m.pos);
-	free(m.done);
-    }
-    for (k = 0; split && k < npieces && failure.result == NULL
-	    && !eng->cancel; k++) {
-	const char *path = Tcl_GetString(objv[first + pieces[k].file]);
-	Rb_Error werr;
-
-	if ((reader = OpenLike(interp, path, &o, schema, fields,
-		Tcl_GetString(objv[first]), &failure)) == NULL) {
-	    break;
-	}
-	if (pieces[k].kind && RbInputWindow(reader->in, pieces[k].begin,
-		pieces[k].end, pieces[k].kind == 2, &werr) != TCL_OK) {
-	    Rb_ErrorToInterp(interp, &werr);
-	    Capture(interp, &failure);
-	    break;
-	}
-	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
-		Tcl_NewStringObj(path, -1),
-		Tcl_NewStringObj(reader->cls->name, -1)}));
-	PumpRecords(&pump, ReaderNextProc, ReaderOffsetProc, reader, path);
-	FinishReader(&run, reader);
-	reader = NULL;
-    }
-    for (i = first; i < objc && !split && !o.merge && failure.result == NULL
-	    && !eng->cancel; i++) {
-	const char *path = Tcl_GetString(objv[i]);
-
-	if (reader == NULL && (reader = OpenLike(interp, path, &o, schema,
-		fields, Tcl_GetString(objv[first]), &failure)) == NULL) {
-	    break;
-	}
-	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
-		Tcl_NewStringObj(path, -1),
-		Tcl_NewStringObj(reader->cls->name, -1)}));
-	PumpRecords(&pump, ReaderNextProc, ReaderOffsetProc, reader, path);
-	FinishReader(&run, reader);
-	reader = NULL;
-    }
-    if (o.merge && objc - first == 1 && failure.result == NULL) {
-	/* Merging one file is reading it. */
-	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
-		Tcl_NewStringObj(Tcl_GetString(objv[first]), -1),
-		Tcl_NewStringObj(reader->cls->name, -1)}));
-	PumpRecords(&pump, ReaderNextProc, ReaderOffsetProc, reader,
-		Tcl_GetString(objv[first]));
-	FinishReader(&run, reader);
-	reader = NULL;
-    }
+    files = Tcl_NewListObj(0, NULL);
+    Tcl_IncrRefCount(files);
+    ReadTraces(&pump, n, objv + first, reader, schema, fields, pieces,
+	    npieces, split, files);
+    reader = NULL;
     if (pump.gridFirst != RB_ABSENT) {
 	run.firstTime = pump.localFirst;	/* the earliest time read */
     }
@@ -935,23 +1085,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     sigaction(SIGTERM, &oldTermSa, NULL);
     sigintEngine = NULL;
     eng->reading = 0;
-    if (failure.result == NULL && eng->stoppedBy != NULL) {
-	Rb_AnalyzerTakeError(interp, eng->stoppedBy);
-	Capture(interp, &failure);
-    }
-
-    /* A sink or transformer that failed stops the run like a bad read. */
-    if (failure.result == NULL && eng->cancel == 2) {
-	Rb_Node *n;
-
-	for (n = eng->nodes; n; n = n->nextNode) {
-	    if (n->failed) {
-		Rb_ErrorToInterp(interp, &n->runErr);
-		Capture(interp, &failure);
-		break;
-	    }
-	}
-    }
+    NodeFailure(interp, eng, &failure);
     run.partial = (failure.result != NULL || eng->cancel != 0);
     if (split) {
 	/* Rank 0 goes on with every rank's results; the others end. */
@@ -962,59 +1096,17 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     if (run.records == 0) {
 	run.firstTime = run.lastTime = 0;
     }
-
-    /* End: flush transformers and sinks, end analyzers, write reports. */
-    Rb_NodeClearMarks(eng);
-    {
-	Rb_Node *n;
-
-	for (n = eng->nodes; n; n = n->nextNode) {
-	    n->visitMark = 0;
-	}
-    }
-    if (Rb_NodeFlush(interp, eng->head) != TCL_OK && failure.result == NULL) {
-	Capture(interp, &failure);
-	run.partial = 1;
-    }
-    if (Rb_EndAnalyzers(interp, eng, flows, nflows, &run, 0) != TCL_OK
-	    && failure.result == NULL) {
-	Capture(interp, &failure);
-    }
-    if (!(split && failure.result) && Rb_ReportersWrite(interp, eng, &run)
-	    != TCL_OK && failure.result == NULL) {
-	Capture(interp, &failure);
-    }
-    eng->running = 0;
-    if (eng->lastRun) {
-	Tcl_DecrRefCount(eng->lastRun);
-    }
-    eng->lastRun = SummaryObj(&run, files, Now() - t0,
-	    failure.result ? Tcl_GetString(failure.result) : NULL);
-    Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("unreached", -1),
-	    RbNodesUnreached(eng));
-    Tcl_IncrRefCount(eng->lastRun);
-    files = NULL;
-    if (failure.result) {
-	Tcl_SetObjResult(interp, failure.result);
-	Tcl_SetReturnOptions(interp, failure.options);
-	Tcl_DecrRefCount(failure.result);
-	Tcl_DecrRefCount(failure.options);
-	rc = TCL_ERROR;
-    } else {
-	Tcl_SetObjResult(interp, eng->lastRun);
-    }
+    rc = EndRun(interp, eng, &run, flows, nflows, split, &failure, files,
+	    pump.t0);
+    Tcl_DecrRefCount(files);
+    Rb_BatchFree(pump.batch);
+    free(ident);
 
   done:
     eng->reading = 0;
     eng->stoppedBy = NULL;
-    if (files) {
-	Tcl_IncrRefCount(files);
-	Tcl_DecrRefCount(files);
-    }
     eng->running = 0;
     Rb_ReaderClose(reader);
-    Rb_BatchFree(batch);
-    free(ident);
     free(flows);
     Rb_RunInfoFree(&run);
     Tcl_DStringFree(&traces);

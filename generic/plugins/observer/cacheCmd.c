@@ -55,6 +55,73 @@ CurveObj(const Rb_CacheCurve *c, const Tcl_WideInt *sizes, int nsizes)
 }
 
 /*
+ * CacheResult --
+ *	The result of observer::cache once the accesses are in the model:
+ *	the shared curve, each workload's, the hits of a partition (npart >
+ *	0: share[w] blocks for workload w) and, with missSize >= 0, the
+ *	misses in order ({workload block} pairs).
+ * Results: a new dict.
+ */
+static Tcl_Obj *
+CacheResult(Rb_CacheModel *m, Tcl_Obj *names, const Tcl_WideInt *sizes,
+	int nsz, const Tcl_WideInt *share, int npart, Tcl_WideInt missSize)
+{
+    Tcl_Obj *out, *wls, *missObj;
+    int i, nw = Rb_CacheModelWorkloads(m);
+
+    out = Tcl_NewDictObj();
+    wls = Tcl_NewDictObj();
+    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("accesses", -1),
+	    Tcl_NewWideIntObj(Rb_CacheModelCurve(m, -1)->accesses));
+    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("cold", -1),
+	    Tcl_NewWideIntObj(Rb_CacheModelCurve(m, -1)->cold));
+    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("shared", -1),
+	    CurveObj(Rb_CacheModelCurve(m, -1), sizes, nsz));
+    for (i = 0; i < nw; i++) {
+	Tcl_Obj *w = Tcl_NewDictObj(), *name;
+	const Rb_CacheCurve *c = Rb_CacheModelCurve(m, i);
+
+	Tcl_ListObjIndex(NULL, names, i, &name);
+	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("accesses", -1),
+		Tcl_NewWideIntObj(c->accesses));
+	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("curve", -1),
+		CurveObj(c, sizes, nsz));
+	Tcl_DictObjPut(NULL, wls, name, w);
+    }
+    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("workloads", -1), wls);
+    if (npart > 0) {
+	int64_t hits = 0, total = Rb_CacheModelCurve(m, -1)->accesses;
+
+	for (i = 0; i < nw; i++) {
+	    hits += Rb_CacheCurveHits(Rb_CacheModelCurve(m, i), share[i]);
+	}
+	Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("partition", -1),
+		Tcl_ObjPrintf("hits %" PRId64 " hitRatio %.17g", hits,
+		total ? (double) hits / total : 0.0));
+    }
+    if (missSize >= 0) {
+	int64_t k;
+
+	missObj = Tcl_NewObj();
+	for (k = 0; k < Rb_CacheModelLength(m); k++) {
+	    int w = Rb_CacheModelWorkloadOf(m, k);
+	    int64_t d = Rb_CacheModelDistance(m, npart > 0, k);
+	    int64_t size = npart > 0 ? share[w] : missSize;
+	    Tcl_Obj *name;
+
+	    if (d == 0 || d > size) {
+		Tcl_ListObjIndex(NULL, names, w, &name);
+		Tcl_ListObjAppendElement(NULL, missObj, Tcl_NewListObj(2,
+			(Tcl_Obj *[]) {name,
+			Tcl_NewWideIntObj(Rb_CacheModelBlockOf(m, k))}));
+	    }
+	}
+	Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("misses", -1), missObj);
+    }
+    return out;
+}
+
+/*
  * Rb_ObsCacheCmd --
  *	Runs the model over the accesses and answers as described above.
  */
@@ -64,7 +131,7 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 {
     static const char *const opts[] = {"-sizes", "-partition", "-misses",
 	"-limit", NULL};
-    Tcl_Obj **acc, **sz, **part = NULL, *out, *wls, *names, *missObj = NULL;
+    Tcl_Obj **acc, **sz, **part = NULL, *out, *names;
     Tcl_WideInt *sizes = NULL, missSize = -1, *share = NULL;
     Tcl_WideInt limit = 10000000;
     Tcl_HashTable ids;
@@ -170,55 +237,7 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    goto done;
 	}
     }
-    out = Tcl_NewDictObj();
-    wls = Tcl_NewDictObj();
-    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("accesses", -1),
-	    Tcl_NewWideIntObj(Rb_CacheModelCurve(m, -1)->accesses));
-    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("cold", -1),
-	    Tcl_NewWideIntObj(Rb_CacheModelCurve(m, -1)->cold));
-    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("shared", -1),
-	    CurveObj(Rb_CacheModelCurve(m, -1), sizes, nsz));
-    for (i = 0; i < nw; i++) {
-	Tcl_Obj *w = Tcl_NewDictObj(), *name;
-	const Rb_CacheCurve *c = Rb_CacheModelCurve(m, i);
-
-	Tcl_ListObjIndex(NULL, names, i, &name);
-	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("accesses", -1),
-		Tcl_NewWideIntObj(c->accesses));
-	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("curve", -1),
-		CurveObj(c, sizes, nsz));
-	Tcl_DictObjPut(NULL, wls, name, w);
-    }
-    Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("workloads", -1), wls);
-    if (npart > 0) {
-	int64_t hits = 0, total = Rb_CacheModelCurve(m, -1)->accesses;
-
-	for (i = 0; i < nw; i++) {
-	    hits += Rb_CacheCurveHits(Rb_CacheModelCurve(m, i), share[i]);
-	}
-	Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("partition", -1),
-		Tcl_ObjPrintf("hits %" PRId64 " hitRatio %.17g", hits,
-		total ? (double) hits / total : 0.0));
-    }
-    if (missSize >= 0) {
-	int64_t k;
-
-	missObj = Tcl_NewObj();
-	for (k = 0; k < Rb_CacheModelLength(m); k++) {
-	    int w = Rb_CacheModelWorkloadOf(m, k);
-	    int64_t d = Rb_CacheModelDistance(m, npart > 0, k);
-	    int64_t size = npart > 0 ? share[w] : missSize;
-	    Tcl_Obj *name;
-
-	    if (d == 0 || d > size) {
-		Tcl_ListObjIndex(NULL, names, w, &name);
-		Tcl_ListObjAppendElement(NULL, missObj, Tcl_NewListObj(2,
-			(Tcl_Obj *[]) {name,
-			Tcl_NewWideIntObj(Rb_CacheModelBlockOf(m, k))}));
-	    }
-	}
-	Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("misses", -1), missObj);
-    }
+    out = CacheResult(m, names, sizes, nsz, share, npart, missSize);
     Tcl_SetObjResult(interp, out);
     rc = TCL_OK;
   done:

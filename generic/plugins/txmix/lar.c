@@ -135,6 +135,82 @@ Pivot(double *T, double *beta, int n, int p, int l, int k)
 }
 
 /*
+ * Price --
+ *	The pricing step: the slope of the objective along each column, both
+ *	ways (z = the sum over residual rows of sign * row, accumulated row
+ *	by row because T is row-major), and the steepest descent among them
+ *	(or, under Bland's rule, the descending column of least id).
+ * Results: the chosen slope, with *k the column and *d the direction;
+ *	*k is -1 when no column descends (the optimum).
+ * Side effects: overwrites z.
+ */
+static double
+Price(const double *T, int n, int p, const int *rowEnt, const int *colEnt,
+	const int *sign, double *z, int bland, double tol, int *k, int *d)
+{
+    double best = -tol;
+    int i, j, enterId = 0;
+
+    *k = -1;
+    *d = 0;
+    memset(z, 0, sizeof(double) * p);
+    for (i = 0; i < n; i++) {
+	const double *row = T + (size_t)i * p;
+
+	if (rowEnt[i] < 0) {
+	    continue;
+	}
+	if (sign[i] > 0) {
+	    for (j = 0; j < p; j++) {
+		z[j] += row[j];
+	    }
+	} else {
+	    for (j = 0; j < p; j++) {
+		z[j] -= row[j];
+	    }
+	}
+    }
+    for (j = 0; j < p; j++) {
+	double c = colEnt[j] >= 0 ? 1.0 : 0.0;
+	int id = EntityId(colEnt[j], p), dir;
+
+	for (dir = 1; dir >= -1; dir -= 2) {
+	    double g = c - dir * z[j];
+
+	    if (bland ? (g < -tol && (*k < 0 || id < enterId)) : g < best) {
+		best = g;
+		*k = j;
+		*d = dir;
+		enterId = id;
+	    }
+	}
+    }
+    return best;
+}
+
+/*
+ * AbsResiduals --
+ *	The sum over rows of |y - X coef|, the LAR objective.
+ */
+static double
+AbsResiduals(int n, int p, const double *X, const double *y,
+	const double *coef)
+{
+    double sum = 0.0;
+    int i, j;
+
+    for (i = 0; i < n; i++) {
+	double fit = 0.0;
+
+	for (j = 0; j < p; j++) {
+	    fit += X[(size_t)i * p + j] * coef[j];
+	}
+	sum += fabs(y[i] - fit);
+    }
+    return sum;
+}
+
+/*
  * Rb_TxmixLar --
  *	Exact L1 regression of y (n) on the columns of X (n x p, row-major).
  * Results: 0 with coef (p) and *objective = sum |y - X coef| set, and the
@@ -179,44 +255,10 @@ Rb_TxmixLar(int n, int p, const double *X, const double *y, double *coef,
     maxIter = 100 * (n + p) + 1000;
 
     for (;;) {
-	int k = -1, d = 0, l = -1, nbp = 0, enterId = 0, q;
-	double best = -tol, slope, step;
+	int k, d, l = -1, nbp = 0, q;
+	double best, slope, step;
 
-	/* Pricing: the slope of the objective along each column, both ways;
-	 * z = sum over residual rows of sign * row, accumulated row by row
-	 * because T is row-major. */
-	memset(z, 0, sizeof(double) * p);
-	for (i = 0; i < n; i++) {
-	    const double *row = T + (size_t)i * p;
-
-	    if (rowEnt[i] < 0) {
-		continue;
-	    }
-	    if (sign[i] > 0) {
-		for (j = 0; j < p; j++) {
-		    z[j] += row[j];
-		}
-	    } else {
-		for (j = 0; j < p; j++) {
-		    z[j] -= row[j];
-		}
-	    }
-	}
-	for (j = 0; j < p; j++) {
-	    double c = colEnt[j] >= 0 ? 1.0 : 0.0;
-	    int id = EntityId(colEnt[j], p), dir;
-
-	    for (dir = 1; dir >= -1; dir -= 2) {
-		double g = c - dir * z[j];
-
-		if (bland ? (g < -tol && (k < 0 || id < enterId)) : g < best) {
-		    best = g;
-		    k = j;
-		    d = dir;
-		    enterId = id;
-		}
-	    }
-	}
+	best = Price(T, n, p, rowEnt, colEnt, sign, z, bland, tol, &k, &d);
 	if (k < 0) {
 	    break;
 	}
@@ -281,15 +323,7 @@ Rb_TxmixLar(int n, int p, const double *X, const double *y, double *coef,
 	    coef[-1 - rowEnt[i]] = beta[i];
 	}
     }
-    *objective = 0.0;
-    for (i = 0; i < n; i++) {
-	double fit = 0.0;
-
-	for (j = 0; j < p; j++) {
-	    fit += X[(size_t)i * p + j] * coef[j];
-	}
-	*objective += fabs(y[i] - fit);
-    }
+    *objective = AbsResiduals(n, p, X, y, coef);
     result = 0;
 
   done:

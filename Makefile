@@ -48,6 +48,9 @@ PLUGINS   := magpie stardust observer txmix
 CORESRCS  := $(filter-out generic/plugins/%,$(SRCS))
 COREOBJS  := $(CORESRCS:%.c=$(BUILD)/obj/%.o)
 PLUGINLIBS := $(PLUGINS:%=$(BUILD)/lib%.so)
+# The plugins' objects of the direct build are reached only through the
+# unit tests' pattern rule: kept, not remade on every make.
+.SECONDARY: $(OBJS)
 HDRS      := $(shell find generic -name '*.h')
 UNITSRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNITBIN   := $(UNITSRC:tests/unit/%.c=$(BUILD)/tests/%)

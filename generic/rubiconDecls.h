@@ -272,6 +272,38 @@ Rubicon_InitStubs(Tcl_Interp *interp)
     rbStubsPtr = data;
     return version;
 }
+
+/*
+ * Rubicon_InitPlugin --
+ *	The whole entry of a plugin package: binds to Tcl and Rubicon
+ *	through their stubs tables, calls init to register the plugin's
+ *	classes and commands, and provides the package name at
+ *	RUBICON_VERSION.  While it requires rubicon it marks itself in
+ *	::rubicon_plugin_loading(name), so that "package require rubicon",
+ *	which loads the shipped plugins, does not require it again.
+ * Results: TCL_OK, or TCL_ERROR with the reason in interp.
+ * Side effects: loads rubicon if it is not loaded; provides name.
+ */
+static inline int
+Rubicon_InitPlugin(Tcl_Interp *interp, const char *name,
+	int (*init)(Tcl_Interp *interp))
+{
+    const char *core;
+
+    if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
+	return TCL_ERROR;
+    }
+    Tcl_SetVar2(interp, "::rubicon_plugin_loading", name, "1",
+	    TCL_GLOBAL_ONLY);
+    core = Rubicon_InitStubs(interp);
+    Tcl_UnsetVar2(interp, "::rubicon_plugin_loading", name, TCL_GLOBAL_ONLY);
+    Tcl_Eval(interp, "if {![array size ::rubicon_plugin_loading]} "
+	    "{unset ::rubicon_plugin_loading}");
+    if (core == NULL || init(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    return Tcl_PkgProvide(interp, name, RUBICON_VERSION);
+}
 #endif /* RUBICON_STUBS_IMPLEMENTATION */
 #endif /* USE_RUBICON_STUBS */
 

@@ -1169,25 +1169,8 @@ static int
 KeyLeaf(const Rb_FilterProg *p, const FNode *n, int field, int64_t *lo,
 	int64_t *hi)
 {
-    if (n->neg || n->relTime || n->field != field
-	    || p->schema->fields[field].type != RB_FT_INT) {
-	return 0;
-    }
-    switch (n->kind) {
-    case FN_INT_EQ:
-	*lo = *hi = n->lo;
-	return 1;
-    case FN_INT_RANGE:
-	*lo = n->lo;
-	*hi = n->hi;
-	return 1;
-    case FN_INT_GE:
-	*lo = n->lo;
-	*hi = INT64_MAX;
-	return 1;
-    default:
-	return 0;
-    }
+    return n->field == field && p->schema->fields[field].type == RB_FT_INT
+	    && RangeOf(n, lo, hi);
 }
 
 /*

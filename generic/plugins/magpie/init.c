@@ -66,23 +66,7 @@ Rb_MagpieInit(Tcl_Interp *interp)
 int
 Magpie_Init(Tcl_Interp *interp)
 {
-    const char *core;
-
-    if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
-	return TCL_ERROR;
-    }
-    /* Requiring rubicon loads the other plugins, but not this one, which
-     * is being loaded (see library/pkgIndex.tcl.in). */
-    Tcl_SetVar2(interp, "::rubicon_plugin_loading", "magpie", "1",
-	    TCL_GLOBAL_ONLY);
-    core = Rubicon_InitStubs(interp);
-    Tcl_UnsetVar2(interp, "::rubicon_plugin_loading", "magpie", TCL_GLOBAL_ONLY);
-    Tcl_Eval(interp, "if {![array size ::rubicon_plugin_loading]} "
-	    "{unset ::rubicon_plugin_loading}");
-    if (core == NULL || Rb_MagpieInit(interp) != TCL_OK) {
-	return TCL_ERROR;
-    }
-    return Tcl_PkgProvide(interp, "rubicon::magpie", RUBICON_VERSION);
+    return Rubicon_InitPlugin(interp, "rubicon::magpie", Rb_MagpieInit);
 }
 
 /*

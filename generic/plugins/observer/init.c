@@ -52,23 +52,7 @@ Rb_ObserverInit(Tcl_Interp *interp)
 int
 Observer_Init(Tcl_Interp *interp)
 {
-    const char *core;
-
-    if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
-	return TCL_ERROR;
-    }
-    /* Requiring rubicon loads the other plugins, but not this one, which
-     * is being loaded (see library/pkgIndex.tcl.in). */
-    Tcl_SetVar2(interp, "::rubicon_plugin_loading", "observer", "1",
-	    TCL_GLOBAL_ONLY);
-    core = Rubicon_InitStubs(interp);
-    Tcl_UnsetVar2(interp, "::rubicon_plugin_loading", "observer", TCL_GLOBAL_ONLY);
-    Tcl_Eval(interp, "if {![array size ::rubicon_plugin_loading]} "
-	    "{unset ::rubicon_plugin_loading}");
-    if (core == NULL || Rb_ObserverInit(interp) != TCL_OK) {
-	return TCL_ERROR;
-    }
-    return Tcl_PkgProvide(interp, "rubicon::observer", RUBICON_VERSION);
+    return Rubicon_InitPlugin(interp, "rubicon::observer", Rb_ObserverInit);
 }
 
 /*

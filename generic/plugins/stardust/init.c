@@ -122,23 +122,7 @@ Rb_StardustInit(Tcl_Interp *interp)
 int
 Stardust_Init(Tcl_Interp *interp)
 {
-    const char *core;
-
-    if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
-	return TCL_ERROR;
-    }
-    /* Requiring rubicon loads the other plugins, but not this one, which
-     * is being loaded (see library/pkgIndex.tcl.in). */
-    Tcl_SetVar2(interp, "::rubicon_plugin_loading", "stardust", "1",
-	    TCL_GLOBAL_ONLY);
-    core = Rubicon_InitStubs(interp);
-    Tcl_UnsetVar2(interp, "::rubicon_plugin_loading", "stardust", TCL_GLOBAL_ONLY);
-    Tcl_Eval(interp, "if {![array size ::rubicon_plugin_loading]} "
-	    "{unset ::rubicon_plugin_loading}");
-    if (core == NULL || Rb_StardustInit(interp) != TCL_OK) {
-	return TCL_ERROR;
-    }
-    return Tcl_PkgProvide(interp, "rubicon::stardust", RUBICON_VERSION);
+    return Rubicon_InitPlugin(interp, "rubicon::stardust", Rb_StardustInit);
 }
 
 /*

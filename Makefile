@@ -92,6 +92,7 @@ $(BUILD)/gen/libscript.c: $(LIBTCL) scripts/embed.tcl
 	@tclsh scripts/embed.tcl $@ $(LIBTCL)
 
 $(BUILD)/obj/libscript.o: $(BUILD)/gen/libscript.c
+	@mkdir -p $(dir $@)
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/librubicon.so: $(COREOBJS) $(BUILD)/obj/libscript.o

@@ -454,6 +454,9 @@ int64_t *	Rb_BlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other,
 		    int *sameIds);
 int64_t		Rb_BlockRekey(Rb_BlockMap *m, const int64_t *devices,
 		    int64_t key);
+int		Rb_DistinctAddRekeyed(Rb_DistinctSet *d,
+		    const Rb_DistinctSet *src, Rb_BlockMap *m,
+		    const int64_t *devices, int sameIds);
 int		Rb_KitStatelessSerialize(Rb_Analyzer *a,
 		    const Rb_RunInfo *run, Rb_Buf *b);
 int		Rb_KitStatelessDeserialize(Rb_Analyzer *a,

@@ -145,30 +145,20 @@ FootprintMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     const FootprintState *ost = other->state;
     int sameIds;
     int64_t *devices = Rb_BlockMapAdopt(&st->map, &ost->map, &sameIds);
-    uint64_t i;
 
     if (devices == NULL) {
 	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
 		"%s: more than 32768 devices to merge", a->cls->name);
 	return TCL_ERROR;
     }
-    if (!Rb_DistinctIsExact(&ost->blocks)) {
+    if (!Rb_DistinctAddRekeyed(&st->blocks, &ost->blocks, &st->map,
+	    devices, sameIds)) {
 	free(devices);
-	if (!sameIds) {
-	    Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: shards that "
-		    "first saw their devices in different orders hold "
-		    "estimates beyond -limit that cannot be merged (raise "
-		    "-limit)", a->cls->name);
-	    return TCL_ERROR;
-	}
-	Rb_DistinctMerge(&st->blocks, &ost->blocks);
-	return TCL_OK;
-    }
-    for (i = 0; i < ost->blocks.exact.cap; i++) {
-	if (ost->blocks.exact.used[i]) {
-	    Rb_DistinctAdd(&st->blocks, Rb_BlockRekey(&st->map, devices,
-		    ost->blocks.exact.keys[i]));
-	}
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: shards that "
+		"first saw their devices in different orders hold estimates "
+		"beyond -limit that cannot be merged (raise -limit)",
+		a->cls->name);
+	return TCL_ERROR;
     }
     free(devices);
     return TCL_OK;

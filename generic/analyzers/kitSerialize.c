@@ -334,6 +334,34 @@ Rb_BlockRekey(Rb_BlockMap *m, const int64_t *devices, int64_t key)
 }
 
 /*
+ * Rb_DistinctAddRekeyed --
+ *	Adds to d the block keys of src, a set of the shard whose devices
+ *	Rb_BlockMapAdopt returned, keyed again in m.
+ * Results: 1, or 0 when src is a sketch of keys numbered otherwise than
+ *	m's (sameIds 0), which cannot be keyed again.
+ */
+int
+Rb_DistinctAddRekeyed(Rb_DistinctSet *d, const Rb_DistinctSet *src,
+	Rb_BlockMap *m, const int64_t *devices, int sameIds)
+{
+    uint64_t i;
+
+    if (!Rb_DistinctIsExact(src)) {
+	if (!sameIds) {
+	    return 0;
+	}
+	Rb_DistinctMerge(d, src);
+	return 1;
+    }
+    for (i = 0; i < src->exact.cap; i++) {
+	if (src->exact.used[i]) {
+	    Rb_DistinctAdd(d, Rb_BlockRekey(m, devices, src->exact.keys[i]));
+	}
+    }
+    return 1;
+}
+
+/*
  * Rb_TotalSerialize, Rb_TotalDeserialize --
  *	serialize and deserialize hooks of the analyzers whose state begins
  *	with an Rb_TotalState (Rate, Bandwidth, Dispersion, Hurst).

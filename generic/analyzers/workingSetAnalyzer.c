@@ -10,7 +10,10 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include "analyzers.h"
+
+#define KEPT 8
 
 typedef struct WorkingSetState {
     Rb_BlockMap map;		/* -field, -offsetField, -block */
@@ -21,6 +24,13 @@ typedef struct WorkingSetState {
     int hasOpen;
     int exact;			/* Every closed window was exact. */
     Rb_TimeBins sizes;		/* Working set of each closed window. */
+    /* The first KEPT closed windows, kept for a split run: records
+     * out of time order may put them in the open window of the shard
+     * before. */
+    int nkept;
+    int64_t keptWindow[KEPT];	/* Index of each... */
+    int64_t keptCloser[KEPT];	/* ... the window that closed it ... */
+    Rb_DistinctSet kept[KEPT];	/* ... and its blocks. */
 } WorkingSetState;
 
 static const Rb_Option workingSetOptions[] = {
@@ -50,6 +60,7 @@ static int
 WorkingSetStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     WorkingSetState *st = a->state;
+    int k;
 
     if (st->window <= 0) {
 	return Rb_KitOptionError(a, NULL, "-window must be a positive time");
@@ -61,15 +72,21 @@ WorkingSetStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_TimeBinsStart(&st->sizes, st->window, run);
     st->hasOpen = 0;
     st->exact = 1;
+    for (k = 0; k < st->nkept; k++) {
+	Rb_DistinctFree(&st->kept[k]);
+    }
+    st->nkept = 0;
     return TCL_OK;
 }
 
 /*
  * CloseWindow --
- *	Records the open window's working set and empties the set.
+ *	Records the open window's working set, closed by a record of window
+ *	closer, and empties the set (the sets of the first KEPT windows are
+ *	kept instead).
  */
 static void
-CloseWindow(WorkingSetState *st)
+CloseWindow(WorkingSetState *st, int64_t closer)
 {
     uint64_t *slot = Rb_TimeBinsSlot(&st->sizes, st->open);
 
@@ -77,6 +94,12 @@ CloseWindow(WorkingSetState *st)
 	*slot = (uint64_t)llround(Rb_DistinctCount(&st->current));
     }
     st->exact &= Rb_DistinctIsExact(&st->current);
+    if (st->nkept < KEPT) {
+	st->keptWindow[st->nkept] = st->open;
+	st->keptCloser[st->nkept] = closer;
+	st->kept[st->nkept++] = st->current;
+	memset(&st->current, 0, sizeof(st->current));
+    }
     Rb_DistinctReset(&st->current, st->limit);
     st->hasOpen = 0;
 }
@@ -109,7 +132,7 @@ WorkingSetBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    continue;
 	}
 	if (st->hasOpen && window > st->open) {
-	    CloseWindow(st);
+	    CloseWindow(st, window);
 	}
 	if (!st->hasOpen) {
 	    st->open = window;
@@ -140,7 +163,7 @@ WorkingSetEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_Moments m;
 
     if (st->hasOpen) {
-	CloseWindow(st);
+	CloseWindow(st, INT64_MAX);
     }
     sizes = Rb_TimeBinsValues(&st->sizes, run, &n, &start);
     timeCol = Rb_AttrAddColumn(series, "time", "s", 0);
@@ -174,14 +197,179 @@ WorkingSetFree(Rb_Analyzer *a)
 {
     WorkingSetState *st = a->state;
 
+    int k;
+
     Rb_DistinctFree(&st->current);
+    for (k = 0; k < st->nkept; k++) {
+	Rb_DistinctFree(&st->kept[k]);
+    }
+    st->nkept = 0;
     Rb_TimeBinsFree(&st->sizes);
     Rb_BlockMapFree(&st->map);
 }
 
 /*
- * Not mergeable: a window's blocks seen by two shards would need their
- * sets, not their counts, and block keys are numbered per shard.
+ * WorkingSetSerialize, WorkingSetDeserialize --
+ *	serialize and deserialize hooks: the devices, the open window and
+ *	the first one with their blocks, and the closed windows' sizes.
+ */
+static int
+WorkingSetSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    WorkingSetState *st = a->state;
+    int k;
+
+    Rb_BlockMapPut(b, &st->map);
+    Rb_DistinctPut(b, &st->current, NULL);
+    Rb_BufPutInt(b, st->open);
+    Rb_BufPutInt(b, st->hasOpen);
+    Rb_BufPutInt(b, st->exact);
+    Rb_BufPutInt(b, st->nkept);
+    for (k = 0; k < st->nkept; k++) {
+	Rb_BufPutInt(b, st->keptWindow[k]);
+	Rb_BufPutInt(b, st->keptCloser[k]);
+	Rb_DistinctPut(b, &st->kept[k], NULL);
+    }
+    Rb_TimeBinsPut(b, &st->sizes);
+    return TCL_OK;
+}
+
+static int
+WorkingSetDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    WorkingSetState *st = a->state;
+    int64_t n;
+    int k;
+
+    Rb_BlockMapGet(b, &st->map);
+    Rb_DistinctGet(b, &st->current, NULL);
+    st->open = Rb_BufGetInt(b);
+    st->hasOpen = (int)Rb_BufGetInt(b);
+    st->exact = (int)Rb_BufGetInt(b);
+    n = Rb_BufGetInt(b);
+    if (n < 0 || n > KEPT) {
+	b->bad = 1;
+	return TCL_OK;
+    }
+    for (k = 0; k < (int)n && !b->bad; k++) {
+	st->keptWindow[k] = Rb_BufGetInt(b);
+	st->keptCloser[k] = Rb_BufGetInt(b);
+	Rb_DistinctReset(&st->kept[k], st->limit);
+	st->nkept = k + 1;
+	Rb_DistinctGet(b, &st->kept[k], NULL);
+    }
+    Rb_TimeBinsGet(b, &st->sizes);
+    return TCL_OK;
+}
+
+/*
+ * WorkingSetMerge --
+ *	merge hook: other's records follow a's.  One pass puts each record
+ *	in the latest window seen so far, so other's windows up to a's open
+ *	one are part of it (they exist when other's first records are out of
+ *	time order, or share that window): their blocks join a's open
+ *	window, and other's counts of them are taken back.  Other's later
+ *	windows are its own; its first KEPT sets extend a's kept ones.
+ *	Other's windows are numbered from its origin, on the same grid, and
+ *	its devices as one pass numbers them.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON MERGE MISMATCH when a
+ *	window of other up to a's open one was not kept (more than KEPT
+ *	windows out of time order across the boundary) or sketches were
+ *	numbered otherwise, RUBICON LIMIT DEVICES past 2^15 devices.
+ */
+static int
+WorkingSetMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    WorkingSetState *st = a->state;
+    const WorkingSetState *ost = other->state;
+    int64_t *devices, shift = 0, next, j;
+    int sameIds, ok = 1, m = 0, k, aEmpty = !st->hasOpen && st->nkept == 0;
+    uint64_t *slot;
+
+    if (!ost->hasOpen && ost->nkept == 0) {
+	return TCL_OK;
+    }
+    if (!aEmpty && !Rb_TimeBinOf(&st->sizes, ost->sizes.origin, &shift)) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: windows of two "
+		"shards do not line up", a->cls->name);
+	return TCL_ERROR;
+    }
+    /* Other's windows up to a's open one: the first m kept, then next. */
+    while (!aEmpty && m < ost->nkept
+	    && ost->keptWindow[m] + shift <= st->open) {
+	m++;
+    }
+    next = m < ost->nkept ? ost->keptWindow[m] + shift
+	    : ost->nkept == KEPT ? ost->keptCloser[KEPT - 1] + shift
+	    : ost->open + shift;
+    if (!aEmpty && next <= st->open && (m < ost->nkept
+	    || ost->nkept == KEPT)) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: more than %d "
+		"windows out of time order across a shard boundary",
+		a->cls->name, KEPT);
+	return TCL_ERROR;
+    }
+    if ((devices = Rb_BlockMapAdopt(&st->map, &ost->map, &sameIds))
+	    == NULL) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
+		"%s: more than 32768 devices to merge", a->cls->name);
+	return TCL_ERROR;
+    }
+    for (k = 0; k < m && ok; k++) {
+	ok = Rb_DistinctAddRekeyed(&st->current, &ost->kept[k], &st->map,
+		devices, sameIds);
+    }
+    if (ok && !aEmpty && next <= st->open) {
+	/* Every record of other falls in a's open window. */
+	ok = Rb_DistinctAddRekeyed(&st->current, &ost->current, &st->map,
+		devices, sameIds);
+	st->exact &= ost->exact;
+	goto done;
+    }
+    if (ok && !aEmpty) {
+	CloseWindow(st, next);
+    }
+    if (ok && Rb_TimeBinsMerge(a, &st->sizes, &ost->sizes) != TCL_OK) {
+	free(devices);
+	return TCL_ERROR;
+    }
+    for (k = 0; k < m; k++) {
+	j = ost->keptWindow[k] - ost->sizes.lo;
+	if (j >= 0 && j < ost->sizes.n && (slot = Rb_TimeBinsSlot(&st->sizes,
+		ost->keptWindow[k] + shift)) != NULL) {
+	    *slot -= ost->sizes.sums[j];	/* counted in a's window */
+	}
+    }
+    for (k = m; k < ost->nkept && st->nkept < KEPT && ok; k++) {
+	st->keptWindow[st->nkept] = ost->keptWindow[k] + shift;
+	st->keptCloser[st->nkept] = ost->keptCloser[k] + shift;
+	Rb_DistinctReset(&st->kept[st->nkept], st->limit);
+	ok = Rb_DistinctAddRekeyed(&st->kept[st->nkept++], &ost->kept[k],
+		&st->map, devices, sameIds);
+    }
+    if (ok) {
+	Rb_DistinctReset(&st->current, st->limit);
+	ok = Rb_DistinctAddRekeyed(&st->current, &ost->current, &st->map,
+		devices, sameIds);
+	st->open = ost->open + shift;
+	st->hasOpen = ost->hasOpen;
+	st->exact &= ost->exact;
+    }
+  done:
+    free(devices);
+    if (!ok) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: shards that "
+		"first saw their devices in different orders hold estimates "
+		"beyond -limit that cannot be merged (raise -limit)",
+		a->cls->name);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * Mergeable in time order: the window that spans a shard boundary
+ * unites its blocks from both shards (WorkingSetMerge).
  */
 const Rb_AnalyzerClass Rb_WorkingSetAnalyzerClass = {
     .name = "WorkingSetAnalyzer",
@@ -189,11 +377,14 @@ const Rb_AnalyzerClass Rb_WorkingSetAnalyzerClass = {
     .stateSize = sizeof(WorkingSetState),
     .options = workingSetOptions,
     .attrs = workingSetAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .start = WorkingSetStart,
     .batch = WorkingSetBatch,
     .end = WorkingSetEnd,
     .freeState = WorkingSetFree,
+    .merge = WorkingSetMerge,
+    .serialize = WorkingSetSerialize,
+    .deserialize = WorkingSetDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -523,6 +523,9 @@ START_TEST(merge_order_dependent)
     CheckMerge(&Rb_SeekDistanceAnalyzerClass, "");
     CheckMerge(&Rb_ReReferenceAnalyzerClass, "");
     CheckMerge(&Rb_ReReferenceAnalyzerClass, "-block 65536");
+    CheckMerge(&Rb_WorkingSetAnalyzerClass, "-window 0.1");
+    CheckMerge(&Rb_WorkingSetAnalyzerClass, "-window 10");
+    CheckMerge(&Rb_WorkingSetAnalyzerClass, "-window 0.001 -block 512");
 }
 END_TEST
 

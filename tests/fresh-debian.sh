@@ -22,9 +22,13 @@ if [ ! -x "$root/usr/bin/make" ]; then
 	{ tail -n 20 "$root.log"; exit 1; }
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# What a booted machine has: /proc, /sys (Open MPI's hwloc reads the CPU
+# topology there), /dev and /dev/pts (script(1) needs a pseudo-terminal).
 mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+mountpoint -q "$root/sys" || mount -t sysfs sysfs "$root/sys"
 mountpoint -q "$root/dev" || mount --bind /dev "$root/dev"
-trap 'umount "$root/dev" "$root/proc" 2>/dev/null || true' EXIT
+mountpoint -q "$root/dev/pts" || mount --bind /dev/pts "$root/dev/pts"
+trap 'umount "$root/dev/pts" "$root/dev" "$root/sys" "$root/proc" 2>/dev/null || true' EXIT
 
 rm -rf "$root/work"
 mkdir -p "$root/work"

@@ -38,10 +38,10 @@ AlignmentStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     AlignmentState *st = a->state;
 
     if (st->block <= 0) {
-	return Rb_KitOptionError(a, NULL,
+	return RbKitOptionError(a, NULL,
 		"-block must be a positive number of bytes");
     }
-    if (Rb_KitIntegerField(a, run, st->offsetField, &st->offsetIndex)
+    if (RbKitIntegerField(a, run, st->offsetField, &st->offsetIndex)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -129,7 +129,7 @@ AlignmentSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     AlignmentState *st = a->state;
 
-    Rb_KitPutCounters(b, &st->ios, 4);
+    RbKitPutCounters(b, &st->ios, 4);
     return TCL_OK;
 }
 
@@ -138,7 +138,7 @@ AlignmentDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     AlignmentState *st = a->state;
 
-    Rb_KitGetCounters(b, &st->ios, 4);
+    RbKitGetCounters(b, &st->ios, 4);
     return TCL_OK;
 }
 

@@ -49,28 +49,28 @@ extern const Rb_AnalyzerClass Rb_PopularityAnalyzerClass;
 #define RB_NS_PER_S 1e9
 
 /* Helpers of the kit (kit.c). */
-int		Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
+int		RbKitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
 		    const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));
-void		Rb_KitDeviceLimit(Rb_Analyzer *a, int64_t limit,
+void		RbKitDeviceLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
-void		Rb_KitKeyLimit(Rb_Analyzer *a, int64_t limit,
+void		RbKitKeyLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
 
 /*
  * Grouping (groupBy.c): a statistics class with -by field and -limit
  * added, one row per value of the field.
  */
-const Rb_AnalyzerClass *Rb_KitGroupedClass(const Rb_AnalyzerClass *base);
+const Rb_AnalyzerClass *RbKitGroupedClass(const Rb_AnalyzerClass *base);
 
 /*
- * Rb_SecondsBetween --
+ * RbSecondsBetween --
  *	to - from, in seconds.  Exact integer arithmetic when the difference
  *	fits in int64 (always, for real traces); a corrupt time cannot cause
  *	signed overflow.
  */
 static inline double
-Rb_SecondsBetween(int64_t from, int64_t to)
+RbSecondsBetween(int64_t from, int64_t to)
 {
     int64_t ns;
 
@@ -81,30 +81,30 @@ Rb_SecondsBetween(int64_t from, int64_t to)
 }
 
 /*
- * Rb_RunTimesKnown --
+ * RbRunTimesKnown --
  *	Whether the run has seen a record time yet (the engine starts with
  *	firstTime > lastTime).
  */
 static inline int
-Rb_RunTimesKnown(const Rb_RunInfo *run)
+RbRunTimesKnown(const Rb_RunInfo *run)
 {
     return run->firstTime != RB_ABSENT && run->firstTime <= run->lastTime;
 }
 
 /*
- * Rb_RunSeconds --
+ * RbRunSeconds --
  *	The run's duration, last record time minus first, in seconds; 0 when
  *	the run saw fewer than two distinct times.  Every per-device rate
  *	divides by this same duration so that the rates of a partition of the
  *	records add up to the rate of the whole.
  */
 static inline double
-Rb_RunSeconds(const Rb_RunInfo *run)
+RbRunSeconds(const Rb_RunInfo *run)
 {
-    if (!Rb_RunTimesKnown(run)) {
+    if (!RbRunTimesKnown(run)) {
 	return 0.0;
     }
-    return Rb_SecondsBetween(run->firstTime, run->lastTime);
+    return RbSecondsBetween(run->firstTime, run->lastTime);
 }
 
 /*
@@ -127,7 +127,7 @@ typedef struct Rb_TimeBins {
     int64_t cap;
     uint64_t *sums;
     const Rb_RunInfo *run;	/* The run given to start (see
-				 * Rb_TimeBinsSetOrigin). */
+				 * RbTimeBinsSetOrigin). */
     int64_t curStart, curEnd;	/* Times [curStart, curEnd) of bin curK,
 				 * the bin added to last: records come in
 				 * time order, so most adds land there
@@ -136,31 +136,31 @@ typedef struct Rb_TimeBins {
     int64_t curK;
 } Rb_TimeBins;
 
-void		Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval,
+void		RbTimeBinsStart(Rb_TimeBins *tb, int64_t interval,
 		    const Rb_RunInfo *run);
-void		Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
-int		Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k);
-uint64_t	Rb_TimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
+void		RbTimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
+int		RbTimeBinsCover(Rb_TimeBins *tb, int64_t k);
+uint64_t	RbTimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
 		    const int64_t *value, const uint32_t *sel, int nsel);
-int		Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
+int		RbTimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
-uint64_t	Rb_TimeBinsAddBins(Rb_TimeBins *tb,
+uint64_t	RbTimeBinsAddBins(Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
-double *	Rb_TimeBinsValues(const Rb_TimeBins *tb,
+double *	RbTimeBinsValues(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, int64_t *n,
 		    double *startSeconds);
-double *	Rb_TimeBinsValuesOn(const Rb_TimeBins *tb,
+double *	RbTimeBinsValuesOn(const Rb_TimeBins *tb,
 		    const Rb_TimeBins *grid, const Rb_RunInfo *run, int64_t *n,
 		    double *startSeconds);
-int		Rb_TimeBinsRange(const Rb_TimeBins *grid,
+int		RbTimeBinsRange(const Rb_TimeBins *grid,
 		    const Rb_RunInfo *run, int64_t *kFirst, int64_t *n,
 		    double *startSeconds);
-Rb_Attribute *	Rb_TimeBinsSeries(const Rb_TimeBins *tb,
+Rb_Attribute *	RbTimeBinsSeries(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, const char *name,
 		    const char *unit, const char *help);
-double		Rb_TimeBinsPeakToMean(const Rb_TimeBins *tb,
+double		RbTimeBinsPeakToMean(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run);
-void		Rb_TimeBinsFree(Rb_TimeBins *tb);
+void		RbTimeBinsFree(Rb_TimeBins *tb);
 
 /*
  * The state of an analyzer that totals a quantity over the run and per
@@ -173,20 +173,20 @@ typedef struct Rb_TotalState {
     Rb_TimeBins bins;
 } Rb_TotalState;
 
-int		Rb_TotalInit(Rb_Analyzer *a, Tcl_Interp *interp);
-int		Rb_TotalStart(Rb_Analyzer *a, const Rb_RunInfo *run);
-void		Rb_TotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b,
+int		RbTotalInit(Rb_Analyzer *a, Tcl_Interp *interp);
+int		RbTotalStart(Rb_Analyzer *a, const Rb_RunInfo *run);
+void		RbTotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
-int		Rb_TotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other);
-void		Rb_TotalFree(Rb_Analyzer *a);
+int		RbTotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other);
+void		RbTotalFree(Rb_Analyzer *a);
 
 /*
- * Rb_FloorDiv --
+ * RbFloorDiv --
  *	a / b rounded toward minus infinity (b > 0), so that times before the
  *	origin fall in negative bins rather than in bin 0.
  */
 static inline int64_t
-Rb_FloorDiv(int64_t a, int64_t b)
+RbFloorDiv(int64_t a, int64_t b)
 {
     int64_t q = a / b;
 
@@ -194,32 +194,32 @@ Rb_FloorDiv(int64_t a, int64_t b)
 }
 
 /*
- * Rb_TimeBinOf --
+ * RbTimeBinOf --
  *	The bin of time t (origin set).
  * Results: 1 with *k set, or 0 when t is too far from the origin for
  *	int64 arithmetic (a corrupt time).
  */
 static inline int
-Rb_TimeBinOf(const Rb_TimeBins *tb, int64_t t, int64_t *k)
+RbTimeBinOf(const Rb_TimeBins *tb, int64_t t, int64_t *k)
 {
     int64_t ns;
 
     if (__builtin_sub_overflow(t, tb->origin, &ns)) {
 	return 0;
     }
-    *k = Rb_FloorDiv(ns, tb->interval);
+    *k = RbFloorDiv(ns, tb->interval);
     return 1;
 }
 
 /*
- * Rb_TimeBinsSlot --
+ * RbTimeBinsSlot --
  *	The counter of bin k, the held range grown to include it.
  * Results: a pointer, or NULL when k lies too far from the held bins.
  */
 static inline uint64_t *
-Rb_TimeBinsSlot(Rb_TimeBins *tb, int64_t k)
+RbTimeBinsSlot(Rb_TimeBins *tb, int64_t k)
 {
-    if ((k < tb->lo || k >= tb->lo + tb->n) && !Rb_TimeBinsCover(tb, k)) {
+    if ((k < tb->lo || k >= tb->lo + tb->n) && !RbTimeBinsCover(tb, k)) {
 	return NULL;
     }
     return &tb->sums[k - tb->lo];
@@ -235,16 +235,16 @@ typedef struct Rb_Moments {
     double sum, mean, m2, min, max;
 } Rb_Moments;
 
-void		Rb_MomentsReset(Rb_Moments *m);
-void		Rb_MomentsMerge(Rb_Moments *m, const Rb_Moments *other);
-double		Rb_MomentsStddev(const Rb_Moments *m);
+void		RbMomentsReset(Rb_Moments *m);
+void		RbMomentsMerge(Rb_Moments *m, const Rb_Moments *other);
+double		RbMomentsStddev(const Rb_Moments *m);
 
 /*
- * Rb_MomentsAdd --
+ * RbMomentsAdd --
  *	Adds x to the moments.
  */
 static inline void
-Rb_MomentsAdd(Rb_Moments *m, double x)
+RbMomentsAdd(Rb_Moments *m, double x)
 {
     double delta = x - m->mean;
 
@@ -264,11 +264,11 @@ Rb_MomentsAdd(Rb_Moments *m, double x)
  * Burstiness (burst.c): DispersionAnalyzer and HurstAnalyzer keep an
  * Rb_TotalState of counts per -base interval and aggregate it at end.
  */
-int		Rb_BurstStart(Rb_Analyzer *a, const Rb_RunInfo *run);
-void		Rb_BlockSums(const double *x, int64_t n, int64_t m,
+int		RbBurstStart(Rb_Analyzer *a, const Rb_RunInfo *run);
+void		RbBlockSums(const double *x, int64_t n, int64_t m,
 		    Rb_Moments *sums);
-double		Rb_FitSlope(const double *x, const double *y, int n);
-double		Rb_Pearson(const double *x, const double *y, int64_t n);
+double		RbFitSlope(const double *x, const double *y, int n);
+double		RbPearson(const double *x, const double *y, int64_t n);
 
 /*
  * Logarithmic histograms (logHist.c): percentiles of an unbounded stream
@@ -286,19 +286,19 @@ typedef struct Rb_LogHist {
 				 * arrays; their interval is unused). */
 } Rb_LogHist;
 
-void		Rb_LogHistReset(Rb_LogHist *h);
-void		Rb_LogHistAdd(Rb_LogHist *h, double v);
-int		Rb_LogHistMerge(Rb_Analyzer *a, Rb_LogHist *h,
+void		RbLogHistReset(Rb_LogHist *h);
+void		RbLogHistAdd(Rb_LogHist *h, double v);
+int		RbLogHistMerge(Rb_Analyzer *a, Rb_LogHist *h,
 		    const Rb_LogHist *other);
-double		Rb_LogHistPercentile(const Rb_LogHist *h, double p);
-Rb_Attribute *	Rb_LogHistAttr(const Rb_LogHist *h, const char *name,
+double		RbLogHistPercentile(const Rb_LogHist *h, double p);
+Rb_Attribute *	RbLogHistAttr(const Rb_LogHist *h, const char *name,
 		    const char *unit, double scale, const char *help);
-void		Rb_LogHistFree(Rb_LogHist *h);
+void		RbLogHistFree(Rb_LogHist *h);
 
 /*
  * Key tables (keyTable.c): open-addressing hash tables from an int64 key
  * to a fixed-size value, zeroed when the key is first seen.  Slot i is in
- * use when used[i]; its value is Rb_KeyTableValue(t, i).
+ * use when used[i]; its value is RbKeyTableValue(t, i).
  */
 typedef struct Rb_KeyTable {
     size_t valSize;
@@ -309,28 +309,28 @@ typedef struct Rb_KeyTable {
     unsigned char *vals;
 } Rb_KeyTable;
 
-void		Rb_KeyTableInit(Rb_KeyTable *t, size_t valSize);
-void *		Rb_KeyTableFind(Rb_KeyTable *t, int64_t key, int create);
-void *		Rb_KeyTableFindLimited(Rb_KeyTable *t, int64_t key,
+void		RbKeyTableInit(Rb_KeyTable *t, size_t valSize);
+void *		RbKeyTableFind(Rb_KeyTable *t, int64_t key, int create);
+void *		RbKeyTableFindLimited(Rb_KeyTable *t, int64_t key,
 		    int64_t limit);
-void		Rb_KeyTableRemove(Rb_KeyTable *t, int64_t key);
-void		Rb_KeyTableClear(Rb_KeyTable *t);
-uint64_t *	Rb_KeyTableSortedSlots(const Rb_KeyTable *t);
-void		Rb_KeyTableFree(Rb_KeyTable *t);
+void		RbKeyTableRemove(Rb_KeyTable *t, int64_t key);
+void		RbKeyTableClear(Rb_KeyTable *t);
+uint64_t *	RbKeyTableSortedSlots(const Rb_KeyTable *t);
+void		RbKeyTableFree(Rb_KeyTable *t);
 
 static inline void *
-Rb_KeyTableValue(const Rb_KeyTable *t, uint64_t slot)
+RbKeyTableValue(const Rb_KeyTable *t, uint64_t slot)
 {
     return t->vals + slot * t->valSize;
 }
 
 /*
- * Rb_HashKey --
+ * RbHashKey --
  *	A well-mixed 64-bit hash of key (the splitmix64 finalizer), for table
  *	slots and for HyperLogLog.
  */
 static inline uint64_t
-Rb_HashKey(int64_t key)
+RbHashKey(int64_t key)
 {
     uint64_t z = (uint64_t)key + 0x9E3779B97F4A7C15ull;
 
@@ -353,22 +353,22 @@ typedef struct Rb_DistinctSet {
     unsigned char *registers;	/* Non-NULL once estimating. */
 } Rb_DistinctSet;
 
-void		Rb_DistinctReset(Rb_DistinctSet *d, int64_t limit);
-void		Rb_DistinctAdd(Rb_DistinctSet *d, int64_t v);
-double		Rb_DistinctCount(const Rb_DistinctSet *d);
-int		Rb_DistinctIsExact(const Rb_DistinctSet *d);
-void		Rb_DistinctMerge(Rb_DistinctSet *d, const Rb_DistinctSet *o);
-void		Rb_DistinctFree(Rb_DistinctSet *d);
+void		RbDistinctReset(Rb_DistinctSet *d, int64_t limit);
+void		RbDistinctAdd(Rb_DistinctSet *d, int64_t v);
+double		RbDistinctCount(const Rb_DistinctSet *d);
+int		RbDistinctIsExact(const Rb_DistinctSet *d);
+void		RbDistinctMerge(Rb_DistinctSet *d, const Rb_DistinctSet *o);
+void		RbDistinctFree(Rb_DistinctSet *d);
 
 /*
  * Field lookup shared by the generic analyzers: resolves a numeric field
  * named by an option (an error for a string field).
  */
-double		Rb_KitFieldScale(const Rb_RunInfo *run, int index,
+double		RbKitFieldScale(const Rb_RunInfo *run, int index,
 		    const char **unit);
-int		Rb_KitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run,
+int		RbKitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run,
 		    const char *name, int *index);
-int		Rb_KitIntegerField(Rb_Analyzer *a, const Rb_RunInfo *run,
+int		RbKitIntegerField(Rb_Analyzer *a, const Rb_RunInfo *run,
 		    const char *name, int *index);
 
 /*
@@ -392,18 +392,18 @@ typedef struct Rb_BlockMap {
     uint64_t skipped;
 } Rb_BlockMap;
 
-int		Rb_BlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m,
+int		RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m,
 		    const Rb_RunInfo *run);
-int		Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i,
+int		RbBlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i,
 		    int64_t *first, int64_t *count);
-int		Rb_BlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo,
+int		RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo,
 		    int64_t *key);
-int64_t		Rb_BlockBytes(const Rb_BlockMap *m, int64_t offset,
+int64_t		RbBlockBytes(const Rb_BlockMap *m, int64_t offset,
 		    int64_t size, int64_t k);
-int64_t *	Rb_BlockMapDevices(const Rb_BlockMap *m);
-void		Rb_BlockOfKey(const int64_t *devices, int64_t key,
+int64_t *	RbBlockMapDevices(const Rb_BlockMap *m);
+void		RbBlockOfKey(const int64_t *devices, int64_t key,
 		    int64_t *dev, int64_t *blockNo);
-void		Rb_BlockMapFree(Rb_BlockMap *m);
+void		RbBlockMapFree(Rb_BlockMap *m);
 
 /*
  * Min-heaps of (key, value) pairs ordered by key (heap.c), for pending
@@ -419,9 +419,9 @@ typedef struct Rb_Heap {
     size_t n, cap;
 } Rb_Heap;
 
-void		Rb_HeapPush(Rb_Heap *h, int64_t key, int64_t value);
-Rb_HeapItem	Rb_HeapPop(Rb_Heap *h);
-void		Rb_HeapFree(Rb_Heap *h);
+void		RbHeapPush(Rb_Heap *h, int64_t key, int64_t value);
+Rb_HeapItem	RbHeapPop(Rb_Heap *h);
+void		RbHeapFree(Rb_Heap *h);
 
 /*
  * Partial state as bytes for split runs (kitSerialize.c): each Get
@@ -429,51 +429,51 @@ void		Rb_HeapFree(Rb_Heap *h);
  * emptied; a short buffer leaves b->bad set.  A text key (textSchema
  * given) travels as its string.
  */
-void		Rb_KitPutCounters(Rb_Buf *b, const void *first, int n);
-void		Rb_KitGetCounters(Rb_Buf *b, void *first, int n);
-void		Rb_KitPutKey(Rb_Buf *b, const Rb_Schema *textSchema,
+void		RbKitPutCounters(Rb_Buf *b, const void *first, int n);
+void		RbKitGetCounters(Rb_Buf *b, void *first, int n);
+void		RbKitPutKey(Rb_Buf *b, const Rb_Schema *textSchema,
 		    int64_t key);
-int64_t		Rb_KitGetKey(Rb_Buf *b, Rb_Schema *textSchema);
-void		Rb_MomentsPut(Rb_Buf *b, const Rb_Moments *m);
-void		Rb_MomentsGet(Rb_Buf *b, Rb_Moments *m);
-void		Rb_TimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb);
-void		Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb);
-void		Rb_LogHistPut(Rb_Buf *b, const Rb_LogHist *h);
-void		Rb_LogHistGet(Rb_Buf *b, Rb_LogHist *h);
-void		Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t,
+int64_t		RbKitGetKey(Rb_Buf *b, Rb_Schema *textSchema);
+void		RbMomentsPut(Rb_Buf *b, const Rb_Moments *m);
+void		RbMomentsGet(Rb_Buf *b, Rb_Moments *m);
+void		RbTimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb);
+void		RbTimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb);
+void		RbLogHistPut(Rb_Buf *b, const Rb_LogHist *h);
+void		RbLogHistGet(Rb_Buf *b, Rb_LogHist *h);
+void		RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t,
 		    const Rb_Schema *textSchema);
-void		Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t,
+void		RbKeyTableGet(Rb_Buf *b, Rb_KeyTable *t,
 		    Rb_Schema *textSchema);
-int		Rb_DistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
+int		RbDistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
 		    const Rb_Schema *textSchema);
-void		Rb_DistinctGet(Rb_Buf *b, Rb_DistinctSet *d,
+void		RbDistinctGet(Rb_Buf *b, Rb_DistinctSet *d,
 		    Rb_Schema *textSchema);
-void		Rb_BlockMapPut(Rb_Buf *b, const Rb_BlockMap *m);
-void		Rb_BlockMapGet(Rb_Buf *b, Rb_BlockMap *m);
-int64_t *	Rb_BlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other,
+void		RbBlockMapPut(Rb_Buf *b, const Rb_BlockMap *m);
+void		RbBlockMapGet(Rb_Buf *b, Rb_BlockMap *m);
+int64_t *	RbBlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other,
 		    int *sameIds);
-int64_t		Rb_BlockRekey(Rb_BlockMap *m, const int64_t *devices,
+int64_t		RbBlockRekey(Rb_BlockMap *m, const int64_t *devices,
 		    int64_t key);
-int		Rb_DistinctAddRekeyed(Rb_DistinctSet *d,
+int		RbDistinctAddRekeyed(Rb_DistinctSet *d,
 		    const Rb_DistinctSet *src, Rb_BlockMap *m,
 		    const int64_t *devices, int sameIds);
-int		Rb_KitStatelessSerialize(Rb_Analyzer *a,
+int		RbKitStatelessSerialize(Rb_Analyzer *a,
 		    const Rb_RunInfo *run, Rb_Buf *b);
-int		Rb_KitStatelessDeserialize(Rb_Analyzer *a,
+int		RbKitStatelessDeserialize(Rb_Analyzer *a,
 		    const Rb_RunInfo *run, Rb_Buf *b);
-int		Rb_KitStatelessMerge(Rb_Analyzer *a, const Rb_Analyzer *other);
-int		Rb_TotalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run,
+int		RbKitStatelessMerge(Rb_Analyzer *a, const Rb_Analyzer *other);
+int		RbTotalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run,
 		    Rb_Buf *b);
-int		Rb_TotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run,
+int		RbTotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run,
 		    Rb_Buf *b);
 
 /*
- * Rb_KitTextSchema --
+ * RbKitTextSchema --
  *	The run's schema when field index holds text (its values are string
  *	ids), else NULL: what the Put and Get of keys take.
  */
 static inline Rb_Schema *
-Rb_KitTextSchema(const Rb_RunInfo *run, int index)
+RbKitTextSchema(const Rb_RunInfo *run, int index)
 {
     return index >= 0 && run->schema->fields[index].type == RB_FT_STRING
 	    ? run->schema : NULL;

@@ -29,7 +29,7 @@ BandwidthBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 {
     Rb_TotalState *st = a->state;
 
-    st->total += Rb_TimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME],
+    st->total += RbTimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME],
 	    b->col[RB_IO_SIZE], sel, nsel);
 }
 
@@ -41,17 +41,17 @@ static int
 BandwidthEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     Rb_TotalState *st = a->state;
-    double seconds = Rb_RunSeconds(run);
+    double seconds = RbRunSeconds(run);
 
     Rb_AnalyzerSet(a, Rb_AttrScalar("Bandwidth",
 	    seconds > 0 ? (double)st->total / seconds : 0.0, "bytes/s",
 	    "bytes transferred per second over the run's duration"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("Bytes", (double)st->total, "bytes",
 	    "bytes transferred"));
-    Rb_AnalyzerSet(a, Rb_TimeBinsSeries(&st->bins, run, "BandwidthSeries",
+    Rb_AnalyzerSet(a, RbTimeBinsSeries(&st->bins, run, "BandwidthSeries",
 	    "bytes/s", "bytes per second in each interval"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("BandwidthPeakToMean",
-	    Rb_TimeBinsPeakToMean(&st->bins, run), "",
+	    RbTimeBinsPeakToMean(&st->bins, run), "",
 	    "highest BandwidthSeries value over its mean"));
     return TCL_OK;
 }
@@ -64,13 +64,13 @@ const Rb_AnalyzerClass Rb_BandwidthAnalyzerClass = {
     .attrs = bandwidthAttrs,
     .mergeable = 1,
     .perRecordState = 0,
-    .init = Rb_TotalInit,
-    .start = Rb_TotalStart,
+    .init = RbTotalInit,
+    .start = RbTotalStart,
     .batch = BandwidthBatch,
     .end = BandwidthEnd,
-    .merge = Rb_TotalMerge,
-    .serialize = Rb_TotalSerialize,
-    .deserialize = Rb_TotalDeserialize,
-    .freeState = Rb_TotalFree,
+    .merge = RbTotalMerge,
+    .serialize = RbTotalSerialize,
+    .deserialize = RbTotalDeserialize,
+    .freeState = RbTotalFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_SIZE),
 };

@@ -12,41 +12,41 @@
 #define MAX_DEVICES ((int64_t)1 << 15)
 
 /*
- * Rb_BlockMapStart --
+ * RbBlockMapStart --
  *	Checks -block, resolves the device and offset fields, and forgets the
  *	devices of a previous run.
  * Results: TCL_OK, or TCL_ERROR with an analyzer error.
  */
 int
-Rb_BlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run)
+RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run)
 {
     if (m->block <= 0) {
-	return Rb_KitOptionError(a, NULL,
+	return RbKitOptionError(a, NULL,
 		"-block must be a positive number of bytes");
     }
-    if (Rb_KitIntegerField(a, run, m->deviceField, &m->deviceIndex)
+    if (RbKitIntegerField(a, run, m->deviceField, &m->deviceIndex)
 	    != TCL_OK
-	    || Rb_KitIntegerField(a, run, m->offsetField, &m->offsetIndex)
+	    || RbKitIntegerField(a, run, m->offsetField, &m->offsetIndex)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }
     if (m->devices.valSize == 0) {
-	Rb_KeyTableInit(&m->devices, sizeof(int64_t));
+	RbKeyTableInit(&m->devices, sizeof(int64_t));
     }
-    Rb_KeyTableClear(&m->devices);
+    RbKeyTableClear(&m->devices);
     m->skipped = 0;
     return TCL_OK;
 }
 
 /*
- * Rb_BlockRange --
+ * RbBlockRange --
  *	The blocks touched by record i of b: *first is the key of the first,
  *	the others follow it consecutively, *count of them.
  * Results: 1, or 0 when the I/O lacks a device, offset or size, has a
  *	negative one, or cannot be keyed (counted in m->skipped).
  */
 int
-Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
+RbBlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
 	int64_t *count)
 {
     int64_t dev = b->col[m->deviceIndex][i];
@@ -62,7 +62,7 @@ Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
     }
     lo = offset / m->block;
     hi = last / m->block;
-    if (hi >= ((int64_t)1 << BLOCK_BITS) || !Rb_BlockKey(m, dev, lo, first)) {
+    if (hi >= ((int64_t)1 << BLOCK_BITS) || !RbBlockKey(m, dev, lo, first)) {
 	m->skipped++;
 	return 0;
     }
@@ -74,12 +74,12 @@ Rb_BlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
 }
 
 /*
- * Rb_BlockBytes --
- *	The bytes of an I/O of size bytes at offset (a record Rb_BlockRange
+ * RbBlockBytes --
+ *	The bytes of an I/O of size bytes at offset (a record RbBlockRange
  *	accepted) that fall in its k-th block (0 for a zero-size I/O).
  */
 int64_t
-Rb_BlockBytes(const Rb_BlockMap *m, int64_t offset, int64_t size, int64_t k)
+RbBlockBytes(const Rb_BlockMap *m, int64_t offset, int64_t size, int64_t k)
 {
     int64_t start = (offset / m->block + k) * m->block;
     int64_t lo = start > offset ? start : offset;
@@ -90,16 +90,16 @@ Rb_BlockBytes(const Rb_BlockMap *m, int64_t offset, int64_t size, int64_t k)
 }
 
 /*
- * Rb_BlockKey --
+ * RbBlockKey --
  *	The key of block number blockNo (>= 0) of device dev, the device
  *	given the next dense id if it is new.
  * Results: 1 with *key set, or 0 when the block number or the number of
  *	devices is too large for a key.
  */
 int
-Rb_BlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo, int64_t *key)
+RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo, int64_t *key)
 {
-    int64_t *id = Rb_KeyTableFind(&m->devices, dev, 1);
+    int64_t *id = RbKeyTableFind(&m->devices, dev, 1);
 
     if (*id == 0) {
 	*id = (int64_t)m->devices.count;
@@ -112,12 +112,12 @@ Rb_BlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo, int64_t *key)
 }
 
 /*
- * Rb_BlockOfKey --
+ * RbBlockOfKey --
  *	The device and block number a key stands for.  devices is the
- *	array Rb_BlockMapDevices made of the map that made the key.
+ *	array RbBlockMapDevices made of the map that made the key.
  */
 void
-Rb_BlockOfKey(const int64_t *devices, int64_t key, int64_t *dev,
+RbBlockOfKey(const int64_t *devices, int64_t key, int64_t *dev,
 	int64_t *blockNo)
 {
     *dev = devices[key >> BLOCK_BITS];
@@ -125,20 +125,20 @@ Rb_BlockOfKey(const int64_t *devices, int64_t key, int64_t *dev,
 }
 
 /*
- * Rb_BlockMapDevices --
+ * RbBlockMapDevices --
  *	The devices of the map by dense id: element id - 1 is the device
  *	whose keys carry id.
  * Results: a malloc'd array the caller frees.
  */
 int64_t *
-Rb_BlockMapDevices(const Rb_BlockMap *m)
+RbBlockMapDevices(const Rb_BlockMap *m)
 {
     int64_t *devices = Rb_AllocArray(m->devices.count + 1, sizeof(int64_t));
     uint64_t i;
 
     for (i = 0; i < m->devices.cap; i++) {
 	if (m->devices.used[i]) {
-	    int64_t id = *(const int64_t *)Rb_KeyTableValue(&m->devices, i);
+	    int64_t id = *(const int64_t *)RbKeyTableValue(&m->devices, i);
 
 	    devices[id - 1] = m->devices.keys[i];
 	}
@@ -147,11 +147,11 @@ Rb_BlockMapDevices(const Rb_BlockMap *m)
 }
 
 /*
- * Rb_BlockMapFree --
+ * RbBlockMapFree --
  *	Frees the device table.
  */
 void
-Rb_BlockMapFree(Rb_BlockMap *m)
+RbBlockMapFree(Rb_BlockMap *m)
 {
-    Rb_KeyTableFree(&m->devices);
+    RbKeyTableFree(&m->devices);
 }

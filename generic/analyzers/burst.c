@@ -12,38 +12,38 @@
 #include "analyzers.h"
 
 /*
- * Rb_BurstStart --
+ * RbBurstStart --
  *	start hook: checks -base and empties the counts.
  */
 int
-Rb_BurstStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+RbBurstStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     Rb_TotalState *st = a->state;
 
     if (st->interval <= 0) {
-	return Rb_KitOptionError(a, NULL, "-base must be a positive time");
+	return RbKitOptionError(a, NULL, "-base must be a positive time");
     }
-    return Rb_TotalStart(a, run);
+    return RbTotalStart(a, run);
 }
 
 /*
- * Rb_BlockSums --
+ * RbBlockSums --
  *	The moments of the sums of x over consecutive, complete blocks of m
  *	values (a trailing incomplete block is left out).
  */
 void
-Rb_BlockSums(const double *x, int64_t n, int64_t m, Rb_Moments *sums)
+RbBlockSums(const double *x, int64_t n, int64_t m, Rb_Moments *sums)
 {
     int64_t blk, k;
 
-    Rb_MomentsReset(sums);
+    RbMomentsReset(sums);
     for (blk = 0; blk + m <= n; blk += m) {
 	double sum = 0;
 
 	for (k = blk; k < blk + m; k++) {
 	    sum += x[k];
 	}
-	Rb_MomentsAdd(sums, sum);
+	RbMomentsAdd(sums, sum);
     }
 }
 
@@ -72,12 +72,12 @@ CrossSums(const double *x, const double *y, int64_t n, double *sxx,
 }
 
 /*
- * Rb_FitSlope --
+ * RbFitSlope --
  *	The least-squares slope of y on x over n points.
  * Results: the slope, NaN for fewer than two distinct x.
  */
 double
-Rb_FitSlope(const double *x, const double *y, int n)
+RbFitSlope(const double *x, const double *y, int n)
 {
     double sxx, sxy, syy;
 
@@ -86,12 +86,12 @@ Rb_FitSlope(const double *x, const double *y, int n)
 }
 
 /*
- * Rb_Pearson --
+ * RbPearson --
  *	Pearson's correlation coefficient of x and y over n points.
  * Results: a value in [-1, 1], NaN when either does not vary.
  */
 double
-Rb_Pearson(const double *x, const double *y, int64_t n)
+RbPearson(const double *x, const double *y, int64_t n)
 {
     double sxx, sxy, syy;
 

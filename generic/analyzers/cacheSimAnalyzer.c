@@ -141,17 +141,17 @@ CacheSimInit(Rb_Analyzer *a, Tcl_Interp *interp)
 	    k++) {
     }
     if (policyNames[k] == NULL) {
-	return Rb_KitOptionError(a, interp, "bad -policy \"%s\": must be "
+	return RbKitOptionError(a, interp, "bad -policy \"%s\": must be "
 		"lru, fifo, clock, lfu, arc or s3fifo", name);
     }
     st->policy = k;
     if (ParseSizes(st->sizesObj, NULL) < 0) {
-	return Rb_KitOptionError(a, interp, "-sizes must be a non-empty "
+	return RbKitOptionError(a, interp, "-sizes must be a non-empty "
 		"list of cache sizes from 1 to %" PRId64 " blocks",
 		MAX_CACHE_BLOCKS);
     }
     if (st->map.block <= 0) {
-	return Rb_KitOptionError(a, interp,
+	return RbKitOptionError(a, interp,
 		"-block must be a positive number of bytes");
     }
     return TCL_OK;
@@ -169,7 +169,7 @@ FreeCaches(CacheSimState *st)
     for (c = 0; c < st->ncaches; c++) {
 	free(st->caches[c].nodes);
 	free(st->caches[c].heap);
-	Rb_KeyTableFree(&st->caches[c].index);
+	RbKeyTableFree(&st->caches[c].index);
     }
     free(st->caches);
     st->caches = NULL;
@@ -188,7 +188,7 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     int c, l;
 
     if (CacheSimInit(a, NULL) != TCL_OK
-	    || Rb_BlockMapStart(a, &st->map, run) != TCL_OK) {
+	    || RbBlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
     FreeCaches(st);
@@ -202,7 +202,7 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	ca->small = ca->size / 10 > 0 ? ca->size / 10 : 1;
 	ca->main = ca->size - ca->small;
 	ca->freeNode = NIL;
-	Rb_KeyTableInit(&ca->index, sizeof(int32_t));
+	RbKeyTableInit(&ca->index, sizeof(int32_t));
 	for (l = 0; l < NLISTS; l++) {
 	    ca->lists[l].head = ca->lists[l].tail = NIL;
 	}
@@ -237,14 +237,14 @@ NewNode(Cache *ca, int64_t key)
     ca->nodes[n].key = key;
     ca->nodes[n].prev = ca->nodes[n].next = NIL;
     ca->nodes[n].list = NIL;
-    *(int32_t *)Rb_KeyTableFind(&ca->index, key, 1) = n;
+    *(int32_t *)RbKeyTableFind(&ca->index, key, 1) = n;
     return n;
 }
 
 static void
 FreeNode(Cache *ca, int32_t n)
 {
-    Rb_KeyTableRemove(&ca->index, ca->nodes[n].key);
+    RbKeyTableRemove(&ca->index, ca->nodes[n].key);
     ca->nodes[n].next = ca->freeNode;
     ca->freeNode = n;
 }
@@ -322,7 +322,7 @@ DropTail(Cache *ca, int l)
 static int32_t
 Lookup(Cache *ca, int64_t key)
 {
-    int32_t *n = Rb_KeyTableFind(&ca->index, key, 0);
+    int32_t *n = RbKeyTableFind(&ca->index, key, 0);
 
     return n != NULL ? *n : NIL;
 }
@@ -609,11 +609,11 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     for (j = 0; j < nsel; j++) {
 	int64_t first, count, k;
 
-	if (!Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
 	for (k = 0; k < count; k++) {
-	    uint64_t bytes = (uint64_t)Rb_BlockBytes(&st->map,
+	    uint64_t bytes = (uint64_t)RbBlockBytes(&st->map,
 		    offset[sel[j]], size[sel[j]], k);
 
 	    st->accesses++;
@@ -693,7 +693,7 @@ CacheSimFree(Rb_Analyzer *a)
     CacheSimState *st = a->state;
 
     FreeCaches(st);
-    Rb_BlockMapFree(&st->map);
+    RbBlockMapFree(&st->map);
 }
 
 /*

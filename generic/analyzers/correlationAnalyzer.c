@@ -39,11 +39,11 @@ CorrelationStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     CorrelationState *st = a->state;
 
     if (st->of == NULL) {
-	return Rb_KitOptionError(a, NULL, "-of must name the other Flow");
+	return RbKitOptionError(a, NULL, "-of must name the other Flow");
     }
     st->ofFlow = Rb_FlowFromObj(run->interp, st->of);
     if (st->ofFlow == NULL) {
-	return Rb_KitOptionError(a, NULL, "-of \"%s\" is not a Flow",
+	return RbKitOptionError(a, NULL, "-of \"%s\" is not a Flow",
 		Tcl_GetString(st->of));
     }
     Rb_AnalyzerNeeds(a, a->flow, st->attribute);
@@ -105,7 +105,7 @@ CorrelationEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 		"-interval)", a->cls->name, st->attribute);
 	return TCL_ERROR;
     }
-    Rb_AnalyzerSet(a, Rb_AttrScalar("Correlation", Rb_Pearson(v1, v2, n1),
+    Rb_AnalyzerSet(a, Rb_AttrScalar("Correlation", RbPearson(v1, v2, n1),
 	    "", "Pearson correlation of this Flow's series with the other "
 	    "Flow's"));
     return TCL_OK;
@@ -125,9 +125,9 @@ const Rb_AnalyzerClass Rb_CorrelationAnalyzerClass = {
     .mergeable = 1,
     .perRecordState = 0,
     .start = CorrelationStart,
-    .merge = Rb_KitStatelessMerge,
-    .serialize = Rb_KitStatelessSerialize,
-    .deserialize = Rb_KitStatelessDeserialize,
+    .merge = RbKitStatelessMerge,
+    .serialize = RbKitStatelessSerialize,
+    .deserialize = RbKitStatelessDeserialize,
     .end = CorrelationEnd,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -32,7 +32,7 @@ DispersionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "index of dispersion for counts by window length");
     int scaleCol, windowsCol, idcCol;
     int64_t n, m;
-    double *counts = Rb_TimeBinsValues(&st->bins, run, &n, NULL);
+    double *counts = RbTimeBinsValues(&st->bins, run, &n, NULL);
     Rb_Moments sums;
 
     scaleCol = Rb_AttrAddColumn(table, "scale", "s", 0);
@@ -42,8 +42,8 @@ DispersionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	int row = Rb_AttrAddRow(table);
 	double var;
 
-	Rb_BlockSums(counts, n, m, &sums);
-	var = Rb_MomentsStddev(&sums) * Rb_MomentsStddev(&sums);
+	RbBlockSums(counts, n, m, &sums);
+	var = RbMomentsStddev(&sums) * RbMomentsStddev(&sums);
 	Rb_AttrSetNum(table, row, scaleCol,
 		(double)m * (double)st->interval / RB_NS_PER_S);
 	Rb_AttrSetNum(table, row, windowsCol, (double)sums.n);
@@ -67,12 +67,12 @@ const Rb_AnalyzerClass Rb_DispersionAnalyzerClass = {
     .attrs = dispersionAttrs,
     .mergeable = 1,
     .perRecordState = 0,
-    .start = Rb_BurstStart,
-    .batch = Rb_TotalCountBatch,
+    .start = RbBurstStart,
+    .batch = RbTotalCountBatch,
     .end = DispersionEnd,
-    .merge = Rb_TotalMerge,
-    .serialize = Rb_TotalSerialize,
-    .deserialize = Rb_TotalDeserialize,
-    .freeState = Rb_TotalFree,
+    .merge = RbTotalMerge,
+    .serialize = RbTotalSerialize,
+    .deserialize = RbTotalDeserialize,
+    .freeState = RbTotalFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -38,13 +38,13 @@ DistinctStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     DistinctState *st = a->state;
 
     if (st->limit < 0) {
-	return Rb_KitOptionError(a, NULL, "-limit must not be negative");
+	return RbKitOptionError(a, NULL, "-limit must not be negative");
     }
     if (Rb_AnalyzerField(a, run, st->field, &st->index) != TCL_OK
 	    || st->index < 0) {
 	return TCL_ERROR;
     }
-    Rb_DistinctReset(&st->set, st->limit);
+    RbDistinctReset(&st->set, st->limit);
     return TCL_OK;
 }
 
@@ -62,7 +62,7 @@ DistinctBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
     for (j = 0; j < nsel; j++) {
 	if (col[sel[j]] != RB_ABSENT) {
-	    Rb_DistinctAdd(&st->set, col[sel[j]]);
+	    RbDistinctAdd(&st->set, col[sel[j]]);
 	}
     }
 }
@@ -76,10 +76,10 @@ DistinctEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     DistinctState *st = a->state;
 
-    Rb_AnalyzerSet(a, Rb_AttrScalar("Distinct", Rb_DistinctCount(&st->set),
+    Rb_AnalyzerSet(a, Rb_AttrScalar("Distinct", RbDistinctCount(&st->set),
 	    "", "number of distinct values of the field"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("DistinctExact",
-	    Rb_DistinctIsExact(&st->set), "",
+	    RbDistinctIsExact(&st->set), "",
 	    "1 if Distinct is exact, 0 if a HyperLogLog estimate (0.8%)"));
     return TCL_OK;
 }
@@ -94,7 +94,7 @@ DistinctMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     DistinctState *st = a->state;
     const DistinctState *ost = other->state;
 
-    Rb_DistinctMerge(&st->set, &ost->set);
+    RbDistinctMerge(&st->set, &ost->set);
     return TCL_OK;
 }
 
@@ -107,7 +107,7 @@ DistinctFree(Rb_Analyzer *a)
 {
     DistinctState *st = a->state;
 
-    Rb_DistinctFree(&st->set);
+    RbDistinctFree(&st->set);
 }
 
 
@@ -120,7 +120,7 @@ DistinctSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     DistinctState *st = a->state;
 
-    if (!Rb_DistinctPut(b, &st->set, Rb_KitTextSchema(run, st->index))) {
+    if (!RbDistinctPut(b, &st->set, RbKitTextSchema(run, st->index))) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: more than -limit "
 		"distinct text values cannot be merged across processes "
 		"(raise -limit, or run in one process)", a->cls->name);
@@ -134,7 +134,7 @@ DistinctDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     DistinctState *st = a->state;
 
-    Rb_DistinctGet(b, &st->set, Rb_KitTextSchema(run, st->index));
+    RbDistinctGet(b, &st->set, RbKitTextSchema(run, st->index));
     return TCL_OK;
 }
 

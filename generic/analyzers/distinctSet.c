@@ -17,17 +17,17 @@
 #define NREGISTERS ((size_t)1 << RB_HLL_BITS)
 
 /*
- * Rb_DistinctReset --
+ * RbDistinctReset --
  *	Empties d for a new run, exact up to limit values (limit <= 0: always
  *	estimate).
  */
 void
-Rb_DistinctReset(Rb_DistinctSet *d, int64_t limit)
+RbDistinctReset(Rb_DistinctSet *d, int64_t limit)
 {
     if (d->exact.valSize == 0) {
-	Rb_KeyTableInit(&d->exact, 1);
+	RbKeyTableInit(&d->exact, 1);
     }
-    Rb_KeyTableClear(&d->exact);
+    RbKeyTableClear(&d->exact);
     free(d->registers);
     d->registers = NULL;
     d->limit = limit;
@@ -40,7 +40,7 @@ Rb_DistinctReset(Rb_DistinctSet *d, int64_t limit)
 static void
 Sketch(unsigned char *registers, int64_t v)
 {
-    uint64_t h = Rb_HashKey(v);
+    uint64_t h = RbHashKey(v);
     uint64_t j = h >> (64 - RB_HLL_BITS);
     uint64_t rest = h << RB_HLL_BITS;
     unsigned char rank = rest == 0 ? (unsigned char)(64 - RB_HLL_BITS + 1)
@@ -67,32 +67,32 @@ SwitchToSketch(Rb_DistinctSet *d)
 	    Sketch(d->registers, d->exact.keys[i]);
 	}
     }
-    Rb_KeyTableFree(&d->exact);
+    RbKeyTableFree(&d->exact);
 }
 
 /*
- * Rb_DistinctAdd --
+ * RbDistinctAdd --
  *	Counts v.
  */
 void
-Rb_DistinctAdd(Rb_DistinctSet *d, int64_t v)
+RbDistinctAdd(Rb_DistinctSet *d, int64_t v)
 {
     if (d->registers != NULL) {
 	Sketch(d->registers, v);
 	return;
     }
-    Rb_KeyTableFind(&d->exact, v, 1);
+    RbKeyTableFind(&d->exact, v, 1);
     if ((int64_t)d->exact.count > d->limit) {
 	SwitchToSketch(d);
     }
 }
 
 /*
- * Rb_DistinctCount --
+ * RbDistinctCount --
  *	The exact count, or the HyperLogLog estimate once past the limit.
  */
 double
-Rb_DistinctCount(const Rb_DistinctSet *d)
+RbDistinctCount(const Rb_DistinctSet *d)
 {
     double m = (double)NREGISTERS, sum = 0.0, est;
     size_t j, zeros = 0;
@@ -112,29 +112,29 @@ Rb_DistinctCount(const Rb_DistinctSet *d)
 }
 
 /*
- * Rb_DistinctIsExact --
+ * RbDistinctIsExact --
  *	Whether the count is exact (still under the limit).
  */
 int
-Rb_DistinctIsExact(const Rb_DistinctSet *d)
+RbDistinctIsExact(const Rb_DistinctSet *d)
 {
     return d->registers == NULL;
 }
 
 /*
- * Rb_DistinctMerge --
+ * RbDistinctMerge --
  *	Adds the values of other into d: exact while the union fits under
  *	d's limit, else register-wise maxima of the two sketches.
  */
 void
-Rb_DistinctMerge(Rb_DistinctSet *d, const Rb_DistinctSet *other)
+RbDistinctMerge(Rb_DistinctSet *d, const Rb_DistinctSet *other)
 {
     uint64_t i;
 
     if (other->registers == NULL) {
 	for (i = 0; i < other->exact.cap; i++) {
 	    if (other->exact.used[i]) {
-		Rb_DistinctAdd(d, other->exact.keys[i]);
+		RbDistinctAdd(d, other->exact.keys[i]);
 	    }
 	}
 	return;
@@ -150,13 +150,13 @@ Rb_DistinctMerge(Rb_DistinctSet *d, const Rb_DistinctSet *other)
 }
 
 /*
- * Rb_DistinctFree --
+ * RbDistinctFree --
  *	Frees the table or the sketch.
  */
 void
-Rb_DistinctFree(Rb_DistinctSet *d)
+RbDistinctFree(Rb_DistinctSet *d)
 {
-    Rb_KeyTableFree(&d->exact);
+    RbKeyTableFree(&d->exact);
     free(d->registers);
     d->registers = NULL;
 }

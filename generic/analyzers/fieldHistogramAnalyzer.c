@@ -51,11 +51,11 @@ FieldHistogramInit(Rb_Analyzer *a, Tcl_Interp *interp)
 
     st->linear = strcmp(bins, "linear") == 0;
     if (!st->linear && strcmp(bins, "log2") != 0) {
-	return Rb_KitOptionError(a, interp,
+	return RbKitOptionError(a, interp,
 		"bad -bins \"%s\": must be log2 or linear", bins);
     }
     if (st->linear && !(st->width > 0 && isfinite(st->width))) {
-	return Rb_KitOptionError(a, interp, "-width must be positive");
+	return RbKitOptionError(a, interp, "-width must be positive");
     }
     return TCL_OK;
 }
@@ -70,7 +70,7 @@ FieldHistogramStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     FieldHistogramState *st = a->state;
 
     if (FieldHistogramInit(a, NULL) != TCL_OK
-	    || Rb_KitNumericField(a, run, st->field, &st->index) != TCL_OK) {
+	    || RbKitNumericField(a, run, st->field, &st->index) != TCL_OK) {
 	return TCL_ERROR;
     }
     st->counts.lo = st->counts.n = 0;
@@ -97,7 +97,7 @@ BinOf(const FieldHistogramState *st, double v)
     } else {
 	k = floor(log2(v)) + 1;
     }
-    /* Out-of-range bins are refused by Rb_TimeBinsCover. */
+    /* Out-of-range bins are refused by RbTimeBinsCover. */
     return k < -9e18 ? INT64_MIN / 2 : k > 9e18 ? INT64_MAX / 2
 	    : (int64_t)k;
 }
@@ -120,7 +120,7 @@ FieldHistogramBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	if (!isfinite(v)) {
 	    continue;
 	}
-	slot = Rb_TimeBinsSlot(&st->counts, BinOf(st, v));
+	slot = RbTimeBinsSlot(&st->counts, BinOf(st, v));
 	if (slot == NULL) {
 	    st->outside++;
 	} else {
@@ -166,7 +166,7 @@ FieldHistogramEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int loCol, hiCol, countCol;
     int64_t first = 0, last = tb->n - 1, j;
 
-    Rb_KitFieldScale(run, st->index, &unit);
+    RbKitFieldScale(run, st->index, &unit);
     if (run->schema->fields[st->index].unit == RB_UNIT_NS) {
 	unit = "ns";
     }
@@ -214,7 +214,7 @@ FieldHistogramMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 		"cannot merge histograms with different bins");
 	return TCL_ERROR;
     }
-    st->outside += ost->outside + Rb_TimeBinsAddBins(&st->counts,
+    st->outside += ost->outside + RbTimeBinsAddBins(&st->counts,
 	    &ost->counts);
     return TCL_OK;
 }
@@ -228,7 +228,7 @@ FieldHistogramFree(Rb_Analyzer *a)
 {
     FieldHistogramState *st = a->state;
 
-    Rb_TimeBinsFree(&st->counts);
+    RbTimeBinsFree(&st->counts);
 }
 
 
@@ -242,7 +242,7 @@ FieldHistogramSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     FieldHistogramState *st = a->state;
 
     Rb_BufPutInt(b, (int64_t)st->outside);
-    Rb_TimeBinsPut(b, &st->counts);
+    RbTimeBinsPut(b, &st->counts);
     return TCL_OK;
 }
 
@@ -252,7 +252,7 @@ FieldHistogramDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     FieldHistogramState *st = a->state;
 
     st->outside = (uint64_t)Rb_BufGetInt(b);
-    Rb_TimeBinsGet(b, &st->counts);
+    RbTimeBinsGet(b, &st->counts);
     return TCL_OK;
 }
 

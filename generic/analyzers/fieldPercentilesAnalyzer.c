@@ -36,11 +36,11 @@ FieldPercentilesStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     FieldPercentilesState *st = a->state;
 
-    if (Rb_KitNumericField(a, run, st->field, &st->index) != TCL_OK) {
+    if (RbKitNumericField(a, run, st->field, &st->index) != TCL_OK) {
 	return TCL_ERROR;
     }
-    st->scale = Rb_KitFieldScale(run, st->index, &st->unit);
-    Rb_LogHistReset(&st->hist);
+    st->scale = RbKitFieldScale(run, st->index, &st->unit);
+    RbLogHistReset(&st->hist);
     return TCL_OK;
 }
 
@@ -56,7 +56,7 @@ FieldPercentilesBatch(Rb_Analyzer *a, const Rb_Batch *b,
     int j;
 
     for (j = 0; j < nsel; j++) {
-	Rb_LogHistAdd(&st->hist, Rb_FieldAsDouble(b, st->index, sel[j]));
+	RbLogHistAdd(&st->hist, Rb_FieldAsDouble(b, st->index, sel[j]));
     }
 }
 
@@ -69,7 +69,7 @@ FieldPercentilesEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     FieldPercentilesState *st = a->state;
 
-    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->hist, "FieldPercentiles",
+    Rb_AnalyzerSet(a, RbLogHistAttr(&st->hist, "FieldPercentiles",
 	    st->unit, st->scale, "percentiles of the field (within 1%)"));
     return TCL_OK;
 }
@@ -84,7 +84,7 @@ FieldPercentilesMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     FieldPercentilesState *st = a->state;
     const FieldPercentilesState *ost = other->state;
 
-    return Rb_LogHistMerge(a, &st->hist, &ost->hist);
+    return RbLogHistMerge(a, &st->hist, &ost->hist);
 }
 
 /*
@@ -96,7 +96,7 @@ FieldPercentilesFree(Rb_Analyzer *a)
 {
     FieldPercentilesState *st = a->state;
 
-    Rb_LogHistFree(&st->hist);
+    RbLogHistFree(&st->hist);
 }
 
 
@@ -109,7 +109,7 @@ FieldPercentilesSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     FieldPercentilesState *st = a->state;
 
-    Rb_LogHistPut(b, &st->hist);
+    RbLogHistPut(b, &st->hist);
     return TCL_OK;
 }
 
@@ -118,7 +118,7 @@ FieldPercentilesDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     FieldPercentilesState *st = a->state;
 
-    Rb_LogHistGet(b, &st->hist);
+    RbLogHistGet(b, &st->hist);
     return TCL_OK;
 }
 

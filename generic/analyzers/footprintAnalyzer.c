@@ -41,10 +41,10 @@ FootprintStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     FootprintState *st = a->state;
 
-    if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK) {
+    if (RbBlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
-    Rb_DistinctReset(&st->blocks, st->limit);
+    RbDistinctReset(&st->blocks, st->limit);
     return TCL_OK;
 }
 
@@ -62,9 +62,9 @@ FootprintBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     for (j = 0; j < nsel; j++) {
 	int64_t first, count, k;
 
-	if (Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+	if (RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    for (k = 0; k < count; k++) {
-		Rb_DistinctAdd(&st->blocks, first + k);
+		RbDistinctAdd(&st->blocks, first + k);
 	    }
 	}
     }
@@ -78,7 +78,7 @@ static int
 FootprintEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     FootprintState *st = a->state;
-    double blocks = Rb_DistinctCount(&st->blocks);
+    double blocks = RbDistinctCount(&st->blocks);
 
     Rb_AnalyzerSet(a, Rb_AttrScalar("Footprint", blocks, "blocks",
 	    "distinct blocks touched"));
@@ -86,7 +86,7 @@ FootprintEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    blocks * (double)st->map.block, "bytes",
 	    "distinct blocks touched times the block size"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("FootprintExact",
-	    Rb_DistinctIsExact(&st->blocks), "",
+	    RbDistinctIsExact(&st->blocks), "",
 	    "1 if the footprint is exact, 0 if a HyperLogLog estimate"));
     return TCL_OK;
 }
@@ -100,8 +100,8 @@ FootprintFree(Rb_Analyzer *a)
 {
     FootprintState *st = a->state;
 
-    Rb_DistinctFree(&st->blocks);
-    Rb_BlockMapFree(&st->map);
+    RbDistinctFree(&st->blocks);
+    RbBlockMapFree(&st->map);
 }
 
 /*
@@ -114,8 +114,8 @@ FootprintSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     FootprintState *st = a->state;
 
-    Rb_BlockMapPut(b, &st->map);
-    Rb_DistinctPut(b, &st->blocks, NULL);
+    RbBlockMapPut(b, &st->map);
+    RbDistinctPut(b, &st->blocks, NULL);
     return TCL_OK;
 }
 
@@ -124,8 +124,8 @@ FootprintDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     FootprintState *st = a->state;
 
-    Rb_BlockMapGet(b, &st->map);
-    Rb_DistinctGet(b, &st->blocks, NULL);
+    RbBlockMapGet(b, &st->map);
+    RbDistinctGet(b, &st->blocks, NULL);
     return TCL_OK;
 }
 
@@ -144,14 +144,14 @@ FootprintMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     FootprintState *st = a->state;
     const FootprintState *ost = other->state;
     int sameIds;
-    int64_t *devices = Rb_BlockMapAdopt(&st->map, &ost->map, &sameIds);
+    int64_t *devices = RbBlockMapAdopt(&st->map, &ost->map, &sameIds);
 
     if (devices == NULL) {
 	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
 		"%s: more than 32768 devices to merge", a->cls->name);
 	return TCL_ERROR;
     }
-    if (!Rb_DistinctAddRekeyed(&st->blocks, &ost->blocks, &st->map,
+    if (!RbDistinctAddRekeyed(&st->blocks, &ost->blocks, &st->map,
 	    devices, sameIds)) {
 	free(devices);
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: shards that "

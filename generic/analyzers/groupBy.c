@@ -2,7 +2,7 @@
  * groupBy.c --
  *
  *	The -by option of the statistics classes, written once for all of
- *	them: a class registered through Rb_KitGroupedClass gets -by field
+ *	them: a class registered through RbKitGroupedClass gets -by field
  *	and -limit n.  Without -by the class runs as it is.  With it, the
  *	records are split by the value of the field, each value (key) gets
  *	an instance state of its own, fed by the class's own hooks with the
@@ -170,7 +170,7 @@ FreeGroups(Rb_Analyzer *a)
 	if (!gs->groups.used[i]) {
 	    continue;
 	}
-	g = *(Group **)Rb_KeyTableValue(&gs->groups, i);
+	g = *(Group **)RbKeyTableValue(&gs->groups, i);
 	if (base->freeState != NULL) {
 	    Rb_Analyzer sub = SubAnalyzer(a, g->state, NULL);
 
@@ -179,7 +179,7 @@ FreeGroups(Rb_Analyzer *a)
 	free(g->state);
 	free(g);
     }
-    Rb_KeyTableClear(&gs->groups);
+    RbKeyTableClear(&gs->groups);
 }
 
 /*
@@ -193,20 +193,20 @@ static Group *
 FindGroup(Rb_Analyzer *a, int64_t key, uint64_t record)
 {
     GroupState *gs = Groups(a);
-    Group **slot = Rb_KeyTableFind(&gs->groups, key, 0);
+    Group **slot = RbKeyTableFind(&gs->groups, key, 0);
 
     if (slot != NULL) {
 	return *slot;
     }
     if ((int64_t)gs->groups.count >= gs->limit) {
-	Rb_KitKeyLimit(a, gs->limit, gs->by, record,
+	RbKitKeyLimit(a, gs->limit, gs->by, record,
 		(int64_t)(Base(a)->stateSize + sizeof(Group) + 40));
 	return NULL;
     }
-    slot = Rb_KeyTableFind(&gs->groups, key, 1);
+    slot = RbKeyTableFind(&gs->groups, key, 1);
     *slot = NewGroup(a, gs->run);
     if (*slot == NULL) {
-	Rb_KeyTableRemove(&gs->groups, key);
+	RbKeyTableRemove(&gs->groups, key);
 	return NULL;
     }
     return *slot;
@@ -222,7 +222,7 @@ GroupedInit(Rb_Analyzer *a, Tcl_Interp *interp)
     const Rb_AnalyzerClass *base = Base(a);
 
     if (Groups(a)->limit <= 0) {
-	return Rb_KitOptionError(a, interp, "-limit must be positive");
+	return RbKitOptionError(a, interp, "-limit must be positive");
     }
     return base->init != NULL ? base->init(a, interp) : TCL_OK;
 }
@@ -240,14 +240,14 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     GroupState *gs = Groups(a);
 
     if (gs->groups.valSize == 0) {
-	Rb_KeyTableInit(&gs->groups, sizeof(Group *));
+	RbKeyTableInit(&gs->groups, sizeof(Group *));
     }
     FreeGroups(a);
     gs->byIndex = -1;
     gs->failed = 0;
     gs->run = run;
     if (gs->limit <= 0) {
-	return Rb_KitOptionError(a, NULL, "-limit must be positive");
+	return RbKitOptionError(a, NULL, "-limit must be positive");
     }
     if (base->start != NULL && base->start(a, run) != TCL_OK) {
 	return TCL_ERROR;
@@ -483,7 +483,7 @@ GroupedEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     if (gs->byIndex < 0) {
 	return base->end(a, run);
     }
-    text = Rb_KitTextSchema(run, gs->byIndex);
+    text = RbKitTextSchema(run, gs->byIndex);
     for (name = base->attrs; name != NULL && *name != NULL && n < 32;
 	    name++) {
 	char help[300];
@@ -498,13 +498,13 @@ GroupedEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     scratch.interp = run->interp;
     Tcl_InitHashTable(&scratch.attrs, TCL_STRING_KEYS);
     Tcl_InitHashTable(&scratch.aliases, TCL_STRING_KEYS);
-    slots = Rb_KeyTableSortedSlots(&gs->groups);
+    slots = RbKeyTableSortedSlots(&gs->groups);
     ctx[0] = &gs->groups;
     ctx[1] = text;
     qsort_r(slots, gs->groups.count, sizeof(uint64_t), KeyOrder, ctx);
     for (s = 0; s < gs->groups.count && rc == TCL_OK; s++) {
 	int64_t key = gs->groups.keys[slots[s]];
-	Group *g = *(Group **)Rb_KeyTableValue(&gs->groups, slots[s]);
+	Group *g = *(Group **)RbKeyTableValue(&gs->groups, slots[s]);
 	Rb_Analyzer sub = SubAnalyzer(a, g->state, &scratch);
 	const char *keyText = NULL;
 
@@ -517,10 +517,10 @@ GroupedEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    AddKeyRows(tables[i], Rb_FlowGetAttr(&scratch, tables[i]->name),
 		    &made[i], keyText, (double)key);
 	}
-	Rb_FlowClearAttrs(&scratch);
+	RbFlowClearAttrs(&scratch);
     }
     free(slots);
-    Rb_FlowClearAttrs(&scratch);
+    RbFlowClearAttrs(&scratch);
     Tcl_DeleteHashTable(&scratch.attrs);
     Tcl_DeleteHashTable(&scratch.aliases);
     for (i = 0; i < n; i++) {
@@ -558,7 +558,7 @@ GroupedMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ogs->groups.used[i]) {
 	    continue;
 	}
-	og = *(Group **)Rb_KeyTableValue(&ogs->groups, i);
+	og = *(Group **)RbKeyTableValue(&ogs->groups, i);
 	if ((g = FindGroup(a, ogs->groups.keys[i], 0)) == NULL) {
 	    return TCL_ERROR;
 	}
@@ -587,7 +587,7 @@ GroupedSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     if (gs->byIndex < 0) {
 	return base->serialize(a, run, b);
     }
-    text = Rb_KitTextSchema(run, gs->byIndex);
+    text = RbKitTextSchema(run, gs->byIndex);
     Rb_BufPutInt(b, gs->failed);
     Rb_BufPutInt(b, (int64_t)gs->groups.count);
     for (i = 0; i < gs->groups.cap; i++) {
@@ -597,9 +597,9 @@ GroupedSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	if (!gs->groups.used[i]) {
 	    continue;
 	}
-	g = *(Group **)Rb_KeyTableValue(&gs->groups, i);
+	g = *(Group **)RbKeyTableValue(&gs->groups, i);
 	sub = SubAnalyzer(a, g->state, NULL);
-	Rb_KitPutKey(b, text, gs->groups.keys[i]);
+	RbKitPutKey(b, text, gs->groups.keys[i]);
 	if (base->serialize(&sub, run, b) != TCL_OK) {
 	    return TCL_ERROR;
 	}
@@ -618,11 +618,11 @@ GroupedDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     if (gs->byIndex < 0) {
 	return base->deserialize(a, run, b);
     }
-    text = Rb_KitTextSchema(run, gs->byIndex);
+    text = RbKitTextSchema(run, gs->byIndex);
     gs->failed = (int)Rb_BufGetInt(b);
     n = Rb_BufGetCount(b, 8);
     for (j = 0; j < n && !b->bad; j++) {
-	int64_t key = Rb_KitGetKey(b, text);
+	int64_t key = RbKitGetKey(b, text);
 	Group *g;
 	Rb_Analyzer sub;
 
@@ -649,7 +649,7 @@ GroupedFree(Rb_Analyzer *a)
 
     if (gs->groups.valSize != 0) {
 	FreeGroups(a);
-	Rb_KeyTableFree(&gs->groups);
+	RbKeyTableFree(&gs->groups);
     }
     if (base->freeState != NULL) {
 	base->freeState(a);
@@ -657,13 +657,13 @@ GroupedFree(Rb_Analyzer *a)
 }
 
 /*
- * Rb_KitGroupedClass --
+ * RbKitGroupedClass --
  *	The class base with -by and -limit added (made once per base).
  * Results: the derived class, or base itself when it cannot be derived
  *	(too many options or classes: a build-time mistake).
  */
 const Rb_AnalyzerClass *
-Rb_KitGroupedClass(const Rb_AnalyzerClass *base)
+RbKitGroupedClass(const Rb_AnalyzerClass *base)
 {
     GroupedClass *gc;
     const Rb_Option *o;

@@ -9,12 +9,12 @@
 #include "analyzers.h"
 
 /*
- * Rb_HeapPush --
+ * RbHeapPush --
  *	Adds (key, value).
  * Side effects: may grow the heap.
  */
 void
-Rb_HeapPush(Rb_Heap *h, int64_t key, int64_t value)
+RbHeapPush(Rb_Heap *h, int64_t key, int64_t value)
 {
     size_t i = h->n++, parent;
 
@@ -30,11 +30,11 @@ Rb_HeapPush(Rb_Heap *h, int64_t key, int64_t value)
 }
 
 /*
- * Rb_HeapPop --
+ * RbHeapPop --
  *	Removes and returns the item with the smallest key (h->n > 0).
  */
 Rb_HeapItem
-Rb_HeapPop(Rb_Heap *h)
+RbHeapPop(Rb_Heap *h)
 {
     Rb_HeapItem top = h->items[0], last = h->items[--h->n];
     size_t i = 0, child;
@@ -56,11 +56,11 @@ Rb_HeapPop(Rb_Heap *h)
 }
 
 /*
- * Rb_HeapFree --
+ * RbHeapFree --
  *	Frees the heap's items; the heap is empty afterwards.
  */
 void
-Rb_HeapFree(Rb_Heap *h)
+RbHeapFree(Rb_Heap *h)
 {
     free(h->items);
     h->items = NULL;

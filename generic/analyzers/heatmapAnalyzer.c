@@ -105,16 +105,16 @@ HeatmapInit(Rb_Analyzer *a, Tcl_Interp *interp)
 	} else if (strcmp(bins, "linear") == 0) {
 	    ax->log2 = 0;
 	    if (!(ax->width > 0) || !isfinite(ax->width)) {
-		return Rb_KitOptionError(a, interp,
+		return RbKitOptionError(a, interp,
 			"-%cwidth must be a positive number", c);
 	    }
 	} else {
-	    return Rb_KitOptionError(a, interp,
+	    return RbKitOptionError(a, interp,
 		    "bad -%cbins \"%s\": must be linear or log2", c, bins);
 	}
     }
     if (st->limit <= 0) {
-	return Rb_KitOptionError(a, interp, "-limit must be positive");
+	return RbKitOptionError(a, interp, "-limit must be positive");
     }
     return TCL_OK;
 }
@@ -136,8 +136,8 @@ ResolveAxis(Rb_Analyzer *a, const Rb_RunInfo *run, Axis *ax)
     if (Rb_SchemaFieldIndex(run->schema, ax->field) < 0) {
 	for (d = 0; d < sizeof(durations) / sizeof(durations[0]); d++) {
 	    if (strcasecmp(ax->field, durations[d].name) == 0) {
-		if (Rb_KitIntegerField(a, run, durations[d].from, &ax->from)
-			!= TCL_OK || Rb_KitIntegerField(a, run,
+		if (RbKitIntegerField(a, run, durations[d].from, &ax->from)
+			!= TCL_OK || RbKitIntegerField(a, run,
 			durations[d].to, &ax->to) != TCL_OK) {
 		    return TCL_ERROR;
 		}
@@ -147,12 +147,12 @@ ResolveAxis(Rb_Analyzer *a, const Rb_RunInfo *run, Axis *ax)
 	    }
 	}
     }
-    if (Rb_KitNumericField(a, run, ax->field, &ax->index) != TCL_OK) {
+    if (RbKitNumericField(a, run, ax->field, &ax->index) != TCL_OK) {
 	return TCL_ERROR;
     }
     f = &run->schema->fields[ax->index];
     ax->isDouble = f->type == RB_FT_DOUBLE;
-    ax->scale = Rb_KitFieldScale(run, ax->index, &ax->unit);
+    ax->scale = RbKitFieldScale(run, ax->index, &ax->unit);
     /* The record time and the I/O schema's start and finish times are
      * instants; other ns fields are durations. */
     ax->isTime = f->type == RB_FT_INT && f->unit == RB_UNIT_NS
@@ -178,13 +178,13 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     st->sizeIndex = -1;
     if (Rb_SchemaFieldIndex(run->schema, "size") >= 0
-	    && Rb_KitIntegerField(a, run, "size", &st->sizeIndex) != TCL_OK) {
+	    && RbKitIntegerField(a, run, "size", &st->sizeIndex) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (st->cells.valSize == 0) {
-	Rb_KeyTableInit(&st->cells, sizeof(Cell));
+	RbKeyTableInit(&st->cells, sizeof(Cell));
     }
-    Rb_KeyTableClear(&st->cells);
+    RbKeyTableClear(&st->cells);
     st->counted = st->skipped = 0;
     st->failed = 0;
     st->hasOrigin = 0;
@@ -220,7 +220,7 @@ AxisValue(const HeatmapState *st, const Axis *ax, const Rb_Batch *b, int i,
     if (ax->isDouble) {
 	*v = Rb_GetDouble(b, ax->index, i) * ax->scale;
     } else if (ax->isTime) {
-	*v = Rb_SecondsBetween(st->origin, x);
+	*v = RbSecondsBetween(st->origin, x);
     } else {
 	*v = (double)x * ax->scale;
     }
@@ -293,7 +293,7 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     if (!st->hasOrigin && nsel > 0) {
 	/* The run's first record time (the engine sets it before the
 	 * batch), the same on every shard of a split run. */
-	st->origin = Rb_RunTimesKnown(st->run) ? st->run->firstTime : 0;
+	st->origin = RbRunTimesKnown(st->run) ? st->run->firstTime : 0;
 	st->hasOrigin = 1;
     }
     for (j = 0; j < nsel && !st->failed; j++) {
@@ -308,10 +308,10 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    st->skipped++;
 	    continue;
 	}
-	c = Rb_KeyTableFindLimited(&st->cells, CellKey(kx, ky), st->limit);
+	c = RbKeyTableFindLimited(&st->cells, CellKey(kx, ky), st->limit);
 	if (c == NULL) {
 	    st->failed = 1;
-	    Rb_KitKeyLimit(a, st->limit, "cells", b->firstRecord + sel[j], 40);
+	    RbKitKeyLimit(a, st->limit, "cells", b->firstRecord + sel[j], 40);
 	    break;
 	}
 	c->count++;
@@ -391,7 +391,7 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	CellOfKey(st->cells.keys[i], &kx, &ky);
 	rows[n].kx = kx;
 	rows[n].ky = ky;
-	rows[n].cell = Rb_KeyTableValue(&st->cells, i);
+	rows[n].cell = RbKeyTableValue(&st->cells, i);
 	if (kx != ZERO_BIN && kx < minBin[0]) {
 	    minBin[0] = kx;
 	}
@@ -479,8 +479,8 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->cells.used[i]) {
 	    continue;
 	}
-	oc = Rb_KeyTableValue(&ost->cells, i);
-	c = Rb_KeyTableFind(&st->cells, ost->cells.keys[i], 1);
+	oc = RbKeyTableValue(&ost->cells, i);
+	c = RbKeyTableFind(&st->cells, ost->cells.keys[i], 1);
 	c->count += oc->count;
 	c->bytes += oc->bytes;
     }
@@ -488,7 +488,7 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     st->skipped += ost->skipped;
     st->failed |= ost->failed;
     if (st->cells.count > (uint64_t)st->limit) {
-	Rb_KitKeyLimit(a, st->limit, "cells", 0, 40);
+	RbKitKeyLimit(a, st->limit, "cells", 0, 40);
 	return TCL_ERROR;
     }
     return TCL_OK;
@@ -506,8 +506,8 @@ HeatmapSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_BufPutInt(b, st->failed);
     Rb_BufPutInt(b, st->hasOrigin);
     Rb_BufPutInt(b, st->origin);
-    Rb_KitPutCounters(b, &st->counted, 2);
-    Rb_KeyTablePut(b, &st->cells, NULL);
+    RbKitPutCounters(b, &st->counted, 2);
+    RbKeyTablePut(b, &st->cells, NULL);
     return TCL_OK;
 }
 
@@ -519,8 +519,8 @@ HeatmapDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     st->failed = (int)Rb_BufGetInt(b);
     st->hasOrigin = (int)Rb_BufGetInt(b);
     st->origin = Rb_BufGetInt(b);
-    Rb_KitGetCounters(b, &st->counted, 2);
-    Rb_KeyTableGet(b, &st->cells, NULL);
+    RbKitGetCounters(b, &st->counted, 2);
+    RbKeyTableGet(b, &st->cells, NULL);
     return b->bad ? TCL_ERROR : TCL_OK;
 }
 
@@ -533,7 +533,7 @@ HeatmapFree(Rb_Analyzer *a)
 {
     HeatmapState *st = a->state;
 
-    Rb_KeyTableFree(&st->cells);
+    RbKeyTableFree(&st->cells);
 }
 
 /*

@@ -59,14 +59,14 @@ HotRegionInit(Rb_Analyzer *a, Tcl_Interp *interp)
     HotRegionState *st = a->state;
 
     if (st->map.block <= 0) {
-	return Rb_KitOptionError(a, interp,
+	return RbKitOptionError(a, interp,
 		"-region must be a positive number of bytes");
     }
     if (st->top <= 0) {
-	return Rb_KitOptionError(a, interp, "-top must be positive");
+	return RbKitOptionError(a, interp, "-top must be positive");
     }
     if (st->limit <= 0) {
-	return Rb_KitOptionError(a, interp, "-limit must be positive");
+	return RbKitOptionError(a, interp, "-limit must be positive");
     }
     return TCL_OK;
 }
@@ -82,13 +82,13 @@ HotRegionStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     HotRegionState *st = a->state;
 
     if (HotRegionInit(a, NULL) != TCL_OK
-	    || Rb_BlockMapStart(a, &st->map, run) != TCL_OK) {
+	    || RbBlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (st->regions.valSize == 0) {
-	Rb_KeyTableInit(&st->regions, sizeof(RegionCounts));
+	RbKeyTableInit(&st->regions, sizeof(RegionCounts));
     }
-    Rb_KeyTableClear(&st->regions);
+    RbKeyTableClear(&st->regions);
     st->accesses = st->decrements = 0;
     return TCL_OK;
 }
@@ -104,7 +104,7 @@ Decrement(HotRegionState *st, uint64_t amount)
     Rb_KeyTable kept;
     uint64_t i;
 
-    Rb_KeyTableInit(&kept, sizeof(RegionCounts));
+    RbKeyTableInit(&kept, sizeof(RegionCounts));
     for (i = 0; i < st->regions.cap; i++) {
 	const RegionCounts *c;
 	RegionCounts *k;
@@ -112,14 +112,14 @@ Decrement(HotRegionState *st, uint64_t amount)
 	if (!st->regions.used[i]) {
 	    continue;
 	}
-	c = Rb_KeyTableValue(&st->regions, i);
+	c = RbKeyTableValue(&st->regions, i);
 	if (c->accesses > amount) {
-	    k = Rb_KeyTableFind(&kept, st->regions.keys[i], 1);
+	    k = RbKeyTableFind(&kept, st->regions.keys[i], 1);
 	    k->accesses = c->accesses - amount;
 	    k->bytes = c->bytes;
 	}
     }
-    Rb_KeyTableFree(&st->regions);
+    RbKeyTableFree(&st->regions);
     st->regions = kept;
     st->decrements += amount;
 }
@@ -131,7 +131,7 @@ Decrement(HotRegionState *st, uint64_t amount)
 static void
 CountAccess(HotRegionState *st, int64_t key, uint64_t bytes)
 {
-    RegionCounts *c = Rb_KeyTableFindLimited(&st->regions, key, st->limit);
+    RegionCounts *c = RbKeyTableFindLimited(&st->regions, key, st->limit);
 
     st->accesses++;
     if (c == NULL) {
@@ -163,11 +163,11 @@ HotRegionBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int64_t first, count, k;
 	uint64_t from, last, regionStart;
 
-	if (!Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
 	/* The I/O covers bytes from .. last (none when its size is 0);
-	 * Rb_BlockRange checked that last fits. */
+	 * RbBlockRange checked that last fits. */
 	from = (uint64_t)offsets[sel[j]];
 	last = from + (uint64_t)sizes[sel[j]] - 1;
 	regionStart = from / region * region;
@@ -199,15 +199,15 @@ CompareRegions(const void *p, const void *q, void *order)
 {
     const RegionOrder *o = order;
     uint64_t s1 = *(const uint64_t *)p, s2 = *(const uint64_t *)q;
-    const RegionCounts *c1 = Rb_KeyTableValue(o->regions, s1);
-    const RegionCounts *c2 = Rb_KeyTableValue(o->regions, s2);
+    const RegionCounts *c1 = RbKeyTableValue(o->regions, s1);
+    const RegionCounts *c2 = RbKeyTableValue(o->regions, s2);
     int64_t dev1, dev2, region1, region2;
 
     if (c1->accesses != c2->accesses) {
 	return c1->accesses > c2->accesses ? -1 : 1;
     }
-    Rb_BlockOfKey(o->devices, o->regions->keys[s1], &dev1, &region1);
-    Rb_BlockOfKey(o->devices, o->regions->keys[s2], &dev2, &region2);
+    RbBlockOfKey(o->devices, o->regions->keys[s1], &dev1, &region1);
+    RbBlockOfKey(o->devices, o->regions->keys[s2], &dev2, &region2);
     if (dev1 != dev2) {
 	return dev1 < dev2 ? -1 : 1;
     }
@@ -275,7 +275,7 @@ static int
 HotRegionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     HotRegionState *st = a->state;
-    int64_t *devices = Rb_BlockMapDevices(&st->map);
+    int64_t *devices = RbBlockMapDevices(&st->map);
     RegionOrder order = {&st->regions, devices};
     uint64_t nTop, *slots = TopSlots(st, &order, &nTop), i, inTop = 0;
     Rb_Attribute *table = Rb_AttrCreate("HotRegions", RB_ATTR_TABLE, "",
@@ -287,11 +287,11 @@ HotRegionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int fracCol = Rb_AttrAddColumn(table, "fraction", "", 0);
 
     for (i = 0; i < nTop; i++) {
-	const RegionCounts *c = Rb_KeyTableValue(&st->regions, slots[i]);
+	const RegionCounts *c = RbKeyTableValue(&st->regions, slots[i]);
 	int row = Rb_AttrAddRow(table);
 	int64_t dev, regionNo;
 
-	Rb_BlockOfKey(devices, st->regions.keys[slots[i]], &dev, &regionNo);
+	RbBlockOfKey(devices, st->regions.keys[slots[i]], &dev, &regionNo);
 	Rb_AttrSetNum(table, row, devCol, (double)dev);
 	Rb_AttrSetNum(table, row, offsetCol,
 		(double)regionNo * (double)st->map.block);
@@ -340,7 +340,7 @@ HotRegionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     HotRegionState *st = a->state;
     const HotRegionState *ost = other->state;
-    int64_t *devices = Rb_BlockMapDevices(&ost->map);
+    int64_t *devices = RbBlockMapDevices(&ost->map);
     uint64_t i;
 
     for (i = 0; i < ost->regions.cap; i++) {
@@ -351,15 +351,15 @@ HotRegionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->regions.used[i]) {
 	    continue;
 	}
-	oc = Rb_KeyTableValue(&ost->regions, i);
-	Rb_BlockOfKey(devices, ost->regions.keys[i], &dev, &regionNo);
-	if (!Rb_BlockKey(&st->map, dev, regionNo, &key)) {
+	oc = RbKeyTableValue(&ost->regions, i);
+	RbBlockOfKey(devices, ost->regions.keys[i], &dev, &regionNo);
+	if (!RbBlockKey(&st->map, dev, regionNo, &key)) {
 	    free(devices);
 	    Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
 		    "HotRegionAnalyzer: more than 32768 devices to merge");
 	    return TCL_ERROR;
 	}
-	c = Rb_KeyTableFind(&st->regions, key, 1);
+	c = RbKeyTableFind(&st->regions, key, 1);
 	c->accesses += oc->accesses;
 	c->bytes += oc->bytes;
     }
@@ -373,7 +373,7 @@ HotRegionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 
 	for (i = 0; i < st->regions.cap; i++) {
 	    if (st->regions.used[i]) {
-		counts[n++] = ((RegionCounts *)Rb_KeyTableValue(&st->regions,
+		counts[n++] = ((RegionCounts *)RbKeyTableValue(&st->regions,
 			i))->accesses;
 	    }
 	}
@@ -393,8 +393,8 @@ HotRegionFree(Rb_Analyzer *a)
 {
     HotRegionState *st = a->state;
 
-    Rb_KeyTableFree(&st->regions);
-    Rb_BlockMapFree(&st->map);
+    RbKeyTableFree(&st->regions);
+    RbBlockMapFree(&st->map);
 }
 
 
@@ -407,9 +407,9 @@ HotRegionSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     HotRegionState *st = a->state;
 
-    Rb_BlockMapPut(b, &st->map);
-    Rb_KitPutCounters(b, &st->accesses, 2);
-    Rb_KeyTablePut(b, &st->regions, NULL);
+    RbBlockMapPut(b, &st->map);
+    RbKitPutCounters(b, &st->accesses, 2);
+    RbKeyTablePut(b, &st->regions, NULL);
     return TCL_OK;
 }
 
@@ -418,9 +418,9 @@ HotRegionDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     HotRegionState *st = a->state;
 
-    Rb_BlockMapGet(b, &st->map);
-    Rb_KitGetCounters(b, &st->accesses, 2);
-    Rb_KeyTableGet(b, &st->regions, NULL);
+    RbBlockMapGet(b, &st->map);
+    RbKitGetCounters(b, &st->accesses, 2);
+    RbKeyTableGet(b, &st->regions, NULL);
     return TCL_OK;
 }
 

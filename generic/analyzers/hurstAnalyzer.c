@@ -51,14 +51,14 @@ VarianceTimeH(const double *x, int64_t n)
     for (m = 1; n / m >= MIN_VT_BLOCKS && levels < MAX_LEVELS; m *= 2) {
 	double sd;
 
-	Rb_BlockSums(x, n, m, &sums);
-	sd = Rb_MomentsStddev(&sums) / (double)m;
+	RbBlockSums(x, n, m, &sums);
+	sd = RbMomentsStddev(&sums) / (double)m;
 	if (sd > 0) {
 	    logM[levels] = log((double)m);
 	    logVar[levels++] = 2 * log(sd);
 	}
     }
-    return 1 + Rb_FitSlope(logM, logVar, levels) / 2;
+    return 1 + RbFitSlope(logM, logVar, levels) / 2;
 }
 
 /*
@@ -74,22 +74,22 @@ RescaledRange(const double *x, int64_t n, int64_t s)
     int64_t blk, k;
     Rb_Moments block, rs;
 
-    Rb_MomentsReset(&rs);
+    RbMomentsReset(&rs);
     for (blk = 0; blk + s <= n; blk += s) {
 	double y = 0, lo = 0, hi = 0, sd;
 
-	Rb_MomentsReset(&block);
+	RbMomentsReset(&block);
 	for (k = blk; k < blk + s; k++) {
-	    Rb_MomentsAdd(&block, x[k]);
+	    RbMomentsAdd(&block, x[k]);
 	}
 	for (k = blk; k < blk + s; k++) {
 	    y += x[k] - block.mean;
 	    lo = y < lo ? y : lo;
 	    hi = y > hi ? y : hi;
 	}
-	sd = Rb_MomentsStddev(&block);
+	sd = RbMomentsStddev(&block);
 	if (sd > 0) {
-	    Rb_MomentsAdd(&rs, (hi - lo) / sd);
+	    RbMomentsAdd(&rs, (hi - lo) / sd);
 	}
     }
     return rs.n ? rs.mean : 0.0;
@@ -116,7 +116,7 @@ RescaledRangeH(const double *x, int64_t n)
 	    logRS[levels++] = log(rs);
 	}
     }
-    return Rb_FitSlope(logS, logRS, levels);
+    return RbFitSlope(logS, logRS, levels);
 }
 
 /*
@@ -128,7 +128,7 @@ HurstEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     Rb_TotalState *st = a->state;
     int64_t n;
-    double *counts = Rb_TimeBinsValues(&st->bins, run, &n, NULL);
+    double *counts = RbTimeBinsValues(&st->bins, run, &n, NULL);
 
     Rb_AnalyzerSet(a, Rb_AttrScalar("HurstVarianceTime",
 	    VarianceTimeH(counts, n), "",
@@ -153,12 +153,12 @@ const Rb_AnalyzerClass Rb_HurstAnalyzerClass = {
     .attrs = hurstAttrs,
     .mergeable = 1,
     .perRecordState = 0,
-    .start = Rb_BurstStart,
-    .batch = Rb_TotalCountBatch,
+    .start = RbBurstStart,
+    .batch = RbTotalCountBatch,
     .end = HurstEnd,
-    .merge = Rb_TotalMerge,
-    .serialize = Rb_TotalSerialize,
-    .deserialize = Rb_TotalDeserialize,
-    .freeState = Rb_TotalFree,
+    .merge = RbTotalMerge,
+    .serialize = RbTotalSerialize,
+    .deserialize = RbTotalDeserialize,
+    .freeState = RbTotalFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

@@ -60,14 +60,14 @@ static const Rb_AnalyzerClass *const groupedClasses[] = {
 };
 
 /*
- * Rb_AnalyzerKitInit --
+ * RbAnalyzerKitInit --
  *	Registers every built-in Analyzer class with interp, the statistics
  *	classes with -by added.
  * Results: TCL_OK, or TCL_ERROR from the first registration that fails.
  * Side effects: creates the classes' Tcl commands.
  */
 int
-Rb_AnalyzerKitInit(Tcl_Interp *interp)
+RbAnalyzerKitInit(Tcl_Interp *interp)
 {
     size_t i, j;
 
@@ -77,7 +77,7 @@ Rb_AnalyzerKitInit(Tcl_Interp *interp)
 	for (j = 0; j < sizeof(groupedClasses) / sizeof(groupedClasses[0]);
 		j++) {
 	    if (groupedClasses[j] == cls) {
-		cls = Rb_KitGroupedClass(cls);
+		cls = RbKitGroupedClass(cls);
 	    }
 	}
 	if (Rb_RegisterAnalyzer(interp, cls) != TCL_OK) {
@@ -88,13 +88,13 @@ Rb_AnalyzerKitInit(Tcl_Interp *interp)
 }
 
 /*
- * Rb_KitDeviceLimit --
+ * RbKitDeviceLimit --
  *	Stops the run at record (RUBICON LIMIT KEYS): a class keeping state
  *	per device (the values of field) would hold one more than its -limit
  *	of them; bytes is what each costs, for the message.
  */
 void
-Rb_KitDeviceLimit(Rb_Analyzer *a, int64_t limit, const char *field,
+RbKitDeviceLimit(Rb_Analyzer *a, int64_t limit, const char *field,
 	uint64_t record, int64_t bytes)
 {
     Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %" PRId64
@@ -104,13 +104,13 @@ Rb_KitDeviceLimit(Rb_Analyzer *a, int64_t limit, const char *field,
 }
 
 /*
- * Rb_KitKeyLimit --
+ * RbKitKeyLimit --
  *	Stops the run (RUBICON LIMIT KEYS): a class keeping state per value
  *	of field would hold one more than its -limit of them, at record (0:
  *	when merging shards); bytes is what each costs, for the message.
  */
 void
-Rb_KitKeyLimit(Rb_Analyzer *a, int64_t limit, const char *field,
+RbKitKeyLimit(Rb_Analyzer *a, int64_t limit, const char *field,
 	uint64_t record, int64_t bytes)
 {
     char where[64];
@@ -127,14 +127,14 @@ Rb_KitKeyLimit(Rb_Analyzer *a, int64_t limit, const char *field,
 }
 
 /*
- * Rb_KitOptionError --
+ * RbKitOptionError --
  *	Reports a bad option value of analyzer a, prefixed with its class
  *	name: into interp when given (from init), else as an analyzer error
  *	(from start, where the engine collects it).
  * Results: TCL_ERROR, so callers can return it.
  */
 int
-Rb_KitOptionError(Rb_Analyzer *a, Tcl_Interp *interp, const char *fmt, ...)
+RbKitOptionError(Rb_Analyzer *a, Tcl_Interp *interp, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;

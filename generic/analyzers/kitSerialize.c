@@ -14,11 +14,11 @@
 #include "analyzers.h"
 
 /*
- * Rb_KitPutCounters, Rb_KitGetCounters --
+ * RbKitPutCounters, RbKitGetCounters --
  *	n consecutive 64-bit counters (members of one struct, in order).
  */
 void
-Rb_KitPutCounters(Rb_Buf *b, const void *first, int n)
+RbKitPutCounters(Rb_Buf *b, const void *first, int n)
 {
     const int64_t *v = first;
     int i;
@@ -29,7 +29,7 @@ Rb_KitPutCounters(Rb_Buf *b, const void *first, int n)
 }
 
 void
-Rb_KitGetCounters(Rb_Buf *b, void *first, int n)
+RbKitGetCounters(Rb_Buf *b, void *first, int n)
 {
     int64_t *v = first;
     int i;
@@ -40,11 +40,11 @@ Rb_KitGetCounters(Rb_Buf *b, void *first, int n)
 }
 
 /*
- * Rb_MomentsPut, Rb_MomentsGet --
+ * RbMomentsPut, RbMomentsGet --
  *	Count, sum, mean, squared deviations, minimum and maximum.
  */
 void
-Rb_MomentsPut(Rb_Buf *b, const Rb_Moments *m)
+RbMomentsPut(Rb_Buf *b, const Rb_Moments *m)
 {
     Rb_BufPutInt(b, (int64_t)m->n);
     Rb_BufPutDouble(b, m->sum);
@@ -55,7 +55,7 @@ Rb_MomentsPut(Rb_Buf *b, const Rb_Moments *m)
 }
 
 void
-Rb_MomentsGet(Rb_Buf *b, Rb_Moments *m)
+RbMomentsGet(Rb_Buf *b, Rb_Moments *m)
 {
     m->n = (uint64_t)Rb_BufGetInt(b);
     m->sum = Rb_BufGetDouble(b);
@@ -66,12 +66,12 @@ Rb_MomentsGet(Rb_Buf *b, Rb_Moments *m)
 }
 
 /*
- * Rb_TimeBinsPut, Rb_TimeBinsGet --
+ * RbTimeBinsPut, RbTimeBinsGet --
  *	Interval, origin and the held bins.  Get keeps the run that start
  *	gave the bins and forgets the bin added to last.
  */
 void
-Rb_TimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
+RbTimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
 {
     int64_t k;
 
@@ -86,7 +86,7 @@ Rb_TimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
 }
 
 void
-Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
+RbTimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
 {
     int64_t k, n;
 
@@ -111,34 +111,34 @@ Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
 }
 
 /*
- * Rb_LogHistPut, Rb_LogHistGet --
+ * RbLogHistPut, RbLogHistGet --
  *	Moments, zeros and the positive and negative buckets.
  */
 void
-Rb_LogHistPut(Rb_Buf *b, const Rb_LogHist *h)
+RbLogHistPut(Rb_Buf *b, const Rb_LogHist *h)
 {
-    Rb_MomentsPut(b, &h->moments);
+    RbMomentsPut(b, &h->moments);
     Rb_BufPutInt(b, (int64_t)h->zeros);
-    Rb_TimeBinsPut(b, &h->bucket[0]);
-    Rb_TimeBinsPut(b, &h->bucket[1]);
+    RbTimeBinsPut(b, &h->bucket[0]);
+    RbTimeBinsPut(b, &h->bucket[1]);
 }
 
 void
-Rb_LogHistGet(Rb_Buf *b, Rb_LogHist *h)
+RbLogHistGet(Rb_Buf *b, Rb_LogHist *h)
 {
-    Rb_MomentsGet(b, &h->moments);
+    RbMomentsGet(b, &h->moments);
     h->zeros = (uint64_t)Rb_BufGetInt(b);
-    Rb_TimeBinsGet(b, &h->bucket[0]);
-    Rb_TimeBinsGet(b, &h->bucket[1]);
+    RbTimeBinsGet(b, &h->bucket[0]);
+    RbTimeBinsGet(b, &h->bucket[1]);
 }
 
 /*
- * Rb_KitPutKey, Rb_KitGetKey --
+ * RbKitPutKey, RbKitGetKey --
  *	A key: the integer, or for a text field (schema given) the string
  *	its id stands for, interned again on reading.
  */
 void
-Rb_KitPutKey(Rb_Buf *b, const Rb_Schema *textSchema, int64_t key)
+RbKitPutKey(Rb_Buf *b, const Rb_Schema *textSchema, int64_t key)
 {
     if (textSchema != NULL) {
 	const char *s = Rb_SchemaString(textSchema, key);
@@ -150,7 +150,7 @@ Rb_KitPutKey(Rb_Buf *b, const Rb_Schema *textSchema, int64_t key)
 }
 
 int64_t
-Rb_KitGetKey(Rb_Buf *b, Rb_Schema *textSchema)
+RbKitGetKey(Rb_Buf *b, Rb_Schema *textSchema)
 {
     if (textSchema != NULL) {
 	size_t n;
@@ -162,13 +162,13 @@ Rb_KitGetKey(Rb_Buf *b, Rb_Schema *textSchema)
 }
 
 /*
- * Rb_KeyTablePut, Rb_KeyTableGet --
+ * RbKeyTablePut, RbKeyTableGet --
  *	Every key and its value (as 64-bit words when the value size is a
  *	multiple of 8, else as bytes).  Get adds to t, so it may be given
  *	an empty table of the same value size.
  */
 void
-Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
+RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
 {
     uint64_t i;
 
@@ -180,10 +180,10 @@ Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
 	if (!t->used[i]) {
 	    continue;
 	}
-	Rb_KitPutKey(b, textSchema, t->keys[i]);
-	v = Rb_KeyTableValue(t, i);
+	RbKitPutKey(b, textSchema, t->keys[i]);
+	v = RbKeyTableValue(t, i);
 	if (t->valSize % 8 == 0) {
-	    Rb_KitPutCounters(b, v, (int)(t->valSize / 8));
+	    RbKitPutCounters(b, v, (int)(t->valSize / 8));
 	} else {
 	    Rb_BufPutBytes(b, v, t->valSize);
 	}
@@ -191,7 +191,7 @@ Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
 }
 
 void
-Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
+RbKeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
 {
     int64_t n, i;
 
@@ -201,11 +201,11 @@ Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
     }
     n = Rb_BufGetCount(b, 8);
     for (i = 0; i < n && !b->bad; i++) {
-	int64_t key = Rb_KitGetKey(b, textSchema);
-	unsigned char *v = Rb_KeyTableFind(t, key, 1);
+	int64_t key = RbKitGetKey(b, textSchema);
+	unsigned char *v = RbKeyTableFind(t, key, 1);
 
 	if (t->valSize % 8 == 0) {
-	    Rb_KitGetCounters(b, v, (int)(t->valSize / 8));
+	    RbKitGetCounters(b, v, (int)(t->valSize / 8));
 	} else {
 	    const void *p = Rb_BufGetBytes(b, t->valSize);
 
@@ -217,14 +217,14 @@ Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
 }
 
 /*
- * Rb_DistinctPut, Rb_DistinctGet --
+ * RbDistinctPut, RbDistinctGet --
  *	The exact set, or the sketch's registers.  Values of a text field
  *	(textSchema given) travel as strings; their sketch hashes ids that
  *	another process numbers differently, so it cannot travel.
- * Results: Rb_DistinctPut: 1, or 0 for the sketch of a text field.
+ * Results: RbDistinctPut: 1, or 0 for the sketch of a text field.
  */
 int
-Rb_DistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
+RbDistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
 	const Rb_Schema *textSchema)
 {
     if (d->registers != NULL && textSchema != NULL) {
@@ -234,38 +234,38 @@ Rb_DistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
     if (d->registers != NULL) {
 	Rb_BufPutBytes(b, d->registers, (size_t)1 << RB_HLL_BITS);
     } else {
-	Rb_KeyTablePut(b, &d->exact, textSchema);
+	RbKeyTablePut(b, &d->exact, textSchema);
     }
     return 1;
 }
 
 void
-Rb_DistinctGet(Rb_Buf *b, Rb_DistinctSet *d, Rb_Schema *textSchema)
+RbDistinctGet(Rb_Buf *b, Rb_DistinctSet *d, Rb_Schema *textSchema)
 {
     if (Rb_BufGetInt(b)) {
 	const void *p = Rb_BufGetBytes(b, (size_t)1 << RB_HLL_BITS);
 
 	if (p) {
-	    Rb_KeyTableFree(&d->exact);
+	    RbKeyTableFree(&d->exact);
 	    d->registers = Rb_Realloc(d->registers,
 		    (size_t)1 << RB_HLL_BITS);
 	    memcpy(d->registers, p, (size_t)1 << RB_HLL_BITS);
 	}
     } else {
-	Rb_KeyTableGet(b, &d->exact, textSchema);
+	RbKeyTableGet(b, &d->exact, textSchema);
     }
 }
 
 /*
- * Rb_BlockMapPut, Rb_BlockMapGet --
+ * RbBlockMapPut, RbBlockMapGet --
  *	The devices of a block map in the order of their dense ids, and its
  *	skipped count.  Get gives them the same ids in an emptied map, so
  *	that the block keys that follow mean the same.
  */
 void
-Rb_BlockMapPut(Rb_Buf *b, const Rb_BlockMap *m)
+RbBlockMapPut(Rb_Buf *b, const Rb_BlockMap *m)
 {
-    int64_t *devices = Rb_BlockMapDevices(m);
+    int64_t *devices = RbBlockMapDevices(m);
     uint64_t i;
 
     Rb_BufPutInt(b, (int64_t)m->skipped);
@@ -277,35 +277,35 @@ Rb_BlockMapPut(Rb_Buf *b, const Rb_BlockMap *m)
 }
 
 void
-Rb_BlockMapGet(Rb_Buf *b, Rb_BlockMap *m)
+RbBlockMapGet(Rb_Buf *b, Rb_BlockMap *m)
 {
     int64_t n, i, key;
 
     m->skipped = (uint64_t)Rb_BufGetInt(b);
     n = Rb_BufGetCount(b, 8);
     for (i = 0; i < n; i++) {
-	Rb_BlockKey(m, Rb_BufGetInt(b), 0, &key);
+	RbBlockKey(m, Rb_BufGetInt(b), 0, &key);
     }
 }
 
 /*
- * Rb_BlockMapAdopt --
+ * RbBlockMapAdopt --
  *	Before merging block keys of other (a later shard) into m's: gives
  *	other's devices ids in m in the order other first saw them, which
  *	is the numbering one pass over both shards gives.
- * Results: other's devices by id (malloc'd, for Rb_BlockRekey), or NULL
+ * Results: other's devices by id (malloc'd, for RbBlockRekey), or NULL
  *	when m would hold more than 2^15 devices.  *sameIds (if not NULL)
  *	says whether every device kept its id.
  */
 int64_t *
-Rb_BlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other, int *sameIds)
+RbBlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other, int *sameIds)
 {
-    int64_t *devices = Rb_BlockMapDevices(other), key;
+    int64_t *devices = RbBlockMapDevices(other), key;
     uint64_t i;
     int same = 1;
 
     for (i = 0; i < other->devices.count; i++) {
-	if (!Rb_BlockKey(m, devices[i], 0, &key)) {
+	if (!RbBlockKey(m, devices[i], 0, &key)) {
 	    free(devices);
 	    return NULL;
 	}
@@ -319,94 +319,94 @@ Rb_BlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other, int *sameIds)
 }
 
 /*
- * Rb_BlockRekey --
+ * RbBlockRekey --
  *	The key in m of the block that key stands for in the shard whose
- *	devices Rb_BlockMapAdopt returned.
+ *	devices RbBlockMapAdopt returned.
  */
 int64_t
-Rb_BlockRekey(Rb_BlockMap *m, const int64_t *devices, int64_t key)
+RbBlockRekey(Rb_BlockMap *m, const int64_t *devices, int64_t key)
 {
     int64_t dev, blockNo, newKey = 0;
 
-    Rb_BlockOfKey(devices, key, &dev, &blockNo);
-    Rb_BlockKey(m, dev, blockNo, &newKey);
+    RbBlockOfKey(devices, key, &dev, &blockNo);
+    RbBlockKey(m, dev, blockNo, &newKey);
     return newKey;
 }
 
 /*
- * Rb_DistinctAddRekeyed --
+ * RbDistinctAddRekeyed --
  *	Adds to d the block keys of src, a set of the shard whose devices
- *	Rb_BlockMapAdopt returned, keyed again in m.
+ *	RbBlockMapAdopt returned, keyed again in m.
  * Results: 1, or 0 when src is a sketch of keys numbered otherwise than
  *	m's (sameIds 0), which cannot be keyed again.
  */
 int
-Rb_DistinctAddRekeyed(Rb_DistinctSet *d, const Rb_DistinctSet *src,
+RbDistinctAddRekeyed(Rb_DistinctSet *d, const Rb_DistinctSet *src,
 	Rb_BlockMap *m, const int64_t *devices, int sameIds)
 {
     uint64_t i;
 
-    if (!Rb_DistinctIsExact(src)) {
+    if (!RbDistinctIsExact(src)) {
 	if (!sameIds) {
 	    return 0;
 	}
-	Rb_DistinctMerge(d, src);
+	RbDistinctMerge(d, src);
 	return 1;
     }
     for (i = 0; i < src->exact.cap; i++) {
 	if (src->exact.used[i]) {
-	    Rb_DistinctAdd(d, Rb_BlockRekey(m, devices, src->exact.keys[i]));
+	    RbDistinctAdd(d, RbBlockRekey(m, devices, src->exact.keys[i]));
 	}
     }
     return 1;
 }
 
 /*
- * Rb_TotalSerialize, Rb_TotalDeserialize --
+ * RbTotalSerialize, RbTotalDeserialize --
  *	serialize and deserialize hooks of the analyzers whose state begins
  *	with an Rb_TotalState (Rate, Bandwidth, Dispersion, Hurst).
  */
 int
-Rb_TotalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+RbTotalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     Rb_TotalState *st = a->state;
 
     Rb_BufPutInt(b, (int64_t)st->total);
-    Rb_TimeBinsPut(b, &st->bins);
+    RbTimeBinsPut(b, &st->bins);
     return TCL_OK;
 }
 
 int
-Rb_TotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+RbTotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     Rb_TotalState *st = a->state;
 
     st->total = (uint64_t)Rb_BufGetInt(b);
-    Rb_TimeBinsGet(b, &st->bins);
+    RbTimeBinsGet(b, &st->bins);
     return TCL_OK;
 }
 
 /*
- * Rb_KitStatelessSerialize, Rb_KitStatelessDeserialize,
- * Rb_KitStatelessMerge --
+ * RbKitStatelessSerialize, RbKitStatelessDeserialize,
+ * RbKitStatelessMerge --
  *	The hooks of a staged analyzer that keeps no state while records
  *	flow (it reads other Attributes at end, after their merge): there
  *	is nothing to carry between ranks.
  */
 int
-Rb_KitStatelessSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+RbKitStatelessSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     return TCL_OK;
 }
 
 int
-Rb_KitStatelessDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+RbKitStatelessDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     return TCL_OK;
 }
 
 int
-Rb_KitStatelessMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+RbKitStatelessMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     return TCL_OK;
 }

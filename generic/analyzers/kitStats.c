@@ -9,11 +9,11 @@
 #include "analyzers.h"
 
 /*
- * Rb_MomentsReset --
+ * RbMomentsReset --
  *	Empties m: no values, minimum +inf, maximum -inf.
  */
 void
-Rb_MomentsReset(Rb_Moments *m)
+RbMomentsReset(Rb_Moments *m)
 {
     m->n = 0;
     m->sum = m->mean = m->m2 = 0.0;
@@ -22,12 +22,12 @@ Rb_MomentsReset(Rb_Moments *m)
 }
 
 /*
- * Rb_MomentsMerge --
+ * RbMomentsMerge --
  *	Adds the values summarized by other to m (Chan et al.'s pairwise
  *	update of the mean and the sum of squared deviations).
  */
 void
-Rb_MomentsMerge(Rb_Moments *m, const Rb_Moments *other)
+RbMomentsMerge(Rb_Moments *m, const Rb_Moments *other)
 {
     double n1 = (double)m->n, n2 = (double)other->n, delta;
 
@@ -48,24 +48,24 @@ Rb_MomentsMerge(Rb_Moments *m, const Rb_Moments *other)
 }
 
 /*
- * Rb_MomentsStddev --
+ * RbMomentsStddev --
  *	The population standard deviation (dividing by n), 0 for fewer than
  *	two values.
  */
 double
-Rb_MomentsStddev(const Rb_Moments *m)
+RbMomentsStddev(const Rb_Moments *m)
 {
     return m->n > 1 ? sqrt(m->m2 / (double)m->n) : 0.0;
 }
 
 /*
- * Rb_KitNumericField --
+ * RbKitNumericField --
  *	Resolves a field that must hold numbers (integers or doubles).
  * Results: TCL_OK with *index set, or TCL_ERROR with an analyzer error
  *	for an unknown or string field.
  */
 int
-Rb_KitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
+RbKitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 	int *index)
 {
     return Rb_AnalyzerTypedField(a, run, name,
@@ -73,7 +73,7 @@ Rb_KitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 }
 
 /*
- * Rb_KitIntegerField --
+ * RbKitIntegerField --
  *	Resolves a field whose values a class reads as integers straight from
  *	the column (offsets, sizes, device numbers): a double's bit pattern
  *	or a string's id would be read as a wrong number.
@@ -81,20 +81,20 @@ Rb_KitNumericField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
  *	for an unknown field or one that does not hold integers.
  */
 int
-Rb_KitIntegerField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
+RbKitIntegerField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 	int *index)
 {
     return Rb_AnalyzerTypedField(a, run, name, RB_FT_BIT(RB_FT_INT), index);
 }
 
 /*
- * Rb_KitFieldScale --
+ * RbKitFieldScale --
  *	How a value of field index is reported: durations and times in
  *	seconds (scale 1e-9), bytes in bytes, others as they are.
  * Results: the scale; *unit set to the reported unit.
  */
 double
-Rb_KitFieldScale(const Rb_RunInfo *run, int index, const char **unit)
+RbKitFieldScale(const Rb_RunInfo *run, int index, const char **unit)
 {
     switch (run->schema->fields[index].unit) {
     case RB_UNIT_NS:

@@ -52,7 +52,7 @@ OnOffInit(Rb_Analyzer *a, Tcl_Interp *interp)
     OnOffState *st = a->state;
 
     if (st->limit <= 0) {
-	return Rb_KitOptionError(a, interp, "-limit must be positive");
+	return RbKitOptionError(a, interp, "-limit must be positive");
     }
     return TCL_OK;
 }
@@ -70,8 +70,8 @@ OnOffStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->nperiods = 0;
     st->outOfOrder = 0;
     st->failed = 0;
-    Rb_MomentsReset(&st->on);
-    Rb_MomentsReset(&st->off);
+    RbMomentsReset(&st->on);
+    RbMomentsReset(&st->off);
     return TCL_OK;
 }
 
@@ -94,10 +94,10 @@ ClosePeriod(OnOffState *st)
     st->periods[2 * st->nperiods] = st->start;
     st->periods[2 * st->nperiods + 1] = st->end;
     if (st->nperiods > 0) {
-	Rb_MomentsAdd(&st->off, Rb_SecondsBetween(
+	RbMomentsAdd(&st->off, RbSecondsBetween(
 		st->periods[2 * st->nperiods - 1], st->start));
     }
-    Rb_MomentsAdd(&st->on, Rb_SecondsBetween(st->start, st->end));
+    RbMomentsAdd(&st->on, RbSecondsBetween(st->start, st->end));
     st->nperiods++;
     st->open = 0;
 }
@@ -165,8 +165,8 @@ OnOffEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     OnOffState *st = a->state;
     Rb_Attribute *table = Rb_AttrCreate("OnPeriods", RB_ATTR_TABLE, "s",
 	    "ON periods: start and end in s from the run's first record");
-    int64_t ref = Rb_RunTimesKnown(run) ? run->firstTime : 0;
-    double seconds = Rb_RunSeconds(run);
+    int64_t ref = RbRunTimesKnown(run) ? run->firstTime : 0;
+    double seconds = RbRunSeconds(run);
     int startCol, endCol, lengthCol;
     size_t k;
 
@@ -180,9 +180,9 @@ OnOffEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	int64_t s0 = st->periods[2 * k], s1 = st->periods[2 * k + 1];
 	int row = Rb_AttrAddRow(table);
 
-	Rb_AttrSetNum(table, row, startCol, Rb_SecondsBetween(ref, s0));
-	Rb_AttrSetNum(table, row, endCol, Rb_SecondsBetween(ref, s1));
-	Rb_AttrSetNum(table, row, lengthCol, Rb_SecondsBetween(s0, s1));
+	Rb_AttrSetNum(table, row, startCol, RbSecondsBetween(ref, s0));
+	Rb_AttrSetNum(table, row, endCol, RbSecondsBetween(ref, s1));
+	Rb_AttrSetNum(table, row, lengthCol, RbSecondsBetween(s0, s1));
     }
     Rb_AnalyzerSet(a, table);
     Rb_AnalyzerSet(a, Rb_AttrScalar("OnFraction",

@@ -44,7 +44,7 @@ OverlapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
     if (st->flows == NULL || Tcl_ListObjGetElements(NULL, st->flows, &objc,
 	    &objv) != TCL_OK || objc == 0) {
-	return Rb_KitOptionError(a, NULL,
+	return RbKitOptionError(a, NULL,
 		"-flows must list the Flows to compare with");
     }
     st->others = Rb_ReallocArray(st->others, objc, sizeof(Rb_Flow *));
@@ -53,7 +53,7 @@ OverlapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	Rb_Flow *flow = Rb_FlowFromObj(run->interp, objv[k]);
 
 	if (flow == NULL) {
-	    return Rb_KitOptionError(a, NULL, "-flows: \"%s\" is not a Flow",
+	    return RbKitOptionError(a, NULL, "-flows: \"%s\" is not a Flow",
 		    Tcl_GetString(objv[k]));
 	}
 	st->others[st->nothers++] = flow;
@@ -193,9 +193,9 @@ const Rb_AnalyzerClass Rb_OverlapAnalyzerClass = {
     .mergeable = 1,
     .perRecordState = 0,
     .start = OverlapStart,
-    .merge = Rb_KitStatelessMerge,
-    .serialize = Rb_KitStatelessSerialize,
-    .deserialize = Rb_KitStatelessDeserialize,
+    .merge = RbKitStatelessMerge,
+    .serialize = RbKitStatelessSerialize,
+    .deserialize = RbKitStatelessDeserialize,
     .end = OverlapEnd,
     .freeState = OverlapFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),

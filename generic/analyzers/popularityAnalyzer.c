@@ -62,10 +62,10 @@ PopularityInit(Rb_Analyzer *a, Tcl_Interp *interp)
     PopularityState *st = a->state;
 
     if (st->limit <= 0) {
-	return Rb_KitOptionError(a, interp, "-limit must be positive");
+	return RbKitOptionError(a, interp, "-limit must be positive");
     }
     if (st->map.block <= 0) {
-	return Rb_KitOptionError(a, interp,
+	return RbKitOptionError(a, interp,
 		"-block must be a positive number of bytes");
     }
     return TCL_OK;
@@ -97,20 +97,20 @@ PopularityStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     } else {
 	int sizeIndex;
 
-	/* Rb_BlockRange reads the size at its I/O schema place. */
-	if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK
-		|| Rb_KitIntegerField(a, run, "size", &sizeIndex) != TCL_OK) {
+	/* RbBlockRange reads the size at its I/O schema place. */
+	if (RbBlockMapStart(a, &st->map, run) != TCL_OK
+		|| RbKitIntegerField(a, run, "size", &sizeIndex) != TCL_OK) {
 	    return TCL_ERROR;
 	}
 	if (sizeIndex != RB_IO_SIZE) {
-	    return Rb_KitOptionError(a, NULL, "block keys need the I/O "
+	    return RbKitOptionError(a, NULL, "block keys need the I/O "
 		    "schema's size field (give -key for other records)");
 	}
     }
     if (st->counts.valSize == 0) {
-	Rb_KeyTableInit(&st->counts, sizeof(uint64_t));
+	RbKeyTableInit(&st->counts, sizeof(uint64_t));
     }
-    Rb_KeyTableClear(&st->counts);
+    RbKeyTableClear(&st->counts);
     st->accesses = 0;
     st->failed = 0;
     return TCL_OK;
@@ -125,11 +125,11 @@ static int
 CountKey(Rb_Analyzer *a, int64_t key, uint64_t record)
 {
     PopularityState *st = a->state;
-    uint64_t *c = Rb_KeyTableFindLimited(&st->counts, key, st->limit);
+    uint64_t *c = RbKeyTableFindLimited(&st->counts, key, st->limit);
 
     if (c == NULL) {
 	st->failed = 1;
-	Rb_KitKeyLimit(a, st->limit, st->keyIndex >= 0 ? st->key : "blocks",
+	RbKitKeyLimit(a, st->limit, st->keyIndex >= 0 ? st->key : "blocks",
 		record, 45);
 	return 0;
     }
@@ -162,7 +162,7 @@ PopularityBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    }
 	    continue;
 	}
-	if (!Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
 	for (k = 0; k < count && CountKey(a, first + k, record); k++) {
@@ -179,8 +179,8 @@ ByCount(const void *p, const void *q, void *t)
 {
     const Rb_KeyTable *table = t;
     uint64_t s1 = *(const uint64_t *)p, s2 = *(const uint64_t *)q;
-    uint64_t c1 = *(const uint64_t *)Rb_KeyTableValue(table, s1);
-    uint64_t c2 = *(const uint64_t *)Rb_KeyTableValue(table, s2);
+    uint64_t c1 = *(const uint64_t *)RbKeyTableValue(table, s1);
+    uint64_t c2 = *(const uint64_t *)RbKeyTableValue(table, s2);
 
     if (c1 != c2) {
 	return c1 > c2 ? -1 : 1;
@@ -228,7 +228,7 @@ TopShare(const PopularityState *st, const uint64_t *slots, double fraction)
     top = (uint64_t)ceil(fraction * (double)n - 1e-9);
     top = top < 1 ? 1 : top;
     for (i = 0; i < top; i++) {
-	sum += *(const uint64_t *)Rb_KeyTableValue(&st->counts, slots[i]);
+	sum += *(const uint64_t *)RbKeyTableValue(&st->counts, slots[i]);
     }
     return (double)sum / (double)st->accesses;
 }
@@ -256,12 +256,12 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     } else {
 	keyCol = Rb_AttrAddColumn(table, st->map.deviceField, "", 0);
 	offCol = Rb_AttrAddColumn(table, "offset", "bytes", 0);
-	devices = Rb_BlockMapDevices(&st->map);
+	devices = RbBlockMapDevices(&st->map);
     }
     countCol = Rb_AttrAddColumn(table, "count", "", 0);
     fracCol = Rb_AttrAddColumn(table, "fraction", "", 0);
     cumCol = Rb_AttrAddColumn(table, "cumulativeFraction", "", 0);
-    slots = Rb_KeyTableSortedSlots(&st->counts);
+    slots = RbKeyTableSortedSlots(&st->counts);
     qsort_r(slots, n, sizeof(uint64_t), ByCount, &st->counts);
     for (r = 1, i = 0; r <= n; r = r == n ? n + 1 : (NextRank(r) < n
 	    ? NextRank(r) : n)) {
@@ -271,9 +271,9 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	double x, y;
 
 	for (; i < r; i++) {
-	    cum += *(const uint64_t *)Rb_KeyTableValue(&st->counts, slots[i]);
+	    cum += *(const uint64_t *)RbKeyTableValue(&st->counts, slots[i]);
 	}
-	count = *(const uint64_t *)Rb_KeyTableValue(&st->counts,
+	count = *(const uint64_t *)RbKeyTableValue(&st->counts,
 		slots[r - 1]);
 	key = st->counts.keys[slots[r - 1]];
 	Rb_AttrSetNum(table, row, rankCol, (double)r);
@@ -284,7 +284,7 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	} else if (devices != NULL) {
 	    int64_t dev, blockNo;
 
-	    Rb_BlockOfKey(devices, key, &dev, &blockNo);
+	    RbBlockOfKey(devices, key, &dev, &blockNo);
 	    Rb_AttrSetNum(table, row, keyCol, (double)dev);
 	    Rb_AttrSetNum(table, row, offCol,
 		    (double)blockNo * (double)st->map.block);
@@ -347,8 +347,8 @@ PopularityFree(Rb_Analyzer *a)
 {
     PopularityState *st = a->state;
 
-    Rb_KeyTableFree(&st->counts);
-    Rb_BlockMapFree(&st->map);
+    RbKeyTableFree(&st->counts);
+    RbBlockMapFree(&st->map);
 }
 
 /*

@@ -46,7 +46,7 @@ QueueDepthStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 static void
 CountUntil(QueueDepthState *st, int64_t t)
 {
-    uint64_t *slot = Rb_TimeBinsSlot(&st->nsAtDepth,
+    uint64_t *slot = RbTimeBinsSlot(&st->nsAtDepth,
 	    (int64_t)st->completions.n);
 
     if (slot != NULL) {
@@ -65,7 +65,7 @@ Retire(QueueDepthState *st, int64_t t)
 {
     while (st->completions.n > 0 && st->completions.items[0].key <= t) {
 	CountUntil(st, st->completions.items[0].key);
-	Rb_HeapPop(&st->completions);
+	RbHeapPop(&st->completions);
     }
 }
 
@@ -99,7 +99,7 @@ QueueDepthBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	if (t > st->last) {
 	    CountUntil(st, t);
 	}
-	Rb_HeapPush(&st->completions, finish, 0);
+	RbHeapPush(&st->completions, finish, 0);
     }
 }
 
@@ -158,8 +158,8 @@ QueueDepthFree(Rb_Analyzer *a)
 {
     QueueDepthState *st = a->state;
 
-    Rb_HeapFree(&st->completions);
-    Rb_TimeBinsFree(&st->nsAtDepth);
+    RbHeapFree(&st->completions);
+    RbTimeBinsFree(&st->nsAtDepth);
 }
 
 /*

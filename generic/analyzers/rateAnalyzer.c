@@ -26,17 +26,17 @@ static int
 RateEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     Rb_TotalState *st = a->state;
-    double seconds = Rb_RunSeconds(run);
+    double seconds = RbRunSeconds(run);
 
     Rb_AnalyzerSet(a, Rb_AttrScalar("Rate",
 	    seconds > 0 ? (double)st->total / seconds : 0.0, "IO/s",
 	    "I/Os per second over the run's duration"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("Count", (double)st->total, "",
 	    "number of I/Os"));
-    Rb_AnalyzerSet(a, Rb_TimeBinsSeries(&st->bins, run, "RateSeries", "IO/s",
+    Rb_AnalyzerSet(a, RbTimeBinsSeries(&st->bins, run, "RateSeries", "IO/s",
 	    "I/Os per second in each interval"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("RatePeakToMean",
-	    Rb_TimeBinsPeakToMean(&st->bins, run), "",
+	    RbTimeBinsPeakToMean(&st->bins, run), "",
 	    "highest RateSeries value over its mean"));
     return TCL_OK;
 }
@@ -49,13 +49,13 @@ const Rb_AnalyzerClass Rb_RateAnalyzerClass = {
     .attrs = rateAttrs,
     .mergeable = 1,
     .perRecordState = 0,
-    .init = Rb_TotalInit,
-    .start = Rb_TotalStart,
-    .batch = Rb_TotalCountBatch,
+    .init = RbTotalInit,
+    .start = RbTotalStart,
+    .batch = RbTotalCountBatch,
     .end = RateEnd,
-    .merge = Rb_TotalMerge,
-    .serialize = Rb_TotalSerialize,
-    .deserialize = Rb_TotalDeserialize,
-    .freeState = Rb_TotalFree,
+    .merge = RbTotalMerge,
+    .serialize = RbTotalSerialize,
+    .deserialize = RbTotalDeserialize,
+    .freeState = RbTotalFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

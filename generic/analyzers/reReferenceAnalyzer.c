@@ -48,14 +48,14 @@ ReReferenceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ReReferenceState *st = a->state;
 
-    if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK) {
+    if (RbBlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (st->last.valSize == 0) {
-	Rb_KeyTableInit(&st->last, 2 * sizeof(int64_t));
+	RbKeyTableInit(&st->last, 2 * sizeof(int64_t));
     }
-    Rb_KeyTableClear(&st->last);
-    Rb_LogHistReset(&st->intervals);
+    RbKeyTableClear(&st->last);
+    RbLogHistReset(&st->intervals);
     st->accesses = st->untracked = 0;
     return TCL_OK;
 }
@@ -79,22 +79,22 @@ ReReferenceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int64_t first, count, k, t = times[sel[j]];
 
 	if (t == RB_ABSENT
-		|| !Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+		|| !RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
 	for (k = first; k < first + count; k++) {
-	    int64_t *prev = Rb_KeyTableFind(&st->last, k, 0), gap;
+	    int64_t *prev = RbKeyTableFind(&st->last, k, 0), gap;
 
 	    st->accesses++;
 	    if (prev == NULL) {
-		prev = Rb_KeyTableFindLimited(&st->last, k, st->limit);
+		prev = RbKeyTableFindLimited(&st->last, k, st->limit);
 		if (prev == NULL) {
 		    st->untracked++;
 		    continue;
 		}
 		prev[1] = t;
 	    } else if (t >= *prev && !__builtin_sub_overflow(t, *prev, &gap)) {
-		Rb_LogHistAdd(&st->intervals, (double)gap);
+		RbLogHistAdd(&st->intervals, (double)gap);
 	    }
 	    *prev = t;
 	}
@@ -112,7 +112,7 @@ ReReferenceEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     ReReferenceState *st = a->state;
     const Rb_Moments *m = &st->intervals.moments;
 
-    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->intervals, "ReReference", "s",
+    Rb_AnalyzerSet(a, RbLogHistAttr(&st->intervals, "ReReference", "s",
 	    1.0 / RB_NS_PER_S, "percentiles of the time between accesses "
 	    "to the same block (within 1%)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanReReference",
@@ -136,9 +136,9 @@ ReReferenceFree(Rb_Analyzer *a)
 {
     ReReferenceState *st = a->state;
 
-    Rb_KeyTableFree(&st->last);
-    Rb_LogHistFree(&st->intervals);
-    Rb_BlockMapFree(&st->map);
+    RbKeyTableFree(&st->last);
+    RbLogHistFree(&st->intervals);
+    RbBlockMapFree(&st->map);
 }
 
 /*
@@ -151,10 +151,10 @@ ReReferenceSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     ReReferenceState *st = a->state;
 
-    Rb_BlockMapPut(b, &st->map);
-    Rb_KeyTablePut(b, &st->last, NULL);
-    Rb_LogHistPut(b, &st->intervals);
-    Rb_KitPutCounters(b, &st->accesses, 2);
+    RbBlockMapPut(b, &st->map);
+    RbKeyTablePut(b, &st->last, NULL);
+    RbLogHistPut(b, &st->intervals);
+    RbKitPutCounters(b, &st->accesses, 2);
     return TCL_OK;
 }
 
@@ -163,10 +163,10 @@ ReReferenceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     ReReferenceState *st = a->state;
 
-    Rb_BlockMapGet(b, &st->map);
-    Rb_KeyTableGet(b, &st->last, NULL);
-    Rb_LogHistGet(b, &st->intervals);
-    Rb_KitGetCounters(b, &st->accesses, 2);
+    RbBlockMapGet(b, &st->map);
+    RbKeyTableGet(b, &st->last, NULL);
+    RbLogHistGet(b, &st->intervals);
+    RbKitGetCounters(b, &st->accesses, 2);
     return TCL_OK;
 }
 
@@ -183,7 +183,7 @@ ReReferenceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     ReReferenceState *st = a->state;
     const ReReferenceState *ost = other->state;
-    int64_t *devices = Rb_BlockMapAdopt(&st->map, &ost->map, NULL);
+    int64_t *devices = RbBlockMapAdopt(&st->map, &ost->map, NULL);
     uint64_t i;
 
     if (devices == NULL) {
@@ -198,15 +198,15 @@ ReReferenceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->last.used[i]) {
 	    continue;
 	}
-	o = Rb_KeyTableValue(&ost->last, i);
-	key = Rb_BlockRekey(&st->map, devices, ost->last.keys[i]);
-	if ((prev = Rb_KeyTableFind(&st->last, key, 0)) != NULL) {
+	o = RbKeyTableValue(&ost->last, i);
+	key = RbBlockRekey(&st->map, devices, ost->last.keys[i]);
+	if ((prev = RbKeyTableFind(&st->last, key, 0)) != NULL) {
 	    if (o[1] >= prev[0]
 		    && !__builtin_sub_overflow(o[1], prev[0], &gap)) {
-		Rb_LogHistAdd(&st->intervals, (double)gap);
+		RbLogHistAdd(&st->intervals, (double)gap);
 	    }
 	    prev[0] = o[0];
-	} else if ((prev = Rb_KeyTableFindLimited(&st->last, key,
+	} else if ((prev = RbKeyTableFindLimited(&st->last, key,
 		st->limit)) != NULL) {
 	    prev[0] = o[0];
 	    prev[1] = o[1];
@@ -217,7 +217,7 @@ ReReferenceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     free(devices);
     st->accesses += ost->accesses;
     st->untracked += ost->untracked;
-    return Rb_LogHistMerge(a, &st->intervals, &ost->intervals);
+    return RbLogHistMerge(a, &st->intervals, &ost->intervals);
 }
 
 /*

@@ -44,13 +44,13 @@ ReadAfterWriteStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ReadAfterWriteState *st = a->state;
 
-    if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK) {
+    if (RbBlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (st->written.valSize == 0) {
-	Rb_KeyTableInit(&st->written, 1);
+	RbKeyTableInit(&st->written, 1);
     }
-    Rb_KeyTableClear(&st->written);
+    RbKeyTableClear(&st->written);
     st->reads = st->rawReads = st->writes = st->overwrites = 0;
     st->untracked = 0;
     return TCL_OK;
@@ -75,18 +75,18 @@ ReadAfterWriteBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int64_t first, count, k, op = ops[sel[j]];
 
 	if ((op != RB_OP_READ && op != RB_OP_WRITE)
-		|| !Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+		|| !RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
 	for (k = first; k < first + count; k++) {
 	    if (op == RB_OP_READ) {
 		st->reads++;
-		st->rawReads += Rb_KeyTableFind(&st->written, k, 0) != NULL;
+		st->rawReads += RbKeyTableFind(&st->written, k, 0) != NULL;
 	    } else {
 		st->writes++;
-		if (Rb_KeyTableFind(&st->written, k, 0) != NULL) {
+		if (RbKeyTableFind(&st->written, k, 0) != NULL) {
 		    st->overwrites++;
-		} else if (Rb_KeyTableFindLimited(&st->written, k,
+		} else if (RbKeyTableFindLimited(&st->written, k,
 			st->limit) == NULL) {
 		    st->untracked++;
 		}
@@ -127,8 +127,8 @@ ReadAfterWriteFree(Rb_Analyzer *a)
 {
     ReadAfterWriteState *st = a->state;
 
-    Rb_KeyTableFree(&st->written);
-    Rb_BlockMapFree(&st->map);
+    RbKeyTableFree(&st->written);
+    RbBlockMapFree(&st->map);
 }
 
 /*

@@ -111,7 +111,7 @@ ReadFractionSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     ReadFractionState *st = a->state;
 
-    Rb_KitPutCounters(b, &st->reads, 4);
+    RbKitPutCounters(b, &st->reads, 4);
     return TCL_OK;
 }
 
@@ -120,7 +120,7 @@ ReadFractionDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     ReadFractionState *st = a->state;
 
-    Rb_KitGetCounters(b, &st->reads, 4);
+    RbKitGetCounters(b, &st->reads, 4);
     return TCL_OK;
 }
 

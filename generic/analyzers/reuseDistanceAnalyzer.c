@@ -106,15 +106,15 @@ ReuseDistanceInit(Rb_Analyzer *a, Tcl_Interp *interp)
     ReuseDistanceState *st = a->state;
 
     if (st->limit <= 0) {
-	return Rb_KitOptionError(a, interp, "-limit must be positive");
+	return RbKitOptionError(a, interp, "-limit must be positive");
     }
     if (!(st->sample > 0.0 && st->sample <= 1.0)
 	    || (uint64_t)(st->sample * (double)SAMPLE_P) == 0) {
-	return Rb_KitOptionError(a, interp, "-sample must be in (0, 1] and "
+	return RbKitOptionError(a, interp, "-sample must be in (0, 1] and "
 		"at least 2^-24");
     }
     if (st->sampleSize < 0) {
-	return Rb_KitOptionError(a, interp,
+	return RbKitOptionError(a, interp,
 		"-samplesize must be 0 (none) or positive");
     }
     return TCL_OK;
@@ -129,24 +129,24 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ReuseDistanceState *st = a->state;
 
-    if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK
+    if (RbBlockMapStart(a, &st->map, run) != TCL_OK
 	    || ReuseDistanceInit(a, NULL) != TCL_OK) {
 	return TCL_ERROR;
     }
     st->sampled = st->sample < 1.0 || st->sampleSize > 0;
     st->threshold = (uint64_t)(st->sample * (double)SAMPLE_P);
     if (st->weighted.valSize == 0) {
-	Rb_KeyTableInit(&st->weighted, sizeof(Weight));
+	RbKeyTableInit(&st->weighted, sizeof(Weight));
     }
-    Rb_KeyTableClear(&st->weighted);
+    RbKeyTableClear(&st->weighted);
     st->byHash.n = 0;
     st->wAccesses = st->wBytes = st->wCold = st->wColdBytes = 0.0;
     st->bytesAtDistance.lo = st->bytesAtDistance.n = 0;
     st->coldBytes = st->bytes = st->allAccesses = 0;
     if (st->lastPos.valSize == 0) {
-	Rb_KeyTableInit(&st->lastPos, sizeof(int64_t));
+	RbKeyTableInit(&st->lastPos, sizeof(int64_t));
     }
-    Rb_KeyTableClear(&st->lastPos);
+    RbKeyTableClear(&st->lastPos);
     st->next = 1;
     st->atDistance.lo = st->atDistance.n = 0;
     st->cold = st->accesses = 0;
@@ -190,7 +190,7 @@ Compact(ReuseDistanceState *st)
     for (pos = 1; pos < st->next; pos++) {
 	if (st->owner[pos - 1] != RB_ABSENT) {
 	    st->owner[live++] = st->owner[pos - 1];
-	    *(int64_t *)Rb_KeyTableFind(&st->lastPos, st->owner[live - 1], 0)
+	    *(int64_t *)RbKeyTableFind(&st->lastPos, st->owner[live - 1], 0)
 		    = live;
 	}
     }
@@ -224,7 +224,7 @@ Access(ReuseDistanceState *st, int64_t key)
 	Compact(st);
 	pos = st->next;
     }
-    last = Rb_KeyTableFindLimited(&st->lastPos, key, st->limit);
+    last = RbKeyTableFindLimited(&st->lastPos, key, st->limit);
     if (last == NULL) {
 	return -1;
     }
@@ -247,7 +247,7 @@ Access(ReuseDistanceState *st, int64_t key)
 static uint64_t
 BlockHash(int64_t key)
 {
-    return Rb_HashKey(key) & (SAMPLE_P - 1);
+    return RbHashKey(key) & (SAMPLE_P - 1);
 }
 
 /*
@@ -265,13 +265,13 @@ Shrink(ReuseDistanceState *st)
 	st->threshold = top;
 	while (st->byHash.n > 0
 		&& (uint64_t)-st->byHash.items[0].key == top) {
-	    Rb_HeapItem it = Rb_HeapPop(&st->byHash);
-	    int64_t *last = Rb_KeyTableFind(&st->lastPos, it.value, 0);
+	    Rb_HeapItem it = RbHeapPop(&st->byHash);
+	    int64_t *last = RbKeyTableFind(&st->lastPos, it.value, 0);
 
 	    if (last != NULL) {
 		TreeAdd(st, *last, -1);
 		st->owner[*last - 1] = RB_ABSENT;
-		Rb_KeyTableRemove(&st->lastPos, it.value);
+		RbKeyTableRemove(&st->lastPos, it.value);
 	    }
 	}
     }
@@ -302,10 +302,10 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 	if (distance == 0) {
 	    st->cold++;
 	    st->coldBytes += bytes;
-	} else if ((slot = Rb_TimeBinsSlot(&st->atDistance, distance))
+	} else if ((slot = RbTimeBinsSlot(&st->atDistance, distance))
 		!= NULL) {
 	    (*slot)++;
-	    if ((slot = Rb_TimeBinsSlot(&st->bytesAtDistance, distance))
+	    if ((slot = RbTimeBinsSlot(&st->bytesAtDistance, distance))
 		    != NULL) {
 		*slot += bytes;
 	    }
@@ -324,11 +324,11 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 	    st->wCold += w;
 	    st->wColdBytes += w * (double)bytes;
 	    if (st->sampleSize > 0) {
-		Rb_HeapPush(&st->byHash, -(int64_t)hash, key);
+		RbHeapPush(&st->byHash, -(int64_t)hash, key);
 		Shrink(st);
 	    }
 	} else {
-	    Weight *wt = Rb_KeyTableFind(&st->weighted, llround((double)
+	    Weight *wt = RbKeyTableFind(&st->weighted, llround((double)
 		    distance * (double)SAMPLE_P / (double)st->threshold), 1);
 
 	    wt->count += w;
@@ -357,11 +357,11 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     for (j = 0; j < nsel && !st->failed; j++) {
 	int64_t first, count, k;
 
-	if (!Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
 	for (k = 0; k < count; k++) {
-	    if (!Count(st, first + k, (uint64_t)Rb_BlockBytes(&st->map,
+	    if (!Count(st, first + k, (uint64_t)RbBlockBytes(&st->map,
 		    offset[sel[j]], size[sel[j]], k))) {
 		st->failed = 1;
 		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "%s: more than "
@@ -479,7 +479,7 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 	if (!st->weighted.used[i]) {
 	    continue;
 	}
-	w = Rb_KeyTableValue(&st->weighted, i);
+	w = RbKeyTableValue(&st->weighted, i);
 	d[*n].distance = (double)st->weighted.keys[i];
 	d[*n].count = w->count;
 	d[*n].bytes = w->bytes;
@@ -606,12 +606,12 @@ ReuseDistanceFree(Rb_Analyzer *a)
 {
     ReuseDistanceState *st = a->state;
 
-    Rb_KeyTableFree(&st->lastPos);
-    Rb_BlockMapFree(&st->map);
-    Rb_TimeBinsFree(&st->atDistance);
-    Rb_TimeBinsFree(&st->bytesAtDistance);
-    Rb_KeyTableFree(&st->weighted);
-    Rb_HeapFree(&st->byHash);
+    RbKeyTableFree(&st->lastPos);
+    RbBlockMapFree(&st->map);
+    RbTimeBinsFree(&st->atDistance);
+    RbTimeBinsFree(&st->bytesAtDistance);
+    RbKeyTableFree(&st->weighted);
+    RbHeapFree(&st->byHash);
     free(st->tree);
     free(st->owner);
     st->tree = NULL;

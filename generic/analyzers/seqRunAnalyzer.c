@@ -72,10 +72,10 @@ SeqRunInit(Rb_Analyzer *a, Tcl_Interp *interp)
     SeqRunState *st = a->state;
 
     if (st->gap < 0) {
-	return Rb_KitOptionError(a, interp, "-gap must not be negative");
+	return RbKitOptionError(a, interp, "-gap must not be negative");
     }
     if (st->limit <= 0) {
-	return Rb_KitOptionError(a, interp, "-limit must be positive");
+	return RbKitOptionError(a, interp, "-limit must be positive");
     }
     return TCL_OK;
 }
@@ -96,7 +96,7 @@ SeqRunStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->keyIndex = st->offsetIndex = -1;
     if (Rb_AnalyzerField(a, run, st->field, &st->keyIndex) < 0
 	    || st->keyIndex < 0
-	    || Rb_KitIntegerField(a, run, st->offsetField, &st->offsetIndex)
+	    || RbKitIntegerField(a, run, st->offsetField, &st->offsetIndex)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -213,7 +213,7 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	dev = FindDevice(st, key);
 	if (dev == NULL) {
 	    st->failed = 1;
-	    Rb_KitDeviceLimit(a, st->limit, st->field, b->firstRecord + sel[j],
+	    RbKitDeviceLimit(a, st->limit, st->field, b->firstRecord + sel[j],
 		    86);
 	    break;
 	}
@@ -328,7 +328,7 @@ static int
 SeqRunSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     SeqRunState *st = a->state;
-    Rb_Schema *text = Rb_KitTextSchema(run, st->keyIndex);
+    Rb_Schema *text = RbKitTextSchema(run, st->keyIndex);
     uint64_t i;
 
     Rb_BufPutInt(b, st->failed);
@@ -338,8 +338,8 @@ SeqRunSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	const SeqDevice *d = &st->slots[i];
 
 	if (d->ios != 0) {
-	    Rb_KitPutKey(b, text, d->key);
-	    Rb_KitPutCounters(b, &d->prevEnd, 4);
+	    RbKitPutKey(b, text, d->key);
+	    RbKitPutCounters(b, &d->prevEnd, 4);
 	}
     }
     return TCL_OK;
@@ -353,21 +353,21 @@ static int
 SeqRunDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     SeqRunState *st = a->state;
-    Rb_Schema *text = Rb_KitTextSchema(run, st->keyIndex);
+    Rb_Schema *text = RbKitTextSchema(run, st->keyIndex);
     int64_t n, i;
 
     st->failed = (int)Rb_BufGetInt(b);
     st->bytes = (uint64_t)Rb_BufGetInt(b);
     n = Rb_BufGetCount(b, 40);
     for (i = 0; i < n && !b->bad; i++) {
-	SeqDevice *d = FindDevice(st, Rb_KitGetKey(b, text));
+	SeqDevice *d = FindDevice(st, RbKitGetKey(b, text));
 
 	if (d == NULL) {
 	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
 		    "%" PRId64 " devices in a shard", a->cls->name, st->limit);
 	    return TCL_ERROR;
 	}
-	Rb_KitGetCounters(b, &d->prevEnd, 4);
+	RbKitGetCounters(b, &d->prevEnd, 4);
 	if (d->ios == 0) {
 	    b->bad = 1;		/* only devices with I/Os are sent */
 	}

@@ -98,9 +98,9 @@ const Rb_AnalyzerClass Rb_ShareAnalyzerClass = {
     .attrs = shareAttrs,
     .mergeable = 1,
     .start = ShareStart,
-    .merge = Rb_KitStatelessMerge,
-    .serialize = Rb_KitStatelessSerialize,
-    .deserialize = Rb_KitStatelessDeserialize,
+    .merge = RbKitStatelessMerge,
+    .serialize = RbKitStatelessSerialize,
+    .deserialize = RbKitStatelessDeserialize,
     .end = ShareEnd,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

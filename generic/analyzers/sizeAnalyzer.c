@@ -113,7 +113,7 @@ SizeSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     SizeState *st = a->state;
 
-    Rb_KitPutCounters(b, &st->count, 4);
+    RbKitPutCounters(b, &st->count, 4);
     return TCL_OK;
 }
 
@@ -122,7 +122,7 @@ SizeDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     SizeState *st = a->state;
 
-    Rb_KitGetCounters(b, &st->count, 4);
+    RbKitGetCounters(b, &st->count, 4);
     return TCL_OK;
 }
 

@@ -57,11 +57,11 @@ SizeHistogramInit(Rb_Analyzer *a, Tcl_Interp *interp)
     } else if (strcmp(bins, "linear") == 0) {
 	st->linear = 1;
 	if (st->width <= 0) {
-	    return Rb_KitOptionError(a, interp,
+	    return RbKitOptionError(a, interp,
 		    "-width must be a positive number of bytes");
 	}
     } else {
-	return Rb_KitOptionError(a, interp,
+	return RbKitOptionError(a, interp,
 		"bad -bins \"%s\": must be log2 or linear", bins);
     }
     return TCL_OK;

@@ -88,14 +88,14 @@ StreamInit(Rb_Analyzer *a, Tcl_Interp *interp)
     StreamState *st = a->state;
 
     if (st->gap < 0) {
-	return Rb_KitOptionError(a, interp, "-gap must not be negative");
+	return RbKitOptionError(a, interp, "-gap must not be negative");
     }
     if (st->streams < 1 || st->streams > MAX_STREAMS) {
-	return Rb_KitOptionError(a, interp,
+	return RbKitOptionError(a, interp,
 		"-streams must be between 1 and %d", MAX_STREAMS);
     }
     if (st->limit <= 0) {
-	return Rb_KitOptionError(a, interp, "-limit must be positive");
+	return RbKitOptionError(a, interp, "-limit must be positive");
     }
     return TCL_OK;
 }
@@ -111,10 +111,10 @@ FreeDevices(StreamState *st)
 
     for (i = 0; i < st->devices.cap; i++) {
 	if (st->devices.used[i]) {
-	    free(*(StreamDevice **)Rb_KeyTableValue(&st->devices, i));
+	    free(*(StreamDevice **)RbKeyTableValue(&st->devices, i));
 	}
     }
-    Rb_KeyTableClear(&st->devices);
+    RbKeyTableClear(&st->devices);
     st->last = NULL;
 }
 
@@ -135,13 +135,13 @@ StreamStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->keyIndex = -1;
     if (Rb_AnalyzerField(a, run, st->field, &st->keyIndex) != TCL_OK
 	    || st->keyIndex < 0
-	    || Rb_KitIntegerField(a, run, st->offsetField, &st->offsetIndex)
+	    || RbKitIntegerField(a, run, st->offsetField, &st->offsetIndex)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }
     st->keyIsText = run->schema->fields[st->keyIndex].type == RB_FT_STRING;
     if (st->devices.valSize == 0) {
-	Rb_KeyTableInit(&st->devices, sizeof(StreamDevice *));
+	RbKeyTableInit(&st->devices, sizeof(StreamDevice *));
     }
     FreeDevices(st);
     memset(st->lengths, 0, sizeof(st->lengths));
@@ -163,7 +163,7 @@ FindDevice(StreamState *st, int64_t key)
     if (st->last != NULL && st->last->key == key) {
 	return st->last;
     }
-    dev = Rb_KeyTableFindLimited(&st->devices, key, st->limit);
+    dev = RbKeyTableFindLimited(&st->devices, key, st->limit);
     if (dev == NULL) {
 	return NULL;
     }
@@ -282,7 +282,7 @@ StreamBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	dev = FindDevice(st, key);
 	if (dev == NULL) {
 	    st->failed = 1;
-	    Rb_KitDeviceLimit(a, st->limit, st->field, b->firstRecord + sel[j],
+	    RbKitDeviceLimit(a, st->limit, st->field, b->firstRecord + sel[j],
 		    109 + 24 * (int64_t)st->streams);
 	    break;
 	}
@@ -367,7 +367,7 @@ StreamEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	if (!st->devices.used[i]) {
 	    continue;
 	}
-	dev = *(StreamDevice **)Rb_KeyTableValue(&st->devices, i);
+	dev = *(StreamDevice **)RbKeyTableValue(&st->devices, i);
 	while (dev->n > 0) {
 	    FinishStream(st, dev, &dev->entries[--dev->n]);
 	}
@@ -439,7 +439,7 @@ StreamFree(Rb_Analyzer *a)
     StreamState *st = a->state;
 
     FreeDevices(st);
-    Rb_KeyTableFree(&st->devices);
+    RbKeyTableFree(&st->devices);
 }
 
 /*

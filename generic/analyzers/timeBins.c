@@ -10,16 +10,16 @@
 #include "analyzers.h"
 
 /*
- * Rb_TimeBinsStart --
+ * RbTimeBinsStart --
  *	Empties tb for a new run with the given interval (ns).
  * Side effects: keeps any allocation for reuse, and remembers run.
  */
 void
-Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval, const Rb_RunInfo *run)
+RbTimeBinsStart(Rb_TimeBins *tb, int64_t interval, const Rb_RunInfo *run)
 {
     tb->interval = interval;
     tb->run = run;
-    tb->hasOrigin = Rb_RunTimesKnown(run);
+    tb->hasOrigin = RbRunTimesKnown(run);
     tb->origin = tb->hasOrigin ? run->firstTime : 0;
     tb->lo = 0;
     tb->n = 0;
@@ -27,7 +27,7 @@ Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval, const Rb_RunInfo *run)
 }
 
 /*
- * Rb_TimeBinsSetOrigin --
+ * RbTimeBinsSetOrigin --
  *	Fixes the origin when the first value arrives at time t.  The engine
  *	starts analyzers before it reads, so the run's first time is not known
  *	at start; it is known by the first push, because the engine notes each
@@ -36,14 +36,14 @@ Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval, const Rb_RunInfo *run)
  *	every other Flow.  Without a usable run time, t itself is the origin.
  */
 void
-Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t)
+RbTimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t)
 {
     const Rb_RunInfo *run = tb->run;
     int64_t ahead;
 
-    tb->origin = (run != NULL && Rb_RunTimesKnown(run)
+    tb->origin = (run != NULL && RbRunTimesKnown(run)
 	    && run->firstTime <= t) ? run->firstTime : t;
-    if (run != NULL && Rb_RunTimesKnown(run) && run->firstTime > t
+    if (run != NULL && RbRunTimesKnown(run) && run->firstTime > t
 	    && tb->interval > 0
 	    && !__builtin_sub_overflow(run->firstTime, t, &ahead)) {
 	/* Only in a split run (the engine notes a batch's times before
@@ -72,9 +72,9 @@ AddToNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v)
     uint64_t *slot;
 
     if (!tb->hasOrigin) {
-	Rb_TimeBinsSetOrigin(tb, t);
+	RbTimeBinsSetOrigin(tb, t);
     }
-    if (!Rb_TimeBinOf(tb, t, &k) || (slot = Rb_TimeBinsSlot(tb, k)) == NULL) {
+    if (!RbTimeBinOf(tb, t, &k) || (slot = RbTimeBinsSlot(tb, k)) == NULL) {
 	return;
     }
     *slot += v;
@@ -88,7 +88,7 @@ AddToNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v)
 }
 
 /*
- * Rb_TimeBinsAddColumn --
+ * RbTimeBinsAddColumn --
  *	Adds to the bins of their times, for the selected records that have
  *	a time, their value in column value, or 1 each when value is NULL
  *	(a record with an absent or negative value is skipped).  Records
@@ -99,7 +99,7 @@ AddToNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v)
  *	too far out for the series (the analyzer's total).
  */
 uint64_t
-Rb_TimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
+RbTimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
 	const int64_t *value, const uint32_t *sel, int nsel)
 {
     int64_t start = tb->curStart, end = tb->curEnd;
@@ -139,14 +139,14 @@ Rb_TimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
 }
 
 /*
- * Rb_TimeBinsCover --
+ * RbTimeBinsCover --
  *	Grows the held range of bins to include bin k; new bins are zero.
  * Results: 1, or 0 (nothing changed) when the range would exceed
  *	RB_MAX_TIME_BINS bins.
  * Side effects: may reallocate tb->sums.
  */
 int
-Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k)
+RbTimeBinsCover(Rb_TimeBins *tb, int64_t k)
 {
     int64_t newLo, newHi, shift;
     uint64_t newN;
@@ -185,7 +185,7 @@ Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k)
 }
 
 /*
- * Rb_TimeBinsMerge --
+ * RbTimeBinsMerge --
  *	Adds the bins of other into tb.  The two grids must line up: same
  *	interval, origins a whole number of intervals apart (always so when
  *	the shards were started with the run's first record time).
@@ -193,7 +193,7 @@ Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k)
  *	differ or the merged range is too long.
  */
 int
-Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
+RbTimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 {
     int64_t shift, k0, j;
 
@@ -209,7 +209,7 @@ Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 	tb->origin = other->origin;
 	tb->hasOrigin = 1;
     }
-    if (!Rb_TimeBinOf(tb, other->origin, &shift)
+    if (!RbTimeBinOf(tb, other->origin, &shift)
 	    || (other->origin - tb->origin) % tb->interval != 0) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
 		"cannot merge time series whose intervals do not line up "
@@ -217,7 +217,7 @@ Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 	return TCL_ERROR;
     }
     k0 = other->lo + shift;
-    if (!Rb_TimeBinsCover(tb, k0) || !Rb_TimeBinsCover(tb, k0 + other->n - 1)) {
+    if (!RbTimeBinsCover(tb, k0) || !RbTimeBinsCover(tb, k0 + other->n - 1)) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
 		"merged time series would exceed %lld intervals",
 		(long long)RB_MAX_TIME_BINS);
@@ -230,13 +230,13 @@ Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 }
 
 /*
- * Rb_TimeBinsAddBins --
+ * RbTimeBinsAddBins --
  *	Adds the counters of other to those of tb with the same bin numbers
  *	(no time alignment: for bins that number buckets, not intervals).
  * Results: the sum of the counters that could not be held.
  */
 uint64_t
-Rb_TimeBinsAddBins(Rb_TimeBins *tb, const Rb_TimeBins *other)
+RbTimeBinsAddBins(Rb_TimeBins *tb, const Rb_TimeBins *other)
 {
     uint64_t lost = 0, *slot;
     int64_t j;
@@ -245,7 +245,7 @@ Rb_TimeBinsAddBins(Rb_TimeBins *tb, const Rb_TimeBins *other)
 	if (other->sums[j] == 0) {
 	    continue;
 	}
-	slot = Rb_TimeBinsSlot(tb, other->lo + j);
+	slot = RbTimeBinsSlot(tb, other->lo + j);
 	if (slot == NULL) {
 	    lost += other->sums[j];
 	} else {
@@ -270,28 +270,28 @@ SeriesRange(const Rb_TimeBins *tb, const Rb_RunInfo *run, Rb_TimeBins *grid,
 {
     *grid = *tb;
     if (!grid->hasOrigin) {
-	if (!Rb_RunTimesKnown(run)) {
+	if (!RbRunTimesKnown(run)) {
 	    return 0;
 	}
 	grid->origin = run->firstTime;
     }
-    *ref = Rb_RunTimesKnown(run) ? run->firstTime : grid->origin;
+    *ref = RbRunTimesKnown(run) ? run->firstTime : grid->origin;
     if (grid->n > 0) {
 	*kFirst = grid->lo;
 	*kLast = grid->lo + grid->n - 1;
-    } else if (!Rb_TimeBinOf(grid, *ref, kFirst)) {
+    } else if (!RbTimeBinOf(grid, *ref, kFirst)) {
 	return 0;
     } else {
 	*kLast = *kFirst;
     }
-    if (Rb_RunTimesKnown(run)) {
+    if (RbRunTimesKnown(run)) {
 	int64_t kRunFirst, kRunLast;
 
-	if (Rb_TimeBinOf(grid, run->firstTime, &kRunFirst)
+	if (RbTimeBinOf(grid, run->firstTime, &kRunFirst)
 		&& kRunFirst < *kFirst) {
 	    *kFirst = kRunFirst;
 	}
-	if (Rb_TimeBinOf(grid, run->lastTime, &kRunLast)
+	if (RbTimeBinOf(grid, run->lastTime, &kRunLast)
 		&& kRunLast > *kLast) {
 	    *kLast = kRunLast;
 	}
@@ -303,7 +303,7 @@ SeriesRange(const Rb_TimeBins *tb, const Rb_RunInfo *run, Rb_TimeBins *grid,
 }
 
 /*
- * Rb_TimeBinsValues --
+ * RbTimeBinsValues --
  *	The sums of the bins a series shows (see SeriesRange), in time order,
  *	empty bins included: the input of the burstiness analyzers.
  * Results: a malloc'd array of *n sums (free it), NULL with *n = 0 when
@@ -311,27 +311,27 @@ SeriesRange(const Rb_TimeBins *tb, const Rb_RunInfo *run, Rb_TimeBins *grid,
  *	first bin in s from the run's first record time.
  */
 double *
-Rb_TimeBinsValues(const Rb_TimeBins *tb, const Rb_RunInfo *run, int64_t *n,
+RbTimeBinsValues(const Rb_TimeBins *tb, const Rb_RunInfo *run, int64_t *n,
 	double *startSeconds)
 {
-    return Rb_TimeBinsValuesOn(tb, tb, run, n, startSeconds);
+    return RbTimeBinsValuesOn(tb, tb, run, n, startSeconds);
 }
 
 /*
- * Rb_TimeBinsValuesOn --
- *	Rb_TimeBinsValues of tb over the bins the series of grid shows, so
+ * RbTimeBinsValuesOn --
+ *	RbTimeBinsValues of tb over the bins the series of grid shows, so
  *	that several sums kept on one grid (the same interval and origin)
  *	give rows that line up.
- * Results: as Rb_TimeBinsValues.
+ * Results: as RbTimeBinsValues.
  */
 double *
-Rb_TimeBinsValuesOn(const Rb_TimeBins *tb, const Rb_TimeBins *grid,
+RbTimeBinsValuesOn(const Rb_TimeBins *tb, const Rb_TimeBins *grid,
 	const Rb_RunInfo *run, int64_t *n, double *startSeconds)
 {
     int64_t kFirst, k;
     double *values;
 
-    if (!Rb_TimeBinsRange(grid, run, &kFirst, n, startSeconds)) {
+    if (!RbTimeBinsRange(grid, run, &kFirst, n, startSeconds)) {
 	return NULL;
     }
     values = Rb_AllocArray((size_t)*n, sizeof(double));
@@ -343,15 +343,15 @@ Rb_TimeBinsValuesOn(const Rb_TimeBins *tb, const Rb_TimeBins *grid,
 }
 
 /*
- * Rb_TimeBinsRange --
+ * RbTimeBinsRange --
  *	The bins the series of grid shows (see SeriesRange), for a class
  *	that keeps something other than sums on that grid.
  * Results: 0 with *n = 0 when there is nothing to show; else 1 with
  *	*kFirst (the first bin's number), *n and, when not NULL,
- *	*startSeconds (as Rb_TimeBinsValues) set.
+ *	*startSeconds (as RbTimeBinsValues) set.
  */
 int
-Rb_TimeBinsRange(const Rb_TimeBins *grid, const Rb_RunInfo *run,
+RbTimeBinsRange(const Rb_TimeBins *grid, const Rb_RunInfo *run,
 	int64_t *kFirst, int64_t *n, double *startSeconds)
 {
     Rb_TimeBins g;
@@ -363,27 +363,27 @@ Rb_TimeBinsRange(const Rb_TimeBins *grid, const Rb_RunInfo *run,
     }
     *n = kLast - *kFirst + 1;
     if (startSeconds != NULL) {
-	*startSeconds = Rb_SecondsBetween(ref, g.origin)
+	*startSeconds = RbSecondsBetween(ref, g.origin)
 		+ (double)*kFirst * ((double)grid->interval / RB_NS_PER_S);
     }
     return 1;
 }
 
 /*
- * Rb_TimeBinsSeries --
+ * RbTimeBinsSeries --
  *	Builds a series Attribute with columns time (s from the run's first
  *	record time to the start of the interval) and value (the bin's sum
- *	per second), one row per bin of Rb_TimeBinsValues.
+ *	per second), one row per bin of RbTimeBinsValues.
  * Results: a new Attribute.
  */
 Rb_Attribute *
-Rb_TimeBinsSeries(const Rb_TimeBins *tb, const Rb_RunInfo *run,
+RbTimeBinsSeries(const Rb_TimeBins *tb, const Rb_RunInfo *run,
 	const char *name, const char *unit, const char *help)
 {
     Rb_Attribute *attr = Rb_AttrCreate(name, RB_ATTR_SERIES, unit, help);
     double seconds = (double)tb->interval / RB_NS_PER_S, startSeconds = 0;
     int64_t n, k;
-    double *values = Rb_TimeBinsValues(tb, run, &n, &startSeconds);
+    double *values = RbTimeBinsValues(tb, run, &n, &startSeconds);
     int timeCol, valueCol;
 
     timeCol = Rb_AttrAddColumn(attr, "time", "s", 0);
@@ -399,113 +399,113 @@ Rb_TimeBinsSeries(const Rb_TimeBins *tb, const Rb_RunInfo *run,
 }
 
 /*
- * Rb_TimeBinsPeakToMean --
+ * RbTimeBinsPeakToMean --
  *	The largest bin of the series over the mean bin (every bin of
- *	Rb_TimeBinsValues, empty ones included): 1 for a perfectly steady
+ *	RbTimeBinsValues, empty ones included): 1 for a perfectly steady
  *	load, the number of bins when all the load falls in one.
  * Results: the ratio, 0 when the series is empty or all zero.
  */
 double
-Rb_TimeBinsPeakToMean(const Rb_TimeBins *tb, const Rb_RunInfo *run)
+RbTimeBinsPeakToMean(const Rb_TimeBins *tb, const Rb_RunInfo *run)
 {
     int64_t n, k;
-    double *values = Rb_TimeBinsValues(tb, run, &n, NULL);
+    double *values = RbTimeBinsValues(tb, run, &n, NULL);
     Rb_Moments m;
 
-    Rb_MomentsReset(&m);
+    RbMomentsReset(&m);
     for (k = 0; k < n; k++) {
-	Rb_MomentsAdd(&m, values[k]);
+	RbMomentsAdd(&m, values[k]);
     }
     free(values);
     return m.n && m.mean > 0 ? m.max / m.mean : 0.0;
 }
 
 /*
- * Rb_TimeBinsFree --
+ * RbTimeBinsFree --
  *	Releases the bins' memory.
  */
 void
-Rb_TimeBinsFree(Rb_TimeBins *tb)
+RbTimeBinsFree(Rb_TimeBins *tb)
 {
     free(tb->sums);
     memset(tb, 0, sizeof(*tb));
 }
 
 /*
- * Rb_TotalInit --
+ * RbTotalInit --
  *	init hook of a total-and-series analyzer: checks -interval.
  * Results: TCL_OK or TCL_ERROR with a message in interp.
  */
 int
-Rb_TotalInit(Rb_Analyzer *a, Tcl_Interp *interp)
+RbTotalInit(Rb_Analyzer *a, Tcl_Interp *interp)
 {
     Rb_TotalState *st = a->state;
 
     if (st->interval <= 0) {
-	return Rb_KitOptionError(a, interp,
+	return RbKitOptionError(a, interp,
 		"-interval must be a positive time");
     }
     return TCL_OK;
 }
 
 /*
- * Rb_TotalStart --
+ * RbTotalStart --
  *	start hook: checks -interval again (configure may have changed it)
  *	and resets the total and the bins for a new run.
  */
 int
-Rb_TotalStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+RbTotalStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     Rb_TotalState *st = a->state;
 
-    if (Rb_TotalInit(a, NULL) != TCL_OK) {
+    if (RbTotalInit(a, NULL) != TCL_OK) {
 	return TCL_ERROR;
     }
     st->total = 0;
-    Rb_TimeBinsStart(&st->bins, st->interval, run);
+    RbTimeBinsStart(&st->bins, st->interval, run);
     return TCL_OK;
 }
 
 /*
- * Rb_TotalCountBatch --
+ * RbTotalCountBatch --
  *	batch hook that counts the selected records that have a time, in the
  *	total and in their bins (RateAnalyzer, and the burstiness analyzers
  *	whose state begins with an Rb_TotalState).
  */
 void
-Rb_TotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+RbTotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     Rb_TotalState *st = a->state;
 
-    st->total += Rb_TimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME], NULL,
+    st->total += RbTimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME], NULL,
 	    sel, nsel);
 }
 
 /*
- * Rb_TotalMerge --
+ * RbTotalMerge --
  *	merge hook: adds the total and bins of other (a shard's partial
  *	state) into a.
- * Results: TCL_ERROR when the bins do not line up (see Rb_TimeBinsMerge).
+ * Results: TCL_ERROR when the bins do not line up (see RbTimeBinsMerge).
  */
 int
-Rb_TotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+RbTotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     Rb_TotalState *st = a->state;
     const Rb_TotalState *ost = other->state;
 
     st->total += ost->total;
-    return Rb_TimeBinsMerge(a, &st->bins, &ost->bins);
+    return RbTimeBinsMerge(a, &st->bins, &ost->bins);
 }
 
 /*
- * Rb_TotalFree --
+ * RbTotalFree --
  *	freeState hook: frees the bins.
  */
 void
-Rb_TotalFree(Rb_Analyzer *a)
+RbTotalFree(Rb_Analyzer *a)
 {
     Rb_TotalState *st = a->state;
 
-    Rb_TimeBinsFree(&st->bins);
+    RbTimeBinsFree(&st->bins);
 }

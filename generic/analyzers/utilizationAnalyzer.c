@@ -57,11 +57,11 @@ FreeDevices(UtilizationState *st)
 
     for (i = 0; i < st->devices.cap; i++) {
 	if (st->devices.used[i]) {
-	    Rb_HeapFree(&((BusyDevice *)Rb_KeyTableValue(&st->devices,
+	    RbHeapFree(&((BusyDevice *)RbKeyTableValue(&st->devices,
 		    i))->pending);
 	}
     }
-    Rb_KeyTableClear(&st->devices);
+    RbKeyTableClear(&st->devices);
 }
 
 /*
@@ -75,13 +75,13 @@ UtilizationStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     UtilizationState *st = a->state;
 
     if (st->limit <= 0) {
-	return Rb_KitOptionError(a, NULL, "-limit must be positive");
+	return RbKitOptionError(a, NULL, "-limit must be positive");
     }
-    if (Rb_KitNumericField(a, run, st->field, &st->index) != TCL_OK) {
+    if (RbKitNumericField(a, run, st->field, &st->index) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (st->devices.valSize == 0) {
-	Rb_KeyTableInit(&st->devices, sizeof(BusyDevice));
+	RbKeyTableInit(&st->devices, sizeof(BusyDevice));
     }
     FreeDevices(st);
     st->failed = 0;
@@ -97,7 +97,7 @@ static void
 MergePending(BusyDevice *dev, int64_t upTo)
 {
     while (dev->pending.n > 0 && dev->pending.items[0].key <= upTo) {
-	Rb_HeapItem iv = Rb_HeapPop(&dev->pending);
+	Rb_HeapItem iv = RbHeapPop(&dev->pending);
 
 	if (dev->active && iv.key <= dev->curEnd) {
 	    if (iv.value > dev->curEnd) {
@@ -140,13 +140,13 @@ UtilizationBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| finish < start) {
 	    continue;
 	}
-	dev = Rb_KeyTableFindLimited(&st->devices, keys[i], st->limit);
+	dev = RbKeyTableFindLimited(&st->devices, keys[i], st->limit);
 	if (dev == NULL) {
 	    st->failed = 1;
-	    Rb_KitDeviceLimit(a, st->limit, st->field, b->firstRecord + i, 175);
+	    RbKitDeviceLimit(a, st->limit, st->field, b->firstRecord + i, 175);
 	    break;
 	}
-	Rb_HeapPush(&dev->pending, start, finish);
+	RbHeapPush(&dev->pending, start, finish);
 	if (t != RB_ABSENT) {
 	    MergePending(dev, t);
 	}
@@ -162,8 +162,8 @@ static int
 UtilizationEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     UtilizationState *st = a->state;
-    uint64_t *slots = Rb_KeyTableSortedSlots(&st->devices), k;
-    double seconds = Rb_RunSeconds(run), totalBusy = 0.0;
+    uint64_t *slots = RbKeyTableSortedSlots(&st->devices), k;
+    double seconds = RbRunSeconds(run), totalBusy = 0.0;
     Rb_Attribute *table = Rb_AttrCreate("UtilizationByDevice",
 	    RB_ATTR_TABLE, "", "busy time and utilization of each device");
     int devCol = Rb_AttrAddColumn(table, "device", "", 0);
@@ -171,7 +171,7 @@ UtilizationEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int utilCol = Rb_AttrAddColumn(table, "utilization", "", 0);
 
     for (k = 0; k < st->devices.count; k++) {
-	BusyDevice *dev = Rb_KeyTableValue(&st->devices, slots[k]);
+	BusyDevice *dev = RbKeyTableValue(&st->devices, slots[k]);
 	double busy;
 	int row = Rb_AttrAddRow(table);
 
@@ -208,7 +208,7 @@ UtilizationFree(Rb_Analyzer *a)
     UtilizationState *st = a->state;
 
     FreeDevices(st);
-    Rb_KeyTableFree(&st->devices);
+    RbKeyTableFree(&st->devices);
 }
 
 /*

@@ -63,17 +63,17 @@ WorkingSetStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     int k;
 
     if (st->window <= 0) {
-	return Rb_KitOptionError(a, NULL, "-window must be a positive time");
+	return RbKitOptionError(a, NULL, "-window must be a positive time");
     }
-    if (Rb_BlockMapStart(a, &st->map, run) != TCL_OK) {
+    if (RbBlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
-    Rb_DistinctReset(&st->current, st->limit);
-    Rb_TimeBinsStart(&st->sizes, st->window, run);
+    RbDistinctReset(&st->current, st->limit);
+    RbTimeBinsStart(&st->sizes, st->window, run);
     st->hasOpen = 0;
     st->exact = 1;
     for (k = 0; k < st->nkept; k++) {
-	Rb_DistinctFree(&st->kept[k]);
+	RbDistinctFree(&st->kept[k]);
     }
     st->nkept = 0;
     return TCL_OK;
@@ -88,19 +88,19 @@ WorkingSetStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 static void
 CloseWindow(WorkingSetState *st, int64_t closer)
 {
-    uint64_t *slot = Rb_TimeBinsSlot(&st->sizes, st->open);
+    uint64_t *slot = RbTimeBinsSlot(&st->sizes, st->open);
 
     if (slot != NULL) {
-	*slot = (uint64_t)llround(Rb_DistinctCount(&st->current));
+	*slot = (uint64_t)llround(RbDistinctCount(&st->current));
     }
-    st->exact &= Rb_DistinctIsExact(&st->current);
+    st->exact &= RbDistinctIsExact(&st->current);
     if (st->nkept < KEPT) {
 	st->keptWindow[st->nkept] = st->open;
 	st->keptCloser[st->nkept] = closer;
 	st->kept[st->nkept++] = st->current;
 	memset(&st->current, 0, sizeof(st->current));
     }
-    Rb_DistinctReset(&st->current, st->limit);
+    RbDistinctReset(&st->current, st->limit);
     st->hasOpen = 0;
 }
 
@@ -125,10 +125,10 @@ WorkingSetBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    continue;
 	}
 	if (!st->sizes.hasOrigin) {
-	    Rb_TimeBinsSetOrigin(&st->sizes, t);
+	    RbTimeBinsSetOrigin(&st->sizes, t);
 	}
-	if (!Rb_TimeBinOf(&st->sizes, t, &window)
-		|| !Rb_BlockRange(&st->map, b, sel[j], &first, &count)) {
+	if (!RbTimeBinOf(&st->sizes, t, &window)
+		|| !RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
 	if (st->hasOpen && window > st->open) {
@@ -139,7 +139,7 @@ WorkingSetBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    st->hasOpen = 1;
 	}
 	for (k = first; k < first + count; k++) {
-	    Rb_DistinctAdd(&st->current, k);
+	    RbDistinctAdd(&st->current, k);
 	}
     }
 }
@@ -165,16 +165,16 @@ WorkingSetEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     if (st->hasOpen) {
 	CloseWindow(st, INT64_MAX);
     }
-    sizes = Rb_TimeBinsValues(&st->sizes, run, &n, &start);
+    sizes = RbTimeBinsValues(&st->sizes, run, &n, &start);
     timeCol = Rb_AttrAddColumn(series, "time", "s", 0);
     valueCol = Rb_AttrAddColumn(series, "value", "blocks", 0);
-    Rb_MomentsReset(&m);
+    RbMomentsReset(&m);
     for (k = 0; k < n; k++) {
 	int row = Rb_AttrAddRow(series);
 
 	Rb_AttrSetNum(series, row, timeCol, start + (double)k * seconds);
 	Rb_AttrSetNum(series, row, valueCol, sizes[k]);
-	Rb_MomentsAdd(&m, sizes[k]);
+	RbMomentsAdd(&m, sizes[k]);
     }
     free(sizes);
     Rb_AnalyzerSet(a, series);
@@ -199,13 +199,13 @@ WorkingSetFree(Rb_Analyzer *a)
 
     int k;
 
-    Rb_DistinctFree(&st->current);
+    RbDistinctFree(&st->current);
     for (k = 0; k < st->nkept; k++) {
-	Rb_DistinctFree(&st->kept[k]);
+	RbDistinctFree(&st->kept[k]);
     }
     st->nkept = 0;
-    Rb_TimeBinsFree(&st->sizes);
-    Rb_BlockMapFree(&st->map);
+    RbTimeBinsFree(&st->sizes);
+    RbBlockMapFree(&st->map);
 }
 
 /*
@@ -219,8 +219,8 @@ WorkingSetSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     WorkingSetState *st = a->state;
     int k;
 
-    Rb_BlockMapPut(b, &st->map);
-    Rb_DistinctPut(b, &st->current, NULL);
+    RbBlockMapPut(b, &st->map);
+    RbDistinctPut(b, &st->current, NULL);
     Rb_BufPutInt(b, st->open);
     Rb_BufPutInt(b, st->hasOpen);
     Rb_BufPutInt(b, st->exact);
@@ -228,9 +228,9 @@ WorkingSetSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     for (k = 0; k < st->nkept; k++) {
 	Rb_BufPutInt(b, st->keptWindow[k]);
 	Rb_BufPutInt(b, st->keptCloser[k]);
-	Rb_DistinctPut(b, &st->kept[k], NULL);
+	RbDistinctPut(b, &st->kept[k], NULL);
     }
-    Rb_TimeBinsPut(b, &st->sizes);
+    RbTimeBinsPut(b, &st->sizes);
     return TCL_OK;
 }
 
@@ -241,8 +241,8 @@ WorkingSetDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     int64_t n;
     int k;
 
-    Rb_BlockMapGet(b, &st->map);
-    Rb_DistinctGet(b, &st->current, NULL);
+    RbBlockMapGet(b, &st->map);
+    RbDistinctGet(b, &st->current, NULL);
     st->open = Rb_BufGetInt(b);
     st->hasOpen = (int)Rb_BufGetInt(b);
     st->exact = (int)Rb_BufGetInt(b);
@@ -254,11 +254,11 @@ WorkingSetDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     for (k = 0; k < (int)n && !b->bad; k++) {
 	st->keptWindow[k] = Rb_BufGetInt(b);
 	st->keptCloser[k] = Rb_BufGetInt(b);
-	Rb_DistinctReset(&st->kept[k], st->limit);
+	RbDistinctReset(&st->kept[k], st->limit);
 	st->nkept = k + 1;
-	Rb_DistinctGet(b, &st->kept[k], NULL);
+	RbDistinctGet(b, &st->kept[k], NULL);
     }
-    Rb_TimeBinsGet(b, &st->sizes);
+    RbTimeBinsGet(b, &st->sizes);
     return TCL_OK;
 }
 
@@ -289,7 +289,7 @@ WorkingSetMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     if (!ost->hasOpen && ost->nkept == 0) {
 	return TCL_OK;
     }
-    if (!aEmpty && !Rb_TimeBinOf(&st->sizes, ost->sizes.origin, &shift)) {
+    if (!aEmpty && !RbTimeBinOf(&st->sizes, ost->sizes.origin, &shift)) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: windows of two "
 		"shards do not line up", a->cls->name);
 	return TCL_ERROR;
@@ -309,19 +309,19 @@ WorkingSetMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 		a->cls->name, KEPT);
 	return TCL_ERROR;
     }
-    if ((devices = Rb_BlockMapAdopt(&st->map, &ost->map, &sameIds))
+    if ((devices = RbBlockMapAdopt(&st->map, &ost->map, &sameIds))
 	    == NULL) {
 	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
 		"%s: more than 32768 devices to merge", a->cls->name);
 	return TCL_ERROR;
     }
     for (k = 0; k < m && ok; k++) {
-	ok = Rb_DistinctAddRekeyed(&st->current, &ost->kept[k], &st->map,
+	ok = RbDistinctAddRekeyed(&st->current, &ost->kept[k], &st->map,
 		devices, sameIds);
     }
     if (ok && !aEmpty && next <= st->open) {
 	/* Every record of other falls in a's open window. */
-	ok = Rb_DistinctAddRekeyed(&st->current, &ost->current, &st->map,
+	ok = RbDistinctAddRekeyed(&st->current, &ost->current, &st->map,
 		devices, sameIds);
 	st->exact &= ost->exact;
 	goto done;
@@ -329,13 +329,13 @@ WorkingSetMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     if (ok && !aEmpty) {
 	CloseWindow(st, next);
     }
-    if (ok && Rb_TimeBinsMerge(a, &st->sizes, &ost->sizes) != TCL_OK) {
+    if (ok && RbTimeBinsMerge(a, &st->sizes, &ost->sizes) != TCL_OK) {
 	free(devices);
 	return TCL_ERROR;
     }
     for (k = 0; k < m; k++) {
 	j = ost->keptWindow[k] - ost->sizes.lo;
-	if (j >= 0 && j < ost->sizes.n && (slot = Rb_TimeBinsSlot(&st->sizes,
+	if (j >= 0 && j < ost->sizes.n && (slot = RbTimeBinsSlot(&st->sizes,
 		ost->keptWindow[k] + shift)) != NULL) {
 	    *slot -= ost->sizes.sums[j];	/* counted in a's window */
 	}
@@ -343,13 +343,13 @@ WorkingSetMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     for (k = m; k < ost->nkept && st->nkept < KEPT && ok; k++) {
 	st->keptWindow[st->nkept] = ost->keptWindow[k] + shift;
 	st->keptCloser[st->nkept] = ost->keptCloser[k] + shift;
-	Rb_DistinctReset(&st->kept[st->nkept], st->limit);
-	ok = Rb_DistinctAddRekeyed(&st->kept[st->nkept++], &ost->kept[k],
+	RbDistinctReset(&st->kept[st->nkept], st->limit);
+	ok = RbDistinctAddRekeyed(&st->kept[st->nkept++], &ost->kept[k],
 		&st->map, devices, sameIds);
     }
     if (ok) {
-	Rb_DistinctReset(&st->current, st->limit);
-	ok = Rb_DistinctAddRekeyed(&st->current, &ost->current, &st->map,
+	RbDistinctReset(&st->current, st->limit);
+	ok = RbDistinctAddRekeyed(&st->current, &ost->current, &st->map,
 		devices, sameIds);
 	st->open = ost->open + shift;
 	st->hasOpen = ost->hasOpen;

@@ -26,13 +26,13 @@ CheckAnalyzer(void *checkData, Tcl_Interp *interp)
 }
 
 /*
- * Rb_AnalyzerCreate --
+ * RbAnalyzerCreate --
  *	Makes an instance: zeroed state, option defaults, the given options,
  *	then the class's init hook.
  * Results: the analyzer, or NULL with an error in the interpreter.
  */
 Rb_Analyzer *
-Rb_AnalyzerCreate(Tcl_Interp *interp, const Rb_AnalyzerClass *cls, int objc,
+RbAnalyzerCreate(Tcl_Interp *interp, const Rb_AnalyzerClass *cls, int objc,
 	Tcl_Obj *const objv[])
 {
     static const Rb_Option coreOpts[] = {
@@ -42,18 +42,18 @@ Rb_AnalyzerCreate(Tcl_Interp *interp, const Rb_AnalyzerClass *cls, int objc,
     };
     Rb_Analyzer *a = Rb_Alloc(sizeof(*a));
     AnalyzerPriv *priv = Rb_Alloc(sizeof(*priv));
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
 
     a->cls = cls;
     a->state = Rb_Alloc(cls->stateSize ? cls->stateSize : 1);
     a->prefix = NULL;
     a->engine = priv;
     priv->eng = eng;
-    if (Rb_OptionsDefault(interp, cls->options, a->state) != TCL_OK
-	    || Rb_OptionsConfigure(interp, cls->options, a->state, objc, objv,
+    if (RbOptionsDefault(interp, cls->options, a->state) != TCL_OK
+	    || RbOptionsConfigure(interp, cls->options, a->state, objc, objv,
 		    coreOpts, &a->prefix, NULL, NULL) != TCL_OK
 	    || (cls->init && cls->init(a, interp) != TCL_OK)) {
-	Rb_AnalyzerDelete(a);
+	RbAnalyzerDelete(a);
 	return NULL;
     }
     if (a->prefix == NULL) {
@@ -66,21 +66,21 @@ Rb_AnalyzerCreate(Tcl_Interp *interp, const Rb_AnalyzerClass *cls, int objc,
 }
 
 /*
- * Rb_AnalyzerDelete --
+ * RbAnalyzerDelete --
  *	Frees an analyzer, taking it out of its flow and of the engine.
  */
 void
-Rb_AnalyzerDelete(Rb_Analyzer *a)
+RbAnalyzerDelete(Rb_Analyzer *a)
 {
     AnalyzerPriv *priv = a->engine;
     Rb_Engine *eng = priv->eng;
     int i;
 
     if (a->flow) {
-	Rb_FlowRemoveAnalyzer(a->flow, a);
+	RbFlowRemoveAnalyzer(a->flow, a);
     }
     if (priv->node) {
-	Rb_NodeFree(priv->node);
+	RbNodeFree(priv->node);
     }
     for (i = 0; i < eng->nanalyzers; i++) {
 	if (eng->analyzers[i] == a) {
@@ -93,7 +93,7 @@ Rb_AnalyzerDelete(Rb_Analyzer *a)
     if (a->cls->freeState) {
 	a->cls->freeState(a);
     }
-    Rb_OptionsFree(a->cls->options, a->state);
+    RbOptionsFree(a->cls->options, a->state);
     for (i = 0; i < priv->nneeds; i++) {
 	free(priv->needAttrs[i]);
     }
@@ -133,7 +133,7 @@ Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr)
 	Rb_AttrFree(attr);
 	return;
     }
-    Rb_FlowSetAttr(a->flow, attr);
+    RbFlowSetAttr(a->flow, attr);
 }
 
 /*
@@ -169,12 +169,12 @@ Rb_AnalyzerError(Rb_Analyzer *a, const char *code, const char *fmt, ...)
 }
 
 /*
- * Rb_AnalyzerTakeError --
+ * RbAnalyzerTakeError --
  *	Moves an error recorded by Rb_AnalyzerError into the interpreter.
  * Results: TCL_ERROR if there was one, else TCL_OK.
  */
 int
-Rb_AnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a)
+RbAnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a)
 {
     AnalyzerPriv *priv = a->engine;
     int rc;
@@ -193,7 +193,7 @@ Rb_AnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a)
 /*
  * Rb_AnalyzerField --
  *	Resolves a field name against the run's schema, noting it among
- *	those the analyzer reads (Rb_AnalyzerReads).
+ *	those the analyzer reads (RbAnalyzerReads).
  * Results: TCL_OK with *index set, or TCL_ERROR with *index = -1 and an
  *	analyzer error RUBICON ANALYZER FIELD naming the field and listing
  *	the known fields.
@@ -278,14 +278,14 @@ Rb_AnalyzerTypedField(Rb_Analyzer *a, const Rb_RunInfo *run,
 }
 
 /*
- * Rb_AnalyzerReads --
+ * RbAnalyzerReads --
  *	The fields a's hooks read, RB_FIELD_BIT of each: every field unless
  *	its class declares some, else those and the ones its start hook
  *	resolved with Rb_AnalyzerField (the fields its options name).  Valid
- *	after Rb_AnalyzerStartAll.
+ *	after RbAnalyzerStartAll.
  */
 uint64_t
-Rb_AnalyzerReads(const Rb_Analyzer *a)
+RbAnalyzerReads(const Rb_Analyzer *a)
 {
     const AnalyzerPriv *priv = a->engine;
 
@@ -368,26 +368,26 @@ CheckIoFields(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
- * Rb_AnalyzerStartAll --
+ * RbAnalyzerStartAll --
  *	Checks that the run's records have the I/O fields a's class reads,
  *	then calls its start hook.
  */
 int
-Rb_AnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
+RbAnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ((AnalyzerPriv *)a->engine)->resolved = 0;
     if (CheckIoFields(interp, a, run) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (a->cls->start && a->cls->start(a, run) != TCL_OK) {
-	if (Rb_AnalyzerTakeError(interp, a) == TCL_OK) {
+	if (RbAnalyzerTakeError(interp, a) == TCL_OK) {
 	    Rb_SetInterpError(interp, "RUBICON ANALYZER START",
 		    "%s: failed to start", a->cmdName ? a->cmdName
 		    : a->cls->name);
 	}
 	return TCL_ERROR;
     }
-    return Rb_AnalyzerTakeError(interp, a);
+    return RbAnalyzerTakeError(interp, a);
 }
 
 /*
@@ -467,14 +467,14 @@ Visit(Tcl_Interp *interp, Rb_Analyzer *a, Rb_Analyzer ***order, int *n,
 }
 
 /*
- * Rb_EndAnalyzers --
+ * RbEndAnalyzers --
  *	Calls end on every analyzer of the given flows, and on analyzers of
  *	other flows they need, so that each runs after its producers.  With
  *	dryRun, only checks the order (cycles, missing producers).
  * Results: TCL_OK or TCL_ERROR.
  */
 int
-Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
+RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	int nflows, const Rb_RunInfo *run, int dryRun)
 {
     Rb_Analyzer **order = Rb_AllocArray(eng->nanalyzers + 1,
@@ -496,7 +496,7 @@ Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	Rb_Analyzer *a = order[i];
 
 	if (a->cls->end && a->cls->end(a, run) != TCL_OK) {
-	    if (Rb_AnalyzerTakeError(interp, a) == TCL_OK) {
+	    if (RbAnalyzerTakeError(interp, a) == TCL_OK) {
 		Rb_SetInterpError(interp, "RUBICON ANALYZER END",
 			"%s: failed at end of trace",
 			a->cmdName ? a->cmdName : a->cls->name);
@@ -504,7 +504,7 @@ Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	    rc = TCL_ERROR;
 	    break;
 	}
-	rc = Rb_AnalyzerTakeError(interp, a);
+	rc = RbAnalyzerTakeError(interp, a);
 	if (run->partial && a->flow) {
 	    Tcl_HashSearch s;
 	    Tcl_HashEntry *e;
@@ -524,11 +524,11 @@ Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 }
 
 /*
- * Rb_AnalyzerFromCmdInfo --
+ * RbAnalyzerFromCmdInfo --
  *	The analyzer behind a command, or NULL if it is not one.
  */
 Rb_Analyzer *
-Rb_AnalyzerFromCmdInfo(const Tcl_CmdInfo *info)
+RbAnalyzerFromCmdInfo(const Tcl_CmdInfo *info)
 {
     return info->objProc == AnalyzerObjCmd ? info->objClientData : NULL;
 }
@@ -609,7 +609,7 @@ AnalyzerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 static void
 AnalyzerDeleteProc(ClientData cd)
 {
-    Rb_AnalyzerDelete(cd);
+    RbAnalyzerDelete(cd);
 }
 
 /*
@@ -634,7 +634,7 @@ AnalyzerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_CmdInfo info;
 
 	if (Tcl_GetCommandInfo(interp, Tcl_GetString(objv[1]), &info)) {
-	    flow = Rb_FlowFromCmdInfo(&info);
+	    flow = RbFlowFromCmdInfo(&info);
 	}
 	if (flow == NULL) {
 	    return Rb_SetInterpError(interp, "RUBICON ANALYZER ARGS",
@@ -644,7 +644,7 @@ AnalyzerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	}
 	first = 2;
     }
-    a = Rb_AnalyzerCreate(interp, cls, objc - first, objv + first);
+    a = RbAnalyzerCreate(interp, cls, objc - first, objv + first);
     if (a == NULL) {
 	const char *msg = Tcl_GetStringResult(interp);
 
@@ -653,9 +653,9 @@ AnalyzerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	}
 	return TCL_ERROR;
     }
-    a->token = Rb_EngineNewObject(interp, cls->name, AnalyzerObjCmd, a,
+    a->token = RbEngineNewObject(interp, cls->name, AnalyzerObjCmd, a,
 	    AnalyzerDeleteProc, &a->cmdName);
-    if (flow != NULL && Rb_FlowAddAnalyzer(interp, flow, a) != TCL_OK) {
+    if (flow != NULL && RbFlowAddAnalyzer(interp, flow, a) != TCL_OK) {
 	Tcl_DeleteCommandFromToken(interp, a->token);
 	return TCL_ERROR;
     }
@@ -675,7 +675,7 @@ RbAnalyzerNode(Rb_Analyzer *a)
     AnalyzerPriv *priv = a->engine;
 
     if (priv->node == NULL) {
-	priv->node = Rb_NodeCreate(priv->eng, NODE_ANALYZER);
+	priv->node = RbNodeCreate(priv->eng, NODE_ANALYZER);
 	priv->node->analyzer = a;
 	priv->node->cmdName = Rb_Strdup(a->cmdName ? a->cmdName
 		: a->cls->name);
@@ -716,6 +716,6 @@ RbAnalyzerPush(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 int
 Rb_RegisterAnalyzer(Tcl_Interp *interp, const Rb_AnalyzerClass *cls)
 {
-    return Rb_EngineRegister(interp, CLASS_ANALYZER, cls->name, cls->help,
+    return RbEngineRegister(interp, CLASS_ANALYZER, cls->name, cls->help,
 	    AnalyzerClassCmd, cls);
 }

@@ -40,7 +40,7 @@ struct Rb_Node {
     uint32_t *sel;		/* Output selection buffer (filters). */
     int visitMark;		/* For traversals. */
     int nparents;		/* Nodes that have it among their children. */
-    uint64_t dupMark;		/* For the check of Rb_NodeAddChild. */
+    uint64_t dupMark;		/* For the check of RbNodeAddChild. */
     Rb_Node *dupOrigin;
     Rb_Node *nextNode;		/* All nodes of the engine. */
 
@@ -104,7 +104,7 @@ struct Rb_Engine {
     Tcl_Interp *interp;
     Rb_Node *head;
     Rb_Node *nodes;
-    uint64_t dupGeneration;	/* Last mark of Rb_NodeAddChild's check. */
+    uint64_t dupGeneration;	/* Last mark of RbNodeAddChild's check. */
     int nreporters;
     Rb_Reporter **reporters;
     int nanalyzers;
@@ -134,38 +134,38 @@ typedef struct ClassEntry {
     const void *cls;
 } ClassEntry;
 
-Rb_Engine *	Rb_EngineGet(Tcl_Interp *interp);
-char *		Rb_EngineNewName(Rb_Engine *eng, const char *base);
-Tcl_Command	Rb_EngineNewObject(Tcl_Interp *interp, const char *base,
+Rb_Engine *	RbEngineGet(Tcl_Interp *interp);
+char *		RbEngineNewName(Rb_Engine *eng, const char *base);
+Tcl_Command	RbEngineNewObject(Tcl_Interp *interp, const char *base,
 		    Tcl_ObjCmdProc *proc, ClientData cd,
 		    Tcl_CmdDeleteProc *deleteProc, char **cmdName);
-void		Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind,
+void		RbEngineAddClass(Rb_Engine *eng, ClassKind kind,
 		    const char *name, const char *help, const void *cls);
-int		Rb_EngineRegister(Tcl_Interp *interp, ClassKind kind,
+int		RbEngineRegister(Tcl_Interp *interp, ClassKind kind,
 		    const char *name, const char *help, Tcl_ObjCmdProc *proc,
 		    const void *cls);
 
 /* Nodes (node.c). */
-Rb_Node *	Rb_NodeCreate(Rb_Engine *eng, NodeKind kind);
-Rb_Node *	Rb_NodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj);
-int		Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent,
+Rb_Node *	RbNodeCreate(Rb_Engine *eng, NodeKind kind);
+Rb_Node *	RbNodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj);
+int		RbNodeAddChild(Tcl_Interp *interp, Rb_Node *parent,
 		    Rb_Node *child);
-void		Rb_NodeDetach(Rb_Node *n);
-void		Rb_NodeFree(Rb_Node *n);
-int		Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n,
+void		RbNodeDetach(Rb_Node *n);
+void		RbNodeFree(Rb_Node *n);
+int		RbNodeStart(Tcl_Interp *interp, Rb_Node *n,
 		    const Rb_RunInfo *run);
-void		Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel,
+void		RbNodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel,
 		    int nsel);
-int		Rb_NodeFlush(Tcl_Interp *interp, Rb_Node *n);
-uint64_t	Rb_NodeFields(Rb_Node *n);
-int		Rb_NodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
+int		RbNodeFlush(Tcl_Interp *interp, Rb_Node *n);
+uint64_t	RbNodeFields(Rb_Node *n);
+int		RbNodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
 		    Tcl_Obj *const objv[]);
-Tcl_Obj *	Rb_NodeChildrenObj(Rb_Node *n);
-int		Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng);
-int		Rb_NodeInitCmds(Tcl_Interp *interp);
-void		Rb_NodeClearMarks(Rb_Engine *eng);
+Tcl_Obj *	RbNodeChildrenObj(Rb_Node *n);
+int		RbDagDot(Tcl_Interp *interp, Rb_Engine *eng);
+int		RbNodeInitCmds(Tcl_Interp *interp);
+void		RbNodeClearMarks(Rb_Engine *eng);
 Tcl_Obj *	RbNodesUnreached(Rb_Engine *eng);
-Rb_Node *	Rb_NodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls,
+Rb_Node *	RbNodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls,
 		    void *data);
 
 /* The Filters under a Mux compiled together (muxTable.c). */
@@ -176,30 +176,30 @@ void		RbMuxDispatch(Rb_Node *mux, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
 
 /* Flows (flow.c). */
-int		Rb_FlowInitCmds(Tcl_Interp *interp);
-void		Rb_FlowClearAttrs(Rb_Flow *flow);
-void		Rb_FlowRemoveAnalyzer(Rb_Flow *flow, Rb_Analyzer *a);
-Rb_Flow *	Rb_FlowFromCmdInfo(const Tcl_CmdInfo *info);
+int		RbFlowInitCmds(Tcl_Interp *interp);
+void		RbFlowClearAttrs(Rb_Flow *flow);
+void		RbFlowRemoveAnalyzer(Rb_Flow *flow, Rb_Analyzer *a);
+Rb_Flow *	RbFlowFromCmdInfo(const Tcl_CmdInfo *info);
 const char *	RbAttrCanonicalName(const char *name);
 
 /* Analyzers (analyzer.c). */
-int		Rb_AnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a,
+int		RbAnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a,
 		    const Rb_RunInfo *run);
-int		Rb_EndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng,
+int		RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng,
 		    Rb_Flow **flows, int nflows, const Rb_RunInfo *run,
 		    int dryRun);
-int		Rb_AnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a);
-uint64_t	Rb_AnalyzerReads(const Rb_Analyzer *a);
-Rb_Analyzer *	Rb_AnalyzerFromCmdInfo(const Tcl_CmdInfo *info);
+int		RbAnalyzerTakeError(Tcl_Interp *interp, Rb_Analyzer *a);
+uint64_t	RbAnalyzerReads(const Rb_Analyzer *a);
+Rb_Analyzer *	RbAnalyzerFromCmdInfo(const Tcl_CmdInfo *info);
 Rb_Node *	RbAnalyzerNode(Rb_Analyzer *a);
 void		RbAnalyzerPush(Rb_Analyzer *a, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
 
 /* Reporters (reporter.c) and the run driver (run.c). */
-int		Rb_ReportersWrite(Tcl_Interp *interp, Rb_Engine *eng,
+int		RbReportersWrite(Tcl_Interp *interp, Rb_Engine *eng,
 		    const Rb_RunInfo *run);
-void		Rb_ReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow);
-int		Rb_RunInitCmds(Tcl_Interp *interp);
-int		Rb_SafeInitCmds(Tcl_Interp *interp);
+void		RbReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow);
+int		RbRunInitCmds(Tcl_Interp *interp);
+int		RbSafeInitCmds(Tcl_Interp *interp);
 
 #endif /* RB_ENGINE_H */

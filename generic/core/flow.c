@@ -10,20 +10,20 @@
 #include "engine.h"
 
 /*
- * Rb_FlowCreate --
+ * RbFlowCreate --
  *	Makes a Flow and its DAG node, without a Tcl command.
  */
 Rb_Flow *
-Rb_FlowCreate(Tcl_Interp *interp, const char *name)
+RbFlowCreate(Tcl_Interp *interp, const char *name)
 {
     Rb_Flow *flow = Rb_Alloc(sizeof(*flow));
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
 
     flow->name = Rb_Strdup(name);
     flow->interp = interp;
     Tcl_InitHashTable(&flow->attrs, TCL_STRING_KEYS);
     Tcl_InitHashTable(&flow->aliases, TCL_STRING_KEYS);
-    flow->node = Rb_NodeCreate(eng, NODE_FLOW);
+    flow->node = RbNodeCreate(eng, NODE_FLOW);
     flow->node->flow = flow;
     return flow;
 }
@@ -84,11 +84,11 @@ ClearAliases(Rb_Flow *flow)
 }
 
 /*
- * Rb_FlowClearAttrs --
+ * RbFlowClearAttrs --
  *	Frees every Attribute of the flow (before a new run).
  */
 void
-Rb_FlowClearAttrs(Rb_Flow *flow)
+RbFlowClearAttrs(Rb_Flow *flow)
 {
     Tcl_HashSearch search;
     Tcl_HashEntry *e;
@@ -103,41 +103,41 @@ Rb_FlowClearAttrs(Rb_Flow *flow)
 }
 
 /*
- * Rb_FlowDelete --
+ * RbFlowDelete --
  *	Frees a flow: its attributes, and its analyzers (deleting their
  *	commands, if any). Detaches its node from the DAG.
  */
 void
-Rb_FlowDelete(Rb_Flow *flow)
+RbFlowDelete(Rb_Flow *flow)
 {
     Rb_Engine *eng = flow->node->eng;
 
-    Rb_ReporterRemoveFlow(eng, flow);
+    RbReporterRemoveFlow(eng, flow);
     while (flow->nanalyzers > 0) {
 	Rb_Analyzer *a = flow->analyzers[flow->nanalyzers - 1];
 
 	if (a->token) {
 	    Tcl_DeleteCommandFromToken(flow->interp, a->token);
 	} else {
-	    Rb_AnalyzerDelete(a);
+	    RbAnalyzerDelete(a);
 	}
     }
     free(flow->analyzers);
-    Rb_FlowClearAttrs(flow);
+    RbFlowClearAttrs(flow);
     Tcl_DeleteHashTable(&flow->attrs);
     Tcl_DeleteHashTable(&flow->aliases);
     flow->node->flow = NULL;
-    Rb_NodeFree(flow->node);
+    RbNodeFree(flow->node);
     free(flow->name);
     free(flow);
 }
 
 /*
- * Rb_FlowAddAnalyzer --
+ * RbFlowAddAnalyzer --
  *	Puts an analyzer into a flow. An analyzer belongs to one flow.
  */
 int
-Rb_FlowAddAnalyzer(Tcl_Interp *interp, Rb_Flow *flow, Rb_Analyzer *a)
+RbFlowAddAnalyzer(Tcl_Interp *interp, Rb_Flow *flow, Rb_Analyzer *a)
 {
     if (a->flow == flow) {
 	return TCL_OK;
@@ -155,11 +155,11 @@ Rb_FlowAddAnalyzer(Tcl_Interp *interp, Rb_Flow *flow, Rb_Analyzer *a)
 }
 
 /*
- * Rb_FlowRemoveAnalyzer --
+ * RbFlowRemoveAnalyzer --
  *	Takes an analyzer out of its flow (when the analyzer is deleted).
  */
 void
-Rb_FlowRemoveAnalyzer(Rb_Flow *flow, Rb_Analyzer *a)
+RbFlowRemoveAnalyzer(Rb_Flow *flow, Rb_Analyzer *a)
 {
     int i;
 
@@ -175,18 +175,18 @@ Rb_FlowRemoveAnalyzer(Rb_Flow *flow, Rb_Analyzer *a)
 }
 
 /*
- * Rb_FlowStart --
+ * RbFlowStart --
  *	Clears the flow's attributes and starts each of its analyzers.
  */
 int
-Rb_FlowStart(Rb_Flow *flow, const Rb_RunInfo *run)
+RbFlowStart(Rb_Flow *flow, const Rb_RunInfo *run)
 {
     int i;
 
-    Rb_FlowClearAttrs(flow);
+    RbFlowClearAttrs(flow);
     flow->recordCount = 0;
     for (i = 0; i < flow->nanalyzers; i++) {
-	if (Rb_AnalyzerStartAll(run->interp, flow->analyzers[i], run)
+	if (RbAnalyzerStartAll(run->interp, flow->analyzers[i], run)
 		!= TCL_OK) {
 	    return TCL_ERROR;
 	}
@@ -195,12 +195,12 @@ Rb_FlowStart(Rb_Flow *flow, const Rb_RunInfo *run)
 }
 
 /*
- * Rb_FlowPush --
+ * RbFlowPush --
  *	Hands the selected records of a batch to every analyzer: the batch
  *	hook if the class has one, else the record hook per record.
  */
 void
-Rb_FlowPush(Rb_Flow *flow, const Rb_Batch *b, const uint32_t *sel, int nsel)
+RbFlowPush(Rb_Flow *flow, const Rb_Batch *b, const uint32_t *sel, int nsel)
 {
     int i;
 
@@ -211,21 +211,21 @@ Rb_FlowPush(Rb_Flow *flow, const Rb_Batch *b, const uint32_t *sel, int nsel)
 }
 
 /*
- * Rb_FlowEnd --
+ * RbFlowEnd --
  *	Ends the flow's analyzers in dependency order.
  */
 int
-Rb_FlowEnd(Rb_Flow *flow, const Rb_RunInfo *run)
+RbFlowEnd(Rb_Flow *flow, const Rb_RunInfo *run)
 {
-    return Rb_EndAnalyzers(run->interp, flow->node->eng, &flow, 1, run, 0);
+    return RbEndAnalyzers(run->interp, flow->node->eng, &flow, 1, run, 0);
 }
 
 /*
- * Rb_FlowSetAttr --
+ * RbFlowSetAttr --
  *	Stores an Attribute under its name, replacing one of the same name.
  */
 void
-Rb_FlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr)
+RbFlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr)
 {
     int isNew;
     Tcl_HashEntry *e = Tcl_CreateHashEntry(&flow->attrs, attr->name, &isNew);
@@ -291,11 +291,11 @@ CompareNames(const void *a, const void *b)
 }
 
 /*
- * Rb_FlowAttrNames --
+ * RbFlowAttrNames --
  *	The flow's attribute names, sorted. The caller frees the array.
  */
 const char **
-Rb_FlowAttrNames(const Rb_Flow *flow, int *count)
+RbFlowAttrNames(const Rb_Flow *flow, int *count)
 {
     Tcl_HashSearch search;
     Tcl_HashEntry *e;
@@ -315,12 +315,12 @@ Rb_FlowAttrNames(const Rb_Flow *flow, int *count)
 static Tcl_ObjCmdProc FlowObjCmd;
 
 /*
- * Rb_FlowFromCmdInfo --
+ * RbFlowFromCmdInfo --
  *	The Flow whose command's info this is, or NULL if the command is not
  *	a Flow's.
  */
 Rb_Flow *
-Rb_FlowFromCmdInfo(const Tcl_CmdInfo *info)
+RbFlowFromCmdInfo(const Tcl_CmdInfo *info)
 {
     return info->objProc == FlowObjCmd ? info->objClientData : NULL;
 }
@@ -340,7 +340,7 @@ Rb_FlowFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
     Rb_Flow *flow = NULL;
 
     if (Tcl_GetCommandInfo(interp, Tcl_GetString(obj), &info)) {
-	flow = Rb_FlowFromCmdInfo(&info);
+	flow = RbFlowFromCmdInfo(&info);
     }
     if (flow == NULL) {
 	Rb_SetInterpError(interp, "RUBICON FLOW UNKNOWN",
@@ -377,7 +377,7 @@ FlowAttrCmd(Tcl_Interp *interp, Rb_Flow *flow, int isInfo, int objc,
 	Tcl_DString known;
 
 	Tcl_DStringInit(&known);
-	names = Rb_FlowAttrNames(flow, &n);
+	names = RbFlowAttrNames(flow, &n);
 	for (i = 0; i < n; i++) {
 	    Tcl_DStringAppendElement(&known, names[i]);
 	}
@@ -480,11 +480,11 @@ FlowObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 
 	    if (!Tcl_GetCommandInfo(interp, Tcl_GetString(objv[i]), &info)
 		    || info.deleteProc == NULL
-		    || (a = Rb_AnalyzerFromCmdInfo(&info)) == NULL) {
+		    || (a = RbAnalyzerFromCmdInfo(&info)) == NULL) {
 		return Rb_SetInterpError(interp, "RUBICON FLOW ANALYZER",
 			"\"%s\" is not an Analyzer", Tcl_GetString(objv[i]));
 	    }
-	    if (Rb_FlowAddAnalyzer(interp, flow, a) != TCL_OK) {
+	    if (RbFlowAddAnalyzer(interp, flow, a) != TCL_OK) {
 		return TCL_ERROR;
 	    }
 	}
@@ -498,7 +498,7 @@ FlowObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	Tcl_SetObjResult(interp, list);
 	return TCL_OK;
     case SUB_ATTRIBUTES:
-	names = Rb_FlowAttrNames(flow, &n);
+	names = RbFlowAttrNames(flow, &n);
 	list = Tcl_NewListObj(0, NULL);
 	for (i = 0; i < n; i++) {
 	    Tcl_ListObjAppendElement(NULL, list, Tcl_NewStringObj(names[i], -1));
@@ -547,7 +547,7 @@ FlowDeleteProc(ClientData cd)
     Rb_Flow *flow = cd;
 
     flow->node->token = NULL;
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
 }
 
 /*
@@ -559,18 +559,18 @@ FlowDeleteProc(ClientData cd)
 static int
 FlowCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
     Rb_Flow *flow;
-    char *cmd = Rb_EngineNewName(eng, "flow");
+    char *cmd = RbEngineNewName(eng, "flow");
     int first = 1, i;
     Tcl_CmdInfo info;
 
     if (objc > 1 && !(Tcl_GetCommandInfo(interp, Tcl_GetString(objv[1]),
-	    &info) && Rb_AnalyzerFromCmdInfo(&info) != NULL)) {
-	flow = Rb_FlowCreate(interp, Tcl_GetString(objv[1]));
+	    &info) && RbAnalyzerFromCmdInfo(&info) != NULL)) {
+	flow = RbFlowCreate(interp, Tcl_GetString(objv[1]));
 	first = 2;
     } else {
-	flow = Rb_FlowCreate(interp, strrchr(cmd, ':') + 1);
+	flow = RbFlowCreate(interp, strrchr(cmd, ':') + 1);
     }
     flow->node->cmdName = cmd;
     flow->node->token = Tcl_CreateObjCommand(interp, cmd, FlowObjCmd, flow,
@@ -579,13 +579,13 @@ FlowCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	Rb_Analyzer *a;
 
 	if (!Tcl_GetCommandInfo(interp, Tcl_GetString(objv[i]), &info)
-		|| (a = Rb_AnalyzerFromCmdInfo(&info)) == NULL) {
+		|| (a = RbAnalyzerFromCmdInfo(&info)) == NULL) {
 	    Rb_SetInterpError(interp, "RUBICON FLOW ANALYZER",
 		    "Flow: \"%s\" is not an Analyzer", Tcl_GetString(objv[i]));
 	    Tcl_DeleteCommandFromToken(interp, flow->node->token);
 	    return TCL_ERROR;
 	}
-	if (Rb_FlowAddAnalyzer(interp, flow, a) != TCL_OK) {
+	if (RbFlowAddAnalyzer(interp, flow, a) != TCL_OK) {
 	    Tcl_DeleteCommandFromToken(interp, flow->node->token);
 	    return TCL_ERROR;
 	}
@@ -595,12 +595,12 @@ FlowCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 }
 
 int
-Rb_FlowInitCmds(Tcl_Interp *interp)
+RbFlowInitCmds(Tcl_Interp *interp)
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
 
     Tcl_CreateObjCommand(interp, "::rubicon::Flow", FlowCmd, NULL, NULL);
-    Rb_EngineAddClass(eng, CLASS_CORE, "Flow",
+    RbEngineAddClass(eng, CLASS_CORE, "Flow",
 	    "Flow ?name? ?analyzer ...?: a named group of Analyzers and "
 	    "their Attributes", NULL);
     return TCL_OK;

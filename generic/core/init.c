@@ -31,11 +31,11 @@ EngineFree(ClientData cd, Tcl_Interp *interp)
 }
 
 /*
- * Rb_EngineGet --
+ * RbEngineGet --
  *	The interpreter's engine, made on first use.
  */
 Rb_Engine *
-Rb_EngineGet(Tcl_Interp *interp)
+RbEngineGet(Tcl_Interp *interp)
 {
     Rb_Engine *eng = Tcl_GetAssocData(interp, ENGINE_KEY, NULL);
 
@@ -49,11 +49,11 @@ Rb_EngineGet(Tcl_Interp *interp)
 }
 
 /*
- * Rb_EngineNewName --
+ * RbEngineNewName --
  *	A fresh object command name "::rubicon::obj::BASE<n>" (malloc'd).
  */
 char *
-Rb_EngineNewName(Rb_Engine *eng, const char *base)
+RbEngineNewName(Rb_Engine *eng, const char *base)
 {
     size_t n = strlen(base) + 40;
     char *name = Rb_Alloc(n);
@@ -88,25 +88,25 @@ ImportGlobally(Tcl_Interp *interp, const char *name)
 }
 
 /*
- * Rb_EngineNewObject --
+ * RbEngineNewObject --
  *	Gives a new object its command ::rubicon::obj::BASE<n>: stores the
  *	malloc'd name in *cmdName and sets the interpreter result to it.
  * Results: the command's token.
  */
 Tcl_Command
-Rb_EngineNewObject(Tcl_Interp *interp, const char *base, Tcl_ObjCmdProc *proc,
+RbEngineNewObject(Tcl_Interp *interp, const char *base, Tcl_ObjCmdProc *proc,
 	ClientData cd, Tcl_CmdDeleteProc *deleteProc, char **cmdName)
 {
     Tcl_Command token;
 
-    *cmdName = Rb_EngineNewName(Rb_EngineGet(interp), base);
+    *cmdName = RbEngineNewName(RbEngineGet(interp), base);
     token = Tcl_CreateObjCommand(interp, *cmdName, proc, cd, deleteProc);
     Tcl_SetObjResult(interp, Tcl_NewStringObj(*cmdName, -1));
     return token;
 }
 
 void
-Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind, const char *name,
+RbEngineAddClass(Rb_Engine *eng, ClassKind kind, const char *name,
 	const char *help, const void *cls)
 {
     int isNew;
@@ -126,13 +126,13 @@ Rb_EngineAddClass(Rb_Engine *eng, ClassKind kind, const char *name,
 }
 
 /*
- * Rb_EngineRegister --
+ * RbEngineRegister --
  *	Makes a class's command ::rubicon::NAME (client data: the class) and
  *	lists it in rubicon::types; shared by Analyzer, Reporter and
  *	Transformer registration.
  */
 int
-Rb_EngineRegister(Tcl_Interp *interp, ClassKind kind, const char *name,
+RbEngineRegister(Tcl_Interp *interp, ClassKind kind, const char *name,
 	const char *help, Tcl_ObjCmdProc *proc, const void *cls)
 {
     Tcl_DString cmd;
@@ -143,7 +143,7 @@ Rb_EngineRegister(Tcl_Interp *interp, ClassKind kind, const char *name,
     Tcl_CreateObjCommand(interp, Tcl_DStringValue(&cmd), proc,
 	    (ClientData)cls, NULL);
     Tcl_DStringFree(&cmd);
-    Rb_EngineAddClass(Rb_EngineGet(interp), kind, name, help, cls);
+    RbEngineAddClass(RbEngineGet(interp), kind, name, help, cls);
     return TCL_OK;
 }
 
@@ -165,7 +165,7 @@ TypesCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     static const char *const kinds[] = {
 	"analyzer", "reporter", "transformer", "core", "reader", NULL
     };
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
     Tcl_HashSearch s;
     Tcl_HashEntry *e;
     const char **names;
@@ -226,7 +226,7 @@ static int
 DagCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     static const char *const subs[] = {"dot", "head", NULL};
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
     int idx;
 
     if (objc != 2) {
@@ -238,7 +238,7 @@ DagCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	return TCL_ERROR;
     }
     if (idx == 0) {
-	return Rb_DagDot(interp, eng);
+	return RbDagDot(interp, eng);
     }
     Tcl_SetObjResult(interp, Tcl_NewStringObj(eng->head ? eng->head->cmdName
 	    : "", -1));
@@ -268,21 +268,21 @@ Rubicon_Init(Tcl_Interp *interp)
 	return TCL_ERROR;
     }
 #endif
-    Rb_EngineGet(interp);
+    RbEngineGet(interp);
     Tcl_Eval(interp, "namespace eval ::rubicon::obj {}");
     if (!readersDone) {
-	Rb_ReaderKitInit();
+	RbReaderKitInit();
 	readersDone = 1;
     }
-    if (Rb_FlowInitCmds(interp) != TCL_OK
-	    || Rb_NodeInitCmds(interp) != TCL_OK
-	    || Rb_RunInitCmds(interp) != TCL_OK
+    if (RbFlowInitCmds(interp) != TCL_OK
+	    || RbNodeInitCmds(interp) != TCL_OK
+	    || RbRunInitCmds(interp) != TCL_OK
 	    || RbMpiInitCmds(interp) != TCL_OK
-	    || Rb_IoCommandsInit(interp) != TCL_OK
-	    || Rb_SafeInitCmds(interp) != TCL_OK
-	    || Rb_AnalyzerKitInit(interp) != TCL_OK
-	    || Rb_ReporterKitInit(interp) != TCL_OK
-	    || Rb_TransformerKitInit(interp) != TCL_OK) {
+	    || RbIoCommandsInit(interp) != TCL_OK
+	    || RbSafeInitCmds(interp) != TCL_OK
+	    || RbAnalyzerKitInit(interp) != TCL_OK
+	    || RbReporterKitInit(interp) != TCL_OK
+	    || RbTransformerKitInit(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
     Tcl_CreateObjCommand(interp, "::rubicon::types", TypesCmd, NULL, NULL);
@@ -292,7 +292,7 @@ Rubicon_Init(Tcl_Interp *interp)
 	return TCL_ERROR;
     }
     return Tcl_PkgProvideEx(interp, "rubicon", RUBICON_VERSION,
-	    (ClientData)Rb_StubsTable());
+	    (ClientData)RbStubsTable());
 }
 
 /*

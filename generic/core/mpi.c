@@ -242,7 +242,7 @@ RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	    cls = n->xf->cls->name;
 	} else if (n->kind == NODE_TRANSFORMER
 		&& strcmp(n->xf->cls->name, "SampleTransformer") == 0
-		&& Rb_OptionsCget(interp, n->xf->cls->options, n->xf->state,
+		&& RbOptionsCget(interp, n->xf->cls->options, n->xf->state,
 		Tcl_NewStringObj("-key", -1)) == TCL_OK
 		&& *Tcl_GetStringResult(interp) == '\0') {
 	    why = "without -key it counts every record before its own";
@@ -324,7 +324,7 @@ Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	    lenAt = b->len;
 	    Rb_BufPutInt(b, 0);
 	    if (a->cls->serialize(a, run, b) != TCL_OK) {
-		return Rb_AnalyzerTakeError(interp, a) == TCL_OK
+		return RbAnalyzerTakeError(interp, a) == TCL_OK
 			? Rb_SetInterpError(interp, "RUBICON MERGE SERIALIZE",
 			"%s: cannot serialize its state", a->cmdName)
 			: TCL_ERROR;
@@ -351,20 +351,20 @@ Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 static Rb_Analyzer *
 CloneAnalyzer(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
 {
-    Tcl_Obj *opts = Rb_OptionsList(a->cls->options, a->state), **ov;
+    Tcl_Obj *opts = RbOptionsList(a->cls->options, a->state), **ov;
     Rb_Analyzer *c;
     int oc;
 
     Tcl_IncrRefCount(opts);
     Tcl_ListObjGetElements(NULL, opts, &oc, &ov);
-    c = Rb_AnalyzerCreate(interp, a->cls, oc, ov);
+    c = RbAnalyzerCreate(interp, a->cls, oc, ov);
     Tcl_DecrRefCount(opts);
     if (c == NULL) {
 	return NULL;
     }
     c->cmdName = Rb_Strdup(a->cmdName ? a->cmdName : a->cls->name);
-    if (Rb_AnalyzerStartAll(interp, c, run) != TCL_OK) {
-	Rb_AnalyzerDelete(c);
+    if (RbAnalyzerStartAll(interp, c, run) != TCL_OK) {
+	RbAnalyzerDelete(c);
 	return NULL;
     }
     return c;
@@ -479,14 +479,14 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		rc = TCL_ERROR;
 	    }
 	    if (rc != TCL_OK) {
-		Rb_AnalyzerTakeError(interp, c);
-		Rb_AnalyzerDelete(c);
+		RbAnalyzerTakeError(interp, c);
+		RbAnalyzerDelete(c);
 		return TCL_ERROR;
 	    }
 	    rc = a->cls->merge(a, c);
-	    Rb_AnalyzerDelete(c);
-	    if (rc != TCL_OK || Rb_AnalyzerTakeError(interp, a) != TCL_OK) {
-		if (rc != TCL_OK && Rb_AnalyzerTakeError(interp, a) == TCL_OK) {
+	    RbAnalyzerDelete(c);
+	    if (rc != TCL_OK || RbAnalyzerTakeError(interp, a) != TCL_OK) {
+		if (rc != TCL_OK && RbAnalyzerTakeError(interp, a) == TCL_OK) {
 		    Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
 			    "%s: cannot merge the state of rank %d",
 			    a->cmdName, from);

@@ -557,7 +557,7 @@ DispatchSlice(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
 
 	switch (t->isDispatched[c]) {
 	case 0:
-	    Rb_NodePush(mux->children[c], b, sel, nsel);
+	    RbNodePush(mux->children[c], b, sel, nsel);
 	    continue;
 	case 1:
 	    out = t->childSel[c];
@@ -579,7 +579,7 @@ DispatchSlice(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
 	    out = t->residualOut;
 	}
 	for (i = 0; i < child->nchildren && m > 0; i++) {
-	    Rb_NodePush(child->children[i], b, out, m);
+	    RbNodePush(child->children[i], b, out, m);
 	}
     }
 }

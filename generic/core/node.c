@@ -10,7 +10,7 @@
 #include "engine.h"
 
 Rb_Node *
-Rb_NodeCreate(Rb_Engine *eng, NodeKind kind)
+RbNodeCreate(Rb_Engine *eng, NodeKind kind)
 {
     Rb_Node *n = Rb_Alloc(sizeof(*n));
 
@@ -22,11 +22,11 @@ Rb_NodeCreate(Rb_Engine *eng, NodeKind kind)
 }
 
 /*
- * Rb_NodeDetach --
+ * RbNodeDetach --
  *	Removes n from every parent's children and from the head.
  */
 void
-Rb_NodeDetach(Rb_Node *n)
+RbNodeDetach(Rb_Node *n)
 {
     Rb_Node *p;
     int i;
@@ -48,16 +48,16 @@ Rb_NodeDetach(Rb_Node *n)
 }
 
 /*
- * Rb_NodeFree --
+ * RbNodeFree --
  *	Detaches and frees a node (not the Flow behind a flow node).
  */
 void
-Rb_NodeFree(Rb_Node *n)
+RbNodeFree(Rb_Node *n)
 {
     Rb_Node **pp;
     int i;
 
-    Rb_NodeDetach(n);
+    RbNodeDetach(n);
     for (i = 0; i < n->nchildren; i++) {
 	n->children[i]->nparents--;
     }
@@ -74,7 +74,7 @@ Rb_NodeFree(Rb_Node *n)
 	Rb_SchemaRelease(n->progSchema);
     }
     if (n->xf) {
-	Rb_TransformerDelete(n->xf);
+	RbTransformerDelete(n->xf);
     }
     if (n->sinkClass && n->sinkClass->free) {
 	n->sinkClass->free(n->sinkData);
@@ -92,13 +92,13 @@ Rb_NodeFree(Rb_Node *n)
 static Tcl_ObjCmdProc NodeObjCmd;
 
 /*
- * Rb_NodeFromObj --
+ * RbNodeFromObj --
  *	The DAG node behind a command (Filter, Mux, Transformer, sink,
  *	Flow, or an Analyzer, whose node is made on first use).
  * Results: the node, or NULL with an error in interp.
  */
 Rb_Node *
-Rb_NodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
+RbNodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
 {
     Tcl_CmdInfo info;
     Rb_Flow *flow;
@@ -108,10 +108,10 @@ Rb_NodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
 	if (info.objProc == NodeObjCmd) {
 	    return info.objClientData;
 	}
-	if ((flow = Rb_FlowFromCmdInfo(&info)) != NULL) {
+	if ((flow = RbFlowFromCmdInfo(&info)) != NULL) {
 	    return flow->node;
 	}
-	if ((a = Rb_AnalyzerFromCmdInfo(&info)) != NULL) {
+	if ((a = RbAnalyzerFromCmdInfo(&info)) != NULL) {
 	    return RbAnalyzerNode(a);
 	}
     }
@@ -249,14 +249,14 @@ SecondCopy(Rb_Node *parent, Rb_Node *child, Rb_Node **fromPtr)
 }
 
 /*
- * Rb_NodeAddChild --
+ * RbNodeAddChild --
  *	Connects parent -> child. Flows and sinks take no children; a
  *	connection that would close a cycle is refused, and so is one that
  *	would make a node get every record of another twice (the same node
  *	twice under one Mux, directly or through other Muxes: see Mux(n)).
  */
 int
-Rb_NodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
+RbNodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
 {
     Rb_Node *twice, *from;
 
@@ -306,18 +306,18 @@ NotADestination(Tcl_Interp *interp, Rb_Node *n, Tcl_Obj *what)
 }
 
 /*
- * Rb_NodeChildrenArgs --
+ * RbNodeChildrenArgs --
  *	Adds each argument (a node command, or a list of them) as a child.
  */
 int
-Rb_NodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
+RbNodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
 	Tcl_Obj *const objv[])
 {
     int i, j, nel;
     Tcl_Obj **elems;
 
     for (i = 0; i < objc; i++) {
-	Rb_Node *child = Rb_NodeFromObj(interp, objv[i]);
+	Rb_Node *child = RbNodeFromObj(interp, objv[i]);
 
 	if (child == NULL) {
 	    if (Tcl_ListObjGetElements(NULL, objv[i], &nel, &elems) != TCL_OK
@@ -326,16 +326,16 @@ Rb_NodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
 	    }
 	    Tcl_ResetResult(interp);
 	    for (j = 0; j < nel; j++) {
-		if ((child = Rb_NodeFromObj(interp, elems[j])) == NULL) {
+		if ((child = RbNodeFromObj(interp, elems[j])) == NULL) {
 		    return NotADestination(interp, n, elems[j]);
 		}
-		if (Rb_NodeAddChild(interp, n, child) != TCL_OK) {
+		if (RbNodeAddChild(interp, n, child) != TCL_OK) {
 		    return TCL_ERROR;
 		}
 	    }
 	    continue;
 	}
-	if (Rb_NodeAddChild(interp, n, child) != TCL_OK) {
+	if (RbNodeAddChild(interp, n, child) != TCL_OK) {
 	    return TCL_ERROR;
 	}
     }
@@ -343,7 +343,7 @@ Rb_NodeChildrenArgs(Tcl_Interp *interp, Rb_Node *n, int objc,
 }
 
 Tcl_Obj *
-Rb_NodeChildrenObj(Rb_Node *n)
+RbNodeChildrenObj(Rb_Node *n)
 {
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
     int i;
@@ -356,7 +356,7 @@ Rb_NodeChildrenObj(Rb_Node *n)
 }
 
 void
-Rb_NodeClearMarks(Rb_Engine *eng)
+RbNodeClearMarks(Rb_Engine *eng)
 {
     Rb_Node *n;
 
@@ -403,7 +403,7 @@ RbNodesUnreached(Rb_Engine *eng)
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
     Rb_Node *n;
 
-    Rb_NodeClearMarks(eng);
+    RbNodeClearMarks(eng);
     if (eng->head) {
 	MarkReached(eng->head);
     }
@@ -414,7 +414,7 @@ RbNodesUnreached(Rb_Engine *eng)
 		    (Tcl_Obj *[]){Tcl_NewStringObj(n->cmdName, -1)});
 	}
     }
-    Rb_NodeClearMarks(eng);
+    RbNodeClearMarks(eng);
     return list;
 }
 
@@ -457,7 +457,7 @@ CompileNamed(Tcl_Interp *interp, Rb_Node *n)
     if (n->schemaSpec != NULL && strcmp(n->schemaSpec, "run") == 0) {
 	return TCL_OK;
     }
-    schema = Rb_NamedSchema(n->schemaSpec ? n->schemaSpec : "io", &err);
+    schema = RbNamedSchema(n->schemaSpec ? n->schemaSpec : "io", &err);
     if (schema == NULL) {
 	return Rb_SetInterpError(interp, err.code, "Filter \"%s\": %s",
 		n->expr, err.msg);
@@ -468,13 +468,13 @@ CompileNamed(Tcl_Interp *interp, Rb_Node *n)
 }
 
 /*
- * Rb_NodeStart --
+ * RbNodeStart --
  *	Prepares n and everything below it for a run: filters are compiled
  *	against the run's schema, Mux tables built, transformers, sinks and
  *	flows started. Each node is started once (visitMark).
  */
 int
-Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
+RbNodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 {
     Rb_Error err;
     int i;
@@ -517,7 +517,7 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 	}
 	break;
     case NODE_FLOW:
-	if (Rb_FlowStart(n->flow, run) != TCL_OK) {
+	if (RbFlowStart(n->flow, run) != TCL_OK) {
 	    return TCL_ERROR;
 	}
 	break;
@@ -529,7 +529,7 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 		    n->analyzer->cls->name);
 	}
 	/* Its Flow starts once, however many of its analyzers are fed. */
-	if (Rb_NodeStart(interp, n->analyzer->flow->node, run) != TCL_OK) {
+	if (RbNodeStart(interp, n->analyzer->flow->node, run) != TCL_OK) {
 	    return TCL_ERROR;
 	}
 	break;
@@ -537,7 +537,7 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 	break;
     }
     for (i = 0; i < n->nchildren; i++) {
-	if (Rb_NodeStart(interp, n->children[i], run) != TCL_OK) {
+	if (RbNodeStart(interp, n->children[i], run) != TCL_OK) {
 	    return TCL_ERROR;
 	}
     }
@@ -549,16 +549,16 @@ Rb_NodeStart(Tcl_Interp *interp, Rb_Node *n, const Rb_RunInfo *run)
 }
 
 /*
- * Rb_NodeFields --
+ * RbNodeFields --
  *	The fields that n and the nodes below it read, RB_FIELD_BIT of each:
  *	a Filter its expression's, a Mux table its key field, a Flow what
- *	its analyzers read (Rb_AnalyzerReads).  A Transformer, a sink, or
+ *	its analyzers read (RbAnalyzerReads).  A Transformer, a sink, or
  *	an analyzer whose class declares nothing reads every field.  Call after
- *	Rb_NodeStart (filters compiled, Mux tables built) and
- *	Rb_NodeClearMarks; each node is visited once (visitMark 4).
+ *	RbNodeStart (filters compiled, Mux tables built) and
+ *	RbNodeClearMarks; each node is visited once (visitMark 4).
  */
 uint64_t
-Rb_NodeFields(Rb_Node *n)
+RbNodeFields(Rb_Node *n)
 {
     uint64_t fields = 0;
     int i;
@@ -569,7 +569,7 @@ Rb_NodeFields(Rb_Node *n)
     n->visitMark = 4;
     switch (n->kind) {
     case NODE_FILTER:
-	fields = Rb_FilterFields(n->prog);
+	fields = RbFilterFields(n->prog);
 	break;
     case NODE_MUX:
 	if (n->table) {
@@ -578,28 +578,28 @@ Rb_NodeFields(Rb_Node *n)
 	break;
     case NODE_FLOW:
 	for (i = 0; i < n->flow->nanalyzers; i++) {
-	    fields |= Rb_AnalyzerReads(n->flow->analyzers[i]);
+	    fields |= RbAnalyzerReads(n->flow->analyzers[i]);
 	}
 	break;
     case NODE_ANALYZER:
-	fields = Rb_AnalyzerReads(n->analyzer);
+	fields = RbAnalyzerReads(n->analyzer);
 	break;
     case NODE_TRANSFORMER:
     case NODE_SINK:
 	return RB_ALL_FIELDS;
     }
     for (i = 0; i < n->nchildren; i++) {
-	fields |= Rb_NodeFields(n->children[i]);
+	fields |= RbNodeFields(n->children[i]);
     }
     return fields;
 }
 
 /*
- * Rb_NodePush --
+ * RbNodePush --
  *	Delivers the selected records of b to n and on down the DAG.
  */
 void
-Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
+RbNodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
 {
     int i, m;
 
@@ -608,7 +608,7 @@ Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
     }
     switch (n->kind) {
     case NODE_FLOW:
-	Rb_FlowPush(n->flow, b, sel, nsel);
+	RbFlowPush(n->flow, b, sel, nsel);
 	return;
     case NODE_ANALYZER:
 	RbAnalyzerPush(n->analyzer, b, sel, nsel);
@@ -616,7 +616,7 @@ Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
     case NODE_FILTER:
 	m = Rb_FilterSelect(n->prog, b, sel, nsel, n->sel);
 	for (i = 0; i < n->nchildren && m > 0; i++) {
-	    Rb_NodePush(n->children[i], b, n->sel, m);
+	    RbNodePush(n->children[i], b, n->sel, m);
 	}
 	return;
     case NODE_MUX:
@@ -625,7 +625,7 @@ Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	    return;
 	}
 	for (i = 0; i < n->nchildren; i++) {
-	    Rb_NodePush(n->children[i], b, sel, nsel);
+	    RbNodePush(n->children[i], b, sel, nsel);
 	}
 	return;
     case NODE_TRANSFORMER:
@@ -640,7 +640,7 @@ Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	    return;
 	}
 	for (i = 0; i < n->nchildren; i++) {
-	    Rb_NodePush(n->children[i], n->out, n->sel, n->out->n);
+	    RbNodePush(n->children[i], n->out, n->sel, n->out->n);
 	}
 	return;
     case NODE_SINK: {
@@ -658,12 +658,12 @@ Rb_NodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
 }
 
 /*
- * Rb_NodeFlush --
+ * RbNodeFlush --
  *	At end of input: lets transformers emit what they hold back, pushes
  *	it on, then ends sinks. Depth-first, each node once (visitMark 2).
  */
 int
-Rb_NodeFlush(Tcl_Interp *interp, Rb_Node *n)
+RbNodeFlush(Tcl_Interp *interp, Rb_Node *n)
 {
     int i;
 
@@ -678,11 +678,11 @@ Rb_NodeFlush(Tcl_Interp *interp, Rb_Node *n)
 		    "%s: %s", n->cmdName, n->xf->err.msg);
 	}
 	for (i = 0; i < n->nchildren; i++) {
-	    Rb_NodePush(n->children[i], n->out, n->sel, n->out->n);
+	    RbNodePush(n->children[i], n->out, n->sel, n->out->n);
 	}
     }
     for (i = 0; i < n->nchildren; i++) {
-	if (Rb_NodeFlush(interp, n->children[i]) != TCL_OK) {
+	if (RbNodeFlush(interp, n->children[i]) != TCL_OK) {
 	    return TCL_ERROR;
 	}
     }
@@ -795,9 +795,9 @@ NodeObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     switch (idx) {
     case SUB_ADD:
-	return Rb_NodeChildrenArgs(interp, n, objc - 2, objv + 2);
+	return RbNodeChildrenArgs(interp, n, objc - 2, objv + 2);
     case SUB_CHILDREN:
-	Tcl_SetObjResult(interp, Rb_NodeChildrenObj(n));
+	Tcl_SetObjResult(interp, RbNodeChildrenObj(n));
 	return TCL_OK;
     case SUB_KIND:
 	Tcl_SetObjResult(interp, Tcl_NewStringObj(kinds[n->kind], -1));
@@ -828,7 +828,7 @@ NodeDeleteProc(ClientData cd)
     Rb_Node *n = cd;
 
     n->token = NULL;
-    Rb_NodeFree(n);
+    RbNodeFree(n);
 }
 
 /*
@@ -838,7 +838,7 @@ NodeDeleteProc(ClientData cd)
 static void
 NewNodeCmd(Tcl_Interp *interp, Rb_Node *n, const char *base)
 {
-    n->token = Rb_EngineNewObject(interp, base, NodeObjCmd, n,
+    n->token = RbEngineNewObject(interp, base, NodeObjCmd, n,
 	    NodeDeleteProc, &n->cmdName);
 }
 
@@ -885,7 +885,7 @@ DiscardNode(Tcl_Interp *interp, Rb_Node *n)
 static int
 FilterCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
     Rb_Node *n;
     const char *spec = NULL;
     int first = 1;
@@ -899,15 +899,15 @@ FilterCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		"?node ...?");
 	return TCL_ERROR;
     }
-    n = Rb_NodeCreate(eng, NODE_FILTER);
+    n = RbNodeCreate(eng, NODE_FILTER);
     n->expr = Rb_Strdup(Tcl_GetString(objv[first]));
     n->schemaSpec = spec && strcmp(spec, "io") ? Rb_Strdup(spec) : NULL;
     if (CompileNamed(interp, n) != TCL_OK) {
-	Rb_NodeFree(n);
+	RbNodeFree(n);
 	return TCL_ERROR;
     }
     NewNodeCmd(interp, n, "Filter");
-    if (Rb_NodeChildrenArgs(interp, n, objc - first - 1, objv + first + 1)
+    if (RbNodeChildrenArgs(interp, n, objc - first - 1, objv + first + 1)
 	    != TCL_OK) {
 	return DiscardNode(interp, n);
     }
@@ -922,10 +922,10 @@ FilterCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 static int
 MuxCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Rb_Node *n = Rb_NodeCreate(Rb_EngineGet(interp), NODE_MUX);
+    Rb_Node *n = RbNodeCreate(RbEngineGet(interp), NODE_MUX);
 
     NewNodeCmd(interp, n, "Mux");
-    if (Rb_NodeChildrenArgs(interp, n, objc - 1, objv + 1) != TCL_OK) {
+    if (RbNodeChildrenArgs(interp, n, objc - 1, objv + 1) != TCL_OK) {
 	return DiscardNode(interp, n);
     }
     Tcl_SetObjResult(interp, Tcl_NewStringObj(n->cmdName, -1));
@@ -939,7 +939,7 @@ MuxCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 static int
 HeadCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
     Rb_Node *n;
 
     if (objc > 2) {
@@ -947,7 +947,7 @@ HeadCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	return TCL_ERROR;
     }
     if (objc == 2) {
-	if ((n = Rb_NodeFromObj(interp, objv[1])) == NULL) {
+	if ((n = RbNodeFromObj(interp, objv[1])) == NULL) {
 	    return TCL_ERROR;
 	}
 	eng->head = n;
@@ -958,34 +958,34 @@ HeadCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 }
 
 /*
- * Rb_TransformerCreate --
+ * RbTransformerCreate --
  *	Makes a transformer instance with "-opt value" arguments.
  */
 Rb_Transformer *
-Rb_TransformerCreate(Tcl_Interp *interp, const Rb_TransformerClass *cls,
+RbTransformerCreate(Tcl_Interp *interp, const Rb_TransformerClass *cls,
 	int objc, Tcl_Obj *const objv[])
 {
     Rb_Transformer *t = Rb_Alloc(sizeof(*t));
 
     t->cls = cls;
     t->state = Rb_Alloc(cls->stateSize ? cls->stateSize : 1);
-    if (Rb_OptionsDefault(interp, cls->options, t->state) != TCL_OK
-	    || Rb_OptionsConfigure(interp, cls->options, t->state, objc, objv,
+    if (RbOptionsDefault(interp, cls->options, t->state) != TCL_OK
+	    || RbOptionsConfigure(interp, cls->options, t->state, objc, objv,
 		    NULL, NULL, NULL, NULL) != TCL_OK
 	    || (cls->init && cls->init(t, interp) != TCL_OK)) {
-	Rb_TransformerDelete(t);
+	RbTransformerDelete(t);
 	return NULL;
     }
     return t;
 }
 
 void
-Rb_TransformerDelete(Rb_Transformer *t)
+RbTransformerDelete(Rb_Transformer *t)
 {
     if (t->cls->freeState) {
 	t->cls->freeState(t);
     }
-    Rb_OptionsFree(t->cls->options, t->state);
+    RbOptionsFree(t->cls->options, t->state);
     free(t->state);
     free(t->cmdName);
     free(t);
@@ -1000,17 +1000,17 @@ TransformerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     const Rb_TransformerClass *cls = cd;
-    int nopt = Rb_OptionsSplit(objc - 1, objv + 1);
-    Rb_Transformer *t = Rb_TransformerCreate(interp, cls, nopt, objv + 1);
+    int nopt = RbOptionsSplit(objc - 1, objv + 1);
+    Rb_Transformer *t = RbTransformerCreate(interp, cls, nopt, objv + 1);
     Rb_Node *n;
 
     if (t == NULL) {
 	return TCL_ERROR;
     }
-    n = Rb_NodeCreate(Rb_EngineGet(interp), NODE_TRANSFORMER);
+    n = RbNodeCreate(RbEngineGet(interp), NODE_TRANSFORMER);
     n->xf = t;
     NewNodeCmd(interp, n, cls->name);
-    if (Rb_NodeChildrenArgs(interp, n, objc - 1 - nopt, objv + 1 + nopt)
+    if (RbNodeChildrenArgs(interp, n, objc - 1 - nopt, objv + 1 + nopt)
 	    != TCL_OK) {
 	return DiscardNode(interp, n);
     }
@@ -1029,18 +1029,18 @@ TransformerClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 int
 Rb_RegisterTransformer(Tcl_Interp *interp, const Rb_TransformerClass *cls)
 {
-    return Rb_EngineRegister(interp, CLASS_TRANSFORMER, cls->name, cls->help,
+    return RbEngineRegister(interp, CLASS_TRANSFORMER, cls->name, cls->help,
 	    TransformerClassCmd, cls);
 }
 
 /*
- * Rb_NodeCreateSink --
+ * RbNodeCreateSink --
  *	Makes a sink node with its command (used by TraceWriter).
  */
 Rb_Node *
-Rb_NodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls, void *data)
+RbNodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls, void *data)
 {
-    Rb_Node *n = Rb_NodeCreate(Rb_EngineGet(interp), NODE_SINK);
+    Rb_Node *n = RbNodeCreate(RbEngineGet(interp), NODE_SINK);
 
     n->sinkClass = cls;
     n->sinkData = data;
@@ -1201,19 +1201,19 @@ DotResults(Tcl_DString *ds, Rb_Engine *eng)
 }
 
 /*
- * Rb_DagDot --
+ * RbDagDot --
  *	Sets the interpreter result to the DAG from the head in DOT, with
  *	the staged dependencies and the Reporters (DotResults).
  */
 int
-Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng)
+RbDagDot(Tcl_Interp *interp, Rb_Engine *eng)
 {
     Tcl_DString ds;
 
     Tcl_DStringInit(&ds);
     Tcl_DStringAppend(&ds, "digraph rubicon {\n  rankdir=LR;\n"
 	    "  \"trace\" [shape=plaintext];\n", -1);
-    Rb_NodeClearMarks(eng);
+    RbNodeClearMarks(eng);
     if (eng->head) {
 	Tcl_DStringAppend(&ds, "  \"trace\" -> \"", -1);
 	Tcl_DStringAppend(&ds, eng->head->cmdName, -1);
@@ -1222,25 +1222,25 @@ Rb_DagDot(Tcl_Interp *interp, Rb_Engine *eng)
     }
     DotResults(&ds, eng);
     Tcl_DStringAppend(&ds, "}\n", -1);
-    Rb_NodeClearMarks(eng);
+    RbNodeClearMarks(eng);
     Tcl_DStringResult(interp, &ds);
     return TCL_OK;
 }
 
 int
-Rb_NodeInitCmds(Tcl_Interp *interp)
+RbNodeInitCmds(Tcl_Interp *interp)
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
 
     Tcl_CreateObjCommand(interp, "::rubicon::Filter", FilterCmd, NULL, NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::Mux", MuxCmd, NULL, NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::head", HeadCmd, NULL, NULL);
-    Rb_EngineAddClass(eng, CLASS_CORE, "Filter",
+    RbEngineAddClass(eng, CLASS_CORE, "Filter",
 	    "Filter ?-schema name? expression ?node ...?: passes records "
 	    "matching the expression", NULL);
-    Rb_EngineAddClass(eng, CLASS_CORE, "Mux",
+    RbEngineAddClass(eng, CLASS_CORE, "Mux",
 	    "Mux ?node ...?: copies records to every child", NULL);
-    Rb_EngineAddClass(eng, CLASS_CORE, "head",
+    RbEngineAddClass(eng, CLASS_CORE, "head",
 	    "head node: where records enter the DAG", NULL);
     return TCL_OK;
 }

@@ -233,11 +233,11 @@ SetOption(Tcl_Interp *interp, const Rb_Option *o, void *state, Tcl_Obj *value)
 }
 
 /*
- * Rb_OptionsDefault --
+ * RbOptionsDefault --
  *	Stores every option's default value into a zeroed state.
  */
 int
-Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts, void *state)
+RbOptionsDefault(Tcl_Interp *interp, const Rb_Option *opts, void *state)
 {
     const Rb_Option *o;
 
@@ -258,7 +258,7 @@ Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts, void *state)
 }
 
 /*
- * Rb_OptionsConfigure --
+ * RbOptionsConfigure --
  *	Applies "-name value" pairs from objv, all or none, as Tk's
  *	configure does.  Names are looked up in opts, then in extra (core
  *	options such as -output), each with its own state pointer.  With
@@ -274,7 +274,7 @@ Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts, void *state)
  *	the new ones on failure.
  */
 int
-Rb_OptionsConfigure(Tcl_Interp *interp, const Rb_Option *opts, void *state,
+RbOptionsConfigure(Tcl_Interp *interp, const Rb_Option *opts, void *state,
 	int objc, Tcl_Obj *const objv[], const Rb_Option *extra,
 	void *extraState, Rb_OptionsCheckProc *check, void *checkData)
 {
@@ -359,11 +359,11 @@ OptionValue(const Rb_Option *o, void *state)
 }
 
 /*
- * Rb_OptionsCget --
+ * RbOptionsCget --
  *	Sets the interpreter result to one option's value.
  */
 int
-Rb_OptionsCget(Tcl_Interp *interp, const Rb_Option *opts, void *state,
+RbOptionsCget(Tcl_Interp *interp, const Rb_Option *opts, void *state,
 	Tcl_Obj *name)
 {
     int isExtra;
@@ -383,7 +383,7 @@ Rb_OptionsCget(Tcl_Interp *interp, const Rb_Option *opts, void *state,
  *	shares (Analyzers, Reporters, Transformers): "cget -name" and
  *	"configure -name" give one value, "configure" every option with its
  *	value (the class's, then the core's extra ones), and "configure
- *	-name value ..." applies all or none (Rb_OptionsConfigure, with
+ *	-name value ..." applies all or none (RbOptionsConfigure, with
  *	check).  objv is the whole command, objv[1] the subcommand.
  * Results: TCL_OK with the value or values, or TCL_ERROR.
  * Side effects: a configure with values changes the options.
@@ -410,21 +410,21 @@ RbOptionsCommand(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
 	return TCL_OK;
     }
     if (objc == 2) {
-	list = Rb_OptionsList(opts, state);
-	Tcl_ListObjAppendList(NULL, list, Rb_OptionsList(extra, extraState));
+	list = RbOptionsList(opts, state);
+	Tcl_ListObjAppendList(NULL, list, RbOptionsList(extra, extraState));
 	Tcl_SetObjResult(interp, list);
 	return TCL_OK;
     }
-    return Rb_OptionsConfigure(interp, opts, state, objc - 2, objv + 2, extra,
+    return RbOptionsConfigure(interp, opts, state, objc - 2, objv + 2, extra,
 	    extraState, check, checkData);
 }
 
 /*
- * Rb_OptionsList --
+ * RbOptionsList --
  *	All options and values as a flat "-name value ..." list.
  */
 Tcl_Obj *
-Rb_OptionsList(const Rb_Option *opts, void *state)
+RbOptionsList(const Rb_Option *opts, void *state)
 {
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
     const Rb_Option *o;
@@ -437,11 +437,11 @@ Rb_OptionsList(const Rb_Option *opts, void *state)
 }
 
 /*
- * Rb_OptionsFree --
+ * RbOptionsFree --
  *	Releases string and object option values held in state.
  */
 void
-Rb_OptionsFree(const Rb_Option *opts, void *state)
+RbOptionsFree(const Rb_Option *opts, void *state)
 {
     const Rb_Option *o;
 
@@ -457,13 +457,13 @@ Rb_OptionsFree(const Rb_Option *opts, void *state)
 }
 
 /*
- * Rb_OptionsSplit --
+ * RbOptionsSplit --
  *	Where the leading "-opt value" pairs of objv end: the index of the
  *	first argument that is not an option name (does not start with '-'
  *	followed by a letter).
  */
 int
-Rb_OptionsSplit(int objc, Tcl_Obj *const objv[])
+RbOptionsSplit(int objc, Tcl_Obj *const objv[])
 {
     int i = 0;
 

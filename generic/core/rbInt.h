@@ -19,17 +19,17 @@
 #include "rubicon.h"
 
 /* Kit initializers: each folder registers its built-in classes. */
-int		Rb_AnalyzerKitInit(Tcl_Interp *interp);
-int		Rb_ReporterKitInit(Tcl_Interp *interp);
-int		Rb_TransformerKitInit(Tcl_Interp *interp);
-void		Rb_ReaderKitInit(void);
-int		Rb_IoCommandsInit(Tcl_Interp *interp);	/* TraceWriter */
+int		RbAnalyzerKitInit(Tcl_Interp *interp);
+int		RbReporterKitInit(Tcl_Interp *interp);
+int		RbTransformerKitInit(Tcl_Interp *interp);
+void		RbReaderKitInit(void);
+int		RbIoCommandsInit(Tcl_Interp *interp);	/* TraceWriter */
 
 /* Helpers shared by the core files. */
 
 /* The fields a compiled filter reads (filter.c). */
-uint64_t	Rb_FilterFields(const Rb_FilterProg *p);
-void		Rb_FilterSetTimeBase(Rb_FilterProg *p, int64_t base);
+uint64_t	RbFilterFields(const Rb_FilterProg *p);
+void		RbFilterSetTimeBase(Rb_FilterProg *p, int64_t base);
 int		RbFilterKeyOn(const Rb_FilterProg *p, int field, int64_t *lo,
 		    int64_t *hi, int *residual);
 int		RbFilterSelectResidual(const Rb_FilterProg *p, int field,
@@ -37,33 +37,33 @@ int		RbFilterSelectResidual(const Rb_FilterProg *p, int field,
 		    uint32_t *out);
 
 /* Options (options.c). */
-int		Rb_OptionsDefault(Tcl_Interp *interp, const Rb_Option *opts,
+int		RbOptionsDefault(Tcl_Interp *interp, const Rb_Option *opts,
 		    void *state);
 /* Validates the options just stored (a class's init hook); called by a
  * configure once with the new values and, if anything refused them, again
  * with the old. */
 typedef int (Rb_OptionsCheckProc)(void *checkData, Tcl_Interp *interp);
-int		Rb_OptionsConfigure(Tcl_Interp *interp, const Rb_Option *opts,
+int		RbOptionsConfigure(Tcl_Interp *interp, const Rb_Option *opts,
 		    void *state, int objc, Tcl_Obj *const objv[],
 		    const Rb_Option *extra, void *extraState,
 		    Rb_OptionsCheckProc *check, void *checkData);
-int		Rb_OptionsCget(Tcl_Interp *interp, const Rb_Option *opts,
+int		RbOptionsCget(Tcl_Interp *interp, const Rb_Option *opts,
 		    void *state, Tcl_Obj *name);
-Tcl_Obj *	Rb_OptionsList(const Rb_Option *opts, void *state);
-void		Rb_OptionsFree(const Rb_Option *opts, void *state);
-int		Rb_OptionsSplit(int objc, Tcl_Obj *const objv[]);
+Tcl_Obj *	RbOptionsList(const Rb_Option *opts, void *state);
+void		RbOptionsFree(const Rb_Option *opts, void *state);
+int		RbOptionsSplit(int objc, Tcl_Obj *const objv[]);
 int		RbOptionsCommand(Tcl_Interp *interp, int objc,
 		    Tcl_Obj *const objv[], const Rb_Option *opts, void *state,
 		    const Rb_Option *extra, void *extraState,
 		    Rb_OptionsCheckProc *check, void *checkData);
 
 extern const char Rb_LibraryScript[];
-const Rb_Stubs *	Rb_StubsTable(void);
+const Rb_Stubs *	RbStubsTable(void);
 
 /* Safe mode (safe.c): TCL_OK if the interpreter may read the trace at
  * path, else TCL_ERROR with RUBICON SAFE DENIED.  Always TCL_OK outside
  * safe mode.  (Rb_SafeCheckWrite is public, in rubicon.h.) */
-int		Rb_SafeCheckRead(Tcl_Interp *interp, const char *path);
+int		RbSafeCheckRead(Tcl_Interp *interp, const char *path);
 /* Input from the middle of a plain file (io/input.c), for split runs. */
 int		RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end,
 		    int srt, Rb_Error *err);
@@ -74,41 +74,41 @@ void		RbOutRemoveStale(const char *path);
 
 /* The schema named by a Filter's -schema (io, or a registered name with
  * an optional ":arg"), with a reference; NULL with err set if unknown. */
-Rb_Schema *	Rb_NamedSchema(const char *spec, Rb_Error *err);
+Rb_Schema *	RbNamedSchema(const char *spec, Rb_Error *err);
 
 /*
  * The engine without Tcl wiring (engine.c): for C unit tests and for
  * embedding.  Objects made here have no Tcl command.
  */
-void		Rb_RunInfoInit(Rb_RunInfo *run, Tcl_Interp *interp,
+void		RbRunInfoInit(Rb_RunInfo *run, Tcl_Interp *interp,
 		    Rb_Schema *schema);
-void		Rb_RunInfoFree(Rb_RunInfo *run);
-Rb_Flow *	Rb_FlowCreate(Tcl_Interp *interp, const char *name);
-void		Rb_FlowDelete(Rb_Flow *flow);
+void		RbRunInfoFree(Rb_RunInfo *run);
+Rb_Flow *	RbFlowCreate(Tcl_Interp *interp, const char *name);
+void		RbFlowDelete(Rb_Flow *flow);
 /* Makes an analyzer with "-opt value" arguments; NULL with an error in
  * the interpreter result. */
-Rb_Analyzer *	Rb_AnalyzerCreate(Tcl_Interp *interp,
+Rb_Analyzer *	RbAnalyzerCreate(Tcl_Interp *interp,
 		    const Rb_AnalyzerClass *cls, int objc,
 		    Tcl_Obj *const objv[]);
-void		Rb_AnalyzerDelete(Rb_Analyzer *a);
-int		Rb_FlowAddAnalyzer(Tcl_Interp *interp, Rb_Flow *flow,
+void		RbAnalyzerDelete(Rb_Analyzer *a);
+int		RbFlowAddAnalyzer(Tcl_Interp *interp, Rb_Flow *flow,
 		    Rb_Analyzer *a);
 /* Start every analyzer, push batches, end in dependency order. */
-int		Rb_FlowStart(Rb_Flow *flow, const Rb_RunInfo *run);
-void		Rb_FlowPush(Rb_Flow *flow, const Rb_Batch *b,
+int		RbFlowStart(Rb_Flow *flow, const Rb_RunInfo *run);
+void		RbFlowPush(Rb_Flow *flow, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
-int		Rb_FlowEnd(Rb_Flow *flow, const Rb_RunInfo *run);
-void		Rb_FlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr);
+int		RbFlowEnd(Rb_Flow *flow, const Rb_RunInfo *run);
+void		RbFlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr);
 /* Attribute names of a flow, sorted; caller frees the array only. */
-const char **	Rb_FlowAttrNames(const Rb_Flow *flow, int *count);
-Rb_Reporter *	Rb_ReporterCreate(Tcl_Interp *interp,
+const char **	RbFlowAttrNames(const Rb_Flow *flow, int *count);
+Rb_Reporter *	RbReporterCreate(Tcl_Interp *interp,
 		    const Rb_ReporterClass *cls, int nflows, Rb_Flow **flows,
 		    int objc, Tcl_Obj *const objv[]);
-int		Rb_ReporterWrite(Rb_Reporter *r, const Rb_RunInfo *run);
-void		Rb_ReporterDelete(Rb_Reporter *r);
-Rb_Transformer *Rb_TransformerCreate(Tcl_Interp *interp,
+int		RbReporterWrite(Rb_Reporter *r, const Rb_RunInfo *run);
+void		RbReporterDelete(Rb_Reporter *r);
+Rb_Transformer *RbTransformerCreate(Tcl_Interp *interp,
 		    const Rb_TransformerClass *cls, int objc,
 		    Tcl_Obj *const objv[]);
-void		Rb_TransformerDelete(Rb_Transformer *t);
+void		RbTransformerDelete(Rb_Transformer *t);
 
 #endif /* RB_INT_H */

@@ -59,7 +59,7 @@ CheckReporter(void *checkData, Tcl_Interp *interp)
 /*
  * Configure --
  *	Applies options, the class's and -output and -attributes, all or
- *	none (Rb_OptionsConfigure).
+ *	none (RbOptionsConfigure).
  */
 static const Rb_Option reporterOpts[] = {
     {"-output", RB_OPT_STRING, offsetof(Rb_Reporter, output), NULL, NULL},
@@ -70,7 +70,7 @@ static const Rb_Option reporterOpts[] = {
 static int
 Configure(Tcl_Interp *interp, Rb_Reporter *r, int objc, Tcl_Obj *const objv[])
 {
-    if (Rb_OptionsConfigure(interp, r->cls->options, r->state, objc, objv,
+    if (RbOptionsConfigure(interp, r->cls->options, r->state, objc, objv,
 	    reporterOpts, r, CheckReporter, r) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -79,16 +79,16 @@ Configure(Tcl_Interp *interp, Rb_Reporter *r, int objc, Tcl_Obj *const objv[])
 }
 
 /*
- * Rb_ReporterCreate --
+ * RbReporterCreate --
  *	Makes a reporter bound to flows, with "-opt value" arguments.
  * Results: the reporter, or NULL with an error in the interpreter.
  */
 Rb_Reporter *
-Rb_ReporterCreate(Tcl_Interp *interp, const Rb_ReporterClass *cls,
+RbReporterCreate(Tcl_Interp *interp, const Rb_ReporterClass *cls,
 	int nflows, Rb_Flow **flows, int objc, Tcl_Obj *const objv[])
 {
     Rb_Reporter *r = Rb_Alloc(sizeof(*r));
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
 
     r->cls = cls;
     r->interp = interp;
@@ -97,9 +97,9 @@ Rb_ReporterCreate(Tcl_Interp *interp, const Rb_ReporterClass *cls,
     r->flows = Rb_AllocArray(nflows + 1, sizeof(Rb_Flow *));
     memcpy(r->flows, flows, nflows * sizeof(Rb_Flow *));
     r->nflows = nflows;
-    if (Rb_OptionsDefault(interp, cls->options, r->state) != TCL_OK
+    if (RbOptionsDefault(interp, cls->options, r->state) != TCL_OK
 	    || Configure(interp, r, objc, objv) != TCL_OK) {
-	Rb_ReporterDelete(r);
+	RbReporterDelete(r);
 	return NULL;
     }
     eng->reporters = Rb_ReallocArray(eng->reporters, eng->nreporters + 1,
@@ -109,13 +109,13 @@ Rb_ReporterCreate(Tcl_Interp *interp, const Rb_ReporterClass *cls,
 }
 
 /*
- * Rb_ReporterDelete --
+ * RbReporterDelete --
  *	Frees a reporter and takes it out of the engine.
  */
 void
-Rb_ReporterDelete(Rb_Reporter *r)
+RbReporterDelete(Rb_Reporter *r)
 {
-    Rb_Engine *eng = Rb_EngineGet(r->interp);
+    Rb_Engine *eng = RbEngineGet(r->interp);
     int i;
 
     for (i = 0; i < eng->nreporters; i++) {
@@ -129,7 +129,7 @@ Rb_ReporterDelete(Rb_Reporter *r)
     if (r->cls->freeState) {
 	r->cls->freeState(r);
     }
-    Rb_OptionsFree(r->cls->options, r->state);
+    RbOptionsFree(r->cls->options, r->state);
     for (i = 0; i < r->nattrs; i++) {
 	free(r->attrs[i]);
     }
@@ -145,11 +145,11 @@ Rb_ReporterDelete(Rb_Reporter *r)
 }
 
 /*
- * Rb_ReporterRemoveFlow --
+ * RbReporterRemoveFlow --
  *	Unbinds a flow that is being deleted from every reporter.
  */
 void
-Rb_ReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow)
+RbReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow)
 {
     int i, j;
 
@@ -194,7 +194,7 @@ Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd)
 		}
 	    }
 	} else {
-	    const char **names = Rb_FlowAttrNames(flow, &n);
+	    const char **names = RbFlowAttrNames(flow, &n);
 
 	    for (j = 0; j < n; j++) {
 		rc = fn(r, flow, Rb_FlowGetAttr(flow, names[j]), cd);
@@ -210,28 +210,28 @@ Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd)
 }
 
 /*
- * Rb_ReporterWrite --
+ * RbReporterWrite --
  *	Writes the report now.
  */
 int
-Rb_ReporterWrite(Rb_Reporter *r, const Rb_RunInfo *run)
+RbReporterWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 {
     return r->cls->write(r, run);
 }
 
 /*
- * Rb_ReportersWrite --
+ * RbReportersWrite --
  *	After a run: every reporter writes; all are tried even if one fails.
  * Results: TCL_OK, or the first failure's error.
  */
 int
-Rb_ReportersWrite(Tcl_Interp *interp, Rb_Engine *eng, const Rb_RunInfo *run)
+RbReportersWrite(Tcl_Interp *interp, Rb_Engine *eng, const Rb_RunInfo *run)
 {
     Tcl_Obj *firstErr = NULL, *firstCode = NULL;
     int i;
 
     for (i = 0; i < eng->nreporters; i++) {
-	if (Rb_ReporterWrite(eng->reporters[i], run) != TCL_OK
+	if (RbReporterWrite(eng->reporters[i], run) != TCL_OK
 		&& firstErr == NULL) {
 	    Tcl_Obj *opts = Tcl_GetReturnOptions(interp, TCL_ERROR);
 
@@ -328,9 +328,9 @@ ReporterObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Rb_RunInfo run;
 	int rc;
 
-	Rb_RunInfoInit(&run, interp, Rb_IoSchema());
-	rc = Rb_ReporterWrite(r, &run);
-	Rb_RunInfoFree(&run);
+	RbRunInfoInit(&run, interp, Rb_IoSchema());
+	rc = RbReporterWrite(r, &run);
+	RbRunInfoFree(&run);
 	return rc;
     }
     }
@@ -340,7 +340,7 @@ ReporterObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 static void
 ReporterDeleteProc(ClientData cd)
 {
-    Rb_ReporterDelete(cd);
+    RbReporterDelete(cd);
 }
 
 /*
@@ -362,7 +362,7 @@ FlowsOfArg(Tcl_Interp *interp, Tcl_Obj *arg, Rb_Flow ***flows, int *nflows)
     }
     for (j = 0; j < nel; j++) {
 	if (!Tcl_GetCommandInfo(interp, Tcl_GetString(elems[j]), &info)
-		|| Rb_FlowFromCmdInfo(&info) == NULL) {
+		|| RbFlowFromCmdInfo(&info) == NULL) {
 	    return 0;
 	}
     }
@@ -370,7 +370,7 @@ FlowsOfArg(Tcl_Interp *interp, Tcl_Obj *arg, Rb_Flow ***flows, int *nflows)
 	    sizeof(Rb_Flow *));
     for (j = 0; j < nel; j++) {
 	Tcl_GetCommandInfo(interp, Tcl_GetString(elems[j]), &info);
-	(*flows)[(*nflows)++] = Rb_FlowFromCmdInfo(&info);
+	(*flows)[(*nflows)++] = RbFlowFromCmdInfo(&info);
     }
     return 1;
 }
@@ -517,7 +517,7 @@ ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	free(flows);
 	return TCL_ERROR;
     }
-    r = Rb_ReporterCreate(interp, cls, nflows, flows, objc - i, objv + i);
+    r = RbReporterCreate(interp, cls, nflows, flows, objc - i, objv + i);
     free(flows);
     if (r == NULL) {
 	return TCL_ERROR;
@@ -529,7 +529,7 @@ ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_IncrRefCount(attrList);
 	SetAttrList(r);
     }
-    r->token = Rb_EngineNewObject(interp, cls->name, ReporterObjCmd, r,
+    r->token = RbEngineNewObject(interp, cls->name, ReporterObjCmd, r,
 	    ReporterDeleteProc, &r->cmdName);
     return TCL_OK;
 }
@@ -545,6 +545,6 @@ ReporterClassCmd(ClientData cd, Tcl_Interp *interp, int objc,
 int
 Rb_RegisterReporter(Tcl_Interp *interp, const Rb_ReporterClass *cls)
 {
-    return Rb_EngineRegister(interp, CLASS_REPORTER, cls->name, cls->help,
+    return RbEngineRegister(interp, CLASS_REPORTER, cls->name, cls->help,
 	    ReporterClassCmd, cls);
 }

@@ -46,11 +46,11 @@ Now(void)
 }
 
 /*
- * Rb_RunInfoInit, Rb_RunInfoFree --
+ * RbRunInfoInit, RbRunInfoFree --
  *	An empty run description.
  */
 void
-Rb_RunInfoInit(Rb_RunInfo *run, Tcl_Interp *interp, Rb_Schema *schema)
+RbRunInfoInit(Rb_RunInfo *run, Tcl_Interp *interp, Rb_Schema *schema)
 {
     memset(run, 0, sizeof(*run));
     run->interp = interp;
@@ -64,7 +64,7 @@ Rb_RunInfoInit(Rb_RunInfo *run, Tcl_Interp *interp, Rb_Schema *schema)
 }
 
 void
-Rb_RunInfoFree(Rb_RunInfo *run)
+RbRunInfoFree(Rb_RunInfo *run)
 {
     free(run->config);
     run->config = NULL;
@@ -351,7 +351,7 @@ SetFilterTimeBase(Rb_Engine *eng, int64_t base)
 
     for (n = eng->nodes; n; n = n->nextNode) {
 	if (n->kind == NODE_FILTER && n->prog) {
-	    Rb_FilterSetTimeBase(n->prog, base == INT64_MAX ? 0 : base);
+	    RbFilterSetTimeBase(n->prog, base == INT64_MAX ? 0 : base);
 	}
     }
 }
@@ -524,7 +524,7 @@ PushBatch(Pump *p)
 	SetFilterTimeBase(p->eng, p->run->firstTime);
 	p->timeBaseSet = 1;
     }
-    Rb_NodePush(p->eng->head, p->batch, p->ident, p->batch->n);
+    RbNodePush(p->eng->head, p->batch, p->ident, p->batch->n);
 }
 
 /*
@@ -851,7 +851,7 @@ CheckRunArgs(Tcl_Interp *interp, Rb_Engine *eng, const RunOpts *o, int n,
 		"no trace files given");
     }
     for (i = 0; i < n; i++) {
-	if (Rb_SafeCheckRead(interp, Tcl_GetString(paths[i])) != TCL_OK) {
+	if (RbSafeCheckRead(interp, Tcl_GetString(paths[i])) != TCL_OK) {
 	    return TCL_ERROR;
 	}
 	if (strcmp(Tcl_GetString(paths[i]), RB_INPUT_STDIN) == 0
@@ -878,19 +878,19 @@ StartDag(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, int split,
 {
     int capFlows = 0;
 
-    Rb_NodeClearMarks(eng);
-    if (Rb_NodeStart(interp, eng->head, run) != TCL_OK) {
+    RbNodeClearMarks(eng);
+    if (RbNodeStart(interp, eng->head, run) != TCL_OK) {
 	return TCL_ERROR;
     }
-    Rb_NodeClearMarks(eng);
+    RbNodeClearMarks(eng);
     ReachableFlows(eng->head, flows, nflows, &capFlows);
-    if (Rb_EndAnalyzers(interp, eng, *flows, *nflows, run, 1) != TCL_OK
+    if (RbEndAnalyzers(interp, eng, *flows, *nflows, run, 1) != TCL_OK
 	    || (split && RbMpiCheckSplit(interp, eng, *flows, *nflows)
 		!= TCL_OK)) {
 	return TCL_ERROR;
     }
-    Rb_NodeClearMarks(eng);
-    *fields = Rb_NodeFields(eng->head) | RB_FIELD_BIT(0);
+    RbNodeClearMarks(eng);
+    *fields = RbNodeFields(eng->head) | RB_FIELD_BIT(0);
     return TCL_OK;
 }
 
@@ -906,7 +906,7 @@ NodeFailure(Tcl_Interp *interp, Rb_Engine *eng, Failure *failure)
     Rb_Node *n;
 
     if (failure->result == NULL && eng->stoppedBy != NULL) {
-	Rb_AnalyzerTakeError(interp, eng->stoppedBy);
+	RbAnalyzerTakeError(interp, eng->stoppedBy);
 	Capture(interp, failure);
     }
     for (n = eng->nodes; failure->result == NULL && eng->cancel == 2 && n;
@@ -935,16 +935,16 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
     for (n = eng->nodes; n; n = n->nextNode) {
 	n->visitMark = 0;
     }
-    if (Rb_NodeFlush(interp, eng->head) != TCL_OK
+    if (RbNodeFlush(interp, eng->head) != TCL_OK
 	    && failure->result == NULL) {
 	Capture(interp, failure);
 	run->partial = 1;
     }
-    if (Rb_EndAnalyzers(interp, eng, flows, nflows, run, 0) != TCL_OK
+    if (RbEndAnalyzers(interp, eng, flows, nflows, run, 0) != TCL_OK
 	    && failure->result == NULL) {
 	Capture(interp, failure);
     }
-    if (!(split && failure->result) && Rb_ReportersWrite(interp, eng, run)
+    if (!(split && failure->result) && RbReportersWrite(interp, eng, run)
 	    != TCL_OK && failure->result == NULL) {
 	Capture(interp, failure);
     }
@@ -983,7 +983,7 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 static int
 RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
     RunOpts o;
     Rb_RunInfo run;
     Rb_Reader *reader = NULL;
@@ -1019,7 +1019,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	}
 	schema = reader->schema;
     }
-    Rb_RunInfoInit(&run, interp, schema);
+    RbRunInfoInit(&run, interp, schema);
     Tcl_DStringInit(&traces);
     for (k = first; k < objc; k++) {
 	Tcl_DStringAppendElement(&traces, Tcl_GetString(objv[k]));
@@ -1108,7 +1108,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     eng->running = 0;
     Rb_ReaderClose(reader);
     free(flows);
-    Rb_RunInfoFree(&run);
+    RbRunInfoFree(&run);
     Tcl_DStringFree(&traces);
     free(pieces);
     if (split && RbMpiRank() != 0) {
@@ -1125,7 +1125,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 static int
 CancelCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Rb_EngineGet(interp)->cancel = 1;
+    RbEngineGet(interp)->cancel = 1;
     return TCL_OK;
 }
 
@@ -1150,7 +1150,7 @@ SignalCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 static int
 LastRunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
 
     if (eng->lastRun) {
 	Tcl_SetObjResult(interp, eng->lastRun);
@@ -1159,7 +1159,7 @@ LastRunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 }
 
 int
-Rb_RunInitCmds(Tcl_Interp *interp)
+RbRunInitCmds(Tcl_Interp *interp)
 {
     Tcl_CreateObjCommand(interp, "::rubicon::run", RunCmd, NULL, NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::cancel", CancelCmd, NULL, NULL);

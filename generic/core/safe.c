@@ -127,7 +127,7 @@ SetMemoryLimit(Tcl_Interp *interp, Tcl_WideInt mb)
 static int
 RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
     char real[PATH_MAX];
     Tcl_Obj *reads = NULL;
     const char *dir = NULL;
@@ -171,13 +171,13 @@ RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 }
 
 /*
- * Rb_SafeCheckRead --
+ * RbSafeCheckRead --
  *	In safe mode, only the traces the parent named may be read.
  */
 int
-Rb_SafeCheckRead(Tcl_Interp *interp, const char *path)
+RbSafeCheckRead(Tcl_Interp *interp, const char *path)
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
     Tcl_Obj *p, *norm, **allowed;
     int n, i, ok = 0;
 
@@ -280,7 +280,7 @@ ResolveDir(const char *dir, Tcl_DString *out)
 int
 Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path)
 {
-    Rb_Engine *eng = Rb_EngineGet(interp);
+    Rb_Engine *eng = RbEngineGet(interp);
     Tcl_DString real;
     char *copy;
     size_t n;
@@ -310,7 +310,7 @@ Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path)
 }
 
 int
-Rb_SafeInitCmds(Tcl_Interp *interp)
+RbSafeInitCmds(Tcl_Interp *interp)
 {
     Tcl_CreateObjCommand(interp, "::rubicon::_restrict", RestrictCmd, NULL,
 	    NULL);

@@ -336,14 +336,14 @@ Rb_RegisterSchema(const char *name, Rb_SchemaProc *proc)
 }
 
 /*
- * Rb_NamedSchema --
+ * RbNamedSchema --
  *	The schema spec names: "io", or "name" or "name:arg" of a registered
  *	schema.
  * Results: the schema with a reference for the caller, or NULL with a
  *	"RUBICON FILTER SCHEMA" error listing the names known.
  */
 Rb_Schema *
-Rb_NamedSchema(const char *spec, Rb_Error *err)
+RbNamedSchema(const char *spec, Rb_Error *err)
 {
     const char *colon = strchr(spec, ':');
     size_t len = colon ? (size_t)(colon - spec) : strlen(spec);

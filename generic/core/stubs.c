@@ -18,7 +18,7 @@ static const Rb_Stubs rbStubs = {
 };
 
 const Rb_Stubs *
-Rb_StubsTable(void)
+RbStubsTable(void)
 {
     return &rbStubs;
 }

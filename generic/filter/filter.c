@@ -1065,12 +1065,12 @@ Rb_FilterSource(const Rb_FilterProg *p)
 }
 
 /*
- * Rb_FilterFields --
+ * RbFilterFields --
  *	The fields the program reads, RB_FIELD_BIT of each (any node ever
  *	compiled counts: a superset is safe).
  */
 uint64_t
-Rb_FilterFields(const Rb_FilterProg *p)
+RbFilterFields(const Rb_FilterProg *p)
 {
     uint64_t fields = 0;
     int i;
@@ -1136,7 +1136,7 @@ AddSat(int64_t a, int64_t b)
 }
 
 /*
- * Rb_FilterSetTimeBase --
+ * RbFilterSetTimeBase --
  *	Makes the program's time constants count from base, the time of the
  *	first record of the trace (the paper's Appendix B: times measure
  *	from the start of the trace).  Until it is called they count from
@@ -1144,7 +1144,7 @@ AddSat(int64_t a, int64_t b)
  * Side effects: rewrites the bounds of the program's time leaves.
  */
 void
-Rb_FilterSetTimeBase(Rb_FilterProg *p, int64_t base)
+RbFilterSetTimeBase(Rb_FilterProg *p, int64_t base)
 {
     int i;
 

@@ -74,11 +74,11 @@ Key(SectorKey *k, uint32_t dev, uint64_t sector)
 }
 
 /*
- * Rb_BlkPairCreate --
+ * RbBlkPairCreate --
  *	A pairing state with no requests.
  */
 Rb_BlkPair *
-Rb_BlkPairCreate(void)
+RbBlkPairCreate(void)
 {
     Rb_BlkPair *p = Rb_Alloc(sizeof(*p));
 
@@ -108,11 +108,11 @@ FreeRemaps(Rb_BlkPair *p)
 }
 
 /*
- * Rb_BlkPairFree --
+ * RbBlkPairFree --
  *	Frees p and every request it still holds.
  */
 void
-Rb_BlkPairFree(Rb_BlkPair *p)
+RbBlkPairFree(Rb_BlkPair *p)
 {
     Req *q, *next;
 
@@ -132,14 +132,14 @@ Rb_BlkPairFree(Rb_BlkPair *p)
 }
 
 /*
- * Rb_BlkRwbs --
+ * RbBlkRwbs --
  *	The RB_BLK_* bits of a blkparse RWBS string ("R", "WS", "FWFS",
  *	"N", ...): an F before the operation letter is a preflush, after
  *	it FUA.
  * Results: the bits; *ok is 0 when a letter is unknown.
  */
 uint32_t
-Rb_BlkRwbs(const char *rwbs, int *ok)
+RbBlkRwbs(const char *rwbs, int *ok)
 {
     uint32_t f = 0;
     int seenOp = 0;
@@ -578,7 +578,7 @@ Drain(Rb_Reader *r, Rb_BlkPair *p, Rb_Batch *b)
 		    req->q / 1e9, req->d == RB_ABSENT ? "was never issued"
 		    : "was issued and never completed");
 	    r->recordNo = req->recNo;
-	    Rb_ReaderNote(r, "incomplete", req->offset, why);
+	    RbReaderNote(r, "incomplete", req->offset, why);
 	    Unlink(p, req);
 	    free(req);
 	    continue;
@@ -590,7 +590,7 @@ Drain(Rb_Reader *r, Rb_BlkPair *p, Rb_Batch *b)
 }
 
 /*
- * Rb_BlkPairNext --
+ * RbBlkPairNext --
  *	A reader's next: reads events with nextEvent and pairs them until b
  *	is full or the trace ends and every request is out.  Events whose
  *	time goes back are "out-of-order" under the error policy (under
@@ -599,7 +599,7 @@ Drain(Rb_Reader *r, Rb_BlkPair *p, Rb_Batch *b)
  * Results: records appended, 0 at the end, -1 on error (err set).
  */
 int
-Rb_BlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx, Rb_Batch *b,
+RbBlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx, Rb_Batch *b,
 	Rb_BlkEventProc *nextEvent, Rb_Error *err)
 {
     int start = b->n;
@@ -629,7 +629,7 @@ Rb_BlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx, Rb_Batch *b,
 	memset(&ev, 0, sizeof(ev));
 	rc = nextEvent(r, &ev);
 	if (rc < 0) {
-	    return Rb_TextFinish(tx, b, start, err);
+	    return RbTextFinish(tx, b, start, err);
 	}
 	if (rc == 0) {
 	    p->atEnd = 1;
@@ -640,7 +640,7 @@ Rb_BlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx, Rb_Batch *b,
 	    if (Rb_ReaderBad(r, &tx->pending, "out-of-order", ev.offset,
 		    "event time goes back %.9f s",
 		    ((double)p->now - (double)ev.time) / 1e9)) {
-		return Rb_TextFinish(tx, b, start, err);
+		return RbTextFinish(tx, b, start, err);
 	    }
 	    if (r->onError != RB_ONERROR_WARN) {
 		continue;
@@ -651,7 +651,7 @@ Rb_BlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx, Rb_Batch *b,
 	why[0] = '\0';
 	kind = Event(p, &ev, why, sizeof(why));
 	if (kind != NULL) {
-	    Rb_ReaderNote(r, kind, ev.offset, why);
+	    RbReaderNote(r, kind, ev.offset, why);
 	}
     }
     return b->n - start;

@@ -49,10 +49,10 @@ typedef struct Rb_BlkPair Rb_BlkPair;
  * (tx->pending set); a malformed one is handled by the reader. */
 typedef int (Rb_BlkEventProc)(Rb_Reader *r, Rb_BlkEvent *ev);
 
-Rb_BlkPair *	Rb_BlkPairCreate(void);
-void		Rb_BlkPairFree(Rb_BlkPair *p);
-uint32_t	Rb_BlkRwbs(const char *rwbs, int *ok);
-int		Rb_BlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx,
+Rb_BlkPair *	RbBlkPairCreate(void);
+void		RbBlkPairFree(Rb_BlkPair *p);
+uint32_t	RbBlkRwbs(const char *rwbs, int *ok);
+int		RbBlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx,
 		    Rb_Batch *b, Rb_BlkEventProc *nextEvent, Rb_Error *err);
 
 /* blkparse.c: the parts of a blkparse-style line other readers share. */

@@ -54,16 +54,16 @@ BlkparseLineOk(char **f, int nf)
     uint32_t dev;
     int64_t v;
 
-    return nf >= 7 && RbBlkParseDev(f[0], &dev) && Rb_ParseInt(f[1], &v)
-	    && Rb_ParseInt(f[2], &v) && strchr(f[3], '.') != NULL
-	    && Rb_ParseScaled(f[3], 1000000000, &v) && Rb_ParseInt(f[4], &v)
+    return nf >= 7 && RbBlkParseDev(f[0], &dev) && RbParseInt(f[1], &v)
+	    && RbParseInt(f[2], &v) && strchr(f[3], '.') != NULL
+	    && RbParseScaled(f[3], 1000000000, &v) && RbParseInt(f[4], &v)
 	    && strlen(f[5]) <= 2;
 }
 
 static int
 BlkparseSniff(const unsigned char *head, size_t n)
 {
-    return Rb_TextSniff(head, n, 0, BlkparseLineOk) * 9 / 10;
+    return RbTextSniff(head, n, 0, BlkparseLineOk) * 9 / 10;
 }
 
 /*
@@ -77,7 +77,7 @@ BlkparseOpen(Rb_Reader *r, Rb_Error *err)
 
     st->tx.delim = 0;
     st->tx.comment = '#';
-    st->pair = Rb_BlkPairCreate();
+    st->pair = RbBlkPairCreate();
     r->epochNs = 0;
     return TCL_OK;
 }
@@ -108,7 +108,7 @@ ParseEvent(const Rb_TextLine *l, Rb_BlkEvent *ev, char *why, size_t whyLen)
     const char *kind;
     int64_t v;
 
-    if ((kind = Rb_TextFields(l, 6, RB_TEXT_MAX_FIELDS, why, whyLen))
+    if ((kind = RbTextFields(l, 6, RB_TEXT_MAX_FIELDS, why, whyLen))
 	    != NULL) {
 	return kind;
     }
@@ -117,9 +117,9 @@ ParseEvent(const Rb_TextLine *l, Rb_BlkEvent *ev, char *why, size_t whyLen)
 		l->field[0]);
 	return "bad-field";
     }
-    if ((kind = Rb_TextNumber(l, 3, "seconds", 1000000000, 0, &ev->time, why,
+    if ((kind = RbTextNumber(l, 3, "seconds", 1000000000, 0, &ev->time, why,
 	    whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 4, "pid", 1, 1, &v, why, whyLen))
+	    || (kind = RbTextNumber(l, 4, "pid", 1, 1, &v, why, whyLen))
 	    != NULL) {
 	return kind;
     }
@@ -151,13 +151,13 @@ RbBlkParseAction(const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
     if (!strchr("QMFXADRC", ev->action) || nf < 2) {
 	return NULL;
     }
-    ev->flags = Rb_BlkRwbs(f[1], &ok);
+    ev->flags = RbBlkRwbs(f[1], &ok);
     if (!ok) {
 	snprintf(why, whyLen, "field %d \"%.20s\" is not an RWBS string",
 		a + 2, f[1]);
 	return "bad-field";
     }
-    if (nf < 3 || !Rb_ParseInt(f[2], &v) || v < 0) {
+    if (nf < 3 || !RbParseInt(f[2], &v) || v < 0) {
 	return NULL;		/* no sector: a flush */
     }
     ev->sector = (uint64_t)v;
@@ -173,7 +173,7 @@ RbBlkParseAction(const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
 	}
 	return NULL;
     }
-    if ((kind = Rb_TextNumber(l, a + 4, f[3][0] == '/' ? "split sector"
+    if ((kind = RbTextNumber(l, a + 4, f[3][0] == '/' ? "split sector"
 	    : "length", 1, 1, &len, why, whyLen)) != NULL) {
 	return kind;
     }
@@ -189,7 +189,7 @@ RbBlkParseAction(const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
     ev->bytes = (uint64_t)len * SECTOR;
     if (ev->action == 'A') {
 	if (nf < 8 || strcmp(f[5], "<-") != 0
-		|| !RbBlkParseDev(f[6], &ev->fromDev) || !Rb_ParseInt(f[7], &v)
+		|| !RbBlkParseDev(f[6], &ev->fromDev) || !RbParseInt(f[7], &v)
 		|| v < 0) {
 	    snprintf(why, whyLen, "a remap without \"<- (maj,min) sector\"");
 	    return "bad-field";
@@ -216,7 +216,7 @@ NextEvent(Rb_Reader *r, Rb_BlkEvent *ev)
 
     for (;;) {
 	const char *kind;
-	int rc = Rb_TextNextLine(r, &st->tx);
+	int rc = RbTextNextLine(r, &st->tx);
 
 	if (rc <= 0) {
 	    return rc;
@@ -233,7 +233,7 @@ NextEvent(Rb_Reader *r, Rb_BlkEvent *ev)
 	    ev->offset = st->tx.line.offset;
 	    return 1;
 	}
-	if (Rb_TextBad(r, &st->tx, kind, "%s", why)) {
+	if (RbTextBad(r, &st->tx, kind, "%s", why)) {
 	    return -1;
 	}
     }
@@ -244,13 +244,13 @@ BlkparseNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     BlkparseState *st = r->state;
 
-    return Rb_BlkPairNext(r, st->pair, &st->tx, b, NextEvent, err);
+    return RbBlkPairNext(r, st->pair, &st->tx, b, NextEvent, err);
 }
 
 static void
 BlkparseClose(Rb_Reader *r)
 {
-    Rb_BlkPairFree(((BlkparseState *)r->state)->pair);
+    RbBlkPairFree(((BlkparseState *)r->state)->pair);
 }
 
 const Rb_ReaderClass Rb_BlkparseReaderClass = {

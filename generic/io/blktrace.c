@@ -204,7 +204,7 @@ Advance(Rb_Reader *r, BlktraceState *st, CpuFile *f)
 	order = got == HDR_LEN ? MagicOrder(h) : 0;
 	if (got == HDR_LEN && (order < 0 || h[order ? 3 : 0] != TRACE_VERSION)) {
 	    f->done = 1;
-	    Rb_ReaderBadFatal(r, &st->tx.pending, "bad-magic", offset,
+	    RbReaderBadFatal(r, &st->tx.pending, "bad-magic", offset,
 		    "%s: magic 0x%08x is not blktrace's 0x%08x", f->path,
 		    Get32(h, 0), TRACE_MAGIC | TRACE_VERSION);
 	    return -1;
@@ -344,10 +344,10 @@ BlktraceOpen(Rb_Reader *r, Rb_Error *err)
     Tcl_Obj *siblings, **paths;
     int i, npaths, want = 1;
 
-    st->pair = Rb_BlkPairCreate();
+    st->pair = RbBlkPairCreate();
     r->epochNs = 0;
     AddFile(st, r->in, Rb_InputPath(r->in));
-    siblings = Rb_ReaderOption(r, "siblings");
+    siblings = RbReaderOption(r, "siblings");
     if (siblings != NULL
 	    && Tcl_GetBooleanFromObj(NULL, siblings, &want) != TCL_OK) {
 	Rb_SetError(err, "RUBICON READER OPTION", "%s: blktrace "
@@ -421,7 +421,7 @@ BlktraceNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     BlktraceState *st = r->state;
 
-    return Rb_BlkPairNext(r, st->pair, &st->tx, b, NextEvent, err);
+    return RbBlkPairNext(r, st->pair, &st->tx, b, NextEvent, err);
 }
 
 /*
@@ -442,7 +442,7 @@ BlktraceClose(Rb_Reader *r)
 	free(st->files[i]);
     }
     free(st->files);
-    Rb_BlkPairFree(st->pair);
+    RbBlkPairFree(st->pair);
 }
 
 const Rb_ReaderClass Rb_BlktraceReaderClass = {

@@ -58,7 +58,7 @@ LineOk(char **f, int nf)
 static int
 BlktracerSniff(const unsigned char *head, size_t n)
 {
-    return Rb_TextSniff(head, n, 0, LineOk) * 95 / 100;
+    return RbTextSniff(head, n, 0, LineOk) * 95 / 100;
 }
 
 /*

@@ -94,7 +94,7 @@ Tail(Rb_Reader *r, const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
 	return "short-line";
     }
     if (EventName(f[a], name, sizeof(name)) == NULL) {
-	Rb_ReaderCount(r, "other-event");
+	RbReaderCount(r, "other-event");
 	return NULL;
     }
     for (k = 0; k < sizeof(events) / sizeof(events[0]); k++) {
@@ -117,7 +117,7 @@ Tail(Rb_Reader *r, const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
 		i + 1, f[i]);
 	return "bad-field";
     }
-    ev->flags = Rb_BlkRwbs(f[i + 1], &ok);
+    ev->flags = RbBlkRwbs(f[i + 1], &ok);
     if (!ok) {
 	snprintf(why, whyLen, "field %d \"%.20s\" is not an RWBS string",
 		i + 2, f[i + 1]);
@@ -129,7 +129,7 @@ Tail(Rb_Reader *r, const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
 	    snprintf(why, whyLen, "%s without its byte count", f[a]);
 	    return "short-line";
 	}
-	if ((kind = Rb_TextNumber(l, i, "bytes", 1, 1, &v, why, whyLen))
+	if ((kind = RbTextNumber(l, i, "bytes", 1, 1, &v, why, whyLen))
 		!= NULL) {
 	    return kind;
 	}
@@ -150,8 +150,8 @@ Tail(Rb_Reader *r, const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
 	snprintf(why, whyLen, "%s without \"SECTOR + SECTORS\"", f[a]);
 	return "short-line";
     }
-    if ((kind = Rb_TextNumber(l, i, "sector", 1, 1, &v, why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, i + 2, "sectors", 1, 1, &len, why,
+    if ((kind = RbTextNumber(l, i, "sector", 1, 1, &v, why, whyLen)) != NULL
+	    || (kind = RbTextNumber(l, i + 2, "sectors", 1, 1, &len, why,
 	    whyLen)) != NULL) {
 	return kind;
     }
@@ -175,7 +175,7 @@ Tail(Rb_Reader *r, const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
     if (ev->action == 'A') {
 	if (i + 3 > nf || strcmp(f[i], "<-") != 0
 		|| !RbBlkParseDev(f[i + 1], &ev->fromDev)
-		|| !Rb_ParseInt(f[i + 2], &v) || v < 0) {
+		|| !RbParseInt(f[i + 2], &v) || v < 0) {
 	    snprintf(why, whyLen, "a remap without \"<- (maj,min) sector\"");
 	    return "bad-field";
 	}
@@ -211,7 +211,7 @@ LineOk(char **f, int nf)
 static int
 BlockeventsSniff(const unsigned char *head, size_t n)
 {
-    return Rb_TextSniff(head, n, 0, LineOk) * 95 / 100;
+    return RbTextSniff(head, n, 0, LineOk) * 95 / 100;
 }
 
 /*

@@ -117,7 +117,7 @@ CsvSniff(const unsigned char *head, size_t n)
     if (nl == NULL) {
 	return 0;
     }
-    return Rb_TextSniff(head, (size_t)(nl - head + 1), ',', CsvHeaderOk)
+    return RbTextSniff(head, (size_t)(nl - head + 1), ',', CsvHeaderOk)
 	    * 8 / 10;
 }
 
@@ -149,7 +149,7 @@ ByteUnit(const char *s, int64_t *scale)
 	*scale = 512;
     } else if (strcmp(s, "kb") == 0) {
 	*scale = 1024;
-    } else if (!Rb_ParseInt(s, scale) || *scale < 1
+    } else if (!RbParseInt(s, scale) || *scale < 1
 	    || *scale > 1000000000000LL) {
 	return 0;
     }
@@ -196,7 +196,7 @@ FirstLine(Rb_Reader *r, char delim, char *buf, char **field, Rb_Error *err)
     }
     buf[n] = '\0';
     buf[strcspn(buf, "\r\n")] = '\0';
-    return buf[0] ? Rb_TextSplit(buf, delim, field, RB_TEXT_MAX_FIELDS) : 0;
+    return buf[0] ? RbTextSplit(buf, delim, field, RB_TEXT_MAX_FIELDS) : 0;
 }
 
 /*
@@ -211,7 +211,7 @@ ColumnIndex(Rb_Reader *r, const char *spec, char **header, int nheader,
     int64_t v;
     int i;
 
-    if (Rb_ParseInt(spec, &v)) {
+    if (RbParseInt(spec, &v)) {
 	if (v < 1 || v > RB_TEXT_MAX_FIELDS) {
 	    OptionError(r, err, "column numbers run from 1 to 64, not", spec);
 	    return -1;
@@ -413,7 +413,7 @@ ReadDescriptor(Rb_Reader *r, const char *line, int64_t *epochNs,
     Tcl_IncrRefCount(d);
     *sp = NULL;
     if (DictGet(d, "epoch", &v) != TCL_OK
-	    || !Rb_ParseScaled(Tcl_GetString(v), 1000000000, epochNs)
+	    || !RbParseScaled(Tcl_GetString(v), 1000000000, epochNs)
 	    || DictGet(d, "fields", &v) != TCL_OK
 	    || Tcl_ListObjGetElements(NULL, v, &n, &fields) != TCL_OK
 	    || n < 1 || n > RB_MAX_FIELDS
@@ -443,7 +443,7 @@ ReadDescriptor(Rb_Reader *r, const char *line, int64_t *epochNs,
 	/* A schema a plugin registered (magpie:NAME, stardust) is taken
 	 * as itself, so that its Analyzers know the records. */
 	Rb_Error ignored;
-	Rb_Schema *named = Rb_NamedSchema(s->name, &ignored);
+	Rb_Schema *named = RbNamedSchema(s->name, &ignored);
 
 	if (named != NULL && SameFields(s, named)) {
 	    Rb_SchemaRelease(s);
@@ -481,7 +481,7 @@ MapEventColumns(Rb_Reader *r, CsvState *st, char **header, int nheader,
 {
     int i, hasTime = 0;
 
-    if (Rb_ReaderOption(r, "columns") != NULL) {
+    if (RbReaderOption(r, "columns") != NULL) {
 	return OptionError(r, err, "a CSV of the schema in its first line "
 		"takes no column map; schema", r->schema->name);
     }
@@ -523,22 +523,22 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
     if (CheckKeys(r, err) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if ((o = Rb_ReaderOption(r, "timeunit")) != NULL
-	    && !Rb_TimeUnitScale(Tcl_GetString(o), &st->timeScale)) {
+    if ((o = RbReaderOption(r, "timeunit")) != NULL
+	    && !RbTimeUnitScale(Tcl_GetString(o), &st->timeScale)) {
 	return OptionError(r, err, "timeunit is ns, us, ms, s or ticks, not",
 		Tcl_GetString(o));
     }
-    if ((o = Rb_ReaderOption(r, "sizeunit")) != NULL
+    if ((o = RbReaderOption(r, "sizeunit")) != NULL
 	    && !ByteUnit(Tcl_GetString(o), &st->sizeScale)) {
 	return OptionError(r, err, "sizeunit is bytes, sectors, kb or a "
 		"number of bytes, not", Tcl_GetString(o));
     }
-    if ((o = Rb_ReaderOption(r, "offsetunit")) != NULL
+    if ((o = RbReaderOption(r, "offsetunit")) != NULL
 	    && !ByteUnit(Tcl_GetString(o), &st->offsetScale)) {
 	return OptionError(r, err, "offsetunit is bytes, sectors, kb or a "
 		"number of bytes, not", Tcl_GetString(o));
     }
-    if ((o = Rb_ReaderOption(r, "delimiter")) != NULL) {
+    if ((o = RbReaderOption(r, "delimiter")) != NULL) {
 	const char *d = Tcl_GetString(o);
 
 	if (strcmp(d, "tab") == 0 || strcmp(d, "\t") == 0) {
@@ -552,22 +552,22 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
 		    "space, not", d);
 	}
     }
-    if ((o = Rb_ReaderOption(r, "header")) != NULL
+    if ((o = RbReaderOption(r, "header")) != NULL
 	    && Tcl_GetBooleanFromObj(NULL, o, &header) != TCL_OK) {
 	return OptionError(r, err, "header is a boolean, not",
 		Tcl_GetString(o));
     }
-    if ((o = Rb_ReaderOption(r, "epoch")) != NULL
-	    && !Rb_ParseScaled(Tcl_GetString(o), 1000000000, &st->epochNs)) {
+    if ((o = RbReaderOption(r, "epoch")) != NULL
+	    && !RbParseScaled(Tcl_GetString(o), 1000000000, &st->epochNs)) {
 	return OptionError(r, err, "epoch is Unix seconds, not",
 		Tcl_GetString(o));
     }
     r->epochNs = st->epochNs;
-    if ((o = Rb_ReaderOption(r, "readvalue")) != NULL
+    if ((o = RbReaderOption(r, "readvalue")) != NULL
 	    && OpValues(r, o, st->readv, &st->nread, err) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if ((o = Rb_ReaderOption(r, "writevalue")) != NULL
+    if ((o = RbReaderOption(r, "writevalue")) != NULL
 	    && OpValues(r, o, st->writev, &st->nwrite, err) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -582,7 +582,7 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
 	st->nread = st->nwrite = 3;
     }
 
-    columns = Rb_ReaderOption(r, "columns");
+    columns = RbReaderOption(r, "columns");
     buf = Rb_Alloc(HEAD_MAX + 1);
     nf = (int)Rb_InputPeek(r->in, buf, HEAD_MAX, err);
     if (nf < 0) {
@@ -599,7 +599,7 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
 		&& err->code[0])) {
 	    goto done;
 	}
-	if (Rb_ReaderOption(r, "epoch") == NULL) {
+	if (RbReaderOption(r, "epoch") == NULL) {
 	    r->epochNs = epochNs;
 	}
 	if (schema != NULL) {
@@ -629,7 +629,7 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
 	    for (i = 1; i < n; i += 2) {
 		int64_t v;
 
-		isName |= !Rb_ParseInt(Tcl_GetString(kv[i]), &v);
+		isName |= !RbParseInt(Tcl_GetString(kv[i]), &v);
 	    }
 	}
 	header = isName;
@@ -647,7 +647,7 @@ CsvOpen(Rb_Reader *r, Rb_Error *err)
 	int64_t v;
 
 	/* A first line whose time is no number is a header after all. */
-	header = !Rb_ParseScaled(field[st->cols[i].col], 1, &v);
+	header = !RbParseScaled(field[st->cols[i].col], 1, &v);
     }
     if (header && Rb_InputGetLine(r->in, NULL, err) == NULL && err->code[0]) {
 	goto done;
@@ -689,7 +689,7 @@ CsvParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
     int64_t response = RB_ABSENT;
     int k;
 
-    if ((kind = Rb_TextFields(l, st->maxCol, RB_TEXT_MAX_FIELDS, why,
+    if ((kind = RbTextFields(l, st->maxCol, RB_TEXT_MAX_FIELDS, why,
 	    whyLen)) != NULL) {
 	return kind;
     }
@@ -715,13 +715,13 @@ CsvParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
 	    }
 	} else if ((s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		&& !IsTimeField(c->field)) {
-	    if (!Rb_ParseHex(s, &raw) || raw > INT64_MAX / c->scale) {
+	    if (!RbParseHex(s, &raw) || raw > INT64_MAX / c->scale) {
 		snprintf(why, whyLen, "field %d (%s) \"%.40s\" is not a "
 			"number in range", c->col + 1, name, s);
 		return "bad-field";
 	    }
 	    v = raw * c->scale;
-	} else if ((kind = Rb_TextNumber(l, c->col, name, c->scale,
+	} else if ((kind = RbTextNumber(l, c->col, name, c->scale,
 		!IsTimeField(c->field), &v, why, whyLen)) != NULL) {
 	    return kind;
 	}
@@ -835,7 +835,7 @@ CsvEventParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
 	    }
 	    break;
 	default:
-	    if (Rb_ParseInt(cell[k], &b->col[f][i])
+	    if (RbParseInt(cell[k], &b->col[f][i])
 		    && b->col[f][i] != RB_ABSENT) {
 		continue;
 	    }
@@ -880,7 +880,7 @@ QuoteOpen(const char *s, int open)
 
 /*
  * CsvEventNext --
- *	The next of a CSV of another schema: as Rb_TextNext, but a record
+ *	The next of a CSV of another schema: as RbTextNext, but a record
  *	goes on over line breaks inside quoted cells.
  * Results: records appended, 0 at the end, -1 on error (err set).
  */
@@ -914,7 +914,7 @@ CsvEventNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	if (s == NULL) {
 	    tx->done = 1;
 	    if (tx->pending.code[0]) {
-		return Rb_TextFinish(tx, b, start, err);
+		return RbTextFinish(tx, b, start, err);
 	    }
 	    break;
 	}
@@ -926,7 +926,7 @@ CsvEventNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	    if (s == NULL || Tcl_DStringLength(&st->rec) + len > MAX_RECORD) {
 		if (tx->pending.code[0]) {
 		    tx->done = 1;
-		    return Rb_TextFinish(tx, b, start, err);
+		    return RbTextFinish(tx, b, start, err);
 		}
 		snprintf(why, sizeof(why), "a quoted cell is not closed %s",
 			s == NULL ? "at the end of the file" : "within 1 MB");
@@ -954,13 +954,13 @@ CsvEventNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	}
 	if (kind != NULL) {
 	    b->n--;
-	    if (Rb_TextBad(r, tx, kind, "%s", why)) {
-		return Rb_TextFinish(tx, b, start, err);
+	    if (RbTextBad(r, tx, kind, "%s", why)) {
+		return RbTextFinish(tx, b, start, err);
 	    }
 	    continue;
 	}
-	if (Rb_TextKeep(r, tx, b, i) < 0) {
-	    return Rb_TextFinish(tx, b, start, err);
+	if (RbTextKeep(r, tx, b, i) < 0) {
+	    return RbTextFinish(tx, b, start, err);
 	}
     }
     return b->n - start;
@@ -974,7 +974,7 @@ CsvNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
     if (st->events) {
 	return CsvEventNext(r, b, err);
     }
-    return Rb_TextNext(r, &st->tx, b, CsvParse, err);
+    return RbTextNext(r, &st->tx, b, CsvParse, err);
 }
 
 /*

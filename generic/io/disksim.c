@@ -29,15 +29,15 @@ DiskSimLineOk(char **f, int nf)
 {
     int64_t v;
 
-    return nf == 5 && Rb_ParseScaled(f[0], 1000000, &v)
-	    && Rb_ParseInt(f[1], &v) && Rb_ParseInt(f[2], &v)
-	    && Rb_ParseInt(f[3], &v) && Rb_ParseInt(f[4], &v);
+    return nf == 5 && RbParseScaled(f[0], 1000000, &v)
+	    && RbParseInt(f[1], &v) && RbParseInt(f[2], &v)
+	    && RbParseInt(f[3], &v) && RbParseInt(f[4], &v);
 }
 
 static int
 DiskSimSniff(const unsigned char *head, size_t n)
 {
-    return Rb_TextSniff(head, n, 0, DiskSimLineOk) * 7 / 10;
+    return RbTextSniff(head, n, 0, DiskSimLineOk) * 7 / 10;
 }
 
 /*
@@ -51,14 +51,14 @@ static int
 DiskSimOpen(Rb_Reader *r, Rb_Error *err)
 {
     DiskSimState *st = r->state;
-    Tcl_Obj *unit = Rb_ReaderOption(r, "timeunit");
+    Tcl_Obj *unit = RbReaderOption(r, "timeunit");
     char head[128];
     long n;
 
     st->tx.delim = 0;
     st->tx.comment = '#';
     if (unit != NULL) {
-	if (!Rb_TimeUnitScale(Tcl_GetString(unit), &st->timeScale)) {
+	if (!RbTimeUnitScale(Tcl_GetString(unit), &st->timeScale)) {
 	    Rb_SetError(err, "RUBICON READER OPTION", "%s: unknown timeunit "
 		    "\"%s\": ns, us, ms or s", Rb_InputPath(r->in),
 		    Tcl_GetString(unit));
@@ -88,16 +88,16 @@ DiskSimParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
     const char *kind;
     int64_t type;
 
-    if ((kind = Rb_TextFields(l, 5, 5, why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 0, "time", st->timeScale, 0,
+    if ((kind = RbTextFields(l, 5, 5, why, whyLen)) != NULL
+	    || (kind = RbTextNumber(l, 0, "time", st->timeScale, 0,
 		&b->col[RB_IO_TIME][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 1, "device", 1, 1,
+	    || (kind = RbTextNumber(l, 1, "device", 1, 1,
 		&b->col[RB_IO_DEVICE][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 2, "lba", SECTOR, 1,
+	    || (kind = RbTextNumber(l, 2, "lba", SECTOR, 1,
 		&b->col[RB_IO_OFFSET][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 3, "size", SECTOR, 1,
+	    || (kind = RbTextNumber(l, 3, "size", SECTOR, 1,
 		&b->col[RB_IO_SIZE][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 4, "type", 1, 1, &type, why,
+	    || (kind = RbTextNumber(l, 4, "type", 1, 1, &type, why,
 		whyLen)) != NULL) {
 	return kind;
     }
@@ -109,7 +109,7 @@ DiskSimParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
 static int
 DiskSimNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
-    return Rb_TextNext(r, &((DiskSimState *)r->state)->tx, b, DiskSimParse,
+    return RbTextNext(r, &((DiskSimState *)r->state)->tx, b, DiskSimParse,
 	    err);
 }
 

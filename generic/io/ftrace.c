@@ -46,7 +46,7 @@ PidOf(const char *s, uint32_t *pid)
     const char *dash = strrchr(s, '-');
     int64_t v;
 
-    if (!Rb_ParseInt(dash ? dash + 1 : s, &v) || v < 0 || v > UINT32_MAX) {
+    if (!RbParseInt(dash ? dash + 1 : s, &v) || v < 0 || v > UINT32_MAX) {
 	return 0;
     }
     *pid = (uint32_t)v;
@@ -100,7 +100,7 @@ RbFtraceHead(char **f, int nf, int64_t *time, uint32_t *pid, char *why,
 	return -1;
     }
     f[t][len - 1] = '\0';
-    if (!Rb_ParseScaled(f[t], 1000000000, time) || *time < 0) {
+    if (!RbParseScaled(f[t], 1000000000, time) || *time < 0) {
 	if (why) {
 	    snprintf(why, whyLen, "field %d \"%.30s\" is not a time in "
 		    "seconds", t + 1, f[t]);
@@ -137,13 +137,13 @@ NextEvent(Rb_Reader *r, Rb_BlkEvent *ev)
 
     for (;;) {
 	const char *kind;
-	int a, rc = Rb_TextNextLine(r, &st->tx);
+	int a, rc = RbTextNextLine(r, &st->tx);
 
 	if (rc <= 0) {
 	    return rc;
 	}
 	if (IsLost(l)) {
-	    Rb_ReaderNote(r, "lost-events", l->offset, "the kernel's ring "
+	    RbReaderNote(r, "lost-events", l->offset, "the kernel's ring "
 		    "buffer overran: events are missing here");
 	    continue;
 	}
@@ -161,7 +161,7 @@ NextEvent(Rb_Reader *r, Rb_BlkEvent *ev)
 	    ev->offset = l->offset;
 	    return 1;
 	}
-	if (Rb_TextBad(r, &st->tx, kind, "%s", why)) {
+	if (RbTextBad(r, &st->tx, kind, "%s", why)) {
 	    return -1;
 	}
     }
@@ -180,7 +180,7 @@ RbFtraceOpen(Rb_Reader *r, RbFtraceTailProc *tail)
 
     st->tx.delim = 0;
     st->tx.comment = '#';
-    st->pair = Rb_BlkPairCreate();
+    st->pair = RbBlkPairCreate();
     st->tail = tail;
     r->epochNs = 0;
     return TCL_OK;
@@ -195,7 +195,7 @@ RbFtraceNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     RbFtraceState *st = r->state;
 
-    return Rb_BlkPairNext(r, st->pair, &st->tx, b, NextEvent, err);
+    return RbBlkPairNext(r, st->pair, &st->tx, b, NextEvent, err);
 }
 
 /*
@@ -205,5 +205,5 @@ RbFtraceNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 void
 RbFtraceClose(Rb_Reader *r)
 {
-    Rb_BlkPairFree(((RbFtraceState *)r->state)->pair);
+    RbBlkPairFree(((RbFtraceState *)r->state)->pair);
 }

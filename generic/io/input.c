@@ -327,7 +327,7 @@ Obtain(Rb_Input *in, char *dst, size_t cap)
     if (in->eof) {
 	return 0;
     }
-    got = in->ring ? Rb_RingTake(in->ring, dst, cap)
+    got = in->ring ? RbRingTake(in->ring, dst, cap)
 	    : Produce(&in->dec, dst, cap);
     if (got == 0) {
 	in->eof = 1;
@@ -355,7 +355,7 @@ StartThread(Rb_Input *in)
 	    || (env != NULL && strcmp(env, "0") == 0)) {
 	return;
     }
-    in->ring = Rb_RingStart(ProduceInRing, &in->dec, CHUNK, RING_CHUNKS);
+    in->ring = RbRingStart(ProduceInRing, &in->dec, CHUNK, RING_CHUNKS);
 }
 
 /*
@@ -866,7 +866,7 @@ Rb_InputClose(Rb_Input *in)
 	return;
     }
     if (in->ring != NULL) {
-	Rb_RingStop(in->ring);
+	RbRingStop(in->ring);
     }
     if (in->dec.streamOpen) {
 	if (in->dec.comp == COMP_GZIP) {

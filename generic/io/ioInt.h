@@ -11,19 +11,19 @@
 #include "core/rbInt.h"
 
 /*
- * Rb_ReaderBadFatal --
+ * RbReaderBadFatal --
  *	A malformed record after which the next record cannot be found
  *	(a wrong length word, a broken block): counts it through
  *	Rb_ReaderBad like any other, but stops reading under every policy.
  * Results: always 1; err names the file, record and byte offset.
  */
 static inline int
-Rb_ReaderBadFatal(Rb_Reader *r, Rb_Error *err, const char *kind,
+RbReaderBadFatal(Rb_Reader *r, Rb_Error *err, const char *kind,
 	uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
 static inline int
-Rb_ReaderBadFatal(Rb_Reader *r, Rb_Error *err, const char *kind,
+RbReaderBadFatal(Rb_Reader *r, Rb_Error *err, const char *kind,
 	uint64_t offset, const char *fmt, ...)
 {
     char detail[512];
@@ -43,7 +43,7 @@ Rb_ReaderBadFatal(Rb_Reader *r, Rb_Error *err, const char *kind,
 }
 
 /*
- * Rb_ReaderFail --
+ * RbReaderFail --
  *	Ends a reader's next call on the error in *pending: the records
  *	appended in this call (from index start) are returned first and
  *	the error on the next call (*failed set), so results up to the
@@ -51,7 +51,7 @@ Rb_ReaderBadFatal(Rb_Reader *r, Rb_Error *err, const char *kind,
  * Results: what a reader's next returns.
  */
 static inline int
-Rb_ReaderFail(int *done, int *failed, const Rb_Error *pending,
+RbReaderFail(int *done, int *failed, const Rb_Error *pending,
 	const Rb_Batch *b, int start, Rb_Error *err)
 {
     *done = 1;
@@ -64,11 +64,11 @@ Rb_ReaderFail(int *done, int *failed, const Rb_Error *pending,
 }
 
 /*
- * Rb_ReaderOption --
+ * RbReaderOption --
  *	The value of key in the reader's -readeroptions dict, or NULL.
  */
 static inline Tcl_Obj *
-Rb_ReaderOption(const Rb_Reader *r, const char *key)
+RbReaderOption(const Rb_Reader *r, const char *key)
 {
     Tcl_Obj *k, *v = NULL;
 
@@ -83,12 +83,12 @@ Rb_ReaderOption(const Rb_Reader *r, const char *key)
 }
 
 /*
- * Rb_ReaderCount --
+ * RbReaderCount --
  *	Adds one to the count of kind in r->skipCounts, the dict the run
  *	summary shows.
  */
 static inline void
-Rb_ReaderCount(Rb_Reader *r, const char *kind)
+RbReaderCount(Rb_Reader *r, const char *kind)
 {
     Tcl_Obj *key = Tcl_NewStringObj(kind, -1), *cnt;
     Tcl_WideInt n = 0;
@@ -109,7 +109,7 @@ Rb_ReaderCount(Rb_Reader *r, const char *kind)
 }
 
 /*
- * Rb_ReaderNote --
+ * RbReaderNote --
  *	Counts, by kind, an input event that is well formed but yields no
  *	record (a completion whose request was queued before the trace
  *	began, a request still outstanding at its end), so that the run
@@ -118,10 +118,10 @@ Rb_ReaderCount(Rb_Reader *r, const char *kind)
  *	no malformed record.
  */
 static inline void
-Rb_ReaderNote(Rb_Reader *r, const char *kind, uint64_t offset,
+RbReaderNote(Rb_Reader *r, const char *kind, uint64_t offset,
 	const char *detail)
 {
-    Rb_ReaderCount(r, kind);
+    RbReaderCount(r, kind);
     if (r->onError == RB_ONERROR_WARN) {
 	fprintf(stderr, "rubicon: note: %s: record %llu at byte offset %llu: "
 		"%s (%s)\n", Rb_InputPath(r->in),

@@ -10,12 +10,12 @@
 #include "io/readers.h"
 
 /*
- * Rb_ReaderKitInit --
+ * RbReaderKitInit --
  *	Registers every built-in reader.  Safe to call more than once: a
  *	format registered again replaces itself.
  */
 void
-Rb_ReaderKitInit(void)
+RbReaderKitInit(void)
 {
     Rb_RegisterReader(&Rb_SrtReaderClass);
     Rb_RegisterReader(&Rb_NativeReaderClass);

@@ -58,16 +58,16 @@ MsrLineOk(char **f, int nf)
 {
     int64_t v;
 
-    return nf == 7 && Rb_ParseInt(f[0], &v) && v > FILETIME_UNIX / 2
-	    && Rb_ParseInt(f[2], &v) && IsReadWrite(f[3])
-	    && Rb_ParseInt(f[4], &v) && Rb_ParseInt(f[5], &v)
-	    && Rb_ParseInt(f[6], &v);
+    return nf == 7 && RbParseInt(f[0], &v) && v > FILETIME_UNIX / 2
+	    && RbParseInt(f[2], &v) && IsReadWrite(f[3])
+	    && RbParseInt(f[4], &v) && RbParseInt(f[5], &v)
+	    && RbParseInt(f[6], &v);
 }
 
 static int
 MsrSniff(const unsigned char *head, size_t n)
 {
-    return Rb_TextSniff(head, n, ',', MsrLineOk) * 9 / 10;
+    return RbTextSniff(head, n, ',', MsrLineOk) * 9 / 10;
 }
 
 /*
@@ -106,7 +106,7 @@ MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
     size_t hostLen;
     int op;
 
-    if ((p = Rb_TextDigits(s, ',', &ticks)) == NULL) {
+    if ((p = RbTextDigits(s, ',', &ticks)) == NULL) {
 	return 0;
     }
     for (host = p; *p != ',' && *p != '\0'; p++) {
@@ -116,7 +116,7 @@ MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
     if (*p != ',' || hostLen == 0 || hostLen >= sizeof(mf->host)
 	    || host[0] == ' ' || host[0] == '\t' || p[-1] == ' '
 	    || p[-1] == '\t'
-	    || (p = Rb_TextDigits(p + 1, ',', &device)) == NULL) {
+	    || (p = RbTextDigits(p + 1, ',', &device)) == NULL) {
 	return 0;
     }
     /* Fixed-length compares (inlined), safe within RB_INPUT_PAD. */
@@ -129,9 +129,9 @@ MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
     } else {
 	return 0;
     }
-    if ((p = Rb_TextDigits(p, ',', &offset)) == NULL
-	    || (p = Rb_TextDigits(p, ',', &size)) == NULL
-	    || Rb_TextDigits(p, '\0', &resp) == NULL
+    if ((p = RbTextDigits(p, ',', &offset)) == NULL
+	    || (p = RbTextDigits(p, ',', &size)) == NULL
+	    || RbTextDigits(p, '\0', &resp) == NULL
 	    || resp > RESPONSE_MAX / 100 || !UnixNs(ticks, &ns)) {
 	return 0;
     }
@@ -139,7 +139,7 @@ MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
 	memcpy(mf->host, host, hostLen);
 	mf->host[hostLen] = '\0';
 	mf->hostLen = hostLen;
-	mf->hostHash = Rb_HashName(mf->host);
+	mf->hostHash = RbHashName(mf->host);
     }
     b->col[RB_IO_TIME][i] = ns - r->epochNs;
     b->col[RB_IO_FINISH][i] = ns - r->epochNs + resp * 100;
@@ -178,7 +178,7 @@ MsrOpen(Rb_Reader *r, Rb_Error *err)
     }
     head[n] = '\0';
     head[strcspn(head, ",\n")] = '\0';
-    if (Rb_ParseInt(head, &ticks) && UnixNs(ticks, &ns)) {
+    if (RbParseInt(head, &ticks) && UnixNs(ticks, &ns)) {
 	r->epochNs = ns - ((ns % 1000000000) + 1000000000) % 1000000000;
     }
     return TCL_OK;
@@ -196,16 +196,16 @@ MsrParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
     int64_t ticks, ns, resp;
     char *type;
 
-    if ((kind = Rb_TextFields(l, 7, 7, why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 0, "Timestamp", 1, 1, &ticks, why,
+    if ((kind = RbTextFields(l, 7, 7, why, whyLen)) != NULL
+	    || (kind = RbTextNumber(l, 0, "Timestamp", 1, 1, &ticks, why,
 		whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 2, "DiskNumber", 1, 1,
+	    || (kind = RbTextNumber(l, 2, "DiskNumber", 1, 1,
 		&b->col[RB_IO_DEVICE][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 4, "Offset", 1, 1,
+	    || (kind = RbTextNumber(l, 4, "Offset", 1, 1,
 		&b->col[RB_IO_OFFSET][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 5, "Size", 1, 1,
+	    || (kind = RbTextNumber(l, 5, "Size", 1, 1,
 		&b->col[RB_IO_SIZE][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 6, "ResponseTime", 100, 1, &resp, why,
+	    || (kind = RbTextNumber(l, 6, "ResponseTime", 100, 1, &resp, why,
 		whyLen)) != NULL) {
 	return kind;
     }
@@ -228,14 +228,14 @@ MsrParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
     b->col[RB_IO_FINISH][i] = ns - r->epochNs + resp;
     b->col[RB_IO_OP][i] = strcasecmp(type, "Read") == 0
 	    ? RB_OP_READ : RB_OP_WRITE;
-    b->col[RB_IO_MACHINE][i] = Rb_HashName(l->field[1]);
+    b->col[RB_IO_MACHINE][i] = RbHashName(l->field[1]);
     return NULL;
 }
 
 static int
 MsrNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
-    return Rb_TextNext(r, &((MsrState *)r->state)->tx, b, MsrParse, err);
+    return RbTextNext(r, &((MsrState *)r->state)->tx, b, MsrParse, err);
 }
 
 const Rb_ReaderClass Rb_MsrReaderClass = {

@@ -125,14 +125,14 @@ WriteString(Rb_NativeWriter *w, const char *s)
 }
 
 /*
- * Rb_NativeWriterOpen --
+ * RbNativeWriterOpen --
  *	Creates "path.tmp-PID" (removing those of dead processes) and writes
  *	the header for schema and epochNs.
  * Results: the writer, or NULL with err set naming path.
  * Side effects: retains schema until close.
  */
 Rb_NativeWriter *
-Rb_NativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
+RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
 	Rb_Error *err)
 {
     Rb_NativeWriter *w;
@@ -219,12 +219,12 @@ WriteBlock(Rb_NativeWriter *w, int n)
 }
 
 /*
- * Rb_NativeWriterWrite --
+ * RbNativeWriterWrite --
  *	Appends the selected records of b, in blocks of at most BLOCK_MAX.
  * Results: TCL_OK, or TCL_ERROR with err set.
  */
 int
-Rb_NativeWriterWrite(Rb_NativeWriter *w, const Rb_Batch *b,
+RbNativeWriterWrite(Rb_NativeWriter *w, const Rb_Batch *b,
 	const uint32_t *sel, int nsel, Rb_Error *err)
 {
     int total = sel ? nsel : b->n;
@@ -259,14 +259,14 @@ Rb_NativeWriterWrite(Rb_NativeWriter *w, const Rb_Batch *b,
 }
 
 /*
- * Rb_NativeWriterClose --
+ * RbNativeWriterClose --
  *	Writes the end marker, closes the stream and renames the temporary
  *	file to the path; after any failure removes it instead.
  * Results: TCL_OK, or TCL_ERROR with err set naming the path.
  * Side effects: frees w.
  */
 int
-Rb_NativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
+RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 {
     int rc, result = TCL_OK;
 
@@ -297,12 +297,12 @@ Rb_NativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 }
 
 /*
- * Rb_NativeWriterAbort --
+ * RbNativeWriterAbort --
  *	Gives up the file: the temporary file is removed and w freed, so an
  *	interrupted run leaves no trace file that looks whole.
  */
 void
-Rb_NativeWriterAbort(Rb_NativeWriter *w)
+RbNativeWriterAbort(Rb_NativeWriter *w)
 {
     Rb_Error ignored;
 
@@ -313,7 +313,7 @@ Rb_NativeWriterAbort(Rb_NativeWriter *w)
 	w->failed = 1;
 	snprintf(w->why, sizeof(w->why), "abandoned");
     }
-    Rb_NativeWriterClose(w, &ignored);
+    RbNativeWriterClose(w, &ignored);
 }
 
 /*
@@ -575,7 +575,7 @@ static int
 BadBlock(Rb_Reader *r, NativeState *st, const char *detail)
 {
     r->recordNo = st->inBlocks + 1;
-    Rb_ReaderBadFatal(r, &st->pending, "bad-block", st->blockOffset,
+    RbReaderBadFatal(r, &st->pending, "bad-block", st->blockOffset,
 	    "block %llu: %s", (unsigned long long)st->blockNo, detail);
     return -1;
 }

@@ -239,7 +239,7 @@ Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
-    Rb_ReaderCount(r, kind);
+    RbReaderCount(r, kind);
     if (r->onError == RB_ONERROR_STOP) {
 	Rb_SetError(err, "RUBICON READER CORRUPT",
 		"%s: record %llu at byte offset %llu: %s (%s)",

@@ -93,14 +93,14 @@ FreeRing(Rb_Ring *ring)
 }
 
 /*
- * Rb_RingStart --
+ * RbRingStart --
  *	Allocates the ring and starts its thread, with every signal blocked
  *	in it so that SIGINT and the like go to the engine's thread.
  * Results: the ring, or NULL when the thread cannot be started (nothing
  *	is left allocated).
  */
 Rb_Ring *
-Rb_RingStart(Rb_RingProduceProc *produce, void *cd, size_t chunkSize,
+RbRingStart(Rb_RingProduceProc *produce, void *cd, size_t chunkSize,
 	int nchunks)
 {
     Rb_Ring *ring = Rb_Alloc(sizeof(*ring));
@@ -130,14 +130,14 @@ Rb_RingStart(Rb_RingProduceProc *produce, void *cd, size_t chunkSize,
 }
 
 /*
- * Rb_RingTake --
+ * RbRingTake --
  *	Copies up to cap of the next bytes to dst, waiting for the producer
  *	when no chunk is ready.
  * Results: bytes copied, never more than one chunk's; 0 once the
  *	producer has ended and every chunk is taken.
  */
 size_t
-Rb_RingTake(Rb_Ring *ring, char *dst, size_t cap)
+RbRingTake(Rb_Ring *ring, char *dst, size_t cap)
 {
     size_t n;
     int head;
@@ -172,12 +172,12 @@ Rb_RingTake(Rb_Ring *ring, char *dst, size_t cap)
 }
 
 /*
- * Rb_RingStop --
+ * RbRingStop --
  *	Tells the thread to return, waits for it (it finishes the produce
  *	call it is in, if any) and frees the ring.
  */
 void
-Rb_RingStop(Rb_Ring *ring)
+RbRingStop(Rb_Ring *ring)
 {
     pthread_mutex_lock(&ring->lock);
     ring->stop = 1;

@@ -20,12 +20,12 @@ typedef size_t (Rb_RingProduceProc)(void *cd, char *dst, size_t cap);
 
 /* Starts a thread calling produce(cd, ...) into nchunks chunks of
  * chunkSize bytes; NULL when the thread cannot be started. */
-Rb_Ring *	Rb_RingStart(Rb_RingProduceProc *produce, void *cd,
+Rb_Ring *	RbRingStart(Rb_RingProduceProc *produce, void *cd,
 		    size_t chunkSize, int nchunks);
 /* Copies up to cap of the next bytes to dst, waiting for them; 0 once
  * produce has returned 0, after which cd may be read again. */
-size_t		Rb_RingTake(Rb_Ring *ring, char *dst, size_t cap);
+size_t		RbRingTake(Rb_Ring *ring, char *dst, size_t cap);
 /* Stops the thread (after the produce call under way) and frees ring. */
-void		Rb_RingStop(Rb_Ring *ring);
+void		RbRingStop(Rb_Ring *ring);
 
 #endif /* RB_RING_H */

@@ -38,15 +38,15 @@ SpcLineOk(char **f, int nf)
 {
     int64_t v;
 
-    return nf >= 5 && Rb_ParseInt(f[0], &v) && Rb_ParseInt(f[1], &v)
-	    && Rb_ParseInt(f[2], &v) && IsOpcode(f[3])
-	    && Rb_ParseScaled(f[4], 1000000000, &v);
+    return nf >= 5 && RbParseInt(f[0], &v) && RbParseInt(f[1], &v)
+	    && RbParseInt(f[2], &v) && IsOpcode(f[3])
+	    && RbParseScaled(f[4], 1000000000, &v);
 }
 
 static int
 SpcSniff(const unsigned char *head, size_t n)
 {
-    return Rb_TextSniff(head, n, ',', SpcLineOk) * 85 / 100;
+    return RbTextSniff(head, n, ',', SpcLineOk) * 85 / 100;
 }
 
 /*
@@ -76,14 +76,14 @@ SpcParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
 {
     const char *kind;
 
-    if ((kind = Rb_TextFields(l, 5, RB_TEXT_MAX_FIELDS, why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 0, "ASU", 1, 1,
+    if ((kind = RbTextFields(l, 5, RB_TEXT_MAX_FIELDS, why, whyLen)) != NULL
+	    || (kind = RbTextNumber(l, 0, "ASU", 1, 1,
 		&b->col[RB_IO_DEVICE][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 1, "LBA", SECTOR, 1,
+	    || (kind = RbTextNumber(l, 1, "LBA", SECTOR, 1,
 		&b->col[RB_IO_OFFSET][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 2, "Size", 1, 1,
+	    || (kind = RbTextNumber(l, 2, "Size", 1, 1,
 		&b->col[RB_IO_SIZE][i], why, whyLen)) != NULL
-	    || (kind = Rb_TextNumber(l, 4, "Timestamp", 1000000000, 0,
+	    || (kind = RbTextNumber(l, 4, "Timestamp", 1000000000, 0,
 		&b->col[RB_IO_TIME][i], why, whyLen)) != NULL) {
 	return kind;
     }
@@ -100,7 +100,7 @@ SpcParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
 static int
 SpcNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
-    return Rb_TextNext(r, &((SpcState *)r->state)->tx, b, SpcParse, err);
+    return RbTextNext(r, &((SpcState *)r->state)->tx, b, SpcParse, err);
 }
 
 const Rb_ReaderClass Rb_SpcReaderClass = {

@@ -309,7 +309,7 @@ Fail(Rb_Reader *r, SrtState *st, Rb_Batch *b, int start, int decoded,
 	Rb_Error *err)
 {
     DecodeColumns(r, st, b, decoded, b->n);
-    return Rb_ReaderFail(&st->done, &st->failed, &st->pending, b, start,
+    return RbReaderFail(&st->done, &st->failed, &st->pending, b, start,
 	    err);
 }
 
@@ -450,7 +450,7 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	if (avail >= 8 && (vt == SRT_V7_IO ? len != SRT_REC_LEN
 		: len < 8 || len > SRT_MAX_REC)) {
 	    r->recordNo = ++st->recNo;
-	    Rb_ReaderBadFatal(r, &st->pending, "bad-length",
+	    RbReaderBadFatal(r, &st->pending, "bad-length",
 		    st->bufOffset + p, "length word %u in a record of version "
 		    "%u type %u (v7 I/O records have %d)", len, vt >> 16,
 		    vt & 0xffff, SRT_REC_LEN);
@@ -508,11 +508,11 @@ SrtClose(Rb_Reader *r)
 }
 
 /*
- * Rb_SrtHeader --
+ * RbSrtHeader --
  *	The header text of an SRT reader, or NULL for another format.
  */
 const char *
-Rb_SrtHeader(const Rb_Reader *r)
+RbSrtHeader(const Rb_Reader *r)
 {
     if (r == NULL || r->cls != &Rb_SrtReaderClass) {
 	return NULL;

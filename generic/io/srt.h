@@ -13,6 +13,6 @@ extern const Rb_ReaderClass Rb_SrtReaderClass;
 
 /* The text header of an open SRT trace (without its closing form feed),
  * or NULL when r is not an SRT reader. */
-const char *	Rb_SrtHeader(const Rb_Reader *r);
+const char *	RbSrtHeader(const Rb_Reader *r);
 
 #endif /* RB_SRT_H */

@@ -16,14 +16,14 @@
 #define SNIFF_LINES 8
 
 /*
- * Rb_TextSplit --
+ * RbTextSplit --
  *	Splits s in place into at most max fields: at every delim, or at
  *	runs of blanks when delim is 0.  Fields are trimmed of blanks; a
  *	last field beyond max keeps the rest of the line.
  * Results: the number of fields.
  */
 int
-Rb_TextSplit(char *s, char delim, char **field, int max)
+RbTextSplit(char *s, char delim, char **field, int max)
 {
     int nf = 0;
 
@@ -101,7 +101,7 @@ TakeLine(Rb_Reader *r, Rb_Text *tx, char *s, uint64_t offset)
     }
     tx->line.lineNo = Rb_InputLineNo(r->in);
     tx->line.offset = offset;
-    tx->line.nfields = Rb_TextSplit(s, tx->delim, tx->line.field,
+    tx->line.nfields = RbTextSplit(s, tx->delim, tx->line.field,
 	    RB_TEXT_MAX_FIELDS);
     r->recordNo = tx->line.lineNo;
     return 1;
@@ -111,7 +111,7 @@ TakeLine(Rb_Reader *r, Rb_Text *tx, char *s, uint64_t offset)
  * NulByteBad --
  *	A line holding a NUL byte is malformed (kind nul-byte): parsers
  *	read lines as C strings and would see only the part before it.
- * Results: 0 the line has none; 1 it is reported through Rb_TextBad,
+ * Results: 0 the line has none; 1 it is reported through RbTextBad,
  *	with tx->pending set when reading must stop.
  */
 static int
@@ -126,20 +126,20 @@ NulByteBad(Rb_Reader *r, Rb_Text *tx, const char *s, size_t len,
     tx->line.lineNo = Rb_InputLineNo(r->in);
     tx->line.offset = offset;
     tx->pending.code[0] = '\0';
-    Rb_TextBad(r, tx, "nul-byte", "a NUL byte at column %llu",
+    RbTextBad(r, tx, "nul-byte", "a NUL byte at column %llu",
 	    (unsigned long long)at + 1);
     return 1;
 }
 
 /*
- * Rb_TextNextLine --
+ * RbTextNextLine --
  *	Reads the next line that is neither blank nor a comment and splits
  *	it into tx->line.
  * Results: 1 a line, 0 at the end, -1 on an input error (tx->pending
  *	set; tx->done).
  */
 int
-Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx)
+RbTextNextLine(Rb_Reader *r, Rb_Text *tx)
 {
     for (;;) {
 	uint64_t offset = Rb_InputOffset(r->in);
@@ -164,14 +164,14 @@ Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx)
 }
 
 /*
- * Rb_TextBad --
+ * RbTextBad --
  *	Reports the current line as malformed of the given kind through
  *	Rb_ReaderBad, naming its line number and byte offset.
  * Results: 1 when reading must stop (the error is in tx->pending), 0 to
  *	skip the line and go on.
  */
 int
-Rb_TextBad(Rb_Reader *r, Rb_Text *tx, const char *kind, const char *fmt, ...)
+RbTextBad(Rb_Reader *r, Rb_Text *tx, const char *kind, const char *fmt, ...)
 {
     char detail[512];
     va_list ap;
@@ -185,28 +185,28 @@ Rb_TextBad(Rb_Reader *r, Rb_Text *tx, const char *kind, const char *fmt, ...)
 }
 
 /*
- * Rb_TextFinish --
+ * RbTextFinish --
  *	Ends a next call on the error in tx->pending: the records appended
  *	in this call (from index start) are returned first and the error on
  *	the next call, so results up to the error stay usable.
  * Results: what a reader's next returns.
  */
 int
-Rb_TextFinish(Rb_Text *tx, Rb_Batch *b, int start, Rb_Error *err)
+RbTextFinish(Rb_Text *tx, Rb_Batch *b, int start, Rb_Error *err)
 {
-    return Rb_ReaderFail(&tx->done, &tx->failed, &tx->pending, b, start,
+    return RbReaderFail(&tx->done, &tx->failed, &tx->pending, b, start,
 	    err);
 }
 
 /*
- * Rb_TextKeep --
+ * RbTextKeep --
  *	Applies the out-of-order rule to the last record of b (index i):
  *	a time earlier than the previous record's is reported and, under
  *	skip, dropped; under warn it is delivered as it is.  Never reorders.
  * Results: 0 go on, -1 reading must stop (tx->pending set).
  */
 int
-Rb_TextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i)
+RbTextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i)
 {
     int64_t t = b->col[RB_IO_TIME][i];
 
@@ -214,7 +214,7 @@ Rb_TextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i)
 	r->lastTime = t;
 	return 0;
     }
-    if (Rb_TextBad(r, tx, "out-of-order", "time goes back %.9f s",
+    if (RbTextBad(r, tx, "out-of-order", "time goes back %.9f s",
 	    ((double)r->lastTime - (double)t) / 1e9)) {
 	b->n--;
 	return -1;
@@ -245,14 +245,14 @@ ClearRecords(Rb_Batch *b, int from, int to)
 }
 
 /*
- * Rb_TextNext --
+ * RbTextNext --
  *	The next of a reader with one record per line: parses lines with
  *	parse until b is full or the input ends, applying the error policy
  *	to malformed lines and to times that go back.
  * Results: records appended, 0 at the end, -1 on error (err set).
  */
 int
-Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
+RbTextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	Rb_Error *err)
 {
     int start = b->n;
@@ -282,13 +282,13 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	if (s == NULL) {
 	    tx->done = 1;
 	    if (tx->pending.code[0]) {
-		return Rb_TextFinish(tx, b, start, err);
+		return RbTextFinish(tx, b, start, err);
 	    }
 	    break;
 	}
 	if (NulByteBad(r, tx, s, len, offset)) {
 	    if (tx->pending.code[0]) {
-		return Rb_TextFinish(tx, b, start, err);
+		return RbTextFinish(tx, b, start, err);
 	    }
 	    continue;
 	}
@@ -307,14 +307,14 @@ Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	    if (kind != NULL) {
 		b->n--;
 		ClearRecords(b, i, i + 1);
-		if (Rb_TextBad(r, tx, kind, "%s", why)) {
-		    return Rb_TextFinish(tx, b, start, err);
+		if (RbTextBad(r, tx, kind, "%s", why)) {
+		    return RbTextFinish(tx, b, start, err);
 		}
 		continue;
 	    }
 	}
-	if (Rb_TextKeep(r, tx, b, i) < 0) {
-	    return Rb_TextFinish(tx, b, start, err);
+	if (RbTextKeep(r, tx, b, i) < 0) {
+	    return RbTextFinish(tx, b, start, err);
 	}
 	if (b->n == i) {
 	    ClearRecords(b, i, i + 1);	/* out of order, dropped */
@@ -345,7 +345,7 @@ PlainInt(const char *s, int *neg, uint64_t *value)
 }
 
 /*
- * Rb_ParseScaled --
+ * RbParseScaled --
  *	Parses a decimal number (sign, digits, fraction, exponent) and
  *	multiplies it by scale exactly, rounding the result to the nearest
  *	integer: "0.011413" seconds at scale 1e9 is 11413000 ns.
@@ -353,7 +353,7 @@ PlainInt(const char *s, int *neg, uint64_t *value)
  *	does not fit an int64 (RB_ABSENT excluded).
  */
 int
-Rb_ParseScaled(const char *s, int64_t scale, int64_t *v)
+RbParseScaled(const char *s, int64_t scale, int64_t *v)
 {
     const __int128 limit = (__int128)1 << 120;
     __int128 m = 0, q = 1;
@@ -433,13 +433,13 @@ Rb_ParseScaled(const char *s, int64_t scale, int64_t *v)
 }
 
 /*
- * Rb_ParseInt --
+ * RbParseInt --
  *	A whole decimal number, optionally signed.
  * Results: 1 with *v set, 0 otherwise (also on overflow and for the
  *	value of RB_ABSENT).
  */
 int
-Rb_ParseInt(const char *s, int64_t *v)
+RbParseInt(const char *s, int64_t *v)
 {
     const char *p = s + (*s == '-' || *s == '+');
     uint64_t whole;
@@ -458,16 +458,16 @@ Rb_ParseInt(const char *s, int64_t *v)
 	    return 0;
 	}
     }
-    return Rb_ParseScaled(s, 1, v);
+    return RbParseScaled(s, 1, v);
 }
 
 /*
- * Rb_ParseHex --
+ * RbParseHex --
  *	A hexadecimal number with or without "0x".
  * Results: 1 with *v set, 0 otherwise or above INT64_MAX.
  */
 int
-Rb_ParseHex(const char *s, int64_t *v)
+RbParseHex(const char *s, int64_t *v)
 {
     uint64_t x = 0;
     int n = 0;
@@ -493,13 +493,13 @@ Rb_ParseHex(const char *s, int64_t *v)
 }
 
 /*
- * Rb_TimeUnitScale --
+ * RbTimeUnitScale --
  *	Nanoseconds in one unit named ns, us, ms, s, or ticks (Windows
  *	100 ns ticks).
  * Results: 1 with *scale set, 0 for an unknown name.
  */
 int
-Rb_TimeUnitScale(const char *name, int64_t *scale)
+RbTimeUnitScale(const char *name, int64_t *scale)
 {
     static const struct { const char *name; int64_t ns; } units[] = {
 	{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
@@ -517,14 +517,14 @@ Rb_TimeUnitScale(const char *name, int64_t *scale)
 }
 
 /*
- * Rb_TextSniff --
+ * RbTextSniff --
  *	Tries lineOk on the first few complete lines of head (blank and
  *	'#' lines left out), split at delim as the reader would.
  * Results: the percentage of those lines lineOk accepts; 0 when there
  *	are none.
  */
 int
-Rb_TextSniff(const unsigned char *head, size_t n, char delim,
+RbTextSniff(const unsigned char *head, size_t n, char delim,
 	int (*lineOk)(char **field, int nfields))
 {
     char *copy = Rb_Alloc(n + 1), *line, *nl;
@@ -548,20 +548,20 @@ Rb_TextSniff(const unsigned char *head, size_t n, char delim,
 	    continue;
 	}
 	tried++;
-	ok += lineOk(field, Rb_TextSplit(line, delim, field, RB_TEXT_MAX_FIELDS));
+	ok += lineOk(field, RbTextSplit(line, delim, field, RB_TEXT_MAX_FIELDS));
     }
     free(copy);
     return tried ? 100 * ok / tried : 0;
 }
 
 /*
- * Rb_HashName --
+ * RbHashName --
  *	FNV-1a 32-bit hash of a name, for sources that identify a machine
  *	by name while the I/O schema holds an integer: the same name gives
  *	the same number in every file and run.
  */
 uint32_t
-Rb_HashName(const char *s)
+RbHashName(const char *s)
 {
     uint32_t h = 2166136261u;
 
@@ -572,12 +572,12 @@ Rb_HashName(const char *s)
 }
 
 /*
- * Rb_TextFields --
+ * RbTextFields --
  *	Checks that line has between min and max fields.
  * Results: NULL, or the kind "short-line" or "long-line" with why set.
  */
 const char *
-Rb_TextFields(const Rb_TextLine *line, int min, int max, char *why,
+RbTextFields(const Rb_TextLine *line, int min, int max, char *why,
 	size_t whyLen)
 {
     if (line->nfields >= min && line->nfields <= max) {
@@ -593,25 +593,25 @@ Rb_TextFields(const Rb_TextLine *line, int min, int max, char *why,
 }
 
 /*
- * Rb_TextNumber --
+ * RbTextNumber --
  *	Field idx (0-based) of line as a decimal number times scale; with
  *	whole set, a fraction or exponent is refused.
  * Results: NULL with *v set, or the kind "bad-field" with why naming
  *	the field (1-based, as a user counts columns) and its text.
  */
 const char *
-Rb_TextNumber(const Rb_TextLine *line, int idx, const char *name,
+RbTextNumber(const Rb_TextLine *line, int idx, const char *name,
 	int64_t scale, int whole, int64_t *v, char *why, size_t whyLen)
 {
     const char *s = line->field[idx];
     int64_t scaled;
 
-    /* A whole number times scale is what Rb_ParseScaled would give:
+    /* A whole number times scale is what RbParseScaled would give:
      * the exact product when its magnitude fits (INT64_MIN does not). */
-    if (whole ? Rb_ParseInt(s, v) && scale >= 1 && scale <= 1000000000000LL
+    if (whole ? RbParseInt(s, v) && scale >= 1 && scale <= 1000000000000LL
 		&& !__builtin_mul_overflow(*v, scale, &scaled)
 		&& scaled != INT64_MIN && (*v = scaled, 1)
-	    : Rb_ParseScaled(s, scale, v)) {
+	    : RbParseScaled(s, scale, v)) {
 	return NULL;
     }
     snprintf(why, whyLen, "field %d (%s) \"%.40s\" is not %s", idx + 1, name,

@@ -56,7 +56,7 @@ typedef struct Rb_TextFast {
 } Rb_TextFast;
 
 /*
- * Rb_TextDigits --
+ * RbTextDigits --
  *	A run of 1 to 18 decimal digits (so that it fits in 60 bits) and
  *	then the character stop, in a line from Rb_InputGetLine: it is
  *	read 8 bytes at a time, up to 7 bytes past the run (RB_INPUT_PAD),
@@ -64,7 +64,7 @@ typedef struct Rb_TextFast {
  * Results: the character after stop with *v set, or NULL.
  */
 static inline const char *
-Rb_TextDigits(const char *p, char stop, int64_t *v)
+RbTextDigits(const char *p, char stop, int64_t *v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     static const uint64_t pow10[9] = {
@@ -112,27 +112,27 @@ Rb_TextDigits(const char *p, char stop, int64_t *v)
     return p + 1;
 }
 
-int		Rb_TextSplit(char *s, char delim, char **field, int max);
-int		Rb_TextNextLine(Rb_Reader *r, Rb_Text *tx);
-int		Rb_TextBad(Rb_Reader *r, Rb_Text *tx, const char *kind,
+int		RbTextSplit(char *s, char delim, char **field, int max);
+int		RbTextNextLine(Rb_Reader *r, Rb_Text *tx);
+int		RbTextBad(Rb_Reader *r, Rb_Text *tx, const char *kind,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-int		Rb_TextFinish(Rb_Text *tx, Rb_Batch *b, int start,
+int		RbTextFinish(Rb_Text *tx, Rb_Batch *b, int start,
 		    Rb_Error *err);
-int		Rb_TextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i);
-int		Rb_TextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b,
+int		RbTextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i);
+int		RbTextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b,
 		    Rb_TextParseProc *parse, Rb_Error *err);
 
-const char *	Rb_TextFields(const Rb_TextLine *line, int min, int max,
+const char *	RbTextFields(const Rb_TextLine *line, int min, int max,
 		    char *why, size_t whyLen);
-const char *	Rb_TextNumber(const Rb_TextLine *line, int idx,
+const char *	RbTextNumber(const Rb_TextLine *line, int idx,
 		    const char *name, int64_t scale, int whole, int64_t *v,
 		    char *why, size_t whyLen);
-int		Rb_ParseInt(const char *s, int64_t *v);
-int		Rb_ParseHex(const char *s, int64_t *v);
-int		Rb_ParseScaled(const char *s, int64_t scale, int64_t *v);
-int		Rb_TimeUnitScale(const char *name, int64_t *scale);
-int		Rb_TextSniff(const unsigned char *head, size_t n, char delim,
+int		RbParseInt(const char *s, int64_t *v);
+int		RbParseHex(const char *s, int64_t *v);
+int		RbParseScaled(const char *s, int64_t scale, int64_t *v);
+int		RbTimeUnitScale(const char *name, int64_t *scale);
+int		RbTextSniff(const unsigned char *head, size_t n, char delim,
 		    int (*lineOk)(char **field, int nfields));
-uint32_t	Rb_HashName(const char *s);
+uint32_t	RbHashName(const char *s);
 
 #endif /* RB_TEXT_H */

@@ -12,7 +12,7 @@
  *	The file is written under a temporary name and renamed when the run
  *	ends; a run that fails or is interrupted leaves no file.
  *
- *	The command is made by Rb_IoCommandsInit, which Rubicon_Init calls for
+ *	The command is made by RbIoCommandsInit, which Rubicon_Init calls for
  *	every interpreter.  In safe mode the output must lie inside the
  *	output directory.
  */
@@ -66,7 +66,7 @@ CsvAbort(TraceWriter *tw)
 static void
 Abandon(TraceWriter *tw)
 {
-    Rb_NativeWriterAbort(tw->native);
+    RbNativeWriterAbort(tw->native);
     tw->native = NULL;
     CsvAbort(tw);
 }
@@ -160,7 +160,7 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
     tw->run = run;
     tw->schema = run->schema;
     if (tw->format == FORMAT_NATIVE) {
-	tw->native = Rb_NativeWriterOpen(tw->path, run->schema, run->epochNs,
+	tw->native = RbNativeWriterOpen(tw->path, run->schema, run->epochNs,
 		err);
 	return tw->native ? TCL_OK : TCL_ERROR;
     }
@@ -204,7 +204,7 @@ WriterPush(void *cd, const Rb_Batch *b, const uint32_t *sel, int nsel,
     int k, f;
 
     if (tw->native != NULL) {
-	if (Rb_NativeWriterWrite(tw->native, b, sel, nsel, err) != TCL_OK) {
+	if (RbNativeWriterWrite(tw->native, b, sel, nsel, err) != TCL_OK) {
 	    /* The engine ends no sink that failed: remove the file now. */
 	    Abandon(tw);
 	    return TCL_ERROR;
@@ -266,7 +266,7 @@ WriterEnd(void *cd, const Rb_RunInfo *unused, Rb_Error *err)
 	return TCL_OK;
     }
     if (tw->native != NULL) {
-	rc = Rb_NativeWriterClose(tw->native, err);
+	rc = RbNativeWriterClose(tw->native, err);
 	tw->native = NULL;
     } else if (tw->fp != NULL) {
 	int bad;
@@ -359,21 +359,21 @@ TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
     tw = Rb_Alloc(sizeof(*tw));
     tw->path = Rb_Strdup(path);
     tw->format = format;
-    Rb_NodeCreateSink(interp, &traceWriterClass, tw);
+    RbNodeCreateSink(interp, &traceWriterClass, tw);
     return TCL_OK;
 }
 
 /*
- * Rb_IoCommandsInit --
+ * RbIoCommandsInit --
  *	Makes ::rubicon::TraceWriter in interp and lists it in
  *	rubicon::types (called by Rubicon_Init for every interpreter).
  */
 int
-Rb_IoCommandsInit(Tcl_Interp *interp)
+RbIoCommandsInit(Tcl_Interp *interp)
 {
     Tcl_CreateObjCommand(interp, "::rubicon::TraceWriter", TraceWriterCmd,
 	    NULL, NULL);
-    Rb_EngineAddClass(Rb_EngineGet(interp), CLASS_CORE, "TraceWriter",
+    RbEngineAddClass(RbEngineGet(interp), CLASS_CORE, "TraceWriter",
 	    "TraceWriter -output file ?-format native|csv|chrome?: writes the "
 	    "records reaching it to a trace file", NULL);
     return TCL_OK;

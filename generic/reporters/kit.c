@@ -31,12 +31,12 @@ static const Rb_ReporterClass *const kitClasses[] = {
 };
 
 /*
- * Rb_ReporterKitInit --
+ * RbReporterKitInit --
  *	Registers every built-in Reporter, which creates its Tcl command.
  * Results: TCL_OK, or the first registration's error.
  */
 int
-Rb_ReporterKitInit(Tcl_Interp *interp)
+RbReporterKitInit(Tcl_Interp *interp)
 {
     int i;
 

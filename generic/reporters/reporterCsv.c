@@ -35,26 +35,26 @@ WriteLongAttr(FILE *fp, const char *flow, const Rb_Attribute *a)
     int r, c;
 
     if (a->kind == RB_ATTR_TEXT) {
-	Rb_ReportCsvField(fp, flow);
+	RbReportCsvField(fp, flow);
 	putc(',', fp);
-	Rb_ReportCsvField(fp, a->name);
+	RbReportCsvField(fp, a->name);
 	fprintf(fp, ",%s,0,text,", kind);
-	Rb_ReportCsvField(fp, a->text ? a->text : "");
+	RbReportCsvField(fp, a->text ? a->text : "");
 	fputs(",\n", fp);
 	return;
     }
     for (r = 0; r < a->nrows; r++) {
 	snprintf(rowNo, sizeof(rowNo), "%d", r);
 	for (c = 0; c < a->ncols; c++) {
-	    Rb_ReportCsvField(fp, flow);
+	    RbReportCsvField(fp, flow);
 	    putc(',', fp);
-	    Rb_ReportCsvField(fp, a->name);
+	    RbReportCsvField(fp, a->name);
 	    fprintf(fp, ",%s,%s,", kind, rowNo);
-	    Rb_ReportCsvField(fp, a->cols[c].name);
+	    RbReportCsvField(fp, a->cols[c].name);
 	    putc(',', fp);
-	    Rb_ReportCsvField(fp, Rb_ReportCell(a, r, c, buf));
+	    RbReportCsvField(fp, RbReportCell(a, r, c, buf));
 	    putc(',', fp);
-	    Rb_ReportCsvField(fp, Rb_ReportColUnit(a, c));
+	    RbReportCsvField(fp, RbReportColUnit(a, c));
 	    fputs("\n", fp);
 	}
     }
@@ -89,12 +89,12 @@ WriteWideAttr(Tcl_Interp *interp, const char *dir, const char *name,
     char buf[RB_NUMBUF];
     int r, c;
 
-    if (Rb_ReportOpen(interp, dir, name, ".csv", &out) != TCL_OK) {
+    if (RbReportOpen(interp, dir, name, ".csv", &out) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (a->kind == RB_ATTR_TEXT) {
 	fputs("text\n", out.fp);
-	Rb_ReportCsvField(out.fp, a->text ? a->text : "");
+	RbReportCsvField(out.fp, a->text ? a->text : "");
 	fputs("\n", out.fp);
 	return Rb_OutClose(interp, &out);
     }
@@ -102,7 +102,7 @@ WriteWideAttr(Tcl_Interp *interp, const char *dir, const char *name,
 	if (c) {
 	    putc(',', out.fp);
 	}
-	Rb_ReportCsvField(out.fp, a->cols[c].name);
+	RbReportCsvField(out.fp, a->cols[c].name);
     }
     fputs("\n", out.fp);
     for (r = 0; r < a->nrows; r++) {
@@ -110,7 +110,7 @@ WriteWideAttr(Tcl_Interp *interp, const char *dir, const char *name,
 	    if (c) {
 		putc(',', out.fp);
 	    }
-	    Rb_ReportCsvField(out.fp, Rb_ReportCell(a, r, c, buf));
+	    RbReportCsvField(out.fp, RbReportCell(a, r, c, buf));
 	}
 	fputs("\n", out.fp);
     }
@@ -130,18 +130,18 @@ WriteWide(Rb_Reporter *r, const Rb_ReportSet *set)
     Tcl_DString base;
     int j, code = TCL_OK;
 
-    if (Rb_ReportMkdir(r->interp, r->output) != TCL_OK) {
+    if (RbReportMkdir(r->interp, r->output) != TCL_OK) {
 	return TCL_ERROR;
     }
-    Rb_ReportNamesInit(&names);
+    RbReportNamesInit(&names);
     for (j = 0; j < set->nitems && code == TCL_OK; j++) {
-	Rb_ReportFileName(&names, Rb_FlowName(set->items[j].flow),
+	RbReportFileName(&names, Rb_FlowName(set->items[j].flow),
 		set->items[j].attr->name, &base);
 	code = WriteWideAttr(r->interp, r->output, Tcl_DStringValue(&base),
 		set->items[j].attr);
 	Tcl_DStringFree(&base);
     }
-    Rb_ReportNamesFree(&names);
+    RbReportNamesFree(&names);
     return code;
 }
 
@@ -157,13 +157,13 @@ CsvWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     int code;
 
     if (!st->wide) {
-	return Rb_ReportWriteFile(r, run, WriteLong);
+	return RbReportWriteFile(r, run, WriteLong);
     }
-    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+    if (RbReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
     code = WriteWide(r, &set);
-    Rb_ReportSetFree(&set);
+    RbReportSetFree(&set);
     return code;
 }
 

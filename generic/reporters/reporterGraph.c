@@ -268,7 +268,7 @@ PlanSeries(Graph *g, const Rb_Attribute *a, const char *dat)
 	return 0;
     }
     g->cols[g->ncols++] = x;
-    SetLabel(&g->xlabel, a->cols[x].name, Rb_ReportColUnit(a, x));
+    SetLabel(&g->xlabel, a->cols[x].name, RbReportColUnit(a, x));
     for (c = 0; c < a->ncols; c++) {
 	if (c != x && !a->cols[c].isText) {
 	    ny++;
@@ -284,7 +284,7 @@ PlanSeries(Graph *g, const Rb_Attribute *a, const char *dat)
 	    /* One line is labelled by its axis, several by a key. */
 	    if (ny == 1) {
 		SetLabel(&g->ylabel, strcmp(a->cols[c].name, "value") == 0
-			? a->name : a->cols[c].name, Rb_ReportColUnit(a, c));
+			? a->name : a->cols[c].name, RbReportColUnit(a, c));
 	    } else {
 		SetLabel(&g->ylabel, a->name, a->unit);
 	    }
@@ -319,8 +319,8 @@ PlanHistogram(Graph *g, const Rb_Attribute *a, const char *dat)
     g->cols[g->ncols++] = lo;
     g->cols[g->ncols++] = hi;
     g->cols[g->ncols++] = count;
-    SetLabel(&g->xlabel, a->name, Rb_ReportColUnit(a, lo));
-    SetLabel(&g->ylabel, a->cols[count].name, Rb_ReportColUnit(a, count));
+    SetLabel(&g->xlabel, a->name, RbReportColUnit(a, lo));
+    SetLabel(&g->ylabel, a->cols[count].name, RbReportColUnit(a, count));
     AppendYRange(&g->setup, a->cols[count].num, a->nrows);
     Tcl_DStringAppend(&g->setup, "set style fill solid 0.5 border -1\n", -1);
     if (IsLog2Bins(a, lo, hi)) {
@@ -350,9 +350,9 @@ PlanPercentiles(Graph *g, const Rb_Attribute *a, const char *dat)
     }
     g->cols[g->ncols++] = p;
     g->cols[g->ncols++] = value;
-    SetLabel(&g->xlabel, "percentile", Rb_ReportColUnit(a, p));
-    SetLabel(&g->ylabel, a->name, *Rb_ReportColUnit(a, value)
-	    ? Rb_ReportColUnit(a, value) : a->unit);
+    SetLabel(&g->xlabel, "percentile", RbReportColUnit(a, p));
+    SetLabel(&g->ylabel, a->name, *RbReportColUnit(a, value)
+	    ? RbReportColUnit(a, value) : a->unit);
     Tcl_DStringAppend(&g->plot, "plot ", -1);
     Tcl_DStringAppend(&g->plot, dat, -1);
     Tcl_DStringAppend(&g->plot, " using 1:2 with linespoints notitle\n", -1);
@@ -469,7 +469,7 @@ AppendHeatTics(Tcl_DString *setup, const Rb_Attribute *a,
 	double v = log2 ? ldexp(1.0, (int)k) : k * width;
 
 	snprintf(buf, sizeof(buf), "%s'%s' %.0f", i ? ", " : "",
-		Rb_ReportNum(v, num), k);
+		RbReportNum(v, num), k);
 	Tcl_DStringAppend(setup, buf, -1);
     }
     Tcl_DStringAppend(setup, ")\n", -1);
@@ -495,8 +495,8 @@ PlanHeatmap(Graph *g, const Rb_Attribute *a, const char *dat)
 	strcpy(xname, "x");
 	strcpy(yname, "y");
     }
-    SetLabel(&g->xlabel, xname, Rb_ReportColUnit(a, hg.lo[0]));
-    SetLabel(&g->ylabel, yname, Rb_ReportColUnit(a, hg.lo[1]));
+    SetLabel(&g->xlabel, xname, RbReportColUnit(a, hg.lo[0]));
+    SetLabel(&g->ylabel, yname, RbReportColUnit(a, hg.lo[1]));
     snprintf(buf, sizeof(buf), "set xrange [%.1f:%.1f]\n"
 	    "set yrange [%.1f:%.1f]\n", hg.kmin[0] - 0.5, hg.kmax[0] + 0.5,
 	    hg.kmin[1] - 0.5, hg.kmax[1] + 0.5);
@@ -545,7 +545,7 @@ WriteHeatData(Tcl_Interp *interp, const char *dir, const char *base,
 	grid[i * ny + j] = a->cols[hg.count].num[r] > 0
 		? a->cols[hg.count].num[r] : NAN;
     }
-    if (Rb_ReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
+    if (RbReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
 	free(grid);
 	return TCL_ERROR;
     }
@@ -556,7 +556,7 @@ WriteHeatData(Tcl_Interp *interp, const char *dir, const char *base,
 
 	    fprintf(out.fp, "%.0f\t%.0f\t%s\n", hg.kmin[0] + (double)i,
 		    hg.kmin[1] + (double)j,
-		    isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
+		    isfinite(v) ? RbReportNum(v, buf) : "NaN");
 	}
 	fputs("\n", out.fp);
     }
@@ -578,7 +578,7 @@ WriteScript(Tcl_Interp *interp, const char *dir, const char *base, Graph *g)
     char size[32];
     Rb_Out out;
 
-    if (Rb_ReportOpen(interp, dir, base, ".gp", &out) != TCL_OK) {
+    if (RbReportOpen(interp, dir, base, ".gp", &out) != TCL_OK) {
 	return TCL_ERROR;
     }
     Tcl_DStringInit(&ds);
@@ -633,7 +633,7 @@ WriteData(Tcl_Interp *interp, const char *dir, const char *base,
     Rb_Out out;
     int r, c;
 
-    if (Rb_ReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
+    if (RbReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
 	return TCL_ERROR;
     }
     Tcl_DStringInit(&header);
@@ -648,7 +648,7 @@ WriteData(Tcl_Interp *interp, const char *dir, const char *base,
 	    double v = a->cols[g->cols[c]].num[r];
 
 	    fprintf(out.fp, "%s%s", c ? "\t" : "",
-		    isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
+		    isfinite(v) ? RbReportNum(v, buf) : "NaN");
 	}
 	fputs("\n", out.fp);
     }
@@ -711,11 +711,11 @@ Render(Tcl_Interp *interp, const char *dir, const char *base)
 	Tcl_ResetResult(runIn);
     }
 
-    Rb_ReportJoinPath(dir, base, ".gp", &script);
-    Rb_ReportJoinPath(dir, base, ".png", &ds);
+    RbReportJoinPath(dir, base, ".gp", &script);
+    RbReportJoinPath(dir, base, ".png", &ds);
     remove(Tcl_DStringValue(&ds));
     Tcl_DStringFree(&ds);
-    Rb_ReportJoinPath(dir, base, ".svg", &ds);
+    RbReportJoinPath(dir, base, ".svg", &ds);
     remove(Tcl_DStringValue(&ds));
     Tcl_DStringFree(&ds);
     code = Rb_SetInterpError(interp, "RUBICON REPORTER GNUPLOT",
@@ -766,7 +766,7 @@ GraphAttr(GraphRun *gr, const Rb_ReportItem *it)
     if (a->nrows == 0 || a->ncols == 0) {
 	return TCL_OK;
     }
-    Rb_ReportFileName(&gr->names, flow, a->name, &base);
+    RbReportFileName(&gr->names, flow, a->name, &base);
     Tcl_DStringInit(&dat);
     Tcl_DStringAppend(&dat, Tcl_DStringValue(&base), -1);
     Tcl_DStringAppend(&dat, ".dat", -1);
@@ -858,7 +858,7 @@ WriteBarData(Tcl_Interp *interp, const char *dir, const char *base,
     const char *p;
     int i;
 
-    if (Rb_ReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
+    if (RbReportOpen(interp, dir, base, ".dat", &out) != TCL_OK) {
 	return TCL_ERROR;
     }
     fputs("# index\tvalue\tflow\n", out.fp);
@@ -866,7 +866,7 @@ WriteBarData(Tcl_Interp *interp, const char *dir, const char *base,
 	double v = items[i]->attr->cols[0].num[0];
 
 	fprintf(out.fp, "%d\t%s\t", i,
-		isfinite(v) ? Rb_ReportNum(v, buf) : "NaN");
+		isfinite(v) ? RbReportNum(v, buf) : "NaN");
 	for (p = Rb_FlowName(items[i]->flow); *p; p++) {
 	    putc((unsigned char) *p < 0x20 || *p == '"' ? ' ' : *p, out.fp);
 	}
@@ -917,7 +917,7 @@ GraphBars(GraphRun *gr, const Rb_ReportSet *set)
 	    continue;
 	}
 
-	Rb_ReportFileName(&gr->names, "by-flow", a->name, &base);
+	RbReportFileName(&gr->names, "by-flow", a->name, &base);
 	GraphInit(&g, NULL);
 	Tcl_DStringAppend(&g.title, a->name, -1);
 	Tcl_DStringAppend(&g.title, " by Flow", -1);
@@ -925,7 +925,7 @@ GraphBars(GraphRun *gr, const Rb_ReportSet *set)
 	AppendLine(&g.comment, a->name);
 	Tcl_DStringAppend(&g.comment, " of each Flow (scalar)", -1);
 	SetLabel(&g.xlabel, "Flow", "");
-	SetLabel(&g.ylabel, a->name, Rb_ReportColUnit(a, 0));
+	SetLabel(&g.ylabel, a->name, RbReportColUnit(a, 0));
 	v = (double *) Rb_AllocArray(j - i, sizeof(double));
 	for (k = i; k < j; k++) {
 	    v[k - i] = sc[k]->attr->cols[0].num[0];
@@ -967,7 +967,7 @@ GraphBars(GraphRun *gr, const Rb_ReportSet *set)
 }
 
 /*
- * Rb_ReportGraphs --
+ * RbReportGraphs --
  *	Writes the picture of every item of set that has one, then the
  *	per-flow bar charts, into the existing directory dir; renders them
  *	when render is set (gnuplot must be on PATH).  ReporterGraph and
@@ -978,7 +978,7 @@ GraphBars(GraphRun *gr, const Rb_ReportSet *set)
  *	made (flow NULL for a bar chart), when done is not NULL.
  */
 int
-Rb_ReportGraphs(Tcl_Interp *interp, const char *dir, const Rb_ReportSet *set,
+RbReportGraphs(Tcl_Interp *interp, const char *dir, const Rb_ReportSet *set,
 	int render, Rb_GraphDone *done, void *cd)
 {
     GraphRun gr;
@@ -989,14 +989,14 @@ Rb_ReportGraphs(Tcl_Interp *interp, const char *dir, const Rb_ReportSet *set,
     gr.render = render;
     gr.done = done;
     gr.cd = cd;
-    Rb_ReportNamesInit(&gr.names);
+    RbReportNamesInit(&gr.names);
     for (j = 0; j < set->nitems && code == TCL_OK; j++) {
 	code = GraphAttr(&gr, &set->items[j]);
     }
     if (code == TCL_OK) {
 	code = GraphBars(&gr, set);
     }
-    Rb_ReportNamesFree(&gr.names);
+    RbReportNamesFree(&gr.names);
     return code;
 }
 
@@ -1013,15 +1013,15 @@ GraphWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     Rb_ReportSet set;
     int code;
 
-    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+    if (RbReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
-    code = Rb_ReportMkdir(r->interp, r->output);
+    code = RbReportMkdir(r->interp, r->output);
     if (code == TCL_OK) {
-	code = Rb_ReportGraphs(r->interp, r->output, &set,
-		st->render && Rb_ReportOnPath("gnuplot"), NULL, NULL);
+	code = RbReportGraphs(r->interp, r->output, &set,
+		st->render && RbReportOnPath("gnuplot"), NULL, NULL);
     }
-    Rb_ReportSetFree(&set);
+    RbReportSetFree(&set);
     return code;
 }
 

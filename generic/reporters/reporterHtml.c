@@ -146,7 +146,7 @@ WriteRun(FILE *fp, const Rb_RunInfo *run)
     Tcl_DStringInit(&config);
     fputs("<section id=\"run\">\n<h2>Run</h2>\n<table class=\"run\">\n"
 	    "<tr><th>traces</th><td>", fp);
-    Rb_ReportHtmlString(fp, run->traces && *run->traces ? run->traces
+    RbReportHtmlString(fp, run->traces && *run->traces ? run->traces
 	    : "(none)");
     fprintf(fp, "</td></tr>\n<tr><th>records read</th>"
 	    "<td class=\"num\" id=\"records\">%llu</td></tr>\n"
@@ -158,9 +158,9 @@ WriteRun(FILE *fp, const Rb_RunInfo *run)
 	    &search, &key, &value, &done) == TCL_OK) {
 	for (; !done; Tcl_DictObjNext(&search, &key, &value, &done)) {
 	    fputs("<tr><th>skipped: ", fp);
-	    Rb_ReportHtmlString(fp, Tcl_GetString(key));
+	    RbReportHtmlString(fp, Tcl_GetString(key));
 	    fputs("</th><td class=\"num\">", fp);
-	    Rb_ReportHtmlString(fp, Tcl_GetString(value));
+	    RbReportHtmlString(fp, Tcl_GetString(value));
 	    fputs("</td></tr>\n", fp);
 	}
 	Tcl_DictObjDone(&search);
@@ -181,13 +181,13 @@ WriteRun(FILE *fp, const Rb_RunInfo *run)
 	fputs("<p>(none)</p>\n", fp);
     } else if (ReadWhole(run->config, &config)) {
 	fputs("<p>", fp);
-	Rb_ReportHtmlString(fp, run->config);
+	RbReportHtmlString(fp, run->config);
 	fputs("</p>\n<pre class=\"config\">", fp);
-	Rb_ReportHtmlString(fp, Tcl_DStringValue(&config));
+	RbReportHtmlString(fp, Tcl_DStringValue(&config));
 	fputs("</pre>\n", fp);
     } else {
 	fputs("<pre class=\"config\">", fp);
-	Rb_ReportHtmlString(fp, run->config);
+	RbReportHtmlString(fp, run->config);
 	fputs("</pre>\n", fp);
     }
     Tcl_DStringFree(&config);
@@ -231,14 +231,14 @@ WriteDag(FILE *fp, Tcl_Interp *interp)
     fputs("<section id=\"dag\">\n<h2>DAG</h2>\n", fp);
     if (EvalList(interp, 2, dagDot) != TCL_OK) {
 	fputs("<p>(no DAG: ", fp);
-	Rb_ReportHtmlString(fp, Tcl_GetStringResult(interp));
+	RbReportHtmlString(fp, Tcl_GetStringResult(interp));
 	fputs(")</p>\n</section>\n", fp);
 	Tcl_ResetResult(interp);
 	return;
     }
     dot = Tcl_GetObjResult(interp);
     Tcl_IncrRefCount(dot);
-    if (Rb_ReportOnPath("dot")) {
+    if (RbReportOnPath("dot")) {
 	svgCmd[4] = Tcl_GetString(dot);
 	if (EvalList(interp, 5, svgCmd) == TCL_OK) {
 	    fputs("<div class=\"dag\">\n", fp);
@@ -248,7 +248,7 @@ WriteDag(FILE *fp, Tcl_Interp *interp)
     }
     if (!drawn) {
 	fputs("<pre class=\"dot\">", fp);
-	Rb_ReportHtmlString(fp, Tcl_GetString(dot));
+	RbReportHtmlString(fp, Tcl_GetString(dot));
 	fputs("</pre>\n", fp);
     }
     Tcl_DecrRefCount(dot);
@@ -266,7 +266,7 @@ WriteCell(FILE *fp, const Rb_Attribute *a, int row, int col)
     char buf[RB_NUMBUF];
 
     fputs(a->cols[col].isText ? "<td>" : "<td class=\"num\">", fp);
-    Rb_ReportHtmlString(fp, Rb_ReportRoundedCell(a, row, col, buf));
+    RbReportHtmlString(fp, RbReportRoundedCell(a, row, col, buf));
     fputs("</td>", fp);
 }
 
@@ -291,15 +291,15 @@ WriteScalars(FILE *fp, const Rb_ReportSet *set, int i)
 		    "<th>Value</th><th>Unit</th><th>Meaning</th></tr>\n", fp);
 	}
 	fputs("<tr data-attr=\"", fp);
-	Rb_ReportHtmlString(fp, a->name);
+	RbReportHtmlString(fp, a->name);
 	fputs("\"><th>", fp);
-	Rb_ReportHtmlString(fp, a->name);
+	RbReportHtmlString(fp, a->name);
 	fputs(a->partial ? " (partial)</th>" : "</th>", fp);
 	WriteCell(fp, a, 0, 0);
 	fputs("<td>", fp);
-	Rb_ReportHtmlString(fp, Rb_ReportColUnit(a, 0));
+	RbReportHtmlString(fp, RbReportColUnit(a, 0));
 	fputs("</td><td>", fp);
-	Rb_ReportHtmlString(fp, a->help ? a->help : "");
+	RbReportHtmlString(fp, a->help ? a->help : "");
 	fputs("</td></tr>\n", fp);
     }
     if (n > 0) {
@@ -319,16 +319,16 @@ WriteTable(FILE *fp, const Rb_Attribute *a, int64_t maxRows)
     int r, c, shown = a->nrows;
 
     fputs("<h3>", fp);
-    Rb_ReportHtmlString(fp, a->name);
+    RbReportHtmlString(fp, a->name);
     fprintf(fp, "%s</h3>\n<p class=\"help\">", a->partial ? " (partial)"
 	    : "");
-    Rb_ReportHtmlString(fp, a->help ? a->help : "");
+    RbReportHtmlString(fp, a->help ? a->help : "");
     fprintf(fp, " [%s]</p>\n", Rb_AttrKindName(a->kind));
     if (a->kind == RB_ATTR_TEXT) {
 	fputs("<pre class=\"text\" data-attr=\"", fp);
-	Rb_ReportHtmlString(fp, a->name);
+	RbReportHtmlString(fp, a->name);
 	fputs("\">", fp);
-	Rb_ReportHtmlString(fp, a->text ? a->text : "");
+	RbReportHtmlString(fp, a->text ? a->text : "");
 	fputs("</pre>\n", fp);
 	return;
     }
@@ -336,16 +336,16 @@ WriteTable(FILE *fp, const Rb_Attribute *a, int64_t maxRows)
 	shown = (int) maxRows;
     }
     fputs("<table class=\"attr\" data-attr=\"", fp);
-    Rb_ReportHtmlString(fp, a->name);
+    RbReportHtmlString(fp, a->name);
     fputs("\">\n<thead><tr>", fp);
     for (c = 0; c < a->ncols; c++) {
-	const char *unit = Rb_ReportColUnit(a, c);
+	const char *unit = RbReportColUnit(a, c);
 
 	fputs("<th>", fp);
-	Rb_ReportHtmlString(fp, a->cols[c].name);
+	RbReportHtmlString(fp, a->cols[c].name);
 	if (*unit) {
 	    fputs(" (", fp);
-	    Rb_ReportHtmlString(fp, unit);
+	    RbReportHtmlString(fp, unit);
 	    fputs(")", fp);
 	}
 	fputs("</th>", fp);
@@ -382,13 +382,13 @@ WritePlots(FILE *fp, const Plots *plots, const Rb_Flow *flow,
 	if (plots->list[i].flow != flow) {
 	    continue;
 	}
-	Rb_ReportJoinPath(dir, plots->list[i].base, ".svg", &path);
+	RbReportJoinPath(dir, plots->list[i].base, ".svg", &path);
 	Tcl_DStringInit(&svg);
 	if (ReadWhole(Tcl_DStringValue(&path), &svg)) {
 	    fputs("<figure class=\"plot\">\n", fp);
 	    WriteSvg(fp, Tcl_DStringValue(&svg));
 	    fputs("<figcaption>", fp);
-	    Rb_ReportHtmlString(fp, plots->list[i].title);
+	    RbReportHtmlString(fp, plots->list[i].title);
 	    fputs("</figcaption>\n</figure>\n", fp);
 	}
 	Tcl_DStringFree(&svg);
@@ -436,9 +436,9 @@ WritePage(FILE *fp, const Page *pg)
     WriteDag(fp, pg->interp);
     for (i = 0; i < set->nflows; i++) {
 	fputs("<section class=\"flow\" data-flow=\"", fp);
-	Rb_ReportHtmlString(fp, Rb_FlowName(set->flows[i]));
+	RbReportHtmlString(fp, Rb_FlowName(set->flows[i]));
 	fputs("\">\n<h2>Flow ", fp);
-	Rb_ReportHtmlString(fp, Rb_FlowName(set->flows[i]));
+	RbReportHtmlString(fp, Rb_FlowName(set->flows[i]));
 	fputs("</h2>\n", fp);
 	if (set->first[i] == set->first[i + 1]) {
 	    fputs("<p>(no attributes)</p>\n", fp);
@@ -554,7 +554,7 @@ DrawPlots(Tcl_Interp *interp, const char *page, const Rb_ReportSet *set,
 	Tcl_DStringFree(dir);
 	return TCL_ERROR;
     }
-    return Rb_ReportGraphs(interp, Tcl_DStringValue(dir), set, 1, AddPlot,
+    return RbReportGraphs(interp, Tcl_DStringValue(dir), set, 1, AddPlot,
 	    plots);
 }
 
@@ -594,7 +594,7 @@ HtmlWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     Page pg;
     int code, drawn = 0;
 
-    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+    if (RbReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
     code = Rb_OutOpen(r->interp, r->output, &out);
@@ -603,7 +603,7 @@ HtmlWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 	RemoveStalePlotDirs(Tcl_DStringValue(&dir));
 	Tcl_DStringFree(&dir);
     }
-    if (code == TCL_OK && st->plots && Rb_ReportOnPath("gnuplot")) {
+    if (code == TCL_OK && st->plots && RbReportOnPath("gnuplot")) {
 	drawn = 1;
 	code = DrawPlots(r->interp, r->output, &set, &plots, &dir);
 	if (code != TCL_OK) {
@@ -624,7 +624,7 @@ HtmlWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 	RemoveDir(&dir);
     }
     FreePlots(&plots);
-    Rb_ReportSetFree(&set);
+    RbReportSetFree(&set);
     return code;
 }
 

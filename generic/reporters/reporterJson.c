@@ -23,11 +23,11 @@ WriteRun(FILE *fp, const Rb_RunInfo *run)
     int done, n = 0;
 
     fputs("{\n  \"run\": {\n    \"version\": ", fp);
-    Rb_ReportJsonString(fp, RUBICON_VERSION);
+    RbReportJsonString(fp, RUBICON_VERSION);
     fputs(",\n    \"traces\": ", fp);
-    Rb_ReportJsonString(fp, run->traces ? run->traces : "");
+    RbReportJsonString(fp, run->traces ? run->traces : "");
     fputs(",\n    \"config\": ", fp);
-    Rb_ReportJsonString(fp, run->config ? run->config : "");
+    RbReportJsonString(fp, run->config ? run->config : "");
     fprintf(fp, ",\n    \"records\": %llu,\n    \"skipped\": %llu",
 	    (unsigned long long) run->records,
 	    (unsigned long long) run->skipped);
@@ -36,7 +36,7 @@ WriteRun(FILE *fp, const Rb_RunInfo *run)
 	    &search, &key, &value, &done) == TCL_OK) {
 	for (; !done; Tcl_DictObjNext(&search, &key, &value, &done)) {
 	    fputs(n++ ? ", " : "", fp);
-	    Rb_ReportJsonString(fp, Tcl_GetString(key));
+	    RbReportJsonString(fp, Tcl_GetString(key));
 	    if (Tcl_GetWideIntFromObj(NULL, value, &count) == TCL_OK) {
 		fprintf(fp, ": %lld", (long long) count);
 	    } else {
@@ -69,24 +69,24 @@ WriteAttr(FILE *fp, const Rb_Attribute *a)
     int r, c;
 
     fputs("        {\"name\": ", fp);
-    Rb_ReportJsonString(fp, a->name);
+    RbReportJsonString(fp, a->name);
     fputs(", \"kind\": ", fp);
-    Rb_ReportJsonString(fp, Rb_AttrKindName(a->kind));
+    RbReportJsonString(fp, Rb_AttrKindName(a->kind));
     fputs(", \"unit\": ", fp);
-    Rb_ReportJsonString(fp, a->unit ? a->unit : "");
+    RbReportJsonString(fp, a->unit ? a->unit : "");
     fputs(",\n         \"help\": ", fp);
-    Rb_ReportJsonString(fp, a->help ? a->help : "");
+    RbReportJsonString(fp, a->help ? a->help : "");
     fprintf(fp, ", \"partial\": %s", a->partial ? "true" : "false");
     if (a->kind == RB_ATTR_TEXT) {
 	fputs(",\n         \"text\": ", fp);
-	Rb_ReportJsonString(fp, a->text ? a->text : "");
+	RbReportJsonString(fp, a->text ? a->text : "");
     }
     fputs(",\n         \"columns\": [", fp);
     for (c = 0; c < a->ncols; c++) {
 	fputs(c ? ", {\"name\": " : "{\"name\": ", fp);
-	Rb_ReportJsonString(fp, a->cols[c].name);
+	RbReportJsonString(fp, a->cols[c].name);
 	fputs(", \"unit\": ", fp);
-	Rb_ReportJsonString(fp, Rb_ReportColUnit(a, c));
+	RbReportJsonString(fp, RbReportColUnit(a, c));
 	fprintf(fp, ", \"type\": \"%s\"}",
 		a->cols[c].isText ? "text" : "number");
     }
@@ -98,9 +98,9 @@ WriteAttr(FILE *fp, const Rb_Attribute *a)
 
 	    fputs(c ? ", " : "", fp);
 	    if (col->isText) {
-		Rb_ReportJsonString(fp, col->text[r] ? col->text[r] : "");
+		RbReportJsonString(fp, col->text[r] ? col->text[r] : "");
 	    } else {
-		Rb_ReportJsonNum(fp, col->num[r]);
+		RbReportJsonNum(fp, col->num[r]);
 	    }
 	}
 	fputs("]", fp);
@@ -122,7 +122,7 @@ WriteDocument(FILE *fp, const Rb_RunInfo *run, const Rb_ReportSet *set)
     fputs(",\n  \"flows\": [", fp);
     for (i = 0; i < set->nflows; i++) {
 	fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", fp);
-	Rb_ReportJsonString(fp, Rb_FlowName(set->flows[i]));
+	RbReportJsonString(fp, Rb_FlowName(set->flows[i]));
 	fputs(", \"attributes\": [", fp);
 	for (j = set->first[i]; j < set->first[i + 1]; j++) {
 	    fputs(j > set->first[i] ? ",\n" : "\n", fp);
@@ -141,7 +141,7 @@ WriteDocument(FILE *fp, const Rb_RunInfo *run, const Rb_ReportSet *set)
 static int
 JsonWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 {
-    return Rb_ReportWriteFile(r, run, WriteDocument);
+    return RbReportWriteFile(r, run, WriteDocument);
 }
 
 const Rb_ReporterClass Rb_ReporterJsonClass = {

@@ -101,9 +101,9 @@ WriteScalar(FILE *fp, const char *flow, const Rb_Attribute *a)
     if (a->nrows < 1 || a->ncols < 1) {
 	fputs("(no value)", fp);
     } else {
-	fputs(LogEscape(Rb_ReportRoundedCell(a, 0, 0, buf), &ds), fp);
+	fputs(LogEscape(RbReportRoundedCell(a, 0, 0, buf), &ds), fp);
 	Tcl_DStringFree(&ds);
-	unit = Rb_ReportColUnit(a, 0);
+	unit = RbReportColUnit(a, 0);
 	if (*unit) {
 	    fprintf(fp, " %s", unit);
 	}
@@ -170,7 +170,7 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
     width = (int *) Rb_AllocArray(a->ncols, sizeof(int));
     head = (Tcl_DString *) Rb_AllocArray(a->ncols, sizeof(Tcl_DString));
     for (c = 0; c < a->ncols; c++) {
-	const char *unit = Rb_ReportColUnit(a, c);
+	const char *unit = RbReportColUnit(a, c);
 
 	Tcl_DStringInit(&head[c]);
 	LogEscape(a->cols[c].name, &ds);
@@ -183,7 +183,7 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 	}
 	width[c] = Tcl_NumUtfChars(Tcl_DStringValue(&head[c]), -1);
 	for (r = 0; r < a->nrows; r++) {
-	    w = Tcl_NumUtfChars(LogEscape(Rb_ReportRoundedCell(a, r, c, buf), &ds), -1);
+	    w = Tcl_NumUtfChars(LogEscape(RbReportRoundedCell(a, r, c, buf), &ds), -1);
 	    Tcl_DStringFree(&ds);
 	    if (w > width[c]) {
 		width[c] = w;
@@ -201,7 +201,7 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 		cell = Tcl_DStringValue(&head[c]);
 		Tcl_DStringInit(&ds);
 	    } else {
-		cell = LogEscape(Rb_ReportRoundedCell(a, r, c, buf), &ds);
+		cell = LogEscape(RbReportRoundedCell(a, r, c, buf), &ds);
 	    }
 	    pad = width[c] - Tcl_NumUtfChars(cell, -1);
 	    if (a->cols[c].isText) {
@@ -270,7 +270,7 @@ WriteLog(FILE *fp, const Rb_RunInfo *run, const Rb_ReportSet *set)
 static int
 LogWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 {
-    return Rb_ReportWriteFile(r, run, WriteLog);
+    return RbReportWriteFile(r, run, WriteLog);
 }
 
 const Rb_ReporterClass Rb_ReporterLogClass = {

@@ -46,7 +46,7 @@ SheetName(Book *book, const char *flow, Tcl_DString *out)
     char *p;
 
     Tcl_DStringInit(out);
-    Rb_ReportSanitize(flow, out);
+    RbReportSanitize(flow, out);
     if (Tcl_DStringLength(out) > SHEET_NAME_MAX - 4) {
 	Tcl_DStringSetLength(out, SHEET_NAME_MAX - 4);
     }
@@ -71,7 +71,7 @@ SheetName(Book *book, const char *flow, Tcl_DString *out)
 /*
  * PutNum --
  *	A number as a numeric cell; NaN and infinities, which a workbook
- *	cannot hold as numbers, as the text Rb_ReportNum gives them.
+ *	cannot hold as numbers, as the text RbReportNum gives them.
  */
 static void
 PutNum(lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, double v)
@@ -81,7 +81,7 @@ PutNum(lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, double v)
     if (isfinite(v)) {
 	worksheet_write_number(ws, row, col, v, NULL);
     } else {
-	worksheet_write_string(ws, row, col, Rb_ReportNum(v, buf), NULL);
+	worksheet_write_string(ws, row, col, RbReportNum(v, buf), NULL);
     }
 }
 
@@ -176,7 +176,7 @@ WriteBlock(Book *book, lxw_worksheet *ws, lxw_row_t row,
 	return row;
     }
     for (c = 0; c < a->ncols; c++) {
-	const char *unit = Rb_ReportColUnit(a, c);
+	const char *unit = RbReportColUnit(a, c);
 
 	Tcl_DStringInit(&head);
 	Tcl_DStringAppend(&head, a->cols[c].name, -1);
@@ -244,7 +244,7 @@ WriteFlowSheet(Book *book, const Rb_ReportSet *set, int i)
 	    PutRow(ws, row++, book->bold, "Attribute", "Value", "Unit",
 		    "Meaning");
 	}
-	PutRow(ws, row, NULL, a->name, NULL, Rb_ReportColUnit(a, 0), a->help);
+	PutRow(ws, row, NULL, a->name, NULL, RbReportColUnit(a, 0), a->help);
 	if (a->cols[0].isText) {
 	    PutRow(ws, row, NULL, NULL, a->cols[0].text[0], NULL, NULL);
 	} else {
@@ -281,11 +281,11 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 		"a workbook cannot go to standard output: give -output "
 		"FILE.xlsx");
     }
-    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+    if (RbReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (Rb_OutOpen(r->interp, r->output, &out) != TCL_OK) {
-	Rb_ReportSetFree(&set);
+	RbReportSetFree(&set);
 	return TCL_ERROR;
     }
     /* Rows go out in order, so the workbook need not sit in memory. */
@@ -293,7 +293,7 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     book.wb = workbook_new_opt(out.tmpPath, &opts);
     if (book.wb == NULL) {
 	Rb_OutAbort(&out);
-	Rb_ReportSetFree(&set);
+	RbReportSetFree(&set);
 	return Rb_SetInterpError(r->interp, "RUBICON OUTPUT WRITE",
 		"writing report \"%s\" failed: cannot create the workbook",
 		r->output);
@@ -306,7 +306,7 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 	WriteFlowSheet(&book, &set, i);
     }
     Tcl_DeleteHashTable(&book.sheets);
-    Rb_ReportSetFree(&set);
+    RbReportSetFree(&set);
     err = workbook_close(book.wb);
     if (err != LXW_NO_ERROR) {
 	Rb_OutAbort(&out);

@@ -110,7 +110,7 @@ Characterize(const Rb_ReportSet *set, int i, const Rb_RunInfo *run,
 	    Tcl_ListObjAppendElement(NULL, dict,
 		    Tcl_NewStringObj(scalarKeys[k].key, -1));
 	    Tcl_ListObjAppendElement(NULL, dict,
-		    Tcl_NewStringObj(Rb_ReportNum(v, buf), -1));
+		    Tcl_NewStringObj(RbReportNum(v, buf), -1));
 	}
     }
     w->rate = ScalarValue(FindAttr(set, i, "Rate"));
@@ -139,7 +139,7 @@ Characterize(const Rb_ReportSet *set, int i, const Rb_RunInfo *run,
 
 		for (c = 0; c < 3; c++) {
 		    Tcl_ListObjAppendElement(NULL, bin, Tcl_NewStringObj(
-			    Rb_ReportNum(h->cols[cols[c]].num[r], buf), -1));
+			    RbReportNum(h->cols[cols[c]].num[r], buf), -1));
 		}
 		Tcl_ListObjAppendElement(NULL, bins, bin);
 	    }
@@ -151,7 +151,7 @@ Characterize(const Rb_ReportSet *set, int i, const Rb_RunInfo *run,
     }
     if (run->records > 0 && run->firstTime <= run->lastTime) {
 	Tcl_ListObjAppendElement(NULL, dict, Tcl_NewStringObj("duration", -1));
-	Tcl_ListObjAppendElement(NULL, dict, Tcl_NewStringObj(Rb_ReportNum(
+	Tcl_ListObjAppendElement(NULL, dict, Tcl_NewStringObj(RbReportNum(
 		(double) (run->lastTime - run->firstTime) / 1e9, buf), -1));
     }
 }
@@ -302,7 +302,7 @@ AppendMeasured(Tcl_DString *ds, const char *name, double v, const char *unit)
     Tcl_DStringAppend(ds, "; measured ", -1);
     Tcl_DStringAppend(ds, name, -1);
     Tcl_DStringAppend(ds, ": ", -1);
-    Tcl_DStringAppend(ds, Rb_ReportNum(v, buf), -1);
+    Tcl_DStringAppend(ds, RbReportNum(v, buf), -1);
     Tcl_DStringAppend(ds, unit, -1);
     Tcl_DStringAppend(ds, "\n", 1);
 }
@@ -335,7 +335,7 @@ JobFile(Tcl_DString *ds, const char *flow, const char *section,
 
     Tcl_DStringAppend(ds, "; Rubicon " RUBICON_VERSION
 	    " workload replay of Flow ", -1);
-    Rb_ReportSanitize(flow, ds);
+    RbReportSanitize(flow, ds);
     Tcl_DStringAppend(ds, "\n; Check with: fio --parse-only FILE; "
 	    "set filename to a scratch device or file before running.\n", -1);
     AppendMeasured(ds, "rate", w->rate, " IO/s");
@@ -422,19 +422,19 @@ WorkloadWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     Workload w;
     int i, code = TCL_OK;
 
-    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+    if (RbReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (Rb_ReportMkdir(r->interp, r->output) != TCL_OK
-	    || Rb_ReportOpen(r->interp, r->output, "workload", ".tcl",
+    if (RbReportMkdir(r->interp, r->output) != TCL_OK
+	    || RbReportOpen(r->interp, r->output, "workload", ".tcl",
 		    &dictOut) != TCL_OK) {
-	Rb_ReportSetFree(&set);
+	RbReportSetFree(&set);
 	return TCL_ERROR;
     }
     fputs("# Rubicon " RUBICON_VERSION " workload: a dict of Flow name ->"
 	    " characterization.\n# Load with: rubicon::workload load FILE\n",
 	    dictOut.fp);
-    Rb_ReportNamesInit(&names);
+    RbReportNamesInit(&names);
     for (i = 0; i < set.nflows && code == TCL_OK; i++) {
 	const char *flow = Rb_FlowName(set.flows[i]);
 
@@ -444,8 +444,8 @@ WorkloadWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 	WriteDictEntry(dictOut.fp, flow, dict);
 	Tcl_DecrRefCount(dict);
 
-	Rb_ReportFileName(&names, flow, NULL, &base);
-	code = Rb_ReportOpen(r->interp, r->output, Tcl_DStringValue(&base),
+	RbReportFileName(&names, flow, NULL, &base);
+	code = RbReportOpen(r->interp, r->output, Tcl_DStringValue(&base),
 		".fio", &jobOut);
 	if (code == TCL_OK) {
 	    Tcl_DStringInit(&job);
@@ -456,8 +456,8 @@ WorkloadWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 	}
 	Tcl_DStringFree(&base);
     }
-    Rb_ReportNamesFree(&names);
-    Rb_ReportSetFree(&set);
+    RbReportNamesFree(&names);
+    RbReportSetFree(&set);
     if (code != TCL_OK) {
 	Rb_OutAbort(&dictOut);
 	return code;

@@ -36,16 +36,16 @@ CollectVisitor(Rb_Reporter *r, const Rb_Flow *flow, const Rb_Attribute *attr,
 }
 
 /*
- * Rb_ReportCollect --
+ * RbReportCollect --
  *	Gathers every (flow, attribute) the reporter is bound to, in the
  *	order of Rb_ReporterEach, grouped by bound flow.  Each flow is
  *	walked through a one-flow view of the reporter, so the grouping is
  *	exact even when a flow is bound twice.
  * Results: TCL_OK, or the walk's error.
- * Side effects: fills *set; free it with Rb_ReportSetFree.
+ * Side effects: fills *set; free it with RbReportSetFree.
  */
 int
-Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set)
+RbReportCollect(Rb_Reporter *r, Rb_ReportSet *set)
 {
     Rb_Reporter view = *r;
     int i;
@@ -60,7 +60,7 @@ Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set)
 	set->first[i] = set->nitems;
 	view.flows = &r->flows[i];
 	if (Rb_ReporterEach(&view, CollectVisitor, set) != TCL_OK) {
-	    Rb_ReportSetFree(set);
+	    RbReportSetFree(set);
 	    return TCL_ERROR;
 	}
     }
@@ -69,11 +69,11 @@ Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set)
 }
 
 /*
- * Rb_ReportSetFree --
- *	Frees what Rb_ReportCollect allocated (not the Attributes).
+ * RbReportSetFree --
+ *	Frees what RbReportCollect allocated (not the Attributes).
  */
 void
-Rb_ReportSetFree(Rb_ReportSet *set)
+RbReportSetFree(Rb_ReportSet *set)
 {
     free(set->first);
     if (set->items != NULL) {
@@ -83,7 +83,7 @@ Rb_ReportSetFree(Rb_ReportSet *set)
 }
 
 /*
- * Rb_ReportWriteFile --
+ * RbReportWriteFile --
  *	Writes a one-file report: collects what r is bound to, opens
  *	r->output through Rb_Out, lets body write, and closes.
  * Results: TCL_OK, or TCL_ERROR naming the file that could not be
@@ -91,26 +91,26 @@ Rb_ReportSetFree(Rb_ReportSet *set)
  * Side effects: creates or replaces r->output ("-": standard output).
  */
 int
-Rb_ReportWriteFile(Rb_Reporter *r, const Rb_RunInfo *run,
+RbReportWriteFile(Rb_Reporter *r, const Rb_RunInfo *run,
 	Rb_ReportBody *body)
 {
     Rb_ReportSet set;
     Rb_Out out;
 
-    if (Rb_ReportCollect(r, &set) != TCL_OK) {
+    if (RbReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (Rb_OutOpen(r->interp, r->output, &out) != TCL_OK) {
-	Rb_ReportSetFree(&set);
+	RbReportSetFree(&set);
 	return TCL_ERROR;
     }
     body(out.fp, run, &set);
-    Rb_ReportSetFree(&set);
+    RbReportSetFree(&set);
     return Rb_OutClose(r->interp, &out);
 }
 
 /*
- * Rb_ReportNum --
+ * RbReportNum --
  *	Formats a number for a report: integral values without a fraction
  *	("42", not "42.0"), others in the fewest digits that read back as
  *	the same double, non-finite values as NaN, Inf or -Inf.  Every
@@ -119,7 +119,7 @@ Rb_ReportWriteFile(Rb_Reporter *r, const Rb_RunInfo *run,
  * Results: a pointer to buf (RB_NUMBUF bytes) or to a constant string.
  */
 const char *
-Rb_ReportNum(double v, char *buf)
+RbReportNum(double v, char *buf)
 {
     int prec;
 
@@ -145,62 +145,62 @@ Rb_ReportNum(double v, char *buf)
 }
 
 /*
- * Rb_ReportRounded --
+ * RbReportRounded --
  *	Formats a number for a report people read (text, HTML): integral
- *	values as Rb_ReportNum does, others to ten significant digits, which
+ *	values as RbReportNum does, others to ten significant digits, which
  *	drops the noise of binary fractions ("0.000619", not
  *	"0.0006190000000000001") and keeps what any measurement here has.
  *	The machine-read formats (CSV, JSON, spreadsheet) keep
- *	Rb_ReportNum's exact digits.
+ *	RbReportNum's exact digits.
  * Results: a pointer to buf (RB_NUMBUF bytes) or to a constant string.
  */
 const char *
-Rb_ReportRounded(double v, char *buf)
+RbReportRounded(double v, char *buf)
 {
     if (!isfinite(v) || (v == floor(v) && fabs(v) < 1e15)) {
-	return Rb_ReportNum(v, buf);
+	return RbReportNum(v, buf);
     }
     snprintf(buf, RB_NUMBUF, "%.10g", v);
     return buf;
 }
 
 /*
- * Rb_ReportRoundedCell --
- *	A cell as Rb_ReportCell gives it, its number by Rb_ReportRounded.
+ * RbReportRoundedCell --
+ *	A cell as RbReportCell gives it, its number by RbReportRounded.
  */
 const char *
-Rb_ReportRoundedCell(const Rb_Attribute *a, int row, int col, char *buf)
+RbReportRoundedCell(const Rb_Attribute *a, int row, int col, char *buf)
 {
     const Rb_Column *c = &a->cols[col];
 
-    return c->isText ? Rb_ReportCell(a, row, col, buf)
-	    : Rb_ReportRounded(c->num[row], buf);
+    return c->isText ? RbReportCell(a, row, col, buf)
+	    : RbReportRounded(c->num[row], buf);
 }
 
 /*
- * Rb_ReportCell --
+ * RbReportCell --
  *	The text of one cell: a text cell's string ("" when unset) or the
- *	number formatted by Rb_ReportNum.
+ *	number formatted by RbReportNum.
  * Results: a string valid until buf or the Attribute changes.
  */
 const char *
-Rb_ReportCell(const Rb_Attribute *a, int row, int col, char *buf)
+RbReportCell(const Rb_Attribute *a, int row, int col, char *buf)
 {
     const Rb_Column *c = &a->cols[col];
 
     if (c->isText) {
 	return c->text[row] ? c->text[row] : "";
     }
-    return Rb_ReportNum(c->num[row], buf);
+    return RbReportNum(c->num[row], buf);
 }
 
 /*
- * Rb_ReportColUnit --
+ * RbReportColUnit --
  *	Unit of a column, falling back to the Attribute's unit for the
  *	single value column of a scalar that did not set its own.
  */
 const char *
-Rb_ReportColUnit(const Rb_Attribute *a, int col)
+RbReportColUnit(const Rb_Attribute *a, int col)
 {
     const char *unit = a->cols[col].unit;
 
@@ -212,12 +212,12 @@ Rb_ReportColUnit(const Rb_Attribute *a, int col)
 }
 
 /*
- * Rb_ReportCsvField --
+ * RbReportCsvField --
  *	Writes s as one CSV field (RFC 4180): quoted, with quotes doubled,
  *	when it holds a comma, quote, CR or LF; as is otherwise.
  */
 void
-Rb_ReportCsvField(FILE *fp, const char *s)
+RbReportCsvField(FILE *fp, const char *s)
 {
     const char *p;
 
@@ -272,14 +272,14 @@ Utf8Length(const unsigned char *p)
 }
 
 /*
- * Rb_ReportJsonString --
+ * RbReportJsonString --
  *	Writes s as a JSON string literal.  Control characters are escaped
  *	(\n, \r, \t by name, the rest as \u00XX); bytes that are not valid
  *	UTF-8 become U+FFFD so that the file stays valid JSON whatever a
  *	trace contained.
  */
 void
-Rb_ReportJsonString(FILE *fp, const char *s)
+RbReportJsonString(FILE *fp, const char *s)
 {
     const unsigned char *p = (const unsigned char *) s;
     int n;
@@ -308,14 +308,14 @@ Rb_ReportJsonString(FILE *fp, const char *s)
 }
 
 /*
- * Rb_ReportHtmlString --
+ * RbReportHtmlString --
  *	Writes s as HTML text or attribute value: & < > " and ' as
  *	character references, control characters other than tab and
  *	newline (which HTML forbids) and bytes that are not valid UTF-8 as
  *	U+FFFD, so that any name from a trace leaves the page well formed.
  */
 void
-Rb_ReportHtmlString(FILE *fp, const char *s)
+RbReportHtmlString(FILE *fp, const char *s)
 {
     const unsigned char *p = (const unsigned char *) s;
     int n;
@@ -340,27 +340,27 @@ Rb_ReportHtmlString(FILE *fp, const char *s)
 }
 
 /*
- * Rb_ReportJsonNum --
+ * RbReportJsonNum --
  *	Writes a number as JSON: NaN and infinities, which JSON cannot
  *	express, as null.
  */
 void
-Rb_ReportJsonNum(FILE *fp, double v)
+RbReportJsonNum(FILE *fp, double v)
 {
     char buf[RB_NUMBUF];
 
-    fputs(isfinite(v) ? Rb_ReportNum(v, buf) : "null", fp);
+    fputs(isfinite(v) ? RbReportNum(v, buf) : "null", fp);
 }
 
 /*
- * Rb_ReportSanitize --
+ * RbReportSanitize --
  *	Appends to out a file-name-safe form of s: every byte outside
  *	[A-Za-z0-9_.-] becomes '_', a leading '.' or '-' too (no hidden
  *	files, no "..", nothing a command takes for an option), and an
  *	empty name becomes "_".
  */
 void
-Rb_ReportSanitize(const char *s, Tcl_DString *out)
+RbReportSanitize(const char *s, Tcl_DString *out)
 {
     const char *p;
     char c;
@@ -381,19 +381,19 @@ Rb_ReportSanitize(const char *s, Tcl_DString *out)
 }
 
 void
-Rb_ReportNamesInit(Rb_ReportNames *names)
+RbReportNamesInit(Rb_ReportNames *names)
 {
     Tcl_InitHashTable(&names->used, TCL_STRING_KEYS);
 }
 
 void
-Rb_ReportNamesFree(Rb_ReportNames *names)
+RbReportNamesFree(Rb_ReportNames *names)
 {
     Tcl_DeleteHashTable(&names->used);
 }
 
 /*
- * Rb_ReportFileName --
+ * RbReportFileName --
  *	A file base name (no extension) for a flow's attribute, "FLOW.ATTR"
  *	sanitized, or "FLOW" when attr is NULL.  Different names can
  *	sanitize alike ("a b", "a_b"), so a repeat gets "-2", "-3"...
@@ -401,17 +401,17 @@ Rb_ReportNamesFree(Rb_ReportNames *names)
  * Side effects: records the name as used.
  */
 const char *
-Rb_ReportFileName(Rb_ReportNames *names, const char *flow, const char *attr,
+RbReportFileName(Rb_ReportNames *names, const char *flow, const char *attr,
 	Tcl_DString *out)
 {
     int isNew, len, n = 1;
     char suffix[24];
 
     Tcl_DStringInit(out);
-    Rb_ReportSanitize(flow, out);
+    RbReportSanitize(flow, out);
     if (attr != NULL) {
 	Tcl_DStringAppend(out, ".", 1);
-	Rb_ReportSanitize(attr, out);
+	RbReportSanitize(attr, out);
     }
     len = Tcl_DStringLength(out);
     for (;;) {
@@ -426,11 +426,11 @@ Rb_ReportFileName(Rb_ReportNames *names, const char *flow, const char *attr,
 }
 
 /*
- * Rb_ReportJoinPath --
+ * RbReportJoinPath --
  *	Sets out (initialized here) to dir/name.ext (ext may be "").
  */
 void
-Rb_ReportJoinPath(const char *dir, const char *name, const char *ext,
+RbReportJoinPath(const char *dir, const char *name, const char *ext,
 	Tcl_DString *out)
 {
     Tcl_DStringInit(out);
@@ -441,33 +441,33 @@ Rb_ReportJoinPath(const char *dir, const char *name, const char *ext,
 }
 
 /*
- * Rb_ReportOpen --
+ * RbReportOpen --
  *	Opens dir/name.ext through Rb_Out (temporary name, renamed by
  *	Rb_OutClose).
  * Results: TCL_OK, or TCL_ERROR naming the file.
  */
 int
-Rb_ReportOpen(Tcl_Interp *interp, const char *dir, const char *name,
+RbReportOpen(Tcl_Interp *interp, const char *dir, const char *name,
 	const char *ext, Rb_Out *out)
 {
     Tcl_DString path;
     int code;
 
-    Rb_ReportJoinPath(dir, name, ext, &path);
+    RbReportJoinPath(dir, name, ext, &path);
     code = Rb_OutOpen(interp, Tcl_DStringValue(&path), out);
     Tcl_DStringFree(&path);
     return code;
 }
 
 /*
- * Rb_ReportMkdir --
+ * RbReportMkdir --
  *	Creates directory path and any missing parents, like mkdir -p.  In
  *	safe mode the whole path is checked first, so that no parent is made
  *	outside the output directory before a write there is refused.
  * Results: TCL_OK, or TCL_ERROR with a message naming the directory.
  */
 int
-Rb_ReportMkdir(Tcl_Interp *interp, const char *path)
+RbReportMkdir(Tcl_Interp *interp, const char *path)
 {
     Tcl_DString ds;
     char *p, *s;
@@ -514,12 +514,12 @@ Rb_ReportMkdir(Tcl_Interp *interp, const char *path)
 }
 
 /*
- * Rb_ReportOnPath --
+ * RbReportOnPath --
  *	1 if an executable called program is in a directory of PATH (an
  *	empty entry is the current directory), else 0.
  */
 int
-Rb_ReportOnPath(const char *program)
+RbReportOnPath(const char *program)
 {
     const char *path = getenv("PATH"), *p, *end;
     Tcl_DString ds;

@@ -12,7 +12,7 @@
 
 #include "rubicon.h"
 
-/* Enough for any double formatted by Rb_ReportNum. */
+/* Enough for any double formatted by RbReportNum. */
 #define RB_NUMBUF 40
 
 /*
@@ -35,49 +35,49 @@ typedef struct Rb_ReportSet {
     int named;			/* The reporter names its Attributes. */
 } Rb_ReportSet;
 
-int		Rb_ReportCollect(Rb_Reporter *r, Rb_ReportSet *set);
-void		Rb_ReportSetFree(Rb_ReportSet *set);
+int		RbReportCollect(Rb_Reporter *r, Rb_ReportSet *set);
+void		RbReportSetFree(Rb_ReportSet *set);
 
 /* A one-file report: body writes everything to fp. */
 typedef void (Rb_ReportBody)(FILE *fp, const Rb_RunInfo *run,
 	const Rb_ReportSet *set);
-int		Rb_ReportWriteFile(Rb_Reporter *r, const Rb_RunInfo *run,
+int		RbReportWriteFile(Rb_Reporter *r, const Rb_RunInfo *run,
 		    Rb_ReportBody *body);
 
-const char *	Rb_ReportNum(double v, char *buf);
-const char *	Rb_ReportRounded(double v, char *buf);
-const char *	Rb_ReportRoundedCell(const Rb_Attribute *a, int row, int col,
+const char *	RbReportNum(double v, char *buf);
+const char *	RbReportRounded(double v, char *buf);
+const char *	RbReportRoundedCell(const Rb_Attribute *a, int row, int col,
 		    char *buf);
-const char *	Rb_ReportCell(const Rb_Attribute *a, int row, int col,
+const char *	RbReportCell(const Rb_Attribute *a, int row, int col,
 		    char *buf);
-const char *	Rb_ReportColUnit(const Rb_Attribute *a, int col);
+const char *	RbReportColUnit(const Rb_Attribute *a, int col);
 
-void		Rb_ReportCsvField(FILE *fp, const char *s);
-void		Rb_ReportJsonString(FILE *fp, const char *s);
-void		Rb_ReportJsonNum(FILE *fp, double v);
-void		Rb_ReportHtmlString(FILE *fp, const char *s);
+void		RbReportCsvField(FILE *fp, const char *s);
+void		RbReportJsonString(FILE *fp, const char *s);
+void		RbReportJsonNum(FILE *fp, double v);
+void		RbReportHtmlString(FILE *fp, const char *s);
 
 /* File names made from flow and attribute names, unique per report. */
 typedef struct Rb_ReportNames {
     Tcl_HashTable used;
 } Rb_ReportNames;
 
-void		Rb_ReportNamesInit(Rb_ReportNames *names);
-void		Rb_ReportNamesFree(Rb_ReportNames *names);
-const char *	Rb_ReportFileName(Rb_ReportNames *names, const char *flow,
+void		RbReportNamesInit(Rb_ReportNames *names);
+void		RbReportNamesFree(Rb_ReportNames *names);
+const char *	RbReportFileName(Rb_ReportNames *names, const char *flow,
 		    const char *attr, Tcl_DString *out);
-void		Rb_ReportSanitize(const char *s, Tcl_DString *out);
-void		Rb_ReportJoinPath(const char *dir, const char *name,
+void		RbReportSanitize(const char *s, Tcl_DString *out);
+void		RbReportJoinPath(const char *dir, const char *name,
 		    const char *ext, Tcl_DString *out);
-int		Rb_ReportOpen(Tcl_Interp *interp, const char *dir,
+int		RbReportOpen(Tcl_Interp *interp, const char *dir,
 		    const char *name, const char *ext, Rb_Out *out);
-int		Rb_ReportMkdir(Tcl_Interp *interp, const char *path);
-int		Rb_ReportOnPath(const char *program);
+int		RbReportMkdir(Tcl_Interp *interp, const char *path);
+int		RbReportOnPath(const char *program);
 
 /* The gnuplot pictures of a set (reporterGraph.c); done hears of each. */
 typedef void (Rb_GraphDone)(void *cd, const Rb_Flow *flow, const char *base,
 	const char *title);
-int		Rb_ReportGraphs(Tcl_Interp *interp, const char *dir,
+int		RbReportGraphs(Tcl_Interp *interp, const char *dir,
 		    const Rb_ReportSet *set, int render, Rb_GraphDone *done,
 		    void *cd);
 

@@ -73,12 +73,12 @@ CoalesceStart(Rb_Transformer *t, const Rb_RunInfo *run)
     CoalesceState *st = t->state;
     const Rb_Schema *s = run->schema;
 
-    if (Rb_XfField(t, s, "time", &st->fTime) != TCL_OK
-	    || Rb_XfField(t, s, "finishTime", &st->fFinish) != TCL_OK
-	    || Rb_XfField(t, s, "op", &st->fOp) != TCL_OK
-	    || Rb_XfField(t, s, "size", &st->fSize) != TCL_OK
-	    || Rb_XfField(t, s, "deviceNo", &st->fDev) != TCL_OK
-	    || Rb_XfField(t, s, "devOffset", &st->fOff) != TCL_OK) {
+    if (RbXfField(t, s, "time", &st->fTime) != TCL_OK
+	    || RbXfField(t, s, "finishTime", &st->fFinish) != TCL_OK
+	    || RbXfField(t, s, "op", &st->fOp) != TCL_OK
+	    || RbXfField(t, s, "size", &st->fSize) != TCL_OK
+	    || RbXfField(t, s, "deviceNo", &st->fDev) != TCL_OK
+	    || RbXfField(t, s, "devOffset", &st->fOff) != TCL_OK) {
 	return TCL_ERROR;
     }
     Tcl_DeleteHashTable(&st->table);

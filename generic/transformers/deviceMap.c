@@ -58,7 +58,7 @@ DeviceMapInit(Rb_Transformer *t, Tcl_Interp *interp)
     int objc, i, drop;
     DevicePair *pairs;
 
-    if (Rb_XfUnmappedPolicy(interp, st->unmapped, &drop) != TCL_OK
+    if (RbXfUnmappedPolicy(interp, st->unmapped, &drop) != TCL_OK
 	    || Tcl_ListObjGetElements(interp, st->map, &objc, &objv)
 		!= TCL_OK) {
 	return TCL_ERROR;
@@ -107,7 +107,7 @@ DeviceMapStart(Rb_Transformer *t, const Rb_RunInfo *run)
 {
     DeviceMapState *st = t->state;
 
-    return Rb_XfField(t, run->schema, st->field, &st->fField);
+    return RbXfField(t, run->schema, st->field, &st->fField);
 }
 
 /*

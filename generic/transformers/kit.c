@@ -19,13 +19,13 @@ static const Rb_TransformerClass *const kitClasses[] = {
 };
 
 /*
- * Rb_TransformerKitInit --
+ * RbTransformerKitInit --
  *	Registers every built-in Transformer class with interp.
  * Results: TCL_OK, or TCL_ERROR from the first registration that fails.
  * Side effects: creates the classes' Tcl commands.
  */
 int
-Rb_TransformerKitInit(Tcl_Interp *interp)
+RbTransformerKitInit(Tcl_Interp *interp)
 {
     size_t i;
 
@@ -38,13 +38,13 @@ Rb_TransformerKitInit(Tcl_Interp *interp)
 }
 
 /*
- * Rb_XfField --
+ * RbXfField --
  *	Looks a field up by name in the schema of the run.
  * Results: TCL_OK with *index set, or TCL_ERROR with t->err naming the
  *	field and the known ones.
  */
 int
-Rb_XfField(Rb_Transformer *t, const Rb_Schema *schema, const char *name,
+RbXfField(Rb_Transformer *t, const Rb_Schema *schema, const char *name,
 	int *index)
 {
     char *known;
@@ -61,13 +61,13 @@ Rb_XfField(Rb_Transformer *t, const Rb_Schema *schema, const char *name,
 }
 
 /*
- * Rb_XfUnmappedPolicy --
+ * RbXfUnmappedPolicy --
  *	Parses what to do with a record a map does not cover.
  * Results: TCL_OK with *drop 0 (pass it on unchanged) or 1 (drop it);
  *	TCL_ERROR with a message in interp.
  */
 int
-Rb_XfUnmappedPolicy(Tcl_Interp *interp, const char *value, int *drop)
+RbXfUnmappedPolicy(Tcl_Interp *interp, const char *value, int *drop)
 {
     if (value == NULL || strcmp(value, "pass") == 0) {
 	*drop = 0;
@@ -81,13 +81,13 @@ Rb_XfUnmappedPolicy(Tcl_Interp *interp, const char *value, int *drop)
 }
 
 /*
- * Rb_XfGetCount --
+ * RbXfGetCount --
  *	A Tcl value as a non-negative 64-bit integer.
  * Results: TCL_OK with *value set, or TCL_ERROR with a message saying
  *	which value was bad.
  */
 int
-Rb_XfGetCount(Tcl_Interp *interp, Tcl_Obj *obj, const char *what,
+RbXfGetCount(Tcl_Interp *interp, Tcl_Obj *obj, const char *what,
 	int64_t *value)
 {
     Tcl_WideInt w;

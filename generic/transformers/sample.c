@@ -58,7 +58,7 @@ SampleStart(Rb_Transformer *t, const Rb_RunInfo *run)
     st->fKey = -1;
     st->schema = run->schema;
     if (st->key && st->key[0]) {
-	return Rb_XfField(t, run->schema, st->key, &st->fKey);
+	return RbXfField(t, run->schema, st->key, &st->fKey);
     }
     return TCL_OK;
 }

@@ -50,7 +50,7 @@ SplitStart(Rb_Transformer *t, const Rb_RunInfo *run)
 
     st->fOffsets[0] = Rb_SchemaFieldIndex(run->schema, "devOffset");
     st->fOffsets[1] = Rb_SchemaFieldIndex(run->schema, "lvOffset");
-    return Rb_XfField(t, run->schema, "size", &st->fSize);
+    return RbXfField(t, run->schema, "size", &st->fSize);
 }
 
 /*

@@ -68,7 +68,7 @@ TimeStart(Rb_Transformer *t, const Rb_RunInfo *run)
 	}
     }
     if (st->nfields == 0) {
-	return Rb_XfField(t, run->schema, "time", &f);
+	return RbXfField(t, run->schema, "time", &f);
     }
     return TCL_OK;
 }

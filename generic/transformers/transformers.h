@@ -21,17 +21,17 @@ extern const Rb_TransformerClass Rb_SplitTransformerClass;
 
 /* Resolves a field name against the run's schema into *index; on failure
  * sets t->err naming the known fields and returns TCL_ERROR. */
-int		Rb_XfField(Rb_Transformer *t, const Rb_Schema *schema,
+int		RbXfField(Rb_Transformer *t, const Rb_Schema *schema,
 		    const char *name, int *index);
 
 /* Reads an "-unmapped" option value: 0 pass, 1 drop; TCL_ERROR with a
  * message in interp for anything else. */
-int		Rb_XfUnmappedPolicy(Tcl_Interp *interp, const char *value,
+int		RbXfUnmappedPolicy(Tcl_Interp *interp, const char *value,
 		    int *drop);
 
 /* Reads one element of a list as a non-negative 64-bit integer, naming
  * what it is in the error. */
-int		Rb_XfGetCount(Tcl_Interp *interp, Tcl_Obj *obj,
+int		RbXfGetCount(Tcl_Interp *interp, Tcl_Obj *obj,
 		    const char *what, int64_t *value);
 
 #endif /* RB_TRANSFORMERS_H */

@@ -119,7 +119,7 @@ DictCount(Tcl_Interp *interp, Tcl_Obj *dict, const char *key, int64_t def,
 	*value = def;
 	return TCL_OK;
     }
-    return Rb_XfGetCount(interp, v, key, value);
+    return RbXfGetCount(interp, v, key, value);
 }
 
 /*
@@ -188,7 +188,7 @@ AddSegment(Tcl_Interp *interp, int64_t lvNo, Tcl_Obj *seg, Extent **ext,
 		|| npair != 2
 		|| Tcl_GetWideIntFromObj(NULL, pair[0], &dev)
 		    != TCL_OK
-		|| Rb_XfGetCount(interp, pair[1], "device offset", &devOff)
+		|| RbXfGetCount(interp, pair[1], "device offset", &devOff)
 		    != TCL_OK) {
 	    return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
 		    "-map: volume %lld: bad device entry \"%s\": must be "
@@ -279,7 +279,7 @@ VolumeMapInit(Rb_Transformer *t, Tcl_Interp *interp)
     Extent *ext = NULL;
     int n = 0, drop;
 
-    if (Rb_XfUnmappedPolicy(interp, st->unmapped, &drop) != TCL_OK
+    if (RbXfUnmappedPolicy(interp, st->unmapped, &drop) != TCL_OK
 	    || ParseMap(interp, st->map, &ext, &n) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -299,11 +299,11 @@ VolumeMapStart(Rb_Transformer *t, const Rb_RunInfo *run)
 {
     VolumeMapState *st = t->state;
 
-    if (Rb_XfField(t, run->schema, st->deviceField, &st->fDev) != TCL_OK
-	    || Rb_XfField(t, run->schema, st->offsetField, &st->fOff)
+    if (RbXfField(t, run->schema, st->deviceField, &st->fDev) != TCL_OK
+	    || RbXfField(t, run->schema, st->offsetField, &st->fOff)
 		!= TCL_OK
-	    || Rb_XfField(t, run->schema, st->lvField, &st->fLv) != TCL_OK
-	    || Rb_XfField(t, run->schema, st->lvOffsetField, &st->fLvOff)
+	    || RbXfField(t, run->schema, st->lvField, &st->fLv) != TCL_OK
+	    || RbXfField(t, run->schema, st->lvOffsetField, &st->fLvOff)
 		!= TCL_OK) {
 	return TCL_ERROR;
     }

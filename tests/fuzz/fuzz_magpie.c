@@ -13,7 +13,7 @@
  *	    -ltcl8.6 -ltclstub8.6 -lz -lbz2 -lm -o build/fuzz_magpie
  *	./build/fuzz_magpie tests/fuzz/corpus/magpie
  *
- *	The readers registered by Rb_ReaderKitInit do not include the
+ *	The readers registered by RbReaderKitInit do not include the
  *	plugin's, so the harness registers it before the first input.
  */
 

@@ -22,7 +22,7 @@
 #undef Tcl_FindExecutable
 #endif
 
-void Rb_ReaderKitInit(void);
+void RbReaderKitInit(void);
 
 static char inputPath[64];
 static Tcl_Obj *readerOptions;
@@ -42,7 +42,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
     if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
 	abort();
     }
-    Rb_ReaderKitInit();
+    RbReaderKitInit();
 #ifdef FUZZ_OPTIONS
     readerOptions = Tcl_NewStringObj(FUZZ_OPTIONS, -1);
     Tcl_IncrRefCount(readerOptions);

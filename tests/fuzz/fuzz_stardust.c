@@ -14,7 +14,7 @@
  *	    -ltcl8.6 -ltclstub8.6 -lz -lbz2 -lm -o build/fuzz_stardust
  *	./build/fuzz_stardust tests/fuzz/corpus/stardust
  *
- *	The plugin's readers are not among Rb_ReaderKitInit's, so the
+ *	The plugin's readers are not among RbReaderKitInit's, so the
  *	harness registers this one before the first input.
  */
 

@@ -91,7 +91,7 @@ NewAnalyzer(const Rb_AnalyzerClass *cls, const char *opts)
     Tcl_IncrRefCount(list);
     ck_assert_int_eq(Tcl_ListObjGetElements(interp, list, &objc, &objv),
 	    TCL_OK);
-    a = Rb_AnalyzerCreate(interp, cls, objc, objv);
+    a = RbAnalyzerCreate(interp, cls, objc, objv);
     Tcl_DecrRefCount(list);
     return a;
 }
@@ -104,12 +104,12 @@ static inline Rb_Flow *
 NewFlow(const Rb_AnalyzerClass *cls, const char *opts, Rb_Analyzer **aPtr)
 {
     Tcl_Interp *interp = rbtest_interp();
-    Rb_Flow *flow = Rb_FlowCreate(interp, "test");
+    Rb_Flow *flow = RbFlowCreate(interp, "test");
     Rb_Analyzer *a = NewAnalyzer(cls, opts);
 
     ck_assert_msg(a != NULL, "create %s %s: %s", cls->name, opts,
 	    Tcl_GetStringResult(interp));
-    ck_assert_int_eq(Rb_FlowAddAnalyzer(interp, flow, a), TCL_OK);
+    ck_assert_int_eq(RbFlowAddAnalyzer(interp, flow, a), TCL_OK);
     if (aPtr) {
 	*aPtr = a;
     }
@@ -134,7 +134,7 @@ PushSome(Rb_Flow *flow, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	sel = all;
 	nsel = b->n;
     }
-    Rb_FlowPush(flow, b, sel, nsel);
+    RbFlowPush(flow, b, sel, nsel);
     free(all);
 }
 
@@ -153,14 +153,14 @@ RunSome(const Rb_AnalyzerClass *cls, const char *opts, const Rb_Batch *b,
     Rb_Flow *flow = NewFlow(cls, opts, NULL);
     Rb_RunInfo run;
 
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
-    ck_assert_msg(Rb_FlowStart(flow, &run) == TCL_OK, "start: %s",
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_msg(RbFlowStart(flow, &run) == TCL_OK, "start: %s",
 	    Tcl_GetStringResult(interp));
     NoteTimes(&run, b);
     PushSome(flow, b, sel, nsel);
-    ck_assert_msg(Rb_FlowEnd(flow, &run) == TCL_OK, "end: %s",
+    ck_assert_msg(RbFlowEnd(flow, &run) == TCL_OK, "end: %s",
 	    Tcl_GetStringResult(interp));
-    Rb_RunInfoFree(&run);
+    RbRunInfoFree(&run);
     return flow;
 }
 
@@ -270,7 +270,7 @@ AssertSameAttrs(const Rb_AnalyzerClass *cls, Rb_Flow *f1, Rb_Flow *f2)
 	    continue;
 	}
 	/* A pattern: every attribute of the whole run it matches. */
-	names = Rb_FlowAttrNames(f2, &n);
+	names = RbFlowAttrNames(f2, &n);
 	for (i = 0; i < n; i++) {
 	    if (Tcl_StringMatch(names[i], *name)) {
 		AssertSameAttr(cls, f1, f2, names[i]);
@@ -333,10 +333,10 @@ CheckMerge(const Rb_AnalyzerClass *cls, const char *opts)
     }
     ck_assert_int_eq(cls->mergeable, 1);
     ck_assert_ptr_nonnull(cls->merge);
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
     NoteTimes(&run, b);
-    ck_assert_int_eq(Rb_FlowStart(f1, &run), TCL_OK);
-    ck_assert_int_eq(Rb_FlowStart(f2, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowStart(f1, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowStart(f2, &run), TCL_OK);
     PushSome(f1, b, sel, N / 3);
     PushSome(f2, b, sel + N / 3, N - N / 3);
     if (cls->serialize != NULL) {
@@ -348,23 +348,23 @@ CheckMerge(const Rb_AnalyzerClass *cls, const char *opts)
 
 	memset(&buf, 0, sizeof(buf));
 	ck_assert_int_eq(cls->serialize(a2, &run, &buf), TCL_OK);
-	ck_assert_int_eq(Rb_FlowStart(f3, &run), TCL_OK);
+	ck_assert_int_eq(RbFlowStart(f3, &run), TCL_OK);
 	ck_assert_int_eq(cls->deserialize(a3, &run, &buf), TCL_OK);
 	ck_assert_int_eq(buf.bad, 0);
 	ck_assert_int_eq(buf.pos, buf.len);
 	ck_assert_int_eq(cls->merge(a1, a3), TCL_OK);
 	Rb_BufFree(&buf);
-	Rb_FlowDelete(f3);
+	RbFlowDelete(f3);
     } else {
 	ck_assert_int_eq(cls->merge(a1, a2), TCL_OK);
     }
-    ck_assert_int_eq(Rb_FlowEnd(f1, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowEnd(f1, &run), TCL_OK);
     whole = RunAll(cls, opts, b);
     AssertSameAttrs(cls, f1, whole);
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(f1);
-    Rb_FlowDelete(f2);
-    Rb_FlowDelete(whole);
+    RbRunInfoFree(&run);
+    RbFlowDelete(f1);
+    RbFlowDelete(f2);
+    RbFlowDelete(whole);
     Rb_BatchFree(b);
     free(sel);
 }

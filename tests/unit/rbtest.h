@@ -22,10 +22,10 @@ static Tcl_Interp *rbtestInterp;
 
 /* The unit tests link the plugins' code directly, instead of loading the
  * rubicon::NAME packages: they register them as those packages do. */
-int	Rb_MagpieInit(Tcl_Interp *interp);
-int	Rb_StardustInit(Tcl_Interp *interp);
-int	Rb_ObserverInit(Tcl_Interp *interp);
-int	Rb_TxmixInit(Tcl_Interp *interp);
+int	RbMagpieInit(Tcl_Interp *interp);
+int	RbStardustInit(Tcl_Interp *interp);
+int	RbObserverInit(Tcl_Interp *interp);
+int	RbTxmixInit(Tcl_Interp *interp);
 
 static inline Tcl_Interp *
 rbtest_interp(void)
@@ -33,10 +33,10 @@ rbtest_interp(void)
     if (rbtestInterp == NULL) {
 	rbtestInterp = Tcl_CreateInterp();
 	if (Rubicon_Init(rbtestInterp) != TCL_OK
-		|| Rb_MagpieInit(rbtestInterp) != TCL_OK
-		|| Rb_StardustInit(rbtestInterp) != TCL_OK
-		|| Rb_ObserverInit(rbtestInterp) != TCL_OK
-		|| Rb_TxmixInit(rbtestInterp) != TCL_OK) {
+		|| RbMagpieInit(rbtestInterp) != TCL_OK
+		|| RbStardustInit(rbtestInterp) != TCL_OK
+		|| RbObserverInit(rbtestInterp) != TCL_OK
+		|| RbTxmixInit(rbtestInterp) != TCL_OK) {
 	    fprintf(stderr, "Rubicon_Init: %s\n",
 		    Tcl_GetStringResult(rbtestInterp));
 	    abort();

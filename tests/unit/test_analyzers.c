@@ -37,7 +37,7 @@ START_TEST(rate_is_ios_over_run_duration)
     /* 5 I/Os over 102 - 100 = 2 s: 2.5 I/Os per second. */
     ck_assert_near(Scalar(flow, "Rate"), 2.5);
     ck_assert_near(Scalar(flow, "Count"), 5);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -58,7 +58,7 @@ START_TEST(rate_series_bins_from_run_start)
     ck_assert_near(Cell(s, 0, "value"), 2);
     ck_assert_near(Cell(s, 1, "value"), 2);
     ck_assert_near(Cell(s, 2, "value"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -78,7 +78,7 @@ START_TEST(rate_series_of_late_flow_lines_up_with_run)
     ck_assert_near(Cell(s, 1, "value"), 1);
     ck_assert_near(Cell(s, 2, "time"), 2);
     ck_assert_near(Cell(s, 2, "value"), 0);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -96,9 +96,9 @@ START_TEST(rate_per_device_rates_add_up)
     ck_assert_near(Scalar(f2, "Rate"), 1.0);
     ck_assert_near(Scalar(f1, "Rate") + Scalar(f2, "Rate"),
 	    Scalar(all, "Rate"));
-    Rb_FlowDelete(all);
-    Rb_FlowDelete(f1);
-    Rb_FlowDelete(f2);
+    RbFlowDelete(all);
+    RbFlowDelete(f1);
+    RbFlowDelete(f2);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -112,7 +112,7 @@ START_TEST(rate_skips_records_without_time)
     b->col[RB_IO_TIME][i] = RB_ABSENT;
     flow = RunAll(&Rb_RateAnalyzerClass, "", b);
     ck_assert_near(Scalar(flow, "Count"), 5);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -131,7 +131,7 @@ START_TEST(rate_survives_corrupt_times)
     ck_assert_near(Scalar(flow, "Count"), 3);
     ck_assert_int_eq(Attr(flow, "RateSeries")->nrows, 1);
     ck_assert_near(Cell(Attr(flow, "RateSeries"), 0, "value"), 0.2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -152,7 +152,7 @@ START_TEST(rate_of_empty_run_is_zero)
     ck_assert_near(Scalar(flow, "Rate"), 0);
     ck_assert_near(Scalar(flow, "Count"), 0);
     ck_assert_int_eq(Attr(flow, "RateSeries")->nrows, 0);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -188,7 +188,7 @@ START_TEST(bandwidth_is_bytes_over_run_duration)
     ck_assert_near(Cell(s, 1, "value"), 8192);
     ck_assert_near(Cell(s, 2, "value"), 4096);
     ck_assert_near(Cell(s, 2, "time"), 2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -216,7 +216,7 @@ START_TEST(bandwidth_series_exact_when_times_cross_bins_both_ways)
     ck_assert_near(Cell(s, 0, "value"), 100101);
     ck_assert_near(Cell(s, 1, "value"), 1010);
     ck_assert_near(Cell(s, 2, "value"), 10000);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -239,7 +239,7 @@ START_TEST(bandwidth_series_default_interval_is_10s)
     ck_assert_near(Cell(s, 1, "value"), 0);
     ck_assert_near(Cell(s, 2, "value"), 500);
     ck_assert_near(Cell(s, 1, "time"), 10);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -264,7 +264,7 @@ START_TEST(size_mean_min_max)
     ck_assert_near(Scalar(flow, "MeanSize"), 70144.0 / 3.0);
     ck_assert_near(Scalar(flow, "MinSize"), 512);
     ck_assert_near(Scalar(flow, "MaxSize"), 65536);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -277,7 +277,7 @@ START_TEST(size_of_no_ios_is_zero)
     ck_assert_near(Scalar(flow, "MeanSize"), 0);
     ck_assert_near(Scalar(flow, "MinSize"), 0);
     ck_assert_near(Scalar(flow, "MaxSize"), 0);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -302,7 +302,7 @@ START_TEST(read_fraction_by_count_and_bytes)
     ck_assert_near(Scalar(flow, "ReadByteFraction"), 0.2);
     ck_assert_near(Scalar(flow, "Reads"), 3);
     ck_assert_near(Scalar(flow, "Writes"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -350,7 +350,7 @@ START_TEST(seqrun_interleaved_devices)
     ck_assert_near(Cell(t, 1, "ios"), 3);
     ck_assert_near(Cell(t, 1, "runs"), 2);
     ck_assert_near(Cell(t, 1, "meanRunLength"), 1.5);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -384,8 +384,8 @@ START_TEST(seqrun_gap_tolerance)
     ck_assert_near(Scalar(gap512, "SeqRuns"), 2);
     ck_assert_near(Scalar(gap512, "SeqRunLength"), 2.5);
     ck_assert_near(Scalar(gap512, "SeqFraction"), 0.6);
-    Rb_FlowDelete(exact);
-    Rb_FlowDelete(gap512);
+    RbFlowDelete(exact);
+    RbFlowDelete(gap512);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -409,7 +409,7 @@ START_TEST(seqrun_by_logical_volume)
     ck_assert_near(Scalar(flow, "SeqRuns"), 2);
     ck_assert_near(Scalar(flow, "SeqRunLength"), 2.5);
     ck_assert_near(Cell(Attr(flow, "SeqRunsByDevice"), 1, "device"), 20);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -429,7 +429,7 @@ START_TEST(seqrun_skips_ios_without_offset)
     /* The offset-less I/O neither breaks nor joins the run: 1 run of 2. */
     ck_assert_near(Scalar(flow, "SeqRuns"), 1);
     ck_assert_near(Scalar(flow, "SeqRunLength"), 2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -457,7 +457,7 @@ START_TEST(seqrun_many_devices)
 	ck_assert_near(Cell(t, dev, "device"), dev * 7919);
 	ck_assert_near(Cell(t, dev, "ios"), 3);
     }
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -469,12 +469,12 @@ START_TEST(seqrun_unknown_field_fails_at_start)
 	    NULL);
     Rb_RunInfo run;
 
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
-    ck_assert_int_eq(Rb_FlowStart(flow, &run), TCL_ERROR);
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_int_eq(RbFlowStart(flow, &run), TCL_ERROR);
     ck_assert_ptr_nonnull(strstr(Tcl_GetStringResult(interp),
 	    "noSuchField"));
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(flow);
+    RbRunInfoFree(&run);
+    RbFlowDelete(flow);
 }
 END_TEST
 
@@ -496,19 +496,19 @@ START_TEST(seqrun_merges_a_run_across_the_boundary)
     AddIo(b, 3 * SEC, RB_OP_READ, 4096, 1, 8192);
     AddIo(b, 4 * SEC, RB_OP_READ, 4096, 1, 102400);
     AddIo(b, 5 * SEC, RB_OP_READ, 4096, 2, 0);
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
     NoteTimes(&run, b);
-    ck_assert_int_eq(Rb_FlowStart(f1, &run), TCL_OK);
-    ck_assert_int_eq(Rb_FlowStart(f2, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowStart(f1, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowStart(f2, &run), TCL_OK);
     PushSome(f1, b, firstShard, 2);
     PushSome(f2, b, secondShard, 3);
     ck_assert_int_eq(Rb_SeqRunAnalyzerClass.merge(a1, a2), TCL_OK);
-    ck_assert_int_eq(Rb_FlowEnd(f1, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowEnd(f1, &run), TCL_OK);
     ck_assert_near(Scalar(f1, "SeqRuns"), 3);
     ck_assert_near(Scalar(f1, "SeqFraction"), 2.0 / 5.0);
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(f1);
-    Rb_FlowDelete(f2);
+    RbRunInfoFree(&run);
+    RbFlowDelete(f1);
+    RbFlowDelete(f2);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -568,7 +568,7 @@ START_TEST(size_histogram_log2_bins)
     ck_assert_near(Cell(h, 3, "lo"), 4096);
     ck_assert_near(Cell(h, 3, "hi"), 8192);
     ck_assert_near(Cell(h, 3, "count"), 2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -590,7 +590,7 @@ START_TEST(size_histogram_linear_bins)
     ck_assert_near(Cell(h, 3, "count"), 0);
     ck_assert_near(Cell(h, 4, "lo"), 4000);
     ck_assert_near(Cell(h, 4, "count"), 2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -612,7 +612,7 @@ START_TEST(size_histogram_zero_size_bin)
     ck_assert_near(Cell(h, 0, "count"), 1);
     ck_assert_near(Cell(h, 2, "lo"), 2);
     ck_assert_near(Cell(h, 2, "count"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -665,7 +665,7 @@ START_TEST(response_time_small)
     ck_assert_double_le(fabs(Cell(p, 1, "value") - 0.002), 0.01 * 0.002);
     ck_assert_near(Cell(p, 6, "p"), 100);
     ck_assert_double_eq(Cell(p, 6, "value"), 0.004);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -704,11 +704,11 @@ START_TEST(response_time_percentiles_within_one_percent)
 	i = AddIo(b, (int64_t)k * MS, RB_OP_READ, 4096, 1, 0);
 	b->col[RB_IO_FINISH][i] = (int64_t)k * MS + ns[k];
     }
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
-    ck_assert_int_eq(Rb_FlowStart(flow, &run), TCL_OK);
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_int_eq(RbFlowStart(flow, &run), TCL_OK);
     PushSome(flow, b1, NULL, 0);
     PushSome(flow, b2, NULL, 0);
-    ck_assert_int_eq(Rb_FlowEnd(flow, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowEnd(flow, &run), TCL_OK);
 
     /* The exact nearest-rank percentile: rank ceil(p/100 N), from 1. */
     qsort(ns, N, sizeof(int64_t), CompareInt64);
@@ -728,8 +728,8 @@ START_TEST(response_time_percentiles_within_one_percent)
     ck_assert_near(Scalar(flow, "MeanResponseTime"),
 	    (double)sum / N / 1e9);
     ck_assert_near(Scalar(flow, "ResponseTimeCount"), N);
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(flow);
+    RbRunInfoFree(&run);
+    RbFlowDelete(flow);
     Rb_BatchFree(b1);
     Rb_BatchFree(b2);
     free(ns);
@@ -759,8 +759,8 @@ START_TEST(response_time_service_and_queue_time)
     ck_assert_near(Scalar(queue, "MeanResponseTime"), 0.002);
     ck_assert_double_eq(Cell(Attr(queue, "ResponseTime"), 0, "value"),
 	    0.001);
-    Rb_FlowDelete(service);
-    Rb_FlowDelete(queue);
+    RbFlowDelete(service);
+    RbFlowDelete(queue);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -771,12 +771,12 @@ START_TEST(response_time_rejects_non_time_field)
     Rb_Flow *flow = NewFlow(&Rb_ResponseTimeAnalyzerClass, "-to size", NULL);
     Rb_RunInfo run;
 
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
-    ck_assert_int_eq(Rb_FlowStart(flow, &run), TCL_ERROR);
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_int_eq(RbFlowStart(flow, &run), TCL_ERROR);
     ck_assert_ptr_nonnull(strstr(Tcl_GetStringResult(interp),
 	    "not a time"));
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(flow);
+    RbRunInfoFree(&run);
+    RbFlowDelete(flow);
 }
 END_TEST
 
@@ -790,7 +790,7 @@ START_TEST(response_time_of_nothing_has_no_percentiles)
     ck_assert_int_eq(Attr(flow, "ResponseTime")->nrows, 0);
     ck_assert_near(Scalar(flow, "ResponseTimeCount"), 0);
     ck_assert_near(Scalar(flow, "MeanResponseTime"), 0);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -854,17 +854,17 @@ START_TEST(merge_misaligned_series_fails)
      * up; merging them would misplace counts, so it fails. */
     AddIo(b, 0, RB_OP_READ, 4096, 1, 0);
     AddIo(b, 3 * SEC, RB_OP_READ, 4096, 1, 0);
-    Rb_RunInfoInit(&run1, interp, Rb_IoSchema());
-    Rb_RunInfoInit(&run2, interp, Rb_IoSchema());
-    ck_assert_int_eq(Rb_FlowStart(f1, &run1), TCL_OK);
-    ck_assert_int_eq(Rb_FlowStart(f2, &run2), TCL_OK);
+    RbRunInfoInit(&run1, interp, Rb_IoSchema());
+    RbRunInfoInit(&run2, interp, Rb_IoSchema());
+    ck_assert_int_eq(RbFlowStart(f1, &run1), TCL_OK);
+    ck_assert_int_eq(RbFlowStart(f2, &run2), TCL_OK);
     PushSome(f1, b, &first, 1);
     PushSome(f2, b, &second, 1);
     ck_assert_int_eq(Rb_RateAnalyzerClass.merge(a1, a2), TCL_ERROR);
-    Rb_RunInfoFree(&run1);
-    Rb_RunInfoFree(&run2);
-    Rb_FlowDelete(f1);
-    Rb_FlowDelete(f2);
+    RbRunInfoFree(&run1);
+    RbRunInfoFree(&run2);
+    RbFlowDelete(f1);
+    RbFlowDelete(f2);
     Rb_BatchFree(b);
 }
 END_TEST

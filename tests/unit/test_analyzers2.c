@@ -58,7 +58,7 @@ START_TEST(field_stats_of_queue_length)
     ck_assert_near(Scalar(flow, "FieldMin"), 2);
     ck_assert_near(Scalar(flow, "FieldMax"), 9);
     ck_assert_near(Scalar(flow, "FieldStddev"), 2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -74,7 +74,7 @@ START_TEST(field_stats_of_a_time_field_in_seconds)
     ck_assert_near(Scalar(flow, "FieldMean"), 2);
     ck_assert_near(Scalar(flow, "FieldStddev"), 1);
     ck_assert_str_eq(Attr(flow, "FieldMean")->unit, "s");
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -86,11 +86,11 @@ START_TEST(field_stats_unknown_field_fails_at_start)
 	    NULL);
     Rb_RunInfo run;
 
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
-    ck_assert_int_eq(Rb_FlowStart(flow, &run), TCL_ERROR);
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_int_eq(RbFlowStart(flow, &run), TCL_ERROR);
     ck_assert_ptr_nonnull(strstr(Tcl_GetStringResult(interp), "nope"));
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(flow);
+    RbRunInfoFree(&run);
+    RbFlowDelete(flow);
 }
 END_TEST
 
@@ -113,7 +113,7 @@ START_TEST(field_histogram_log2_bins)
     ck_assert_near(Cell(h, 13, "count"), 2);
     ck_assert_near(Cell(h, 14, "hi"), 16384);
     ck_assert_near(Cell(h, 14, "count"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -136,7 +136,7 @@ START_TEST(field_histogram_linear_bins_with_negatives)
     ck_assert_near(Cell(h, 2, "count"), 2);
     ck_assert_near(Cell(h, 4, "hi"), 6);
     ck_assert_near(Scalar(flow, "FieldHistogramOutside"), 0);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -171,7 +171,7 @@ START_TEST(field_percentiles_within_one_percent)
     ck_assert_double_eq_tol(Cell(p, 2, "value"), 90, 0.9);
     ck_assert_double_eq_tol(Cell(p, 4, "value"), 99, 0.99);
     ck_assert_near(Cell(p, 6, "value"), 100);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -195,7 +195,7 @@ START_TEST(field_percentiles_of_negative_values)
     ck_assert_near(Cell(p, 0, "value"), -10);
     ck_assert_near(Cell(p, 1, "value"), 0);
     ck_assert_double_eq_tol(Cell(p, 2, "value"), 8, 0.08);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -209,7 +209,7 @@ START_TEST(distinct_exact)
     /* {1, 2, 3, 7}; the absent pid is not a value. */
     ck_assert_near(Scalar(flow, "Distinct"), 4);
     ck_assert_near(Scalar(flow, "DistinctExact"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -232,7 +232,7 @@ START_TEST(distinct_estimate_past_the_limit)
     est = Scalar(flow, "Distinct");
     ck_assert_msg(fabs(est - N / 2) <= 0.025 * N / 2, "estimate %g", est);
     ck_assert_near(Scalar(flow, "DistinctExact"), 0);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -289,7 +289,7 @@ START_TEST(inter_arrival_mean_cv_percentiles)
     ck_assert_near(Cell(p, 0, "value"), 1);
     ck_assert_double_eq_tol(Cell(p, 1, "value"), 2, 0.02);
     ck_assert_near(Cell(p, 6, "value"), 4);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -319,7 +319,7 @@ START_TEST(utilization_is_union_of_busy_intervals)
     ck_assert_near(Cell(t, 0, "busy"), 5);
     ck_assert_near(Cell(t, 0, "utilization"), 0.5);
     ck_assert_near(Cell(t, 1, "utilization"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -346,7 +346,7 @@ START_TEST(queue_depth_time_weighted)
     ck_assert_near(Cell(q, 1, "fraction"), 0.5);
     ck_assert_near(Scalar(flow, "MeanQueueDepth"), 1);
     ck_assert_near(Scalar(flow, "MaxQueueDepth"), 2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -372,7 +372,7 @@ START_TEST(footprint_counts_distinct_blocks)
     ck_assert_near(Scalar(flow, "Footprint"), 3);
     ck_assert_near(Scalar(flow, "FootprintBytes"), 12288);
     ck_assert_near(Scalar(flow, "FootprintExact"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -392,7 +392,7 @@ START_TEST(alignment_fractions)
     ck_assert_near(Scalar(flow, "UnalignedFraction"), 0.75);
     ck_assert_near(Scalar(flow, "UnalignedOffsetFraction"), 0.5);
     ck_assert_near(Scalar(flow, "UnalignedSizeFraction"), 0.5);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -418,7 +418,7 @@ START_TEST(seek_distance_per_device)
     ck_assert_near(Cell(p, 0, "value"), -8192);
     ck_assert_near(Cell(p, 1, "value"), 0);
     ck_assert_near(Cell(p, 6, "value"), 800);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -468,7 +468,7 @@ START_TEST(reuse_distance_by_hand)
     ck_assert_near(Cell(h, 0, "count"), 1);
     ck_assert_near(Cell(h, 1, "lo"), 2);
     ck_assert_near(Cell(h, 1, "count"), 3);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -596,7 +596,7 @@ CheckAgainstLru(Rb_Batch *b, int64_t block, const char *sizes)
 		HitsAt(Attr(flow, "HitRatioCurve"), c),
 		(unsigned long long)LruHits(blocks, n, (size_t)c));
     }
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     free(blocks);
 }
 

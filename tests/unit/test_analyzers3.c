@@ -52,8 +52,8 @@ START_TEST(rate_and_bandwidth_peak_to_mean)
     ck_assert_near(Scalar(rate, "RatePeakToMean"), 2);
     bw = RunAll(&Rb_BandwidthAnalyzerClass, "-interval 1", b);
     ck_assert_near(Scalar(bw, "BandwidthPeakToMean"), 2);
-    Rb_FlowDelete(rate);
-    Rb_FlowDelete(bw);
+    RbFlowDelete(rate);
+    RbFlowDelete(bw);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -64,7 +64,7 @@ START_TEST(peak_to_mean_of_empty_run_is_zero)
     Rb_Flow *rate = RunAll(&Rb_RateAnalyzerClass, "", b);
 
     ck_assert_near(Scalar(rate, "RatePeakToMean"), 0);
-    Rb_FlowDelete(rate);
+    RbFlowDelete(rate);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -102,7 +102,7 @@ START_TEST(on_off_periods_by_hand)
     ck_assert_near(Scalar(flow, "OnFraction"), 3.3 / 9);
     ck_assert_near(Scalar(flow, "MeanOnPeriod"), 1.1);
     ck_assert_near(Scalar(flow, "MeanOffPeriod"), 2.85);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -124,7 +124,7 @@ START_TEST(dispersion_by_hand)
     ck_assert_near(Cell(t, 1, "scale"), 2);
     ck_assert_near(Cell(t, 1, "windows"), 2);
     ck_assert_near(Cell(t, 1, "idc"), 0);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -256,7 +256,7 @@ HurstOf(const double *noise, int n, double *vt, double *rs)
     flow = RunAll(&Rb_HurstAnalyzerClass, "-base 1", b);
     *vt = Scalar(flow, "HurstVarianceTime");
     *rs = Scalar(flow, "HurstRescaledRange");
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
     free(counts);
 }
@@ -342,7 +342,7 @@ START_TEST(read_after_write_by_hand)
     ck_assert_near(Scalar(flow, "ReadAfterWriteFraction"), 0.4);
     ck_assert_near(Scalar(flow, "OverwriteFraction"), 0.25);
     ck_assert_near(Scalar(flow, "ReadAfterWriteExact"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -363,7 +363,7 @@ START_TEST(read_after_write_past_the_limit_is_flagged)
     ck_assert_near(Scalar(flow, "OverwriteFraction"), 0);
     ck_assert_near(Scalar(flow, "ReadAfterWriteFraction"), 0);
     ck_assert_near(Scalar(flow, "ReadAfterWriteExact"), 0);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -389,7 +389,7 @@ START_TEST(re_reference_intervals_by_hand)
     ck_assert_near(Cell(p, 0, "value"), 1);
     ck_assert_double_eq_tol(Cell(p, 1, "value"), 2, 0.02);
     ck_assert_near(Cell(p, 6, "value"), 4);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -417,7 +417,7 @@ START_TEST(working_set_per_window)
     ck_assert_near(Scalar(flow, "MeanWorkingSet"), 5.0 / 3);
     ck_assert_near(Scalar(flow, "MaxWorkingSet"), 3);
     ck_assert_near(Scalar(flow, "WorkingSetExact"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -456,7 +456,7 @@ START_TEST(top_k_processes_by_requests_and_bytes)
     ck_assert_near(Cell(y, 0, "byteFraction"), 10000.0 / 11100);
     ck_assert_near(Cell(y, 1, "key"), 5);
     ck_assert_near(Scalar(flow, "Keys"), 3);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST

@@ -84,7 +84,7 @@ START_TEST(three_interleaved_streams_by_hand)
     ck_assert_near(Cell(t, 0, "ios"), 11);
     ck_assert_near(Cell(t, 0, "streams"), 3);
     ck_assert_near(Cell(t, 0, "peakStreams"), 3);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -116,7 +116,7 @@ START_TEST(streams_of_each_device_are_apart)
     ck_assert_near(Cell(t, 1, "ios"), 3);
     ck_assert_near(Cell(t, 1, "streamFraction"), 1.0 / 3);
     ck_assert_near(Cell(t, 1, "meanLength"), 2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -141,7 +141,7 @@ START_TEST(stream_gap_tolerance_is_forward_only)
     ck_assert_near(Scalar(flow, "StreamLength"), 3);
     ck_assert_near(Scalar(flow, "StreamFraction"), 2.0 / 5);
     ck_assert_near(LengthCount(flow, 1), 2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
 
     flow = RunAll(&Rb_StreamAnalyzerClass, "-gap 0", b);
     ck_assert_near(Scalar(flow, "Streams"), 0);
@@ -149,7 +149,7 @@ START_TEST(stream_gap_tolerance_is_forward_only)
     ck_assert_near(Scalar(flow, "StreamLength"), 0);
     ck_assert_near(Scalar(flow, "PeakStreams"), 0);
     ck_assert_near(LengthCount(flow, 1), 5);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -173,7 +173,7 @@ START_TEST(stream_continues_the_closest_end)
     ck_assert_near(Scalar(flow, "StreamLength"), 2);
     ck_assert_near(Scalar(flow, "StreamFraction"), 0.5);
     ck_assert_near(Scalar(flow, "PeakStreams"), 2);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -199,14 +199,14 @@ START_TEST(stream_table_displaces_least_recently_used)
     ck_assert_near(Scalar(flow, "StreamFraction"), 2.0 / 6);
     ck_assert_near(LengthCount(flow, 1), 3);
     ck_assert_near(LengthCount(flow, 2), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
 
     /* With room for 3 nothing is displaced: A (3) and B (2), C alone. */
     flow = RunAll(&Rb_StreamAnalyzerClass, "-streams 3", b);
     ck_assert_near(Scalar(flow, "Streams"), 2);
     ck_assert_near(Scalar(flow, "StreamFraction"), 3.0 / 6);
     ck_assert_near(Scalar(flow, "StreamLength"), 2.5);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -227,13 +227,13 @@ START_TEST(round_robin_streams_beyond_the_table_are_lost)
     ck_assert_near(Scalar(flow, "Streams"), 0);
     ck_assert_near(Scalar(flow, "StreamFraction"), 0);
     ck_assert_near(LengthCount(flow, 1), 9);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     flow = RunAll(&Rb_StreamAnalyzerClass, "-streams 3", b);
     ck_assert_near(Scalar(flow, "Streams"), 3);
     ck_assert_near(Scalar(flow, "StreamFraction"), 6.0 / 9);
     ck_assert_near(Scalar(flow, "StreamLength"), 3);
     ck_assert_near(Scalar(flow, "PeakStreams"), 3);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -293,7 +293,7 @@ START_TEST(hot_regions_by_hand)
     ck_assert_near(Scalar(flow, "HotRegionFraction"), 5.0 / 7);
     ck_assert_near(Scalar(flow, "RegionAccesses"), 7);
     ck_assert_near(Scalar(flow, "HotRegionError"), 0);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
 
     /* -top 5 lists all three; the third is (1, 1 MiB). */
     flow = RunAll(&Rb_HotRegionAnalyzerClass, "-top 5", b);
@@ -302,7 +302,7 @@ START_TEST(hot_regions_by_hand)
     ck_assert_near(Cell(t, 2, "offset"), MB);
     ck_assert_near(Cell(t, 2, "bytes"), 6 * KB);
     ck_assert_near(Scalar(flow, "HotRegionFraction"), 1);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -333,7 +333,7 @@ START_TEST(hot_regions_past_the_limit_undercount_within_the_error)
     ck_assert_near(Scalar(flow, "HotRegionError"), 1);
     ck_assert_near(Scalar(flow, "RegionAccesses"), 7);
     ck_assert_near(Scalar(flow, "HotRegionFraction"), 4.0 / 7);
-    Rb_FlowDelete(flow);
+    RbFlowDelete(flow);
     Rb_BatchFree(b);
 }
 END_TEST
@@ -370,14 +370,14 @@ START_TEST(merge_hot_regions_past_the_limit)
     AddIo(b, 4, RB_OP_READ, 4 * KB, 1, 8 * KB);
     AddIo(b, 5, RB_OP_READ, 4 * KB, 1, 8 * KB);
     AddIo(b, 6, RB_OP_READ, 4 * KB, 1, 0);
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
     NoteTimes(&run, b);
-    ck_assert_int_eq(Rb_FlowStart(f1, &run), TCL_OK);
-    ck_assert_int_eq(Rb_FlowStart(f2, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowStart(f1, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowStart(f2, &run), TCL_OK);
     PushSome(f1, b, sel1, 3);
     PushSome(f2, b, sel2, 4);
     ck_assert_int_eq(Rb_HotRegionAnalyzerClass.merge(a1, a2), TCL_OK);
-    ck_assert_int_eq(Rb_FlowEnd(f1, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowEnd(f1, &run), TCL_OK);
     t = Attr(f1, "HotRegions");
     ck_assert_int_eq(t->nrows, 2);
     ck_assert_near(Cell(t, 0, "device"), 1);
@@ -387,9 +387,9 @@ START_TEST(merge_hot_regions_past_the_limit)
     ck_assert_near(Cell(t, 1, "accesses"), 1);
     ck_assert_near(Scalar(f1, "HotRegionError"), 1);
     ck_assert_near(Scalar(f1, "RegionAccesses"), 7);
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(f1);
-    Rb_FlowDelete(f2);
+    RbRunInfoFree(&run);
+    RbFlowDelete(f1);
+    RbFlowDelete(f2);
     Rb_BatchFree(b);
 }
 END_TEST

@@ -29,13 +29,13 @@ START_TEST(merge_heatmap_and_grouped_classes)
     CheckMerge(&Rb_HeatmapAnalyzerClass, "-xwidth 0.5 -ywidth 65536");
     CheckMerge(&Rb_HeatmapAnalyzerClass, "-x size -xbins log2 "
 	    "-y responseTime -ybins log2");
-    CheckMerge(Rb_KitGroupedClass(&Rb_ResponseTimeAnalyzerClass),
+    CheckMerge(RbKitGroupedClass(&Rb_ResponseTimeAnalyzerClass),
 	    "-by deviceNo");
-    CheckMerge(Rb_KitGroupedClass(&Rb_SizeHistogramAnalyzerClass),
+    CheckMerge(RbKitGroupedClass(&Rb_SizeHistogramAnalyzerClass),
 	    "-by op");
-    CheckMerge(Rb_KitGroupedClass(&Rb_RateAnalyzerClass),
+    CheckMerge(RbKitGroupedClass(&Rb_RateAnalyzerClass),
 	    "-by deviceNo -interval 0.1");
-    CheckMerge(Rb_KitGroupedClass(&Rb_SizeAnalyzerClass), "");
+    CheckMerge(RbKitGroupedClass(&Rb_SizeAnalyzerClass), "");
 }
 END_TEST
 
@@ -48,11 +48,11 @@ START_TEST(merge_series_of_other_statistics_fails)
     Rb_RunInfo run;
     Tcl_Obj *options, *key, *code = NULL;
 
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
-    ck_assert_int_eq(Rb_FlowStart(f1, &run), TCL_OK);
-    ck_assert_int_eq(Rb_FlowStart(f2, &run), TCL_OK);
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_int_eq(RbFlowStart(f1, &run), TCL_OK);
+    ck_assert_int_eq(RbFlowStart(f2, &run), TCL_OK);
     ck_assert_int_eq(Rb_SeriesAnalyzerClass.merge(a1, a2), TCL_ERROR);
-    ck_assert_int_eq(Rb_AnalyzerTakeError(interp, a1), TCL_ERROR);
+    ck_assert_int_eq(RbAnalyzerTakeError(interp, a1), TCL_ERROR);
     options = Tcl_GetReturnOptions(interp, TCL_ERROR);
     Tcl_IncrRefCount(options);
     key = Tcl_NewStringObj("-errorcode", -1);
@@ -62,9 +62,9 @@ START_TEST(merge_series_of_other_statistics_fails)
     ck_assert_str_eq(Tcl_GetString(code), "RUBICON MERGE MISMATCH");
     Tcl_DecrRefCount(key);
     Tcl_DecrRefCount(options);
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(f1);
-    Rb_FlowDelete(f2);
+    RbRunInfoFree(&run);
+    RbFlowDelete(f1);
+    RbFlowDelete(f2);
 }
 END_TEST
 
@@ -84,11 +84,11 @@ ReadsFor(const char *stats)
 
     Tcl_IncrRefCount(opts);
     f = NewFlow(&Rb_SeriesAnalyzerClass, Tcl_GetString(opts), &a);
-    Rb_RunInfoInit(&run, interp, Rb_IoSchema());
-    ck_assert_int_eq(Rb_FlowStart(f, &run), TCL_OK);
-    reads = Rb_AnalyzerReads(a);
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(f);
+    RbRunInfoInit(&run, interp, Rb_IoSchema());
+    ck_assert_int_eq(RbFlowStart(f, &run), TCL_OK);
+    reads = RbAnalyzerReads(a);
+    RbRunInfoFree(&run);
+    RbFlowDelete(f);
     Tcl_DecrRefCount(opts);
     return reads;
 }
@@ -144,8 +144,8 @@ StartOn(Rb_Schema *schema, const Rb_AnalyzerClass *cls, const char *opts)
     Rb_RunInfo run;
 
     code[0] = 0;
-    Rb_RunInfoInit(&run, interp, schema);
-    if (Rb_FlowStart(f, &run) != TCL_OK) {
+    RbRunInfoInit(&run, interp, schema);
+    if (RbFlowStart(f, &run) != TCL_OK) {
 	Tcl_Obj *options = Tcl_GetReturnOptions(interp, TCL_ERROR);
 	Tcl_Obj *key = Tcl_NewStringObj("-errorcode", -1), *value = NULL;
 
@@ -156,8 +156,8 @@ StartOn(Rb_Schema *schema, const Rb_AnalyzerClass *cls, const char *opts)
 	Tcl_DecrRefCount(key);
 	Tcl_DecrRefCount(options);
     }
-    Rb_RunInfoFree(&run);
-    Rb_FlowDelete(f);
+    RbRunInfoFree(&run);
+    RbFlowDelete(f);
     return code;
 }
 

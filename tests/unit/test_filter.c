@@ -90,7 +90,7 @@ Format(const uint32_t *sel, int n)
  *	agrees record by record.
  * Results: the selected indices as "0 2 5".
  */
-static int64_t timeBase;	/* Rb_FilterSetTimeBase for SelectFrom */
+static int64_t timeBase;	/* RbFilterSetTimeBase for SelectFrom */
 
 static const char *
 SelectFrom(Rb_Batch *b, const char *expr, const uint32_t *in, int nIn)
@@ -104,7 +104,7 @@ SelectFrom(Rb_Batch *b, const char *expr, const uint32_t *in, int nIn)
     ck_assert_msg(p != NULL, "%s: %s", expr, err.msg);
     ck_assert_str_eq(Rb_FilterSource(p), expr);
     if (timeBase != 0) {
-	Rb_FilterSetTimeBase(p, timeBase);
+	RbFilterSetTimeBase(p, timeBase);
     }
     if (in == NULL) {
 	for (k = 0; k < b->n; k++) {
@@ -363,7 +363,7 @@ START_TEST(test_bit_tests)
 END_TEST
 
 /*
- * After Rb_FilterSetTimeBase(60 s), as when the trace's first record is
+ * After RbFilterSetTimeBase(60 s), as when the trace's first record is
  * at 60 s, time constants count from there: "time < 9:00" is
  * time < 600 s of the epoch.  Durations and other fields do not move.
  */

@@ -12,13 +12,13 @@
 #include "rbtest.h"
 #include "io/native.h"
 
-void Rb_ReaderKitInit(void);
+void RbReaderKitInit(void);
 
 static void
 Setup(void)
 {
     rbtest_tmpdir_make("native");
-    Rb_ReaderKitInit();
+    RbReaderKitInit();
 }
 
 static void
@@ -63,13 +63,13 @@ START_TEST(io_records_round_trip)
 	    in->col[f][i] = pick[(i + 3 * f) % 8];
 	}
     }
-    w = Rb_NativeWriterOpen(rbtest_tmp("io.rbn"), io, 1053281044000000000LL,
+    w = RbNativeWriterOpen(rbtest_tmp("io.rbn"), io, 1053281044000000000LL,
 	    &err);
     ck_assert_ptr_nonnull(w);
-    ck_assert_int_eq(Rb_NativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
-    ck_assert_int_eq(Rb_NativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
     ck_assert_int_eq(access(rbtest_tmp("io.rbn"), F_OK), -1);
-    ck_assert_int_eq(Rb_NativeWriterClose(w, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     out = ReadBack(rbtest_tmp("io.rbn"), 3 * RB_BATCH_SIZE, &r, &err, &rc);
     ck_assert_int_eq(rc, 0);
     ck_assert_ptr_eq(r->schema, io);
@@ -109,11 +109,11 @@ START_TEST(string_schema_and_selection_round_trip)
 	Rb_SetDouble(in, fLat, i, 0.5 * i);
     }
     in->col[fUrl][3] = Rb_SchemaIntern(s, "/late", 5);
-    w = Rb_NativeWriterOpen(rbtest_tmp("ev.rbn"), s, 0, &err);
+    w = RbNativeWriterOpen(rbtest_tmp("ev.rbn"), s, 0, &err);
     /* Record 3 alone first: its strings are defined before record 0's. */
-    ck_assert_int_eq(Rb_NativeWriterWrite(w, in, sel + 2, 1, &err), TCL_OK);
-    ck_assert_int_eq(Rb_NativeWriterWrite(w, in, sel, 3, &err), TCL_OK);
-    ck_assert_int_eq(Rb_NativeWriterClose(w, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterWrite(w, in, sel + 2, 1, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterWrite(w, in, sel, 3, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
 
     out = ReadBack(rbtest_tmp("ev.rbn"), 0, &r, &err, &rc);
     ck_assert_int_eq(rc, 0);
@@ -158,9 +158,9 @@ WriteIo(const char *path, int n)
 	b->col[RB_IO_TIME][i] = i;
 	b->col[RB_IO_SIZE][i] = 4096;
     }
-    w = Rb_NativeWriterOpen(path, Rb_IoSchema(), 0, &err);
-    ck_assert_int_eq(Rb_NativeWriterWrite(w, b, NULL, 0, &err), TCL_OK);
-    ck_assert_int_eq(Rb_NativeWriterClose(w, &err), TCL_OK);
+    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, &err);
+    ck_assert_int_eq(RbNativeWriterWrite(w, b, NULL, 0, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     Rb_BatchFree(b);
 }
 
@@ -290,7 +290,7 @@ START_TEST(failed_write_leaves_no_file)
     char path[600];
 
     snprintf(path, sizeof(path), "%s/no-dir/x.rbn", rbtest_tmpdir());
-    ck_assert_ptr_null(Rb_NativeWriterOpen(path, Rb_IoSchema(), 0, &err));
+    ck_assert_ptr_null(RbNativeWriterOpen(path, Rb_IoSchema(), 0, &err));
     ck_assert_str_eq(err.code, "RUBICON NATIVE WRITE");
     ck_assert_ptr_nonnull(strstr(err.msg, path));
 }
@@ -304,8 +304,8 @@ START_TEST(empty_file_round_trips)
     Rb_Error err;
     int rc;
 
-    w = Rb_NativeWriterOpen(rbtest_tmp("e.rbn"), Rb_IoSchema(), 7, &err);
-    ck_assert_int_eq(Rb_NativeWriterClose(w, &err), TCL_OK);
+    w = RbNativeWriterOpen(rbtest_tmp("e.rbn"), Rb_IoSchema(), 7, &err);
+    ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     b = ReadBack(rbtest_tmp("e.rbn"), 0, &r, &err, &rc);
     ck_assert_int_eq(rc, 0);
     ck_assert_int_eq(b->n, 0);

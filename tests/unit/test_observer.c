@@ -42,14 +42,14 @@ START_TEST(mva_single_class_by_hand)
     Rb_QnResult r;
     Rb_Error err;
 
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
     ck_assert_rel(r.response[0], 2.0, 1e-12);
     ck_assert_rel(r.throughput[0], 2.0 / 3, 1e-12);
     ck_assert_rel(r.residence[0], 0.6, 1e-12);
     ck_assert_rel(r.residence[1], 1.4, 1e-12);
     ck_assert_rel(r.utilization[1], 2.0 / 3, 1e-12);
     ck_assert_int_eq(r.bottleneck, 1);
-    Rb_QnResultFree(&r);
+    RbQnResultFree(&r);
 }
 END_TEST
 
@@ -69,7 +69,7 @@ START_TEST(mva_two_class_lazowska_p142)
     Rb_QnResult r;
     Rb_Error err;
 
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
     ck_assert_rel(r.throughput[0], 3.0 / 19, 1e-12);
     ck_assert_rel(r.throughput[1], 2.0 / 19, 1e-12);
     ck_assert_rel(r.residence[0], 4.0 / 3, 1e-12);
@@ -80,7 +80,7 @@ START_TEST(mva_two_class_lazowska_p142)
     ck_assert_rel(r.queue[1], 15.0 / 19, 1e-12);
     ck_assert_rel(r.queue[2], 5.0 / 19, 1e-12);
     ck_assert_rel(r.queue[3], 14.0 / 19, 1e-12);
-    Rb_QnResultFree(&r);
+    RbQnResultFree(&r);
 }
 END_TEST
 
@@ -100,7 +100,7 @@ START_TEST(mva_two_class_schwetman_terminals)
     Rb_QnResult r;
     Rb_Error err;
 
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
     ck_assert_places(r.throughput[0], 14.323, 3);
     ck_assert_places(r.throughput[1], 0.314, 3);
     ck_assert_places(r.response[0], 0.047, 3);
@@ -109,7 +109,7 @@ START_TEST(mva_two_class_schwetman_terminals)
     ck_assert_places(r.throughput[1] * 0.5, 0.157, 3);
     ck_assert_places(r.queue[0], 0.677, 3);
     ck_assert_places(r.queue[1], 0.293, 3);
-    Rb_QnResultFree(&r);
+    RbQnResultFree(&r);
 }
 END_TEST
 
@@ -131,13 +131,13 @@ START_TEST(mva_single_class_bolch_8_3)
     Rb_Error err;
     int c;
 
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
     ck_assert_places(r.throughput[0], 9.920, 3);
     for (c = 0; c < 4; c++) {
 	ck_assert_places(r.utilization[c], u[c], 3);
 	ck_assert_places(r.queue[c], q[c], 3);
     }
-    Rb_QnResultFree(&r);
+    RbQnResultFree(&r);
 }
 END_TEST
 
@@ -158,12 +158,12 @@ START_TEST(mva_multiserver_bolch_8_4)
     int c;
 
     net.servers = servers;
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
     ck_assert(fabs(r.throughput[0] - 1.218) < 1e-3);
     for (c = 0; c < 4; c++) {
 	ck_assert(fabs(r.queue[c] - q[c]) < 1e-3);
     }
-    Rb_QnResultFree(&r);
+    RbQnResultFree(&r);
 }
 END_TEST
 
@@ -185,17 +185,17 @@ START_TEST(amva_lazowska_p117)
     Rb_Error err;
     int c;
 
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_APPROX, 1e-8, &r, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_APPROX, 1e-8, &r, &err), TCL_OK);
     ck_assert_int_eq(r.method, RB_QN_APPROX);
     ck_assert_places(r.throughput[0], 0.1510, 4);
     ck_assert_places(r.response[0], 4.87, 2);
     for (c = 0; c < 3; c++) {
 	ck_assert_places(r.queue[c], q[c], 4);
     }
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &e, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &e, &err), TCL_OK);
     ck_assert_rel(r.throughput[0], e.throughput[0], 0.02);
-    Rb_QnResultFree(&r);
-    Rb_QnResultFree(&e);
+    RbQnResultFree(&r);
+    RbQnResultFree(&e);
 }
 END_TEST
 
@@ -212,7 +212,7 @@ START_TEST(bounds_closed_by_hand)
     Rb_QnNet net = NET(3, 1, delay, dem, open, pop, z, lam);
     Rb_QnBounds b;
 
-    Rb_QnBoundsFor(&net, 0, &b);
+    RbQnBoundsFor(&net, 0, &b);
     ck_assert_rel(b.xUpper, 3 / 19.055, 1e-12);
     ck_assert_rel(b.xLower, 3 / 27.165, 1e-12);
     ck_assert_rel(b.rLower, 4.055, 1e-12);
@@ -221,7 +221,7 @@ START_TEST(bounds_closed_by_hand)
     ck_assert_int_eq(b.bottleneck, 1);
     /* Beyond N*, the bottleneck caps X at 1/Dmax and R >= N Dmax - Z. */
     pop[0] = 20;
-    Rb_QnBoundsFor(&net, 0, &b);
+    RbQnBoundsFor(&net, 0, &b);
     ck_assert_rel(b.xUpper, 1 / 2.1, 1e-12);
     ck_assert_rel(b.rLower, 20 * 2.1 - 15, 1e-12);
 }
@@ -242,19 +242,19 @@ START_TEST(open_network_by_hand)
     Rb_QnBounds b;
     Rb_Error err;
 
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_AUTO, 0, &r, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_AUTO, 0, &r, &err), TCL_OK);
     ck_assert_rel(r.response[0], 1.875, 1e-12);
     ck_assert_rel(r.utilization[1], 0.6, 1e-12);
     ck_assert_rel(r.queue[1], 1.5, 1e-12);
     ck_assert_int_eq(r.bottleneck, 1);
-    Rb_QnResultFree(&r);
-    Rb_QnBoundsFor(&net, 0, &b);
+    RbQnResultFree(&r);
+    RbQnBoundsFor(&net, 0, &b);
     ck_assert_rel(b.lambdaSat, 1 / 0.3, 1e-12);
     ck_assert_rel(b.rLower, 1.4, 1e-12);
     lam[0] = 4;
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_AUTO, 0, &r, &err), TCL_ERROR);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_AUTO, 0, &r, &err), TCL_ERROR);
     ck_assert_str_eq(err.code, "RUBICON OBSERVER SATURATED");
-    Rb_QnResultFree(&r);
+    RbQnResultFree(&r);
 }
 END_TEST
 
@@ -272,12 +272,12 @@ START_TEST(mixed_network_by_hand)
     Rb_QnResult r;
     Rb_Error err;
 
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
     ck_assert_rel(r.response[1], 2, 1e-12);
     ck_assert_rel(r.throughput[1], 0.5, 1e-12);
     ck_assert_rel(r.response[0], 4, 1e-12);
     ck_assert_rel(r.utilization[0], 1.0, 1e-12);
-    Rb_QnResultFree(&r);
+    RbQnResultFree(&r);
 }
 END_TEST
 
@@ -325,12 +325,12 @@ START_TEST(bounds_bracket_exact_random_networks)
 	    /* Open load kept below saturation: at most 0.3 per center. */
 	    lam[k] = 0.3 / (nc * 1.0 + 1e-9);
 	}
-	ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
+	ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
 	for (k = 0; k < nk; k++) {
 	    Rb_QnBounds b;
 	    double tol = 1e-9;
 
-	    Rb_QnBoundsFor(&net, k, &b);
+	    RbQnBoundsFor(&net, k, &b);
 	    ck_assert_msg(r.throughput[k] <= b.xUpper * (1 + tol) + 1e-12
 		    && r.throughput[k] >= b.xLower * (1 - tol) - 1e-12,
 		    "trial %d class %d: X %g outside [%g, %g]", trial, k,
@@ -357,7 +357,7 @@ START_TEST(bounds_bracket_exact_random_networks)
 		ck_assert(r.utilization[c] <= 1 + 1e-9);
 	    }
 	}
-	Rb_QnResultFree(&r);
+	RbQnResultFree(&r);
     }
 }
 END_TEST
@@ -384,12 +384,12 @@ START_TEST(approx_close_to_exact)
 	}
 	pop[0] = 1 + floor(Uniform() * 40);
 	z[0] = Uniform() * 10;
-	ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &e, &err), TCL_OK);
-	ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_APPROX, 1e-9, &r, &err),
+	ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &e, &err), TCL_OK);
+	ck_assert_int_eq(RbQnSolve(&net, RB_QN_APPROX, 1e-9, &r, &err),
 		TCL_OK);
 	ck_assert_rel(r.throughput[0], e.throughput[0], 0.10);
-	Rb_QnResultFree(&r);
-	Rb_QnResultFree(&e);
+	RbQnResultFree(&r);
+	RbQnResultFree(&e);
     }
     {
 	int delay[2] = {0, 0}, open[3] = {0, 0, 0};
@@ -399,12 +399,12 @@ START_TEST(approx_close_to_exact)
 	Rb_QnResult r;
 	Rb_Error err;
 
-	ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_AUTO, 0, &r, &err), TCL_OK);
+	ck_assert_int_eq(RbQnSolve(&net, RB_QN_AUTO, 0, &r, &err), TCL_OK);
 	ck_assert_int_eq(r.method, RB_QN_APPROX);
 	/* Symmetric classes: equal throughputs, summing to at most 1/D. */
 	ck_assert_rel(r.throughput[0], r.throughput[2], 1e-6);
 	ck_assert(r.utilization[0] <= 1 + 1e-9);
-	Rb_QnResultFree(&r);
+	RbQnResultFree(&r);
     }
 }
 END_TEST
@@ -426,13 +426,13 @@ START_TEST(mva_large_population)
     for (c = 0; c < 100; c++) {
 	dem[c] = c == 17 ? 0.05 : 0.001 + 0.0003 * c;
     }
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
-    ck_assert_int_eq(Rb_QnSolve(&net, RB_QN_APPROX, 1e-10, &a, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_EXACT, 0, &r, &err), TCL_OK);
+    ck_assert_int_eq(RbQnSolve(&net, RB_QN_APPROX, 1e-10, &a, &err), TCL_OK);
     ck_assert_rel(r.throughput[0], 20, 1e-3);
     ck_assert_rel(a.throughput[0], r.throughput[0], 0.01);
     ck_assert_int_eq(r.bottleneck, 17);
-    Rb_QnResultFree(&r);
-    Rb_QnResultFree(&a);
+    RbQnResultFree(&r);
+    RbQnResultFree(&a);
 }
 END_TEST
 

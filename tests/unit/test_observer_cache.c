@@ -88,22 +88,22 @@ static void
 CheckCurves(const int *w, const int64_t *b, int64_t n, int nw,
 	const int64_t *sizes, int nsizes)
 {
-    Rb_CacheModel *m = Rb_CacheModelCreate(1);
+    Rb_CacheModel *m = RbCacheModelCreate(1);
     int64_t *sub = malloc(n * sizeof(int64_t));
     int64_t i, k;
     int j, s;
 
     for (i = 0; i < n; i++) {
-	Rb_CacheModelAccess(m, w[i], b[i]);
+	RbCacheModelAccess(m, w[i], b[i]);
     }
-    ck_assert_int_eq(Rb_CacheModelWorkloads(m), nw);
+    ck_assert_int_eq(RbCacheModelWorkloads(m), nw);
     for (s = 0; s < nsizes; s++) {
 	int64_t misses = 0;
 
-	ck_assert_int_eq(Rb_CacheCurveHits(Rb_CacheModelCurve(m, -1),
+	ck_assert_int_eq(RbCacheCurveHits(RbCacheModelCurve(m, -1),
 		sizes[s]), LruHits(b, n, sizes[s]));
 	for (i = 0; i < n; i++) {
-	    int64_t d = Rb_CacheModelDistance(m, 0, i);
+	    int64_t d = RbCacheModelDistance(m, 0, i);
 
 	    misses += d == 0 || d > sizes[s];
 	}
@@ -114,12 +114,12 @@ CheckCurves(const int *w, const int64_t *b, int64_t n, int nw,
 		    sub[k++] = b[i];
 		}
 	    }
-	    ck_assert_int_eq(Rb_CacheCurveHits(Rb_CacheModelCurve(m, j),
+	    ck_assert_int_eq(RbCacheCurveHits(RbCacheModelCurve(m, j),
 		    sizes[s]), LruHits(sub, k, sizes[s]));
 	}
     }
     free(sub);
-    Rb_CacheModelFree(m);
+    RbCacheModelFree(m);
 }
 
 /*
@@ -131,21 +131,21 @@ START_TEST(cache_distances_by_hand)
 {
     static const int64_t b[] = {1, 2, 3, 1, 2, 4, 1};
     static const int64_t want[] = {0, 0, 0, 3, 3, 0, 3};
-    Rb_CacheModel *m = Rb_CacheModelCreate(1);
+    Rb_CacheModel *m = RbCacheModelCreate(1);
     const Rb_CacheCurve *c;
     int i;
 
     for (i = 0; i < 7; i++) {
-	Rb_CacheModelAccess(m, 0, b[i]);
+	RbCacheModelAccess(m, 0, b[i]);
     }
     for (i = 0; i < 7; i++) {
-	ck_assert_int_eq(Rb_CacheModelDistance(m, 0, i), want[i]);
+	ck_assert_int_eq(RbCacheModelDistance(m, 0, i), want[i]);
     }
-    c = Rb_CacheModelCurve(m, -1);
+    c = RbCacheModelCurve(m, -1);
     ck_assert_int_eq(c->cold, 4);
-    ck_assert_int_eq(Rb_CacheCurveHits(c, 2), 0);
-    ck_assert_int_eq(Rb_CacheCurveHits(c, 3), 3);
-    Rb_CacheModelFree(m);
+    ck_assert_int_eq(RbCacheCurveHits(c, 2), 0);
+    ck_assert_int_eq(RbCacheCurveHits(c, 3), 3);
+    RbCacheModelFree(m);
 }
 END_TEST
 

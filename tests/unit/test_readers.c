@@ -11,7 +11,7 @@
 #include "rbtest.h"
 #include "io/text.h"
 
-void Rb_ReaderKitInit(void);
+void RbReaderKitInit(void);
 
 #define MAXREC 16
 #define FIX "tests/fixtures/"
@@ -76,41 +76,41 @@ ReadAll(Trace *t, const char *path, const char *format, Rb_OnError policy,
 static void
 Setup(void)
 {
-    Rb_ReaderKitInit();
+    RbReaderKitInit();
 }
 
 START_TEST(parse_scaled_is_exact)
 {
     int64_t v;
 
-    ck_assert(Rb_ParseScaled("0.011413", 1000000000, &v));
+    ck_assert(RbParseScaled("0.011413", 1000000000, &v));
     ck_assert_int_eq(v, 11413000);
-    ck_assert(Rb_ParseScaled("1.25e0", 1000000000, &v));
+    ck_assert(RbParseScaled("1.25e0", 1000000000, &v));
     ck_assert_int_eq(v, 1250000000);
-    ck_assert(Rb_ParseScaled("-2.5", 1000, &v));
+    ck_assert(RbParseScaled("-2.5", 1000, &v));
     ck_assert_int_eq(v, -2500);
-    ck_assert(Rb_ParseScaled("9223372036854775807", 1, &v));
+    ck_assert(RbParseScaled("9223372036854775807", 1, &v));
     ck_assert_int_eq(v, INT64_MAX);
-    ck_assert(Rb_ParseScaled("1e-50", 1000000000, &v));
+    ck_assert(RbParseScaled("1e-50", 1000000000, &v));
     ck_assert_int_eq(v, 0);
-    ck_assert(!Rb_ParseScaled("9223372036854775808", 1, &v));
-    ck_assert(!Rb_ParseScaled("1e300", 1, &v));
-    ck_assert(!Rb_ParseScaled("", 1, &v));
-    ck_assert(!Rb_ParseScaled(".", 1, &v));
-    ck_assert(!Rb_ParseScaled("1.2.3", 1, &v));
-    ck_assert(!Rb_ParseScaled("1e", 1, &v));
+    ck_assert(!RbParseScaled("9223372036854775808", 1, &v));
+    ck_assert(!RbParseScaled("1e300", 1, &v));
+    ck_assert(!RbParseScaled("", 1, &v));
+    ck_assert(!RbParseScaled(".", 1, &v));
+    ck_assert(!RbParseScaled("1.2.3", 1, &v));
+    ck_assert(!RbParseScaled("1e", 1, &v));
     /* Far more digits than fit: refused, without overflowing on the way
      * (UBSan checks). */
-    ck_assert(!Rb_ParseScaled("12345678901234567890123456789012345678901234"
+    ck_assert(!RbParseScaled("12345678901234567890123456789012345678901234"
 	    "567890.5", 1000000000, &v));
-    ck_assert(!Rb_ParseScaled("0.1234567890123456789012345678901234567890123"
+    ck_assert(!RbParseScaled("0.1234567890123456789012345678901234567890123"
 	    "45678901234567890", 1000000000, &v));
-    ck_assert(!Rb_ParseInt("1.5", &v));
-    ck_assert(!Rb_ParseInt("-9223372036854775808", &v));
-    ck_assert(Rb_ParseHex("2a", &v));
+    ck_assert(!RbParseInt("1.5", &v));
+    ck_assert(!RbParseInt("-9223372036854775808", &v));
+    ck_assert(RbParseHex("2a", &v));
     ck_assert_int_eq(v, 42);
-    ck_assert(!Rb_ParseHex("0x", &v));
-    ck_assert(!Rb_ParseHex("8000000000000000", &v));
+    ck_assert(!RbParseHex("0x", &v));
+    ck_assert(!RbParseHex("8000000000000000", &v));
 }
 END_TEST
 
@@ -120,27 +120,27 @@ START_TEST(parse_whole_numbers_at_the_edges_of_the_short_path)
 
     /* 18 digits are parsed without 128-bit arithmetic; the results must
      * be those of the long path, which 19 and more digits take. */
-    ck_assert(Rb_ParseInt("999999999999999999", &v));
+    ck_assert(RbParseInt("999999999999999999", &v));
     ck_assert_int_eq(v, 999999999999999999LL);
-    ck_assert(Rb_ParseScaled("-999999999999999999", 1, &v));
+    ck_assert(RbParseScaled("-999999999999999999", 1, &v));
     ck_assert_int_eq(v, -999999999999999999LL);
-    ck_assert(Rb_ParseScaled("92233720368547758", 100, &v));
+    ck_assert(RbParseScaled("92233720368547758", 100, &v));
     ck_assert_int_eq(v, 9223372036854775800LL);
-    ck_assert(!Rb_ParseScaled("92233720368547759", 100, &v));
-    ck_assert(!Rb_ParseScaled("999999999999999999", 1000000000000LL, &v));
-    ck_assert(Rb_ParseScaled("-9223372036854775807", 1, &v));
+    ck_assert(!RbParseScaled("92233720368547759", 100, &v));
+    ck_assert(!RbParseScaled("999999999999999999", 1000000000000LL, &v));
+    ck_assert(RbParseScaled("-9223372036854775807", 1, &v));
     ck_assert_int_eq(v, -INT64_MAX);
-    ck_assert(Rb_ParseInt("0000000000000000000042", &v));
+    ck_assert(RbParseInt("0000000000000000000042", &v));
     ck_assert_int_eq(v, 42);
-    ck_assert(Rb_ParseScaled("-0", 1000, &v));
+    ck_assert(RbParseScaled("-0", 1000, &v));
     ck_assert_int_eq(v, 0);
-    ck_assert(Rb_ParseScaled("+7", 100, &v));
+    ck_assert(RbParseScaled("+7", 100, &v));
     ck_assert_int_eq(v, 700);
-    ck_assert(!Rb_ParseInt("12a", &v));
-    ck_assert(!Rb_ParseInt("-", &v));
-    ck_assert(!Rb_ParseInt("+", &v));
-    ck_assert(!Rb_ParseInt(" 5", &v));
-    ck_assert(!Rb_ParseScaled("5", 0, &v));
+    ck_assert(!RbParseInt("12a", &v));
+    ck_assert(!RbParseInt("-", &v));
+    ck_assert(!RbParseInt("+", &v));
+    ck_assert(!RbParseInt(" 5", &v));
+    ck_assert(!RbParseScaled("5", 0, &v));
 }
 END_TEST
 
@@ -149,15 +149,15 @@ START_TEST(split_trims_fields_and_keeps_the_rest_in_the_last)
     char line1[] = " a, b ,,c ", line2[] = " a, b ,,c ", line3[] = "x\t\ty";
     char *f[8];
 
-    ck_assert_int_eq(Rb_TextSplit(line1, ',', f, 8), 4);
+    ck_assert_int_eq(RbTextSplit(line1, ',', f, 8), 4);
     ck_assert_str_eq(f[0], "a");
     ck_assert_str_eq(f[1], "b");
     ck_assert_str_eq(f[2], "");
     ck_assert_str_eq(f[3], "c");
-    ck_assert_int_eq(Rb_TextSplit(line2, ',', f, 2), 2);
+    ck_assert_int_eq(RbTextSplit(line2, ',', f, 2), 2);
     ck_assert_str_eq(f[0], "a");
     ck_assert_str_eq(f[1], "b ,,c");
-    ck_assert_int_eq(Rb_TextSplit(line3, '\t', f, 8), 3);
+    ck_assert_int_eq(RbTextSplit(line3, '\t', f, 8), 3);
     ck_assert_str_eq(f[0], "x");
     ck_assert_str_eq(f[1], "");
     ck_assert_str_eq(f[2], "y");
@@ -196,9 +196,9 @@ START_TEST(msr_fixture_by_hand)
     ck_assert_int_eq(t.v[0][RB_IO_MACHINE], t.v[1][RB_IO_MACHINE]);
     ck_assert_int_ne(t.v[0][RB_IO_MACHINE], t.v[2][RB_IO_MACHINE]);
     /* FNV-1a of "web", by the published algorithm. */
-    ck_assert_int_eq(t.v[0][RB_IO_MACHINE], Rb_HashName("web"));
-    ck_assert_int_eq(Rb_HashName(""), 2166136261u);
-    ck_assert_int_eq(Rb_HashName("a"), 0xe40c292cu);
+    ck_assert_int_eq(t.v[0][RB_IO_MACHINE], RbHashName("web"));
+    ck_assert_int_eq(RbHashName(""), 2166136261u);
+    ck_assert_int_eq(RbHashName("a"), 0xe40c292cu);
 }
 END_TEST
 

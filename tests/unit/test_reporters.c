@@ -92,12 +92,12 @@ SetUp(void)
     snprintf(tmpDir, sizeof(tmpDir), "/tmp/rbtest-reporters-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(tmpDir));
 
-    flows[0] = Rb_FlowCreate(interp, "sda");
-    flows[1] = Rb_FlowCreate(interp, FLOW2);
+    flows[0] = RbFlowCreate(interp, "sda");
+    flows[1] = RbFlowCreate(interp, FLOW2);
 
-    Rb_FlowSetAttr(flows[0], Rb_AttrScalar("Bandwidth", 1234.5, "bytes/s",
+    RbFlowSetAttr(flows[0], Rb_AttrScalar("Bandwidth", 1234.5, "bytes/s",
 	    "bytes moved per second"));
-    Rb_FlowSetAttr(flows[0], Rb_AttrScalar("Count", 1000, "", "I/Os seen"));
+    RbFlowSetAttr(flows[0], Rb_AttrScalar("Count", 1000, "", "I/Os seen"));
 
     a = Rb_AttrCreate("SizeHist", RB_ATTR_HISTOGRAM, "bytes",
 	    "request sizes, log2 bins");
@@ -107,7 +107,7 @@ SetUp(void)
     for (r = 0; r < 4; r++) {
 	AddRow(a, 3, hist[r]);
     }
-    Rb_FlowSetAttr(flows[0], a);
+    RbFlowSetAttr(flows[0], a);
 
     a = Rb_AttrCreate("Latency", RB_ATTR_PERCENTILES, "s",
 	    "response time percentiles");
@@ -117,9 +117,9 @@ SetUp(void)
 	AddRow(a, 2, pct[r]);
     }
     a->partial = 1;
-    Rb_FlowSetAttr(flows[0], a);
+    RbFlowSetAttr(flows[0], a);
 
-    Rb_FlowSetAttr(flows[0], MakeSeries("Rate", 1, 0));
+    RbFlowSetAttr(flows[0], MakeSeries("Rate", 1, 0));
 
     a = Rb_AttrCreate("Processes", RB_ATTR_TABLE, "", "bytes by process");
     Rb_AttrAddColumn(a, "pid", "", 0);
@@ -137,21 +137,21 @@ SetUp(void)
     Rb_AttrSetNum(a, r, 0, 303);
     Rb_AttrSetText(a, r, 1, "plain");
     Rb_AttrSetNum(a, r, 2, 1.5);
-    Rb_FlowSetAttr(flows[0], a);
+    RbFlowSetAttr(flows[0], a);
 
-    Rb_FlowSetAttr(flows[0], Rb_AttrTextNew("Note", NOTE_TEXT,
+    RbFlowSetAttr(flows[0], Rb_AttrTextNew("Note", NOTE_TEXT,
 	    "free text"));
 
     a = Rb_AttrCreate("Empty", RB_ATTR_TABLE, "", "no rows at all");
     Rb_AttrAddColumn(a, "x", "", 0);
-    Rb_FlowSetAttr(flows[0], a);
+    RbFlowSetAttr(flows[0], a);
 
-    Rb_FlowSetAttr(flows[1], Rb_AttrScalar("Bandwidth", 99, "bytes/s",
+    RbFlowSetAttr(flows[1], Rb_AttrScalar("Bandwidth", 99, "bytes/s",
 	    "bytes moved per second"));
     /* A long name: plot commands must not be cut at any length. */
-    Rb_FlowSetAttr(flows[1], MakeSeries(LONG_SERIES, 2, 1));
+    RbFlowSetAttr(flows[1], MakeSeries(LONG_SERIES, 2, 1));
 
-    Rb_RunInfoInit(&run, interp, NULL);
+    RbRunInfoInit(&run, interp, NULL);
     run.traces = "a.srt b.srt";
     run.records = 1000;
     run.skipped = 3;
@@ -172,9 +172,9 @@ TearDown(void)
     Tcl_Interp *interp = rbtest_interp();
     Tcl_Obj *cmd = Tcl_NewListObj(0, NULL);
 
-    Rb_FlowDelete(flows[0]);
-    Rb_FlowDelete(flows[1]);
-    Rb_RunInfoFree(&run);
+    RbFlowDelete(flows[0]);
+    RbFlowDelete(flows[1]);
+    RbRunInfoFree(&run);
     Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("file", -1));
     Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("delete", -1));
     Tcl_ListObjAppendElement(NULL, cmd, Tcl_NewStringObj("-force", -1));
@@ -244,12 +244,12 @@ WriteReport(const char *name, int nflows, Rb_Flow **fl, const char *fmt, ...)
     Tcl_IncrRefCount(list);
     ck_assert_int_eq(Tcl_ListObjGetElements(interp, list, &objc, &objv),
 	    TCL_OK);
-    r = Rb_ReporterCreate(interp, cls, nflows, fl, objc, objv);
+    r = RbReporterCreate(interp, cls, nflows, fl, objc, objv);
     Tcl_DecrRefCount(list);
     ck_assert_msg(r != NULL, "create %s: %s", name,
 	    Tcl_GetStringResult(interp));
-    code = Rb_ReporterWrite(r, &run);
-    Rb_ReporterDelete(r);
+    code = RbReporterWrite(r, &run);
+    RbReporterDelete(r);
     return code;
 }
 
@@ -345,7 +345,7 @@ CountCells(int n)
     const char **names;
 
     for (i = 0; i < n; i++) {
-	names = Rb_FlowAttrNames(flows[i], &count);
+	names = RbFlowAttrNames(flows[i], &count);
 	for (j = 0; j < count; j++) {
 	    const Rb_Attribute *a = Rb_FlowGetAttr(flows[i], names[j]);
 
@@ -709,7 +709,7 @@ START_TEST(test_json_invalid_utf8_and_repeated_flow)
     char *dump;
 
     SetUp();
-    Rb_FlowSetAttr(flows[1], Rb_AttrTextNew("Raw", "bad\xff\xc3", ""));
+    RbFlowSetAttr(flows[1], Rb_AttrTextNew("Raw", "bad\xff\xc3", ""));
     twice[0] = twice[1] = flows[1];
     ck_assert_int_eq(WriteReport("ReporterJson", 2, twice,
 	    "-output %s", Path("t.json")),
@@ -1000,9 +1000,9 @@ START_TEST(test_graph_names_cannot_become_gnuplot_commands)
     char *script;
 
     SetUp();
-    evil = Rb_FlowCreate(rbtest_interp(),
+    evil = RbFlowCreate(rbtest_interp(),
 	    "x\nsystem 'touch pwned'\n'quote");
-    Rb_FlowSetAttr(evil, MakeSeries("Rate\nsystem 'touch pwned2'", 1, 1));
+    RbFlowSetAttr(evil, MakeSeries("Rate\nsystem 'touch pwned2'", 1, 1));
     ck_assert_int_eq(WriteReport("ReporterGraph", 1, &evil,
 	    "-output %s", Path("g")), TCL_OK);
     ck_assert(!Exists(Path("g/pwned")));
@@ -1013,7 +1013,7 @@ START_TEST(test_graph_names_cannot_become_gnuplot_commands)
     ck_assert(strstr(script, "\nsystem") == NULL);
     ck_assert_ptr_nonnull(strstr(script, "x system ''touch pwned'' ''quote"));
     free(script);
-    Rb_FlowDelete(evil);
+    RbFlowDelete(evil);
     TearDown();
 }
 END_TEST
@@ -1121,29 +1121,29 @@ START_TEST(test_numbers_and_names_are_formatted_once_for_all)
     Tcl_DString ds;
     Rb_ReportNames names;
 
-    ck_assert_str_eq(Rb_ReportNum(42, buf), "42");
-    ck_assert_str_eq(Rb_ReportNum(-0.0, buf), "0");
-    ck_assert_str_eq(Rb_ReportNum(0.1, buf), "0.1");
-    ck_assert_str_eq(Rb_ReportNum(1.0 / 3, buf), "0.3333333333333333");
-    ck_assert_str_eq(Rb_ReportNum(1e300, buf), "1e+300");
-    ck_assert_str_eq(Rb_ReportNum(NAN, buf), "NaN");
-    ck_assert_str_eq(Rb_ReportNum(-INFINITY, buf), "-Inf");
-    ck_assert_str_eq(Rb_ReportNum(123456789, buf), "123456789");
+    ck_assert_str_eq(RbReportNum(42, buf), "42");
+    ck_assert_str_eq(RbReportNum(-0.0, buf), "0");
+    ck_assert_str_eq(RbReportNum(0.1, buf), "0.1");
+    ck_assert_str_eq(RbReportNum(1.0 / 3, buf), "0.3333333333333333");
+    ck_assert_str_eq(RbReportNum(1e300, buf), "1e+300");
+    ck_assert_str_eq(RbReportNum(NAN, buf), "NaN");
+    ck_assert_str_eq(RbReportNum(-INFINITY, buf), "-Inf");
+    ck_assert_str_eq(RbReportNum(123456789, buf), "123456789");
 
-    Rb_ReportNamesInit(&names);
-    ck_assert_str_eq(Rb_ReportFileName(&names, "../etc", "a b", &ds),
+    RbReportNamesInit(&names);
+    ck_assert_str_eq(RbReportFileName(&names, "../etc", "a b", &ds),
 	    "_._etc.a_b");
     Tcl_DStringFree(&ds);
-    ck_assert_str_eq(Rb_ReportFileName(&names, "_./etc", "a_b", &ds),
+    ck_assert_str_eq(RbReportFileName(&names, "_./etc", "a_b", &ds),
 	    "_._etc.a_b-2");
     Tcl_DStringFree(&ds);
-    ck_assert_str_eq(Rb_ReportFileName(&names, "", "[exec rm]", &ds),
+    ck_assert_str_eq(RbReportFileName(&names, "", "[exec rm]", &ds),
 	    "_._exec_rm_");
     Tcl_DStringFree(&ds);
-    ck_assert_str_eq(Rb_ReportFileName(&names, "-v", "x-y", &ds),
+    ck_assert_str_eq(RbReportFileName(&names, "-v", "x-y", &ds),
 	    "_v.x-y");
     Tcl_DStringFree(&ds);
-    Rb_ReportNamesFree(&names);
+    RbReportNamesFree(&names);
 }
 END_TEST
 

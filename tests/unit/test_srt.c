@@ -15,7 +15,7 @@
 #define HEADER_END 297		/* offset of the form feed */
 #define REC 88
 
-void Rb_ReaderKitInit(void);
+void RbReaderKitInit(void);
 
 static unsigned char *raw;	/* the decompressed trace */
 static size_t rawLen;
@@ -45,7 +45,7 @@ Setup(void)
     ck_assert_int_eq(bzerr, BZ_STREAM_END);
     BZ2_bzReadClose(&bzerr, bz);
     fclose(fp);
-    Rb_ReaderKitInit();
+    RbReaderKitInit();
 }
 
 static void
@@ -208,8 +208,8 @@ START_TEST(real_trace_matches_simple_decoder)
     ck_assert_uint_eq(r->skipped, 0);
     CheckSameSummary(&got, &want);
     ck_assert_int_eq(r->epochNs, (want.firstUs / 1000000) * 1000000000LL);
-    ck_assert_ptr_nonnull(strstr(Rb_SrtHeader(r), "43000 records read"));
-    ck_assert_ptr_nonnull(strstr(Rb_SrtHeader(r), "version = 1.7;"));
+    ck_assert_ptr_nonnull(strstr(RbSrtHeader(r), "43000 records read"));
+    ck_assert_ptr_nonnull(strstr(RbSrtHeader(r), "version = 1.7;"));
     Rb_ReaderClose(r);
 }
 END_TEST

@@ -19,13 +19,13 @@ CopyOfTable(void)
     Rb_Stubs *t = malloc(sizeof(Rb_Stubs));
 
     ck_assert_ptr_nonnull(t);
-    memcpy(t, Rb_StubsTable(), sizeof(Rb_Stubs));
+    memcpy(t, RbStubsTable(), sizeof(Rb_Stubs));
     return t;
 }
 
 START_TEST(the_library_table_agrees_with_its_header)
 {
-    const Rb_Stubs *t = Rb_StubsTable();
+    const Rb_Stubs *t = RbStubsTable();
 
     ck_assert_ptr_null(Rb_StubsMismatch(t));
     ck_assert_int_eq(t->magic, 0x52624232);

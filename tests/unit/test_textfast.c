@@ -14,7 +14,7 @@
 #include "rbtest.h"
 #include "io/text.h"
 
-void Rb_ReaderKitInit(void);
+void RbReaderKitInit(void);
 
 /* Everything a read gives: the records, the skip counters, the error. */
 typedef struct Result {
@@ -30,7 +30,7 @@ typedef struct Result {
 static void
 Setup(void)
 {
-    Rb_ReaderKitInit();
+    RbReaderKitInit();
     rbtest_tmpdir_make("textfast");
 }
 
@@ -131,7 +131,7 @@ Rand(void)
 
 /*
  * RefDigits --
- *	Rb_TextDigits the plain way, a character at a time.
+ *	RbTextDigits the plain way, a character at a time.
  */
 static const char *
 RefDigits(const char *p, char stop, int64_t *v)
@@ -178,7 +178,7 @@ START_TEST(digits_agree_with_one_at_a_time)
 			p[j] = (char)('0' + Rand() % 10);
 		    }
 		    p[len] = after[k];
-		    e1 = Rb_TextDigits(p, ',', &v1);
+		    e1 = RbTextDigits(p, ',', &v1);
 		    e2 = RefDigits(p, ',', &v2);
 		    ck_assert_ptr_eq(e1, e2);
 		    ck_assert_int_eq(v1, v2);
@@ -189,7 +189,7 @@ START_TEST(digits_agree_with_one_at_a_time)
     }
     /* Lengths 1 to 18 followed by ',': 18 * 8 alignments * 20 trials. */
     ck_assert_int_eq(checked, 18 * 8 * 20);
-    ck_assert_ptr_null(Rb_TextDigits("1234567890123456789,        ", ',',
+    ck_assert_ptr_null(RbTextDigits("1234567890123456789,        ", ',',
 	    &v));
 }
 END_TEST

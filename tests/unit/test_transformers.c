@@ -54,7 +54,7 @@ NewXf(const Rb_TransformerClass *cls, const char *opts)
     Tcl_IncrRefCount(list);
     ck_assert_int_eq(Tcl_ListObjGetElements(interp, list, &objc, &objv),
 	    TCL_OK);
-    t = Rb_TransformerCreate(interp, cls, objc, objv);
+    t = RbTransformerCreate(interp, cls, objc, objv);
     Tcl_DecrRefCount(list);
     return t;
 }
@@ -91,7 +91,7 @@ TransformChunks(Rb_Transformer *t, const Rb_Batch *in, int chunk)
     Rb_RunInfo run;
     int i, k, ok = 1;
 
-    Rb_RunInfoInit(&run, interp, in->schema);
+    RbRunInfoInit(&run, interp, in->schema);
     ok = t->cls->start == NULL || t->cls->start(t, &run) == TCL_OK;
     for (i = 0; ok && i < in->n; i += chunk) {
 	Rb_BatchClear(part);
@@ -112,7 +112,7 @@ TransformChunks(Rb_Transformer *t, const Rb_Batch *in, int chunk)
     if (ok && t->cls->flush) {
 	ok = t->cls->flush(t, out) == TCL_OK;
     }
-    Rb_RunInfoFree(&run);
+    RbRunInfoFree(&run);
     Rb_BatchFree(part);
     free(sel);
     if (!ok) {
@@ -171,7 +171,7 @@ START_TEST(volume_map_linear_segments)
     ck_assert_int_eq(out->col[RB_IO_OFFSET][1], 2000);
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 }
 END_TEST
 
@@ -197,7 +197,7 @@ START_TEST(volume_map_striped_chunks)
     ck_assert(out->col[RB_IO_LVNO][4] == RB_ABSENT);
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 }
 END_TEST
 
@@ -215,7 +215,7 @@ START_TEST(volume_map_drops_unmapped_when_asked)
     ck_assert_int_eq(out->col[RB_IO_DEVICE][0], 20);
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 }
 END_TEST
 
@@ -273,7 +273,7 @@ START_TEST(coalesce_merges_sequential_reads_in_window)
     ck_assert_int_eq(out->col[RB_IO_SIZE][1], 512);
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 }
 END_TEST
 
@@ -303,7 +303,7 @@ START_TEST(coalesce_keeps_gaps_jumps_and_devices_apart)
     ck_assert_int_eq(out->col[RB_IO_TIME][4], 24 * MS);
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 }
 END_TEST
 
@@ -325,7 +325,7 @@ START_TEST(coalesce_lets_go_when_the_window_passes)
     ck_assert_int_eq(out->col[RB_IO_SIZE][1], 8192);
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 }
 END_TEST
 
@@ -354,8 +354,8 @@ START_TEST(device_map_renumbers_and_drops)
 	    "-map {1 2 1 3}"));
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
-    Rb_TransformerDelete(d);
+    RbTransformerDelete(t);
+    RbTransformerDelete(d);
 }
 END_TEST
 
@@ -373,14 +373,14 @@ START_TEST(time_scales_then_shifts_every_time)
     ck_assert_int_eq(out->col[RB_IO_START][0], 5 * SEC + SEC / 2);
     ck_assert(out->col[RB_IO_FINISH][0] == RB_ABSENT);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 
     /* A shift past the 64-bit range is a run error, not a wrap. */
     t = MustXf(&Rb_TimeTransformerClass, "-shift 9e9");
     in->col[RB_IO_TIME][0] = INT64_MAX - 10;
     ck_assert_ptr_null(TransformChunks(t, in, 1));
     ck_assert_str_eq(t->err.code, "RUBICON TRANSFORMER RANGE");
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
     ck_assert_ptr_null(NewXf(&Rb_TimeTransformerClass, "-scale 0"));
     Rb_BatchFree(in);
 }
@@ -403,7 +403,7 @@ START_TEST(sample_every_nth_record)
     ck_assert_ptr_null(NewXf(&Rb_SampleTransformerClass, "-every 0"));
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 }
 END_TEST
 
@@ -439,8 +439,8 @@ START_TEST(sample_by_key_keeps_whole_keys)
     Rb_BatchFree(in);
     Rb_BatchFree(outA);
     Rb_BatchFree(outB);
-    Rb_TransformerDelete(a);
-    Rb_TransformerDelete(b);
+    RbTransformerDelete(a);
+    RbTransformerDelete(b);
 }
 END_TEST
 
@@ -465,7 +465,7 @@ START_TEST(split_large_io_into_pieces)
     ck_assert_int_eq(out->col[RB_IO_SIZE][3], 4096);
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 }
 END_TEST
 
@@ -487,7 +487,7 @@ START_TEST(split_caps_pieces_and_keeps_bytes)
     ck_assert_int_eq(out->col[RB_IO_OFFSET][out->n - 1], 63);
     Rb_BatchFree(in);
     Rb_BatchFree(out);
-    Rb_TransformerDelete(t);
+    RbTransformerDelete(t);
 }
 END_TEST
 

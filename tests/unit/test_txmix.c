@@ -77,7 +77,7 @@ START_TEST(lar_reproduces_quantreg_stackloss_fit)
     int it, i, j;
 
     StacklossDesign(X, y);
-    ck_assert_int_eq(Rb_TxmixLar(21, 4, X, y, coef, &obj, &it), 0);
+    ck_assert_int_eq(RbTxmixLar(21, 4, X, y, coef, &obj, &it), 0);
     for (j = 0; j < 4; j++) {
 	ck_assert_double_eq_tol(coef[j], published[j], 5e-9);
     }
@@ -106,7 +106,7 @@ START_TEST(ols_reproduces_lm_stackloss_fit)
     int j;
 
     StacklossDesign(X, y);
-    ck_assert_int_eq(Rb_TxmixOls(21, 4, X, y, coef, &sse), 0);
+    ck_assert_int_eq(RbTxmixOls(21, 4, X, y, coef, &sse), 0);
     for (j = 0; j < 4; j++) {
 	ck_assert_double_eq_tol(coef[j], published[j], 5e-5);
     }
@@ -260,7 +260,7 @@ START_TEST(lar_objective_matches_brute_force_lp_on_random_problems)
 	    y[i] = integers ? floor(NextRandom(&seed) * 6) - 2
 		    : NextRandom(&seed) * 50 - 25;
 	}
-	ck_assert_int_eq(Rb_TxmixLar(n, p, X, y, coef, &obj, NULL), 0);
+	ck_assert_int_eq(RbTxmixLar(n, p, X, y, coef, &obj, NULL), 0);
 	best = BruteForceL1(n, p, X, y);
 	if (best == HUGE_VAL) {
 	    continue;		/* X is rank-deficient: no basic solution */
@@ -294,17 +294,17 @@ START_TEST(basic_model_recovers_demands_and_lar_ignores_an_outlier)
 	y[i] = 0.2 * N[2 * i] + 0.5 * N[2 * i + 1];
     }
     y[5] += 30.0;
-    ck_assert_int_eq(Rb_TxmixFit(&d, TX_BASIC, TX_LAR, 0, NULL, &lar, err,
+    ck_assert_int_eq(RbTxmixFit(&d, TX_BASIC, TX_LAR, 0, NULL, &lar, err,
 	    sizeof(err)), 0);
-    ck_assert_int_eq(Rb_TxmixFit(&d, TX_BASIC, TX_OLS, 0, NULL, &ols, err,
+    ck_assert_int_eq(RbTxmixFit(&d, TX_BASIC, TX_OLS, 0, NULL, &ols, err,
 	    sizeof(err)), 0);
     ck_assert_int_eq(lar.p, 2);
     ck_assert_double_eq_tol(lar.coef[0], 0.2, 1e-12);
     ck_assert_double_eq_tol(lar.coef[1], 0.5, 1e-12);
     ck_assert_double_eq_tol(lar.objective, 30.0, 1e-9);
     ck_assert(fabs(ols.coef[1] - 0.5) > 0.1);
-    Rb_TxmixFitFree(&lar);
-    Rb_TxmixFitFree(&ols);
+    RbTxmixFitFree(&lar);
+    RbTxmixFitFree(&ols);
 }
 END_TEST
 
@@ -320,11 +320,11 @@ START_TEST(models_need_utilization_and_accuracy_is_by_hand)
     TxAccuracy acc;
     char err[100];
 
-    ck_assert_int_eq(Rb_TxmixFit(&d, TX_EXTENDED, TX_LAR, 0, NULL, &fit,
+    ck_assert_int_eq(RbTxmixFit(&d, TX_EXTENDED, TX_LAR, 0, NULL, &fit,
 	    err, sizeof(err)), -1);
     ck_assert_str_eq(err, "model \"extended\" needs utilizations");
     /* |e| = 1, 2; sum y = 14: 3/14. Relative 0.25, 0.2: median 0.225. */
-    Rb_TxmixAccuracy(2, y, yhat, NULL, &acc);
+    RbTxmixAccuracy(2, y, yhat, NULL, &acc);
     ck_assert_double_eq_tol(acc.aggregate, 3.0 / 14.0, 1e-15);
     ck_assert_double_eq_tol(acc.median, 0.225, 1e-15);
     ck_assert_double_eq_tol(acc.max, 0.25, 1e-15);

@@ -1,7 +1,7 @@
 /*
  * init.c --
  *
- *	Rb_MagpieInit: registers the Magpie plugin's readers (once per
+ *	RbMagpieInit: registers the Magpie plugin's readers (once per
  *	process, as readers are process-wide), its analyzers and the
  *	magpie:: commands (in every interpreter).
  */
@@ -30,12 +30,12 @@ RegisterReaders(void)
 }
 
 /*
- * Rb_MagpieInit --
+ * RbMagpieInit --
  *	Registers the plugin in interp: called by Magpie_Init.
  * Results: TCL_OK, or TCL_ERROR if a class cannot be registered.
  */
 int
-Rb_MagpieInit(Tcl_Interp *interp)
+RbMagpieInit(Tcl_Interp *interp)
 {
     pthread_once(&readersOnce, RegisterReaders);
     if (Rb_RegisterAnalyzer(interp, &MgThreadCpuAnalyzerClass) != TCL_OK
@@ -66,7 +66,7 @@ Rb_MagpieInit(Tcl_Interp *interp)
 int
 Magpie_Init(Tcl_Interp *interp)
 {
-    return Rubicon_InitPlugin(interp, "rubicon::magpie", Rb_MagpieInit);
+    return Rubicon_InitPlugin(interp, "rubicon::magpie", RbMagpieInit);
 }
 
 /*

@@ -16,7 +16,7 @@
 #include "rubicon.h"
 
 /* Registers the plugin's classes and commands in interp (init.c). */
-int		Rb_MagpieInit(Tcl_Interp *interp);
+int		RbMagpieInit(Tcl_Interp *interp);
 
 /* How an event's join attribute affects the value's valid-interval. */
 typedef enum MgBinding {

@@ -294,12 +294,12 @@ StackFree(Stack *s)
 }
 
 /*
- * Rb_CacheModelCreate --
+ * RbCacheModelCreate --
  *	An empty model; with keepDistances it remembers every access and
  *	its distances for miss sequences.
  */
 Rb_CacheModel *
-Rb_CacheModelCreate(int keepDistances)
+RbCacheModelCreate(int keepDistances)
 {
     Rb_CacheModel *m = Rb_Alloc(sizeof(*m));
 
@@ -308,12 +308,12 @@ Rb_CacheModelCreate(int keepDistances)
 }
 
 /*
- * Rb_CacheModelLimit --
+ * RbCacheModelLimit --
  *	Sets the most entries m may hold (0: no limit); see
- *	Rb_CacheModelAccess.
+ *	RbCacheModelAccess.
  */
 void
-Rb_CacheModelLimit(Rb_CacheModel *m, int64_t limit)
+RbCacheModelLimit(Rb_CacheModel *m, int64_t limit)
 {
     m->limit = limit;
 }
@@ -350,13 +350,13 @@ NewEntries(const Rb_CacheModel *m, int w, int64_t block)
 }
 
 /*
- * Rb_CacheModelAccess --
+ * RbCacheModelAccess --
  *	One access to block by workload w (w >= 0), in both stacks.
  * Results: 1, or 0 (nothing done) when the access would make the model
  *	hold more entries than its limit.
  */
 int
-Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
+RbCacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
 {
     int64_t ds, dw, add = NewEntries(m, w, block);
 
@@ -399,29 +399,29 @@ Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block)
 }
 
 int
-Rb_CacheModelWorkloads(const Rb_CacheModel *m)
+RbCacheModelWorkloads(const Rb_CacheModel *m)
 {
     return m->nw;
 }
 
 /*
- * Rb_CacheModelCurve --
+ * RbCacheModelCurve --
  *	The distance histogram of the shared cache (w = -1) or of workload
  *	w's partition.
  */
 const Rb_CacheCurve *
-Rb_CacheModelCurve(const Rb_CacheModel *m, int w)
+RbCacheModelCurve(const Rb_CacheModel *m, int w)
 {
     return w < 0 || (w == 0 && m->ownIsShared) ? &m->shared.curve
 	    : &m->own[w].curve;
 }
 
 /*
- * Rb_CacheCurveHits --
+ * RbCacheCurveHits --
  *	Hits of an LRU cache of size blocks: accesses at distance <= size.
  */
 int64_t
-Rb_CacheCurveHits(const Rb_CacheCurve *c, int64_t size)
+RbCacheCurveHits(const Rb_CacheCurve *c, int64_t size)
 {
     int64_t d, hits = 0;
 
@@ -432,35 +432,35 @@ Rb_CacheCurveHits(const Rb_CacheCurve *c, int64_t size)
 }
 
 int64_t
-Rb_CacheModelLength(const Rb_CacheModel *m)
+RbCacheModelLength(const Rb_CacheModel *m)
 {
     return m->n;
 }
 
 /*
- * Rb_CacheModelDistance, _WorkloadOf, _BlockOf --
+ * RbCacheModelDistance, _WorkloadOf, _BlockOf --
  *	What was kept of access i (needs keepDistances).
  */
 int64_t
-Rb_CacheModelDistance(const Rb_CacheModel *m, int partitioned, int64_t i)
+RbCacheModelDistance(const Rb_CacheModel *m, int partitioned, int64_t i)
 {
     return partitioned ? m->ownDist[i] : m->sharedDist[i];
 }
 
 int
-Rb_CacheModelWorkloadOf(const Rb_CacheModel *m, int64_t i)
+RbCacheModelWorkloadOf(const Rb_CacheModel *m, int64_t i)
 {
     return m->workload[i];
 }
 
 int64_t
-Rb_CacheModelBlockOf(const Rb_CacheModel *m, int64_t i)
+RbCacheModelBlockOf(const Rb_CacheModel *m, int64_t i)
 {
     return m->block[i];
 }
 
 void
-Rb_CacheModelFree(Rb_CacheModel *m)
+RbCacheModelFree(Rb_CacheModel *m)
 {
     int w;
 

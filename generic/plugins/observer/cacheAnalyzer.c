@@ -81,7 +81,7 @@ static void
 FreeTables(CacheState *st)
 {
     if (st->model) {
-	Rb_CacheModelFree(st->model);
+	RbCacheModelFree(st->model);
 	st->model = NULL;
     }
     if (st->tablesInit) {
@@ -162,8 +162,8 @@ CacheStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     FreeTables(st);
     st->schema = run->schema;
-    st->model = Rb_CacheModelCreate(0);
-    Rb_CacheModelLimit(st->model, st->limit);
+    st->model = RbCacheModelCreate(0);
+    RbCacheModelLimit(st->model, st->limit);
     st->failed = 0;
     Tcl_InitHashTable(&st->devices, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&st->workloads, TCL_ONE_WORD_KEYS);
@@ -231,7 +231,7 @@ CacheBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 		    &st->workloadKeys);
 	}
 	for (k = first; k <= last; k++) {
-	    if (!Rb_CacheModelAccess(st->model, w,
+	    if (!RbCacheModelAccess(st->model, w,
 		    ((int64_t) d << BLOCK_BITS) | k)) {
 		st->failed = 1;
 		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT",
@@ -352,13 +352,13 @@ CacheEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AttrAddColumn(t, "hits", "", 0);
     Rb_AttrAddColumn(t, "hitRatio", "", 0);
     Rb_AttrAddColumn(t, "accesses", "", 0);
-    AddCurveRows(t, "all", Rb_CacheModelCurve(st->model, -1), st->sizes);
+    AddCurveRows(t, "all", RbCacheModelCurve(st->model, -1), st->sizes);
     if (st->partIdx >= 0) {
-	for (w = 0; w < Rb_CacheModelWorkloads(st->model); w++) {
+	for (w = 0; w < RbCacheModelWorkloads(st->model); w++) {
 	    char name[64];
 
 	    WorkloadName(st, st->workloadKeys[w], name, sizeof(name));
-	    AddCurveRows(t, name, Rb_CacheModelCurve(st->model, w),
+	    AddCurveRows(t, name, RbCacheModelCurve(st->model, w),
 		    st->sizes);
 	}
     }
@@ -398,11 +398,11 @@ static const Rb_AnalyzerClass cacheAnalyzerClass = {
 };
 
 /*
- * Rb_ObsCacheAnalyzerInit --
+ * RbObsCacheAnalyzerInit --
  *	Registers ObserverCacheAnalyzer.
  */
 int
-Rb_ObsCacheAnalyzerInit(Tcl_Interp *interp)
+RbObsCacheAnalyzerInit(Tcl_Interp *interp)
 {
     return Rb_RegisterAnalyzer(interp, &cacheAnalyzerClass);
 }

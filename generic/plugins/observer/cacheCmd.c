@@ -38,14 +38,14 @@ CurveObj(const Rb_CacheCurve *c, const Tcl_WideInt *sizes, int nsizes)
     if (nsizes > 0) {
 	for (i = 0; i < nsizes; i++) {
 	    Tcl_DictObjPut(NULL, out, Tcl_NewWideIntObj(sizes[i]),
-		    Tcl_NewDoubleObj(c->accesses ? (double) Rb_CacheCurveHits(c,
+		    Tcl_NewDoubleObj(c->accesses ? (double) RbCacheCurveHits(c,
 		    sizes[i]) / c->accesses : 0));
 	}
 	return out;
     }
     for (s = 1;; s *= 2) {
 	Tcl_DictObjPut(NULL, out, Tcl_NewWideIntObj(s),
-		Tcl_NewDoubleObj(c->accesses ? (double) Rb_CacheCurveHits(c, s)
+		Tcl_NewDoubleObj(c->accesses ? (double) RbCacheCurveHits(c, s)
 		/ c->accesses : 0));
 	if (s >= c->maxDistance) {
 	    break;
@@ -67,19 +67,19 @@ CacheResult(Rb_CacheModel *m, Tcl_Obj *names, const Tcl_WideInt *sizes,
 	int nsz, const Tcl_WideInt *share, int npart, Tcl_WideInt missSize)
 {
     Tcl_Obj *out, *wls, *missObj;
-    int i, nw = Rb_CacheModelWorkloads(m);
+    int i, nw = RbCacheModelWorkloads(m);
 
     out = Tcl_NewDictObj();
     wls = Tcl_NewDictObj();
     Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("accesses", -1),
-	    Tcl_NewWideIntObj(Rb_CacheModelCurve(m, -1)->accesses));
+	    Tcl_NewWideIntObj(RbCacheModelCurve(m, -1)->accesses));
     Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("cold", -1),
-	    Tcl_NewWideIntObj(Rb_CacheModelCurve(m, -1)->cold));
+	    Tcl_NewWideIntObj(RbCacheModelCurve(m, -1)->cold));
     Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("shared", -1),
-	    CurveObj(Rb_CacheModelCurve(m, -1), sizes, nsz));
+	    CurveObj(RbCacheModelCurve(m, -1), sizes, nsz));
     for (i = 0; i < nw; i++) {
 	Tcl_Obj *w = Tcl_NewDictObj(), *name;
-	const Rb_CacheCurve *c = Rb_CacheModelCurve(m, i);
+	const Rb_CacheCurve *c = RbCacheModelCurve(m, i);
 
 	Tcl_ListObjIndex(NULL, names, i, &name);
 	Tcl_DictObjPut(NULL, w, Tcl_NewStringObj("accesses", -1),
@@ -90,10 +90,10 @@ CacheResult(Rb_CacheModel *m, Tcl_Obj *names, const Tcl_WideInt *sizes,
     }
     Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("workloads", -1), wls);
     if (npart > 0) {
-	int64_t hits = 0, total = Rb_CacheModelCurve(m, -1)->accesses;
+	int64_t hits = 0, total = RbCacheModelCurve(m, -1)->accesses;
 
 	for (i = 0; i < nw; i++) {
-	    hits += Rb_CacheCurveHits(Rb_CacheModelCurve(m, i), share[i]);
+	    hits += RbCacheCurveHits(RbCacheModelCurve(m, i), share[i]);
 	}
 	Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("partition", -1),
 		Tcl_ObjPrintf("hits %" PRId64 " hitRatio %.17g", hits,
@@ -103,9 +103,9 @@ CacheResult(Rb_CacheModel *m, Tcl_Obj *names, const Tcl_WideInt *sizes,
 	int64_t k;
 
 	missObj = Tcl_NewObj();
-	for (k = 0; k < Rb_CacheModelLength(m); k++) {
-	    int w = Rb_CacheModelWorkloadOf(m, k);
-	    int64_t d = Rb_CacheModelDistance(m, npart > 0, k);
+	for (k = 0; k < RbCacheModelLength(m); k++) {
+	    int w = RbCacheModelWorkloadOf(m, k);
+	    int64_t d = RbCacheModelDistance(m, npart > 0, k);
 	    int64_t size = npart > 0 ? share[w] : missSize;
 	    Tcl_Obj *name;
 
@@ -113,7 +113,7 @@ CacheResult(Rb_CacheModel *m, Tcl_Obj *names, const Tcl_WideInt *sizes,
 		Tcl_ListObjIndex(NULL, names, w, &name);
 		Tcl_ListObjAppendElement(NULL, missObj, Tcl_NewListObj(2,
 			(Tcl_Obj *[]) {name,
-			Tcl_NewWideIntObj(Rb_CacheModelBlockOf(m, k))}));
+			Tcl_NewWideIntObj(RbCacheModelBlockOf(m, k))}));
 	    }
 	}
 	Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("misses", -1), missObj);
@@ -122,11 +122,11 @@ CacheResult(Rb_CacheModel *m, Tcl_Obj *names, const Tcl_WideInt *sizes,
 }
 
 /*
- * Rb_ObsCacheCmd --
+ * RbObsCacheCmd --
  *	Runs the model over the accesses and answers as described above.
  */
 int
-Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
+RbObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-sizes", "-partition", "-misses",
@@ -183,8 +183,8 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
     Tcl_InitHashTable(&ids, TCL_STRING_KEYS);
     names = Tcl_NewObj();
     Tcl_IncrRefCount(names);
-    m = Rb_CacheModelCreate(missSize >= 0);
-    Rb_CacheModelLimit(m, limit);
+    m = RbCacheModelCreate(missSize >= 0);
+    RbCacheModelLimit(m, limit);
     for (i = 0; i < nacc; i++) {
 	Tcl_Obj **pair, *wname;
 	int np, isNew;
@@ -211,7 +211,7 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	} else if (np == 1) {
 	    Tcl_DecrRefCount(wname);
 	}
-	if (!Rb_CacheModelAccess(m, (int) (intptr_t) Tcl_GetHashValue(e),
+	if (!RbCacheModelAccess(m, (int) (intptr_t) Tcl_GetHashValue(e),
 		block)) {
 	    Rb_SetInterpError(interp, "RUBICON LIMIT DISTINCT",
 		    "observer::cache: more than -limit %" PRId64 " blocks "
@@ -220,7 +220,7 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    goto done;
 	}
     }
-    nw = Rb_CacheModelWorkloads(m);
+    nw = RbCacheModelWorkloads(m);
     share = Rb_AllocArray(nw + 1, sizeof(Tcl_WideInt));
     memset(share, 0, (nw + 1) * sizeof(Tcl_WideInt));
     for (i = 0; i < npart; i += 2) {
@@ -241,7 +241,7 @@ Rb_ObsCacheCmd(ClientData cd, Tcl_Interp *interp, int objc,
     Tcl_SetObjResult(interp, out);
     rc = TCL_OK;
   done:
-    Rb_CacheModelFree(m);
+    RbCacheModelFree(m);
     Tcl_DeleteHashTable(&ids);
     Tcl_DecrRefCount(names);
     free(sizes);

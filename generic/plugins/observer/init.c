@@ -13,31 +13,31 @@
 #include "observer.h"
 
 /*
- * Rb_ObserverInit --
+ * RbObserverInit --
  *	Registers the plugin in interp: called by Observer_Init.
  */
 int
-Rb_ObserverInit(Tcl_Interp *interp)
+RbObserverInit(Tcl_Interp *interp)
 {
     static const struct {
 	const char *name;
 	Tcl_ObjCmdProc *proc;
     } cmds[] = {
-	{"::observer::model", Rb_ObsModelCmd},
-	{"::observer::law", Rb_ObsLawCmd},
-	{"::observer::cache", Rb_ObsCacheCmd},
-	{"::observer::disk", Rb_ObsDiskCmd},
-	{"::observer::network", Rb_ObsNetworkCmd},
-	{"::observer::cpu", Rb_ObsCpuCmd},
-	{"::observer::refiner", Rb_ObsRefinerCmd},
-	{"::observer::mismatch", Rb_ObsMismatchCmd},
+	{"::observer::model", RbObsModelCmd},
+	{"::observer::law", RbObsLawCmd},
+	{"::observer::cache", RbObsCacheCmd},
+	{"::observer::disk", RbObsDiskCmd},
+	{"::observer::network", RbObsNetworkCmd},
+	{"::observer::cpu", RbObsCpuCmd},
+	{"::observer::refiner", RbObsRefinerCmd},
+	{"::observer::mismatch", RbObsMismatchCmd},
     };
     size_t i;
 
     for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 	Tcl_CreateObjCommand(interp, cmds[i].name, cmds[i].proc, NULL, NULL);
     }
-    return Rb_ObsCacheAnalyzerInit(interp);
+    return RbObsCacheAnalyzerInit(interp);
 }
 
 #ifdef USE_RUBICON_STUBS
@@ -52,7 +52,7 @@ Rb_ObserverInit(Tcl_Interp *interp)
 int
 Observer_Init(Tcl_Interp *interp)
 {
-    return Rubicon_InitPlugin(interp, "rubicon::observer", Rb_ObserverInit);
+    return Rubicon_InitPlugin(interp, "rubicon::observer", RbObserverInit);
 }
 
 /*

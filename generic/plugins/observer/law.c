@@ -26,12 +26,12 @@ static const Law laws[] = {
 };
 
 /*
- * Rb_ObsLawCmd --
+ * RbObsLawCmd --
  *	observer::law NAME -opt value ...: the law's result as a double.
  *	think defaults to 0; every other option is required.
  */
 int
-Rb_ObsLawCmd(ClientData cd, Tcl_Interp *interp, int objc,
+RbObsLawCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const names[] = {"utilization", "demand", "little",

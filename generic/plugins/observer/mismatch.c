@@ -124,11 +124,11 @@ Outside(double x, double mean, double sd)
 }
 
 /*
- * Rb_ObsMismatchCmd --
+ * RbObsMismatchCmd --
  *	Compares observed with predicted and history as described above.
  */
 int
-Rb_ObsMismatchCmd(ClientData cd, Tcl_Interp *interp, int objc,
+RbObsMismatchCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     Tcl_Obj *pred, *obs, *hist = NULL, *key, *value, *h, *out, *none;

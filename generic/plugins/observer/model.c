@@ -460,7 +460,7 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 	    dem[k * nc + c] = *DemandAt(m, k, c) / m->centers[c].speed;
 	}
     }
-    if (Rb_QnSolve(&net, method, tol, &res, &err) != TCL_OK) {
+    if (RbQnSolve(&net, method, tol, &res, &err) != TCL_OK) {
 	Rb_ErrorToInterp(interp, &err);
 	goto done;
     }
@@ -498,7 +498,7 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 	Tcl_DictObjPut(NULL, wls, Tcl_NewStringObj(m->workloads[k].name, -1),
 		w);
 
-	Rb_QnBoundsFor(&net, k, &bd);
+	RbQnBoundsFor(&net, k, &bd);
 	b = Tcl_NewDictObj();
 #define PUT(key, v) Tcl_DictObjPut(NULL, b, Tcl_NewStringObj(key, -1), \
 	Tcl_NewDoubleObj(v))
@@ -552,7 +552,7 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 	    ? m->centers[res.bottleneck].name : "", -1));
     Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("bounds", -1), bds);
   done:
-    Rb_QnResultFree(&res);
+    RbQnResultFree(&res);
     free(isDelay);
     free(servers);
     free(isOpen);
@@ -1087,11 +1087,11 @@ ModelObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 }
 
 /*
- * Rb_ObsModelCmd --
+ * RbObsModelCmd --
  *	observer::model: a new, empty model; returns its command.
  */
 int
-Rb_ObsModelCmd(ClientData cd, Tcl_Interp *interp, int objc,
+RbObsModelCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     if (objc != 1) {

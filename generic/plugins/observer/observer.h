@@ -15,7 +15,7 @@
 #include "rubicon.h"
 
 /* Registers the plugin's classes and commands in interp (init.c). */
-int		Rb_ObserverInit(Tcl_Interp *interp);
+int		RbObserverInit(Tcl_Interp *interp);
 
 /*
  * A queueing network: nc service centers and nk workloads (classes).
@@ -69,12 +69,12 @@ typedef struct Rb_QnBounds {
     double bjbRLower, bjbRUpper;
 } Rb_QnBounds;
 
-int		Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method,
+int		RbQnSolve(const Rb_QnNet *net, Rb_QnMethod method,
 		    double tolerance, Rb_QnResult *res, Rb_Error *err);
-void		Rb_QnResultFree(Rb_QnResult *res);
-void		Rb_QnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b);
+void		RbQnResultFree(Rb_QnResult *res);
+void		RbQnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b);
 /* States exact MVA would visit: product of (N_k + 1) over closed k. */
-double		Rb_QnStates(const Rb_QnNet *net);
+double		RbQnStates(const Rb_QnNet *net);
 
 /*
  * The buffer-cache model: LRU stack distances of an access sequence,
@@ -90,26 +90,26 @@ typedef struct Rb_CacheCurve {
 
 typedef struct Rb_CacheModel Rb_CacheModel;
 
-Rb_CacheModel *	Rb_CacheModelCreate(int keepDistances);
+Rb_CacheModel *	RbCacheModelCreate(int keepDistances);
 /* The most entries (distinct blocks of the shared stack plus those of each
  * workload's) the model may hold; 0, the default, for no limit. */
-void		Rb_CacheModelLimit(Rb_CacheModel *m, int64_t limit);
+void		RbCacheModelLimit(Rb_CacheModel *m, int64_t limit);
 /* Feeds one access of block by workload w (0-based, grows on demand);
  * 0 (and nothing done) when it would exceed the limit, else 1. */
-int		Rb_CacheModelAccess(Rb_CacheModel *m, int w, int64_t block);
-int		Rb_CacheModelWorkloads(const Rb_CacheModel *m);
+int		RbCacheModelAccess(Rb_CacheModel *m, int w, int64_t block);
+int		RbCacheModelWorkloads(const Rb_CacheModel *m);
 /* w = -1: the shared cache; else workload w alone (its partition). */
-const Rb_CacheCurve *Rb_CacheModelCurve(const Rb_CacheModel *m, int w);
+const Rb_CacheCurve *RbCacheModelCurve(const Rb_CacheModel *m, int w);
 /* Hits of an LRU cache of size blocks, from a curve. */
-int64_t		Rb_CacheCurveHits(const Rb_CacheCurve *c, int64_t size);
+int64_t		RbCacheCurveHits(const Rb_CacheCurve *c, int64_t size);
 /* Distance of access i in the shared (w = -1) or own-partition stack;
  * 0 for a cold access.  Needs keepDistances. */
-int64_t		Rb_CacheModelDistance(const Rb_CacheModel *m, int partitioned,
+int64_t		RbCacheModelDistance(const Rb_CacheModel *m, int partitioned,
 		    int64_t i);
-int64_t		Rb_CacheModelLength(const Rb_CacheModel *m);
-int		Rb_CacheModelWorkloadOf(const Rb_CacheModel *m, int64_t i);
-int64_t		Rb_CacheModelBlockOf(const Rb_CacheModel *m, int64_t i);
-void		Rb_CacheModelFree(Rb_CacheModel *m);
+int64_t		RbCacheModelLength(const Rb_CacheModel *m);
+int		RbCacheModelWorkloadOf(const Rb_CacheModel *m, int64_t i);
+int64_t		RbCacheModelBlockOf(const Rb_CacheModel *m, int64_t i);
+void		RbCacheModelFree(Rb_CacheModel *m);
 
 /*
  * The disk model: service time of a miss stream, sequential accesses
@@ -130,7 +130,7 @@ typedef struct Rb_DiskCharge {
 
 /* Charges n accesses (workload, op, block); per workload into charge[]
  * of nw entries.  Returns the total busy time. */
-double		Rb_DiskModelCharge(const Rb_DiskParams *p, int n,
+double		RbDiskModelCharge(const Rb_DiskParams *p, int n,
 		    const int *workload, const int *op, const int64_t *block,
 		    int nw, Rb_DiskCharge *charge);
 
@@ -144,17 +144,17 @@ double		Rb_DiskModelCharge(const Rb_DiskParams *p, int n,
 
 typedef struct Rb_Refiner Rb_Refiner;
 
-Rb_Refiner *	Rb_RefinerCreate(int nfeatures, double tolerance,
+Rb_Refiner *	RbRefinerCreate(int nfeatures, double tolerance,
 		    int minSplit);
-int		Rb_RefinerFeatures(const Rb_Refiner *r);
-void		Rb_RefinerSeed(Rb_Refiner *r, const double *x, double y);
-void		Rb_RefinerObserve(Rb_Refiner *r, const double *x, double y);
-double		Rb_RefinerSeeded(const Rb_Refiner *r, const double *x);
-double		Rb_RefinerPredict(const Rb_Refiner *r, const double *x,
+int		RbRefinerFeatures(const Rb_Refiner *r);
+void		RbRefinerSeed(Rb_Refiner *r, const double *x, double y);
+void		RbRefinerObserve(Rb_Refiner *r, const double *x, double y);
+double		RbRefinerSeeded(const Rb_Refiner *r, const double *x);
+double		RbRefinerPredict(const Rb_Refiner *r, const double *x,
 		    double *seeded, int64_t *confidence, int64_t *observed);
-void		Rb_RefinerStats(const Rb_Refiner *r, int64_t *seeds,
+void		RbRefinerStats(const Rb_Refiner *r, int64_t *seeds,
 		    int64_t *observations, int *leaves);
-void		Rb_RefinerFree(Rb_Refiner *r);
+void		RbRefinerFree(Rb_Refiner *r);
 
 /* How leaves split (Z-CART): the impurity a split must halve. */
 typedef enum Rb_RefineCriterion {
@@ -165,21 +165,21 @@ typedef enum Rb_RefineCriterion {
 /* Before the first observation: the criterion, the deepest leaf (0: the
  * root only), the fewest observations a leaf may keep, and which
  * features (categorical[f] != 0) are categories split by equality. */
-void		Rb_RefinerSetSplitting(Rb_Refiner *r,
+void		RbRefinerSetSplitting(Rb_Refiner *r,
 		    Rb_RefineCriterion criterion, int maxDepth, int minLeaf,
 		    const unsigned char *categorical);
 /* The tree as a Tcl list: {leaf observations N correction C} or
  * {split feature F threshold T categorical 0|1 left TREE right TREE}. */
-Tcl_Obj *	Rb_RefinerTree(const Rb_Refiner *r);
+Tcl_Obj *	RbRefinerTree(const Rb_Refiner *r);
 
-Tcl_ObjCmdProc	Rb_ObsModelCmd;
-Tcl_ObjCmdProc	Rb_ObsLawCmd;
-Tcl_ObjCmdProc	Rb_ObsCacheCmd;
-Tcl_ObjCmdProc	Rb_ObsDiskCmd;
-Tcl_ObjCmdProc	Rb_ObsNetworkCmd;
-Tcl_ObjCmdProc	Rb_ObsCpuCmd;
-Tcl_ObjCmdProc	Rb_ObsRefinerCmd;
-Tcl_ObjCmdProc	Rb_ObsMismatchCmd;
-int		Rb_ObsCacheAnalyzerInit(Tcl_Interp *interp);
+Tcl_ObjCmdProc	RbObsModelCmd;
+Tcl_ObjCmdProc	RbObsLawCmd;
+Tcl_ObjCmdProc	RbObsCacheCmd;
+Tcl_ObjCmdProc	RbObsDiskCmd;
+Tcl_ObjCmdProc	RbObsNetworkCmd;
+Tcl_ObjCmdProc	RbObsCpuCmd;
+Tcl_ObjCmdProc	RbObsRefinerCmd;
+Tcl_ObjCmdProc	RbObsMismatchCmd;
+int		RbObsCacheAnalyzerInit(Tcl_Interp *interp);
 
 #endif /* OBSERVER_H */

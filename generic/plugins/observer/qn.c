@@ -25,12 +25,12 @@
 #define APPROX_MAX_ITER 100000
 
 /*
- * Rb_QnStates --
+ * RbQnStates --
  *	The number of population vectors exact MVA visits: the product of
  *	(N_k + 1) over the closed classes.
  */
 double
-Rb_QnStates(const Rb_QnNet *net)
+RbQnStates(const Rb_QnNet *net)
 {
     double s = 1;
     int k;
@@ -231,7 +231,7 @@ ExactMva(const Rb_QnNet *net, const double *uOpen, Rb_QnResult *res,
 	Rb_Error *err)
 {
     int nc = net->nc, nk = net->nk, c, k, j, np = 0;
-    double states = Rb_QnStates(net);
+    double states = RbQnStates(net);
     double *Q, *R, *X, *P;
     long *stride, *count, idx, nstates;
     int *pOff = Rb_AllocArray(nc + 1, sizeof(int));
@@ -463,17 +463,17 @@ ApproxMva(const Rb_QnNet *net, const double *uOpen, double tolerance,
 }
 
 /*
- * Rb_QnSolve --
+ * RbQnSolve --
  *	Solves net: closed classes by exact or approximate MVA (AUTO picks
  *	exact while the state space is small), open classes by residence
  *	times D (1 + Q_closed) / (1 - U_open), or at an m-server center
  *	D (1 + C(m, U) / (m - U)).  Utilization is per server.  Fills res
- *	(freed with Rb_QnResultFree even on error); TCL_ERROR with err set
+ *	(freed with RbQnResultFree even on error); TCL_ERROR with err set
  *	when an open load saturates a center, open and closed workloads
  *	share a multi-server center, or the solver cannot proceed.
  */
 int
-Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method, double tolerance,
+RbQnSolve(const Rb_QnNet *net, Rb_QnMethod method, double tolerance,
 	Rb_QnResult *res, Rb_Error *err)
 {
     int nc = net->nc, nk = net->nk, c, k, rc;
@@ -513,7 +513,7 @@ Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method, double tolerance,
     }
     if (rc == TCL_OK) {
 	if (method == RB_QN_AUTO) {
-	    method = Rb_QnStates(net) * nc <= EXACT_AUTO_LIMIT
+	    method = RbQnStates(net) * nc <= EXACT_AUTO_LIMIT
 		    ? RB_QN_EXACT : RB_QN_APPROX;
 	}
 	res->method = method;
@@ -568,11 +568,11 @@ Rb_QnSolve(const Rb_QnNet *net, Rb_QnMethod method, double tolerance,
 }
 
 /*
- * Rb_QnResultFree --
+ * RbQnResultFree --
  *	Frees the arrays of a result.
  */
 void
-Rb_QnResultFree(Rb_QnResult *res)
+RbQnResultFree(Rb_QnResult *res)
 {
     free(res->throughput);
     free(res->response);
@@ -583,7 +583,7 @@ Rb_QnResultFree(Rb_QnResult *res)
 }
 
 /*
- * Rb_QnBoundsFor --
+ * RbQnBoundsFor --
  *	Asymptotic bounds for workload k.  Closed: X <= min(N/(D+Z),
  *	1/Dmax), R >= max(D, N Dmax - Z), and, since an arrival finds at
  *	most Ntot - 1 others queued at each center, X >= N/(Ntot Dq + Dd
@@ -604,7 +604,7 @@ Rb_QnResultFree(Rb_QnResult *res)
  *	    R - Dd <= D + (N-1) Dmax / (1 + Z'/(N D)).
  */
 void
-Rb_QnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b)
+RbQnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b)
 {
     int nc = net->nc, c, j, used = 0, multi = 0;
     double dq = 0, dd = 0, dmax = 0, ntot = 0, n, z;

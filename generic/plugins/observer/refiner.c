@@ -65,11 +65,11 @@ struct Rb_Refiner {
 };
 
 /*
- * Rb_RefinerCreate --
+ * RbRefinerCreate --
  *	An empty refiner over nf features.
  */
 Rb_Refiner *
-Rb_RefinerCreate(int nf, double tolerance, int minSplit)
+RbRefinerCreate(int nf, double tolerance, int minSplit)
 {
     Rb_Refiner *r = Rb_Alloc(sizeof(*r));
 
@@ -87,13 +87,13 @@ Rb_RefinerCreate(int nf, double tolerance, int minSplit)
 }
 
 /*
- * Rb_RefinerSetSplitting --
+ * RbRefinerSetSplitting --
  *	Sets how leaves split: criterion, the deepest a leaf may be (at most
  *	MAX_DEPTH), the fewest observations each side of a split must keep,
  *	and the categorical features (NULL: none).
  */
 void
-Rb_RefinerSetSplitting(Rb_Refiner *r, Rb_RefineCriterion criterion,
+RbRefinerSetSplitting(Rb_Refiner *r, Rb_RefineCriterion criterion,
 	int maxDepth, int minLeaf, const unsigned char *categorical)
 {
     r->criterion = criterion;
@@ -118,21 +118,21 @@ GoesLeft(const Node *n, const double *x)
 }
 
 /*
- * Rb_RefinerFeatures --
+ * RbRefinerFeatures --
  *	The number of features of a point.
  */
 int
-Rb_RefinerFeatures(const Rb_Refiner *r)
+RbRefinerFeatures(const Rb_Refiner *r)
 {
     return r->nf;
 }
 
 /*
- * Rb_RefinerSeed --
+ * RbRefinerSeed --
  *	Adds the model's answer y at point x.
  */
 void
-Rb_RefinerSeed(Rb_Refiner *r, const double *x, double y)
+RbRefinerSeed(Rb_Refiner *r, const double *x, double y)
 {
     int f;
 
@@ -156,11 +156,11 @@ Rb_RefinerSeed(Rb_Refiner *r, const double *x, double y)
 }
 
 /*
- * Rb_RefinerSeeded --
+ * RbRefinerSeeded --
  *	The model's answer at x: the value of the nearest seed (0 if none).
  */
 double
-Rb_RefinerSeeded(const Rb_Refiner *r, const double *x)
+RbRefinerSeeded(const Rb_Refiner *r, const double *x)
 {
     double best = INFINITY, y = 0;
     int s, f;
@@ -468,18 +468,18 @@ MaybeSplit(const Rb_Refiner *r, Node *n, int depth)
 }
 
 /*
- * Rb_RefinerObserve --
+ * RbRefinerObserve --
  *	Adds what was observed (y) at point x: its residual goes to its
  *	leaf, which may then split.
  */
 void
-Rb_RefinerObserve(Rb_Refiner *r, const double *x, double y)
+RbRefinerObserve(Rb_Refiner *r, const double *x, double y)
 {
     Node *n = LeafOf(r, x);
     int depth = 0;
     const Node *p;
 
-    LeafAdd(r, n, x, y - Rb_RefinerSeeded(r, x));
+    LeafAdd(r, n, x, y - RbRefinerSeeded(r, x));
     BuildHistogram(r, n);
     for (p = r->root; p->left; depth++) {
 	p = GoesLeft(p, x) ? p->left : p->right;
@@ -489,18 +489,18 @@ Rb_RefinerObserve(Rb_Refiner *r, const double *x, double y)
 }
 
 /*
- * Rb_RefinerPredict --
+ * RbRefinerPredict --
  *	The refined answer at x: the seeded answer plus the correction its
  *	leaf's observations agree on.  Sets *seeded to the seeded answer,
  *	*confidence to the agreeing observations (0: none, the answer is
  *	the model's) and *observed to the leaf's observations.
  */
 double
-Rb_RefinerPredict(const Rb_Refiner *r, const double *x, double *seeded,
+RbRefinerPredict(const Rb_Refiner *r, const double *x, double *seeded,
 	int64_t *confidence, int64_t *observed)
 {
     const Node *n = LeafOf(r, x);
-    double s = Rb_RefinerSeeded(r, x);
+    double s = RbRefinerSeeded(r, x);
 
     *seeded = s;
     *observed = n->nobs;
@@ -523,11 +523,11 @@ CountLeaves(const Node *n)
 }
 
 /*
- * Rb_RefinerStats --
+ * RbRefinerStats --
  *	Seeds, observations and leaves so far.
  */
 void
-Rb_RefinerStats(const Rb_Refiner *r, int64_t *seeds, int64_t *observations,
+RbRefinerStats(const Rb_Refiner *r, int64_t *seeds, int64_t *observations,
 	int *leaves)
 {
     *seeds = r->nseeds;
@@ -552,11 +552,11 @@ FreeNode(Node *n)
 }
 
 /*
- * Rb_RefinerFree --
+ * RbRefinerFree --
  *	Frees the tree and the seeds.
  */
 void
-Rb_RefinerFree(Rb_Refiner *r)
+RbRefinerFree(Rb_Refiner *r)
 {
     FreeNode(r->root);
     free(r->seedX);
@@ -569,7 +569,7 @@ Rb_RefinerFree(Rb_Refiner *r)
 
 /*
  * TreeObj --
- *	Node n as a Tcl list (see Rb_RefinerTree).
+ *	Node n as a Tcl list (see RbRefinerTree).
  */
 static Tcl_Obj *
 TreeObj(const Node *n)
@@ -602,13 +602,13 @@ TreeObj(const Node *n)
 }
 
 /*
- * Rb_RefinerTree --
+ * RbRefinerTree --
  *	The tree as a Tcl list: {leaf observations N correction C} for a
  *	leaf, {split feature F threshold T categorical 0|1 left L right R}
  *	for a split (x[F] < T, or == T for a category, goes left).
  */
 Tcl_Obj *
-Rb_RefinerTree(const Rb_Refiner *r)
+RbRefinerTree(const Rb_Refiner *r)
 {
     return TreeObj(r->root);
 }

@@ -11,7 +11,7 @@
  *	  $r predict FEATURES		{value v confidence c seeded s
  *					 observations n}
  *	  $r stats			{seeds n observations n leaves n}
- *	  $r tree			the regression tree (Rb_RefinerTree)
+ *	  $r tree			the regression tree (RbRefinerTree)
  *	  $r delete
  *
  *	FEATURES is a list of numbers, as long at every call as at the
@@ -48,10 +48,10 @@ GetPoint(Tcl_Interp *interp, RefinerCmd *rc, Tcl_Obj *obj, double **x)
     if (Tcl_ListObjGetElements(interp, obj, &n, &v) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (n == 0 || (rc->refiner && n != Rb_RefinerFeatures(rc->refiner))) {
+    if (n == 0 || (rc->refiner && n != RbRefinerFeatures(rc->refiner))) {
 	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
 		"expected %d features, got %d", rc->refiner
-		? Rb_RefinerFeatures(rc->refiner) : 1, n);
+		? RbRefinerFeatures(rc->refiner) : 1, n);
     }
     *x = Rb_AllocArray(n, sizeof(double));
     for (i = 0; i < n; i++) {
@@ -77,8 +77,8 @@ GetPoint(Tcl_Interp *interp, RefinerCmd *rc, Tcl_Obj *obj, double **x)
 	    }
 	    cat[f] = 1;
 	}
-	rc->refiner = Rb_RefinerCreate(n, rc->tolerance, rc->minSplit);
-	Rb_RefinerSetSplitting(rc->refiner, (Rb_RefineCriterion)
+	rc->refiner = RbRefinerCreate(n, rc->tolerance, rc->minSplit);
+	RbRefinerSetSplitting(rc->refiner, (Rb_RefineCriterion)
 		rc->criterion, rc->maxDepth, rc->minLeaf, cat);
 	free(cat);
     }
@@ -121,9 +121,9 @@ RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    return TCL_ERROR;
 	}
 	if (sub == SEED) {
-	    Rb_RefinerSeed(rc->refiner, x, y);
+	    RbRefinerSeed(rc->refiner, x, y);
 	} else {
-	    Rb_RefinerObserve(rc->refiner, x, y);
+	    RbRefinerObserve(rc->refiner, x, y);
 	}
 	free(x);
 	return TCL_OK;
@@ -135,7 +135,7 @@ RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	if (GetPoint(interp, rc, objv[2], &x) != TCL_OK) {
 	    return TCL_ERROR;
 	}
-	value = Rb_RefinerPredict(rc->refiner, x, &seeded, &confidence,
+	value = RbRefinerPredict(rc->refiner, x, &seeded, &confidence,
 		&observed);
 	free(x);
 	Tcl_SetObjResult(interp, Tcl_ObjPrintf("value %.17g confidence %lld "
@@ -146,14 +146,14 @@ RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	seeds = observations = 0;
 	leaves = 1;
 	if (rc->refiner) {
-	    Rb_RefinerStats(rc->refiner, &seeds, &observations, &leaves);
+	    RbRefinerStats(rc->refiner, &seeds, &observations, &leaves);
 	}
 	Tcl_SetObjResult(interp, Tcl_ObjPrintf("seeds %lld observations %lld "
 		"leaves %d", (long long) seeds, (long long) observations,
 		leaves));
 	return TCL_OK;
     case TREE:
-	Tcl_SetObjResult(interp, rc->refiner ? Rb_RefinerTree(rc->refiner)
+	Tcl_SetObjResult(interp, rc->refiner ? RbRefinerTree(rc->refiner)
 		: Tcl_NewStringObj("leaf observations 0 correction 0.0", -1));
 	return TCL_OK;
     case DELETE:
@@ -173,20 +173,20 @@ RefinerDelete(ClientData cd)
     RefinerCmd *rc = cd;
 
     if (rc->refiner) {
-	Rb_RefinerFree(rc->refiner);
+	RbRefinerFree(rc->refiner);
     }
     Tcl_DecrRefCount(rc->categorical);
     free(rc);
 }
 
 /*
- * Rb_ObsRefinerCmd --
+ * RbObsRefinerCmd --
  *	observer::refiner create ?-tolerance t? ?-minsplit n? ?-criterion
  *	variance|entropy? ?-maxdepth n? ?-minleaf n? ?-categorical list?:
  *	makes a refiner command and returns its name.
  */
 int
-Rb_ObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
+RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-tolerance", "-minsplit",

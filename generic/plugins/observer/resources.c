@@ -41,7 +41,7 @@ Charge(const Rb_DiskParams *p, int op, int64_t block, int64_t *head,
 }
 
 /*
- * Rb_DiskModelCharge --
+ * RbDiskModelCharge --
  *	Serves n accesses: with no quantum, in the order given (so
  *	interleaved workloads break each other's runs); with a quantum, in
  *	round-robin turns, each workload served from its own queue for up
@@ -49,7 +49,7 @@ Charge(const Rb_DiskParams *p, int op, int64_t block, int64_t *head,
  *	follows the last one served.  Returns the busy time.
  */
 double
-Rb_DiskModelCharge(const Rb_DiskParams *p, int n, const int *workload,
+RbDiskModelCharge(const Rb_DiskParams *p, int n, const int *workload,
 	const int *op, const int64_t *block, int nw, Rb_DiskCharge *charge)
 {
     int64_t head = RB_ABSENT;
@@ -90,7 +90,7 @@ Rb_DiskModelCharge(const Rb_DiskParams *p, int n, const int *workload,
 }
 
 /*
- * Rb_ObsDiskCmd --
+ * RbObsDiskCmd --
  *	observer::disk MISSES ?-seqread S? ?-seqwrite S? ?-randread S?
  *	?-randwrite S? ?-quantum S?: MISSES is a list of {workload op
  *	block} (op read or write) or {workload block}.  Returns {busy B
@@ -98,7 +98,7 @@ Rb_DiskModelCharge(const Rb_DiskParams *p, int n, const int *workload,
  *	busy .. demand ..}}} where demand is busy per access.
  */
 int
-Rb_ObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
+RbObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-seqread", "-seqwrite", "-randread",
@@ -169,7 +169,7 @@ Rb_ObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
     }
     nw = ids.numEntries;
     ch = Rb_AllocArray(nw + 1, sizeof(Rb_DiskCharge));
-    busy = Rb_DiskModelCharge(&p, nacc, wl, op, block, nw, ch);
+    busy = RbDiskModelCharge(&p, nacc, wl, op, block, nw, ch);
     out = Tcl_NewDictObj();
     wls = Tcl_NewDictObj();
     Tcl_DictObjPut(NULL, out, Tcl_NewStringObj("busy", -1),
@@ -201,7 +201,7 @@ Rb_ObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
 }
 
 /*
- * Rb_ObsNetworkCmd --
+ * RbObsNetworkCmd --
  *	observer::network -block B -m M -n N -readfraction F -bandwidth BW
  *	?-setup S?: per request of an m-of-n encoding (any m of n fragments
  *	rebuild a block), a read moves one block and a write n/m blocks:
@@ -209,7 +209,7 @@ Rb_ObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
  *	{bytes X time T}.
  */
 int
-Rb_ObsNetworkCmd(ClientData cd, Tcl_Interp *interp, int objc,
+RbObsNetworkCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-block", "-m", "-n", "-readfraction",
@@ -246,14 +246,14 @@ Rb_ObsNetworkCmd(ClientData cd, Tcl_Interp *interp, int objc,
 }
 
 /*
- * Rb_ObsCpuCmd --
+ * RbObsCpuCmd --
  *	observer::cpu TABLE SIZE: TABLE is a list of measured {size
  *	seconds} points; the CPU demand of a request of SIZE bytes by
  *	linear interpolation between the points around it, extended
  *	linearly past either end.
  */
 int
-Rb_ObsCpuCmd(ClientData cd, Tcl_Interp *interp, int objc,
+RbObsCpuCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     Tcl_Obj **rows;

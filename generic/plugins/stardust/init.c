@@ -1,7 +1,7 @@
 /*
  * init.c --
  *
- *	Rb_StardustInit: registers the Stardust plugin in an interpreter --
+ *	RbStardustInit: registers the Stardust plugin in an interpreter --
  *	the activity-record readers (once per process), the analyzers and
  *	the stardust:: commands -- through the public API only.
  */
@@ -70,14 +70,14 @@ ActivitySchema(const char *arg, Rb_Error *err)
 }
 
 /*
- * Rb_StardustInit --
+ * RbStardustInit --
  *	Called by Rubicon_Init for every interpreter.  Readers are
  *	process-wide; registering one again replaces it with itself, but
  *	doing it once keeps the registry quiet.
  * Results: TCL_OK or TCL_ERROR with a message in interp.
  */
 int
-Rb_StardustInit(Tcl_Interp *interp)
+RbStardustInit(Tcl_Interp *interp)
 {
     static int readersDone = 0;
     static Tcl_Mutex readersMutex __attribute__((unused));
@@ -122,7 +122,7 @@ Rb_StardustInit(Tcl_Interp *interp)
 int
 Stardust_Init(Tcl_Interp *interp)
 {
-    return Rubicon_InitPlugin(interp, "rubicon::stardust", Rb_StardustInit);
+    return Rubicon_InitPlugin(interp, "rubicon::stardust", RbStardustInit);
 }
 
 /*

@@ -14,7 +14,7 @@
 #include "rubicon.h"
 
 /* Registers the plugin's classes and commands in interp (init.c). */
-int		Rb_StardustInit(Tcl_Interp *interp);
+int		RbStardustInit(Tcl_Interp *interp);
 
 /*
  * Fixed fields of the activity schema.  Payload attributes follow, one

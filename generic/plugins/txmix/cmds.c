@@ -170,8 +170,8 @@ RegressCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     coef = Rb_AllocArray(p, sizeof(double));
     rc = method == TX_LAR
-	    ? Rb_TxmixLar(n, p, X, y, coef, &objective, &iterations)
-	    : Rb_TxmixOls(n, p, X, y, coef, &objective);
+	    ? RbTxmixLar(n, p, X, y, coef, &objective, &iterations)
+	    : RbTxmixOls(n, p, X, y, coef, &objective);
     if (rc != 0) {
 	free(X);
 	free(y);
@@ -371,7 +371,7 @@ ParseFitArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
 	free(mask);
     } else if (fa->scheme != TX_ALL) {
 	fa->train = Rb_Alloc(fa->d.m + 1);
-	if (Rb_TxmixTrainMask(&fa->d, fa->scheme, fa->fraction, fa->resource,
+	if (RbTxmixTrainMask(&fa->d, fa->scheme, fa->fraction, fa->resource,
 		fa->train) < 0) {
 	    FreeFitArgs(fa);
 	    return Rb_SetInterpError(interp, "RUBICON TXMIX OPTION",
@@ -424,18 +424,18 @@ FitCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     if (ParseFitArgs(interp, objc, objv, &fa) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (Rb_TxmixFit(&fa.d, fa.model, fa.method, fa.intercept, fa.train,
+    if (RbTxmixFit(&fa.d, fa.model, fa.method, fa.intercept, fa.train,
 	    &fit, err, sizeof(err)) != 0) {
 	FreeFitArgs(&fa);
 	return Rb_SetInterpError(interp, "RUBICON TXMIX FIT", "%s", err);
     }
     yhat = Rb_AllocArray(fa.d.m + 1, sizeof(double));
-    Rb_TxmixPredict(&fa.d, &fit, 0, fa.d.m, yhat);
+    RbTxmixPredict(&fa.d, &fit, 0, fa.d.m, yhat);
     result = Tcl_NewDictObj();
     DictPut(result, "model", Tcl_NewStringObj(Rb_TxmixModelNames[fa.model],
 	    -1));
     DictPut(result, "method", Tcl_NewStringObj(methodNames[fa.method], -1));
-    p = Rb_TxmixModelTerms(fa.model, fa.d.J, fa.d.R, fa.intercept, &names);
+    p = RbTxmixModelTerms(fa.model, fa.d.J, fa.d.R, fa.intercept, &names);
     terms = Tcl_NewListObj(0, NULL);
     for (i = 0; i < p; i++) {
 	Tcl_ListObjAppendElement(NULL, terms, Tcl_NewStringObj(names[i], -1));
@@ -455,18 +455,18 @@ FitCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	}
 	DictPut(result, "utilcoef", u);
     }
-    Rb_TxmixAccuracy(fa.d.m, fa.d.y, yhat, fa.train, &acc);
+    RbTxmixAccuracy(fa.d.m, fa.d.y, yhat, fa.train, &acc);
     DictPut(result, "train", AccuracyDict(&acc));
     test = Rb_Alloc(fa.d.m + 1);
     for (i = 0; i < fa.d.m; i++) {
 	test[i] = fa.train ? !fa.train[i] : 1;
     }
-    Rb_TxmixAccuracy(fa.d.m, fa.d.y, yhat, test, &acc);
+    RbTxmixAccuracy(fa.d.m, fa.d.y, yhat, test, &acc);
     DictPut(result, "test", AccuracyDict(&acc));
     Tcl_SetObjResult(interp, result);
     free(test);
     free(yhat);
-    Rb_TxmixFitFree(&fit);
+    RbTxmixFitFree(&fit);
     FreeFitArgs(&fa);
     return TCL_OK;
 }
@@ -516,7 +516,7 @@ AccuracyCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    mask[i] = maskv[i] != 0;
 	}
     }
-    Rb_TxmixAccuracy(n, y, yhat, mask, &acc);
+    RbTxmixAccuracy(n, y, yhat, mask, &acc);
     Tcl_SetObjResult(interp, AccuracyDict(&acc));
     free(y);
     free(yhat);
@@ -553,7 +553,7 @@ AnomaliesCmd(ClientData cd, Tcl_Interp *interp, int objc,
     }
     score = Rb_AllocArray(fa.d.m + 1, sizeof(double));
     flag = Rb_Alloc(fa.d.m + 1);
-    if (Rb_TxmixAnomalies(&fa.d, fa.model, fa.method, fa.intercept, fa.span,
+    if (RbTxmixAnomalies(&fa.d, fa.model, fa.method, fa.intercept, fa.span,
 	    fa.threshold, score, flag, err, sizeof(err)) < 0) {
 	free(score);
 	free(flag);
@@ -577,11 +577,11 @@ AnomaliesCmd(ClientData cd, Tcl_Interp *interp, int objc,
 }
 
 /*
- * Rb_TxmixCommandsInit --
+ * RbTxmixCommandsInit --
  *	Creates the txmix:: commands.
  */
 int
-Rb_TxmixCommandsInit(Tcl_Interp *interp)
+RbTxmixCommandsInit(Tcl_Interp *interp)
 {
     Tcl_CreateObjCommand(interp, "::txmix::lar", RegressCmd,
 	    (ClientData)(intptr_t)TX_LAR, NULL);

@@ -38,7 +38,7 @@ CompareUtilKeys(const void *pa, const void *pb)
 }
 
 /*
- * Rb_TxmixTrainMask --
+ * RbTxmixTrainMask --
  *	Sets train[i] for the windows a scheme calibrates on: all of them;
  *	the first fraction of them (prefix); or the fraction with the lowest
  *	utilization of resource r (lowutil).
@@ -46,7 +46,7 @@ CompareUtilKeys(const void *pa, const void *pb)
  *	of data without resource r.
  */
 int
-Rb_TxmixTrainMask(const TxData *d, TxScheme scheme, double fraction, int r,
+RbTxmixTrainMask(const TxData *d, TxScheme scheme, double fraction, int r,
 	unsigned char *train)
 {
     int k = (int)floor(fraction * d->m + 0.5), i;
@@ -83,7 +83,7 @@ Rb_TxmixTrainMask(const TxData *d, TxScheme scheme, double fraction, int r,
 }
 
 /*
- * Rb_TxmixAnomalies --
+ * RbTxmixAnomalies --
  *	For every window i >= span: calibrates on windows i-span..i-1,
  *	predicts window i, and scores it as |e_i| divided by the median
  *	|e| of the calibration windows (the model's normal error there).
@@ -93,7 +93,7 @@ Rb_TxmixTrainMask(const TxData *d, TxScheme scheme, double fraction, int r,
  *	fails (errBuf says why).
  */
 int
-Rb_TxmixAnomalies(const TxData *d, TxModel model, TxMethod method,
+RbTxmixAnomalies(const TxData *d, TxModel model, TxMethod method,
 	int intercept, int span, double threshold, double *score,
 	unsigned char *flag, char *errBuf, size_t errLen)
 {
@@ -110,17 +110,17 @@ Rb_TxmixAnomalies(const TxData *d, TxModel model, TxMethod method,
 
 	memset(train, 0, d->m);
 	memset(train + i - span, 1, span);
-	if (Rb_TxmixFit(d, model, method, intercept, train, &fit, errBuf,
+	if (RbTxmixFit(d, model, method, intercept, train, &fit, errBuf,
 		errLen) != 0) {
 	    flagged = -1;
 	    break;
 	}
-	Rb_TxmixPredict(d, &fit, i - span, i + 1, yhat);
-	Rb_TxmixFitFree(&fit);
+	RbTxmixPredict(d, &fit, i - span, i + 1, yhat);
+	RbTxmixFitFree(&fit);
 	for (k = 0; k < span; k++) {
 	    err[k] = fabs(d->y[i - span + k] - yhat[i - span + k]);
 	}
-	normal = Rb_TxmixMedian(err, span);
+	normal = RbTxmixMedian(err, span);
 	/* A perfect calibration fit leaves no scale; use the data's. */
 	if (normal <= 1e-12 * (1.0 + fabs(d->y[i]))) {
 	    normal = 1e-12 * (1.0 + fabs(d->y[i]));

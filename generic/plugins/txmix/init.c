@@ -12,23 +12,23 @@
 #include "plugins/txmix/txmix.h"
 
 /*
- * Rb_TxmixInit --
+ * RbTxmixInit --
  *	Registers the plugin in interp: called by Txmix_Init.
  * Results: TCL_OK, or TCL_ERROR when a class fails to register.
  */
 int
-Rb_TxmixInit(Tcl_Interp *interp)
+RbTxmixInit(Tcl_Interp *interp)
 {
     if (Tcl_Eval(interp, "namespace eval ::txmix {}") != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (Rb_TxmixCommandsInit(interp) != TCL_OK) {
+    if (RbTxmixCommandsInit(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
-    if (Rb_TxmixAnalyzerInit(interp) != TCL_OK) {
+    if (RbTxmixAnalyzerInit(interp) != TCL_OK) {
 	return TCL_ERROR;
     }
-    return Rb_TxmixReporterInit(interp);
+    return RbTxmixReporterInit(interp);
 }
 
 #ifdef USE_RUBICON_STUBS
@@ -43,7 +43,7 @@ Rb_TxmixInit(Tcl_Interp *interp)
 int
 Txmix_Init(Tcl_Interp *interp)
 {
-    return Rubicon_InitPlugin(interp, "rubicon::txmix", Rb_TxmixInit);
+    return Rubicon_InitPlugin(interp, "rubicon::txmix", RbTxmixInit);
 }
 
 /*

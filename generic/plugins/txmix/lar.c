@@ -211,14 +211,14 @@ AbsResiduals(int n, int p, const double *X, const double *y,
 }
 
 /*
- * Rb_TxmixLar --
+ * RbTxmixLar --
  *	Exact L1 regression of y (n) on the columns of X (n x p, row-major).
  * Results: 0 with coef (p) and *objective = sum |y - X coef| set, and the
  *	number of simplex iterations in *iterations (may be NULL); -1 when
  *	memory runs out or the iteration limit is hit (numerical trouble).
  */
 int
-Rb_TxmixLar(int n, int p, const double *X, const double *y, double *coef,
+RbTxmixLar(int n, int p, const double *X, const double *y, double *coef,
 	double *objective, int *iterations)
 {
     double *T, *beta, *z, scale = 0.0, tol, pivTol;

@@ -65,13 +65,13 @@ IsComposite(TxModel model)
 }
 
 /*
- * Rb_TxmixModelTerms --
+ * RbTxmixModelTerms --
  *	The number of terms of a model, and when names is not NULL a
  *	malloc'd array of malloc'd term names: "intercept", "N<j>" (or "n"
  *	for the Scalar total), "Q<r>" for n U/(1-U), "U<r>" for linear U.
  */
 int
-Rb_TxmixModelTerms(TxModel model, int J, int R, int intercept, char ***names)
+RbTxmixModelTerms(TxModel model, int J, int R, int intercept, char ***names)
 {
     int p = (intercept ? 1 : 0) + (IsScalar(model) ? 1 : J)
 	    + (UsesUtil(model) ? R : 0);
@@ -210,7 +210,7 @@ FitUtilModel(const TxData *d, TxFit *fit, const unsigned char *train,
 	    }
 	    u[row++] = d->U[(size_t)i * d->R + r];
 	}
-	result = Rb_TxmixRegress(fit->method, ntrain, q, X, u,
+	result = RbTxmixRegress(fit->method, ntrain, q, X, u,
 		fit->ucoef + (size_t)r * q, &obj);
     }
     free(X);
@@ -219,18 +219,18 @@ FitUtilModel(const TxData *d, TxFit *fit, const unsigned char *train,
 }
 
 /*
- * Rb_TxmixFit --
+ * RbTxmixFit --
  *	Calibrates a model on the windows where train[i] is set (all when
  *	train is NULL).
- * Results: 0 with *fit filled (free with Rb_TxmixFitFree); -1 with a
+ * Results: 0 with *fit filled (free with RbTxmixFitFree); -1 with a
  *	message in errBuf when the model needs utilizations that are missing,
  *	there are no training windows, or the regression fails.
  */
 int
-Rb_TxmixFit(const TxData *d, TxModel model, TxMethod method, int intercept,
+RbTxmixFit(const TxData *d, TxModel model, TxMethod method, int intercept,
 	const unsigned char *train, TxFit *fit, char *errBuf, size_t errLen)
 {
-    int p = Rb_TxmixModelTerms(model, d->J, d->R, intercept, NULL);
+    int p = RbTxmixModelTerms(model, d->J, d->R, intercept, NULL);
     int ntrain = 0, i, row;
     double *X, *y, *urow;
 
@@ -253,7 +253,7 @@ Rb_TxmixFit(const TxData *d, TxModel model, TxMethod method, int intercept,
     }
     if (IsComposite(model) && FitUtilModel(d, fit, train, ntrain) != 0) {
 	snprintf(errBuf, errLen, "utilization regression failed");
-	Rb_TxmixFitFree(fit);
+	RbTxmixFitFree(fit);
 	return -1;
     }
     X = Rb_AllocArray((size_t)ntrain * p + 1, sizeof(double));
@@ -273,25 +273,25 @@ Rb_TxmixFit(const TxData *d, TxModel model, TxMethod method, int intercept,
 	DesignRow(d, model, intercept, i, urow, X + (size_t)row * p);
 	y[row++] = d->y[i];
     }
-    i = Rb_TxmixRegress(method, ntrain, p, X, y, fit->coef, &fit->objective);
+    i = RbTxmixRegress(method, ntrain, p, X, y, fit->coef, &fit->objective);
     free(X);
     free(y);
     free(urow);
     if (i != 0) {
 	snprintf(errBuf, errLen, "regression failed (numerical trouble)");
-	Rb_TxmixFitFree(fit);
+	RbTxmixFitFree(fit);
 	return -1;
     }
     return 0;
 }
 
 /*
- * Rb_TxmixPredict --
+ * RbTxmixPredict --
  *	The fitted model's prediction of y for windows lo..hi-1 of d, in
  *	yhat[lo..hi-1].
  */
 void
-Rb_TxmixPredict(const TxData *d, const TxFit *fit, int lo, int hi,
+RbTxmixPredict(const TxData *d, const TxFit *fit, int lo, int hi,
 	double *yhat)
 {
     double *x = Rb_AllocArray(fit->p + 1, sizeof(double));
@@ -315,11 +315,11 @@ Rb_TxmixPredict(const TxData *d, const TxFit *fit, int lo, int hi,
 }
 
 /*
- * Rb_TxmixFitFree --
+ * RbTxmixFitFree --
  *	Frees what a fit points to.
  */
 void
-Rb_TxmixFitFree(TxFit *fit)
+RbTxmixFitFree(TxFit *fit)
 {
     free(fit->coef);
     free(fit->ucoef);
@@ -355,11 +355,11 @@ OrderStat(const double *v, int n, double q)
 }
 
 /*
- * Rb_TxmixMedian --
+ * RbTxmixMedian --
  *	Sorts v (n values) in place and returns its median (0 when n = 0).
  */
 double
-Rb_TxmixMedian(double *v, int n)
+RbTxmixMedian(double *v, int n)
 {
     if (n <= 0) {
 	return 0.0;
@@ -369,13 +369,13 @@ Rb_TxmixMedian(double *v, int n)
 }
 
 /*
- * Rb_TxmixAccuracy --
+ * RbTxmixAccuracy --
  *	Normalized aggregate error sum|e|/sum y and order statistics of the
  *	relative error |e|/y over the masked windows.  Windows with y <= 0
  *	(idle) count in the aggregate but have no relative error.
  */
 void
-Rb_TxmixAccuracy(int m, const double *y, const double *yhat,
+RbTxmixAccuracy(int m, const double *y, const double *yhat,
 	const unsigned char *mask, TxAccuracy *acc)
 {
     double *rel = Rb_AllocArray(m + 1, sizeof(double)), sumE = 0, sumY = 0;
@@ -395,7 +395,7 @@ Rb_TxmixAccuracy(int m, const double *y, const double *yhat,
     acc->n = n;
     acc->aggregate = sumY > 0 ? sumE / sumY : 0.0;
     if (n > 0) {
-	acc->median = Rb_TxmixMedian(rel, n);
+	acc->median = RbTxmixMedian(rel, n);
 	acc->p10 = OrderStat(rel, n, 0.1);
 	acc->p25 = OrderStat(rel, n, 0.25);
 	acc->p75 = OrderStat(rel, n, 0.75);

@@ -12,7 +12,7 @@
 #include "plugins/txmix/txmix.h"
 
 /*
- * Rb_TxmixOls --
+ * RbTxmixOls --
  *	Least-squares fit of y (n) on the columns of X (n x p, row-major).
  *	A column that is (numerically) a combination of earlier ones gets
  *	coefficient 0, so a rank-deficient design still yields a fit.
@@ -20,7 +20,7 @@
  *	memory runs out.
  */
 int
-Rb_TxmixOls(int n, int p, const double *X, const double *y, double *coef,
+RbTxmixOls(int n, int p, const double *X, const double *y, double *coef,
 	double *sse)
 {
     double *A = Rb_AllocArray((size_t)n * p + 1, sizeof(double));
@@ -120,17 +120,17 @@ Rb_TxmixOls(int n, int p, const double *X, const double *y, double *coef,
 }
 
 /*
- * Rb_TxmixRegress --
+ * RbTxmixRegress --
  *	Calibrates by LAR or OLS.
- * Results: as Rb_TxmixLar / Rb_TxmixOls; *objective is the method's own
+ * Results: as RbTxmixLar / RbTxmixOls; *objective is the method's own
  *	criterion (sum of absolute or of squared residuals).
  */
 int
-Rb_TxmixRegress(TxMethod method, int n, int p, const double *X,
+RbTxmixRegress(TxMethod method, int n, int p, const double *X,
 	const double *y, double *coef, double *objective)
 {
     if (method == TX_OLS) {
-	return Rb_TxmixOls(n, p, X, y, coef, objective);
+	return RbTxmixOls(n, p, X, y, coef, objective);
     }
-    return Rb_TxmixLar(n, p, X, y, coef, objective, NULL);
+    return RbTxmixLar(n, p, X, y, coef, objective, NULL);
 }

@@ -133,11 +133,11 @@ static const Rb_ReporterClass reporterTxmixClass = {
 };
 
 /*
- * Rb_TxmixReporterInit --
+ * RbTxmixReporterInit --
  *	Registers the ReporterTxmix class.
  */
 int
-Rb_TxmixReporterInit(Tcl_Interp *interp)
+RbTxmixReporterInit(Tcl_Interp *interp)
 {
     return Rb_RegisterReporter(interp, &reporterTxmixClass);
 }

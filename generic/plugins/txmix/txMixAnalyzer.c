@@ -426,12 +426,12 @@ SetFit(Rb_Analyzer *a, const TxData *d, Tcl_Obj **resNames)
     double *yhat;
     int t, i, row;
 
-    if (Rb_TxmixFit(d, model, method, st->intercept, NULL, &fit, err,
+    if (RbTxmixFit(d, model, method, st->intercept, NULL, &fit, err,
 	    sizeof(err)) != 0) {
 	Rb_AnalyzerError(a, "RUBICON TXMIX FIT", "TxMixAnalyzer: %s", err);
 	return TCL_ERROR;
     }
-    Rb_TxmixModelTerms(model, d->J, d->R, st->intercept, &terms);
+    RbTxmixModelTerms(model, d->J, d->R, st->intercept, &terms);
     attr = Rb_AttrCreate("TxMixCoefficients", RB_ATTR_TABLE, "s",
 	    "calibrated coefficients: per-type service time (N), waiting "
 	    "(Q) or utilization (U) terms");
@@ -461,7 +461,7 @@ SetFit(Rb_Analyzer *a, const TxData *d, Tcl_Obj **resNames)
     Rb_AnalyzerSet(a, attr);
 
     yhat = Rb_AllocArray(d->m + 1, sizeof(double));
-    Rb_TxmixPredict(d, &fit, 0, d->m, yhat);
+    RbTxmixPredict(d, &fit, 0, d->m, yhat);
     attr = Rb_AttrCreate("TxMixFit", RB_ATTR_SERIES, "s",
 	    "per window: measured and predicted summed response time");
     Rb_AttrAddColumn(attr, "time", "s", 0);
@@ -478,7 +478,7 @@ SetFit(Rb_Analyzer *a, const TxData *d, Tcl_Obj **resNames)
     }
     Rb_AnalyzerSet(a, attr);
 
-    Rb_TxmixAccuracy(d->m, d->y, yhat, NULL, &acc);
+    RbTxmixAccuracy(d->m, d->y, yhat, NULL, &acc);
     attr = Rb_AttrCreate("TxMixError", RB_ATTR_SCALAR, "",
 	    "normalized aggregate error sum|e|/sum y, and order statistics "
 	    "of |e|/y");
@@ -495,7 +495,7 @@ SetFit(Rb_Analyzer *a, const TxData *d, Tcl_Obj **resNames)
     Rb_AttrSetNum(attr, row, 4, acc.max);
     Rb_AnalyzerSet(a, attr);
     free(yhat);
-    Rb_TxmixFitFree(&fit);
+    RbTxmixFitFree(&fit);
     return TCL_OK;
 }
 
@@ -598,11 +598,11 @@ static const Rb_AnalyzerClass txMixAnalyzerClass = {
 };
 
 /*
- * Rb_TxmixAnalyzerInit --
+ * RbTxmixAnalyzerInit --
  *	Registers the TxMixAnalyzer class.
  */
 int
-Rb_TxmixAnalyzerInit(Tcl_Interp *interp)
+RbTxmixAnalyzerInit(Tcl_Interp *interp)
 {
     return Rb_RegisterAnalyzer(interp, &txMixAnalyzerClass);
 }

@@ -14,7 +14,7 @@
 #include "rubicon.h"
 
 /* Registers the plugin's classes and commands in interp (init.c). */
-int		Rb_TxmixInit(Tcl_Interp *interp);
+int		RbTxmixInit(Tcl_Interp *interp);
 
 /* Calibration methods. */
 typedef enum TxMethod {
@@ -63,21 +63,21 @@ typedef struct TxFit {
 
 extern const char *const Rb_TxmixModelNames[];
 
-int	Rb_TxmixLar(int n, int p, const double *X, const double *y,
+int	RbTxmixLar(int n, int p, const double *X, const double *y,
 	    double *coef, double *objective, int *iterations);
-int	Rb_TxmixOls(int n, int p, const double *X, const double *y,
+int	RbTxmixOls(int n, int p, const double *X, const double *y,
 	    double *coef, double *sse);
-int	Rb_TxmixRegress(TxMethod method, int n, int p, const double *X,
+int	RbTxmixRegress(TxMethod method, int n, int p, const double *X,
 	    const double *y, double *coef, double *objective);
 
-int	Rb_TxmixModelTerms(TxModel model, int J, int R, int intercept,
+int	RbTxmixModelTerms(TxModel model, int J, int R, int intercept,
 	    char ***names);
-int	Rb_TxmixFit(const TxData *d, TxModel model, TxMethod method,
+int	RbTxmixFit(const TxData *d, TxModel model, TxMethod method,
 	    int intercept, const unsigned char *train, TxFit *fit,
 	    char *errBuf, size_t errLen);
-void	Rb_TxmixPredict(const TxData *d, const TxFit *fit, int lo, int hi,
+void	RbTxmixPredict(const TxData *d, const TxFit *fit, int lo, int hi,
 	    double *yhat);
-void	Rb_TxmixFitFree(TxFit *fit);
+void	RbTxmixFitFree(TxFit *fit);
 
 /* Accuracy of predictions over the windows where mask is set (all when
  * mask is NULL). */
@@ -88,9 +88,9 @@ typedef struct TxAccuracy {
     double p10, p25, p75, p90, max;
 } TxAccuracy;
 
-void	Rb_TxmixAccuracy(int m, const double *y, const double *yhat,
+void	RbTxmixAccuracy(int m, const double *y, const double *yhat,
 	    const unsigned char *mask, TxAccuracy *acc);
-double	Rb_TxmixMedian(double *v, int n);
+double	RbTxmixMedian(double *v, int n);
 
 /* Which windows a model is calibrated on. */
 typedef enum TxScheme {
@@ -101,14 +101,14 @@ typedef enum TxScheme {
 
 extern const char *const Rb_TxmixSchemeNames[];
 
-int	Rb_TxmixTrainMask(const TxData *d, TxScheme scheme, double fraction,
+int	RbTxmixTrainMask(const TxData *d, TxScheme scheme, double fraction,
 	    int r, unsigned char *train);
-int	Rb_TxmixAnomalies(const TxData *d, TxModel model, TxMethod method,
+int	RbTxmixAnomalies(const TxData *d, TxModel model, TxMethod method,
 	    int intercept, int span, double threshold, double *score,
 	    unsigned char *flag, char *errBuf, size_t errLen);
 
-int	Rb_TxmixCommandsInit(Tcl_Interp *interp);
-int	Rb_TxmixAnalyzerInit(Tcl_Interp *interp);
-int	Rb_TxmixReporterInit(Tcl_Interp *interp);
+int	RbTxmixCommandsInit(Tcl_Interp *interp);
+int	RbTxmixAnalyzerInit(Tcl_Interp *interp);
+int	RbTxmixReporterInit(Tcl_Interp *interp);
 
 #endif /* TXMIX_H */

@@ -669,6 +669,8 @@ typedef int (Rb_AttrVisitor)(Rb_Reporter *r, const Rb_Flow *flow,
 	const Rb_Attribute *attr, void *cd);
 /* Walks the bound (flow, attribute) pairs as above. */
 int		Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd);
+/* Writes s to fp as a JSON string literal (valid JSON whatever s holds). */
+void		Rb_JsonString(FILE *fp, const char *s);
 
 /* Safe output: data goes to "path.tmp-PID"; Rb_OutClose renames it to
  * path if every write succeeded, else removes it and sets an error that

@@ -96,7 +96,8 @@
     X(Rb_Realloc) \
     X(Rb_Strdup) \
     X(Rb_AllocArray) \
-    X(Rb_ReallocArray)
+    X(Rb_ReallocArray) \
+    X(Rb_JsonString)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -240,6 +241,7 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_Strdup (rbStubsPtr->Rb_Strdup_p)
 #define Rb_AllocArray (rbStubsPtr->Rb_AllocArray_p)
 #define Rb_ReallocArray (rbStubsPtr->Rb_ReallocArray_p)
+#define Rb_JsonString (rbStubsPtr->Rb_JsonString_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

@@ -45,29 +45,6 @@ struct RbChromeWriter {
 };
 
 /*
- * PutString --
- *	s as a JSON string.
- */
-static void
-PutString(FILE *fp, const char *s)
-{
-    putc('"', fp);
-    for (; *s; s++) {
-	unsigned char c = (unsigned char)*s;
-
-	if (c == '"' || c == '\\') {
-	    putc('\\', fp);
-	    putc(c, fp);
-	} else if (c < 0x20) {
-	    fprintf(fp, "\\u%04x", c);
-	} else {
-	    putc(c, fp);
-	}
-    }
-    putc('"', fp);
-}
-
-/*
  * PutMicros --
  *	ns as microseconds, the unit of "ts" and "dur", exactly (three
  *	decimals).
@@ -95,7 +72,7 @@ Begin(RbChromeWriter *w, const char *ph, const char *name, int64_t pid,
     fputs(w->first ? "\n" : ",\n", fp);
     w->first = 0;
     fprintf(fp, "{\"ph\":\"%s\",\"name\":", ph);
-    PutString(fp, name);
+    Rb_JsonString(fp, name);
     fprintf(fp, ",\"pid\":%lld,\"tid\":%lld,\"ts\":", (long long)pid,
 	    (long long)tid);
     PutMicros(fp, ts);
@@ -111,7 +88,7 @@ Meta(RbChromeWriter *w, const char *what, int64_t pid, int64_t tid,
 {
     Begin(w, "M", what, pid, tid, 0);
     fputs(",\"args\":{\"name\":", w->fp);
-    PutString(w->fp, name);
+    Rb_JsonString(w->fp, name);
     fputs("}}", w->fp);
 }
 
@@ -171,7 +148,7 @@ RbChromeOpen(FILE *fp, const Rb_Schema *s, int64_t epochNs)
     w->fEvent = FieldOf(s, "event", "type");
     w->lastTime = INT64_MIN;
     fprintf(fp, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"schema\":");
-    PutString(fp, s->name);
+    Rb_JsonString(fp, s->name);
     fprintf(fp, ",\"epoch\":\"%s%llu.%09llu\"},\"traceEvents\":[",
 	    epochNs < 0 ? "-" : "", (unsigned long long)(mag / 1000000000),
 	    (unsigned long long)(mag % 1000000000));
@@ -313,7 +290,7 @@ EndSpan(RbChromeWriter *w, const Span *sp, int64_t crumb, int64_t end,
     fprintf(w->fp, ",\"args\":{\"breadcrumb\":\"%lld\"", (long long)crumb);
     if (sp->service != RB_ABSENT) {
 	fputs(",\"service\":", w->fp);
-	PutString(w->fp, Rb_SchemaString(w->schema, sp->service));
+	Rb_JsonString(w->fp, Rb_SchemaString(w->schema, sp->service));
     }
     fprintf(w->fp, "%s}}", complete ? "" : ",\"incomplete\":true");
 }

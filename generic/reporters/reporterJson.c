@@ -23,11 +23,11 @@ WriteRun(FILE *fp, const Rb_RunInfo *run)
     int done, n = 0;
 
     fputs("{\n  \"run\": {\n    \"version\": ", fp);
-    RbReportJsonString(fp, RUBICON_VERSION);
+    Rb_JsonString(fp, RUBICON_VERSION);
     fputs(",\n    \"traces\": ", fp);
-    RbReportJsonString(fp, run->traces ? run->traces : "");
+    Rb_JsonString(fp, run->traces ? run->traces : "");
     fputs(",\n    \"config\": ", fp);
-    RbReportJsonString(fp, run->config ? run->config : "");
+    Rb_JsonString(fp, run->config ? run->config : "");
     fprintf(fp, ",\n    \"records\": %llu,\n    \"skipped\": %llu",
 	    (unsigned long long) run->records,
 	    (unsigned long long) run->skipped);
@@ -36,7 +36,7 @@ WriteRun(FILE *fp, const Rb_RunInfo *run)
 	    &search, &key, &value, &done) == TCL_OK) {
 	for (; !done; Tcl_DictObjNext(&search, &key, &value, &done)) {
 	    fputs(n++ ? ", " : "", fp);
-	    RbReportJsonString(fp, Tcl_GetString(key));
+	    Rb_JsonString(fp, Tcl_GetString(key));
 	    if (Tcl_GetWideIntFromObj(NULL, value, &count) == TCL_OK) {
 		fprintf(fp, ": %lld", (long long) count);
 	    } else {
@@ -69,24 +69,24 @@ WriteAttr(FILE *fp, const Rb_Attribute *a)
     int r, c;
 
     fputs("        {\"name\": ", fp);
-    RbReportJsonString(fp, a->name);
+    Rb_JsonString(fp, a->name);
     fputs(", \"kind\": ", fp);
-    RbReportJsonString(fp, Rb_AttrKindName(a->kind));
+    Rb_JsonString(fp, Rb_AttrKindName(a->kind));
     fputs(", \"unit\": ", fp);
-    RbReportJsonString(fp, a->unit ? a->unit : "");
+    Rb_JsonString(fp, a->unit ? a->unit : "");
     fputs(",\n         \"help\": ", fp);
-    RbReportJsonString(fp, a->help ? a->help : "");
+    Rb_JsonString(fp, a->help ? a->help : "");
     fprintf(fp, ", \"partial\": %s", a->partial ? "true" : "false");
     if (a->kind == RB_ATTR_TEXT) {
 	fputs(",\n         \"text\": ", fp);
-	RbReportJsonString(fp, a->text ? a->text : "");
+	Rb_JsonString(fp, a->text ? a->text : "");
     }
     fputs(",\n         \"columns\": [", fp);
     for (c = 0; c < a->ncols; c++) {
 	fputs(c ? ", {\"name\": " : "{\"name\": ", fp);
-	RbReportJsonString(fp, a->cols[c].name);
+	Rb_JsonString(fp, a->cols[c].name);
 	fputs(", \"unit\": ", fp);
-	RbReportJsonString(fp, RbReportColUnit(a, c));
+	Rb_JsonString(fp, RbReportColUnit(a, c));
 	fprintf(fp, ", \"type\": \"%s\"}",
 		a->cols[c].isText ? "text" : "number");
     }
@@ -98,7 +98,7 @@ WriteAttr(FILE *fp, const Rb_Attribute *a)
 
 	    fputs(c ? ", " : "", fp);
 	    if (col->isText) {
-		RbReportJsonString(fp, col->text[r] ? col->text[r] : "");
+		Rb_JsonString(fp, col->text[r] ? col->text[r] : "");
 	    } else {
 		RbReportJsonNum(fp, col->num[r]);
 	    }
@@ -122,7 +122,7 @@ WriteDocument(FILE *fp, const Rb_RunInfo *run, const Rb_ReportSet *set)
     fputs(",\n  \"flows\": [", fp);
     for (i = 0; i < set->nflows; i++) {
 	fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", fp);
-	RbReportJsonString(fp, Rb_FlowName(set->flows[i]));
+	Rb_JsonString(fp, Rb_FlowName(set->flows[i]));
 	fputs(", \"attributes\": [", fp);
 	for (j = set->first[i]; j < set->first[i + 1]; j++) {
 	    fputs(j > set->first[i] ? ",\n" : "\n", fp);

@@ -272,14 +272,17 @@ Utf8Length(const unsigned char *p)
 }
 
 /*
- * RbReportJsonString --
+ * Rb_JsonString --
  *	Writes s as a JSON string literal.  Control characters are escaped
  *	(\n, \r, \t by name, the rest as \u00XX); bytes that are not valid
  *	UTF-8 become U+FFFD so that the file stays valid JSON whatever a
- *	trace contained.
+ *	trace contained.  The JSON reporter, the Chrome trace writer and the
+ *	Magpie plugin's Chrome timeline all write strings through it.
+ * Results: none.
+ * Side effects: writes to fp.
  */
 void
-RbReportJsonString(FILE *fp, const char *s)
+Rb_JsonString(FILE *fp, const char *s)
 {
     const unsigned char *p = (const unsigned char *) s;
     int n;

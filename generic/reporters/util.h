@@ -53,7 +53,6 @@ const char *	RbReportCell(const Rb_Attribute *a, int row, int col,
 const char *	RbReportColUnit(const Rb_Attribute *a, int col);
 
 void		RbReportCsvField(FILE *fp, const char *s);
-void		RbReportJsonString(FILE *fp, const char *s);
 void		RbReportJsonNum(FILE *fp, double v);
 void		RbReportHtmlString(FILE *fp, const char *s);
 

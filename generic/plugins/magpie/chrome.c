@@ -22,29 +22,6 @@
 				 * above any pid yet within 32 bits */
 
 /*
- * PutString --
- *	s as a JSON string.
- */
-static void
-PutString(FILE *fp, const char *s)
-{
-    putc('"', fp);
-    for (; *s; s++) {
-	unsigned char c = (unsigned char)*s;
-
-	if (c == '"' || c == '\\') {
-	    putc('\\', fp);
-	    putc(c, fp);
-	} else if (c < 0x20) {
-	    fprintf(fp, "\\u%04x", c);
-	} else {
-	    putc(c, fp);
-	}
-    }
-    putc('"', fp);
-}
-
-/*
  * PutMicros --
  *	ns as microseconds with three decimals (exact).
  */
@@ -68,7 +45,7 @@ Event(FILE *fp, int *first, const char *ph, const char *name, int64_t pid,
     fputs(*first ? "\n" : ",\n", fp);
     *first = 0;
     fprintf(fp, "{\"ph\":\"%s\",\"name\":", ph);
-    PutString(fp, name);
+    Rb_JsonString(fp, name);
     fprintf(fp, ",\"pid\":%lld,\"tid\":%lld,\"ts\":", (long long)pid,
 	    (long long)tid);
     PutMicros(fp, ts);
@@ -126,7 +103,7 @@ WriteRequest(FILE *fp, int *first, const MgSchema *mg, const MgRequest *r,
 	if (isNew) {
 	    Event(fp, first, "M", "process_name", pid, 0, 0);
 	    fputs(",\"args\":{\"name\":", fp);
-	    PutString(fp, Rb_SchemaString(rec, e->machine));
+	    Rb_JsonString(fp, Rb_SchemaString(rec, e->machine));
 	    fputs("}}", fp);
 	}
 	snprintf(key, sizeof(key), "%lld %lld", (long long)pid,
@@ -147,7 +124,7 @@ WriteRequest(FILE *fp, int *first, const MgSchema *mg, const MgRequest *r,
 	    }
 	    Event(fp, first, "M", "thread_name", pid, tid, 0);
 	    fputs(",\"args\":{\"name\":", fp);
-	    PutString(fp, tname);
+	    Rb_JsonString(fp, tname);
 	    fputs("}}", fp);
 	}
 	for (j = k; j < r->nev; j++) {
@@ -238,7 +215,7 @@ ChromeCmd(ClientData cd, Tcl_Interp *interp, int objc,
     }
     Tcl_InitHashTable(&named, TCL_STRING_KEYS);
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"schema\":", fp);
-    PutString(fp, mg->rec->name);
+    Rb_JsonString(fp, mg->rec->name);
     fputs("},\"traceEvents\":[", fp);
     for (id = 1; (r = MgParserRequest(attr->producer, id)) != NULL; id++) {
 	WriteRequest(fp, &first, mg, r, &named);

@@ -478,7 +478,7 @@ CompareGroups(const void *p, const void *q)
  *	category against the rest (RB_REFINE_ONE), or (RB_REFINE_SUBSET)
  *	each prefix of the categories ordered by mean residual against the
  *	rest, among which the subset split of least squared deviation is
- *	(Breiman, Friedman, Olshen and Stone 1984, Theorem 4.5; Fisher
+ *	(Breiman, Friedman, Olshen and Stone 1984; Fisher
  *	1958).  g and keys have room for n categories.
  */
 static void

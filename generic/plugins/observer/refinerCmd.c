@@ -284,9 +284,9 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
     if (catSplit == 0 && criterion == RB_REFINE_ENTROPY) {
 	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
 		"-catsplit subset needs -criterion variance: ordering the "
-		"categories by mean residual finds the best subset only for "
-		"the squared deviation (Breiman et al. 1984); use -catsplit "
-		"onevsrest");
+		"categories by mean residual finds the best subset for the "
+		"squared deviation (Breiman et al. 1984), not for the entropy "
+		"of the residuals' ten buckets; use -catsplit onevsrest");
     }
     if (catSplit < 0) {
 	catSplit = criterion == RB_REFINE_ENTROPY ? 1 : 0;

@@ -67,6 +67,7 @@ typedef struct Rb_QnBounds {
     int balanced;		/* 1: the balanced job bounds below hold */
     double bjbXUpper, bjbXLower;	/* ch. 5.4, single closed class */
     double bjbRLower, bjbRUpper;
+    char whyNot[256];		/* balanced 0: why they are not defined */
 } Rb_QnBounds;
 
 int		RbQnSolve(const Rb_QnNet *net, Rb_QnMethod method,

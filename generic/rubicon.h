@@ -678,6 +678,19 @@ int		Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd);
 /* Writes s to fp as a JSON string literal (valid JSON whatever s holds). */
 void		Rb_JsonString(FILE *fp, const char *s);
 
+/* Cache simulation: one block cache of a given size under a replacement
+ * policy, the simulation CacheSimAnalyzer(n) runs, for plugins that feed
+ * it their own access sequences.  An opaque handle. */
+typedef struct Rb_CacheSim Rb_CacheSim;
+/* An empty cache of blocks (1 to 2**28) blocks under policy "lru",
+ * "fifo", "clock", "lfu", "arc" or "s3fifo"; NULL for another name or
+ * size. */
+Rb_CacheSim *	Rb_CacheSimCreate(const char *policy, int64_t blocks);
+/* One access of block: 1 for a hit, 0 for a miss (the block comes in). */
+int		Rb_CacheSimAccess(Rb_CacheSim *sim, int64_t block);
+/* Frees the cache (NULL is ignored). */
+void		Rb_CacheSimFree(Rb_CacheSim *sim);
+
 /* Safe output: data goes to "path.tmp-PID"; Rb_OutClose renames it to
  * path if every write succeeded, else removes it and sets an error that
  * names path.  "-" means stdout. */

@@ -136,7 +136,10 @@
     X(Rb_KeyTableGet) \
     X(Rb_FlowScratchCreate) \
     X(Rb_FlowScratchClear) \
-    X(Rb_FlowScratchFree)
+    X(Rb_FlowScratchFree) \
+    X(Rb_CacheSimCreate) \
+    X(Rb_CacheSimAccess) \
+    X(Rb_CacheSimFree)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -320,6 +323,9 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_FlowScratchCreate (rbStubsPtr->Rb_FlowScratchCreate_p)
 #define Rb_FlowScratchClear (rbStubsPtr->Rb_FlowScratchClear_p)
 #define Rb_FlowScratchFree (rbStubsPtr->Rb_FlowScratchFree_p)
+#define Rb_CacheSimCreate (rbStubsPtr->Rb_CacheSimCreate_p)
+#define Rb_CacheSimAccess (rbStubsPtr->Rb_CacheSimAccess_p)
+#define Rb_CacheSimFree (rbStubsPtr->Rb_CacheSimFree_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

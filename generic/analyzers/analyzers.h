@@ -45,6 +45,11 @@ extern const Rb_AnalyzerClass Rb_SeriesAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HeatmapAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_CacheSimAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_PopularityAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_PatternAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_BlockLifetimeAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_StrideAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_EntropyAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_BalanceAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 

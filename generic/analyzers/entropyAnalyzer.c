@@ -81,18 +81,8 @@ EntropyStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    st->keyIndex = -1;
 	    return TCL_ERROR;
 	}
-    } else {
-	int sizeIndex;
-
-	/* RbBlockRange reads the size at its I/O schema place. */
-	if (RbBlockMapStart(a, &st->map, run) != TCL_OK
-		|| RbKitIntegerField(a, run, "size", &sizeIndex) != TCL_OK) {
-	    return TCL_ERROR;
-	}
-	if (sizeIndex != RB_IO_SIZE) {
-	    return RbKitOptionError(a, NULL, "block keys need the I/O "
-		    "schema's size field (give -field for other records)");
-	}
+    } else if (RbBlockKeysStart(a, &st->map, run, "-field") != TCL_OK) {
+	return TCL_ERROR;
     }
     if (st->counts.valSize == 0) {
 	RbKeyTableInit(&st->counts, sizeof(uint64_t));

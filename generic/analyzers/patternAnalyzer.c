@@ -112,22 +112,6 @@ PatternStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
- * Continues --
- *	Whether an I/O at offset continues the device whose previous I/O
- *	ended at prevEnd: within gap bytes either way (unsigned arithmetic,
- *	as SeqRunAnalyzer, so wild offsets cannot overflow).
- */
-static int
-Continues(int64_t prevEnd, int64_t offset, int64_t gap)
-{
-    uint64_t distance = offset >= prevEnd
-	    ? (uint64_t)offset - (uint64_t)prevEnd
-	    : (uint64_t)prevEnd - (uint64_t)offset;
-
-    return distance <= (uint64_t)gap;
-}
-
-/*
  * Corner --
  *	The corner of an I/O of op, sequential or not; -1 for an op that is
  *	neither read nor write.
@@ -181,7 +165,7 @@ PatternBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    break;
 	}
 	corner = Corner(op, d->ios > 0
-		&& Continues(d->prevEnd, offset, st->gap));
+		&& RbContinuesRun(d->prevEnd, offset, st->gap));
 	if (d->ios == 0) {
 	    d->firstOffset = offset;
 	    d->firstSize = reqSize;
@@ -323,7 +307,7 @@ PatternMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    *d = *od;
 	    continue;
 	}
-	if (Continues(d->prevEnd, od->firstOffset, st->gap)
+	if (RbContinuesRun(d->prevEnd, od->firstOffset, st->gap)
 		&& (c = Corner(od->firstOp, 0)) >= 0) {
 	    /* Random corner to sequential: each pair is adjacent. */
 	    st->ios[c]--;

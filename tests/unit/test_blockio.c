@@ -251,6 +251,8 @@ rbtest_suite(void)
     Suite *s = suite_create("blockio");
     TCase *tc = tcase_create("merge");
 
+    /* Some 6,500 merges: seconds under the sanitizers. */
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, merge_at_every_cut);
     tcase_add_test(tc, stride_runs_join_across_cuts);
     suite_add_tcase(s, tc);

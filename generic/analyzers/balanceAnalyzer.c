@@ -73,9 +73,9 @@ BalanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     st->keyIsText = run->schema->fields[st->keyIndex].type == RB_FT_STRING;
     if (st->keys.valSize == 0) {
-	RbKeyTableInit(&st->keys, sizeof(KeyLoad));
+	Rb_KeyTableInit(&st->keys, sizeof(KeyLoad));
     }
-    RbKeyTableClear(&st->keys);
+    Rb_KeyTableClear(&st->keys);
     st->failed = 0;
     return TCL_OK;
 }
@@ -102,7 +102,7 @@ BalanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	if (key == RB_ABSENT) {
 	    continue;
 	}
-	if ((l = RbKeyTableFindLimited(&st->keys, key, st->limit)) == NULL) {
+	if ((l = Rb_KeyTableFindLimited(&st->keys, key, st->limit)) == NULL) {
 	    st->failed = 1;
 	    RbKitKeyLimit(a, st->limit, st->field, b->firstRecord + sel[j],
 		    40);
@@ -138,7 +138,7 @@ Spread(const Rb_KeyTable *t, int byBytes, double *maxToMean, double *cov,
 	mean = n > 0 ? sum / n : 0.0;
 	for (i = 0; i < t->cap; i++) {
 	    if (t->used[i]) {
-		const KeyLoad *l = RbKeyTableValue(t, i);
+		const KeyLoad *l = Rb_KeyTableValue(t, i);
 		double x = (double)(byBytes ? l->bytes : l->ios);
 
 		if (pass == 0) {
@@ -188,19 +188,19 @@ LoadTable(const BalanceState *st, const Rb_RunInfo *run)
     int bytesCol = Rb_AttrAddColumn(table, "bytes", "bytes", 0);
     int ioShareCol = Rb_AttrAddColumn(table, "ioShare", "", 0);
     int byteShareCol = Rb_AttrAddColumn(table, "byteShare", "", 0);
-    uint64_t *slots = RbKeyTableSortedSlots(&st->keys), i;
+    uint64_t *slots = Rb_KeyTableSortedSlots(&st->keys), i;
     uint64_t ios = 0, bytes = 0;
 
     qsort_r(slots, st->keys.count, sizeof(uint64_t), CompareKeys,
 	    (void *)&st->keys);
     for (i = 0; i < st->keys.count; i++) {
-	const KeyLoad *l = RbKeyTableValue(&st->keys, slots[i]);
+	const KeyLoad *l = Rb_KeyTableValue(&st->keys, slots[i]);
 
 	ios += l->ios;
 	bytes += l->bytes;
     }
     for (i = 0; i < st->keys.count; i++) {
-	const KeyLoad *l = RbKeyTableValue(&st->keys, slots[i]);
+	const KeyLoad *l = Rb_KeyTableValue(&st->keys, slots[i]);
 	int64_t key = st->keys.keys[slots[i]];
 	int row = Rb_AttrAddRow(table);
 
@@ -265,7 +265,7 @@ BalanceFree(Rb_Analyzer *a)
 {
     BalanceState *st = a->state;
 
-    RbKeyTableFree(&st->keys);
+    Rb_KeyTableFree(&st->keys);
 }
 
 /*
@@ -278,7 +278,7 @@ BalanceSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     BalanceState *st = a->state;
 
     Rb_BufPutInt(b, st->failed);
-    RbKeyTablePut(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTablePut(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -288,7 +288,7 @@ BalanceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     BalanceState *st = a->state;
 
     st->failed = (int)Rb_BufGetInt(b);
-    RbKeyTableGet(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTableGet(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -312,8 +312,8 @@ BalanceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->keys.used[i]) {
 	    continue;
 	}
-	o = RbKeyTableValue(&ost->keys, i);
-	l = RbKeyTableFindLimited(&st->keys, ost->keys.keys[i], st->limit);
+	o = Rb_KeyTableValue(&ost->keys, i);
+	l = Rb_KeyTableFindLimited(&st->keys, ost->keys.keys[i], st->limit);
 	if (l == NULL) {
 	    RbKitKeyLimit(a, st->limit, st->field, 0, 40);
 	    return TCL_ERROR;

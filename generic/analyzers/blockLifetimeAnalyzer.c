@@ -86,10 +86,10 @@ BlockLifetimeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->blocks.valSize == 0) {
-	RbKeyTableInit(&st->blocks, sizeof(BlockWrites));
+	Rb_KeyTableInit(&st->blocks, sizeof(BlockWrites));
     }
-    RbKeyTableClear(&st->blocks);
-    RbLogHistReset(&st->lifetimes);
+    Rb_KeyTableClear(&st->blocks);
+    Rb_LogHistReset(&st->lifetimes);
     st->blockWrites = st->overwrites = st->overwrittenBytes = 0;
     st->untracked = 0;
     return TCL_OK;
@@ -109,7 +109,7 @@ Overwrite(BlockLifetimeState *st, int64_t last, int64_t t, int64_t bytes)
     st->overwrites++;
     st->overwrittenBytes += (uint64_t)bytes;
     if (t >= last && !__builtin_sub_overflow(t, last, &life)) {
-	RbLogHistAdd(&st->lifetimes, (double)life);
+	Rb_LogHistAdd(&st->lifetimes, (double)life);
     }
 }
 
@@ -142,12 +142,12 @@ BlockLifetimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	}
 	for (k = 0; k < count; k++) {
 	    int64_t bytes = RbBlockBytes(&st->map, offsets[i], sizes[i], k);
-	    BlockWrites *w = RbKeyTableFind(&st->blocks, first + k, 0);
+	    BlockWrites *w = Rb_KeyTableFind(&st->blocks, first + k, 0);
 
 	    st->blockWrites++;
 	    if (w != NULL) {
 		Overwrite(st, w->last, t, bytes);
-	    } else if ((w = RbKeyTableFindLimited(&st->blocks, first + k,
+	    } else if ((w = Rb_KeyTableFindLimited(&st->blocks, first + k,
 		    st->limit)) == NULL) {
 		st->untracked++;
 		continue;
@@ -175,11 +175,11 @@ BlockLifetimeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 
     for (i = 0; i < st->blocks.cap; i++) {
 	if (st->blocks.used[i]) {
-	    once += ((BlockWrites *)RbKeyTableValue(&st->blocks, i))->writes
+	    once += ((BlockWrites *)Rb_KeyTableValue(&st->blocks, i))->writes
 		    == 1;
 	}
     }
-    Rb_AnalyzerSet(a, RbLogHistAttr(&st->lifetimes, "BlockLifetime", "s",
+    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->lifetimes, "BlockLifetime", "s",
 	    1.0 / RB_NS_PER_S, "percentiles of the time from a block's "
 	    "write to its next overwrite (within 1%)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanBlockLifetime",
@@ -211,8 +211,8 @@ BlockLifetimeFree(Rb_Analyzer *a)
 {
     BlockLifetimeState *st = a->state;
 
-    RbKeyTableFree(&st->blocks);
-    RbLogHistFree(&st->lifetimes);
+    Rb_KeyTableFree(&st->blocks);
+    Rb_LogHistFree(&st->lifetimes);
     RbBlockMapFree(&st->map);
 }
 
@@ -227,8 +227,8 @@ BlockLifetimeSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     BlockLifetimeState *st = a->state;
 
     RbBlockMapPut(b, &st->map);
-    RbKeyTablePut(b, &st->blocks, NULL);
-    RbLogHistPut(b, &st->lifetimes);
+    Rb_KeyTablePut(b, &st->blocks, NULL);
+    Rb_LogHistPut(b, &st->lifetimes);
     RbKitPutCounters(b, &st->blockWrites, 4);
     return TCL_OK;
 }
@@ -239,8 +239,8 @@ BlockLifetimeDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     BlockLifetimeState *st = a->state;
 
     RbBlockMapGet(b, &st->map);
-    RbKeyTableGet(b, &st->blocks, NULL);
-    RbLogHistGet(b, &st->lifetimes);
+    Rb_KeyTableGet(b, &st->blocks, NULL);
+    Rb_LogHistGet(b, &st->lifetimes);
     RbKitGetCounters(b, &st->blockWrites, 4);
     return TCL_OK;
 }
@@ -274,13 +274,13 @@ BlockLifetimeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->blocks.used[i]) {
 	    continue;
 	}
-	o = RbKeyTableValue(&ost->blocks, i);
+	o = Rb_KeyTableValue(&ost->blocks, i);
 	key = RbBlockRekey(&st->map, devices, ost->blocks.keys[i]);
-	if ((w = RbKeyTableFind(&st->blocks, key, 0)) != NULL) {
+	if ((w = Rb_KeyTableFind(&st->blocks, key, 0)) != NULL) {
 	    Overwrite(st, w->last, o->first, o->firstBytes);
 	    w->last = o->last;
 	    w->writes += o->writes;
-	} else if ((w = RbKeyTableFindLimited(&st->blocks, key,
+	} else if ((w = Rb_KeyTableFindLimited(&st->blocks, key,
 		st->limit)) != NULL) {
 	    *w = *o;
 	} else {
@@ -292,7 +292,7 @@ BlockLifetimeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     st->overwrites += ost->overwrites;
     st->overwrittenBytes += ost->overwrittenBytes;
     st->untracked += ost->untracked;
-    return RbLogHistMerge(a, &st->lifetimes, &ost->lifetimes);
+    return Rb_LogHistMerge(a, &st->lifetimes, &ost->lifetimes);
 }
 
 /*

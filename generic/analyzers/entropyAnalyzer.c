@@ -85,9 +85,9 @@ EntropyStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->counts.valSize == 0) {
-	RbKeyTableInit(&st->counts, sizeof(uint64_t));
+	Rb_KeyTableInit(&st->counts, sizeof(uint64_t));
     }
-    RbKeyTableClear(&st->counts);
+    Rb_KeyTableClear(&st->counts);
     st->accesses = 0;
     st->failed = 0;
     return TCL_OK;
@@ -102,7 +102,7 @@ static int
 CountKey(Rb_Analyzer *a, int64_t key, uint64_t n, uint64_t record)
 {
     EntropyState *st = a->state;
-    uint64_t *c = RbKeyTableFindLimited(&st->counts, key, st->limit);
+    uint64_t *c = Rb_KeyTableFindLimited(&st->counts, key, st->limit);
 
     if (c == NULL) {
 	st->failed = 1;
@@ -162,7 +162,7 @@ EntropyEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 
     for (i = 0; i < st->counts.cap; i++) {
 	if (st->counts.used[i]) {
-	    double p = (double)*(const uint64_t *)RbKeyTableValue(
+	    double p = (double)*(const uint64_t *)Rb_KeyTableValue(
 		    &st->counts, i) / total;
 
 	    h -= p * log2(p);
@@ -190,7 +190,7 @@ EntropyFree(Rb_Analyzer *a)
 {
     EntropyState *st = a->state;
 
-    RbKeyTableFree(&st->counts);
+    Rb_KeyTableFree(&st->counts);
     RbBlockMapFree(&st->map);
 }
 
@@ -209,7 +209,7 @@ EntropySerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     if (st->keyIndex < 0) {
 	RbBlockMapPut(b, &st->map);
     }
-    RbKeyTablePut(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTablePut(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -223,7 +223,7 @@ EntropyDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     if (st->keyIndex < 0) {
 	RbBlockMapGet(b, &st->map);
     }
-    RbKeyTableGet(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTableGet(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -259,7 +259,7 @@ EntropyMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    key = RbBlockRekey(&st->map, devices, key);
 	}
 	ok = CountKey(a, key,
-		*(const uint64_t *)RbKeyTableValue(&ost->counts, i), 0);
+		*(const uint64_t *)Rb_KeyTableValue(&ost->counts, i), 0);
     }
     free(devices);
     return ok ? TCL_OK : TCL_ERROR;

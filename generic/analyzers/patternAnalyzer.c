@@ -100,9 +100,9 @@ PatternStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->devices.valSize == 0) {
-	RbKeyTableInit(&st->devices, sizeof(PatternDevice));
+	Rb_KeyTableInit(&st->devices, sizeof(PatternDevice));
     }
-    RbKeyTableClear(&st->devices);
+    Rb_KeyTableClear(&st->devices);
     for (i = 0; i < NCORNERS; i++) {
 	st->ios[i] = st->bytes[i] = 0;
     }
@@ -157,7 +157,7 @@ PatternBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| reqSize < 0) {
 	    continue;
 	}
-	d = RbKeyTableFindLimited(&st->devices, key, st->limit);
+	d = Rb_KeyTableFindLimited(&st->devices, key, st->limit);
 	if (d == NULL) {
 	    st->failed = 1;
 	    RbKitDeviceLimit(a, st->limit, st->field,
@@ -237,7 +237,7 @@ PatternFree(Rb_Analyzer *a)
 {
     PatternState *st = a->state;
 
-    RbKeyTableFree(&st->devices);
+    Rb_KeyTableFree(&st->devices);
 }
 
 /*
@@ -252,7 +252,7 @@ PatternSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     Rb_BufPutInt(b, st->failed);
     RbKitPutCounters(b, st->ios, 2 * NCORNERS + 1);
-    RbKeyTablePut(b, &st->devices, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTablePut(b, &st->devices, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -263,7 +263,7 @@ PatternDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     st->failed = (int)Rb_BufGetInt(b);
     RbKitGetCounters(b, st->ios, 2 * NCORNERS + 1);
-    RbKeyTableGet(b, &st->devices, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTableGet(b, &st->devices, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -296,8 +296,8 @@ PatternMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->devices.used[i]) {
 	    continue;
 	}
-	od = RbKeyTableValue(&ost->devices, i);
-	d = RbKeyTableFindLimited(&st->devices, ost->devices.keys[i],
+	od = Rb_KeyTableValue(&ost->devices, i);
+	d = Rb_KeyTableFindLimited(&st->devices, ost->devices.keys[i],
 		st->limit);
 	if (d == NULL) {
 	    RbKitKeyLimit(a, st->limit, st->field, 0, 70);

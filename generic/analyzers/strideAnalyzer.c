@@ -97,11 +97,11 @@ StrideStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->streams.valSize == 0) {
-	RbKeyTableInit(&st->streams, sizeof(StrideStream));
-	RbKeyTableInit(&st->strides, sizeof(uint64_t));
+	Rb_KeyTableInit(&st->streams, sizeof(StrideStream));
+	Rb_KeyTableInit(&st->strides, sizeof(uint64_t));
     }
-    RbKeyTableClear(&st->streams);
-    RbKeyTableClear(&st->strides);
+    Rb_KeyTableClear(&st->streams);
+    Rb_KeyTableClear(&st->strides);
     st->ios = st->strided = 0;
     st->longest = 0;
     st->failed = 0;
@@ -118,7 +118,7 @@ static int
 CountStride(Rb_Analyzer *a, int64_t stride, uint64_t record)
 {
     StrideState *st = a->state;
-    uint64_t *c = RbKeyTableFindLimited(&st->strides, stride, st->limit);
+    uint64_t *c = Rb_KeyTableFindLimited(&st->strides, stride, st->limit);
 
     if (c == NULL) {
 	st->failed = 1;
@@ -212,7 +212,7 @@ StrideBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 		|| reqSize < 0) {
 	    continue;
 	}
-	s = RbKeyTableFindLimited(&st->streams, key, st->limit);
+	s = Rb_KeyTableFindLimited(&st->streams, key, st->limit);
 	if (s == NULL) {
 	    st->failed = 1;
 	    RbKitKeyLimit(a, st->limit, st->by, b->firstRecord + sel[j],
@@ -233,8 +233,8 @@ ByCount(const void *p, const void *q, void *table)
 {
     const Rb_KeyTable *t = table;
     uint64_t s1 = *(const uint64_t *)p, s2 = *(const uint64_t *)q;
-    uint64_t c1 = *(const uint64_t *)RbKeyTableValue(t, s1);
-    uint64_t c2 = *(const uint64_t *)RbKeyTableValue(t, s2);
+    uint64_t c1 = *(const uint64_t *)Rb_KeyTableValue(t, s1);
+    uint64_t c2 = *(const uint64_t *)Rb_KeyTableValue(t, s2);
 
     if (c1 != c2) {
 	return c1 > c2 ? -1 : 1;
@@ -251,7 +251,7 @@ static int
 StrideEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     StrideState *st = a->state;
-    uint64_t *slots = RbKeyTableSortedSlots(&st->strides), i;
+    uint64_t *slots = Rb_KeyTableSortedSlots(&st->strides), i;
     Rb_Attribute *table = Rb_AttrCreate("TopStrides", RB_ATTR_TABLE, "",
 	    "the strides of the most strided I/Os");
     int strideCol = Rb_AttrAddColumn(table, "stride", "bytes", 0);
@@ -261,7 +261,7 @@ StrideEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     qsort_r(slots, st->strides.count, sizeof(uint64_t), ByCount,
 	    &st->strides);
     for (i = 0; i < st->strides.count && i < (uint64_t)st->k; i++) {
-	uint64_t c = *(const uint64_t *)RbKeyTableValue(&st->strides,
+	uint64_t c = *(const uint64_t *)Rb_KeyTableValue(&st->strides,
 		slots[i]);
 	int row = Rb_AttrAddRow(table);
 
@@ -294,8 +294,8 @@ StrideFree(Rb_Analyzer *a)
 {
     StrideState *st = a->state;
 
-    RbKeyTableFree(&st->streams);
-    RbKeyTableFree(&st->strides);
+    Rb_KeyTableFree(&st->streams);
+    Rb_KeyTableFree(&st->strides);
 }
 
 /*
@@ -309,8 +309,8 @@ StrideSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     Rb_BufPutInt(b, st->failed);
     RbKitPutCounters(b, &st->ios, 3);
-    RbKeyTablePut(b, &st->streams, RbKitTextSchema(run, st->keyIndex));
-    RbKeyTablePut(b, &st->strides, NULL);
+    Rb_KeyTablePut(b, &st->streams, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTablePut(b, &st->strides, NULL);
     return TCL_OK;
 }
 
@@ -321,8 +321,8 @@ StrideDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     st->failed = (int)Rb_BufGetInt(b);
     RbKitGetCounters(b, &st->ios, 3);
-    RbKeyTableGet(b, &st->streams, RbKitTextSchema(run, st->keyIndex));
-    RbKeyTableGet(b, &st->strides, NULL);
+    Rb_KeyTableGet(b, &st->streams, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTableGet(b, &st->strides, NULL);
     return TCL_OK;
 }
 
@@ -408,13 +408,13 @@ StrideMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->strides.used[i]) {
 	    continue;
 	}
-	c = RbKeyTableFindLimited(&st->strides, ost->strides.keys[i],
+	c = Rb_KeyTableFindLimited(&st->strides, ost->strides.keys[i],
 		st->limit);
 	if (c == NULL) {
 	    RbKitKeyLimit(a, st->limit, "strides", 0, 30);
 	    return TCL_ERROR;
 	}
-	*c += *(const uint64_t *)RbKeyTableValue(&ost->strides, i);
+	*c += *(const uint64_t *)Rb_KeyTableValue(&ost->strides, i);
     }
     for (i = 0; i < ost->streams.cap; i++) {
 	const StrideStream *o;
@@ -423,8 +423,8 @@ StrideMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->streams.used[i]) {
 	    continue;
 	}
-	o = RbKeyTableValue(&ost->streams, i);
-	s = RbKeyTableFindLimited(&st->streams, ost->streams.keys[i],
+	o = Rb_KeyTableValue(&ost->streams, i);
+	s = Rb_KeyTableFindLimited(&st->streams, ost->streams.keys[i],
 		st->limit);
 	if (s == NULL) {
 	    RbKitKeyLimit(a, st->limit, st->by, 0, 100);

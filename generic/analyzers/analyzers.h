@@ -48,6 +48,11 @@ extern const Rb_AnalyzerClass Rb_SeriesAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HeatmapAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_CacheSimAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_PopularityAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_PatternAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_BlockLifetimeAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_StrideAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_EntropyAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_BalanceAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -81,6 +86,23 @@ RbSecondsBetween(int64_t from, int64_t to)
 	return ((double)to - (double)from) / RB_NS_PER_S;
     }
     return (double)ns / RB_NS_PER_S;
+}
+
+/*
+ * RbContinuesRun --
+ *	SeqRunAnalyzer's definition of sequential, which PatternAnalyzer
+ *	shares: an I/O at offset continues its device's run when it starts
+ *	within gap bytes, either way, of prevEnd, where the device's previous
+ *	I/O ended.  Unsigned arithmetic: wild offsets cannot overflow.
+ */
+static inline int
+RbContinuesRun(int64_t prevEnd, int64_t offset, int64_t gap)
+{
+    uint64_t distance = offset >= prevEnd
+	    ? (uint64_t)offset - (uint64_t)prevEnd
+	    : (uint64_t)prevEnd - (uint64_t)offset;
+
+    return distance <= (uint64_t)gap;
 }
 
 /*
@@ -198,6 +220,8 @@ typedef struct Rb_BlockMap {
 
 int		RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m,
 		    const Rb_RunInfo *run);
+int		RbBlockKeysStart(Rb_Analyzer *a, Rb_BlockMap *m,
+		    const Rb_RunInfo *run, const char *fieldOption);
 int		RbBlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i,
 		    int64_t *first, int64_t *count);
 int		RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo,

@@ -39,6 +39,30 @@ RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run)
 }
 
 /*
+ * RbBlockKeysStart --
+ *	RbBlockMapStart for a class whose keys are blocks unless an option
+ *	(fieldOption, named in the message) gives a field: also checks that
+ *	the records have the I/O schema's size, where RbBlockRange reads it.
+ * Results: TCL_OK, or TCL_ERROR with an analyzer error.
+ */
+int
+RbBlockKeysStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run,
+	const char *fieldOption)
+{
+    int sizeIndex;
+
+    if (RbBlockMapStart(a, m, run) != TCL_OK
+	    || RbKitIntegerField(a, run, "size", &sizeIndex) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (sizeIndex != RB_IO_SIZE) {
+	return RbKitOptionError(a, NULL, "block keys need the I/O schema's "
+		"size field (give %s for other records)", fieldOption);
+    }
+    return TCL_OK;
+}
+
+/*
  * RbBlockRange --
  *	The blocks touched by record i of b: *first is the key of the first,
  *	the others follow it consecutively, *count of them.

@@ -46,6 +46,11 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_HeatmapAnalyzerClass,
     &Rb_CacheSimAnalyzerClass,
     &Rb_PopularityAnalyzerClass,
+    &Rb_PatternAnalyzerClass,
+    &Rb_BlockLifetimeAnalyzerClass,
+    &Rb_StrideAnalyzerClass,
+    &Rb_EntropyAnalyzerClass,
+    &Rb_BalanceAnalyzerClass,
 };
 
 /* The statistics classes that take -by (groupBy.c). */

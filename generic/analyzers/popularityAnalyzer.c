@@ -94,18 +94,8 @@ PopularityStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
 	st->keyIsText = run->schema->fields[st->keyIndex].type
 		== RB_FT_STRING;
-    } else {
-	int sizeIndex;
-
-	/* RbBlockRange reads the size at its I/O schema place. */
-	if (RbBlockMapStart(a, &st->map, run) != TCL_OK
-		|| RbKitIntegerField(a, run, "size", &sizeIndex) != TCL_OK) {
-	    return TCL_ERROR;
-	}
-	if (sizeIndex != RB_IO_SIZE) {
-	    return RbKitOptionError(a, NULL, "block keys need the I/O "
-		    "schema's size field (give -key for other records)");
-	}
+    } else if (RbBlockKeysStart(a, &st->map, run, "-key") != TCL_OK) {
+	return TCL_ERROR;
     }
     if (st->counts.valSize == 0) {
 	Rb_KeyTableInit(&st->counts, sizeof(uint64_t));

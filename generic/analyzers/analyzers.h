@@ -48,6 +48,11 @@ extern const Rb_AnalyzerClass Rb_SeriesAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HeatmapAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_CacheSimAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_PopularityAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_SloAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ServiceModelAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_PeakRateAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ArrivalFitAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ThinkTimeAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
@@ -59,6 +64,22 @@ void		RbKitDeviceLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
 void		RbKitKeyLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
+int		RbKitParseSeconds(Tcl_Obj *obj, int64_t **ns);
+int		RbKitLatencyField(Rb_Analyzer *a, Tcl_Interp *interp,
+		    const char *name, int *from, int *to);
+
+/*
+ * RbLatencyNs --
+ *	The duration from t0 to t1 in ns: 1 with *ns set, or 0 when either
+ *	time is absent, t1 precedes t0, or the difference overflows int64
+ *	(a corrupt time).
+ */
+static inline int
+RbLatencyNs(int64_t t0, int64_t t1, int64_t *ns)
+{
+    return t0 != RB_ABSENT && t1 != RB_ABSENT && t1 >= t0
+	    && !__builtin_sub_overflow(t1, t0, ns);
+}
 
 /*
  * Grouping (groupBy.c): a statistics class with -by field and -limit

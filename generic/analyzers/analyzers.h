@@ -56,6 +56,10 @@ extern const Rb_AnalyzerClass Rb_ThinkTimeAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 
+/* Exact sums of products of int64 values (ServiceModelAnalyzer,
+ * ArrivalFitAnalyzer). */
+typedef __int128 Sum128;
+
 /* Helpers of the kit (kit.c). */
 int		RbKitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
 		    const char *fmt, ...)
@@ -256,6 +260,8 @@ void		RbHeapFree(Rb_Heap *h);
  */
 void		RbKitPutCounters(Rb_Buf *b, const void *first, int n);
 void		RbKitGetCounters(Rb_Buf *b, void *first, int n);
+void		RbKitPut128(Rb_Buf *b, __int128 v);
+__int128	RbKitGet128(Rb_Buf *b);
 void		RbKitPutKey(Rb_Buf *b, const Rb_Schema *textSchema,
 		    int64_t key);
 int64_t		RbKitGetKey(Rb_Buf *b, Rb_Schema *textSchema);

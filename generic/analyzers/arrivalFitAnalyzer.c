@@ -7,7 +7,12 @@
  *	Akaike's information criterion.
  *
  *	The fits need only the count, the sum and minimum of the values and
- *	the mean and spread of their logarithms.  The Kolmogorov-Smirnov
+ *	the sums of their logarithms and of their squares.  The sums are
+ *	exact integers (the values in ns or the field's integers; the
+ *	logarithms in fixed point, units of 2^-40), so that the sums of
+ *	shards add to those of one pass exactly and a split run fits the
+ *	same parameters bit for bit (a field of doubles sums in floating
+ *	point).  The Kolmogorov-Smirnov
  *	distance of each fit is measured on the logarithmic buckets of
  *	logHist.c (bounds a factor (1 + ALPHA) / (1 - ALPHA) apart): the
  *	empirical distribution is exact at every bucket bound, so the
@@ -22,6 +27,10 @@
 #include "analyzers.h"
 
 enum { FIT_EXP, FIT_LOGNORMAL, FIT_PARETO, NFITS };
+
+/* The fixed point of the sums of logarithms: 2^40 units per unit. */
+#define LOG_UNIT 1099511627776.0
+
 
 static const char *const fitNames[NFITS] = {
     "exponential", "lognormal", "pareto"
@@ -42,8 +51,13 @@ typedef struct ArrivalFitState {
     int64_t prev, first;	/* Gaps: last and first arrival, or
 				 * RB_ABSENT (first for a split run). */
     uint64_t skipped;		/* Values not positive (or out of order). */
-    Rb_LogHist values;		/* Positive values, scaled. */
-    Rb_Moments logs;		/* Their natural logarithms. */
+    int integers;		/* Values are integers (gaps in ns, an
+				 * integer field): summed in rawSum. */
+    Rb_LogHist values;		/* Positive values, scaled; its moments'
+				 * sum serves a field of doubles. */
+    Sum128 rawSum;		/* Sum of the unscaled integer values. */
+    Sum128 logSum, logSqSum;	/* Sums of ln x and (ln x)^2, in units
+				 * of 1 / LOG_UNIT. */
 } ArrivalFitState;
 
 static const Rb_Option arrivalFitOptions[] = {
@@ -76,27 +90,40 @@ ArrivalFitStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
 	st->scale = RbKitFieldScale(run, st->index, &st->unit);
     }
+    st->integers = st->index < 0
+	    || run->schema->fields[st->index].type == RB_FT_INT;
     st->prev = st->first = RB_ABSENT;
     st->skipped = 0;
+    st->rawSum = st->logSum = st->logSqSum = 0;
     RbLogHistReset(&st->values);
-    RbMomentsReset(&st->logs);
     return TCL_OK;
 }
 
 /*
  * AddValue --
- *	Counts x (already scaled) if it is positive and finite, else counts
+ *	Counts the value raw (an integer, or the bits of a double when the
+ *	values are not integers) if it is positive and finite, else counts
  *	it as skipped.
  */
 static void
-AddValue(ArrivalFitState *st, double x)
+AddValue(ArrivalFitState *st, int64_t raw)
 {
+    union { int64_t i; double d; } u;
+    double x, lx;
+
+    u.i = raw;
+    x = (st->integers ? (double)raw : u.d) * st->scale;
     if (!(x > 0) || !isfinite(x)) {
 	st->skipped++;
 	return;
     }
     RbLogHistAdd(&st->values, x);
-    RbMomentsAdd(&st->logs, log(x));
+    lx = log(x);
+    st->logSum += llround(lx * LOG_UNIT);
+    st->logSqSum += llround(lx * lx * LOG_UNIT);
+    if (st->integers) {
+	st->rawSum += raw;
+    }
 }
 
 /*
@@ -113,7 +140,7 @@ AddGap(ArrivalFitState *st, int64_t from, int64_t to)
 	st->skipped++;
 	return;
     }
-    AddValue(st, (double)gap * st->scale);
+    AddValue(st, gap);
 }
 
 /*
@@ -131,8 +158,7 @@ ArrivalFitBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     if (st->index >= 0) {
 	for (j = 0; j < nsel; j++) {
 	    if (b->col[st->index][sel[j]] != RB_ABSENT) {
-		AddValue(st, Rb_FieldAsDouble(b, st->index, sel[j])
-			* st->scale);
+		AddValue(st, b->col[st->index][sel[j]]);
 	    }
 	}
 	return;
@@ -165,8 +191,9 @@ static void
 FitDistributions(const ArrivalFitState *st, Fit fits[NFITS])
 {
     const Rb_Moments *m = &st->values.moments;
-    double n = (double)m->n, sumLog = st->logs.sum;
-    double var = m->n ? st->logs.m2 / n : 0.0, lambda, s;
+    double n = (double)m->n, sumLog = (double)st->logSum / LOG_UNIT;
+    double sum = st->integers ? (double)st->rawSum * st->scale : m->sum;
+    double mean = sumLog / n, lambda, s, var;
     int f;
 
     for (f = 0; f < NFITS; f++) {
@@ -176,14 +203,19 @@ FitDistributions(const ArrivalFitState *st, Fit fits[NFITS])
     if (m->n < 2 || !(m->max > m->min)) {
 	return;
     }
-    lambda = n / m->sum;
+    var = (double)((long double)st->logSqSum / LOG_UNIT / n
+	    - (long double)mean * mean);
+    var = var > 0 ? var : 0.0;
+    lambda = n / sum;
     fits[FIT_EXP].p1 = lambda;
-    fits[FIT_EXP].p2 = m->sum / n;
+    fits[FIT_EXP].p2 = sum / n;
     fits[FIT_EXP].logLik = n * log(lambda) - n;
-    fits[FIT_LOGNORMAL].p1 = st->logs.mean;
+    fits[FIT_LOGNORMAL].p1 = mean;
     fits[FIT_LOGNORMAL].p2 = sqrt(var);
-    fits[FIT_LOGNORMAL].logLik = -sumLog - n / 2 * log(2 * M_PI * var)
-	    - n / 2;
+    if (var > 0) {
+	fits[FIT_LOGNORMAL].logLik = -sumLog - n / 2 * log(2 * M_PI * var)
+		- n / 2;
+    }
     s = sumLog - n * log(m->min);
     if (s > 0) {
 	double alpha = n / s;
@@ -324,7 +356,9 @@ ArrivalFitMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	st->prev = ost->prev;
     }
     st->skipped += ost->skipped;
-    RbMomentsMerge(&st->logs, &ost->logs);
+    st->rawSum += ost->rawSum;
+    st->logSum += ost->logSum;
+    st->logSqSum += ost->logSqSum;
     return RbLogHistMerge(a, &st->values, &ost->values);
 }
 
@@ -340,7 +374,9 @@ ArrivalFitSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     RbKitPutCounters(b, &st->prev, 3);
     RbLogHistPut(b, &st->values);
-    RbMomentsPut(b, &st->logs);
+    RbKitPut128(b, st->rawSum);
+    RbKitPut128(b, st->logSum);
+    RbKitPut128(b, st->logSqSum);
     return TCL_OK;
 }
 
@@ -351,7 +387,9 @@ ArrivalFitDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     RbKitGetCounters(b, &st->prev, 3);
     RbLogHistGet(b, &st->values);
-    RbMomentsGet(b, &st->logs);
+    st->rawSum = RbKitGet128(b);
+    st->logSum = RbKitGet128(b);
+    st->logSqSum = RbKitGet128(b);
     return TCL_OK;
 }
 
@@ -369,7 +407,7 @@ ArrivalFitFree(Rb_Analyzer *a)
 
 /*
  * Mergeable in time order: the gap across a shard boundary is counted at
- * the merge; buckets add exactly, moments within rounding.
+ * the merge; buckets and integer sums add exactly.
  */
 const Rb_AnalyzerClass Rb_ArrivalFitAnalyzerClass = {
     .name = "ArrivalFitAnalyzer",

@@ -36,8 +36,9 @@ typedef struct PeakRateState {
     Tcl_Obj *windowsObj;	/* -windows, s */
     int nscales;
     PeakScale *scales;
-    int64_t latest;		/* Latest record time, or RB_ABSENT. */
-    uint64_t outOfOrder;	/* Records earlier than latest. */
+    int64_t firstTime, lastTime;/* First and last record times, or
+				 * RB_ABSENT (for a split run). */
+    uint64_t outOfOrder;	/* Records earlier than the one before. */
     uint64_t total, totalBytes;
 } PeakRateState;
 
@@ -89,28 +90,27 @@ PeakRateStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	st->scales[i].grid.hasOrigin = 0;
     }
     free(ns);
-    st->latest = RB_ABSENT;
+    st->firstTime = st->lastTime = RB_ABSENT;
     st->outOfOrder = st->total = st->totalBytes = 0;
     return TCL_OK;
 }
 
 /*
  * AddToWindow --
- *	Adds count I/Os of bytes to window k of s.  A window earlier than
- *	the one being filled counts as that one (times only go forward).
+ *	Adds count I/Os of bytes to window k of s: to the window being
+ *	filled when it is k, else to a new one (the one filled before is
+ *	closed).  In time order each window is filled once; a trace that
+ *	goes back in time fills a window again as a new one.
  */
 static void
 AddToWindow(PeakScale *s, int64_t k, uint64_t count, uint64_t bytes)
 {
-    Window *w;
+    Window *w = s->cur.used ? &s->cur : &s->first;
 
-    if (!s->first.used) {
-	w = &s->first;
+    if (!w->used) {
 	w->k = k;
 	w->used = 1;
-    } else if (!s->cur.used && k <= s->first.k) {
-	w = &s->first;
-    } else if (!s->cur.used || k > s->cur.k) {
+    } else if (w->k != k) {
 	if (s->cur.used) {
 	    if (s->cur.count > s->maxCount) {
 		s->maxCount = s->cur.count;
@@ -123,8 +123,6 @@ AddToWindow(PeakScale *s, int64_t k, uint64_t count, uint64_t bytes)
 	w->k = k;
 	w->count = w->bytes = 0;
 	w->used = 1;
-    } else {
-	w = &s->cur;
     }
     w->count += count;
     w->bytes += bytes;
@@ -134,7 +132,7 @@ AddToWindow(PeakScale *s, int64_t k, uint64_t count, uint64_t bytes)
  * PeakRateBatch --
  *	Counts each selected record with a time in its window of every
  *	length; its bytes when it has a non-negative size.  A record earlier
- *	than the latest time seen counts at that latest time.
+ *	than the one before it is counted as out of order.
  */
 static void
 PeakRateBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -151,11 +149,12 @@ PeakRateBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	if (t == RB_ABSENT) {
 	    continue;
 	}
-	if (st->latest != RB_ABSENT && t < st->latest) {
+	if (st->firstTime == RB_ABSENT) {
+	    st->firstTime = t;
+	} else if (t < st->lastTime) {
 	    st->outOfOrder++;
-	    t = st->latest;
 	}
-	st->latest = t;
+	st->lastTime = t;
 	st->total++;
 	st->totalBytes += bytes;
 	for (i = 0; i < st->nscales; i++) {
@@ -241,8 +240,8 @@ PeakRateEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     Rb_AnalyzerSet(a, t);
     Rb_AnalyzerSet(a, Rb_AttrScalar("PeakRateOutOfOrder",
-	    (double)st->outOfOrder, "", "records earlier than one before "
-	    "them, counted at the latest time seen"));
+	    (double)st->outOfOrder, "", "records earlier than the one "
+	    "before them"));
     return TCL_OK;
 }
 
@@ -250,8 +249,8 @@ PeakRateEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
  * PeakRateMerge --
  *	merge hook: other's records follow a's.  Per length, other's first
  *	window joins a's last one when they are the same window (the
- *	boundary), its closed windows join a's, and its window being filled
- *	becomes a's.
+ *	boundary cut it in two), its closed windows join a's, and its window
+ *	being filled becomes a's: as one pass would fill them.
  * Results: TCL_OK, or TCL_ERROR when the windows of the two do not line
  *	up (origins not a whole number of windows apart).
  */
@@ -291,9 +290,13 @@ PeakRateMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    AddToWindow(s, o->cur.k + shift, o->cur.count, o->cur.bytes);
 	}
     }
-    if (ost->latest != RB_ABSENT
-	    && (st->latest == RB_ABSENT || ost->latest > st->latest)) {
-	st->latest = ost->latest;
+    if (ost->firstTime != RB_ABSENT) {
+	if (st->firstTime == RB_ABSENT) {
+	    st->firstTime = ost->firstTime;
+	} else if (ost->firstTime < st->lastTime) {
+	    st->outOfOrder++;
+	}
+	st->lastTime = ost->lastTime;
     }
     st->outOfOrder += ost->outOfOrder;
     st->total += ost->total;
@@ -334,7 +337,7 @@ PeakRateSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     PeakRateState *st = a->state;
     int i;
 
-    RbKitPutCounters(b, &st->latest, 4);
+    RbKitPutCounters(b, &st->firstTime, 5);
     for (i = 0; i < st->nscales; i++) {
 	const PeakScale *s = &st->scales[i];
 
@@ -354,7 +357,7 @@ PeakRateDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     PeakRateState *st = a->state;
     int i;
 
-    RbKitGetCounters(b, &st->latest, 4);
+    RbKitGetCounters(b, &st->firstTime, 5);
     for (i = 0; i < st->nscales; i++) {
 	PeakScale *s = &st->scales[i];
 

@@ -21,8 +21,6 @@
  * the sums of squares hold 2^47 I/Os without overflow. */
 #define MAX_MODEL_VALUE ((int64_t)1 << 40)
 
-typedef __int128 Sum128;
-
 enum { OP_READS, OP_WRITES, OP_ALL, NOPS };
 
 static const char *const opNames[NOPS] = {"read", "write", "all"};
@@ -241,26 +239,6 @@ ServiceModelMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 }
 
 /*
- * Put128, Get128 --
- *	A 128-bit sum as its high and low 64 bits.
- */
-static void
-Put128(Rb_Buf *b, Sum128 v)
-{
-    Rb_BufPutInt(b, (int64_t)(v >> 64));
-    Rb_BufPutInt(b, (int64_t)(uint64_t)v);
-}
-
-static Sum128
-Get128(Rb_Buf *b)
-{
-    int64_t hi = Rb_BufGetInt(b);
-    uint64_t lo = (uint64_t)Rb_BufGetInt(b);
-
-    return (Sum128)(((unsigned __int128)(uint64_t)hi << 64) | lo);
-}
-
-/*
  * ServiceModelSerialize, ServiceModelDeserialize --
  *	serialize and deserialize hooks: the skipped count and the sums.
  */
@@ -275,11 +253,11 @@ ServiceModelSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	const ModelSums *s = &st->sums[op];
 
 	Rb_BufPutInt(b, s->n);
-	Put128(b, s->x);
-	Put128(b, s->y);
-	Put128(b, s->xx);
-	Put128(b, s->xy);
-	Put128(b, s->yy);
+	RbKitPut128(b, s->x);
+	RbKitPut128(b, s->y);
+	RbKitPut128(b, s->xx);
+	RbKitPut128(b, s->xy);
+	RbKitPut128(b, s->yy);
     }
     return TCL_OK;
 }
@@ -295,11 +273,11 @@ ServiceModelDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	ModelSums *s = &st->sums[op];
 
 	s->n = Rb_BufGetInt(b);
-	s->x = Get128(b);
-	s->y = Get128(b);
-	s->xx = Get128(b);
-	s->xy = Get128(b);
-	s->yy = Get128(b);
+	s->x = RbKitGet128(b);
+	s->y = RbKitGet128(b);
+	s->xx = RbKitGet128(b);
+	s->xy = RbKitGet128(b);
+	s->yy = RbKitGet128(b);
     }
     return TCL_OK;
 }

@@ -125,7 +125,7 @@ ThinkTimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	k = RbKeyTableFindLimited(&st->keys, key, st->limit);
 	if (k == NULL) {
 	    st->failed = 1;
-	    RbKitKeyLimit(a, st->limit, st->by, b->firstRecord + sel[j], 80);
+	    RbKitKeyLimit(a, st->limit, st->by, b->firstRecord + sel[j], 88);
 	    break;
 	}
 	if (k->seen) {
@@ -199,7 +199,7 @@ ThinkTimeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     st->overlapped += ost->overlapped;
     st->failed |= ost->failed;
     if (st->keys.count > (uint64_t)st->limit) {
-	RbKitKeyLimit(a, st->limit, st->by, 0, 80);
+	RbKitKeyLimit(a, st->limit, st->by, 0, 88);
 	return TCL_ERROR;
     }
     return RbLogHistMerge(a, &st->think, &ost->think);

@@ -100,10 +100,28 @@ SloStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
+ * AddToBins --
+ *	Counts the nm records of measuredSel, and the no of overSel, in the
+ *	intervals of their times.
+ */
+static void
+AddToBins(SloState *st, const Rb_Batch *b, const uint32_t *measuredSel,
+	int nm, const uint32_t *overSel, int no)
+{
+    st->measured += nm;
+    RbTimeBinsAddColumn(&st->measuredBins, b->col[RB_IO_TIME], NULL,
+	    measuredSel, nm);
+    RbTimeBinsAddColumn(&st->overBins, b->col[RB_IO_TIME], NULL, overSel,
+	    no);
+}
+
+/*
  * SloBatch --
  *	Counts the latency of each selected I/O against every threshold,
  *	and in its arrival's interval.  I/Os missing a time of the latency
- *	or whose end precedes its beginning are not measured.
+ *	or whose end precedes its beginning are not measured.  The records
+ *	measured and those over the first threshold are gathered into
+ *	selections, RB_BATCH_SIZE at most at a time, for the bins.
  */
 static void
 SloBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -126,12 +144,12 @@ SloBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	for (t = 0; t < st->nthr; t++) {
 	    st->over[t] += ns > st->thr[t];
 	}
+	if (nm == RB_BATCH_SIZE) {
+	    AddToBins(st, b, measuredSel, nm, overSel, no);
+	    nm = no = 0;
+	}
     }
-    st->measured += nm;
-    RbTimeBinsAddColumn(&st->measuredBins, b->col[RB_IO_TIME], NULL,
-	    measuredSel, nm);
-    RbTimeBinsAddColumn(&st->overBins, b->col[RB_IO_TIME], NULL, overSel,
-	    no);
+    AddToBins(st, b, measuredSel, nm, overSel, no);
 }
 
 /*

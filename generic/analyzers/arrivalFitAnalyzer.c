@@ -95,7 +95,7 @@ ArrivalFitStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->prev = st->first = RB_ABSENT;
     st->skipped = 0;
     st->rawSum = st->logSum = st->logSqSum = 0;
-    RbLogHistReset(&st->values);
+    Rb_LogHistReset(&st->values);
     return TCL_OK;
 }
 
@@ -117,7 +117,7 @@ AddValue(ArrivalFitState *st, int64_t raw)
 	st->skipped++;
 	return;
     }
-    RbLogHistAdd(&st->values, x);
+    Rb_LogHistAdd(&st->values, x);
     lx = log(x);
     st->logSum += llround(lx * LOG_UNIT);
     st->logSqSum += llround(lx * lx * LOG_UNIT);
@@ -359,7 +359,7 @@ ArrivalFitMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     st->rawSum += ost->rawSum;
     st->logSum += ost->logSum;
     st->logSqSum += ost->logSqSum;
-    return RbLogHistMerge(a, &st->values, &ost->values);
+    return Rb_LogHistMerge(a, &st->values, &ost->values);
 }
 
 /*
@@ -373,7 +373,7 @@ ArrivalFitSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     ArrivalFitState *st = a->state;
 
     RbKitPutCounters(b, &st->prev, 3);
-    RbLogHistPut(b, &st->values);
+    Rb_LogHistPut(b, &st->values);
     RbKitPut128(b, st->rawSum);
     RbKitPut128(b, st->logSum);
     RbKitPut128(b, st->logSqSum);
@@ -386,7 +386,7 @@ ArrivalFitDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     ArrivalFitState *st = a->state;
 
     RbKitGetCounters(b, &st->prev, 3);
-    RbLogHistGet(b, &st->values);
+    Rb_LogHistGet(b, &st->values);
     st->rawSum = RbKitGet128(b);
     st->logSum = RbKitGet128(b);
     st->logSqSum = RbKitGet128(b);
@@ -402,7 +402,7 @@ ArrivalFitFree(Rb_Analyzer *a)
 {
     ArrivalFitState *st = a->state;
 
-    RbLogHistFree(&st->values);
+    Rb_LogHistFree(&st->values);
 }
 
 /*

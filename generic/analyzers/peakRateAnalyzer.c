@@ -86,7 +86,7 @@ PeakRateStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->nscales = RbKitParseSeconds(st->windowsObj, &ns);
     st->scales = Rb_AllocArray((size_t)st->nscales, sizeof(PeakScale));
     for (i = 0; i < st->nscales; i++) {
-	RbTimeBinsStart(&st->scales[i].grid, ns[i], run);
+	Rb_TimeBinsStart(&st->scales[i].grid, ns[i], run);
 	st->scales[i].grid.hasOrigin = 0;
     }
     free(ns);
@@ -161,9 +161,9 @@ PeakRateBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    PeakScale *s = &st->scales[i];
 
 	    if (!s->grid.hasOrigin) {
-		RbTimeBinsSetOrigin(&s->grid, t);
+		Rb_TimeBinsSetOrigin(&s->grid, t);
 	    }
-	    if (RbTimeBinOf(&s->grid, t, &k)) {
+	    if (Rb_TimeBinOf(&s->grid, t, &k)) {
 		AddToWindow(s, k, 1, bytes);
 	    }
 	}
@@ -181,8 +181,8 @@ WindowsInRun(const PeakScale *s, const Rb_RunInfo *run)
     int64_t k0, k1;
 
     if (!s->grid.hasOrigin || !RbRunTimesKnown(run)
-	    || !RbTimeBinOf(&s->grid, run->firstTime, &k0)
-	    || !RbTimeBinOf(&s->grid, run->lastTime, &k1) || k1 < k0) {
+	    || !Rb_TimeBinOf(&s->grid, run->firstTime, &k0)
+	    || !Rb_TimeBinOf(&s->grid, run->lastTime, &k1) || k1 < k0) {
 	return 1.0;
     }
     return (double)(k1 - k0) + 1.0;
@@ -273,7 +273,7 @@ PeakRateMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    s->grid.origin = o->grid.origin;
 	    s->grid.hasOrigin = 1;
 	}
-	if (!RbTimeBinOf(&s->grid, o->grid.origin, &shift)
+	if (!Rb_TimeBinOf(&s->grid, o->grid.origin, &shift)
 		|| (o->grid.origin - s->grid.origin) % s->grid.interval != 0) {
 	    Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: windows of "
 		    "the shards do not line up", a->cls->name);

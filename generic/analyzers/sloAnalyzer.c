@@ -94,8 +94,8 @@ SloStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->nthr = RbKitParseSeconds(st->thresholdsObj, &st->thr);
     st->over = Rb_AllocArray((size_t)st->nthr, sizeof(uint64_t));
     st->measured = 0;
-    RbTimeBinsStart(&st->measuredBins, st->interval, run);
-    RbTimeBinsStart(&st->overBins, st->interval, run);
+    Rb_TimeBinsStart(&st->measuredBins, st->interval, run);
+    Rb_TimeBinsStart(&st->overBins, st->interval, run);
     return TCL_OK;
 }
 
@@ -109,9 +109,9 @@ AddToBins(SloState *st, const Rb_Batch *b, const uint32_t *measuredSel,
 	int nm, const uint32_t *overSel, int no)
 {
     st->measured += nm;
-    RbTimeBinsAddColumn(&st->measuredBins, b->col[RB_IO_TIME], NULL,
+    Rb_TimeBinsAddColumn(&st->measuredBins, b->col[RB_IO_TIME], NULL,
 	    measuredSel, nm);
-    RbTimeBinsAddColumn(&st->overBins, b->col[RB_IO_TIME], NULL, overSel,
+    Rb_TimeBinsAddColumn(&st->overBins, b->col[RB_IO_TIME], NULL, overSel,
 	    no);
 }
 
@@ -206,7 +206,7 @@ SloEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     double seconds = (double)st->interval / RB_NS_PER_S, startSeconds = 0;
     int64_t kFirst = 0, n = 0, k, violations = 0, runLen = 0, longest = 0;
 
-    RbTimeBinsRange(&st->measuredBins, run, &kFirst, &n, &startSeconds);
+    Rb_TimeBinsRange(&st->measuredBins, run, &kFirst, &n, &startSeconds);
     for (k = kFirst; k < kFirst + n; k++) {
 	uint64_t m = BinAt(&st->measuredBins, k);
 	double frac = m ? (double)BinAt(&st->overBins, k) / (double)m : 0.0;
@@ -256,10 +256,10 @@ SloMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     for (i = 0; i < st->nthr && i < ost->nthr; i++) {
 	st->over[i] += ost->over[i];
     }
-    if (RbTimeBinsMerge(a, &st->measuredBins, &ost->measuredBins) != TCL_OK) {
+    if (Rb_TimeBinsMerge(a, &st->measuredBins, &ost->measuredBins) != TCL_OK) {
 	return TCL_ERROR;
     }
-    return RbTimeBinsMerge(a, &st->overBins, &ost->overBins);
+    return Rb_TimeBinsMerge(a, &st->overBins, &ost->overBins);
 }
 
 /*
@@ -273,8 +273,8 @@ SloSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     Rb_BufPutInt(b, (int64_t)st->measured);
     RbKitPutCounters(b, st->over, st->nthr);
-    RbTimeBinsPut(b, &st->measuredBins);
-    RbTimeBinsPut(b, &st->overBins);
+    Rb_TimeBinsPut(b, &st->measuredBins);
+    Rb_TimeBinsPut(b, &st->overBins);
     return TCL_OK;
 }
 
@@ -285,8 +285,8 @@ SloDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     st->measured = (uint64_t)Rb_BufGetInt(b);
     RbKitGetCounters(b, st->over, st->nthr);
-    RbTimeBinsGet(b, &st->measuredBins);
-    RbTimeBinsGet(b, &st->overBins);
+    Rb_TimeBinsGet(b, &st->measuredBins);
+    Rb_TimeBinsGet(b, &st->overBins);
     return TCL_OK;
 }
 
@@ -301,8 +301,8 @@ SloFree(Rb_Analyzer *a)
 
     free(st->thr);
     free(st->over);
-    RbTimeBinsFree(&st->measuredBins);
-    RbTimeBinsFree(&st->overBins);
+    Rb_TimeBinsFree(&st->measuredBins);
+    Rb_TimeBinsFree(&st->overBins);
 }
 
 /*

@@ -69,10 +69,10 @@ ThinkTimeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->keys.valSize == 0) {
-	RbKeyTableInit(&st->keys, sizeof(KeyThink));
+	Rb_KeyTableInit(&st->keys, sizeof(KeyThink));
     }
-    RbKeyTableClear(&st->keys);
-    RbLogHistReset(&st->think);
+    Rb_KeyTableClear(&st->keys);
+    Rb_LogHistReset(&st->think);
     st->followers = st->overlapped = 0;
     st->failed = 0;
     return TCL_OK;
@@ -95,7 +95,7 @@ CountPair(ThinkTimeState *st, int64_t prevFinish, int64_t arrival)
     if (arrival < prevFinish) {
 	st->overlapped++;
     } else if (!__builtin_sub_overflow(arrival, prevFinish, &ns)) {
-	RbLogHistAdd(&st->think, (double)ns);
+	Rb_LogHistAdd(&st->think, (double)ns);
     }
 }
 
@@ -122,7 +122,7 @@ ThinkTimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	if (key == RB_ABSENT || t == RB_ABSENT) {
 	    continue;
 	}
-	k = RbKeyTableFindLimited(&st->keys, key, st->limit);
+	k = Rb_KeyTableFindLimited(&st->keys, key, st->limit);
 	if (k == NULL) {
 	    st->failed = 1;
 	    RbKitKeyLimit(a, st->limit, st->by, b->firstRecord + sel[j], 88);
@@ -150,7 +150,7 @@ ThinkTimeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     ThinkTimeState *st = a->state;
     const Rb_Moments *m = &st->think.moments;
 
-    Rb_AnalyzerSet(a, RbLogHistAttr(&st->think, "ThinkTime", "s",
+    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->think, "ThinkTime", "s",
 	    1.0 / RB_NS_PER_S, "percentiles of the time from a key's "
 	    "completion to its next arrival (within 1%)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanThinkTime",
@@ -186,8 +186,8 @@ ThinkTimeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->keys.used[i]) {
 	    continue;
 	}
-	ok = RbKeyTableValue(&ost->keys, i);
-	k = RbKeyTableFind(&st->keys, ost->keys.keys[i], 1);
+	ok = Rb_KeyTableValue(&ost->keys, i);
+	k = Rb_KeyTableFind(&st->keys, ost->keys.keys[i], 1);
 	if (k->seen) {
 	    CountPair(st, k->lastFinish, ok->firstArrival);
 	    k->lastFinish = ok->lastFinish;
@@ -202,7 +202,7 @@ ThinkTimeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	RbKitKeyLimit(a, st->limit, st->by, 0, 88);
 	return TCL_ERROR;
     }
-    return RbLogHistMerge(a, &st->think, &ost->think);
+    return Rb_LogHistMerge(a, &st->think, &ost->think);
 }
 
 /*
@@ -217,8 +217,8 @@ ThinkTimeSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     Rb_BufPutInt(b, st->failed);
     RbKitPutCounters(b, &st->followers, 2);
-    RbLogHistPut(b, &st->think);
-    RbKeyTablePut(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
+    Rb_LogHistPut(b, &st->think);
+    Rb_KeyTablePut(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -229,8 +229,8 @@ ThinkTimeDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     st->failed = (int)Rb_BufGetInt(b);
     RbKitGetCounters(b, &st->followers, 2);
-    RbLogHistGet(b, &st->think);
-    RbKeyTableGet(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
+    Rb_LogHistGet(b, &st->think);
+    Rb_KeyTableGet(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -243,8 +243,8 @@ ThinkTimeFree(Rb_Analyzer *a)
 {
     ThinkTimeState *st = a->state;
 
-    RbKeyTableFree(&st->keys);
-    RbLogHistFree(&st->think);
+    Rb_KeyTableFree(&st->keys);
+    Rb_LogHistFree(&st->think);
 }
 
 /*

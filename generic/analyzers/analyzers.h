@@ -260,8 +260,8 @@ void		RbHeapFree(Rb_Heap *h);
  */
 void		RbKitPutCounters(Rb_Buf *b, const void *first, int n);
 void		RbKitGetCounters(Rb_Buf *b, void *first, int n);
-void		RbKitPut128(Rb_Buf *b, __int128 v);
-__int128	RbKitGet128(Rb_Buf *b);
+void		RbKitPut128(Rb_Buf *b, Sum128 v);
+Sum128		RbKitGet128(Rb_Buf *b);
 void		RbKitPutKey(Rb_Buf *b, const Rb_Schema *textSchema,
 		    int64_t key);
 int64_t		RbKitGetKey(Rb_Buf *b, Rb_Schema *textSchema);

@@ -44,19 +44,19 @@ RbKitGetCounters(Rb_Buf *b, void *first, int n)
  *	A 128-bit integer (an exact sum) as its high and low 64 bits.
  */
 void
-RbKitPut128(Rb_Buf *b, __int128 v)
+RbKitPut128(Rb_Buf *b, Sum128 v)
 {
     Rb_BufPutInt(b, (int64_t)(v >> 64));
     Rb_BufPutInt(b, (int64_t)(uint64_t)v);
 }
 
-__int128
+Sum128
 RbKitGet128(Rb_Buf *b)
 {
     uint64_t hi = (uint64_t)Rb_BufGetInt(b);
     uint64_t lo = (uint64_t)Rb_BufGetInt(b);
 
-    return (__int128)(((unsigned __int128)hi << 64) | lo);
+    return (Sum128)(((unsigned __int128)hi << 64) | lo);
 }
 
 /*

@@ -9,7 +9,7 @@
  *	The fits need only the count, the sum and minimum of the values and
  *	the sums of their logarithms and of their squares.  The sums are
  *	exact integers (the values in ns or the field's integers; the
- *	logarithms in fixed point, units of 2^-40), so that the sums of
+ *	logarithms in fixed point, units of 2^-64), so that the sums of
  *	shards add to those of one pass exactly and a split run fits the
  *	same parameters bit for bit (a field of doubles sums in floating
  *	point).  The Kolmogorov-Smirnov
@@ -28,9 +28,10 @@
 
 enum { FIT_EXP, FIT_LOGNORMAL, FIT_PARETO, NFITS };
 
-/* The fixed point of the sums of logarithms: 2^40 units per unit. */
-#define LOG_UNIT 1099511627776.0
-
+/* The fixed point of the sums of logarithms: 2^64 units per unit, finer
+ * than a double's last bit for any logarithm above 2^-11, so that the
+ * sums are the exact sums of the doubles log() gives. */
+#define LOG_UNIT 18446744073709551616.0L
 
 static const char *const fitNames[NFITS] = {
     "exponential", "lognormal", "pareto"
@@ -57,7 +58,8 @@ typedef struct ArrivalFitState {
 				 * sum serves a field of doubles. */
     Sum128 rawSum;		/* Sum of the unscaled integer values. */
     Sum128 logSum, logSqSum;	/* Sums of ln x and (ln x)^2, in units
-				 * of 1 / LOG_UNIT. */
+				 * of 1 / LOG_UNIT (room for 2^43 values
+				 * of any positive double). */
 } ArrivalFitState;
 
 static const Rb_Option arrivalFitOptions[] = {
@@ -119,8 +121,8 @@ AddValue(ArrivalFitState *st, int64_t raw)
     }
     Rb_LogHistAdd(&st->values, x);
     lx = log(x);
-    st->logSum += llround(lx * LOG_UNIT);
-    st->logSqSum += llround(lx * lx * LOG_UNIT);
+    st->logSum += (Sum128)(lx * LOG_UNIT);
+    st->logSqSum += (Sum128)((long double)lx * lx * LOG_UNIT);
     if (st->integers) {
 	st->rawSum += raw;
     }
@@ -191,9 +193,10 @@ static void
 FitDistributions(const ArrivalFitState *st, Fit fits[NFITS])
 {
     const Rb_Moments *m = &st->values.moments;
-    double n = (double)m->n, sumLog = (double)st->logSum / LOG_UNIT;
+    long double sumLog = (long double)st->logSum / LOG_UNIT;
+    double n = (double)m->n, mean = (double)(sumLog / n), lambda, var;
     double sum = st->integers ? (double)st->rawSum * st->scale : m->sum;
-    double mean = sumLog / n, lambda, s, var;
+    long double s;
     int f;
 
     for (f = 0; f < NFITS; f++) {
@@ -204,7 +207,7 @@ FitDistributions(const ArrivalFitState *st, Fit fits[NFITS])
 	return;
     }
     var = (double)((long double)st->logSqSum / LOG_UNIT / n
-	    - (long double)mean * mean);
+	    - sumLog / n * (sumLog / n));
     var = var > 0 ? var : 0.0;
     lambda = n / sum;
     fits[FIT_EXP].p1 = lambda;
@@ -213,17 +216,19 @@ FitDistributions(const ArrivalFitState *st, Fit fits[NFITS])
     fits[FIT_LOGNORMAL].p1 = mean;
     fits[FIT_LOGNORMAL].p2 = sqrt(var);
     if (var > 0) {
-	fits[FIT_LOGNORMAL].logLik = -sumLog - n / 2 * log(2 * M_PI * var)
-		- n / 2;
+	fits[FIT_LOGNORMAL].logLik = (double)(-sumLog
+		- n / 2 * log(2 * M_PI * var) - n / 2);
     }
-    s = sumLog - n * log(m->min);
+    /* The minimum's logarithm as AddValue took it: values equal to the
+     * minimum cancel exactly. */
+    s = sumLog - (long double)n * log(m->min);
     if (s > 0) {
-	double alpha = n / s;
+	double alpha = (double)(n / s);
 
 	fits[FIT_PARETO].p1 = alpha;
 	fits[FIT_PARETO].p2 = m->min;
-	fits[FIT_PARETO].logLik = n * log(alpha) + n * alpha * log(m->min)
-		- (alpha + 1) * sumLog;
+	fits[FIT_PARETO].logLik = (double)(n * log(alpha) - alpha * s
+		- sumLog);
     }
 }
 

@@ -102,6 +102,38 @@ ArrivalFitStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
+ * ShiftedBy --
+ *	v * 2^s for a non-negative v, the bits below 1 dropped.
+ */
+static inline Sum128
+ShiftedBy(Sum128 v, int s)
+{
+    if (s >= 0) {
+	return v << s;
+    }
+    return s > -127 ? v >> -s : 0;
+}
+
+/*
+ * AddLog --
+ *	Adds lx and lx^2 to the fixed-point sums of logarithms.  A double
+ *	is m 2^e with m an integer below 2^53, so lx 2^64 and lx^2 2^64 are
+ *	the integers m and m^2 shifted: exact (to 2^-64), without the slow
+ *	conversions of long doubles to 128-bit integers.  |lx| < 1024, so
+ *	nothing overflows.
+ */
+static void
+AddLog(ArrivalFitState *st, double lx)
+{
+    int e;
+    Sum128 m = (int64_t)ldexp(frexp(fabs(lx), &e), 53);
+    Sum128 one = ShiftedBy(m, e - 53 + 64);
+
+    st->logSum += lx < 0 ? -one : one;
+    st->logSqSum += ShiftedBy(m * m, 2 * (e - 53) + 64);
+}
+
+/*
  * AddValue --
  *	Counts the value raw (an integer, or the bits of a double when the
  *	values are not integers) if it is positive and finite, else counts
@@ -111,7 +143,7 @@ static void
 AddValue(ArrivalFitState *st, int64_t raw)
 {
     union { int64_t i; double d; } u;
-    double x, lx;
+    double x;
 
     u.i = raw;
     x = (st->integers ? (double)raw : u.d) * st->scale;
@@ -120,9 +152,7 @@ AddValue(ArrivalFitState *st, int64_t raw)
 	return;
     }
     Rb_LogHistAdd(&st->values, x);
-    lx = log(x);
-    st->logSum += (Sum128)(lx * LOG_UNIT);
-    st->logSqSum += (Sum128)((long double)lx * lx * LOG_UNIT);
+    AddLog(st, log(x));
     if (st->integers) {
 	st->rawSum += raw;
     }

@@ -53,8 +53,17 @@ extern const Rb_AnalyzerClass Rb_BlockLifetimeAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_StrideAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_EntropyAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_BalanceAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_SloAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ServiceModelAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_PeakRateAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ArrivalFitAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ThinkTimeAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
+
+/* Exact sums of products of int64 values (ServiceModelAnalyzer,
+ * ArrivalFitAnalyzer). */
+typedef __int128 Sum128;
 
 /* Helpers of the kit (kit.c). */
 int		RbKitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
@@ -64,6 +73,22 @@ void		RbKitDeviceLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
 void		RbKitKeyLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
+int		RbKitParseSeconds(Tcl_Obj *obj, int64_t **ns);
+int		RbKitLatencyField(Rb_Analyzer *a, Tcl_Interp *interp,
+		    const char *name, int *from, int *to);
+
+/*
+ * RbLatencyNs --
+ *	The duration from t0 to t1 in ns: 1 with *ns set, or 0 when either
+ *	time is absent, t1 precedes t0, or the difference overflows int64
+ *	(a corrupt time).
+ */
+static inline int
+RbLatencyNs(int64_t t0, int64_t t1, int64_t *ns)
+{
+    return t0 != RB_ABSENT && t1 != RB_ABSENT && t1 >= t0
+	    && !__builtin_sub_overflow(t1, t0, ns);
+}
 
 /*
  * Grouping (groupBy.c): a statistics class with -by field and -limit
@@ -259,6 +284,8 @@ void		RbHeapFree(Rb_Heap *h);
  */
 void		RbKitPutCounters(Rb_Buf *b, const void *first, int n);
 void		RbKitGetCounters(Rb_Buf *b, void *first, int n);
+void		RbKitPut128(Rb_Buf *b, Sum128 v);
+Sum128		RbKitGet128(Rb_Buf *b);
 void		RbKitPutKey(Rb_Buf *b, const Rb_Schema *textSchema,
 		    int64_t key);
 int64_t		RbKitGetKey(Rb_Buf *b, Rb_Schema *textSchema);

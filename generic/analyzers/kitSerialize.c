@@ -40,6 +40,26 @@ RbKitGetCounters(Rb_Buf *b, void *first, int n)
 }
 
 /*
+ * RbKitPut128, RbKitGet128 --
+ *	A 128-bit integer (an exact sum) as its high and low 64 bits.
+ */
+void
+RbKitPut128(Rb_Buf *b, Sum128 v)
+{
+    Rb_BufPutInt(b, (int64_t)(v >> 64));
+    Rb_BufPutInt(b, (int64_t)(uint64_t)v);
+}
+
+Sum128
+RbKitGet128(Rb_Buf *b)
+{
+    uint64_t hi = (uint64_t)Rb_BufGetInt(b);
+    uint64_t lo = (uint64_t)Rb_BufGetInt(b);
+
+    return (Sum128)(((unsigned __int128)hi << 64) | lo);
+}
+
+/*
  * Rb_MomentsPut --
  *	Writes m's count, sum, mean, squared deviations, minimum and maximum
  *	to b.

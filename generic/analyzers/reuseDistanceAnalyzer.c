@@ -56,7 +56,9 @@ typedef struct ReuseDistanceState {
 				 * tracked. */
     Rb_Heap byHash;		/* Tracked blocks, largest hash first
 				 * (key -hash), with -samplesize. */
-    Rb_KeyTable weighted;	/* Sampled: scaled distance -> Weight */
+    Rb_KeyTable weighted;	/* Sampled: scaled distance -> Weight;
+				 * exact: the distances beyond the 2^20
+				 * that atDistance spans. */
     double wAccesses, wBytes, wCold, wColdBytes;
 } ReuseDistanceState;
 
@@ -309,6 +311,13 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 		    != NULL) {
 		*slot += bytes;
 	    }
+	} else {
+	    /* Beyond the 2^20 distances the array spans: in the table
+	     * sampling uses, each access weighing 1. */
+	    Weight *wt = RbKeyTableFind(&st->weighted, distance, 1);
+
+	    wt->count += 1.0;
+	    wt->bytes += (double)bytes;
 	}
 	return 1;
     } else {
@@ -443,7 +452,8 @@ CompareDistances(const void *p, const void *q)
 
 /*
  * Distances --
- *	The re-accesses by distance in increasing order: exact counts, or
+ *	The re-accesses by distance in increasing order: exact counts (from
+ *	the array, and from the table for distances beyond its span), or
  *	(sampled) the weights at each scaled distance.
  * Results: a malloc'd array; *n set to its length.
  */
@@ -457,7 +467,8 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 
     *n = 0;
     if (!st->sampled) {
-	d = Rb_Realloc(NULL, (size_t)(tb->n + 1) * sizeof(AtDistance));
+	d = Rb_Realloc(NULL, (size_t)(tb->n + 1 + (int64_t)st->weighted.count)
+		* sizeof(AtDistance));
 	for (j = 0; j < tb->n; j++) {
 	    int64_t dist = tb->lo + j;
 
@@ -470,9 +481,12 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 		    ? (double)bb->sums[dist - bb->lo] : 0.0;
 	    (*n)++;
 	}
-	return d;
+	if (st->weighted.count == 0) {
+	    return d;
+	}
+    } else {
+	d = Rb_Realloc(NULL, (st->weighted.count + 1) * sizeof(AtDistance));
     }
-    d = Rb_Realloc(NULL, (st->weighted.count + 1) * sizeof(AtDistance));
     for (i = 0; i < st->weighted.cap; i++) {
 	const Weight *w;
 

@@ -60,6 +60,13 @@ if ! fresh "$data/t200k.srt"; then
     "$out/gensrt" -n 200000 -srt "$data/t200k.srt.tmp"
     mv "$data/t200k.srt.tmp" "$data/t200k.srt"
 fi
+# The cache rows' trace: 8 M I/Os (10 M block accesses) with Zipf
+# popularity over 1 M blocks (genzipf.c), 700 MB.
+if ! [ -s "$data/zipf8m.srt" ] || ! [ "$data/zipf8m.srt" -nt "$out/genzipf" ]; then
+    echo "bench: generating 8 M Zipf block I/Os as SRT for the cache rows" >&2
+    "$out/genzipf" -n 8000000 -blocks 1000000 -s 0.9 "$data/zipf8m.srt.tmp"
+    mv "$data/zipf8m.srt.tmp" "$data/zipf8m.srt"
+fi
 if ! [ -s "$data/t1m.srt.gz" ] || ! [ "$data/t1m.srt.gz" -nt "$data/t1m.srt" ]; then
     echo "bench: compressing the 1 M-record trace with gzip" >&2
     gzip -c "$data/t1m.srt" > "$data/t1m.srt.gz.tmp"

@@ -3,9 +3,11 @@
 # in bench-data/ (kept between runs, regenerated when the generator
 # changes), then times Rubicon against them (bench.tcl) and prints one
 # table.  Takes under ten minutes on two quiet cores (most of it awk,
-# Python and sqlite3 on the 10 M-line CSV); the first run adds about three
-# minutes to generate the inputs (the Magpie and Stardust simulators are
-# Tcl).
+# Python and sqlite3 on the 10 M-line CSV), plus about six minutes of CPU
+# for the cache rows (cachebench.tcl: CacheSimAnalyzer simulates its five
+# cache sizes exactly under six policies, 10 M block accesses each); the
+# first run adds about three minutes to generate the inputs (the Magpie
+# and Stardust simulators are Tcl).
 set -e
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -127,7 +127,7 @@ typedef struct Rb_TimeBins {
     int64_t cap;
     uint64_t *sums;
     const Rb_RunInfo *run;	/* The run given to start (see
-				 * RbTimeBinsSetOrigin). */
+				 * Rb_TimeBinsSetOrigin). */
     int64_t curStart, curEnd;	/* Times [curStart, curEnd) of bin curK,
 				 * the bin added to last: records come in
 				 * time order, so most adds land there
@@ -136,31 +136,31 @@ typedef struct Rb_TimeBins {
     int64_t curK;
 } Rb_TimeBins;
 
-void		RbTimeBinsStart(Rb_TimeBins *tb, int64_t interval,
+void		Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval,
 		    const Rb_RunInfo *run);
-void		RbTimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
-int		RbTimeBinsCover(Rb_TimeBins *tb, int64_t k);
-uint64_t	RbTimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
+void		Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
+int		Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k);
+uint64_t	Rb_TimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
 		    const int64_t *value, const uint32_t *sel, int nsel);
-int		RbTimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
+int		Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
-uint64_t	RbTimeBinsAddBins(Rb_TimeBins *tb,
+uint64_t	Rb_TimeBinsAddBins(Rb_TimeBins *tb,
 		    const Rb_TimeBins *other);
-double *	RbTimeBinsValues(const Rb_TimeBins *tb,
+double *	Rb_TimeBinsValues(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, int64_t *n,
 		    double *startSeconds);
-double *	RbTimeBinsValuesOn(const Rb_TimeBins *tb,
+double *	Rb_TimeBinsValuesOn(const Rb_TimeBins *tb,
 		    const Rb_TimeBins *grid, const Rb_RunInfo *run, int64_t *n,
 		    double *startSeconds);
-int		RbTimeBinsRange(const Rb_TimeBins *grid,
+int		Rb_TimeBinsRange(const Rb_TimeBins *grid,
 		    const Rb_RunInfo *run, int64_t *kFirst, int64_t *n,
 		    double *startSeconds);
-Rb_Attribute *	RbTimeBinsSeries(const Rb_TimeBins *tb,
+Rb_Attribute *	Rb_TimeBinsSeries(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run, const char *name,
 		    const char *unit, const char *help);
-double		RbTimeBinsPeakToMean(const Rb_TimeBins *tb,
+double		Rb_TimeBinsPeakToMean(const Rb_TimeBins *tb,
 		    const Rb_RunInfo *run);
-void		RbTimeBinsFree(Rb_TimeBins *tb);
+void		Rb_TimeBinsFree(Rb_TimeBins *tb);
 
 /*
  * The state of an analyzer that totals a quantity over the run and per
@@ -181,12 +181,12 @@ int		RbTotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other);
 void		RbTotalFree(Rb_Analyzer *a);
 
 /*
- * RbFloorDiv --
+ * Rb_FloorDiv --
  *	a / b rounded toward minus infinity (b > 0), so that times before the
  *	origin fall in negative bins rather than in bin 0.
  */
 static inline int64_t
-RbFloorDiv(int64_t a, int64_t b)
+Rb_FloorDiv(int64_t a, int64_t b)
 {
     int64_t q = a / b;
 
@@ -194,32 +194,32 @@ RbFloorDiv(int64_t a, int64_t b)
 }
 
 /*
- * RbTimeBinOf --
+ * Rb_TimeBinOf --
  *	The bin of time t (origin set).
  * Results: 1 with *k set, or 0 when t is too far from the origin for
  *	int64 arithmetic (a corrupt time).
  */
 static inline int
-RbTimeBinOf(const Rb_TimeBins *tb, int64_t t, int64_t *k)
+Rb_TimeBinOf(const Rb_TimeBins *tb, int64_t t, int64_t *k)
 {
     int64_t ns;
 
     if (__builtin_sub_overflow(t, tb->origin, &ns)) {
 	return 0;
     }
-    *k = RbFloorDiv(ns, tb->interval);
+    *k = Rb_FloorDiv(ns, tb->interval);
     return 1;
 }
 
 /*
- * RbTimeBinsSlot --
+ * Rb_TimeBinsSlot --
  *	The counter of bin k, the held range grown to include it.
  * Results: a pointer, or NULL when k lies too far from the held bins.
  */
 static inline uint64_t *
-RbTimeBinsSlot(Rb_TimeBins *tb, int64_t k)
+Rb_TimeBinsSlot(Rb_TimeBins *tb, int64_t k)
 {
-    if ((k < tb->lo || k >= tb->lo + tb->n) && !RbTimeBinsCover(tb, k)) {
+    if ((k < tb->lo || k >= tb->lo + tb->n) && !Rb_TimeBinsCover(tb, k)) {
 	return NULL;
     }
     return &tb->sums[k - tb->lo];
@@ -235,16 +235,16 @@ typedef struct Rb_Moments {
     double sum, mean, m2, min, max;
 } Rb_Moments;
 
-void		RbMomentsReset(Rb_Moments *m);
-void		RbMomentsMerge(Rb_Moments *m, const Rb_Moments *other);
-double		RbMomentsStddev(const Rb_Moments *m);
+void		Rb_MomentsReset(Rb_Moments *m);
+void		Rb_MomentsMerge(Rb_Moments *m, const Rb_Moments *other);
+double		Rb_MomentsStddev(const Rb_Moments *m);
 
 /*
- * RbMomentsAdd --
+ * Rb_MomentsAdd --
  *	Adds x to the moments.
  */
 static inline void
-RbMomentsAdd(Rb_Moments *m, double x)
+Rb_MomentsAdd(Rb_Moments *m, double x)
 {
     double delta = x - m->mean;
 
@@ -286,19 +286,19 @@ typedef struct Rb_LogHist {
 				 * arrays; their interval is unused). */
 } Rb_LogHist;
 
-void		RbLogHistReset(Rb_LogHist *h);
-void		RbLogHistAdd(Rb_LogHist *h, double v);
-int		RbLogHistMerge(Rb_Analyzer *a, Rb_LogHist *h,
+void		Rb_LogHistReset(Rb_LogHist *h);
+void		Rb_LogHistAdd(Rb_LogHist *h, double v);
+int		Rb_LogHistMerge(Rb_Analyzer *a, Rb_LogHist *h,
 		    const Rb_LogHist *other);
-double		RbLogHistPercentile(const Rb_LogHist *h, double p);
-Rb_Attribute *	RbLogHistAttr(const Rb_LogHist *h, const char *name,
+double		Rb_LogHistPercentile(const Rb_LogHist *h, double p);
+Rb_Attribute *	Rb_LogHistAttr(const Rb_LogHist *h, const char *name,
 		    const char *unit, double scale, const char *help);
-void		RbLogHistFree(Rb_LogHist *h);
+void		Rb_LogHistFree(Rb_LogHist *h);
 
 /*
  * Key tables (keyTable.c): open-addressing hash tables from an int64 key
  * to a fixed-size value, zeroed when the key is first seen.  Slot i is in
- * use when used[i]; its value is RbKeyTableValue(t, i).
+ * use when used[i]; its value is Rb_KeyTableValue(t, i).
  */
 typedef struct Rb_KeyTable {
     size_t valSize;
@@ -309,28 +309,28 @@ typedef struct Rb_KeyTable {
     unsigned char *vals;
 } Rb_KeyTable;
 
-void		RbKeyTableInit(Rb_KeyTable *t, size_t valSize);
-void *		RbKeyTableFind(Rb_KeyTable *t, int64_t key, int create);
-void *		RbKeyTableFindLimited(Rb_KeyTable *t, int64_t key,
+void		Rb_KeyTableInit(Rb_KeyTable *t, size_t valSize);
+void *		Rb_KeyTableFind(Rb_KeyTable *t, int64_t key, int create);
+void *		Rb_KeyTableFindLimited(Rb_KeyTable *t, int64_t key,
 		    int64_t limit);
-void		RbKeyTableRemove(Rb_KeyTable *t, int64_t key);
-void		RbKeyTableClear(Rb_KeyTable *t);
-uint64_t *	RbKeyTableSortedSlots(const Rb_KeyTable *t);
-void		RbKeyTableFree(Rb_KeyTable *t);
+void		Rb_KeyTableRemove(Rb_KeyTable *t, int64_t key);
+void		Rb_KeyTableClear(Rb_KeyTable *t);
+uint64_t *	Rb_KeyTableSortedSlots(const Rb_KeyTable *t);
+void		Rb_KeyTableFree(Rb_KeyTable *t);
 
 static inline void *
-RbKeyTableValue(const Rb_KeyTable *t, uint64_t slot)
+Rb_KeyTableValue(const Rb_KeyTable *t, uint64_t slot)
 {
     return t->vals + slot * t->valSize;
 }
 
 /*
- * RbHashKey --
+ * Rb_HashKey --
  *	A well-mixed 64-bit hash of key (the splitmix64 finalizer), for table
  *	slots and for HyperLogLog.
  */
 static inline uint64_t
-RbHashKey(int64_t key)
+Rb_HashKey(int64_t key)
 {
     uint64_t z = (uint64_t)key + 0x9E3779B97F4A7C15ull;
 
@@ -434,15 +434,15 @@ void		RbKitGetCounters(Rb_Buf *b, void *first, int n);
 void		RbKitPutKey(Rb_Buf *b, const Rb_Schema *textSchema,
 		    int64_t key);
 int64_t		RbKitGetKey(Rb_Buf *b, Rb_Schema *textSchema);
-void		RbMomentsPut(Rb_Buf *b, const Rb_Moments *m);
-void		RbMomentsGet(Rb_Buf *b, Rb_Moments *m);
-void		RbTimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb);
-void		RbTimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb);
-void		RbLogHistPut(Rb_Buf *b, const Rb_LogHist *h);
-void		RbLogHistGet(Rb_Buf *b, Rb_LogHist *h);
-void		RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t,
+void		Rb_MomentsPut(Rb_Buf *b, const Rb_Moments *m);
+void		Rb_MomentsGet(Rb_Buf *b, Rb_Moments *m);
+void		Rb_TimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb);
+void		Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb);
+void		Rb_LogHistPut(Rb_Buf *b, const Rb_LogHist *h);
+void		Rb_LogHistGet(Rb_Buf *b, Rb_LogHist *h);
+void		Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t,
 		    const Rb_Schema *textSchema);
-void		RbKeyTableGet(Rb_Buf *b, Rb_KeyTable *t,
+void		Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t,
 		    Rb_Schema *textSchema);
 int		RbDistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
 		    const Rb_Schema *textSchema);

@@ -169,7 +169,7 @@ FreeCaches(CacheSimState *st)
     for (c = 0; c < st->ncaches; c++) {
 	free(st->caches[c].nodes);
 	free(st->caches[c].heap);
-	RbKeyTableFree(&st->caches[c].index);
+	Rb_KeyTableFree(&st->caches[c].index);
     }
     free(st->caches);
     st->caches = NULL;
@@ -202,7 +202,7 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	ca->small = ca->size / 10 > 0 ? ca->size / 10 : 1;
 	ca->main = ca->size - ca->small;
 	ca->freeNode = NIL;
-	RbKeyTableInit(&ca->index, sizeof(int32_t));
+	Rb_KeyTableInit(&ca->index, sizeof(int32_t));
 	for (l = 0; l < NLISTS; l++) {
 	    ca->lists[l].head = ca->lists[l].tail = NIL;
 	}
@@ -237,14 +237,14 @@ NewNode(Cache *ca, int64_t key)
     ca->nodes[n].key = key;
     ca->nodes[n].prev = ca->nodes[n].next = NIL;
     ca->nodes[n].list = NIL;
-    *(int32_t *)RbKeyTableFind(&ca->index, key, 1) = n;
+    *(int32_t *)Rb_KeyTableFind(&ca->index, key, 1) = n;
     return n;
 }
 
 static void
 FreeNode(Cache *ca, int32_t n)
 {
-    RbKeyTableRemove(&ca->index, ca->nodes[n].key);
+    Rb_KeyTableRemove(&ca->index, ca->nodes[n].key);
     ca->nodes[n].next = ca->freeNode;
     ca->freeNode = n;
 }
@@ -322,7 +322,7 @@ DropTail(Cache *ca, int l)
 static int32_t
 Lookup(Cache *ca, int64_t key)
 {
-    int32_t *n = RbKeyTableFind(&ca->index, key, 0);
+    int32_t *n = Rb_KeyTableFind(&ca->index, key, 0);
 
     return n != NULL ? *n : NIL;
 }

@@ -170,7 +170,7 @@ FreeGroups(Rb_Analyzer *a)
 	if (!gs->groups.used[i]) {
 	    continue;
 	}
-	g = *(Group **)RbKeyTableValue(&gs->groups, i);
+	g = *(Group **)Rb_KeyTableValue(&gs->groups, i);
 	if (base->freeState != NULL) {
 	    Rb_Analyzer sub = SubAnalyzer(a, g->state, NULL);
 
@@ -179,7 +179,7 @@ FreeGroups(Rb_Analyzer *a)
 	free(g->state);
 	free(g);
     }
-    RbKeyTableClear(&gs->groups);
+    Rb_KeyTableClear(&gs->groups);
 }
 
 /*
@@ -193,7 +193,7 @@ static Group *
 FindGroup(Rb_Analyzer *a, int64_t key, uint64_t record)
 {
     GroupState *gs = Groups(a);
-    Group **slot = RbKeyTableFind(&gs->groups, key, 0);
+    Group **slot = Rb_KeyTableFind(&gs->groups, key, 0);
 
     if (slot != NULL) {
 	return *slot;
@@ -203,10 +203,10 @@ FindGroup(Rb_Analyzer *a, int64_t key, uint64_t record)
 		(int64_t)(Base(a)->stateSize + sizeof(Group) + 40));
 	return NULL;
     }
-    slot = RbKeyTableFind(&gs->groups, key, 1);
+    slot = Rb_KeyTableFind(&gs->groups, key, 1);
     *slot = NewGroup(a, gs->run);
     if (*slot == NULL) {
-	RbKeyTableRemove(&gs->groups, key);
+	Rb_KeyTableRemove(&gs->groups, key);
 	return NULL;
     }
     return *slot;
@@ -240,7 +240,7 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     GroupState *gs = Groups(a);
 
     if (gs->groups.valSize == 0) {
-	RbKeyTableInit(&gs->groups, sizeof(Group *));
+	Rb_KeyTableInit(&gs->groups, sizeof(Group *));
     }
     FreeGroups(a);
     gs->byIndex = -1;
@@ -498,13 +498,13 @@ GroupedEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     scratch.interp = run->interp;
     Tcl_InitHashTable(&scratch.attrs, TCL_STRING_KEYS);
     Tcl_InitHashTable(&scratch.aliases, TCL_STRING_KEYS);
-    slots = RbKeyTableSortedSlots(&gs->groups);
+    slots = Rb_KeyTableSortedSlots(&gs->groups);
     ctx[0] = &gs->groups;
     ctx[1] = text;
     qsort_r(slots, gs->groups.count, sizeof(uint64_t), KeyOrder, ctx);
     for (s = 0; s < gs->groups.count && rc == TCL_OK; s++) {
 	int64_t key = gs->groups.keys[slots[s]];
-	Group *g = *(Group **)RbKeyTableValue(&gs->groups, slots[s]);
+	Group *g = *(Group **)Rb_KeyTableValue(&gs->groups, slots[s]);
 	Rb_Analyzer sub = SubAnalyzer(a, g->state, &scratch);
 	const char *keyText = NULL;
 
@@ -558,7 +558,7 @@ GroupedMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ogs->groups.used[i]) {
 	    continue;
 	}
-	og = *(Group **)RbKeyTableValue(&ogs->groups, i);
+	og = *(Group **)Rb_KeyTableValue(&ogs->groups, i);
 	if ((g = FindGroup(a, ogs->groups.keys[i], 0)) == NULL) {
 	    return TCL_ERROR;
 	}
@@ -597,7 +597,7 @@ GroupedSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	if (!gs->groups.used[i]) {
 	    continue;
 	}
-	g = *(Group **)RbKeyTableValue(&gs->groups, i);
+	g = *(Group **)Rb_KeyTableValue(&gs->groups, i);
 	sub = SubAnalyzer(a, g->state, NULL);
 	RbKitPutKey(b, text, gs->groups.keys[i]);
 	if (base->serialize(&sub, run, b) != TCL_OK) {
@@ -649,7 +649,7 @@ GroupedFree(Rb_Analyzer *a)
 
     if (gs->groups.valSize != 0) {
 	FreeGroups(a);
-	RbKeyTableFree(&gs->groups);
+	Rb_KeyTableFree(&gs->groups);
     }
     if (base->freeState != NULL) {
 	base->freeState(a);

@@ -40,11 +40,11 @@ RbKitGetCounters(Rb_Buf *b, void *first, int n)
 }
 
 /*
- * RbMomentsPut, RbMomentsGet --
+ * Rb_MomentsPut, Rb_MomentsGet --
  *	Count, sum, mean, squared deviations, minimum and maximum.
  */
 void
-RbMomentsPut(Rb_Buf *b, const Rb_Moments *m)
+Rb_MomentsPut(Rb_Buf *b, const Rb_Moments *m)
 {
     Rb_BufPutInt(b, (int64_t)m->n);
     Rb_BufPutDouble(b, m->sum);
@@ -55,7 +55,7 @@ RbMomentsPut(Rb_Buf *b, const Rb_Moments *m)
 }
 
 void
-RbMomentsGet(Rb_Buf *b, Rb_Moments *m)
+Rb_MomentsGet(Rb_Buf *b, Rb_Moments *m)
 {
     m->n = (uint64_t)Rb_BufGetInt(b);
     m->sum = Rb_BufGetDouble(b);
@@ -66,12 +66,12 @@ RbMomentsGet(Rb_Buf *b, Rb_Moments *m)
 }
 
 /*
- * RbTimeBinsPut, RbTimeBinsGet --
+ * Rb_TimeBinsPut, Rb_TimeBinsGet --
  *	Interval, origin and the held bins.  Get keeps the run that start
  *	gave the bins and forgets the bin added to last.
  */
 void
-RbTimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
+Rb_TimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
 {
     int64_t k;
 
@@ -86,7 +86,7 @@ RbTimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
 }
 
 void
-RbTimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
+Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
 {
     int64_t k, n;
 
@@ -111,25 +111,25 @@ RbTimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
 }
 
 /*
- * RbLogHistPut, RbLogHistGet --
+ * Rb_LogHistPut, Rb_LogHistGet --
  *	Moments, zeros and the positive and negative buckets.
  */
 void
-RbLogHistPut(Rb_Buf *b, const Rb_LogHist *h)
+Rb_LogHistPut(Rb_Buf *b, const Rb_LogHist *h)
 {
-    RbMomentsPut(b, &h->moments);
+    Rb_MomentsPut(b, &h->moments);
     Rb_BufPutInt(b, (int64_t)h->zeros);
-    RbTimeBinsPut(b, &h->bucket[0]);
-    RbTimeBinsPut(b, &h->bucket[1]);
+    Rb_TimeBinsPut(b, &h->bucket[0]);
+    Rb_TimeBinsPut(b, &h->bucket[1]);
 }
 
 void
-RbLogHistGet(Rb_Buf *b, Rb_LogHist *h)
+Rb_LogHistGet(Rb_Buf *b, Rb_LogHist *h)
 {
-    RbMomentsGet(b, &h->moments);
+    Rb_MomentsGet(b, &h->moments);
     h->zeros = (uint64_t)Rb_BufGetInt(b);
-    RbTimeBinsGet(b, &h->bucket[0]);
-    RbTimeBinsGet(b, &h->bucket[1]);
+    Rb_TimeBinsGet(b, &h->bucket[0]);
+    Rb_TimeBinsGet(b, &h->bucket[1]);
 }
 
 /*
@@ -162,13 +162,13 @@ RbKitGetKey(Rb_Buf *b, Rb_Schema *textSchema)
 }
 
 /*
- * RbKeyTablePut, RbKeyTableGet --
+ * Rb_KeyTablePut, Rb_KeyTableGet --
  *	Every key and its value (as 64-bit words when the value size is a
  *	multiple of 8, else as bytes).  Get adds to t, so it may be given
  *	an empty table of the same value size.
  */
 void
-RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
+Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
 {
     uint64_t i;
 
@@ -181,7 +181,7 @@ RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
 	    continue;
 	}
 	RbKitPutKey(b, textSchema, t->keys[i]);
-	v = RbKeyTableValue(t, i);
+	v = Rb_KeyTableValue(t, i);
 	if (t->valSize % 8 == 0) {
 	    RbKitPutCounters(b, v, (int)(t->valSize / 8));
 	} else {
@@ -191,7 +191,7 @@ RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
 }
 
 void
-RbKeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
+Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
 {
     int64_t n, i;
 
@@ -202,7 +202,7 @@ RbKeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
     n = Rb_BufGetCount(b, 8);
     for (i = 0; i < n && !b->bad; i++) {
 	int64_t key = RbKitGetKey(b, textSchema);
-	unsigned char *v = RbKeyTableFind(t, key, 1);
+	unsigned char *v = Rb_KeyTableFind(t, key, 1);
 
 	if (t->valSize % 8 == 0) {
 	    RbKitGetCounters(b, v, (int)(t->valSize / 8));
@@ -234,7 +234,7 @@ RbDistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
     if (d->registers != NULL) {
 	Rb_BufPutBytes(b, d->registers, (size_t)1 << RB_HLL_BITS);
     } else {
-	RbKeyTablePut(b, &d->exact, textSchema);
+	Rb_KeyTablePut(b, &d->exact, textSchema);
     }
     return 1;
 }
@@ -246,13 +246,13 @@ RbDistinctGet(Rb_Buf *b, Rb_DistinctSet *d, Rb_Schema *textSchema)
 	const void *p = Rb_BufGetBytes(b, (size_t)1 << RB_HLL_BITS);
 
 	if (p) {
-	    RbKeyTableFree(&d->exact);
+	    Rb_KeyTableFree(&d->exact);
 	    d->registers = Rb_Realloc(d->registers,
 		    (size_t)1 << RB_HLL_BITS);
 	    memcpy(d->registers, p, (size_t)1 << RB_HLL_BITS);
 	}
     } else {
-	RbKeyTableGet(b, &d->exact, textSchema);
+	Rb_KeyTableGet(b, &d->exact, textSchema);
     }
 }
 
@@ -372,7 +372,7 @@ RbTotalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_TotalState *st = a->state;
 
     Rb_BufPutInt(b, (int64_t)st->total);
-    RbTimeBinsPut(b, &st->bins);
+    Rb_TimeBinsPut(b, &st->bins);
     return TCL_OK;
 }
 
@@ -382,7 +382,7 @@ RbTotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_TotalState *st = a->state;
 
     st->total = (uint64_t)Rb_BufGetInt(b);
-    RbTimeBinsGet(b, &st->bins);
+    Rb_TimeBinsGet(b, &st->bins);
     return TCL_OK;
 }
 

@@ -121,7 +121,7 @@ static const char *const reuseDistanceAttrs[] = {
 static inline uint64_t
 PosHome(const PosTable *t, int64_t key)
 {
-    return RbHashKey(key) & (t->cap - 1);
+    return Rb_HashKey(key) & (t->cap - 1);
 }
 
 static void
@@ -204,7 +204,7 @@ PosFind(PosTable *t, int64_t key, int create)
  * PosRemove --
  *	Removes key if present, moving back the entries after it in its
  *	cluster that would otherwise become unreachable (as
- *	RbKeyTableRemove does).
+ *	Rb_KeyTableRemove does).
  */
 static void
 PosRemove(PosTable *t, int64_t key)
@@ -273,9 +273,9 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->sampled = st->sample < 1.0 || st->sampleSize > 0;
     st->threshold = (uint64_t)(st->sample * (double)SAMPLE_P);
     if (st->weighted.valSize == 0) {
-	RbKeyTableInit(&st->weighted, sizeof(Weight));
+	Rb_KeyTableInit(&st->weighted, sizeof(Weight));
     }
-    RbKeyTableClear(&st->weighted);
+    Rb_KeyTableClear(&st->weighted);
     st->byHash.n = 0;
     st->wAccesses = st->wBytes = st->wCold = st->wColdBytes = 0.0;
     st->bytesAtDistance.lo = st->bytesAtDistance.n = 0;
@@ -381,7 +381,7 @@ Access(ReuseDistanceState *st, int64_t key)
 static uint64_t
 BlockHash(int64_t key)
 {
-    return RbHashKey(key) & (SAMPLE_P - 1);
+    return Rb_HashKey(key) & (SAMPLE_P - 1);
 }
 
 /*
@@ -436,17 +436,17 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 	if (distance == 0) {
 	    st->cold++;
 	    st->coldBytes += bytes;
-	} else if ((slot = RbTimeBinsSlot(&st->atDistance, distance))
+	} else if ((slot = Rb_TimeBinsSlot(&st->atDistance, distance))
 		!= NULL) {
 	    (*slot)++;
-	    if ((slot = RbTimeBinsSlot(&st->bytesAtDistance, distance))
+	    if ((slot = Rb_TimeBinsSlot(&st->bytesAtDistance, distance))
 		    != NULL) {
 		*slot += bytes;
 	    }
 	} else {
 	    /* Beyond the 2^20 distances the array spans: in the table
 	     * sampling uses, each access weighing 1. */
-	    Weight *wt = RbKeyTableFind(&st->weighted, distance, 1);
+	    Weight *wt = Rb_KeyTableFind(&st->weighted, distance, 1);
 
 	    wt->count += 1.0;
 	    wt->bytes += (double)bytes;
@@ -469,7 +469,7 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 		Shrink(st);
 	    }
 	} else {
-	    Weight *wt = RbKeyTableFind(&st->weighted, llround((double)
+	    Weight *wt = Rb_KeyTableFind(&st->weighted, llround((double)
 		    distance * (double)SAMPLE_P / (double)st->threshold), 1);
 
 	    wt->count += w;
@@ -681,7 +681,7 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 	if (!st->weighted.used[i]) {
 	    continue;
 	}
-	w = RbKeyTableValue(&st->weighted, i);
+	w = Rb_KeyTableValue(&st->weighted, i);
 	d[*n].distance = (double)st->weighted.keys[i];
 	d[*n].count = w->count;
 	d[*n].bytes = w->bytes;
@@ -810,9 +810,9 @@ ReuseDistanceFree(Rb_Analyzer *a)
 
     PosFree(&st->lastPos);
     RbBlockMapFree(&st->map);
-    RbTimeBinsFree(&st->atDistance);
-    RbTimeBinsFree(&st->bytesAtDistance);
-    RbKeyTableFree(&st->weighted);
+    Rb_TimeBinsFree(&st->atDistance);
+    Rb_TimeBinsFree(&st->bytesAtDistance);
+    Rb_KeyTableFree(&st->weighted);
     RbHeapFree(&st->byHash);
     free(st->tree);
     free(st->owner);

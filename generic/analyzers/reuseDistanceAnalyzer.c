@@ -35,12 +35,29 @@
 #include <string.h>
 #include "analyzers.h"
 
+/*
+ * The table from block to the position of its last access, the one lookup
+ * of every access: open addressing with linear probing like Rb_KeyTable,
+ * but each key beside its position in one 16-byte entry, so that a lookup
+ * of a block not in the processor's caches costs one memory access rather
+ * than three (Rb_KeyTable keeps its used flags, keys and values in three
+ * arrays).  Keys are >= 0 (RbBlockKey's); an empty entry holds -1.
+ */
+typedef struct PosEntry {
+    int64_t key, pos;
+} PosEntry;
+
+typedef struct PosTable {
+    PosEntry *e;
+    uint64_t cap, count;	/* cap a power of two, or 0 */
+} PosTable;
+
 typedef struct ReuseDistanceState {
     Rb_BlockMap map;		/* -field, -offsetField, -block */
     char *sizes;		/* -sizes: extra cache sizes, in blocks */
     int64_t limit;		/* -limit: most distinct blocks held */
     int failed;			/* -limit was reached: ignore the rest. */
-    Rb_KeyTable lastPos;	/* block -> position of its last access */
+    PosTable lastPos;		/* block -> position of its last access */
     int32_t *tree;		/* Fenwick tree, 1-based, cap entries. */
     int64_t *owner;		/* Block at each position, or RB_ABSENT. */
     int64_t cap, next;		/* Positions 1..next-1 are used. */
@@ -56,7 +73,9 @@ typedef struct ReuseDistanceState {
 				 * tracked. */
     Rb_Heap byHash;		/* Tracked blocks, largest hash first
 				 * (key -hash), with -samplesize. */
-    Rb_KeyTable weighted;	/* Sampled: scaled distance -> Weight */
+    Rb_KeyTable weighted;	/* Sampled: scaled distance -> Weight;
+				 * exact: the distances beyond the 2^20
+				 * that atDistance spans. */
     double wAccesses, wBytes, wCold, wColdBytes;
 } ReuseDistanceState;
 
@@ -93,6 +112,124 @@ static const char *const reuseDistanceAttrs[] = {
     "ReuseDistance", "HitRatioCurve", "ColdMisses", "BlockAccesses",
     "ColdMissRatio", "SampleRate", NULL
 };
+
+/*
+ * PosHome, PosClear, PosFree --
+ *	The slot where key's probe sequence starts; empties the table
+ *	(keeping its allocation); frees it.
+ */
+static inline uint64_t
+PosHome(const PosTable *t, int64_t key)
+{
+    return Rb_HashKey(key) & (t->cap - 1);
+}
+
+static void
+PosClear(PosTable *t)
+{
+    uint64_t i;
+
+    for (i = 0; i < t->cap; i++) {
+	t->e[i].key = -1;
+    }
+    t->count = 0;
+}
+
+static void
+PosFree(PosTable *t)
+{
+    free(t->e);
+    t->e = NULL;
+    t->cap = t->count = 0;
+}
+
+/*
+ * PosGrow --
+ *	Doubles the table (or makes its first 1024 entries) and rehashes it.
+ */
+static void
+PosGrow(PosTable *t)
+{
+    PosTable old = *t;
+    uint64_t i, h;
+
+    t->cap = old.cap ? 2 * old.cap : 1024;
+    t->e = Rb_AllocArray(t->cap, sizeof(PosEntry));
+    PosClear(t);
+    for (i = 0; i < old.cap; i++) {
+	if (old.e[i].key < 0) {
+	    continue;
+	}
+	for (h = PosHome(t, old.e[i].key); t->e[h].key >= 0;
+		h = (h + 1) & (t->cap - 1)) {
+	}
+	t->e[h] = old.e[i];
+    }
+    t->count = old.count;
+    free(old.e);
+}
+
+/*
+ * PosFind --
+ *	The position of key's last access; when key is absent, a new entry
+ *	of position 0 if create, else NULL.
+ * Side effects: may grow the table, moving every entry.
+ */
+static int64_t *
+PosFind(PosTable *t, int64_t key, int create)
+{
+    uint64_t h;
+
+    if (create && (t->count + 1) * 4 > t->cap * 3) {
+	PosGrow(t);
+    }
+    if (t->cap == 0) {
+	return NULL;
+    }
+    for (h = PosHome(t, key); t->e[h].key >= 0; h = (h + 1) & (t->cap - 1)) {
+	if (t->e[h].key == key) {
+	    return &t->e[h].pos;
+	}
+    }
+    if (!create) {
+	return NULL;
+    }
+    t->e[h].key = key;
+    t->e[h].pos = 0;
+    t->count++;
+    return &t->e[h].pos;
+}
+
+/*
+ * PosRemove --
+ *	Removes key if present, moving back the entries after it in its
+ *	cluster that would otherwise become unreachable (as
+ *	Rb_KeyTableRemove does).
+ */
+static void
+PosRemove(PosTable *t, int64_t key)
+{
+    uint64_t mask = t->cap - 1, hole, j, home;
+
+    if (t->cap == 0) {
+	return;
+    }
+    for (hole = PosHome(t, key); t->e[hole].key >= 0
+	    && t->e[hole].key != key; hole = (hole + 1) & mask) {
+    }
+    if (t->e[hole].key < 0) {
+	return;
+    }
+    for (j = (hole + 1) & mask; t->e[j].key >= 0; j = (j + 1) & mask) {
+	home = PosHome(t, t->e[j].key);
+	if (((j - home) & mask) >= ((j - hole) & mask)) {
+	    t->e[hole] = t->e[j];
+	    hole = j;
+	}
+    }
+    t->e[hole].key = -1;
+    t->count--;
+}
 
 /*
  * ReuseDistanceInit --
@@ -143,10 +280,7 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->wAccesses = st->wBytes = st->wCold = st->wColdBytes = 0.0;
     st->bytesAtDistance.lo = st->bytesAtDistance.n = 0;
     st->coldBytes = st->bytes = st->allAccesses = 0;
-    if (st->lastPos.valSize == 0) {
-	Rb_KeyTableInit(&st->lastPos, sizeof(int64_t));
-    }
-    Rb_KeyTableClear(&st->lastPos);
+    PosClear(&st->lastPos);
     st->next = 1;
     st->atDistance.lo = st->atDistance.n = 0;
     st->cold = st->accesses = 0;
@@ -190,7 +324,7 @@ Compact(ReuseDistanceState *st)
     for (pos = 1; pos < st->next; pos++) {
 	if (st->owner[pos - 1] != RB_ABSENT) {
 	    st->owner[live++] = st->owner[pos - 1];
-	    *(int64_t *)Rb_KeyTableFind(&st->lastPos, st->owner[live - 1], 0)
+	    *PosFind(&st->lastPos, st->owner[live - 1], 0)
 		    = live;
 	}
     }
@@ -224,7 +358,7 @@ Access(ReuseDistanceState *st, int64_t key)
 	Compact(st);
 	pos = st->next;
     }
-    last = Rb_KeyTableFindLimited(&st->lastPos, key, st->limit);
+    last = PosFind(&st->lastPos, key, (int64_t)st->lastPos.count < st->limit);
     if (last == NULL) {
 	return -1;
     }
@@ -266,12 +400,12 @@ Shrink(ReuseDistanceState *st)
 	while (st->byHash.n > 0
 		&& (uint64_t)-st->byHash.items[0].key == top) {
 	    Rb_HeapItem it = RbHeapPop(&st->byHash);
-	    int64_t *last = Rb_KeyTableFind(&st->lastPos, it.value, 0);
+	    int64_t *last = PosFind(&st->lastPos, it.value, 0);
 
 	    if (last != NULL) {
 		TreeAdd(st, *last, -1);
 		st->owner[*last - 1] = RB_ABSENT;
-		Rb_KeyTableRemove(&st->lastPos, it.value);
+		PosRemove(&st->lastPos, it.value);
 	    }
 	}
     }
@@ -309,6 +443,13 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 		    != NULL) {
 		*slot += bytes;
 	    }
+	} else {
+	    /* Beyond the 2^20 distances the array spans: in the table
+	     * sampling uses, each access weighing 1. */
+	    Weight *wt = Rb_KeyTableFind(&st->weighted, distance, 1);
+
+	    wt->count += 1.0;
+	    wt->bytes += (double)bytes;
 	}
 	return 1;
     } else {
@@ -339,6 +480,48 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 }
 
 /*
+ * The block accesses of a batch are gathered AHEAD_KEYS at a time before
+ * they are counted, so that the memory each will touch is fetched while
+ * earlier ones are counted: its table entry AHEAD_SLOT accesses ahead,
+ * then (the entry now at hand) its last position's tree and owner
+ * entries AHEAD_TREE accesses ahead.  On a stack of a million blocks each
+ * of these is a cache miss otherwise.  Only the exact stack prefetches:
+ * sampled, the table is small and most blocks are not in it.
+ */
+#define AHEAD_KEYS 1024
+#define AHEAD_SLOT 16
+#define AHEAD_TREE 8
+
+typedef struct Ahead {
+    int64_t key;
+    uint64_t bytes;
+    uint64_t record;		/* for the error of -limit */
+} Ahead;
+
+/*
+ * Prefetch --
+ *	Prefetches for access i + AHEAD_SLOT of acc[0..n-1] its table entry,
+ *	and for access i + AHEAD_TREE its tree and owner entries.  A block
+ *	re-accessed in between makes a prefetch useless, never wrong.
+ */
+static inline void
+Prefetch(ReuseDistanceState *st, const Ahead *acc, int i, int n)
+{
+    int64_t *last;
+
+    if (i + AHEAD_SLOT < n && st->lastPos.cap > 0) {
+	__builtin_prefetch(&st->lastPos.e[PosHome(&st->lastPos,
+		acc[i + AHEAD_SLOT].key)]);
+    }
+    if (i + AHEAD_TREE < n && (last = PosFind(&st->lastPos,
+	    acc[i + AHEAD_TREE].key, 0)) != NULL && *last > 0
+	    && *last <= st->cap) {
+	__builtin_prefetch(&st->tree[*last - 1], 1);
+	__builtin_prefetch(&st->owner[*last - 1], 1);
+    }
+}
+
+/*
  * ReuseDistanceBatch --
  *	Accesses, in order, every block of each selected I/O, up to the
  *	first block beyond -limit; that one stops the run with an error
@@ -349,26 +532,40 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     ReuseDistanceState *st = a->state;
-    int j;
-
     const int64_t *offset = b->col[st->map.offsetIndex];
     const int64_t *size = b->col[RB_IO_SIZE];
+    Ahead acc[AHEAD_KEYS];
+    int64_t first = 0, count = 0, k = 0;
+    int j = 0, n, i, rec = 0;
 
-    for (j = 0; j < nsel && !st->failed; j++) {
-	int64_t first, count, k;
-
-	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
-	    continue;
+    while (!st->failed && (j < nsel || k < count)) {
+	/* The next accesses, resuming inside an I/O of many blocks. */
+	for (n = 0; n < AHEAD_KEYS; n++, k++) {
+	    while (k == count && j < nsel) {
+		k = count = 0;
+		if (RbBlockRange(&st->map, b, sel[j], &first, &count)) {
+		    rec = sel[j];
+		}
+		j++;
+	    }
+	    if (k == count) {
+		break;
+	    }
+	    acc[n].key = first + k;
+	    acc[n].bytes = (uint64_t)RbBlockBytes(&st->map, offset[rec],
+		    size[rec], k);
+	    acc[n].record = b->firstRecord + (uint64_t)rec;
 	}
-	for (k = 0; k < count; k++) {
-	    if (!Count(st, first + k, (uint64_t)RbBlockBytes(&st->map,
-		    offset[sel[j]], size[sel[j]], k))) {
+	for (i = 0; i < n; i++) {
+	    if (!st->sampled) {
+		Prefetch(st, acc, i, n);
+	    }
+	    if (!Count(st, acc[i].key, acc[i].bytes)) {
 		st->failed = 1;
 		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "%s: more than "
 			"-limit %" PRId64 " distinct blocks at record %" PRIu64
 			" (raise -limit; each block held costs up to about "
-			"70 bytes)", a->cls->name, st->limit,
-			b->firstRecord + sel[j]);
+			"70 bytes)", a->cls->name, st->limit, acc[i].record);
 		break;
 	    }
 	}
@@ -443,7 +640,8 @@ CompareDistances(const void *p, const void *q)
 
 /*
  * Distances --
- *	The re-accesses by distance in increasing order: exact counts, or
+ *	The re-accesses by distance in increasing order: exact counts (from
+ *	the array, and from the table for distances beyond its span), or
  *	(sampled) the weights at each scaled distance.
  * Results: a malloc'd array; *n set to its length.
  */
@@ -457,7 +655,8 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 
     *n = 0;
     if (!st->sampled) {
-	d = Rb_Realloc(NULL, (size_t)(tb->n + 1) * sizeof(AtDistance));
+	d = Rb_Realloc(NULL, (size_t)(tb->n + 1 + (int64_t)st->weighted.count)
+		* sizeof(AtDistance));
 	for (j = 0; j < tb->n; j++) {
 	    int64_t dist = tb->lo + j;
 
@@ -470,9 +669,12 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 		    ? (double)bb->sums[dist - bb->lo] : 0.0;
 	    (*n)++;
 	}
-	return d;
+	if (st->weighted.count == 0) {
+	    return d;
+	}
+    } else {
+	d = Rb_Realloc(NULL, (st->weighted.count + 1) * sizeof(AtDistance));
     }
-    d = Rb_Realloc(NULL, (st->weighted.count + 1) * sizeof(AtDistance));
     for (i = 0; i < st->weighted.cap; i++) {
 	const Weight *w;
 
@@ -606,7 +808,7 @@ ReuseDistanceFree(Rb_Analyzer *a)
 {
     ReuseDistanceState *st = a->state;
 
-    Rb_KeyTableFree(&st->lastPos);
+    PosFree(&st->lastPos);
     RbBlockMapFree(&st->map);
     Rb_TimeBinsFree(&st->atDistance);
     Rb_TimeBinsFree(&st->bytesAtDistance);

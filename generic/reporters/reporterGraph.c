@@ -5,8 +5,9 @@
  *	rendered to PNG and SVG when gnuplot is installed.  What is drawn
  *	depends only on the Attribute kind:
  *	    series	one line per numeric column over the time column
- *	    histogram	boxes from lo to hi, log2 x axis for log2 bins
- *	    percentiles	value against p
+ *	    histogram	boxes from lo to hi, log2 x axis for log2 bins, log y
+ *			axis when the counts are skewed (see IsSkewed)
+ *	    percentiles	value against p, log y axis when skewed
  *	    vector	each numeric column against the row index
  *	    heatmap	an image of counts per cell, log colour scale
  *	    scalar	one bar chart per scalar name found in several Flows
@@ -21,6 +22,7 @@
 
 typedef struct GraphState {
     int render;			/* -render: run gnuplot when installed */
+    char *logscale;		/* -logscale: auto or a boolean */
 } GraphState;
 
 /*
@@ -31,6 +33,7 @@ typedef struct GraphRun {
     Tcl_Interp *interp;
     const char *dir;
     int render;
+    int logMode;		/* RB_LOG_AUTO, 0 or 1 (-logscale) */
     Rb_ReportNames names;
     Rb_GraphDone *done;
     void *cd;
@@ -39,6 +42,10 @@ typedef struct GraphRun {
 static const Rb_Option graphOptions[] = {
     {"-render", RB_OPT_BOOL, offsetof(GraphState, render), "1",
 	"run gnuplot (when on PATH) to draw NAME.png and NAME.svg"},
+    {"-logscale", RB_OPT_STRING, offsetof(GraphState, logscale), "auto",
+	"log value axis of histograms and percentiles: auto (when the "
+	"largest positive value is over 100 times the smallest), or a "
+	"boolean to force it on or off"},
     {NULL}
 };
 
@@ -253,6 +260,104 @@ AppendYRange(Tcl_DString *setup, const double *v, int n)
 }
 
 /*
+ * A histogram or a distribution whose values span more than SKEW_RATIO
+ * (the largest positive value over the smallest) is drawn on a
+ * logarithmic value axis: on a linear one, a queue depth at 0 most of the
+ * time flattens every other depth to nothing, and a reuse-distance bin of
+ * 60 beside one of 11000 cannot be seen.  -logscale forces either axis.
+ */
+#define SKEW_RATIO 100.0
+
+/*
+ * RbReportLogMode --
+ *	Parses a -logscale value: "auto" or a Tcl boolean.
+ * Results: TCL_OK with *mode RB_LOG_AUTO, 0 or 1; else TCL_ERROR with
+ *	RUBICON OPTION VALUE in interp.
+ */
+int
+RbReportLogMode(Tcl_Interp *interp, const char *value, int *mode)
+{
+    if (value == NULL || strcmp(value, "auto") == 0) {
+	*mode = RB_LOG_AUTO;
+	return TCL_OK;
+    }
+    if (Tcl_GetBoolean(NULL, value, mode) != TCL_OK) {
+	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+		"-logscale expects auto or a boolean, got \"%s\"", value);
+    }
+    return TCL_OK;
+}
+
+/*
+ * PositiveRange --
+ *	The smallest and largest positive finite values of v[0..n-1].
+ * Results: the number of negative values; *lo and *hi are 0 when no
+ *	value is positive.
+ */
+static int
+PositiveRange(const double *v, int n, double *lo, double *hi)
+{
+    int i, negative = 0;
+
+    *lo = *hi = 0;
+    for (i = 0; i < n; i++) {
+	if (!isfinite(v[i])) {
+	    continue;
+	}
+	if (v[i] < 0) {
+	    negative++;
+	} else if (v[i] > 0) {
+	    *lo = *lo == 0 || v[i] < *lo ? v[i] : *lo;
+	    *hi = v[i] > *hi ? v[i] : *hi;
+	}
+    }
+    return negative;
+}
+
+/*
+ * IsSkewed --
+ *	Whether values v[0..n-1] get a logarithmic axis under logMode: when
+ *	forced, if any value is positive; under auto, when none is negative
+ *	and the largest positive one is over SKEW_RATIO times the smallest.
+ */
+static int
+IsSkewed(const double *v, int n, int logMode)
+{
+    double lo, hi;
+    int negative = PositiveRange(v, n, &lo, &hi);
+
+    if (logMode != RB_LOG_AUTO) {
+	return logMode && hi > 0;
+    }
+    return negative == 0 && lo > 0 && hi > SKEW_RATIO * lo;
+}
+
+/*
+ * AppendLogYRange --
+ *	Sets a logarithmic y axis over the positive values of v, from the
+ *	power of ten below the smallest (so that its box has a height) to
+ *	twice the largest.
+ * Results: the bottom of the axis, where boxes start.
+ */
+static double
+AppendLogYRange(Tcl_DString *setup, const double *v, int n)
+{
+    double lo, hi, floor10;
+    char buf[128];
+
+    PositiveRange(v, n, &lo, &hi);
+    floor10 = pow(10.0, floor(log10(lo)));
+    if (floor10 >= lo * (1 - 1e-9)) {
+	floor10 /= 10;
+    }
+    snprintf(buf, sizeof(buf), "set logscale y\nset format y \"%%g\"\n"
+	    "set yrange [%.6g:%.6g]\n",
+	    floor10, 2 * hi);
+    Tcl_DStringAppend(setup, buf, -1);
+    return floor10;
+}
+
+/*
  * PlanSeries, PlanHistogram, PlanPercentiles, PlanVector --
  *	Fill g for one Attribute of that kind.
  * Results: 1 if there is something to draw, 0 if not (no rows, no
@@ -308,10 +413,11 @@ PlanSeries(Graph *g, const Rb_Attribute *a, const char *dat)
 }
 
 static int
-PlanHistogram(Graph *g, const Rb_Attribute *a, const char *dat)
+PlanHistogram(Graph *g, const Rb_Attribute *a, const char *dat, int logMode)
 {
     int lo = NumColumn(a, "lo", 0), hi = NumColumn(a, "hi", 1);
     int count = NumColumn(a, "count", 2);
+    char y[64], base[32];
 
     if (lo < 0 || hi < 0 || count < 0 || !HasPoint(a, lo, count)) {
 	return 0;
@@ -321,27 +427,41 @@ PlanHistogram(Graph *g, const Rb_Attribute *a, const char *dat)
     g->cols[g->ncols++] = count;
     SetLabel(&g->xlabel, a->name, RbReportColUnit(a, lo));
     SetLabel(&g->ylabel, a->cols[count].name, RbReportColUnit(a, count));
-    AppendYRange(&g->setup, a->cols[count].num, a->nrows);
+    if (IsSkewed(a->cols[count].num, a->nrows, logMode)) {
+	/* Boxes stand on the axis's bottom; an empty bin has none. */
+	snprintf(base, sizeof(base), "(%.6g)", AppendLogYRange(&g->setup,
+		a->cols[count].num, a->nrows));
+	snprintf(y, sizeof(y), "($3 > 0 ? $3 : 1/0)");
+    } else {
+	AppendYRange(&g->setup, a->cols[count].num, a->nrows);
+	snprintf(base, sizeof(base), "(0)");
+	snprintf(y, sizeof(y), "3");
+    }
     Tcl_DStringAppend(&g->setup, "set style fill solid 0.5 border -1\n", -1);
+    Tcl_DStringAppend(&g->plot, "plot ", -1);
+    Tcl_DStringAppend(&g->plot, dat, -1);
     if (IsLog2Bins(a, lo, hi)) {
 	/* A first bin from 0 cannot sit on a log axis: draw it from hi/2. */
 	Tcl_DStringAppend(&g->setup, "set logscale x 2\n"
 		"binlo(l, h) = l > 0 ? l : h / 2\n", -1);
-	Tcl_DStringAppend(&g->plot, "plot ", -1);
-	Tcl_DStringAppend(&g->plot, dat, -1);
-	Tcl_DStringAppend(&g->plot, " using (sqrt(binlo($1,$2)*$2)):3:"
-		"(binlo($1,$2)):2:(0):3 with boxxyerror notitle\n", -1);
+	Tcl_DStringAppend(&g->plot, " using (sqrt(binlo($1,$2)*$2)):", -1);
+	Tcl_DStringAppend(&g->plot, y, -1);
+	Tcl_DStringAppend(&g->plot, ":(binlo($1,$2)):2:", -1);
     } else {
-	Tcl_DStringAppend(&g->plot, "plot ", -1);
-	Tcl_DStringAppend(&g->plot, dat, -1);
-	Tcl_DStringAppend(&g->plot, " using (($1+$2)/2):3:1:2:(0):3"
-		" with boxxyerror notitle\n", -1);
+	Tcl_DStringAppend(&g->plot, " using (($1+$2)/2):", -1);
+	Tcl_DStringAppend(&g->plot, y, -1);
+	Tcl_DStringAppend(&g->plot, ":1:2:", -1);
     }
+    Tcl_DStringAppend(&g->plot, base, -1);
+    Tcl_DStringAppend(&g->plot, ":", -1);
+    Tcl_DStringAppend(&g->plot, y, -1);
+    Tcl_DStringAppend(&g->plot, " with boxxyerror notitle\n", -1);
     return 1;
 }
 
 static int
-PlanPercentiles(Graph *g, const Rb_Attribute *a, const char *dat)
+PlanPercentiles(Graph *g, const Rb_Attribute *a, const char *dat,
+	int logMode)
 {
     int p = NumColumn(a, "p", 0), value = NumColumn(a, "value", 1);
 
@@ -355,7 +475,13 @@ PlanPercentiles(Graph *g, const Rb_Attribute *a, const char *dat)
 	    ? RbReportColUnit(a, value) : a->unit);
     Tcl_DStringAppend(&g->plot, "plot ", -1);
     Tcl_DStringAppend(&g->plot, dat, -1);
-    Tcl_DStringAppend(&g->plot, " using 1:2 with linespoints notitle\n", -1);
+    if (IsSkewed(a->cols[value].num, a->nrows, logMode)) {
+	AppendLogYRange(&g->setup, a->cols[value].num, a->nrows);
+	Tcl_DStringAppend(&g->plot, " using 1:($2 > 0 ? $2 : 1/0)", -1);
+    } else {
+	Tcl_DStringAppend(&g->plot, " using 1:2", -1);
+    }
+    Tcl_DStringAppend(&g->plot, " with linespoints notitle\n", -1);
     return 1;
 }
 
@@ -779,10 +905,12 @@ GraphAttr(GraphRun *gr, const Rb_ReportItem *it)
 	planned = PlanSeries(&g, a, Tcl_DStringValue(&quoted));
 	break;
     case RB_ATTR_HISTOGRAM:
-	planned = PlanHistogram(&g, a, Tcl_DStringValue(&quoted));
+	planned = PlanHistogram(&g, a, Tcl_DStringValue(&quoted),
+		gr->logMode);
 	break;
     case RB_ATTR_PERCENTILES:
-	planned = PlanPercentiles(&g, a, Tcl_DStringValue(&quoted));
+	planned = PlanPercentiles(&g, a, Tcl_DStringValue(&quoted),
+		gr->logMode);
 	break;
     case RB_ATTR_VECTOR:
 	planned = PlanVector(&g, a, Tcl_DStringValue(&quoted));
@@ -979,7 +1107,7 @@ GraphBars(GraphRun *gr, const Rb_ReportSet *set)
  */
 int
 RbReportGraphs(Tcl_Interp *interp, const char *dir, const Rb_ReportSet *set,
-	int render, Rb_GraphDone *done, void *cd)
+	int render, int logMode, Rb_GraphDone *done, void *cd)
 {
     GraphRun gr;
     int j, code = TCL_OK;
@@ -987,6 +1115,7 @@ RbReportGraphs(Tcl_Interp *interp, const char *dir, const Rb_ReportSet *set,
     gr.interp = interp;
     gr.dir = dir;
     gr.render = render;
+    gr.logMode = logMode;
     gr.done = done;
     gr.cd = cd;
     RbReportNamesInit(&gr.names);
@@ -1001,6 +1130,19 @@ RbReportGraphs(Tcl_Interp *interp, const char *dir, const Rb_ReportSet *set,
 }
 
 /*
+ * GraphInitHook --
+ *	The check of a configure: -logscale is auto or a boolean.
+ */
+static int
+GraphInitHook(Rb_Reporter *r, Tcl_Interp *interp)
+{
+    GraphState *st = r->state;
+    int mode;
+
+    return RbReportLogMode(interp, st->logscale, &mode);
+}
+
+/*
  * GraphWrite --
  *	The write hook: creates the output directory and draws into it.
  * Results: TCL_OK, or TCL_ERROR at the first file or gnuplot run that
@@ -1011,15 +1153,16 @@ GraphWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 {
     GraphState *st = r->state;
     Rb_ReportSet set;
-    int code;
+    int code, logMode;
 
-    if (RbReportCollect(r, &set) != TCL_OK) {
+    if (RbReportLogMode(r->interp, st->logscale, &logMode) != TCL_OK
+	    || RbReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
     code = RbReportMkdir(r->interp, r->output);
     if (code == TCL_OK) {
 	code = RbReportGraphs(r->interp, r->output, &set,
-		st->render && RbReportOnPath("gnuplot"), NULL, NULL);
+		st->render && RbReportOnPath("gnuplot"), logMode, NULL, NULL);
     }
     RbReportSetFree(&set);
     return code;
@@ -1031,7 +1174,7 @@ const Rb_ReporterClass Rb_ReporterGraphClass = {
     sizeof(GraphState),
     graphOptions,
     "graphs",
-    NULL,
+    GraphInitHook,
     GraphWrite,
     NULL
 };

@@ -24,6 +24,7 @@
 typedef struct HtmlState {
     int plots;			/* -plots: inline gnuplot SVGs */
     int64_t maxRows;		/* -maxrows: rows shown per table, 0 all */
+    char *logscale;		/* -logscale: auto or a boolean */
 } HtmlState;
 
 static const Rb_Option htmlOptions[] = {
@@ -31,6 +32,8 @@ static const Rb_Option htmlOptions[] = {
 	"draw the plots with gnuplot (when on PATH) and inline them"},
     {"-maxrows", RB_OPT_INT, offsetof(HtmlState, maxRows), "1000",
 	"rows shown per table (0: all); the rest are counted"},
+    {"-logscale", RB_OPT_STRING, offsetof(HtmlState, logscale), "auto",
+	"log value axis of histograms and percentiles, as ReporterGraph's"},
     {NULL}
 };
 
@@ -533,7 +536,7 @@ PageDir(const char *page, Tcl_DString *dir)
  */
 static int
 DrawPlots(Tcl_Interp *interp, const char *page, const Rb_ReportSet *set,
-	Plots *plots, Tcl_DString *dir)
+	int logMode, Plots *plots, Tcl_DString *dir)
 {
     char name[64];
 
@@ -554,8 +557,8 @@ DrawPlots(Tcl_Interp *interp, const char *page, const Rb_ReportSet *set,
 	Tcl_DStringFree(dir);
 	return TCL_ERROR;
     }
-    return RbReportGraphs(interp, Tcl_DStringValue(dir), set, 1, AddPlot,
-	    plots);
+    return RbReportGraphs(interp, Tcl_DStringValue(dir), set, 1, logMode,
+	    AddPlot, plots);
 }
 
 /*
@@ -577,6 +580,19 @@ RemoveDir(Tcl_DString *dir)
 }
 
 /*
+ * HtmlInit --
+ *	The check of a configure: -logscale is auto or a boolean.
+ */
+static int
+HtmlInit(Rb_Reporter *r, Tcl_Interp *interp)
+{
+    HtmlState *st = r->state;
+    int mode;
+
+    return RbReportLogMode(interp, st->logscale, &mode);
+}
+
+/*
  * HtmlWrite --
  *	The write hook: draws the plots (when asked and gnuplot is on
  *	PATH), then writes the page to r->output through Rb_Out.
@@ -592,9 +608,10 @@ HtmlWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     Tcl_DString dir;
     Rb_Out out;
     Page pg;
-    int code, drawn = 0;
+    int code, drawn = 0, logMode;
 
-    if (RbReportCollect(r, &set) != TCL_OK) {
+    if (RbReportLogMode(r->interp, st->logscale, &logMode) != TCL_OK
+	    || RbReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
     code = Rb_OutOpen(r->interp, r->output, &out);
@@ -605,7 +622,8 @@ HtmlWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     }
     if (code == TCL_OK && st->plots && RbReportOnPath("gnuplot")) {
 	drawn = 1;
-	code = DrawPlots(r->interp, r->output, &set, &plots, &dir);
+	code = DrawPlots(r->interp, r->output, &set, logMode, &plots,
+		&dir);
 	if (code != TCL_OK) {
 	    Rb_OutAbort(&out);
 	}
@@ -634,7 +652,7 @@ const Rb_ReporterClass Rb_ReporterHtmlClass = {
     sizeof(HtmlState),
     htmlOptions,
     "rubicon.html",
-    NULL,
+    HtmlInit,
     HtmlWrite,
     NULL
 };

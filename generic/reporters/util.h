@@ -73,11 +73,16 @@ int		RbReportOpen(Tcl_Interp *interp, const char *dir,
 int		RbReportMkdir(Tcl_Interp *interp, const char *path);
 int		RbReportOnPath(const char *program);
 
-/* The gnuplot pictures of a set (reporterGraph.c); done hears of each. */
+/* The gnuplot pictures of a set (reporterGraph.c); done hears of each.
+ * logMode is -logscale: RB_LOG_AUTO, or 0 / 1 to force a linear or a
+ * logarithmic value axis on histograms and percentiles. */
+#define RB_LOG_AUTO (-1)
 typedef void (Rb_GraphDone)(void *cd, const Rb_Flow *flow, const char *base,
 	const char *title);
 int		RbReportGraphs(Tcl_Interp *interp, const char *dir,
-		    const Rb_ReportSet *set, int render, Rb_GraphDone *done,
-		    void *cd);
+		    const Rb_ReportSet *set, int render, int logMode,
+		    Rb_GraphDone *done, void *cd);
+int		RbReportLogMode(Tcl_Interp *interp, const char *value,
+		    int *mode);
 
 #endif /* RB_REPORT_UTIL_H */

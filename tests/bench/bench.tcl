@@ -248,7 +248,7 @@ foreach n {1 2 4 8 16} {
 set muxB [expr {($k * $sxy - $sx * $sy) / ($k * $sxx - $sx * $sx)}]
 set muxA [expr {($sy - $muxB * $sx) / $k}]
 
-# (6)-(9) The plugins' rows, each script in its own process printing its
+# (6)-(10) The plugins' rows and the cache rows, each script in its own process printing its
 # rows in the table's layout: Observer's MVA and cache curve, the Magpie
 # parser, LAR calibration, Stardust accounting.  Their own stderr says
 # what they are doing.
@@ -267,6 +267,11 @@ lappend pluginRows [plugin observer.tcl $data]
 lappend pluginRows [plugin magpie.tcl $magpieLog 3]
 lappend pluginRows [plugin txmix.tcl 3]
 lappend pluginRows [plugin stardust.tcl $stardustTrace 3]
+# (10) Cache curves, heat map and per-interval percentiles on the Zipf
+# block trace (cachebench.tcl): CPU user time per block access against
+# stackdist.c, a hand-written C Fenwick-tree stack whose curve must equal
+# ReuseDistanceAnalyzer's.
+lappend pluginRows [plugin cachebench.tcl [file join $data zipf8m.srt] $runs]
 
 # Memory: a streaming run on 1 M and on 10 M records; and the streaming
 # part of the kit (streamkit.tcl) on 1 M and on 100 M records, the 10 M

@@ -3,9 +3,11 @@
 # in bench-data/ (kept between runs, regenerated when the generator
 # changes), then times Rubicon against them (bench.tcl) and prints one
 # table.  Takes under ten minutes on two quiet cores (most of it awk,
-# Python and sqlite3 on the 10 M-line CSV); the first run adds about three
-# minutes to generate the inputs (the Magpie and Stardust simulators are
-# Tcl).
+# Python and sqlite3 on the 10 M-line CSV), plus about six minutes of CPU
+# for the cache rows (cachebench.tcl: CacheSimAnalyzer simulates its five
+# cache sizes exactly under six policies, 10 M block accesses each); the
+# first run adds about three minutes to generate the inputs (the Magpie
+# and Stardust simulators are Tcl).
 set -e
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -79,6 +81,13 @@ if ! fresh "$data/t200k.srt"; then
     echo "bench: generating 200 k records as SRT for the analyzer kit" >&2
     "$out/gensrt" -n 200000 -srt "$data/t200k.srt.tmp"
     mv "$data/t200k.srt.tmp" "$data/t200k.srt"
+fi
+# The cache rows' trace: 8 M I/Os (10 M block accesses) with Zipf
+# popularity over 1 M blocks (genzipf.c), 700 MB.
+if ! [ -s "$data/zipf8m.srt" ] || ! [ "$data/zipf8m.srt" -nt "$out/genzipf" ]; then
+    echo "bench: generating 8 M Zipf block I/Os as SRT for the cache rows" >&2
+    "$out/genzipf" -n 8000000 -blocks 1000000 -s 0.9 "$data/zipf8m.srt.tmp"
+    mv "$data/zipf8m.srt.tmp" "$data/zipf8m.srt"
 fi
 if ! [ -s "$data/t1m.srt.gz" ] || ! [ "$data/t1m.srt.gz" -nt "$data/t1m.srt" ]; then
     echo "bench: compressing the 1 M-record trace with gzip" >&2

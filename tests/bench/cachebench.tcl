@@ -1,0 +1,137 @@
+# cachebench.tcl BUILD TRACE ?RUNS? -- the cache, heat-map and percentile
+# rows of make bench (issue 18, item 6), on TRACE, the Zipf block trace
+# run.sh writes with genzipf.  Each program is a separate process, timed
+# by its CPU user time (/usr/bin/time; wall-clock time if it is missing:
+# the machine may be shared), RUNS times (default 3) with the rounds
+# interleaved, and the medians are printed as rows of bench.tcl's table:
+#   exact LRU (ReuseDistanceAnalyzer) against stackdist.c, a hand-written
+#     C Fenwick-tree stack: ns per block access and their ratio (aim
+#     <= 1.2); the two hit-ratio curves must be equal, or the benchmark
+#     stops (a fast baseline computing something else means nothing);
+#   SHARDS at -sample 0.01 and 0.001, and CacheSimAnalyzer under each
+#     policy at 5 cache sizes: ns per block access, and the ratio to the
+#     C stack;
+#   HeatmapAnalyzer (time x devOffset) and SeriesAnalyzer's per-interval
+#     responseTimeP99: ns per record;
+#   an empty Flow: the cost of reading the trace, which every row
+#     includes ("net" figures subtract it).
+# Run alone as tclsh tests/bench/cachebench.tcl build bench-data/zipf8m.srt.
+
+lassign $argv build trace runs
+if {$runs eq ""} {set runs 3}
+set here [file dirname [file normalize [info script]]]
+set rubicon [list [file join $build rubicon] -quiet [file join $here cache.tcl] $trace]
+set stackdist [list [file join $build bench stackdist] $trace]
+set haveTime [file executable /usr/bin/time]
+set scratch [file join [file dirname $trace] cachebench.tmp]
+
+# median LIST -- the middle value (mean of the two middle ones if even).
+proc median {values} {
+    set s [lsort -real $values]
+    set n [llength $s]
+    expr {$n % 2 ? [lindex $s [expr {$n / 2}]]
+	: ([lindex $s [expr {$n / 2 - 1}]] + [lindex $s [expr {$n / 2}]]) / 2.0}
+}
+
+# cpu ROW CMD -- runs CMD (a list; ROW, if not "", in RUBICON_BENCH_CACHE)
+# with its stdout kept in ::out(ROW-or-c) and returns its CPU user
+# seconds.  A failing command stops the benchmark.
+proc cpu {row cmd} {
+    global haveTime scratch out
+    set env [expr {$row eq "" ? {} : [list env RUBICON_BENCH_CACHE=$row]}]
+    set t0 [clock microseconds]
+    set timer [expr {$haveTime
+	? [list /usr/bin/time -f %U -o $scratch.time] : {}}]
+    if {[catch {exec {*}$env {*}$timer {*}$cmd >$scratch 2>@stderr} msg]} {
+	puts stderr "bench: [join $cmd] ($row) failed: $msg"
+	exit 1
+    }
+    set wall [expr {([clock microseconds] - $t0) / 1e6}]
+    set f [open $scratch]
+    set out([expr {$row eq "" ? "c" : $row}]) [read $f]
+    close $f
+    if {!$haveTime} {
+	return $wall
+    }
+    set f [open $scratch.time]
+    set user [lindex [split [string trim [read $f]] \n] end]
+    close $f
+    return $user
+}
+
+set policies {lru fifo clock lfu arc s3fifo}
+set rows [list none lru shards0.01 shards0.001 \
+    {*}[lmap p $policies {string cat sim- $p}] heatmap p99]
+puts stderr "bench: cache rows on [file tail $trace]\
+    ([expr {[llength $rows] + 1}] programs x $runs runs)"
+for {set r 0} {$r < $runs} {incr r} {
+    lappend times(c) [cpu "" $stackdist]
+    foreach row $rows {
+	lappend times($row) [cpu $row $rubicon]
+    }
+}
+file delete $scratch $scratch.time
+foreach name [array names times] {
+    set t($name) [median $times($name)]
+}
+
+# The curves: stackdist's output is cache.tcl's lru output but for its
+# first line.
+set rbLines [split [string trim $out(lru)] \n]
+set cLines [split [string trim $out(c)] \n]
+if {[lrange $rbLines 1 end] ne $cLines} {
+    puts stderr "bench: the exact LRU curves differ: rubicon\
+	[lindex $rbLines 1], C [lindex $cLines 0]; first rows\
+	[lrange $rbLines 2 4] / [lrange $cLines 1 3]"
+    exit 1
+}
+lassign [lindex $cLines 0] - accesses - cold - distinct
+set records [lindex $out(none) 3]
+foreach row [lrange $rows 1 end-2] {
+    if {[lindex $out($row) 1] != $accesses} {
+	puts stderr "bench: $row counted [lindex $out($row) 1] block\
+	    accesses, not $accesses"
+	exit 1
+    }
+}
+
+proc s {v} {format "%7.2f s" $v}
+proc ns {seconds n} {expr {$seconds * 1e9 / $n}}
+set unit [expr {$haveTime ? "CPU user time" : "wall-clock time (no /usr/bin/time)"}]
+set cNs [ns $t(c) $accesses]
+set readNs [ns $t(none) $accesses]
+puts [format "%-34s %9s   %d records, %d block accesses, %d distinct blocks\
+    (Zipf 0.9); %s, medians of %d" \
+    "(10) cache curves, Zipf trace" "" $records $accesses $distinct $unit $runs]
+set ratio [expr {$t(lru) / $t(c)}]
+puts [format "%-34s %9s %9s %6.2f   %.0f vs C %.0f ns per access (aim <= 1.2: %s);\
+    net of reading %.0f ns; curves equal (%d rows)" \
+    "    exact LRU vs C Fenwick stack" [s $t(lru)] [s $t(c)] $ratio \
+    [ns $t(lru) $accesses] $cNs [expr {$ratio <= 1.2 ? "met" : "NOT met"}] \
+    [expr {[ns $t(lru) $accesses] - $readNs}] [llength $cLines]]
+foreach rate {0.01 0.001} {
+    set row shards$rate
+    puts [format "%-34s %9s %9s %6.2f   %.0f ns per access, net %.0f;\
+	%.1fx faster than exact LRU (net %.1fx)" \
+	"    SHARDS -sample $rate" [s $t($row)] "" [expr {$t($row) / $t(c)}] \
+	[ns $t($row) $accesses] [expr {[ns $t($row) $accesses] - $readNs}] \
+	[expr {$t(lru) / $t($row)}] \
+	[expr {($t(lru) - $t(none)) / max(1e-9, $t($row) - $t(none))}]]
+}
+foreach p $policies {
+    set row sim-$p
+    set net [expr {[ns $t($row) $accesses] - $readNs}]
+    puts [format "%-34s %9s %9s %6.2f   %.0f ns per access, net %.0f\
+	(%.0f per access per cache size)" \
+	"    CacheSim $p, 5 sizes" [s $t($row)] "" \
+	[expr {$t($row) / $t(c)}] [ns $t($row) $accesses] $net [expr {$net / 5}]]
+}
+foreach {row label} {heatmap "    Heatmap, time x devOffset" \
+	p99 "    Series -stats responseTimeP99"} {
+    puts [format "%-34s %9s %9s %6s   %.0f ns per record, net %.0f" \
+	$label [s $t($row)] "" "" [ns $t($row) $records] \
+	[expr {[ns $t($row) $records] - [ns $t(none) $records]}]]
+}
+puts [format "%-34s %9s %9s %6s   %.0f ns per record, %.0f per block access\
+    (ratio column: / C stack; net: less this)" \
+    "    empty Flow (reading)" [s $t(none)] "" "" [ns $t(none) $records] $readNs]

@@ -39,6 +39,19 @@ START_TEST(merge_heatmap_and_grouped_classes)
 }
 END_TEST
 
+START_TEST(merge_order_dependent_classes)
+{
+    /* Shards in time order whose boundary cuts through busy intervals,
+     * periods and reused blocks give the whole run's Attributes. */
+    CheckMerge(&Rb_PopularityAnalyzerClass, "");
+    CheckMerge(&Rb_PopularityAnalyzerClass, "-key deviceNo");
+    CheckMerge(&Rb_ReadAfterWriteAnalyzerClass, "-block 512");
+    CheckMerge(&Rb_ReadAfterWriteAnalyzerClass, "");
+    CheckMerge(&Rb_OnOffAnalyzerClass, "");
+    CheckMerge(&Rb_OnOffAnalyzerClass, "-idle 0.0015");
+}
+END_TEST
+
 START_TEST(merge_series_of_other_statistics_fails)
 {
     Tcl_Interp *interp = rbtest_interp();
@@ -244,6 +257,7 @@ rbtest_suite(void)
     tcase_add_test(tc, merge_series);
     tcase_add_test(tc, merge_heatmap_and_grouped_classes);
     tcase_add_test(tc, merge_series_of_other_statistics_fails);
+    tcase_add_test(tc, merge_order_dependent_classes);
     tcase_add_test(tc, series_read_only_the_fields_their_statistics_need);
     suite_add_tcase(s, tc);
     tc = tcase_create("schema");

@@ -50,6 +50,8 @@ START_TEST(merge_order_dependent_classes)
     CheckMerge(&Rb_OnOffAnalyzerClass, "");
     CheckMerge(&Rb_OnOffAnalyzerClass, "-idle 0.0015");
     CheckMerge(&Rb_ReuseDistanceAnalyzerClass, "");
+    CheckMerge(&Rb_UtilizationAnalyzerClass, "");
+    CheckMerge(&Rb_UtilizationAnalyzerClass, "-field op");
     CheckMerge(&Rb_ReuseDistanceAnalyzerClass, "-block 512 -sizes 100");
 }
 END_TEST

@@ -52,6 +52,7 @@ START_TEST(merge_order_dependent_classes)
     CheckMerge(&Rb_ReuseDistanceAnalyzerClass, "");
     CheckMerge(&Rb_UtilizationAnalyzerClass, "");
     CheckMerge(&Rb_UtilizationAnalyzerClass, "-field op");
+    CheckMerge(&Rb_QueueDepthAnalyzerClass, "");
     CheckMerge(&Rb_ReuseDistanceAnalyzerClass, "-block 512 -sizes 100");
 }
 END_TEST

@@ -53,6 +53,9 @@ START_TEST(merge_order_dependent_classes)
     CheckMerge(&Rb_UtilizationAnalyzerClass, "");
     CheckMerge(&Rb_UtilizationAnalyzerClass, "-field op");
     CheckMerge(&Rb_QueueDepthAnalyzerClass, "");
+    /* The later shard past -boundary: its queue is taken over. */
+    CheckMerge(&Rb_QueueDepthAnalyzerClass, "-boundary 0.1");
+    CheckMerge(&Rb_UtilizationAnalyzerClass, "-boundary 0.1");
     CheckMerge(&Rb_ReuseDistanceAnalyzerClass, "-block 512 -sizes 100");
 }
 END_TEST

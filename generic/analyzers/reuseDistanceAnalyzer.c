@@ -423,7 +423,7 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "%s: more than "
 			"-limit %" PRId64 " distinct blocks at record %" PRIu64
 			" (raise -limit; each block held costs up to about "
-			"70 bytes)", a->cls->name, st->limit,
+			"86 bytes)", a->cls->name, st->limit,
 			b->firstRecord + sel[j]);
 		break;
 	    }

@@ -299,7 +299,9 @@ JoinPeriod(Rb_Analyzer *a, int64_t s, int64_t e)
  *	merge hook: other's I/Os follow a's, so its periods, in order, each
  *	join a's open period or follow it (JoinPeriod); the lengths of the
  *	periods that close are counted as one pass counts them, in order.
- * Results: TCL_OK, or TCL_ERROR past -limit periods.
+ * Results: TCL_OK, or TCL_ERROR past -limit periods, or (RUBICON MERGE
+ *	MISMATCH) when other begins before a's open period (one pass
+ *	would have counted its first I/Os out of order).
  */
 static int
 OnOffMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
@@ -308,6 +310,13 @@ OnOffMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     const OnOffState *ost = other->state;
     size_t k;
 
+    if (st->open && (ost->nperiods > 0 ? ost->periods[0] : ost->open
+	    ? ost->start : st->start) < st->start) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: a shard's I/Os "
+		"begin before the open ON period of the shard before it "
+		"(give the traces in time order)", a->cls->name);
+	return TCL_ERROR;
+    }
     st->outOfOrder += ost->outOfOrder;
     for (k = 0; k < ost->nperiods; k++) {
 	if (JoinPeriod(a, ost->periods[2 * k], ost->periods[2 * k + 1])

@@ -294,8 +294,9 @@ TakeOver(Rb_Analyzer *a, const QueueDepthState *ost, const DepthMachine *alone)
 	    || st->m.last != alone->last) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: an I/O "
 		"outstanding across a shard boundary completes more than "
-		"-boundary %g s after the next shard's first I/O (raise "
-		"-boundary)", a->cls->name,
+		"-boundary %g s after the next shard's first I/O, or the "
+		"shards are not in time order (raise -boundary; give the "
+		"traces in time order)", a->cls->name,
 		(double)st->boundary / RB_NS_PER_S);
 	return TCL_ERROR;
     }

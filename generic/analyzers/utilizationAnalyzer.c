@@ -333,7 +333,8 @@ UtilizationDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
  *	periods closed later are disjoint from all of dev's and only
  *	counted; o's pending intervals stay pending.
  * Results: TCL_OK, or TCL_ERROR (RUBICON MERGE MISMATCH) when dev has an
- *	interval reaching past o's early periods.
+ *	interval reaching past o's early periods, or o's first I/O arrives
+ *	before dev's last.
  */
 static int
 MergeDevice(Rb_Analyzer *a, BusyDevice *dev, const BusyDevice *o)
@@ -343,6 +344,12 @@ MergeDevice(Rb_Analyzer *a, BusyDevice *dev, const BusyDevice *o)
     uint64_t earlyNs = 0;
     size_t k;
 
+    if (dev->seen && o->seen && o->firstT < dev->lastT) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: a shard's I/Os "
+		"of a device arrive before the last of the shard before it "
+		"(give the traces in time order)", a->cls->name);
+	return TCL_ERROR;
+    }
     for (k = 0; k < dev->pending.n; k++) {
 	if (dev->pending.items[k].value > reach) {
 	    reach = dev->pending.items[k].value;

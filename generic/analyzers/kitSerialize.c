@@ -468,3 +468,21 @@ RbKitGetPairs(Rb_Buf *b, size_t *n)
     *n = (size_t)count;
     return pairs;
 }
+
+/*
+ * RbKitAppendPair --
+ *	Appends the pair (x, y) to a growable array of *n pairs with room
+ *	for *cap (growing it by doubling, from first pairs).
+ */
+void
+RbKitAppendPair(int64_t **pairs, size_t *n, size_t *cap, size_t first,
+	int64_t x, int64_t y)
+{
+    if (*n == *cap) {
+	*cap = *cap ? 2 * *cap : first;
+	*pairs = Rb_ReallocArray(*pairs, 2 * *cap, sizeof(int64_t));
+    }
+    (*pairs)[2 * *n] = x;
+    (*pairs)[2 * *n + 1] = y;
+    (*n)++;
+}

@@ -132,14 +132,8 @@ KeepEarly(QueueDepthState *st, int64_t t, int64_t finish)
 	st->cut = 1;
 	return;
     }
-    if (st->nearly == st->earlyCap) {
-	st->earlyCap = st->earlyCap ? 2 * st->earlyCap : 256;
-	st->early = Rb_ReallocArray(st->early, 2 * st->earlyCap,
-		sizeof(int64_t));
-    }
-    st->early[2 * st->nearly] = t;
-    st->early[2 * st->nearly + 1] = finish;
-    st->nearly++;
+    RbKitAppendPair(&st->early, &st->nearly, &st->earlyCap, 256, t,
+	    finish);
 }
 
 /*

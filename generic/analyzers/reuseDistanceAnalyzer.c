@@ -322,14 +322,8 @@ Shrink(ReuseDistanceState *st)
 static void
 NoteFirst(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 {
-    if (st->nfirsts == st->firstsCap) {
-	st->firstsCap = st->firstsCap ? 2 * st->firstsCap : 1024;
-	st->firsts = Rb_ReallocArray(st->firsts, 2 * st->firstsCap,
-		sizeof(int64_t));
-    }
-    st->firsts[2 * st->nfirsts] = key;
-    st->firsts[2 * st->nfirsts + 1] = (int64_t)bytes;
-    st->nfirsts++;
+    RbKitAppendPair(&st->firsts, &st->nfirsts, &st->firstsCap, 1024, key,
+	    (int64_t)bytes);
 }
 
 /*

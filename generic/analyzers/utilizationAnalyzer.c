@@ -122,14 +122,8 @@ ClosePeriod(BusyDevice *dev, int64_t boundary)
 	dev->cut = 1;
 	return;
     }
-    if (dev->nearly == dev->earlyCap) {
-	dev->earlyCap = dev->earlyCap ? 2 * dev->earlyCap : 16;
-	dev->early = Rb_ReallocArray(dev->early, 2 * dev->earlyCap,
-		sizeof(int64_t));
-    }
-    dev->early[2 * dev->nearly] = dev->curStart;
-    dev->early[2 * dev->nearly + 1] = dev->curEnd;
-    dev->nearly++;
+    RbKitAppendPair(&dev->early, &dev->nearly, &dev->earlyCap, 16,
+	    dev->curStart, dev->curEnd);
 }
 
 /*

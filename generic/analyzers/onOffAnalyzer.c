@@ -70,8 +70,8 @@ OnOffStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->nperiods = 0;
     st->outOfOrder = 0;
     st->failed = 0;
-    RbMomentsReset(&st->on);
-    RbMomentsReset(&st->off);
+    Rb_MomentsReset(&st->on);
+    Rb_MomentsReset(&st->off);
     return TCL_OK;
 }
 
@@ -94,10 +94,10 @@ ClosePeriod(OnOffState *st)
     st->periods[2 * st->nperiods] = st->start;
     st->periods[2 * st->nperiods + 1] = st->end;
     if (st->nperiods > 0) {
-	RbMomentsAdd(&st->off, RbSecondsBetween(
+	Rb_MomentsAdd(&st->off, RbSecondsBetween(
 		st->periods[2 * st->nperiods - 1], st->start));
     }
-    RbMomentsAdd(&st->on, RbSecondsBetween(st->start, st->end));
+    Rb_MomentsAdd(&st->on, RbSecondsBetween(st->start, st->end));
     st->nperiods++;
     st->open = 0;
 }
@@ -228,8 +228,8 @@ OnOffSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_BufPutInt(b, st->start);
     Rb_BufPutInt(b, st->end);
     Rb_BufPutInt(b, (int64_t)st->outOfOrder);
-    RbMomentsPut(b, &st->on);
-    RbMomentsPut(b, &st->off);
+    Rb_MomentsPut(b, &st->on);
+    Rb_MomentsPut(b, &st->off);
     return TCL_OK;
 }
 
@@ -254,8 +254,8 @@ OnOffDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     st->start = Rb_BufGetInt(b);
     st->end = Rb_BufGetInt(b);
     st->outOfOrder = (uint64_t)Rb_BufGetInt(b);
-    RbMomentsGet(b, &st->on);
-    RbMomentsGet(b, &st->off);
+    Rb_MomentsGet(b, &st->on);
+    Rb_MomentsGet(b, &st->off);
     return TCL_OK;
 }
 

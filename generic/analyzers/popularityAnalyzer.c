@@ -108,9 +108,9 @@ PopularityStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
     }
     if (st->counts.valSize == 0) {
-	RbKeyTableInit(&st->counts, sizeof(uint64_t));
+	Rb_KeyTableInit(&st->counts, sizeof(uint64_t));
     }
-    RbKeyTableClear(&st->counts);
+    Rb_KeyTableClear(&st->counts);
     st->accesses = 0;
     st->failed = 0;
     return TCL_OK;
@@ -125,7 +125,7 @@ static int
 CountKey(Rb_Analyzer *a, int64_t key, uint64_t record)
 {
     PopularityState *st = a->state;
-    uint64_t *c = RbKeyTableFindLimited(&st->counts, key, st->limit);
+    uint64_t *c = Rb_KeyTableFindLimited(&st->counts, key, st->limit);
 
     if (c == NULL) {
 	st->failed = 1;
@@ -179,8 +179,8 @@ ByCount(const void *p, const void *q, void *t)
 {
     const Rb_KeyTable *table = t;
     uint64_t s1 = *(const uint64_t *)p, s2 = *(const uint64_t *)q;
-    uint64_t c1 = *(const uint64_t *)RbKeyTableValue(table, s1);
-    uint64_t c2 = *(const uint64_t *)RbKeyTableValue(table, s2);
+    uint64_t c1 = *(const uint64_t *)Rb_KeyTableValue(table, s1);
+    uint64_t c2 = *(const uint64_t *)Rb_KeyTableValue(table, s2);
 
     if (c1 != c2) {
 	return c1 > c2 ? -1 : 1;
@@ -228,7 +228,7 @@ TopShare(const PopularityState *st, const uint64_t *slots, double fraction)
     top = (uint64_t)ceil(fraction * (double)n - 1e-9);
     top = top < 1 ? 1 : top;
     for (i = 0; i < top; i++) {
-	sum += *(const uint64_t *)RbKeyTableValue(&st->counts, slots[i]);
+	sum += *(const uint64_t *)Rb_KeyTableValue(&st->counts, slots[i]);
     }
     return (double)sum / (double)st->accesses;
 }
@@ -261,7 +261,7 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     countCol = Rb_AttrAddColumn(table, "count", "", 0);
     fracCol = Rb_AttrAddColumn(table, "fraction", "", 0);
     cumCol = Rb_AttrAddColumn(table, "cumulativeFraction", "", 0);
-    slots = RbKeyTableSortedSlots(&st->counts);
+    slots = Rb_KeyTableSortedSlots(&st->counts);
     qsort_r(slots, n, sizeof(uint64_t), ByCount, &st->counts);
     for (r = 1, i = 0; r <= n; r = r == n ? n + 1 : (NextRank(r) < n
 	    ? NextRank(r) : n)) {
@@ -271,9 +271,9 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	double x, y;
 
 	for (; i < r; i++) {
-	    cum += *(const uint64_t *)RbKeyTableValue(&st->counts, slots[i]);
+	    cum += *(const uint64_t *)Rb_KeyTableValue(&st->counts, slots[i]);
 	}
-	count = *(const uint64_t *)RbKeyTableValue(&st->counts,
+	count = *(const uint64_t *)Rb_KeyTableValue(&st->counts,
 		slots[r - 1]);
 	key = st->counts.keys[slots[r - 1]];
 	Rb_AttrSetNum(table, row, rankCol, (double)r);
@@ -347,7 +347,7 @@ PopularityFree(Rb_Analyzer *a)
 {
     PopularityState *st = a->state;
 
-    RbKeyTableFree(&st->counts);
+    Rb_KeyTableFree(&st->counts);
     RbBlockMapFree(&st->map);
 }
 
@@ -363,7 +363,7 @@ PopularitySerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     RbBlockMapPut(b, &st->map);
     Rb_BufPutInt(b, (int64_t)st->accesses);
-    RbKeyTablePut(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTablePut(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -374,7 +374,7 @@ PopularityDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     RbBlockMapGet(b, &st->map);
     st->accesses = (uint64_t)Rb_BufGetInt(b);
-    RbKeyTableGet(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTableGet(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -413,14 +413,14 @@ PopularityMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (devices != NULL) {
 	    key = RbBlockRekey(&st->map, devices, key);
 	}
-	if ((c = RbKeyTableFindLimited(&st->counts, key, st->limit)) == NULL) {
+	if ((c = Rb_KeyTableFindLimited(&st->counts, key, st->limit)) == NULL) {
 	    free(devices);
 	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
 		    "%" PRId64 " distinct keys in the merged shards (raise "
 		    "-limit)", a->cls->name, st->limit);
 	    return TCL_ERROR;
 	}
-	*c += *(const uint64_t *)RbKeyTableValue(&ost->counts, i);
+	*c += *(const uint64_t *)Rb_KeyTableValue(&ost->counts, i);
     }
     free(devices);
     st->accesses += ost->accesses;

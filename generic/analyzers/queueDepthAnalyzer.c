@@ -77,7 +77,7 @@ QueueDepthStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 static void
 CountUntil(DepthMachine *m, int64_t t)
 {
-    uint64_t *slot = RbTimeBinsSlot(&m->nsAtDepth,
+    uint64_t *slot = Rb_TimeBinsSlot(&m->nsAtDepth,
 	    (int64_t)m->completions.n);
 
     if (slot != NULL) {
@@ -221,7 +221,7 @@ QueueDepthFree(Rb_Analyzer *a)
     QueueDepthState *st = a->state;
 
     RbHeapFree(&st->m.completions);
-    RbTimeBinsFree(&st->m.nsAtDepth);
+    Rb_TimeBinsFree(&st->m.nsAtDepth);
     free(st->early);
     st->early = NULL;
     st->nearly = st->earlyCap = 0;
@@ -241,7 +241,7 @@ QueueDepthSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     RbHeapPut(b, &st->m.completions);
     Rb_BufPutInt(b, st->m.last);
     Rb_BufPutInt(b, st->m.started);
-    RbTimeBinsPut(b, &st->m.nsAtDepth);
+    Rb_TimeBinsPut(b, &st->m.nsAtDepth);
     Rb_BufPutInt(b, st->firstT);
     Rb_BufPutInt(b, st->cut);
     RbKitPutPairs(b, st->early, st->nearly);
@@ -256,7 +256,7 @@ QueueDepthDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     RbHeapGet(b, &st->m.completions);
     st->m.last = Rb_BufGetInt(b);
     st->m.started = (int)Rb_BufGetInt(b);
-    RbTimeBinsGet(b, &st->m.nsAtDepth);
+    Rb_TimeBinsGet(b, &st->m.nsAtDepth);
     st->firstT = Rb_BufGetInt(b);
     st->cut = (int)Rb_BufGetInt(b);
     free(st->early);
@@ -294,9 +294,9 @@ TakeOver(Rb_Analyzer *a, const QueueDepthState *ost, const DepthMachine *alone)
 		(double)st->boundary / RB_NS_PER_S);
 	return TCL_ERROR;
     }
-    RbTimeBinsAddBins(&st->m.nsAtDepth, &ost->m.nsAtDepth);
+    Rb_TimeBinsAddBins(&st->m.nsAtDepth, &ost->m.nsAtDepth);
     for (k = 0; k < tb->n; k++) {
-	if ((slot = RbTimeBinsSlot(&st->m.nsAtDepth, tb->lo + k)) != NULL) {
+	if ((slot = Rb_TimeBinsSlot(&st->m.nsAtDepth, tb->lo + k)) != NULL) {
 	    *slot -= tb->sums[k];
 	}
     }
@@ -343,7 +343,7 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	code = TakeOver(a, ost, &alone);
     }
     RbHeapFree(&alone.completions);
-    RbTimeBinsFree(&alone.nsAtDepth);
+    Rb_TimeBinsFree(&alone.nsAtDepth);
     return code;
 }
 

@@ -54,13 +54,13 @@ ReadAfterWriteStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->written.valSize == 0) {
-	RbKeyTableInit(&st->written, 1);
+	Rb_KeyTableInit(&st->written, 1);
     }
-    RbKeyTableClear(&st->written);
+    Rb_KeyTableClear(&st->written);
     if (st->readFirst.valSize == 0) {
-	RbKeyTableInit(&st->readFirst, sizeof(uint64_t));
+	Rb_KeyTableInit(&st->readFirst, sizeof(uint64_t));
     }
-    RbKeyTableClear(&st->readFirst);
+    Rb_KeyTableClear(&st->readFirst);
     st->reads = st->rawReads = st->writes = st->overwrites = 0;
     st->untracked = st->readsLost = 0;
     return TCL_OK;
@@ -94,9 +94,9 @@ ReadAfterWriteBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		uint64_t *early;
 
 		st->reads++;
-		if (RbKeyTableFind(&st->written, k, 0) != NULL) {
+		if (Rb_KeyTableFind(&st->written, k, 0) != NULL) {
 		    st->rawReads++;
-		} else if ((early = RbKeyTableFindLimited(&st->readFirst, k,
+		} else if ((early = Rb_KeyTableFindLimited(&st->readFirst, k,
 			st->limit)) != NULL) {
 		    (*early)++;
 		} else {
@@ -104,9 +104,9 @@ ReadAfterWriteBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		}
 	    } else {
 		st->writes++;
-		if (RbKeyTableFind(&st->written, k, 0) != NULL) {
+		if (Rb_KeyTableFind(&st->written, k, 0) != NULL) {
 		    st->overwrites++;
-		} else if (RbKeyTableFindLimited(&st->written, k,
+		} else if (Rb_KeyTableFindLimited(&st->written, k,
 			st->limit) == NULL) {
 		    st->untracked++;
 		}
@@ -147,8 +147,8 @@ ReadAfterWriteFree(Rb_Analyzer *a)
 {
     ReadAfterWriteState *st = a->state;
 
-    RbKeyTableFree(&st->written);
-    RbKeyTableFree(&st->readFirst);
+    Rb_KeyTableFree(&st->written);
+    Rb_KeyTableFree(&st->readFirst);
     RbBlockMapFree(&st->map);
 }
 
@@ -163,8 +163,8 @@ ReadAfterWriteSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     ReadAfterWriteState *st = a->state;
 
     RbBlockMapPut(b, &st->map);
-    RbKeyTablePut(b, &st->written, NULL);
-    RbKeyTablePut(b, &st->readFirst, NULL);
+    Rb_KeyTablePut(b, &st->written, NULL);
+    Rb_KeyTablePut(b, &st->readFirst, NULL);
     RbKitPutCounters(b, &st->reads, 6);
     return TCL_OK;
 }
@@ -175,8 +175,8 @@ ReadAfterWriteDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     ReadAfterWriteState *st = a->state;
 
     RbBlockMapGet(b, &st->map);
-    RbKeyTableGet(b, &st->written, NULL);
-    RbKeyTableGet(b, &st->readFirst, NULL);
+    Rb_KeyTableGet(b, &st->written, NULL);
+    Rb_KeyTableGet(b, &st->readFirst, NULL);
     RbKitGetCounters(b, &st->reads, 6);
     return TCL_OK;
 }
@@ -219,11 +219,11 @@ ReadAfterWriteMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->readFirst.used[i]) {
 	    continue;
 	}
-	n = *(const uint64_t *)RbKeyTableValue(&ost->readFirst, i);
+	n = *(const uint64_t *)Rb_KeyTableValue(&ost->readFirst, i);
 	key = RbBlockRekey(&st->map, devices, ost->readFirst.keys[i]);
-	if (RbKeyTableFind(&st->written, key, 0) != NULL) {
+	if (Rb_KeyTableFind(&st->written, key, 0) != NULL) {
 	    st->rawReads += n;
-	} else if ((early = RbKeyTableFindLimited(&st->readFirst, key,
+	} else if ((early = Rb_KeyTableFindLimited(&st->readFirst, key,
 		st->limit)) != NULL) {
 	    *early += n;
 	} else {
@@ -237,10 +237,10 @@ ReadAfterWriteMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    continue;
 	}
 	key = RbBlockRekey(&st->map, devices, ost->written.keys[i]);
-	if (RbKeyTableFind(&st->written, key, 0) != NULL) {
+	if (Rb_KeyTableFind(&st->written, key, 0) != NULL) {
 	    st->overwrites++;
 	} else {
-	    if (RbKeyTableFindLimited(&st->written, key, st->limit)
+	    if (Rb_KeyTableFindLimited(&st->written, key, st->limit)
 		    == NULL) {
 		st->untracked++;
 	    }

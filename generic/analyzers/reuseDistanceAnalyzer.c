@@ -158,17 +158,17 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->sampled = st->sample < 1.0 || st->sampleSize > 0;
     st->threshold = (uint64_t)(st->sample * (double)SAMPLE_P);
     if (st->weighted.valSize == 0) {
-	RbKeyTableInit(&st->weighted, sizeof(Weight));
+	Rb_KeyTableInit(&st->weighted, sizeof(Weight));
     }
-    RbKeyTableClear(&st->weighted);
+    Rb_KeyTableClear(&st->weighted);
     st->byHash.n = 0;
     st->wAccesses = st->wBytes = st->wCold = st->wColdBytes = 0.0;
     st->bytesAtDistance.lo = st->bytesAtDistance.n = 0;
     st->coldBytes = st->bytes = st->allAccesses = 0;
     if (st->lastPos.valSize == 0) {
-	RbKeyTableInit(&st->lastPos, sizeof(int64_t));
+	Rb_KeyTableInit(&st->lastPos, sizeof(int64_t));
     }
-    RbKeyTableClear(&st->lastPos);
+    Rb_KeyTableClear(&st->lastPos);
     st->next = 1;
     st->atDistance.lo = st->atDistance.n = 0;
     st->cold = st->accesses = 0;
@@ -238,7 +238,7 @@ Compact(ReuseDistanceState *st)
     for (pos = 1; pos < st->next; pos++) {
 	if (st->owner[pos - 1] != RB_ABSENT) {
 	    st->owner[live++] = st->owner[pos - 1];
-	    *(int64_t *)RbKeyTableFind(&st->lastPos, st->owner[live - 1], 0)
+	    *(int64_t *)Rb_KeyTableFind(&st->lastPos, st->owner[live - 1], 0)
 		    = live;
 	}
     }
@@ -261,7 +261,7 @@ Access(ReuseDistanceState *st, int64_t key)
 	Compact(st);
 	pos = st->next;
     }
-    last = RbKeyTableFindLimited(&st->lastPos, key, st->limit);
+    last = Rb_KeyTableFindLimited(&st->lastPos, key, st->limit);
     if (last == NULL) {
 	return -1;
     }
@@ -284,7 +284,7 @@ Access(ReuseDistanceState *st, int64_t key)
 static uint64_t
 BlockHash(int64_t key)
 {
-    return RbHashKey(key) & (SAMPLE_P - 1);
+    return Rb_HashKey(key) & (SAMPLE_P - 1);
 }
 
 /*
@@ -303,12 +303,12 @@ Shrink(ReuseDistanceState *st)
 	while (st->byHash.n > 0
 		&& (uint64_t)-st->byHash.items[0].key == top) {
 	    Rb_HeapItem it = RbHeapPop(&st->byHash);
-	    int64_t *last = RbKeyTableFind(&st->lastPos, it.value, 0);
+	    int64_t *last = Rb_KeyTableFind(&st->lastPos, it.value, 0);
 
 	    if (last != NULL) {
 		TreeAdd(st, *last, -1);
 		st->owner[*last - 1] = RB_ABSENT;
-		RbKeyTableRemove(&st->lastPos, it.value);
+		Rb_KeyTableRemove(&st->lastPos, it.value);
 	    }
 	}
     }
@@ -352,10 +352,10 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 	    st->cold++;
 	    st->coldBytes += bytes;
 	    NoteFirst(st, key, bytes);
-	} else if ((slot = RbTimeBinsSlot(&st->atDistance, distance))
+	} else if ((slot = Rb_TimeBinsSlot(&st->atDistance, distance))
 		!= NULL) {
 	    (*slot)++;
-	    if ((slot = RbTimeBinsSlot(&st->bytesAtDistance, distance))
+	    if ((slot = Rb_TimeBinsSlot(&st->bytesAtDistance, distance))
 		    != NULL) {
 		*slot += bytes;
 	    }
@@ -378,7 +378,7 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 		Shrink(st);
 	    }
 	} else {
-	    Weight *wt = RbKeyTableFind(&st->weighted, llround((double)
+	    Weight *wt = Rb_KeyTableFind(&st->weighted, llround((double)
 		    distance * (double)SAMPLE_P / (double)st->threshold), 1);
 
 	    wt->count += w;
@@ -529,7 +529,7 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 	if (!st->weighted.used[i]) {
 	    continue;
 	}
-	w = RbKeyTableValue(&st->weighted, i);
+	w = Rb_KeyTableValue(&st->weighted, i);
 	d[*n].distance = (double)st->weighted.keys[i];
 	d[*n].count = w->count;
 	d[*n].bytes = w->bytes;
@@ -656,11 +656,11 @@ ReuseDistanceFree(Rb_Analyzer *a)
 {
     ReuseDistanceState *st = a->state;
 
-    RbKeyTableFree(&st->lastPos);
+    Rb_KeyTableFree(&st->lastPos);
     RbBlockMapFree(&st->map);
-    RbTimeBinsFree(&st->atDistance);
-    RbTimeBinsFree(&st->bytesAtDistance);
-    RbKeyTableFree(&st->weighted);
+    Rb_TimeBinsFree(&st->atDistance);
+    Rb_TimeBinsFree(&st->bytesAtDistance);
+    Rb_KeyTableFree(&st->weighted);
     RbHeapFree(&st->byHash);
     free(st->tree);
     free(st->owner);
@@ -691,8 +691,8 @@ ReuseDistanceSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     RbBlockMapPut(b, &st->map);
     RbKitPutCounters(b, &st->cold, 2);
     RbKitPutCounters(b, &st->coldBytes, 3);
-    RbTimeBinsPut(b, &st->atDistance);
-    RbTimeBinsPut(b, &st->bytesAtDistance);
+    Rb_TimeBinsPut(b, &st->atDistance);
+    Rb_TimeBinsPut(b, &st->bytesAtDistance);
     Rb_BufPutInt(b, (int64_t)st->lastPos.count);
     for (pos = 1; pos < st->next; pos++) {
 	if (st->owner[pos - 1] != RB_ABSENT) {
@@ -718,8 +718,8 @@ ReuseDistanceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     RbBlockMapGet(b, &st->map);
     RbKitGetCounters(b, &st->cold, 2);
     RbKitGetCounters(b, &st->coldBytes, 3);
-    RbTimeBinsGet(b, &st->atDistance);
-    RbTimeBinsGet(b, &st->bytesAtDistance);
+    Rb_TimeBinsGet(b, &st->atDistance);
+    Rb_TimeBinsGet(b, &st->bytesAtDistance);
     n = Rb_BufGetCount(b, 8);
     if (n > st->limit) {
 	b->bad = 1;
@@ -728,7 +728,7 @@ ReuseDistanceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     st->owner = Rb_ReallocArray(st->owner, (size_t)n + 1, sizeof(int64_t));
     for (pos = 1; pos <= n; pos++) {
 	st->owner[pos - 1] = Rb_BufGetInt(b);
-	*(int64_t *)RbKeyTableFind(&st->lastPos, st->owner[pos - 1], 1) = pos;
+	*(int64_t *)Rb_KeyTableFind(&st->lastPos, st->owner[pos - 1], 1) = pos;
     }
     BuildTree(st, n);
     m = Rb_BufGetCount(b, 16);
@@ -763,7 +763,7 @@ SettleFirsts(ReuseDistanceState *st, const ReuseDistanceState *ost,
     for (k = 0; k < ost->nfirsts; k++) {
 	int64_t key = RbBlockRekey(&st->map, devices, ost->firsts[2 * k]);
 	int64_t bytes = ost->firsts[2 * k + 1], distance;
-	int64_t *last = RbKeyTableFind(&st->lastPos, key, 0);
+	int64_t *last = Rb_KeyTableFind(&st->lastPos, key, 0);
 
 	if (last == NULL || st->owner[*last - 1] == RB_ABSENT) {
 	    NoteFirst(st, key, (uint64_t)bytes);
@@ -775,9 +775,9 @@ SettleFirsts(ReuseDistanceState *st, const ReuseDistanceState *ost,
 	st->owner[*last - 1] = RB_ABSENT;
 	hits++;
 	*hitBytes += (uint64_t)bytes;
-	if ((slot = RbTimeBinsSlot(&st->atDistance, distance)) != NULL) {
+	if ((slot = Rb_TimeBinsSlot(&st->atDistance, distance)) != NULL) {
 	    (*slot)++;
-	    if ((slot = RbTimeBinsSlot(&st->bytesAtDistance, distance))
+	    if ((slot = Rb_TimeBinsSlot(&st->bytesAtDistance, distance))
 		    != NULL) {
 		*slot += (uint64_t)bytes;
 	    }
@@ -836,9 +836,9 @@ ReuseDistanceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 		a->cls->name, st->limit);
 	return TCL_ERROR;
     }
-    RbKeyTableClear(&st->lastPos);
+    Rb_KeyTableClear(&st->lastPos);
     for (pos = 1; pos <= live; pos++) {
-	*(int64_t *)RbKeyTableFind(&st->lastPos, stack[pos - 1], 1) = pos;
+	*(int64_t *)Rb_KeyTableFind(&st->lastPos, stack[pos - 1], 1) = pos;
     }
     free(st->owner);
     st->owner = stack;
@@ -848,8 +848,8 @@ ReuseDistanceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     st->accesses += ost->accesses;
     st->bytes += ost->bytes;
     st->allAccesses += ost->allAccesses;
-    RbTimeBinsAddBins(&st->atDistance, &ost->atDistance);
-    RbTimeBinsAddBins(&st->bytesAtDistance, &ost->bytesAtDistance);
+    Rb_TimeBinsAddBins(&st->atDistance, &ost->atDistance);
+    Rb_TimeBinsAddBins(&st->bytesAtDistance, &ost->bytesAtDistance);
     return TCL_OK;
 }
 

@@ -73,13 +73,13 @@ FreeDevices(UtilizationState *st)
 
     for (i = 0; i < st->devices.cap; i++) {
 	if (st->devices.used[i]) {
-	    BusyDevice *dev = RbKeyTableValue(&st->devices, i);
+	    BusyDevice *dev = Rb_KeyTableValue(&st->devices, i);
 
 	    RbHeapFree(&dev->pending);
 	    free(dev->early);
 	}
     }
-    RbKeyTableClear(&st->devices);
+    Rb_KeyTableClear(&st->devices);
 }
 
 /*
@@ -102,7 +102,7 @@ UtilizationStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->devices.valSize == 0) {
-	RbKeyTableInit(&st->devices, sizeof(BusyDevice));
+	Rb_KeyTableInit(&st->devices, sizeof(BusyDevice));
     }
     FreeDevices(st);
     st->failed = 0;
@@ -178,7 +178,7 @@ UtilizationBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| finish < start) {
 	    continue;
 	}
-	dev = RbKeyTableFindLimited(&st->devices, keys[i], st->limit);
+	dev = Rb_KeyTableFindLimited(&st->devices, keys[i], st->limit);
 	if (dev == NULL) {
 	    st->failed = 1;
 	    RbKitDeviceLimit(a, st->limit, st->field, b->firstRecord + i, 175);
@@ -205,7 +205,7 @@ static int
 UtilizationEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     UtilizationState *st = a->state;
-    uint64_t *slots = RbKeyTableSortedSlots(&st->devices), k;
+    uint64_t *slots = Rb_KeyTableSortedSlots(&st->devices), k;
     double seconds = RbRunSeconds(run), totalBusy = 0.0;
     Rb_Attribute *table = Rb_AttrCreate("UtilizationByDevice",
 	    RB_ATTR_TABLE, "", "busy time and utilization of each device");
@@ -214,7 +214,7 @@ UtilizationEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int utilCol = Rb_AttrAddColumn(table, "utilization", "", 0);
 
     for (k = 0; k < st->devices.count; k++) {
-	BusyDevice *dev = RbKeyTableValue(&st->devices, slots[k]);
+	BusyDevice *dev = Rb_KeyTableValue(&st->devices, slots[k]);
 	double busy;
 	int row = Rb_AttrAddRow(table);
 
@@ -251,7 +251,7 @@ UtilizationFree(Rb_Analyzer *a)
     UtilizationState *st = a->state;
 
     FreeDevices(st);
-    RbKeyTableFree(&st->devices);
+    Rb_KeyTableFree(&st->devices);
 }
 
 /*
@@ -273,7 +273,7 @@ UtilizationSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	if (!st->devices.used[i]) {
 	    continue;
 	}
-	dev = RbKeyTableValue(&st->devices, i);
+	dev = Rb_KeyTableValue(&st->devices, i);
 	Rb_BufPutInt(b, st->devices.keys[i]);
 	Rb_BufPutInt(b, (int64_t)dev->busyNs);
 	Rb_BufPutInt(b, dev->curStart);
@@ -300,7 +300,7 @@ UtilizationDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	return TCL_OK;
     }
     for (k = 0; k < n && !b->bad; k++) {
-	BusyDevice *dev = RbKeyTableFind(&st->devices, Rb_BufGetInt(b), 1);
+	BusyDevice *dev = Rb_KeyTableFind(&st->devices, Rb_BufGetInt(b), 1);
 
 	dev->busyNs = (uint64_t)Rb_BufGetInt(b);
 	dev->curStart = Rb_BufGetInt(b);
@@ -401,7 +401,7 @@ UtilizationMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->devices.used[i]) {
 	    continue;
 	}
-	dev = RbKeyTableFindLimited(&st->devices, ost->devices.keys[i],
+	dev = Rb_KeyTableFindLimited(&st->devices, ost->devices.keys[i],
 		st->limit);
 	if (dev == NULL) {
 	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
@@ -409,7 +409,7 @@ UtilizationMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 		    a->cls->name, st->limit);
 	    return TCL_ERROR;
 	}
-	if (MergeDevice(a, dev, RbKeyTableValue(&ost->devices, i))
+	if (MergeDevice(a, dev, Rb_KeyTableValue(&ost->devices, i))
 		!= TCL_OK) {
 	    return TCL_ERROR;
 	}

@@ -790,7 +790,8 @@ StreamDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
  *	the shards before left in its table (ghosts, most recent first,
  *	below every stream of other's): the j-th continues the most recent
  *	ghost ending at its offset (carry[j] gets that ghost's I/Os and
- *	bytes, and the count of streams beside it is a peak candidate),
+ *	bytes, and the streams beside it, other's and the ghosts above it,
+ *	are a peak candidate),
  *	else it takes a place and, the table full, displaces the oldest
  *	ghost, which ends there.
  * Results: the starts that continued a ghost; *ng the ghosts left.
@@ -814,6 +815,9 @@ Revive(StreamState *st, StreamDevice *dev, const StreamEarly *oe,
 	if (g < *ng) {
 	    uint64_t beside = 1 + (uint64_t)longer;
 
+	    for (t = 0; t < g; t++) {
+		beside += ghosts[t].ios >= 2;
+	    }
 	    carry[2 * j] = (int64_t)ghosts[g].ios;
 	    carry[2 * j + 1] = (int64_t)ghosts[g].bytes;
 	    memmove(&ghosts[g], &ghosts[g + 1],

@@ -460,7 +460,7 @@ StreamBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	if (dev == NULL) {
 	    st->failed = 1;
 	    RbKitDeviceLimit(a, st->limit, st->field, b->firstRecord + sel[j],
-		    109 + 32 * (int64_t)st->streams);
+		    117 + 32 * (int64_t)st->streams);
 	    break;
 	}
 	StreamIo(st, dev, offset, reqSize);

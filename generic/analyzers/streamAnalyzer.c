@@ -909,6 +909,11 @@ ApplyDevice(StreamState *st, StreamDevice *dev, const StreamDevice *od)
     }
     revived = Revive(st, dev, oe, ghosts, &ng, carry);
     Settle(st, dev, oe, carry);
+    while (ng > 0 && od->n + ng > st->streams) {
+	/* Not reached while od holds its shard's first starts; keeps the
+	 * table within -streams whatever it holds. */
+	FinishStream(st, dev, &ghosts[--ng]);
+    }
     for (k = 0; k < od->n; k++) {
 	dev->entries[k] = od->entries[k];
 	if (od->entries[k].tag >= 0) {

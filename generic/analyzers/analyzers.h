@@ -293,6 +293,12 @@ int		RbDistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
 		    const Rb_Schema *textSchema);
 void		RbDistinctGet(Rb_Buf *b, Rb_DistinctSet *d,
 		    Rb_Schema *textSchema);
+void		RbHeapPut(Rb_Buf *b, const Rb_Heap *h);
+void		RbHeapGet(Rb_Buf *b, Rb_Heap *h);
+void		RbKitPutPairs(Rb_Buf *b, const int64_t *pairs, size_t n);
+int64_t *	RbKitGetPairs(Rb_Buf *b, size_t *n);
+void		RbKitAppendPair(int64_t **pairs, size_t *n, size_t *cap,
+		    size_t first, int64_t x, int64_t y);
 void		RbBlockMapPut(Rb_Buf *b, const Rb_BlockMap *m);
 void		RbBlockMapGet(Rb_Buf *b, Rb_BlockMap *m);
 int64_t *	RbBlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other,

@@ -468,3 +468,79 @@ RbKitStatelessMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     return TCL_OK;
 }
+
+/*
+ * RbHeapPut, RbHeapGet --
+ *	The items of a heap; Get pushes them onto h (emptied or not).
+ */
+void
+RbHeapPut(Rb_Buf *b, const Rb_Heap *h)
+{
+    size_t i;
+
+    Rb_BufPutInt(b, (int64_t)h->n);
+    for (i = 0; i < h->n; i++) {
+	Rb_BufPutInt(b, h->items[i].key);
+	Rb_BufPutInt(b, h->items[i].value);
+    }
+}
+
+void
+RbHeapGet(Rb_Buf *b, Rb_Heap *h)
+{
+    int64_t n = Rb_BufGetCount(b, 16), i, key;
+
+    for (i = 0; i < n; i++) {
+	key = Rb_BufGetInt(b);
+	RbHeapPush(h, key, Rb_BufGetInt(b));
+    }
+}
+
+/*
+ * RbKitPutPairs, RbKitGetPairs --
+ *	n pairs of 64-bit integers (2n words); Get returns them in a
+ *	malloc'd array (NULL for none) with *n set.
+ */
+void
+RbKitPutPairs(Rb_Buf *b, const int64_t *pairs, size_t n)
+{
+    size_t i;
+
+    Rb_BufPutInt(b, (int64_t)n);
+    for (i = 0; i < 2 * n; i++) {
+	Rb_BufPutInt(b, pairs[i]);
+    }
+}
+
+int64_t *
+RbKitGetPairs(Rb_Buf *b, size_t *n)
+{
+    int64_t count = Rb_BufGetCount(b, 16), i, *pairs = NULL;
+
+    if (count > 0) {
+	pairs = Rb_AllocArray(2 * (size_t)count, sizeof(int64_t));
+	for (i = 0; i < 2 * count; i++) {
+	    pairs[i] = Rb_BufGetInt(b);
+	}
+    }
+    *n = (size_t)count;
+    return pairs;
+}
+
+/*
+ * RbKitAppendPair --
+ *	Appends the pair (x, y) to a growable array of *n pairs with room
+ *	for *cap (growing it by doubling, from first pairs).
+ */
+void
+RbKitAppendPair(int64_t **pairs, size_t *n, size_t *cap, size_t first,
+	int64_t x, int64_t y)
+{
+    if (*n == *cap) {
+	*cap = *cap ? 2 * *cap : first;
+	*pairs = Rb_ReallocArray(*pairs, 2 * *cap, sizeof(int64_t));
+    }
+    (*pairs)[2 * *n] = x;
+    (*pairs)[2 * *n + 1] = y;
+    (*n)++;
+}

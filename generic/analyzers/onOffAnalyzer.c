@@ -210,11 +210,128 @@ OnOffFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable: a period that spans a shard boundary, or shards that
- * interleave in time, would need the shards' periods joined and their
- * gaps re-measured against -idle; only time-ordered shards allow that.
- * Memory grows with the number of ON periods (16 bytes each), at most
- * -limit of them.
+ * OnOffSerialize, OnOffDeserialize --
+ *	serialize and deserialize hooks: the closed periods, the open one,
+ *	the out-of-order count and the lengths' moments.
+ */
+static int
+OnOffSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    OnOffState *st = a->state;
+    size_t k;
+
+    Rb_BufPutInt(b, (int64_t)st->nperiods);
+    for (k = 0; k < 2 * st->nperiods; k++) {
+	Rb_BufPutInt(b, st->periods[k]);
+    }
+    Rb_BufPutInt(b, st->open);
+    Rb_BufPutInt(b, st->start);
+    Rb_BufPutInt(b, st->end);
+    Rb_BufPutInt(b, (int64_t)st->outOfOrder);
+    Rb_MomentsPut(b, &st->on);
+    Rb_MomentsPut(b, &st->off);
+    return TCL_OK;
+}
+
+static int
+OnOffDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    OnOffState *st = a->state;
+    int64_t n = Rb_BufGetCount(b, 16), k;
+
+    if (n >= st->limit) {
+	b->bad = 1;
+	return TCL_OK;
+    }
+    st->periods = Rb_ReallocArray(st->periods, (size_t)(n + 1) * 2,
+	    sizeof(int64_t));
+    st->cap = (size_t)n + 1;
+    for (k = 0; k < 2 * n; k++) {
+	st->periods[k] = Rb_BufGetInt(b);
+    }
+    st->nperiods = (size_t)n;
+    st->open = (int)Rb_BufGetInt(b);
+    st->start = Rb_BufGetInt(b);
+    st->end = Rb_BufGetInt(b);
+    st->outOfOrder = (uint64_t)Rb_BufGetInt(b);
+    Rb_MomentsGet(b, &st->on);
+    Rb_MomentsGet(b, &st->off);
+    return TCL_OK;
+}
+
+/*
+ * JoinPeriod --
+ *	Passes a period [s, e] of a later shard to the open period as its
+ *	I/Os would have come: the first arrives at s, the others within
+ *	-idle of the period's end so far, so that either the whole period
+ *	extends the open one or it closes that one and opens anew.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON LIMIT PERIODS.
+ */
+static int
+JoinPeriod(Rb_Analyzer *a, int64_t s, int64_t e)
+{
+    OnOffState *st = a->state;
+    int64_t gap;
+
+    if (st->open && s > st->end && (__builtin_sub_overflow(s, st->end, &gap)
+	    || gap > st->idle)) {
+	if ((int64_t)st->nperiods + 1 >= st->limit) {
+	    Rb_AnalyzerError(a, "RUBICON LIMIT PERIODS", "%s: more than "
+		    "-limit %" PRId64 " ON periods in the merged shards "
+		    "(raise -limit; each period kept costs 16 bytes)",
+		    a->cls->name, st->limit);
+	    return TCL_ERROR;
+	}
+	ClosePeriod(st);
+    }
+    if (!st->open) {
+	st->start = s;
+	st->end = e;
+	st->open = 1;
+    } else if (e > st->end) {
+	st->end = e;
+    }
+    return TCL_OK;
+}
+
+/*
+ * OnOffMerge --
+ *	merge hook: other's I/Os follow a's, so its periods, in order, each
+ *	join a's open period or follow it (JoinPeriod); the lengths of the
+ *	periods that close are counted as one pass counts them, in order.
+ * Results: TCL_OK, or TCL_ERROR past -limit periods, or (RUBICON MERGE
+ *	MISMATCH) when other begins before a's open period (one pass
+ *	would have counted its first I/Os out of order).
+ */
+static int
+OnOffMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    OnOffState *st = a->state;
+    const OnOffState *ost = other->state;
+    size_t k;
+
+    if (st->open && (ost->nperiods > 0 ? ost->periods[0] : ost->open
+	    ? ost->start : st->start) < st->start) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: a shard's I/Os "
+		"begin before the open ON period of the shard before it "
+		"(give the traces in time order)", a->cls->name);
+	return TCL_ERROR;
+    }
+    st->outOfOrder += ost->outOfOrder;
+    for (k = 0; k < ost->nperiods; k++) {
+	if (JoinPeriod(a, ost->periods[2 * k], ost->periods[2 * k + 1])
+		!= TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    return ost->open ? JoinPeriod(a, ost->start, ost->end) : TCL_OK;
+}
+
+/*
+ * Mergeable in time order: a later shard's periods join the open period
+ * of the shards before it when they begin within -idle of its end
+ * (OnOffMerge).  Memory grows with the number of ON periods (16 bytes
+ * each), at most -limit of them.
  */
 const Rb_AnalyzerClass Rb_OnOffAnalyzerClass = {
     .name = "OnOffAnalyzer",
@@ -222,12 +339,15 @@ const Rb_AnalyzerClass Rb_OnOffAnalyzerClass = {
     .stateSize = sizeof(OnOffState),
     .options = onOffOptions,
     .attrs = onOffAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .init = OnOffInit,
     .start = OnOffStart,
     .batch = OnOffBatch,
     .end = OnOffEnd,
     .freeState = OnOffFree,
+    .merge = OnOffMerge,
+    .serialize = OnOffSerialize,
+    .deserialize = OnOffDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_FINISH),
 };

@@ -342,9 +342,84 @@ PopularityFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable in split runs: block keys carry device numbers dense in
- * each shard's order of first sight (FootprintAnalyzer's rekeying would
- * be needed).
+ * PopularitySerialize, PopularityDeserialize --
+ *	serialize and deserialize hooks: the devices (block keys), the
+ *	accesses and every key's count (a text key as its string).
+ */
+static int
+PopularitySerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    PopularityState *st = a->state;
+
+    RbBlockMapPut(b, &st->map);
+    Rb_BufPutInt(b, (int64_t)st->accesses);
+    Rb_KeyTablePut(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
+    return TCL_OK;
+}
+
+static int
+PopularityDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    PopularityState *st = a->state;
+
+    RbBlockMapGet(b, &st->map);
+    st->accesses = (uint64_t)Rb_BufGetInt(b);
+    Rb_KeyTableGet(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
+    return TCL_OK;
+}
+
+/*
+ * PopularityMerge --
+ *	merge hook: adds other's counts key by key.  Block keys are keyed
+ *	again with the device ids one pass over both shards gives
+ *	(RbBlockMapAdopt), so that ties, ordered by key, rank as in one
+ *	process.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON LIMIT KEYS when the union
+ *	holds more than -limit keys (one process would have stopped too),
+ *	or RUBICON LIMIT DEVICES.
+ */
+static int
+PopularityMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    PopularityState *st = a->state;
+    const PopularityState *ost = other->state;
+    int64_t *devices = NULL;
+    uint64_t i;
+
+    if (st->keyIndex < 0 && (devices = RbBlockMapAdopt(&st->map,
+	    &ost->map, NULL)) == NULL) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
+		"%s: more than 32768 devices to merge", a->cls->name);
+	return TCL_ERROR;
+    }
+    for (i = 0; i < ost->counts.cap; i++) {
+	int64_t key;
+	uint64_t *c;
+
+	if (!ost->counts.used[i]) {
+	    continue;
+	}
+	key = ost->counts.keys[i];
+	if (devices != NULL) {
+	    key = RbBlockRekey(&st->map, devices, key);
+	}
+	if ((c = Rb_KeyTableFindLimited(&st->counts, key, st->limit)) == NULL) {
+	    free(devices);
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
+		    "%" PRId64 " distinct keys in the merged shards (raise "
+		    "-limit)", a->cls->name, st->limit);
+	    return TCL_ERROR;
+	}
+	*c += *(const uint64_t *)Rb_KeyTableValue(&ost->counts, i);
+    }
+    free(devices);
+    st->accesses += ost->accesses;
+    return TCL_OK;
+}
+
+/*
+ * Mergeable: counts add key by key; block keys are keyed again with the
+ * device ids of one pass (PopularityMerge).
  */
 const Rb_AnalyzerClass Rb_PopularityAnalyzerClass = {
     .name = "PopularityAnalyzer",
@@ -353,13 +428,16 @@ const Rb_AnalyzerClass Rb_PopularityAnalyzerClass = {
     .stateSize = sizeof(PopularityState),
     .options = popularityOptions,
     .attrs = popularityAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .init = PopularityInit,
     .start = PopularityStart,
     .batch = PopularityBatch,
     .end = PopularityEnd,
     .freeState = PopularityFree,
+    .merge = PopularityMerge,
+    .serialize = PopularitySerialize,
+    .deserialize = PopularityDeserialize,
     /* And size, device and offset for block keys (start resolves
      * them). */
     .fields = RB_FIELD_BIT(RB_IO_TIME),

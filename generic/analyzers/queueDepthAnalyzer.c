@@ -6,18 +6,43 @@
  *	completion.  Arrivals come in time order; pending completions wait
  *	in a min-heap, so memory is bounded by the largest number of I/Os
  *	outstanding at once.
+ *
+ *	For a split run a shard also keeps the arrival and finish of its
+ *	I/Os within -boundary of its first: the merge passes them again
+ *	through the state the shards before it ended in, whose I/Os still
+ *	outstanding deepen the queue they see.
  */
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include "analyzers.h"
 
-typedef struct QueueDepthState {
+/* The queue as one pass over records sees it. */
+typedef struct DepthMachine {
     Rb_Heap completions;	/* (finish, 0) of outstanding I/Os. */
     int64_t last;		/* Time up to which depth time is counted. */
     int started;
     Rb_TimeBins nsAtDepth;	/* ns spent at each depth (a growable array
 				 * indexed by depth). */
+} DepthMachine;
+
+typedef struct QueueDepthState {
+    int64_t boundary;		/* -boundary, ns */
+    DepthMachine m;
+    int64_t firstT;		/* The shard's first arrival. */
+    int64_t *early;		/* (arrival, finish) of the I/Os arriving
+				 * within -boundary of firstT, */
+    size_t nearly, earlyCap;
+    int cut;			/* and whether any arrived later. */
 } QueueDepthState;
+
+static const Rb_Option queueDepthOptions[] = {
+    {"-boundary", RB_OPT_TIME, offsetof(QueueDepthState, boundary), "60",
+	"time after a shard's first I/O whose arrivals are kept for a "
+	"split run's merge"},
+    {NULL}
+};
 
 static const char *const queueDepthAttrs[] = {
     "QueueDepth", "MeanQueueDepth", "MaxQueueDepth", NULL
@@ -25,34 +50,40 @@ static const char *const queueDepthAttrs[] = {
 
 /*
  * QueueDepthStart --
- *	Empties the heap and the times for a new run.
+ *	Checks -boundary; empties the queue, the times and the early
+ *	arrivals for a new run.
  */
 static int
 QueueDepthStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     QueueDepthState *st = a->state;
 
-    st->completions.n = 0;
-    st->started = 0;
-    st->nsAtDepth.lo = st->nsAtDepth.n = 0;
+    if (st->boundary < 0) {
+	return RbKitOptionError(a, NULL, "-boundary must not be negative");
+    }
+    st->m.completions.n = 0;
+    st->m.started = 0;
+    st->m.nsAtDepth.lo = st->m.nsAtDepth.n = 0;
+    st->nearly = 0;
+    st->cut = 0;
     return TCL_OK;
 }
 
 /*
  * CountUntil --
- *	Counts the time from st->last to t (>= st->last) at the current
+ *	Counts the time from m->last to t (>= m->last) at the current
  *	depth.
  */
 static void
-CountUntil(QueueDepthState *st, int64_t t)
+CountUntil(DepthMachine *m, int64_t t)
 {
-    uint64_t *slot = Rb_TimeBinsSlot(&st->nsAtDepth,
-	    (int64_t)st->completions.n);
+    uint64_t *slot = Rb_TimeBinsSlot(&m->nsAtDepth,
+	    (int64_t)m->completions.n);
 
     if (slot != NULL) {
-	*slot += (uint64_t)t - (uint64_t)st->last;
+	*slot += (uint64_t)t - (uint64_t)m->last;
     }
-    st->last = t;
+    m->last = t;
 }
 
 /*
@@ -61,20 +92,55 @@ CountUntil(QueueDepthState *st, int64_t t)
  *	removes them.
  */
 static void
-Retire(QueueDepthState *st, int64_t t)
+Retire(DepthMachine *m, int64_t t)
 {
-    while (st->completions.n > 0 && st->completions.items[0].key <= t) {
-	CountUntil(st, st->completions.items[0].key);
-	RbHeapPop(&st->completions);
+    while (m->completions.n > 0 && m->completions.items[0].key <= t) {
+	CountUntil(m, m->completions.items[0].key);
+	RbHeapPop(&m->completions);
     }
+}
+
+/*
+ * Arrive --
+ *	An I/O outstanding from t to finish (>= t) joins the queue.  An
+ *	arrival before the time already counted (out of order) is taken to
+ *	arrive then.
+ */
+static void
+Arrive(DepthMachine *m, int64_t t, int64_t finish)
+{
+    if (!m->started) {
+	m->last = t;
+	m->started = 1;
+    }
+    Retire(m, t);
+    if (t > m->last) {
+	CountUntil(m, t);
+    }
+    RbHeapPush(&m->completions, finish, 0);
+}
+
+/*
+ * KeepEarly --
+ *	Keeps an arrival within -boundary of the shard's first (while none
+ *	later has come), or notes that one came later.
+ */
+static void
+KeepEarly(QueueDepthState *st, int64_t t, int64_t finish)
+{
+    if (st->cut || (t > st->firstT && t - st->firstT >= st->boundary)) {
+	st->cut = 1;
+	return;
+    }
+    RbKitAppendPair(&st->early, &st->nearly, &st->earlyCap, 256, t,
+	    finish);
 }
 
 /*
  * QueueDepthBatch --
  *	Each selected I/O becomes outstanding at its enqueue time until its
- *	finish time.  I/Os without both, or finishing before enqueue, are
- *	skipped; an arrival before the time already counted (out of order)
- *	is taken to arrive then.
+ *	finish time (Arrive).  I/Os without both, or finishing before
+ *	enqueue, are skipped.
  */
 static void
 QueueDepthBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -91,15 +157,11 @@ QueueDepthBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	if (t == RB_ABSENT || finish == RB_ABSENT || finish < t) {
 	    continue;
 	}
-	if (!st->started) {
-	    st->last = t;
-	    st->started = 1;
+	if (!st->m.started) {
+	    st->firstT = t;
 	}
-	Retire(st, t);
-	if (t > st->last) {
-	    CountUntil(st, t);
-	}
-	RbHeapPush(&st->completions, finish, 0);
+	KeepEarly(st, t, finish);
+	Arrive(&st->m, t, finish);
     }
 }
 
@@ -113,7 +175,7 @@ static int
 QueueDepthEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     QueueDepthState *st = a->state;
-    Rb_TimeBins *tb = &st->nsAtDepth;
+    Rb_TimeBins *tb = &st->m.nsAtDepth;
     Rb_Attribute *attr = Rb_AttrCreate("QueueDepth", RB_ATTR_HISTOGRAM, "s",
 	    "time spent with each number of I/Os outstanding");
     int loCol = Rb_AttrAddColumn(attr, "lo", "", 0);
@@ -123,7 +185,7 @@ QueueDepthEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     double total = 0.0, weighted = 0.0;
     int64_t k, maxDepth = 0;
 
-    Retire(st, INT64_MAX);
+    Retire(&st->m, INT64_MAX);
     for (k = 0; k < tb->n; k++) {
 	total += (double)tb->sums[k];
 	weighted += (double)(tb->lo + k) * (double)tb->sums[k];
@@ -158,25 +220,155 @@ QueueDepthFree(Rb_Analyzer *a)
 {
     QueueDepthState *st = a->state;
 
-    RbHeapFree(&st->completions);
-    Rb_TimeBinsFree(&st->nsAtDepth);
+    RbHeapFree(&st->m.completions);
+    Rb_TimeBinsFree(&st->m.nsAtDepth);
+    free(st->early);
+    st->early = NULL;
+    st->nearly = st->earlyCap = 0;
 }
 
 /*
- * Not mergeable: I/Os of one shard outstanding at another's arrivals
- * change the depth those arrivals see.
+ * QueueDepthSerialize, QueueDepthDeserialize --
+ *	serialize and deserialize hooks: the queue (outstanding I/Os, time
+ *	counted, time at each depth), the first arrival and the early
+ *	arrivals.
  */
+static int
+QueueDepthSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    QueueDepthState *st = a->state;
+
+    RbHeapPut(b, &st->m.completions);
+    Rb_BufPutInt(b, st->m.last);
+    Rb_BufPutInt(b, st->m.started);
+    Rb_TimeBinsPut(b, &st->m.nsAtDepth);
+    Rb_BufPutInt(b, st->firstT);
+    Rb_BufPutInt(b, st->cut);
+    RbKitPutPairs(b, st->early, st->nearly);
+    return TCL_OK;
+}
+
+static int
+QueueDepthDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    QueueDepthState *st = a->state;
+
+    RbHeapGet(b, &st->m.completions);
+    st->m.last = Rb_BufGetInt(b);
+    st->m.started = (int)Rb_BufGetInt(b);
+    Rb_TimeBinsGet(b, &st->m.nsAtDepth);
+    st->firstT = Rb_BufGetInt(b);
+    st->cut = (int)Rb_BufGetInt(b);
+    free(st->early);
+    st->early = RbKitGetPairs(b, &st->nearly);
+    st->earlyCap = st->nearly;
+    return TCL_OK;
+}
+
+/*
+ * TakeOver --
+ *	After other's early arrivals passed through a's queue and through
+ *	an empty one (alone) alike: when both queues agree (the I/Os of the
+ *	shards before have all completed), a's queue becomes other's, and
+ *	the time other counted after its early arrivals is added to a's.
+ * Results: TCL_OK, or TCL_ERROR (RUBICON MERGE MISMATCH) when they still
+ *	differ: an I/O outstanding across the boundary for longer than
+ *	-boundary.
+ */
+static int
+TakeOver(Rb_Analyzer *a, const QueueDepthState *ost, const DepthMachine *alone)
+{
+    QueueDepthState *st = a->state;
+    const Rb_TimeBins *tb = &alone->nsAtDepth;
+    uint64_t *slot;
+    int64_t k;
+    size_t i;
+
+    if (st->m.completions.n != alone->completions.n
+	    || st->m.last != alone->last) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: an I/O "
+		"outstanding across a shard boundary completes more than "
+		"-boundary %g s after the next shard's first I/O, or the "
+		"shards are not in time order (raise -boundary; give the "
+		"traces in time order)", a->cls->name,
+		(double)st->boundary / RB_NS_PER_S);
+	return TCL_ERROR;
+    }
+    Rb_TimeBinsAddBins(&st->m.nsAtDepth, &ost->m.nsAtDepth);
+    for (k = 0; k < tb->n; k++) {
+	if ((slot = Rb_TimeBinsSlot(&st->m.nsAtDepth, tb->lo + k)) != NULL) {
+	    *slot -= tb->sums[k];
+	}
+    }
+    st->m.completions.n = 0;
+    for (i = 0; i < ost->m.completions.n; i++) {
+	RbHeapPush(&st->m.completions, ost->m.completions.items[i].key, 0);
+    }
+    st->m.last = ost->m.last;
+    return TCL_OK;
+}
+
+/*
+ * QueueDepthMerge --
+ *	merge hook: other's I/Os follow a's.  Its early arrivals pass
+ *	through a's queue, where a's outstanding I/Os deepen it, as one
+ *	pass would count them; when other had later arrivals, its queue
+ *	and the time it counted after the early ones are taken over
+ *	(TakeOver).
+ * Results: TCL_OK, or TCL_ERROR past -boundary.
+ */
+static int
+QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    QueueDepthState *st = a->state;
+    const QueueDepthState *ost = other->state;
+    DepthMachine alone;
+    int code = TCL_OK;
+    size_t k;
+
+    if (!ost->m.started) {
+	return TCL_OK;
+    }
+    if (!st->m.started) {
+	st->firstT = ost->firstT;
+    }
+    memset(&alone, 0, sizeof(alone));
+    for (k = 0; k < ost->nearly; k++) {
+	KeepEarly(st, ost->early[2 * k], ost->early[2 * k + 1]);
+	Arrive(&st->m, ost->early[2 * k], ost->early[2 * k + 1]);
+	Arrive(&alone, ost->early[2 * k], ost->early[2 * k + 1]);
+    }
+    if (ost->cut) {
+	st->cut = 1;
+	code = TakeOver(a, ost, &alone);
+    }
+    RbHeapFree(&alone.completions);
+    Rb_TimeBinsFree(&alone.nsAtDepth);
+    return code;
+}
+
+/*
+ * Mergeable in time order: a shard's arrivals within -boundary of its
+ * first pass again through the queue of the shards before it
+ * (QueueDepthMerge).
+ */
+
+
 const Rb_AnalyzerClass Rb_QueueDepthAnalyzerClass = {
     .name = "QueueDepthAnalyzer",
     .help = "time-weighted distribution of outstanding I/Os (enqueue to "
 	    "completion)",
     .stateSize = sizeof(QueueDepthState),
+    .options = queueDepthOptions,
     .attrs = queueDepthAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 0,
     .start = QueueDepthStart,
     .batch = QueueDepthBatch,
     .end = QueueDepthEnd,
     .freeState = QueueDepthFree,
+    .merge = QueueDepthMerge,
+    .serialize = QueueDepthSerialize,
+    .deserialize = QueueDepthDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_FINISH),
 };

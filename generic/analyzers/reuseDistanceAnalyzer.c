@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyzers.h"
+#include "core/mpi.h"
 
 /*
  * The table from block to the position of its last access, the one lookup
@@ -77,6 +78,10 @@ typedef struct ReuseDistanceState {
 				 * exact: the distances beyond the 2^20
 				 * that atDistance spans. */
     double wAccesses, wBytes, wCold, wColdBytes;
+    int64_t *firsts;		/* Exact: the cold accesses in order, as
+				 * (block, bytes) pairs, which a split run's
+				 * merge settles against the shards before. */
+    size_t nfirsts, firstsCap;
 } ReuseDistanceState;
 
 /* The hash space of SHARDS' sampling. */
@@ -258,6 +263,23 @@ ReuseDistanceInit(Rb_Analyzer *a, Tcl_Interp *interp)
 }
 
 /*
+ * SampledRefusal --
+ *	The error of a SHARDS instance asked to merge.
+ * Results: TCL_ERROR.
+ */
+static int
+SampledRefusal(Rb_Analyzer *a)
+{
+    Rb_AnalyzerError(a, "RUBICON SPLIT UNMERGEABLE", "%s: SHARDS sampling "
+	    "(-sample, -samplesize) cannot merge partial results exactly, "
+	    "so a run split over processes would be wrong; run it in one "
+	    "process (mpirun -np 1, or without mpirun), or split it exact "
+	    "(without -sample and -samplesize)",
+	    a->cmdName ? a->cmdName : a->cls->name);
+    return TCL_ERROR;
+}
+
+/*
  * ReuseDistanceStart --
  *	Checks the options and empties the state for a new run.
  */
@@ -284,8 +306,9 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->next = 1;
     st->atDistance.lo = st->atDistance.n = 0;
     st->cold = st->accesses = 0;
+    st->nfirsts = 0;
     st->failed = 0;
-    return TCL_OK;
+    return st->sampled && RbMpiSplit() ? SampledRefusal(a) : TCL_OK;
 }
 
 /*
@@ -312,22 +335,16 @@ TreePrefix(const ReuseDistanceState *st, int64_t pos)
 }
 
 /*
- * Compact --
- *	Renumbers the live positions 1..live in order, in a tree of twice
- *	that size, and rebuilds the tree in linear time.
+ * BuildTree --
+ *	Makes the positions 1..live (owner holds their blocks, lastPos
+ *	points at them) the whole stack, in a tree of twice that size,
+ *	built in linear time.
  */
 static void
-Compact(ReuseDistanceState *st)
+BuildTree(ReuseDistanceState *st, int64_t live)
 {
-    int64_t live = 0, pos, parent;
+    int64_t pos, parent;
 
-    for (pos = 1; pos < st->next; pos++) {
-	if (st->owner[pos - 1] != RB_ABSENT) {
-	    st->owner[live++] = st->owner[pos - 1];
-	    *PosFind(&st->lastPos, st->owner[live - 1], 0)
-		    = live;
-	}
-    }
     st->cap = 2 * live + 1024;
     st->owner = Rb_ReallocArray(st->owner, (size_t)st->cap, sizeof(int64_t));
     st->tree = Rb_ReallocArray(st->tree, (size_t)st->cap, sizeof(int32_t));
@@ -340,6 +357,26 @@ Compact(ReuseDistanceState *st)
 	}
     }
     st->next = live + 1;
+}
+
+/*
+ * Compact --
+ *	Renumbers the live positions 1..live in order and rebuilds the
+ *	tree.
+ */
+static void
+Compact(ReuseDistanceState *st)
+{
+    int64_t live = 0, pos;
+
+    for (pos = 1; pos < st->next; pos++) {
+	if (st->owner[pos - 1] != RB_ABSENT) {
+	    st->owner[live++] = st->owner[pos - 1];
+	    *PosFind(&st->lastPos, st->owner[live - 1], 0)
+		    = live;
+	}
+    }
+    BuildTree(st, live);
 }
 
 /*
@@ -412,6 +449,43 @@ Shrink(ReuseDistanceState *st)
 }
 
 /*
+ * NoteFirst --
+ *	Appends a cold access of an exact instance to the list a split
+ *	run's merge settles.
+ */
+static void
+NoteFirst(ReuseDistanceState *st, int64_t key, uint64_t bytes)
+{
+    RbKitAppendPair(&st->firsts, &st->nfirsts, &st->firstsCap, 1024, key,
+	    (int64_t)bytes);
+}
+
+/*
+ * AddAtDistance --
+ *	Counts an exact re-access at distance: in the array, or beyond the
+ *	2^20 distances it spans in the table sampling uses, each access
+ *	weighing 1.
+ */
+static void
+AddAtDistance(ReuseDistanceState *st, int64_t distance, uint64_t bytes)
+{
+    uint64_t *slot;
+
+    if ((slot = Rb_TimeBinsSlot(&st->atDistance, distance)) != NULL) {
+	(*slot)++;
+	if ((slot = Rb_TimeBinsSlot(&st->bytesAtDistance, distance))
+		!= NULL) {
+	    *slot += bytes;
+	}
+    } else {
+	Weight *wt = Rb_KeyTableFind(&st->weighted, distance, 1);
+
+	wt->count += 1.0;
+	wt->bytes += (double)bytes;
+    }
+}
+
+/*
  * Count --
  *	Counts one access to block key of bytes bytes (when tracked).
  * Results: 1, or 0 when -limit blocks are held and key is another.
@@ -419,7 +493,7 @@ Shrink(ReuseDistanceState *st)
 static int
 Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 {
-    uint64_t hash = 0, *slot;
+    uint64_t hash = 0;
     int64_t distance;
 
     if (st->sampled && (hash = BlockHash(key)) >= st->threshold) {
@@ -436,20 +510,9 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 	if (distance == 0) {
 	    st->cold++;
 	    st->coldBytes += bytes;
-	} else if ((slot = Rb_TimeBinsSlot(&st->atDistance, distance))
-		!= NULL) {
-	    (*slot)++;
-	    if ((slot = Rb_TimeBinsSlot(&st->bytesAtDistance, distance))
-		    != NULL) {
-		*slot += bytes;
-	    }
+	    NoteFirst(st, key, bytes);
 	} else {
-	    /* Beyond the 2^20 distances the array spans: in the table
-	     * sampling uses, each access weighing 1. */
-	    Weight *wt = Rb_KeyTableFind(&st->weighted, distance, 1);
-
-	    wt->count += 1.0;
-	    wt->bytes += (double)bytes;
+	    AddAtDistance(st, distance, bytes);
 	}
 	return 1;
     } else {
@@ -565,7 +628,7 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "%s: more than "
 			"-limit %" PRId64 " distinct blocks at record %" PRIu64
 			" (raise -limit; each block held costs up to about "
-			"70 bytes)", a->cls->name, st->limit, acc[i].record);
+			"86 bytes)", a->cls->name, st->limit, acc[i].record);
 		break;
 	    }
 	}
@@ -816,14 +879,205 @@ ReuseDistanceFree(Rb_Analyzer *a)
     RbHeapFree(&st->byHash);
     free(st->tree);
     free(st->owner);
+    free(st->firsts);
     st->tree = NULL;
     st->owner = NULL;
+    st->firsts = NULL;
     st->cap = 0;
+    st->firstsCap = st->nfirsts = 0;
 }
 
 /*
- * Not mergeable: a block's distance depends on every access before it,
- * in whichever shard.
+ * ReuseDistanceSerialize, ReuseDistanceDeserialize --
+ *	serialize and deserialize hooks (exact only): the devices, the
+ *	counts, the distances, the stack from its bottom (least recently
+ *	used) up, and the cold accesses in order.
+ */
+static int
+ReuseDistanceSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ReuseDistanceState *st = a->state;
+    int64_t pos;
+    size_t k;
+
+    if (st->sampled) {
+	return SampledRefusal(a);
+    }
+    RbBlockMapPut(b, &st->map);
+    RbKitPutCounters(b, &st->cold, 2);
+    RbKitPutCounters(b, &st->coldBytes, 3);
+    Rb_TimeBinsPut(b, &st->atDistance);
+    Rb_TimeBinsPut(b, &st->bytesAtDistance);
+    Rb_KeyTablePut(b, &st->weighted, NULL);
+    Rb_BufPutInt(b, (int64_t)st->lastPos.count);
+    for (pos = 1; pos < st->next; pos++) {
+	if (st->owner[pos - 1] != RB_ABSENT) {
+	    Rb_BufPutInt(b, st->owner[pos - 1]);
+	}
+    }
+    Rb_BufPutInt(b, (int64_t)st->nfirsts);
+    for (k = 0; k < 2 * st->nfirsts; k++) {
+	Rb_BufPutInt(b, st->firsts[k]);
+    }
+    return TCL_OK;
+}
+
+static int
+ReuseDistanceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ReuseDistanceState *st = a->state;
+    int64_t n, pos, m, k;
+
+    if (st->sampled) {
+	return SampledRefusal(a);
+    }
+    RbBlockMapGet(b, &st->map);
+    RbKitGetCounters(b, &st->cold, 2);
+    RbKitGetCounters(b, &st->coldBytes, 3);
+    Rb_TimeBinsGet(b, &st->atDistance);
+    Rb_TimeBinsGet(b, &st->bytesAtDistance);
+    Rb_KeyTableGet(b, &st->weighted, NULL);
+    n = Rb_BufGetCount(b, 8);
+    if (n > st->limit) {
+	b->bad = 1;
+	return TCL_OK;
+    }
+    st->owner = Rb_ReallocArray(st->owner, (size_t)n + 1, sizeof(int64_t));
+    for (pos = 1; pos <= n; pos++) {
+	st->owner[pos - 1] = Rb_BufGetInt(b);
+	*PosFind(&st->lastPos, st->owner[pos - 1], 1) = pos;
+    }
+    BuildTree(st, n);
+    m = Rb_BufGetCount(b, 16);
+    st->firsts = Rb_ReallocArray(st->firsts, 2 * (size_t)m + 2,
+	    sizeof(int64_t));
+    st->firstsCap = (size_t)m + 1;
+    for (k = 0; k < 2 * m; k++) {
+	st->firsts[k] = Rb_BufGetInt(b);
+    }
+    st->nfirsts = (size_t)m;
+    return TCL_OK;
+}
+
+/*
+ * SettleFirsts --
+ *	Passes other's cold accesses, in order, to a's final stack: the
+ *	k-th is to a block a holds at position q, at distance 1 + k (the
+ *	distinct blocks other accessed before it) + the blocks above q in
+ *	a's stack that other has not accessed yet, counted in a's tree
+ *	from which each block settled is taken out; a block a does not
+ *	hold stays cold, a first access of the merged shards.
+ * Results: the accesses settled as re-accesses (*hitBytes their bytes).
+ */
+static uint64_t
+SettleFirsts(ReuseDistanceState *st, const ReuseDistanceState *ost,
+	const int64_t *devices, uint64_t *hitBytes)
+{
+    uint64_t hits = 0;
+    size_t k;
+
+    *hitBytes = 0;
+    for (k = 0; k < ost->nfirsts; k++) {
+	int64_t key = RbBlockRekey(&st->map, devices, ost->firsts[2 * k]);
+	int64_t bytes = ost->firsts[2 * k + 1], distance;
+	int64_t *last = PosFind(&st->lastPos, key, 0);
+
+	if (last == NULL || st->owner[*last - 1] == RB_ABSENT) {
+	    NoteFirst(st, key, (uint64_t)bytes);
+	    continue;
+	}
+	distance = (int64_t)k + 1 + TreePrefix(st, st->next - 1)
+		- TreePrefix(st, *last);
+	TreeAdd(st, *last, -1);
+	st->owner[*last - 1] = RB_ABSENT;
+	hits++;
+	*hitBytes += (uint64_t)bytes;
+	AddAtDistance(st, distance, (uint64_t)bytes);
+    }
+    return hits;
+}
+
+/*
+ * ReuseDistanceMerge --
+ *	merge hook (exact only): other's accesses follow a's.  Its
+ *	re-accesses of blocks it had accessed keep their distances; its
+ *	cold accesses are settled against a's final stack (SettleFirsts);
+ *	the merged stack is other's on top of a's blocks other did not
+ *	access.  Memory stays that of the distinct blocks.
+ * Results: TCL_OK, or TCL_ERROR when the merged shards hold more than
+ *	-limit blocks (one process would have stopped), past 2^15
+ *	devices, or for SHARDS (RUBICON SPLIT UNMERGEABLE).
+ */
+static int
+ReuseDistanceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    ReuseDistanceState *st = a->state;
+    const ReuseDistanceState *ost = other->state;
+    int64_t *devices, *stack, pos, live = 0;
+    uint64_t hits, hitBytes, i;
+
+    if (st->sampled || ost->sampled) {
+	return SampledRefusal(a);
+    }
+    if ((devices = RbBlockMapAdopt(&st->map, &ost->map, NULL)) == NULL) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
+		"%s: more than 32768 devices to merge", a->cls->name);
+	return TCL_ERROR;
+    }
+    hits = SettleFirsts(st, ost, devices, &hitBytes);
+    stack = Rb_AllocArray(st->lastPos.count + ost->lastPos.count + 1,
+	    sizeof(int64_t));
+    for (pos = 1; pos < st->next; pos++) {
+	if (st->owner[pos - 1] != RB_ABSENT) {
+	    stack[live++] = st->owner[pos - 1];
+	}
+    }
+    for (pos = 1; pos < ost->next; pos++) {
+	if (ost->owner[pos - 1] != RB_ABSENT) {
+	    stack[live++] = RbBlockRekey(&st->map, devices,
+		    ost->owner[pos - 1]);
+	}
+    }
+    free(devices);
+    if (live > st->limit) {
+	free(stack);
+	Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "%s: more than -limit "
+		"%" PRId64 " distinct blocks in the merged shards (raise "
+		"-limit; each block held costs up to about 86 bytes)",
+		a->cls->name, st->limit);
+	return TCL_ERROR;
+    }
+    PosClear(&st->lastPos);
+    for (pos = 1; pos <= live; pos++) {
+	*PosFind(&st->lastPos, stack[pos - 1], 1) = pos;
+    }
+    free(st->owner);
+    st->owner = stack;
+    BuildTree(st, live);
+    st->cold += ost->cold - hits;
+    st->coldBytes += ost->coldBytes - hitBytes;
+    st->accesses += ost->accesses;
+    st->bytes += ost->bytes;
+    st->allAccesses += ost->allAccesses;
+    Rb_TimeBinsAddBins(&st->atDistance, &ost->atDistance);
+    Rb_TimeBinsAddBins(&st->bytesAtDistance, &ost->bytesAtDistance);
+    for (i = 0; i < ost->weighted.cap; i++) {
+	if (ost->weighted.used[i]) {
+	    const Weight *ow = Rb_KeyTableValue(&ost->weighted, i);
+	    Weight *wt = Rb_KeyTableFind(&st->weighted,
+		    ost->weighted.keys[i], 1);
+
+	    wt->count += ow->count;
+	    wt->bytes += ow->bytes;
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * Mergeable when exact: a shard's first access to each block is settled
+ * against the final LRU stack of the shards before it
+ * (ReuseDistanceMerge).  SHARDS instances refuse a split run at start.
  */
 const Rb_AnalyzerClass Rb_ReuseDistanceAnalyzerClass = {
     .name = "ReuseDistanceAnalyzer",
@@ -832,12 +1086,15 @@ const Rb_AnalyzerClass Rb_ReuseDistanceAnalyzerClass = {
     .stateSize = sizeof(ReuseDistanceState),
     .options = reuseDistanceOptions,
     .attrs = reuseDistanceAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .init = ReuseDistanceInit,
     .start = ReuseDistanceStart,
     .batch = ReuseDistanceBatch,
     .end = ReuseDistanceEnd,
     .freeState = ReuseDistanceFree,
+    .merge = ReuseDistanceMerge,
+    .serialize = ReuseDistanceSerialize,
+    .deserialize = ReuseDistanceDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };

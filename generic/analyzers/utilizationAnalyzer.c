@@ -12,6 +12,11 @@
  *	start order.  The heap holds the I/Os enqueued but not yet issued.
  *	At most -limit devices are held: the I/O of one device more stops
  *	the run with RUBICON LIMIT KEYS.
+ *
+ *	For a split run each device also keeps the busy periods it closed
+ *	within -boundary of its first I/O: a busy interval of the shard
+ *	before that is still open may overlap them, and the merge measures
+ *	their union again.
  */
 
 #include <inttypes.h>
@@ -24,11 +29,19 @@ typedef struct BusyDevice {
     int64_t curStart, curEnd;	/* The busy period being extended. */
     int active;			/* Whether cur* hold a period. */
     uint64_t busyNs;		/* Closed busy periods. */
+    int seen;			/* Whether firstT and lastT are set: */
+    int64_t firstT, lastT;	/* enqueue times of its first and last
+				 * I/O in the shard. */
+    int64_t *early;		/* Closed periods starting before firstT +
+				 * -boundary: (start, end) pairs, */
+    size_t nearly, earlyCap;
+    int cut;			/* and whether any closed later. */
 } BusyDevice;
 
 typedef struct UtilizationState {
     char *field;		/* -field */
     int64_t limit;		/* -limit: most devices held */
+    int64_t boundary;		/* -boundary, ns */
     int failed;			/* -limit was reached: ignore the rest. */
     int index;
     Rb_KeyTable devices;	/* device -> BusyDevice */
@@ -39,6 +52,9 @@ static const Rb_Option utilizationOptions[] = {
 	"field naming the device whose busy time is measured"},
     {"-limit", RB_OPT_INT, offsetof(UtilizationState, limit), "1000000",
 	"most distinct devices held (the run stops beyond)"},
+    {"-boundary", RB_OPT_TIME, offsetof(UtilizationState, boundary), "60",
+	"time after a shard's first I/O of a device whose busy periods "
+	"are kept for a split run's merge"},
     {NULL}
 };
 
@@ -57,8 +73,10 @@ FreeDevices(UtilizationState *st)
 
     for (i = 0; i < st->devices.cap; i++) {
 	if (st->devices.used[i]) {
-	    RbHeapFree(&((BusyDevice *)Rb_KeyTableValue(&st->devices,
-		    i))->pending);
+	    BusyDevice *dev = Rb_KeyTableValue(&st->devices, i);
+
+	    RbHeapFree(&dev->pending);
+	    free(dev->early);
 	}
     }
     Rb_KeyTableClear(&st->devices);
@@ -77,6 +95,9 @@ UtilizationStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     if (st->limit <= 0) {
 	return RbKitOptionError(a, NULL, "-limit must be positive");
     }
+    if (st->boundary < 0) {
+	return RbKitOptionError(a, NULL, "-boundary must not be negative");
+    }
     if (RbKitNumericField(a, run, st->field, &st->index) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -89,12 +110,29 @@ UtilizationStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
+ * ClosePeriod --
+ *	Counts the device's current period, and keeps it among the early
+ *	ones when it starts within boundary of the device's first I/O.
+ */
+static void
+ClosePeriod(BusyDevice *dev, int64_t boundary)
+{
+    dev->busyNs += (uint64_t)dev->curEnd - (uint64_t)dev->curStart;
+    if (!dev->seen || dev->curStart - dev->firstT >= boundary) {
+	dev->cut = 1;
+	return;
+    }
+    RbKitAppendPair(&dev->early, &dev->nearly, &dev->earlyCap, 16,
+	    dev->curStart, dev->curEnd);
+}
+
+/*
  * MergePending --
  *	Merges into the device's busy periods, in start order, its pending
  *	intervals starting at or before upTo.
  */
 static void
-MergePending(BusyDevice *dev, int64_t upTo)
+MergePending(BusyDevice *dev, int64_t upTo, int64_t boundary)
 {
     while (dev->pending.n > 0 && dev->pending.items[0].key <= upTo) {
 	Rb_HeapItem iv = RbHeapPop(&dev->pending);
@@ -106,7 +144,7 @@ MergePending(BusyDevice *dev, int64_t upTo)
 	    continue;
 	}
 	if (dev->active) {
-	    dev->busyNs += (uint64_t)dev->curEnd - (uint64_t)dev->curStart;
+	    ClosePeriod(dev, boundary);
 	}
 	dev->curStart = iv.key;
 	dev->curEnd = iv.value;
@@ -148,7 +186,12 @@ UtilizationBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	}
 	RbHeapPush(&dev->pending, start, finish);
 	if (t != RB_ABSENT) {
-	    MergePending(dev, t);
+	    if (!dev->seen) {
+		dev->seen = 1;
+		dev->firstT = t;
+	    }
+	    dev->lastT = t;
+	    MergePending(dev, t, st->boundary);
 	}
     }
 }
@@ -175,9 +218,9 @@ UtilizationEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	double busy;
 	int row = Rb_AttrAddRow(table);
 
-	MergePending(dev, INT64_MAX);
+	MergePending(dev, INT64_MAX, st->boundary);
 	if (dev->active) {
-	    dev->busyNs += (uint64_t)dev->curEnd - (uint64_t)dev->curStart;
+	    ClosePeriod(dev, st->boundary);
 	    dev->active = 0;
 	}
 	busy = (double)dev->busyNs / RB_NS_PER_S;
@@ -212,8 +255,172 @@ UtilizationFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable: a busy period spanning two shards would be counted in
- * both where their intervals overlap.
+ * UtilizationSerialize, UtilizationDeserialize --
+ *	serialize and deserialize hooks: for each device its closed busy
+ *	time, open period, first and last enqueue times, early periods and
+ *	pending intervals.
+ */
+static int
+UtilizationSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    UtilizationState *st = a->state;
+    uint64_t i;
+
+    Rb_BufPutInt(b, (int64_t)st->devices.count);
+    for (i = 0; i < st->devices.cap; i++) {
+	const BusyDevice *dev;
+
+	if (!st->devices.used[i]) {
+	    continue;
+	}
+	dev = Rb_KeyTableValue(&st->devices, i);
+	Rb_BufPutInt(b, st->devices.keys[i]);
+	Rb_BufPutInt(b, (int64_t)dev->busyNs);
+	Rb_BufPutInt(b, dev->curStart);
+	Rb_BufPutInt(b, dev->curEnd);
+	Rb_BufPutInt(b, dev->active);
+	Rb_BufPutInt(b, dev->seen);
+	Rb_BufPutInt(b, dev->firstT);
+	Rb_BufPutInt(b, dev->lastT);
+	Rb_BufPutInt(b, dev->cut);
+	RbKitPutPairs(b, dev->early, dev->nearly);
+	RbHeapPut(b, &dev->pending);
+    }
+    return TCL_OK;
+}
+
+static int
+UtilizationDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    UtilizationState *st = a->state;
+    int64_t n = Rb_BufGetCount(b, 8 * 11), k;
+
+    if (n > st->limit) {
+	b->bad = 1;
+	return TCL_OK;
+    }
+    for (k = 0; k < n && !b->bad; k++) {
+	BusyDevice *dev = Rb_KeyTableFind(&st->devices, Rb_BufGetInt(b), 1);
+
+	dev->busyNs = (uint64_t)Rb_BufGetInt(b);
+	dev->curStart = Rb_BufGetInt(b);
+	dev->curEnd = Rb_BufGetInt(b);
+	dev->active = (int)Rb_BufGetInt(b);
+	dev->seen = (int)Rb_BufGetInt(b);
+	dev->firstT = Rb_BufGetInt(b);
+	dev->lastT = Rb_BufGetInt(b);
+	dev->cut = (int)Rb_BufGetInt(b);
+	free(dev->early);
+	dev->early = RbKitGetPairs(b, &dev->nearly);
+	dev->earlyCap = dev->nearly;
+	RbHeapGet(b, &dev->pending);
+    }
+    return TCL_OK;
+}
+
+/*
+ * MergeDevice --
+ *	Adds to dev (of the shards before) the busy periods of the same
+ *	device in a later shard, o: o's early periods and open period
+ *	join dev's pending intervals and are merged with dev's open period
+ *	up to o's last enqueue time, as one pass would merge them; o's
+ *	periods closed later are disjoint from all of dev's and only
+ *	counted; o's pending intervals stay pending.
+ * Results: TCL_OK, or TCL_ERROR (RUBICON MERGE MISMATCH) when dev has an
+ *	interval reaching past o's early periods, or o's first I/O arrives
+ *	before dev's last.
+ */
+static int
+MergeDevice(Rb_Analyzer *a, BusyDevice *dev, const BusyDevice *o)
+{
+    UtilizationState *st = a->state;
+    int64_t reach = dev->active ? dev->curEnd : INT64_MIN;
+    uint64_t earlyNs = 0;
+    size_t k;
+
+    if (dev->seen && o->seen && o->firstT < dev->lastT) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: a shard's I/Os "
+		"of a device arrive before the last of the shard before it "
+		"(give the traces in time order)", a->cls->name);
+	return TCL_ERROR;
+    }
+    for (k = 0; k < dev->pending.n; k++) {
+	if (dev->pending.items[k].value > reach) {
+	    reach = dev->pending.items[k].value;
+	}
+    }
+    if (o->cut && o->seen && reach > o->firstT
+	    && reach - o->firstT > st->boundary) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: an I/O busy "
+		"across a shard boundary reaches more than -boundary %g s "
+		"past the next shard's first I/O (raise -boundary)",
+		a->cls->name, (double)st->boundary / RB_NS_PER_S);
+	return TCL_ERROR;
+    }
+    for (k = 0; k < o->nearly; k++) {
+	RbHeapPush(&dev->pending, o->early[2 * k], o->early[2 * k + 1]);
+	earlyNs += (uint64_t)o->early[2 * k + 1] - (uint64_t)o->early[2 * k];
+    }
+    if (o->active) {
+	RbHeapPush(&dev->pending, o->curStart, o->curEnd);
+    }
+    if (o->seen) {
+	if (!dev->seen) {
+	    dev->seen = 1;
+	    dev->firstT = o->firstT;
+	}
+	dev->lastT = o->lastT;
+	MergePending(dev, o->lastT, st->boundary);
+    }
+    dev->busyNs += o->busyNs - earlyNs;
+    dev->cut |= o->cut;
+    for (k = 0; k < o->pending.n; k++) {
+	RbHeapPush(&dev->pending, o->pending.items[k].key,
+		o->pending.items[k].value);
+    }
+    return TCL_OK;
+}
+
+/*
+ * UtilizationMerge --
+ *	merge hook: other's I/Os follow a's; each of its devices is merged
+ *	into a's (MergeDevice), a new one added.
+ * Results: TCL_OK, or TCL_ERROR past -limit devices (RUBICON LIMIT
+ *	KEYS) or -boundary.
+ */
+static int
+UtilizationMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    UtilizationState *st = a->state;
+    const UtilizationState *ost = other->state;
+    uint64_t i;
+
+    for (i = 0; i < ost->devices.cap; i++) {
+	BusyDevice *dev;
+
+	if (!ost->devices.used[i]) {
+	    continue;
+	}
+	dev = Rb_KeyTableFindLimited(&st->devices, ost->devices.keys[i],
+		st->limit);
+	if (dev == NULL) {
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
+		    "%" PRId64 " devices in the merged shards (raise -limit)",
+		    a->cls->name, st->limit);
+	    return TCL_ERROR;
+	}
+	if (MergeDevice(a, dev, Rb_KeyTableValue(&ost->devices, i))
+		!= TCL_OK) {
+	    return TCL_ERROR;
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * Mergeable in time order: a shard's busy periods within -boundary of
+ * its first I/O are measured again with the open periods of the shards
+ * before it (UtilizationMerge).
  */
 const Rb_AnalyzerClass Rb_UtilizationAnalyzerClass = {
     .name = "UtilizationAnalyzer",
@@ -222,12 +429,15 @@ const Rb_AnalyzerClass Rb_UtilizationAnalyzerClass = {
     .stateSize = sizeof(UtilizationState),
     .options = utilizationOptions,
     .attrs = utilizationAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .start = UtilizationStart,
     .batch = UtilizationBatch,
     .end = UtilizationEnd,
     .freeState = UtilizationFree,
+    .merge = UtilizationMerge,
+    .serialize = UtilizationSerialize,
+    .deserialize = UtilizationDeserialize,
     .fields = RB_FIELD_BIT(RB_IO_TIME)
 	    | RB_FIELD_BIT(RB_IO_START)
 	    | RB_FIELD_BIT(RB_IO_FINISH),

@@ -318,19 +318,19 @@ AssertSameAttr(const Rb_AnalyzerClass *cls, Rb_Flow *f1, Rb_Flow *f2,
 }
 
 /*
- * CheckMerge --
- *	Runs cls (with opts) on the first and second parts of a batch in
+ * CheckMergeOn --
+ *	Runs cls (with opts) on the first and second parts of batch b (of N
+ *	records, which it frees) in
  *	two instances, serializes the second into a third (as a split run
  *	sends it between ranks), merges that into the first, and compares with
  *	one instance run on the whole batch.  All three see the same run, as
  *	shards of one run would.
  */
 static inline void
-CheckMerge(const Rb_AnalyzerClass *cls, const char *opts)
+CheckMergeOn(const Rb_AnalyzerClass *cls, const char *opts, Rb_Batch *b,
+	int N)
 {
-    enum { N = 3000 };
     Tcl_Interp *interp = rbtest_interp();
-    Rb_Batch *b = MixedIos(N);
     uint32_t *sel = malloc(N * sizeof(uint32_t));
     Rb_Analyzer *a1, *a2;
     Rb_Flow *f1 = NewFlow(cls, opts, &a1), *f2 = NewFlow(cls, opts, &a2);
@@ -377,6 +377,16 @@ CheckMerge(const Rb_AnalyzerClass *cls, const char *opts)
     RbFlowDelete(whole);
     Rb_BatchFree(b);
     free(sel);
+}
+
+/*
+ * CheckMerge --
+ *	CheckMergeOn 3000 MixedIos.
+ */
+static inline void
+CheckMerge(const Rb_AnalyzerClass *cls, const char *opts)
+{
+    CheckMergeOn(cls, opts, MixedIos(3000), 3000);
 }
 
 #endif /* KITTEST_H */

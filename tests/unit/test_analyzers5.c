@@ -39,6 +39,77 @@ START_TEST(merge_heatmap_and_grouped_classes)
 }
 END_TEST
 
+/*
+ * StreamIos --
+ *	n I/Os 1 ms apart on two devices: four sequential streams, the
+ *	last idle through the middle third, between random single I/Os
+ *	(a third of them), so that streams and singles cross the first
+ *	third, where CheckMergeOn cuts.
+ */
+static Rb_Batch *
+StreamIos(int n)
+{
+    Rb_Batch *b = NewBatch(n);
+    uint64_t seed = 0x2545F4914F6CDD1Dull;
+    int64_t next[4] = {0, 1 << 30, (int64_t)2 << 30, (int64_t)3 << 30};
+    int k;
+
+    for (k = 0; k < n; k++) {
+	uint64_t r = NextRandom(&seed);
+	int s = (int)(r % 4);
+
+	if (r % 3 == 0) {
+	    AddIo(b, (int64_t)k * MS, 0, 4096, (int64_t)(r >> 8 & 1),
+		    (int64_t)(r >> 16 & 0xffff) * 8192 + 4096);
+	    continue;
+	}
+	if (s == 3 && k > n / 4 && k < n / 2) {
+	    s = 2;
+	}
+	AddIo(b, (int64_t)k * MS, 0, 4096, s & 1, next[s]);
+	next[s] += 4096;
+    }
+    return b;
+}
+
+START_TEST(merge_streams_across_the_boundary)
+{
+    /* Streams left in a device's table by the first shard continue in
+     * the second, or are displaced there (-streams 2 and 4). */
+    CheckMergeOn(&Rb_StreamAnalyzerClass, "", StreamIos(3000), 3000);
+    CheckMergeOn(&Rb_StreamAnalyzerClass, "-streams 4", StreamIos(3000),
+	    3000);
+    CheckMergeOn(&Rb_StreamAnalyzerClass, "-streams 2", StreamIos(3000),
+	    3000);
+    CheckMergeOn(&Rb_StreamAnalyzerClass, "-streams 3 -field op",
+	    StreamIos(3000), 3000);
+}
+END_TEST
+
+START_TEST(merge_order_dependent_classes)
+{
+    /* Shards in time order whose boundary cuts through busy intervals,
+     * periods and reused blocks give the whole run's Attributes. */
+    CheckMerge(&Rb_PopularityAnalyzerClass, "");
+    CheckMerge(&Rb_PopularityAnalyzerClass, "-key deviceNo");
+    CheckMerge(&Rb_ReadAfterWriteAnalyzerClass, "-block 512");
+    CheckMerge(&Rb_ReadAfterWriteAnalyzerClass, "");
+    CheckMerge(&Rb_OnOffAnalyzerClass, "");
+    CheckMerge(&Rb_OnOffAnalyzerClass, "-idle 0.0015");
+    CheckMerge(&Rb_ReuseDistanceAnalyzerClass, "");
+    CheckMerge(&Rb_UtilizationAnalyzerClass, "");
+    CheckMerge(&Rb_UtilizationAnalyzerClass, "-field op");
+    CheckMerge(&Rb_QueueDepthAnalyzerClass, "");
+    CheckMerge(&Rb_StreamAnalyzerClass, "");
+    CheckMerge(&Rb_StreamAnalyzerClass, "-streams 2");
+    CheckMerge(&Rb_StreamAnalyzerClass, "-streams 4 -field op");
+    /* The later shard past -boundary: its queue is taken over. */
+    CheckMerge(&Rb_QueueDepthAnalyzerClass, "-boundary 0.1");
+    CheckMerge(&Rb_UtilizationAnalyzerClass, "-boundary 0.1");
+    CheckMerge(&Rb_ReuseDistanceAnalyzerClass, "-block 512 -sizes 100");
+}
+END_TEST
+
 START_TEST(merge_series_of_other_statistics_fails)
 {
     Tcl_Interp *interp = rbtest_interp();
@@ -244,6 +315,8 @@ rbtest_suite(void)
     tcase_add_test(tc, merge_series);
     tcase_add_test(tc, merge_heatmap_and_grouped_classes);
     tcase_add_test(tc, merge_series_of_other_statistics_fails);
+    tcase_add_test(tc, merge_order_dependent_classes);
+    tcase_add_test(tc, merge_streams_across_the_boundary);
     tcase_add_test(tc, series_read_only_the_fields_their_statistics_need);
     suite_add_tcase(s, tc);
     tc = tcase_create("schema");

@@ -504,6 +504,14 @@ Rb_BufFree(Rb_Buf *b)
     memset(b, 0, sizeof(*b));
 }
 
+/* A value of field `field` of schema s: for a text field the string its
+ * id stands for (an id means nothing in another process), else the
+ * integer; RB_ABSENT stays absent.  Rb_BufGetKey reads it back, interning
+ * a string in s again. */
+void		Rb_BufPutKey(Rb_Buf *b, const Rb_Schema *s, int field,
+		    int64_t value);
+int64_t		Rb_BufGetKey(Rb_Buf *b, Rb_Schema *s, int field);
+
 /*
  * ---------------------------------------------------------------------
  * Analyzers.  An Analyzer lives in a Flow and sees the records reaching

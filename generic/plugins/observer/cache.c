@@ -606,13 +606,21 @@ StackGet(Rb_Buf *b, Stack *s)
     s->curve.accesses = accesses;
     s->curve.cold = cold;
     n = Rb_BufGetCount(b, 16);
+    /* The k-th least recent at position k + 1, the tree built once. */
+    s->cap = 64;
+    while (s->cap < n + 1) {
+	s->cap *= 2;
+    }
+    s->tree = Rb_AllocArray(s->cap, sizeof(int32_t));
     for (k = 0; k < n && !b->bad; k++) {
 	int64_t block = Rb_BufGetInt(b);
 
-	if (StackPush(s, block, Rb_BufGetInt(b)) != 0) {
+	if (PosSwap(&s->last, block, k + 1, Rb_BufGetInt(b)) != 0) {
 	    b->bad = 1;		/* a block twice: not what StackPut wrote */
 	}
     }
+    s->next = k + 1;
+    RebuildTree(s);
 }
 
 /*

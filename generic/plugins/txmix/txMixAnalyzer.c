@@ -66,7 +66,7 @@ typedef struct Cell {
     int64_t first;
 } Cell;
 
-/* The key of an outside cell (TCL array key of 4 ints). */
+/* The key of an outside cell: a Tcl hash key of 4 ints. */
 typedef struct CellKey {
     int64_t type, window;
 } CellKey;
@@ -100,15 +100,15 @@ static const char *const txMixAttrs[] = {
 
 /*
  * FreeWindows --
- *	Frees the per-type window arrays and the type table.
+ *	Frees the per-type window arrays, the type table and the outside
+ *	cells.
  */
 static void
 FreeWindows(TxMixState *st)
 {
-    int j;
-
     Tcl_HashSearch hs;
     Tcl_HashEntry *e;
+    int j;
 
     for (j = 0; j < st->ntypes; j++) {
 	free(st->count[j]);

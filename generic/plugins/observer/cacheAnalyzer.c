@@ -276,6 +276,26 @@ SimAccess(CacheState *st, int row, int64_t block)
 }
 
 /*
+ * SplitRun --
+ *	Whether the run starting is split over the processes of mpirun
+ *	(rubicon::mpi split); the interpreter's result is kept.
+ */
+static int
+SplitRun(Tcl_Interp *interp)
+{
+    Tcl_InterpState saved = Tcl_SaveInterpState(interp, TCL_OK);
+    int split = 0;
+
+    if (Tcl_Eval(interp, "::rubicon::mpi split") != TCL_OK
+	    || Tcl_GetIntFromObj(NULL, Tcl_GetObjResult(interp), &split)
+	    != TCL_OK) {
+	split = 0;
+    }
+    Tcl_RestoreInterpState(interp, saved);
+    return split;
+}
+
+/*
  * CacheStart --
  *	Resolves the fields (offset and size must hold integers) and starts
  *	an empty model.
@@ -285,6 +305,16 @@ CacheStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     CacheState *st = a->state;
 
+    if (st->policy && strcmp(st->policy, "lru") != 0
+	    && SplitRun(run->interp)) {
+	Rb_AnalyzerError(a, "RUBICON SPLIT UNMERGEABLE", "ObserverCacheAnalyzer "
+		"-policy %s cannot merge the partial results of a run split "
+		"over processes (a simulated cache holds what every access "
+		"before left in it); run it in one process (mpirun -np 1, or "
+		"without mpirun), or with -policy lru, which merges exactly",
+		st->policy);
+	return TCL_ERROR;
+    }
     /* The device is only a key; offsets and sizes are byte counts. */
     if (Rb_AnalyzerField(a, run, st->deviceField, &st->devIdx) != TCL_OK
 	    || Rb_AnalyzerTypedField(a, run, st->offsetField,
@@ -587,6 +617,12 @@ CacheSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
     CacheState *st = a->state;
     int k;
 
+    if (st->nsim > 0) {
+	Rb_AnalyzerError(a, "RUBICON SPLIT UNMERGEABLE", "ObserverCacheAnalyzer "
+		"-policy %s cannot merge a split run's partial results",
+		st->policy);
+	return TCL_ERROR;
+    }
     Rb_BufPutInt(buf, st->unplaced);
     Rb_BufPutInt(buf, st->failed);
     Rb_BufPutInt(buf, st->devices.numEntries);

@@ -498,16 +498,21 @@ TxMixMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     return TCL_OK;
 }
 
+/* A column and the rank of its first transaction, for sorting. */
+typedef struct ColumnRank {
+    int64_t first;
+    int column;
+} ColumnRank;
+
 /*
  * CompareFirst --
  *	qsort order of columns by the rank of their first transaction.
  */
-static const int64_t *sortFirst;
-
 static int
 CompareFirst(const void *p, const void *q)
 {
-    int64_t x = sortFirst[*(const int *)p], y = sortFirst[*(const int *)q];
+    int64_t x = ((const ColumnRank *)p)->first;
+    int64_t y = ((const ColumnRank *)q)->first;
 
     return (x > y) - (x < y);
 }
@@ -520,39 +525,36 @@ CompareFirst(const void *p, const void *q)
 static void
 SortColumns(TxMixState *st)
 {
-    int *order = Rb_AllocArray(st->ntypes + 1, sizeof(int)), j;
+    ColumnRank *order = Rb_AllocArray(st->ntypes + 1, sizeof(ColumnRank));
     void **tmp = Rb_AllocArray(st->ntypes + 1, sizeof(void *));
     int64_t *keys = Rb_AllocArray(st->ntypes + 1, sizeof(int64_t));
-    int64_t *firsts = Rb_AllocArray(st->ntypes + 1, sizeof(int64_t));
     void **arrays[3];
-    int k;
+    int j, k;
 
     for (j = 0; j < st->ntypes; j++) {
-	order[j] = j;
+	order[j].first = st->typeFirst[j];
+	order[j].column = j;
     }
-    sortFirst = st->typeFirst;
-    qsort(order, st->ntypes, sizeof(int), CompareFirst);
+    qsort(order, st->ntypes, sizeof(ColumnRank), CompareFirst);
     arrays[0] = (void **)st->count;
     arrays[1] = (void **)st->rtimeNs;
     arrays[2] = (void **)st->first;
     for (k = 0; k < 3; k++) {
 	for (j = 0; j < st->ntypes; j++) {
-	    tmp[j] = arrays[k][order[j]];
+	    tmp[j] = arrays[k][order[j].column];
 	}
 	memcpy(arrays[k], tmp, st->ntypes * sizeof(void *));
     }
     for (j = 0; j < st->ntypes; j++) {
-	keys[j] = st->typeKeys[order[j]];
-	firsts[j] = st->typeFirst[order[j]];
+	keys[j] = st->typeKeys[order[j].column];
+	st->typeFirst[j] = order[j].first;
 	Tcl_SetHashValue(Tcl_FindHashEntry(&st->types,
 		(const char *)(intptr_t)keys[j]), (ClientData)(intptr_t)j);
     }
     memcpy(st->typeKeys, keys, st->ntypes * sizeof(int64_t));
-    memcpy(st->typeFirst, firsts, st->ntypes * sizeof(int64_t));
     free(order);
     free(tmp);
     free(keys);
-    free(firsts);
 }
 
 /*

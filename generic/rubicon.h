@@ -504,6 +504,15 @@ Rb_BufFree(Rb_Buf *b)
     memset(b, 0, sizeof(*b));
 }
 
+/* Appends a value of field `field` of schema s: for a text field the
+ * string its id stands for (an id means nothing in another process),
+ * else the integer; RB_ABSENT stays absent. */
+void		Rb_BufPutKey(Rb_Buf *b, const Rb_Schema *s, int field,
+		    int64_t value);
+/* Reads a value Rb_BufPutKey wrote for that field, interning a string in
+ * s again; 0 with bad set when the bytes are not such a value. */
+int64_t		Rb_BufGetKey(Rb_Buf *b, Rb_Schema *s, int field);
+
 /*
  * ---------------------------------------------------------------------
  * Analyzers.  An Analyzer lives in a Flow and sees the records reaching

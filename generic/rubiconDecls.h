@@ -139,7 +139,9 @@
     X(Rb_FlowScratchFree) \
     X(Rb_CacheSimCreate) \
     X(Rb_CacheSimAccess) \
-    X(Rb_CacheSimFree)
+    X(Rb_CacheSimFree) \
+    X(Rb_BufPutKey) \
+    X(Rb_BufGetKey)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -326,6 +328,8 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_CacheSimCreate (rbStubsPtr->Rb_CacheSimCreate_p)
 #define Rb_CacheSimAccess (rbStubsPtr->Rb_CacheSimAccess_p)
 #define Rb_CacheSimFree (rbStubsPtr->Rb_CacheSimFree_p)
+#define Rb_BufPutKey (rbStubsPtr->Rb_BufPutKey_p)
+#define Rb_BufGetKey (rbStubsPtr->Rb_BufGetKey_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

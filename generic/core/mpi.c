@@ -623,24 +623,28 @@ RbMpiAbort(int status)
 
 /*
  * MpiCmd --
- *	rubicon::mpi rank|size: this process's rank (0 without mpirun) and
- *	the number of processes of the run (1 without mpirun).
+ *	rubicon::mpi rank|size|split: this process's rank (0 without
+ *	mpirun), the number of processes of the run (1 without mpirun), and
+ *	whether the run going on or next is split over them (1 or 0; an
+ *	Analyzer whose options make it unmergeable asks this in its start
+ *	hook, to refuse before reading).
  */
 static int
 MpiCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    static const char *const subs[] = {"rank", "size", NULL};
+    static const char *const subs[] = {"rank", "size", "split", NULL};
     int idx;
 
     if (objc != 2) {
-	Tcl_WrongNumArgs(interp, 1, objv, "rank|size");
+	Tcl_WrongNumArgs(interp, 1, objv, "rank|size|split");
 	return TCL_ERROR;
     }
     if (Tcl_GetIndexFromObj(interp, objv[1], subs, "subcommand", 0, &idx)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }
-    Tcl_SetObjResult(interp, Tcl_NewIntObj(idx == 0 ? mpiRank : mpiSize));
+    Tcl_SetObjResult(interp, Tcl_NewIntObj(idx == 0 ? mpiRank
+	    : idx == 1 ? mpiSize : RbMpiSplit()));
     return TCL_OK;
 }
 

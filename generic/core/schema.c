@@ -373,3 +373,53 @@ RbNamedSchema(const char *spec, Rb_Error *err)
     }
     return proc(colon ? colon + 1 : NULL, err);
 }
+
+/*
+ * Rb_BufPutKey --
+ *	Appends the value of field `field` of schema s to a split run's
+ *	partial state: absent, the string of a text field's id (ids are
+ *	numbered by each process in its own order), or the integer.
+ * Results: none.
+ * Side effects: grows b; sets b->bad when memory runs out.
+ */
+void
+Rb_BufPutKey(Rb_Buf *b, const Rb_Schema *s, int field, int64_t value)
+{
+    if (value == RB_ABSENT) {
+	Rb_BufPutInt(b, 0);
+    } else if (s->fields[field].type == RB_FT_STRING) {
+	const char *text = Rb_SchemaString(s, value);
+
+	Rb_BufPutInt(b, 2);
+	Rb_BufPutString(b, text, strlen(text));
+    } else {
+	Rb_BufPutInt(b, 1);
+	Rb_BufPutInt(b, value);
+    }
+}
+
+/*
+ * Rb_BufGetKey --
+ *	Reads a value that Rb_BufPutKey wrote, for field `field` of s.
+ * Results: the value (RB_ABSENT for an absent one); 0 with b->bad set
+ *	when the bytes run short or are not such a value.
+ * Side effects: interns a string in s.
+ */
+int64_t
+Rb_BufGetKey(Rb_Buf *b, Rb_Schema *s, int field)
+{
+    int64_t tag = Rb_BufGetInt(b);
+
+    if (tag == 0) {
+	return RB_ABSENT;
+    } else if (tag == 1 && s->fields[field].type != RB_FT_STRING) {
+	return Rb_BufGetInt(b);
+    } else if (tag == 2 && s->fields[field].type == RB_FT_STRING) {
+	size_t n;
+	const char *text = Rb_BufGetString(b, &n);
+
+	return text ? Rb_SchemaIntern(s, text, n) : 0;
+    }
+    b->bad = 1;
+    return 0;
+}

@@ -5,7 +5,9 @@
  *	stack-distance curve must equal a direct LRU simulation (written
  *	here, sharing no code with the model) at every size tested, for
  *	the shared cache and for each workload's partition, on synthetic
- *	sequences and on the real CloudPhysics vSCSI sample.
+ *	sequences and on the real CloudPhysics vSCSI sample; and the models
+ *	of a sequence's shards, merged as a split run merges them, must
+ *	equal that simulation of the whole.
  */
 
 #include "rbtest.h"
@@ -255,6 +257,167 @@ START_TEST(cache_curve_equals_lru_cloudphysics)
 }
 END_TEST
 
+/* A shard's model and its workloads' values, local id -> value. */
+typedef struct Part {
+    Rb_CacheModel *m;
+    int vals[8], nvals;
+} Part;
+
+static int64_t
+SameBlock(void *cd, int64_t block)
+{
+    (void) cd;
+    return block;
+}
+
+/*
+ * LocalId --
+ *	The id of workload value v in part p, numbered in order of first
+ *	sight as ObserverCacheAnalyzer numbers them.
+ */
+static int
+LocalId(Part *p, int v)
+{
+    int k;
+
+    for (k = 0; k < p->nvals; k++) {
+	if (p->vals[k] == v) {
+	    return k;
+	}
+    }
+    p->vals[p->nvals] = v;
+    return p->nvals++;
+}
+
+/*
+ * ShardModel --
+ *	A model of accesses [from, to), sent through RbCacheModelPut and
+ *	rebuilt by RbCacheModelGet as a split run sends it.
+ */
+static Part
+ShardModel(const int *w, const int64_t *b, int64_t from, int64_t to)
+{
+    Part p = {RbCacheModelCreate(0), {0}, 0}, q;
+    Rb_Buf buf = {NULL, 0, 0, 0, 0};
+    int64_t i;
+
+    for (i = from; i < to; i++) {
+	ck_assert(RbCacheModelAccess(p.m, LocalId(&p, w[i]), b[i]));
+    }
+    RbCacheModelPut(&buf, p.m);
+    q = p;
+    q.m = RbCacheModelCreate(0);
+    ck_assert(RbCacheModelGet(&buf, q.m));
+    ck_assert(!buf.bad && buf.pos == buf.len);
+    Rb_BufFree(&buf);
+    RbCacheModelFree(p.m);
+    return q;
+}
+
+/*
+ * MergeParts --
+ *	Merges part o (later accesses) into p, its workloads renamed by
+ *	value; frees o.
+ */
+static void
+MergeParts(Part *p, Part *o)
+{
+    int wmap[8], k;
+
+    for (k = 0; k < o->nvals; k++) {
+	wmap[k] = LocalId(p, o->vals[k]);
+    }
+    ck_assert(RbCacheModelMerge(p->m, o->m, SameBlock, NULL, wmap));
+    RbCacheModelFree(o->m);
+}
+
+/*
+ * CheckSplit --
+ *	Cuts n accesses into four shards at the given points, builds each
+ *	shard's model, and merges them as a split run's tree does ((0 1)
+ *	(2 3)); checks the hits at each size against LruHits over all the
+ *	accesses, shared and per workload (numbered in order of first sight).
+ */
+static void
+CheckSplit(const int *w, const int64_t *b, int64_t n, const int64_t cut[3],
+	const int64_t *sizes, int nsizes)
+{
+    int64_t bounds[5] = {0, cut[0], cut[1], cut[2], n};
+    int64_t *sub = malloc((n + 1) * sizeof(int64_t)), i, k;
+    Part parts[4];
+    int j, s;
+
+    for (j = 0; j < 4; j++) {
+	parts[j] = ShardModel(w, b, bounds[j], bounds[j + 1]);
+    }
+    MergeParts(&parts[0], &parts[1]);
+    MergeParts(&parts[2], &parts[3]);
+    MergeParts(&parts[0], &parts[2]);
+    ck_assert_int_eq(RbCacheModelCurve(parts[0].m, -1)->accesses, n);
+    for (s = 0; s < nsizes; s++) {
+	ck_assert_int_eq(RbCacheCurveHits(RbCacheModelCurve(parts[0].m, -1),
+		sizes[s]), LruHits(b, n, sizes[s]));
+	for (j = 0; j < parts[0].nvals; j++) {
+	    for (i = k = 0; i < n; i++) {
+		if (w[i] == parts[0].vals[j]) {
+		    sub[k++] = b[i];
+		}
+	    }
+	    ck_assert_int_eq(RbCacheCurveHits(RbCacheModelCurve(parts[0].m,
+		    parts[0].nvals > 1 ? j : -1), sizes[s]),
+		    LruHits(sub, k, sizes[s]));
+	}
+    }
+    RbCacheModelFree(parts[0].m);
+    free(sub);
+}
+
+/*
+ * A split run's merge: shards of the synthetic mix (three workloads, a
+ * workload first seen in a later shard, an empty shard, a shard of
+ * workload 0 alone) merged give the hits of an LRU simulation of the
+ * whole sequence.
+ */
+START_TEST(cache_merged_shards_equal_lru)
+{
+    enum { N = 30000 };
+    static const int64_t sizes[] = {1, 2, 7, 64, 500, 1999, 2000, 5000,
+	100000};
+    static const int64_t cuts[][3] = {
+	{7000, 15000, 22000}, {1, 2, 29999}, {0, 0, 16000},
+	{12000, 12000, 20000}, {3000, 9000, 30000}
+    };
+    int *w = malloc(N * sizeof(int));
+    int64_t *b = malloc(N * sizeof(int64_t));
+    uint64_t seed = 88172645463325252ULL;
+    int64_t i;
+    size_t c;
+
+    for (i = 0; i < N; i++) {
+	uint64_t r = NextRandom(&seed);
+
+	/* Workload 2 only from access 10000 on; 0 alone before 3000. */
+	w[i] = i < 3000 ? 0 : (int) (r % (i < 10000 ? 2 : 3));
+	switch (w[i]) {
+	case 0: b[i] = (int64_t) ((r >> 8) % 4000 * ((r >> 30) % 4000) / 4000);
+	    break;
+	case 1: b[i] = 1000000 + i / 3 % 1500; break;
+	default: b[i] = (int64_t) ((r >> 8) % 3000); break;
+	}
+    }
+    for (c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+	CheckSplit(w, b, N, cuts[c], sizes, sizeof(sizes) / sizeof(sizes[0]));
+    }
+    /* One workload only: its partition is the shared stack throughout. */
+    for (i = 0; i < N; i++) {
+	w[i] = 4;
+    }
+    CheckSplit(w, b, N, cuts[0], sizes, sizeof(sizes) / sizeof(sizes[0]));
+    free(w);
+    free(b);
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -266,6 +429,7 @@ rbtest_suite(void)
     tcase_add_test(tc, cache_curve_equals_lru_synthetic);
     tcase_add_test(tc, cache_curve_late_workload_and_renumbering);
     tcase_add_test(tc, cache_curve_equals_lru_cloudphysics);
+    tcase_add_test(tc, cache_merged_shards_equal_lru);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,6 +7,10 @@
  *	switch is unknown and not charged.  Works on ftrace records
  *	(sched_switch, prev_pid, next_pid, the defaults) and on Magpie
  *	event logs (give the field names and the switch event's name).
+ *
+ *	Mergeable: each CPU keeps its first switch (time and thread switched
+ *	out) besides its last, so that a later shard's first interval on a
+ *	CPU is charged at the merge as one pass charges it.
  */
 
 #include <stdlib.h>
@@ -23,7 +27,7 @@ typedef struct ThreadCpuState {
     int64_t switchId;
     int64_t idleValue;
     Rb_Schema *schema;
-    Tcl_HashTable lastSwitch;	/* cpu value -> int64 ns (boxed) */
+    Tcl_HashTable cpus;		/* cpu value -> CpuSwitches */
     Tcl_HashTable threads;	/* thread value -> ThreadUse */
     int tablesInit;
     int64_t busyNs, idleNs;
@@ -33,6 +37,14 @@ typedef struct ThreadUse {
     int64_t ns;
     int64_t switchesIn;
 } ThreadUse;
+
+/* A CPU's switches: its first (uncharged) and its last, ns. */
+typedef struct CpuSwitches {
+    int64_t first;
+    int64_t firstPrev;		/* Thread switched out at first, or
+				 * RB_ABSENT. */
+    int64_t last;
+} CpuSwitches;
 
 static const Rb_Option threadCpuOptions[] = {
     {"-eventfield", RB_OPT_STRING, offsetof(ThreadCpuState, eventField),
@@ -71,12 +83,12 @@ FreeTables(ThreadCpuState *s)
 	    e = Tcl_NextHashEntry(&hs)) {
 	free(Tcl_GetHashValue(e));
     }
-    for (e = Tcl_FirstHashEntry(&s->lastSwitch, &hs); e;
+    for (e = Tcl_FirstHashEntry(&s->cpus, &hs); e;
 	    e = Tcl_NextHashEntry(&hs)) {
 	free(Tcl_GetHashValue(e));
     }
     Tcl_DeleteHashTable(&s->threads);
-    Tcl_DeleteHashTable(&s->lastSwitch);
+    Tcl_DeleteHashTable(&s->cpus);
     s->tablesInit = 0;
 }
 
@@ -121,7 +133,7 @@ ThreadCpuStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     } else {
 	s->idleValue = strtoll(s->idle, NULL, 10);
     }
-    Tcl_InitHashTable(&s->lastSwitch, TCL_ONE_WORD_KEYS);
+    Tcl_InitHashTable(&s->cpus, TCL_ONE_WORD_KEYS);
     Tcl_InitHashTable(&s->threads, TCL_ONE_WORD_KEYS);
     s->tablesInit = 1;
     s->busyNs = s->idleNs = 0;
@@ -146,6 +158,26 @@ Use(ThreadCpuState *s, int64_t thread)
 }
 
 /*
+ * Charge --
+ *	Charges the interval from a CPU's previous switch at last to a switch
+ *	at t that switched prev out: to the idle time or to prev.  Nothing
+ *	for an unknown prev or a time going back.
+ */
+static void
+Charge(ThreadCpuState *s, int64_t last, int64_t t, int64_t prev)
+{
+    if (prev == RB_ABSENT || t < last) {
+	return;
+    }
+    if (prev == s->idleValue) {
+	s->idleNs += t - last;
+    } else {
+	Use(s, prev)->ns += t - last;
+	s->busyNs += t - last;
+    }
+}
+
+/*
  * ThreadCpuRecord --
  *	Charges the interval since the CPU's last switch to the thread
  *	switched out.
@@ -156,7 +188,7 @@ ThreadCpuRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
     ThreadCpuState *s = a->state;
     int64_t t = b->col[0][i], cpu = b->col[s->fCpu][i];
     int64_t prev = b->col[s->fPrev][i], next = b->col[s->fNext][i];
-    int64_t *last;
+    CpuSwitches *c;
     Tcl_HashEntry *e;
     int isNew;
 
@@ -164,37 +196,158 @@ ThreadCpuRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
 	    || t == RB_ABSENT) {
 	return;
     }
-    e = Tcl_CreateHashEntry(&s->lastSwitch, SlotKey(cpu), &isNew);
+    e = Tcl_CreateHashEntry(&s->cpus, SlotKey(cpu), &isNew);
     if (isNew) {
-	last = Rb_Alloc(sizeof(int64_t));
-	Tcl_SetHashValue(e, last);
+	c = Rb_Alloc(sizeof(CpuSwitches));
+	c->first = t;
+	c->firstPrev = prev;
+	Tcl_SetHashValue(e, c);
     } else {
-	last = Tcl_GetHashValue(e);
-	if (prev != RB_ABSENT && t >= *last) {
-	    if (prev == s->idleValue) {
-		s->idleNs += t - *last;
-	    } else {
-		Use(s, prev)->ns += t - *last;
-		s->busyNs += t - *last;
-	    }
-	}
+	c = Tcl_GetHashValue(e);
+	Charge(s, c->last, t, prev);
     }
-    *last = t;
+    c->last = t;
     if (next != RB_ABSENT && next != s->idleValue) {
 	Use(s, next)->switchesIn++;
     }
 }
 
+/*
+ * ThreadCpuSerialize --
+ *	Busy and idle time, each CPU's first and last switch, each thread's
+ *	time and switches in (CPUs and threads by value, text as text).
+ */
+static int
+ThreadCpuSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    ThreadCpuState *s = a->state;
+    Tcl_HashSearch hs;
+    Tcl_HashEntry *e;
+
+    Rb_BufPutInt(buf, s->busyNs);
+    Rb_BufPutInt(buf, s->idleNs);
+    Rb_BufPutInt(buf, s->cpus.numEntries);
+    for (e = Tcl_FirstHashEntry(&s->cpus, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	const CpuSwitches *c = Tcl_GetHashValue(e);
+
+	Rb_BufPutKey(buf, s->schema, s->fCpu,
+		(int64_t)(intptr_t)Tcl_GetHashKey(&s->cpus, e));
+	Rb_BufPutInt(buf, c->first);
+	Rb_BufPutKey(buf, s->schema, s->fPrev, c->firstPrev);
+	Rb_BufPutInt(buf, c->last);
+    }
+    Rb_BufPutInt(buf, s->threads.numEntries);
+    for (e = Tcl_FirstHashEntry(&s->threads, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	const ThreadUse *u = Tcl_GetHashValue(e);
+
+	Rb_BufPutKey(buf, s->schema, s->fPrev,
+		(int64_t)(intptr_t)Tcl_GetHashKey(&s->threads, e));
+	Rb_BufPutInt(buf, u->ns);
+	Rb_BufPutInt(buf, u->switchesIn);
+    }
+    return TCL_OK;
+}
+
+/*
+ * ThreadCpuDeserialize --
+ *	Restores what ThreadCpuSerialize wrote into a started instance.
+ */
+static int
+ThreadCpuDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    ThreadCpuState *s = a->state;
+    int64_t n, k;
+
+    s->busyNs = Rb_BufGetInt(buf);
+    s->idleNs = Rb_BufGetInt(buf);
+    n = Rb_BufGetCount(buf, 32);
+    for (k = 0; k < n && !buf->bad; k++) {
+	int64_t cpu = Rb_BufGetKey(buf, s->schema, s->fCpu);
+	CpuSwitches *c = Rb_Alloc(sizeof(CpuSwitches));
+	int isNew;
+
+	c->first = Rb_BufGetInt(buf);
+	c->firstPrev = Rb_BufGetKey(buf, s->schema, s->fPrev);
+	c->last = Rb_BufGetInt(buf);
+	Tcl_SetHashValue(Tcl_CreateHashEntry(&s->cpus, SlotKey(cpu),
+		&isNew), c);
+	if (!isNew) {
+	    buf->bad = 1;	/* a CPU twice: not what serialize wrote */
+	}
+    }
+    n = Rb_BufGetCount(buf, 24);
+    for (k = 0; k < n && !buf->bad; k++) {
+	ThreadUse *u = Use(s, Rb_BufGetKey(buf, s->schema, s->fPrev));
+
+	u->ns += Rb_BufGetInt(buf);
+	u->switchesIn += Rb_BufGetInt(buf);
+    }
+    return TCL_OK;		/* the core reports a short buffer */
+}
+
+/*
+ * ThreadCpuMerge --
+ *	Adds a later shard's times and switches; a CPU's first switch there
+ *	charges the interval since its last switch here, as in one pass.
+ */
+static int
+ThreadCpuMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    ThreadCpuState *s = a->state;
+    ThreadCpuState *o = other->state;
+    Tcl_HashSearch hs;
+    Tcl_HashEntry *e;
+
+    s->busyNs += o->busyNs;
+    s->idleNs += o->idleNs;
+    for (e = Tcl_FirstHashEntry(&o->threads, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	const ThreadUse *from = Tcl_GetHashValue(e);
+	ThreadUse *u = Use(s, (int64_t)(intptr_t)Tcl_GetHashKey(&o->threads,
+		e));
+
+	u->ns += from->ns;
+	u->switchesIn += from->switchesIn;
+    }
+    for (e = Tcl_FirstHashEntry(&o->cpus, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	const CpuSwitches *from = Tcl_GetHashValue(e);
+	int isNew;
+	Tcl_HashEntry *here = Tcl_CreateHashEntry(&s->cpus,
+		Tcl_GetHashKey(&o->cpus, e), &isNew);
+	CpuSwitches *c;
+
+	if (isNew) {
+	    c = Rb_Alloc(sizeof(CpuSwitches));
+	    *c = *from;
+	    Tcl_SetHashValue(here, c);
+	} else {
+	    c = Tcl_GetHashValue(here);
+	    Charge(s, c->last, from->first, from->firstPrev);
+	    c->last = from->last;
+	}
+    }
+    return TCL_OK;
+}
+
 typedef struct Row {
     int64_t thread;
+    const char *name;		/* A text thread's text, else NULL. */
     const ThreadUse *use;
 } Row;
 
+/* Threads by number, or text threads by text (the ids of text are
+ * numbered in another order by each process of a split run). */
 static int
 CompareRows(const void *x, const void *y)
 {
     const Row *a = x, *b = y;
 
+    if (a->name != NULL) {
+	return strcmp(a->name, b->name);
+    }
     return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
 
@@ -221,6 +374,8 @@ ThreadCpuEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     for (e = Tcl_FirstHashEntry(&s->threads, &hs); e;
 	    e = Tcl_NextHashEntry(&hs)) {
 	rows[n].thread = (int64_t)(intptr_t)Tcl_GetHashKey(&s->threads, e);
+	rows[n].name = isText ? Rb_SchemaString(s->schema, rows[n].thread)
+		: NULL;
 	rows[n++].use = Tcl_GetHashValue(e);
     }
     qsort(rows, n, sizeof(Row), CompareRows);
@@ -229,8 +384,7 @@ ThreadCpuEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	char buf[32];
 
 	if (isText) {
-	    Rb_AttrSetText(table, r, 0, Rb_SchemaString(s->schema,
-		    rows[k].thread));
+	    Rb_AttrSetText(table, r, 0, rows[k].name);
 	} else {
 	    snprintf(buf, sizeof(buf), "%lld", (long long)rows[k].thread);
 	    Rb_AttrSetText(table, r, 0, buf);
@@ -259,9 +413,13 @@ const Rb_AnalyzerClass MgThreadCpuAnalyzerClass = {
     .stateSize = sizeof(ThreadCpuState),
     .options = threadCpuOptions,
     .attrs = threadCpuAttrs,
+    .mergeable = 1,
     .perRecordState = 1,
     .start = ThreadCpuStart,
     .record = ThreadCpuRecord,
     .end = ThreadCpuEnd,
+    .merge = ThreadCpuMerge,
     .freeState = ThreadCpuFree,
+    .serialize = ThreadCpuSerialize,
+    .deserialize = ThreadCpuDeserialize,
 };

@@ -21,15 +21,24 @@
  *	trace of a billion distinct blocks ends in an error, not in the
  *	machine running out of memory.  Stacks start small, so that a
  *	workload costs little beyond its entries.
+ *
+ *	Mergeable (a split run, RbCacheModelMerge): a later shard's reuses
+ *	keep their distances, and its first touches of blocks, replayed in
+ *	order onto the earlier shards' stack, get the distances one pass
+ *	gives them (the distinct blocks since a block's last access are the
+ *	later shard's blocks touched before, then the earlier stack's above
+ *	it not among those); its stack, in its order, then goes on top.
+ *	Each entry keeps the rank of its block's first access for that.
  */
 
 #include <stdlib.h>
 #include <string.h>
 #include "observer.h"
 
-/* Open-addressing map from a block to its last position (0: none). */
+/* Open-addressing map from a block to its last position (0: none) and
+ * the rank of its first access in its stack. */
 typedef struct PosMap {
-    int64_t *keys, *vals;
+    int64_t *keys, *vals, *firsts;
     size_t cap, used;
 } PosMap;
 
@@ -83,37 +92,42 @@ PosSlot(const PosMap *m, int64_t key)
 /*
  * PosSwap --
  *	Sets key's last position to pos; returns the previous one (0 if
- *	none).  Grows the map at half full.
+ *	none, when rank is kept as its first access's).  Grows the map at
+ *	half full.
  */
 static int64_t
-PosSwap(PosMap *m, int64_t key, int64_t pos)
+PosSwap(PosMap *m, int64_t key, int64_t pos, int64_t rank)
 {
     size_t i;
     int64_t old;
 
     if (2 * (m->used + 1) > m->cap) {
-	PosMap bigger = {NULL, NULL, m->cap ? m->cap * 2 : 16, 0};
+	PosMap bigger = {NULL, NULL, NULL, m->cap ? m->cap * 2 : 16, 0};
 	size_t j;
 
 	bigger.keys = Rb_AllocArray(bigger.cap, sizeof(int64_t));
 	bigger.vals = Rb_AllocArray(bigger.cap, sizeof(int64_t));
+	bigger.firsts = Rb_AllocArray(bigger.cap, sizeof(int64_t));
 	for (j = 0; j < m->cap; j++) {
 	    if (m->vals[j] != 0) {
 		size_t s = PosSlot(&bigger, m->keys[j]);
 
 		bigger.keys[s] = m->keys[j];
 		bigger.vals[s] = m->vals[j];
+		bigger.firsts[s] = m->firsts[j];
 		bigger.used++;
 	    }
 	}
 	free(m->keys);
 	free(m->vals);
+	free(m->firsts);
 	*m = bigger;
     }
     i = PosSlot(m, key);
     old = m->vals[i];
     if (old == 0) {
 	m->keys[i] = key;
+	m->firsts[i] = rank;
 	m->used++;
     }
     m->vals[i] = pos;
@@ -233,9 +247,69 @@ StackCopy(Stack *dst, const Stack *src)
     *dst = *src;
     dst->last.keys = CopyOf(src->last.keys, src->last.cap * sizeof(int64_t));
     dst->last.vals = CopyOf(src->last.vals, src->last.cap * sizeof(int64_t));
+    dst->last.firsts = CopyOf(src->last.firsts,
+	    src->last.cap * sizeof(int64_t));
     dst->tree = CopyOf(src->tree, src->cap * sizeof(int32_t));
     dst->curve.atDistance = CopyOf(src->curve.atDistance,
 	    src->curveCap * sizeof(int64_t));
+}
+
+/*
+ * StackPush --
+ *	Puts block on top of stack s, a new entry with first-access rank
+ *	`rank` if it was not held.
+ * Results: its distance (1 + the distinct other blocks since its last
+ *	access) or 0 if it was not held.
+ */
+static int64_t
+StackPush(Stack *s, int64_t block, int64_t rank)
+{
+    int64_t pos, prev, d = 0;
+
+    if (s->next == 0) {
+	s->next = 1;		/* position 0 means "never accessed" */
+    }
+    if (s->next > s->cap) {
+	GrowTree(s);
+    }
+    pos = s->next++;
+    prev = PosSwap(&s->last, block, pos, rank);
+    if (prev != 0) {
+	d = TreePrefix(s, pos - 1) - TreePrefix(s, prev) + 1;
+	TreeAdd(s, prev, -1);
+    }
+    TreeAdd(s, pos, 1);
+    return d;
+}
+
+/*
+ * CurveCount --
+ *	Counts n accesses at distance d (0: cold) in stack s's curve.
+ */
+static void
+CurveCount(Stack *s, int64_t d, int64_t n)
+{
+    s->curve.accesses += n;
+    if (d == 0) {
+	s->curve.cold += n;
+	return;
+    }
+    if (d >= s->curveCap) {
+	int64_t cap = s->curveCap ? s->curveCap : 64;
+
+	while (cap <= d) {
+	    cap *= 2;
+	}
+	s->curve.atDistance = Rb_ReallocArray(s->curve.atDistance, cap,
+		sizeof(int64_t));
+	memset(s->curve.atDistance + s->curveCap, 0,
+		(cap - s->curveCap) * sizeof(int64_t));
+	s->curveCap = cap;
+    }
+    s->curve.atDistance[d] += n;
+    if (d > s->curve.maxDistance) {
+	s->curve.maxDistance = d;
+    }
 }
 
 /*
@@ -247,40 +321,9 @@ StackCopy(Stack *dst, const Stack *src)
 static int64_t
 StackAccess(Stack *s, int64_t block)
 {
-    int64_t pos, prev, d = 0;
+    int64_t d = StackPush(s, block, s->curve.accesses);
 
-    if (s->next == 0) {
-	s->next = 1;		/* position 0 means "never accessed" */
-    }
-    if (s->next > s->cap) {
-	GrowTree(s);
-    }
-    pos = s->next++;
-    prev = PosSwap(&s->last, block, pos);
-    s->curve.accesses++;
-    if (prev == 0) {
-	s->curve.cold++;
-    } else {
-	d = TreePrefix(s, pos - 1) - TreePrefix(s, prev) + 1;
-	TreeAdd(s, prev, -1);
-	if (d >= s->curveCap) {
-	    int64_t cap = s->curveCap ? s->curveCap : 64;
-
-	    while (cap <= d) {
-		cap *= 2;
-	    }
-	    s->curve.atDistance = Rb_ReallocArray(s->curve.atDistance, cap,
-		    sizeof(int64_t));
-	    memset(s->curve.atDistance + s->curveCap, 0,
-		    (cap - s->curveCap) * sizeof(int64_t));
-	    s->curveCap = cap;
-	}
-	s->curve.atDistance[d]++;
-	if (d > s->curve.maxDistance) {
-	    s->curve.maxDistance = d;
-	}
-    }
-    TreeAdd(s, pos, 1);
+    CurveCount(s, d, 1);
     return d;
 }
 
@@ -289,6 +332,7 @@ StackFree(Stack *s)
 {
     free(s->last.keys);
     free(s->last.vals);
+    free(s->last.firsts);
     free(s->tree);
     free(s->curve.atDistance);
 }
@@ -474,4 +518,232 @@ RbCacheModelFree(Rb_CacheModel *m)
     free(m->sharedDist);
     free(m->ownDist);
     free(m);
+}
+
+/* A stack's entry: its block, last position and first-access rank. */
+typedef struct Entry {
+    int64_t block, pos, first;
+} Entry;
+
+static int
+CompareByPos(const void *p, const void *q)
+{
+    const Entry *x = p, *y = q;
+
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int
+CompareByFirst(const void *p, const void *q)
+{
+    const Entry *x = p, *y = q;
+
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/*
+ * StackEntries --
+ *	The entries of stack s (malloc'd, *n of them), sorted by cmp.
+ */
+static Entry *
+StackEntries(const Stack *s, int64_t *n,
+	int (*cmp)(const void *, const void *))
+{
+    Entry *e = Rb_AllocArray(s->last.used + 1, sizeof(Entry));
+    size_t j;
+
+    *n = 0;
+    for (j = 0; j < s->last.cap; j++) {
+	if (s->last.vals[j] != 0) {
+	    e[*n].block = s->last.keys[j];
+	    e[*n].pos = s->last.vals[j];
+	    e[(*n)++].first = s->last.firsts[j];
+	}
+    }
+    qsort(e, (size_t)*n, sizeof(Entry), cmp);
+    return e;
+}
+
+/*
+ * StackPut, StackGet --
+ *	A stack as its curve (accesses, cold, the count at each distance)
+ *	and its entries from the least recent: block and first-access rank.
+ *	StackGet rebuilds it in an empty stack.
+ */
+static void
+StackPut(Rb_Buf *b, const Stack *s)
+{
+    int64_t n, k, d;
+    Entry *e = StackEntries(s, &n, CompareByPos);
+
+    Rb_BufPutInt(b, s->curve.accesses);
+    Rb_BufPutInt(b, s->curve.cold);
+    Rb_BufPutInt(b, s->curve.maxDistance);
+    for (d = 1; d <= s->curve.maxDistance; d++) {
+	Rb_BufPutInt(b, s->curve.atDistance[d]);
+    }
+    Rb_BufPutInt(b, n);
+    for (k = 0; k < n; k++) {
+	Rb_BufPutInt(b, e[k].block);
+	Rb_BufPutInt(b, e[k].first);
+    }
+    free(e);
+}
+
+static void
+StackGet(Rb_Buf *b, Stack *s)
+{
+    int64_t accesses = Rb_BufGetInt(b), cold = Rb_BufGetInt(b);
+    int64_t max = Rb_BufGetCount(b, 8), n, k, d;
+
+    for (d = 1; d <= max && !b->bad; d++) {
+	int64_t count = Rb_BufGetInt(b);
+
+	if (count > 0) {
+	    CurveCount(s, d, count);
+	}
+    }
+    s->curve.accesses = accesses;
+    s->curve.cold = cold;
+    n = Rb_BufGetCount(b, 16);
+    /* The k-th least recent at position k + 1, the tree built once. */
+    s->cap = 64;
+    while (s->cap < n + 1) {
+	s->cap *= 2;
+    }
+    s->tree = Rb_AllocArray(s->cap, sizeof(int32_t));
+    for (k = 0; k < n && !b->bad; k++) {
+	int64_t block = Rb_BufGetInt(b);
+
+	if (PosSwap(&s->last, block, k + 1, Rb_BufGetInt(b)) != 0) {
+	    b->bad = 1;		/* a block twice: not what StackPut wrote */
+	}
+    }
+    s->next = k + 1;
+    RebuildTree(s);
+}
+
+/*
+ * Held --
+ *	The entries model m holds, over every stack.
+ */
+static int64_t
+Held(const Rb_CacheModel *m)
+{
+    int64_t held = (int64_t)m->shared.last.used;
+    int w;
+
+    for (w = 0; !m->ownIsShared && w < m->nw; w++) {
+	held += (int64_t)m->own[w].last.used;
+    }
+    return held;
+}
+
+/*
+ * RbCacheModelPut --
+ *	Appends model m (made without keepDistances) to b: its workloads,
+ *	the shared stack and each workload's own.
+ */
+void
+RbCacheModelPut(Rb_Buf *b, const Rb_CacheModel *m)
+{
+    int w;
+
+    Rb_BufPutInt(b, m->nw);
+    Rb_BufPutInt(b, m->ownIsShared);
+    StackPut(b, &m->shared);
+    for (w = 0; !m->ownIsShared && w < m->nw; w++) {
+	StackPut(b, &m->own[w]);
+    }
+}
+
+/*
+ * RbCacheModelGet --
+ *	Rebuilds in an empty model m what RbCacheModelPut wrote.
+ * Results: 1, or 0 with b->bad set when the bytes are not a model.
+ */
+int
+RbCacheModelGet(Rb_Buf *b, Rb_CacheModel *m)
+{
+    int64_t nw = Rb_BufGetCount(b, 24);
+    int w;
+
+    m->ownIsShared = (int)Rb_BufGetInt(b);
+    if (m->ownIsShared != (nw == 1)) {
+	b->bad = 1;
+	return 0;
+    }
+    m->nw = (int)nw;
+    m->own = Rb_AllocArray(nw + 1, sizeof(Stack));
+    StackGet(b, &m->shared);
+    for (w = 0; !m->ownIsShared && w < nw && !b->bad; w++) {
+	StackGet(b, &m->own[w]);
+    }
+    m->held = Held(m);
+    return !b->bad;
+}
+
+/*
+ * StackMerge --
+ *	Merges stack src, of accesses after dst's, into dst: src's first
+ *	touches are replayed in order on dst (their distances counted, as
+ *	one pass counts them), its blocks then pushed from its least recent
+ *	so that its order is on top, and its reuses' distances added.
+ *	Blocks are renamed by map (cd its data).
+ */
+static void
+StackMerge(Stack *dst, const Stack *src, int64_t (*map)(void *, int64_t),
+	void *cd)
+{
+    int64_t n, k, d;
+    Entry *e = StackEntries(src, &n, CompareByFirst);
+
+    for (k = 0; k < n; k++) {
+	StackAccess(dst, map(cd, e[k].block));
+    }
+    qsort(e, (size_t)n, sizeof(Entry), CompareByPos);
+    for (k = 0; k < n; k++) {
+	StackPush(dst, map(cd, e[k].block), 0);
+    }
+    free(e);
+    for (d = 1; d <= src->curve.maxDistance; d++) {
+	if (src->curve.atDistance[d] > 0) {
+	    CurveCount(dst, d, src->curve.atDistance[d]);
+	}
+    }
+}
+
+/*
+ * RbCacheModelMerge --
+ *	Merges model o, of the accesses after m's (a later shard of a split
+ *	run), into m; o's workload w is m's wmap[w] and its blocks are
+ *	renamed by map.  Neither may keep distances.
+ * Results: 1, or 0 when m then holds more entries than its limit (one
+ *	pass would have stopped there).
+ */
+int
+RbCacheModelMerge(Rb_CacheModel *m, const Rb_CacheModel *o,
+	int64_t (*map)(void *, int64_t), void *cd, const int *wmap)
+{
+    int nw = m->nw, w;
+
+    for (w = 0; w < o->nw; w++) {
+	nw = wmap[w] + 1 > nw ? wmap[w] + 1 : nw;
+    }
+    if (nw > m->nw) {
+	m->own = Rb_ReallocArray(m->own, nw, sizeof(Stack));
+	memset(m->own + m->nw, 0, (nw - m->nw) * sizeof(Stack));
+    }
+    if (nw > 1 && m->ownIsShared) {
+	StackCopy(&m->own[0], &m->shared);
+    }
+    m->ownIsShared = nw == 1;
+    m->nw = nw;
+    StackMerge(&m->shared, &o->shared, map, cd);
+    for (w = 0; !m->ownIsShared && w < o->nw; w++) {
+	StackMerge(&m->own[wmap[w]], o->ownIsShared ? &o->shared : &o->own[w],
+		map, cd);
+    }
+    m->held = Held(m);
+    return m->limit == 0 || m->held <= m->limit;
 }

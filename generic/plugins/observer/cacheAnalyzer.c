@@ -19,6 +19,12 @@
  *	kit's simulation, Rb_CacheSimCreate) every access is also fed to a
  *	simulated cache of each size of -sizes, shared and per workload,
  *	and the rows are those sizes' simulated hits.
+ *
+ *	With -policy lru it merges exactly: a shard's devices and workloads,
+ *	in order of first sight, name its blocks and partitions at the
+ *	merge, and the model merges its stacks (cache.c).  A simulated
+ *	cache's contents depend on every access before, so a split run with
+ *	another policy is refused when it starts.
  */
 
 #include <inttypes.h>
@@ -50,9 +56,10 @@ typedef struct CacheState {
     uint64_t *simHits;
 
     int devIdx, offIdx, sizeIdx, partIdx;
-    const Rb_Schema *schema;	/* The run's, for workload names. */
+    Rb_Schema *schema;		/* The run's, for workload names. */
     Rb_CacheModel *model;
     Tcl_HashTable devices;	/* device value -> small id */
+    int64_t *deviceKeys;	/* small id -> device value */
     Tcl_HashTable workloads;	/* workload value -> model index */
     int tablesInit;
     int64_t *workloadKeys;	/* model index -> workload value */
@@ -118,7 +125,8 @@ FreeTables(CacheState *st)
 	st->tablesInit = 0;
     }
     free(st->workloadKeys);
-    st->workloadKeys = NULL;
+    free(st->deviceKeys);
+    st->workloadKeys = st->deviceKeys = NULL;
     st->nworkloads = 0;
 }
 
@@ -268,6 +276,26 @@ SimAccess(CacheState *st, int row, int64_t block)
 }
 
 /*
+ * SplitRun --
+ *	Whether the run starting is split over the processes of mpirun
+ *	(rubicon::mpi split); the interpreter's result is kept.
+ */
+static int
+SplitRun(Tcl_Interp *interp)
+{
+    Tcl_InterpState saved = Tcl_SaveInterpState(interp, TCL_OK);
+    int split = 0;
+
+    if (Tcl_Eval(interp, "::rubicon::mpi split") != TCL_OK
+	    || Tcl_GetIntFromObj(NULL, Tcl_GetObjResult(interp), &split)
+	    != TCL_OK) {
+	split = 0;
+    }
+    Tcl_RestoreInterpState(interp, saved);
+    return split;
+}
+
+/*
  * CacheStart --
  *	Resolves the fields (offset and size must hold integers) and starts
  *	an empty model.
@@ -277,6 +305,16 @@ CacheStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     CacheState *st = a->state;
 
+    if (st->policy && strcmp(st->policy, "lru") != 0
+	    && SplitRun(run->interp)) {
+	Rb_AnalyzerError(a, "RUBICON SPLIT UNMERGEABLE", "ObserverCacheAnalyzer "
+		"-policy %s cannot merge the partial results of a run split "
+		"over processes (a simulated cache holds what every access "
+		"before left in it); run it in one process (mpirun -np 1, or "
+		"without mpirun), or with -policy lru, which merges exactly",
+		st->policy);
+	return TCL_ERROR;
+    }
     /* The device is only a key; offsets and sizes are byte counts. */
     if (Rb_AnalyzerField(a, run, st->deviceField, &st->devIdx) != TCL_OK
 	    || Rb_AnalyzerTypedField(a, run, st->offsetField,
@@ -356,7 +394,7 @@ CacheBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	first = off[i] / st->block;
 	last = st->spanning && len > 0 && len != RB_ABSENT
 		? (off[i] + len - 1) / st->block : first;
-	d = SmallId(&st->devices, dev[i], NULL);
+	d = SmallId(&st->devices, dev[i], &st->deviceKeys);
 	if (last >> BLOCK_BITS || d >= MAX_DEVICES) {
 	    st->unplaced++;
 	    continue;
@@ -569,8 +607,123 @@ CacheFree(Rb_Analyzer *a)
 }
 
 /*
- * Not mergeable: a block's distance depends on every access before it.
+ * CacheSerialize --
+ *	Records without a place, the devices and workloads in order of
+ *	first sight (by value, text as text), then the model.
  */
+static int
+CacheSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    CacheState *st = a->state;
+    int k;
+
+    if (st->nsim > 0) {
+	Rb_AnalyzerError(a, "RUBICON SPLIT UNMERGEABLE", "ObserverCacheAnalyzer "
+		"-policy %s cannot merge a split run's partial results",
+		st->policy);
+	return TCL_ERROR;
+    }
+    Rb_BufPutInt(buf, st->unplaced);
+    Rb_BufPutInt(buf, st->failed);
+    Rb_BufPutInt(buf, st->devices.numEntries);
+    for (k = 0; k < st->devices.numEntries; k++) {
+	Rb_BufPutKey(buf, st->schema, st->devIdx, st->deviceKeys[k]);
+    }
+    Rb_BufPutInt(buf, st->workloads.numEntries);
+    for (k = 0; k < st->workloads.numEntries; k++) {
+	Rb_BufPutKey(buf, st->schema, st->partIdx, st->workloadKeys[k]);
+    }
+    RbCacheModelPut(buf, st->model);
+    return TCL_OK;
+}
+
+/*
+ * CacheDeserialize --
+ *	Restores what CacheSerialize wrote into a started instance.
+ */
+static int
+CacheDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    CacheState *st = a->state;
+    int64_t n, k;
+
+    st->unplaced = Rb_BufGetInt(buf);
+    st->failed = (int)Rb_BufGetInt(buf);
+    n = Rb_BufGetCount(buf, 8);
+    for (k = 0; k < n && !buf->bad; k++) {
+	SmallId(&st->devices, Rb_BufGetKey(buf, st->schema, st->devIdx),
+		&st->deviceKeys);
+    }
+    n = Rb_BufGetCount(buf, 8);
+    if (n > 0 && st->partIdx < 0) {
+	buf->bad = 1;		/* workloads without -partition */
+    }
+    for (k = 0; k < n && !buf->bad; k++) {
+	SmallId(&st->workloads, Rb_BufGetKey(buf, st->schema, st->partIdx),
+		&st->workloadKeys);
+    }
+    if (!buf->bad) {
+	RbCacheModelGet(buf, st->model);
+    }
+    return TCL_OK;		/* the core reports a short buffer */
+}
+
+/* Renaming of a later shard's blocks: its device ids to ours. */
+typedef struct BlockMap {
+    const int64_t *device;
+} BlockMap;
+
+static int64_t
+MapBlock(void *cd, int64_t block)
+{
+    const BlockMap *m = cd;
+
+    return (m->device[block >> BLOCK_BITS] << BLOCK_BITS)
+	    | (block & (((int64_t)1 << BLOCK_BITS) - 1));
+}
+
+/*
+ * CacheMerge --
+ *	Merges a later shard: its devices and workloads take our ids (new
+ *	ones after ours, in its order of first sight, as one pass numbers
+ *	them), then the models merge.
+ */
+static int
+CacheMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    CacheState *st = a->state, *o = other->state;
+    int nw = RbCacheModelWorkloads(o->model), ok, k;
+    int64_t *devMap = Rb_AllocArray(o->devices.numEntries + 1,
+	    sizeof(int64_t));
+    int *wmap = Rb_AllocArray(nw + 1, sizeof(int));
+    BlockMap map = {devMap};
+
+    st->unplaced += o->unplaced;
+    st->failed |= o->failed;
+    for (k = 0; k < o->devices.numEntries; k++) {
+	devMap[k] = SmallId(&st->devices, o->deviceKeys[k], &st->deviceKeys);
+    }
+    for (k = 0; k < nw; k++) {
+	wmap[k] = st->partIdx < 0 ? 0 : SmallId(&st->workloads,
+		o->workloadKeys[k], &st->workloadKeys);
+    }
+    if (st->devices.numEntries > MAX_DEVICES) {
+	ok = 0;
+	Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "ObserverCacheAnalyzer: "
+		"more than %d devices in a split run (run it in one process)",
+		MAX_DEVICES);
+    } else if (!(ok = RbCacheModelMerge(st->model, o->model, MapBlock, &map,
+	    wmap))) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "ObserverCacheAnalyzer: "
+		"more than -limit %" PRId64 " blocks held (shared and per "
+		"workload) by the merged shards of a split run (raise -limit; "
+		"each block held costs up to about 100 bytes)", st->limit);
+    }
+    free(devMap);
+    free(wmap);
+    return ok ? TCL_OK : TCL_ERROR;
+}
+
 static const Rb_AnalyzerClass cacheAnalyzerClass = {
     .name = "ObserverCacheAnalyzer",
     .help = "buffer-cache model: LRU hit ratio against cache size in one "
@@ -578,13 +731,16 @@ static const Rb_AnalyzerClass cacheAnalyzerClass = {
     .stateSize = sizeof(CacheState),
     .options = cacheOptions,
     .attrs = cacheAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .init = CacheInit,
     .start = CacheStart,
     .batch = CacheBatch,
     .end = CacheEnd,
+    .merge = CacheMerge,
     .freeState = CacheFree,
+    .serialize = CacheSerialize,
+    .deserialize = CacheDeserialize,
 };
 
 /*

@@ -111,6 +111,15 @@ int64_t		RbCacheModelLength(const Rb_CacheModel *m);
 int		RbCacheModelWorkloadOf(const Rb_CacheModel *m, int64_t i);
 int64_t		RbCacheModelBlockOf(const Rb_CacheModel *m, int64_t i);
 void		RbCacheModelFree(Rb_CacheModel *m);
+/* Split runs: a model (made without keepDistances) as bytes; rebuilt in
+ * an empty model (0 when the bytes are not one); and a later shard's
+ * model merged into m, its workload w being m's wmap[w] and its blocks
+ * renamed by map (0 when m then holds more than its limit). */
+void		RbCacheModelPut(Rb_Buf *b, const Rb_CacheModel *m);
+int		RbCacheModelGet(Rb_Buf *b, Rb_CacheModel *m);
+int		RbCacheModelMerge(Rb_CacheModel *m, const Rb_CacheModel *o,
+		    int64_t (*map)(void *cd, int64_t block), void *cd,
+		    const int *wmap);
 
 /*
  * The disk model: service time of a miss stream, sequential accesses

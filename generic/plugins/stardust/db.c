@@ -10,6 +10,11 @@
  *	when it is cheapest; views give virtual counters.  The file is
  *	written under a temporary name and renamed at the end of the run.
  *	Query it with the sqlite3 Tcl package or the sqlite3 program.
+ *
+ *	Mergeable, exactly: in a split run each shard's committed database
+ *	file travels whole to the rank merging it, which appends its tables'
+ *	rows to its own in their order; indexes, roll-up and views are built
+ *	at the end from the merged rows, as one process builds them.
  */
 
 #ifdef HAVE_SQLITE3
@@ -32,6 +37,8 @@ typedef struct DbState {
     int fields[SD_F_NFIXED];
     uint64_t rows;
     int batches;		/* in the open transaction */
+    char *partPath;		/* A later shard's database, received in a
+				 * split run, waiting for the merge. */
 } DbState;
 
 static const Rb_Option dbOptions[] = {
@@ -145,6 +152,11 @@ CloseDb(DbState *st, int keep)
     if (st->set != NULL) {
 	Sd_TypeSetRelease(st->set);
 	st->set = NULL;
+    }
+    if (st->partPath != NULL) {
+	unlink(st->partPath);
+	free(st->partPath);
+	st->partPath = NULL;
     }
 }
 
@@ -277,9 +289,12 @@ DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
     }
     st->set = Sd_TypeSetGet(st->typeset);
-    n = strlen(st->output) + 32;
+    /* Named for the instance too: a split run's merge starts another
+     * instance of the same -output in this process. */
+    n = strlen(st->output) + 64;
     st->tmpPath = Rb_Alloc(n);
-    snprintf(st->tmpPath, n, "%s.tmp-%d", st->output, (int)getpid());
+    snprintf(st->tmpPath, n, "%s.tmp-%d-%lx", st->output, (int)getpid(),
+	    (unsigned long)(uintptr_t)st);
     unlink(st->tmpPath);
     /* One thread uses the connection: no SQLite mutexes. */
     if (sqlite3_open_v2(st->tmpPath, &st->db, SQLITE_OPEN_READWRITE
@@ -416,6 +431,154 @@ DbEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     return TCL_OK;
 }
 
+/*
+ * Commit --
+ *	Ends the load's open transaction, if any.
+ */
+static int
+Commit(Rb_Analyzer *a, DbState *st)
+{
+    if (st->batches == 0) {
+	return TCL_OK;
+    }
+    st->batches = 0;
+    return Exec(a, st, "COMMIT");
+}
+
+/*
+ * DbSerialize --
+ *	The rows loaded and the shard's database file, committed and closed
+ *	(this process ends after sending it), as bytes; the file is removed.
+ */
+static int
+DbSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    DbState *st = a->state;
+    Tcl_Channel ch;
+    Tcl_Obj *data;
+    char *path;
+    int len, ok;
+
+    Rb_BufPutInt(buf, (int64_t)st->rows);
+    if (st->db == NULL) {
+	Rb_BufPutString(buf, "", 0);
+	return TCL_OK;
+    }
+    if (Commit(a, st) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    path = Rb_Strdup(st->tmpPath);
+    CloseDb(st, 1);
+    data = Tcl_NewObj();
+    Tcl_IncrRefCount(data);
+    ch = Tcl_OpenFileChannel(NULL, path, "r", 0);
+    ok = ch != NULL && Tcl_SetChannelOption(NULL, ch, "-translation",
+	    "binary") == TCL_OK && Tcl_ReadChars(ch, data, -1, 0) >= 0;
+    if (ch != NULL) {
+	Tcl_Close(NULL, ch);
+    }
+    unlink(path);
+    if (ok) {
+	const unsigned char *bytes = Tcl_GetByteArrayFromObj(data, &len);
+
+	Rb_BufPutString(buf, (const char *)bytes, (size_t)len);
+    } else {
+	Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: cannot read "
+		"back the shard's database %s", st->output, path);
+    }
+    Tcl_DecrRefCount(data);
+    free(path);
+    return ok ? TCL_OK : TCL_ERROR;
+}
+
+/*
+ * DbDeserialize --
+ *	Writes a later shard's database where this (started) instance keeps
+ *	its own, which it no longer needs, for DbMerge to read.
+ */
+static int
+DbDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    DbState *st = a->state;
+    size_t n;
+    const char *bytes;
+    char *path;
+    Tcl_Channel ch;
+    int ok;
+
+    st->rows = (uint64_t)Rb_BufGetInt(buf);
+    bytes = Rb_BufGetString(buf, &n);
+    if (bytes == NULL || n == 0 || st->tmpPath == NULL) {
+	return TCL_OK;		/* nothing loaded, or a short buffer */
+    }
+    path = Rb_Strdup(st->tmpPath);
+    CloseDb(st, 1);
+    ch = Tcl_OpenFileChannel(NULL, path, "w", 0600);
+    ok = ch != NULL && Tcl_SetChannelOption(NULL, ch, "-translation",
+	    "binary") == TCL_OK && Tcl_Write(ch, bytes, (int)n) == (int)n;
+    if (ch != NULL && Tcl_Close(NULL, ch) != TCL_OK) {
+	ok = 0;
+    }
+    st->partPath = path;
+    if (!ok) {
+	Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: cannot write "
+		"a shard's database to %s", st->output, path);
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * DbMerge --
+ *	Appends a later shard's rows to each table, in their order.
+ */
+static int
+DbMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    DbState *st = a->state;
+    const DbState *o = other->state;
+    Tcl_DString sql;
+    char *attach;
+    int k, rc;
+
+    st->rows += o->rows;
+    if (o->partPath == NULL) {
+	return TCL_OK;
+    }
+    if (st->db == NULL || Commit(a, st) != TCL_OK) {
+	if (st->db == NULL) {
+	    Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: no database "
+		    "open to merge a shard into", st->output);
+	}
+	return TCL_ERROR;
+    }
+    attach = sqlite3_mprintf("ATTACH %Q AS part;", o->partPath);
+    rc = Exec(a, st, attach);
+    sqlite3_free(attach);
+    if (rc != TCL_OK) {
+	return TCL_ERROR;
+    }
+    Tcl_DStringInit(&sql);
+    Tcl_DStringAppend(&sql, "BEGIN;", -1);
+    for (k = 0; k < st->set->ntypes; k++) {
+	const char *name = st->set->types[k].name;
+
+	Tcl_DStringAppend(&sql, "INSERT INTO main.\"", -1);
+	Tcl_DStringAppend(&sql, name, -1);
+	Tcl_DStringAppend(&sql, "\" SELECT * FROM part.\"", -1);
+	Tcl_DStringAppend(&sql, name, -1);
+	Tcl_DStringAppend(&sql, "\" ORDER BY rowid;", -1);
+    }
+    Tcl_DStringAppend(&sql, "COMMIT;", -1);
+    rc = Exec(a, st, Tcl_DStringValue(&sql));
+    Tcl_DStringFree(&sql);
+    if (rc != TCL_OK) {
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    sqlite3_exec(st->db, "DETACH part", NULL, NULL, NULL);
+    return rc;
+}
+
 const Rb_AnalyzerClass Sd_DatabaseAnalyzerClass = {
     .name = "StardustDatabaseAnalyzer",
     .help = "Stardust: activity records into an SQLite database (table per "
@@ -423,12 +586,15 @@ const Rb_AnalyzerClass Sd_DatabaseAnalyzerClass = {
     .stateSize = sizeof(DbState),
     .options = dbOptions,
     .attrs = dbAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .init = DbInit,
     .start = DbStart,
     .batch = DbBatch,
     .end = DbEnd,
+    .merge = DbMerge,
     .freeState = DbFree,
+    .serialize = DbSerialize,
+    .deserialize = DbDeserialize,
 };
 
 #endif /* HAVE_SQLITE3 */

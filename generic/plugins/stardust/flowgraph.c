@@ -12,6 +12,13 @@
  *	all requests counts each edge and averages its latency.  Each
  *	request's first time at each point is kept too, for the A-to-B
  *	query (stardust::latency).
+ *
+ *	Mergeable, exactly: everything is computed at the end from the
+ *	records kept, so a later shard's records are appended to each
+ *	breadcrumb's, its points numbered after ours in its order of first
+ *	sight, and its changes to the request graph (new breadcrumbs and
+ *	stitches, logged in record order) replayed after ours, which builds
+ *	the graph one pass builds, down to the order its requests are walked.
  */
 
 #include <stdlib.h>
@@ -46,6 +53,9 @@ typedef struct FlowState {
     int npoints, capPoints;
     char **points;
     Tcl_HashTable edges;	/* {from, to} -> FgEdge * */
+    int64_t (*ops)[2];		/* The graph's changes in order: {bc, 0} a
+				 * new breadcrumb, {src, dst} a stitch. */
+    size_t nops, capOps;
     int started;
 } FlowState;
 
@@ -82,6 +92,9 @@ FreeFlow(FlowState *st)
 	free(st->points[k]);
     }
     free(st->points);
+    free(st->ops);
+    st->ops = NULL;
+    st->nops = st->capOps = 0;
     st->points = NULL;
     st->npoints = st->capPoints = 0;
     Tcl_DeleteHashTable(&st->crumbs);
@@ -116,6 +129,49 @@ FlowStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
+ * PointIndex --
+ *	The index of the point of that name, made on first use.
+ */
+static int
+PointIndex(FlowState *st, const char *name)
+{
+    int isNew;
+    Tcl_HashEntry *e = Tcl_CreateHashEntry(&st->pointIds, name, &isNew);
+
+    if (isNew) {
+	if (st->npoints == st->capPoints) {
+	    st->capPoints = st->capPoints ? 2 * st->capPoints : 64;
+	    st->points = Rb_ReallocArray(st->points, st->capPoints,
+		    sizeof(char *));
+	}
+	st->points[st->npoints] = Rb_Strdup(name);
+	Tcl_SetHashValue(e, (ClientData)(intptr_t)st->npoints++);
+    }
+    return (int)(intptr_t)Tcl_GetHashValue(e);
+}
+
+/*
+ * GraphOp --
+ *	Applies a change to the request graph, {bc, 0} a breadcrumb seen or
+ *	{src, dst} a stitch, and logs it for a split run's merge.
+ */
+static void
+GraphOp(FlowState *st, int64_t src, int64_t dst)
+{
+    if (st->nops == st->capOps) {
+	st->capOps = st->capOps ? 2 * st->capOps : 64;
+	st->ops = Rb_ReallocArray(st->ops, st->capOps, sizeof(*st->ops));
+    }
+    st->ops[st->nops][0] = src;
+    st->ops[st->nops++][1] = dst;
+    if (dst == 0) {
+	Sd_GraphNode(&st->graph, src);
+    } else {
+	Sd_GraphStitch(&st->graph, src, dst);
+    }
+}
+
+/*
  * PointOf --
  *	The instrumentation point of record i: its type, then its service
  *	and name attributes when it has them.
@@ -126,8 +182,7 @@ PointOf(FlowState *st, const Rb_Batch *b, int i)
 {
     const SdFields *f = &st->f;
     Tcl_DString ds;
-    Tcl_HashEntry *e;
-    int isNew, k;
+    int k, point;
     int fields[2] = {f->service, f->name};
 
     Tcl_DStringInit(&ds);
@@ -141,20 +196,16 @@ PointOf(FlowState *st, const Rb_Batch *b, int i)
 	    Tcl_DStringAppend(&ds, text, -1);
 	}
     }
-    e = Tcl_CreateHashEntry(&st->pointIds, Tcl_DStringValue(&ds), &isNew);
-    if (isNew) {
-	if (st->npoints == st->capPoints) {
-	    st->capPoints = st->capPoints ? 2 * st->capPoints : 64;
-	    st->points = Rb_ReallocArray(st->points, st->capPoints,
-		    sizeof(char *));
-	}
-	st->points[st->npoints] = Rb_Strdup(Tcl_DStringValue(&ds));
-	Tcl_SetHashValue(e, (ClientData)(intptr_t)st->npoints++);
-    }
+    point = PointIndex(st, Tcl_DStringValue(&ds));
     Tcl_DStringFree(&ds);
-    return (int)(intptr_t)Tcl_GetHashValue(e);
+    return point;
 }
 
+/*
+ * Crumb --
+ *	The records of breadcrumb bc, or NULL; with create, made on first
+ *	sight, when the breadcrumb joins the request graph.
+ */
 static FgCrumb *
 Crumb(FlowState *st, int64_t bc, int create)
 {
@@ -171,8 +222,29 @@ Crumb(FlowState *st, int64_t bc, int create)
 
 	c->sorted = 1;
 	Tcl_SetHashValue(e, c);
+	GraphOp(st, bc, 0);
     }
     return Tcl_GetHashValue(e);
+}
+
+/*
+ * AddRecord --
+ *	Appends a record (time, point) to a breadcrumb's, noting when they
+ *	fall out of time order.
+ */
+static void
+AddRecord(FgCrumb *c, int64_t time, int point)
+{
+    if (c->n == c->cap) {
+	c->cap = c->cap ? 2 * c->cap : 4;
+	c->recs = Rb_ReallocArray(c->recs, c->cap, sizeof(FgRec));
+    }
+    if (c->n > 0 && time < c->recs[c->n - 1].time) {
+	c->sorted = 0;
+    }
+    c->recs[c->n].time = time;
+    c->recs[c->n].point = point;
+    c->n++;
 }
 
 /*
@@ -191,13 +263,12 @@ FlowBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     for (j = 0; j < nsel; j++) {
 	int i = (int)sel[j];
 	int64_t type = b->col[f->type][i], bc = b->col[f->bc][i];
-	FgCrumb *c;
 
 	if (type == f->tStitch) {
 	    int64_t src = b->col[f->srcBc][i], dst = b->col[f->dstBc][i];
 
 	    if (src != RB_ABSENT && dst != RB_ABSENT && src && dst) {
-		Sd_GraphStitch(&st->graph, src, dst);
+		GraphOp(st, src, dst);
 	    }
 	    continue;
 	}
@@ -205,19 +276,146 @@ FlowBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 		|| type == f->tSpanSelf) {
 	    continue;
 	}
-	Sd_GraphNode(&st->graph, bc);
-	c = Crumb(st, bc, 1);
-	if (c->n == c->cap) {
-	    c->cap = c->cap ? 2 * c->cap : 4;
-	    c->recs = Rb_ReallocArray(c->recs, c->cap, sizeof(FgRec));
-	}
-	if (c->n > 0 && b->col[SD_F_TIME][i] < c->recs[c->n - 1].time) {
-	    c->sorted = 0;
-	}
-	c->recs[c->n].time = b->col[SD_F_TIME][i];
-	c->recs[c->n].point = PointOf(st, b, i);
-	c->n++;
+	AddRecord(Crumb(st, bc, 1), b->col[SD_F_TIME][i], PointOf(st, b, i));
     }
+}
+
+/*
+ * FlowSerialize --
+ *	The points by name, the graph's changes in order, and each
+ *	breadcrumb's records (time, point) as they came.
+ */
+static int
+FlowSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    FlowState *st = a->state;
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
+    size_t k;
+    int r;
+
+    Rb_BufPutInt(buf, st->npoints);
+    for (r = 0; r < st->npoints; r++) {
+	Rb_BufPutString(buf, st->points[r], strlen(st->points[r]));
+    }
+    Rb_BufPutInt(buf, (int64_t)st->nops);
+    for (k = 0; k < st->nops; k++) {
+	Rb_BufPutInt(buf, st->ops[k][0]);
+	Rb_BufPutInt(buf, st->ops[k][1]);
+    }
+    Rb_BufPutInt(buf, st->crumbs.numEntries);
+    for (e = Tcl_FirstHashEntry(&st->crumbs, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	const FgCrumb *c = Tcl_GetHashValue(e);
+
+	Rb_BufPutInt(buf, (int64_t)(intptr_t)Tcl_GetHashKey(&st->crumbs, e));
+	Rb_BufPutInt(buf, c->n);
+	for (r = 0; r < c->n; r++) {
+	    Rb_BufPutInt(buf, c->recs[r].time);
+	    Rb_BufPutInt(buf, c->recs[r].point);
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * ReplayOps --
+ *	Applies a later shard's graph changes after ours, logging them: a
+ *	breadcrumb new here joins the graph as in one pass (one seen before
+ *	changes nothing), a stitch is made.
+ */
+static void
+ReplayOps(FlowState *st, const int64_t (*ops)[2], size_t nops)
+{
+    size_t k;
+
+    for (k = 0; k < nops; k++) {
+	if (ops[k][1] == 0) {
+	    Crumb(st, ops[k][0], 1);	/* logs the breadcrumb, once */
+	} else {
+	    GraphOp(st, ops[k][0], ops[k][1]);
+	}
+    }
+}
+
+/*
+ * FlowDeserialize --
+ *	Restores what FlowSerialize wrote into a started instance.
+ */
+static int
+FlowDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    FlowState *st = a->state;
+    int64_t n, k, m, r;
+
+    n = Rb_BufGetCount(buf, 8);
+    for (k = 0; k < n && !buf->bad; k++) {
+	size_t len;
+	const char *name = Rb_BufGetString(buf, &len);
+	Tcl_DString ds;
+
+	Tcl_DStringInit(&ds);
+	Tcl_DStringAppend(&ds, name ? name : "", name ? (int)len : 0);
+	if (PointIndex(st, Tcl_DStringValue(&ds)) != k) {
+	    buf->bad = 1;	/* a name twice */
+	}
+	Tcl_DStringFree(&ds);
+    }
+    n = Rb_BufGetCount(buf, 16);
+    for (k = 0; k < n && !buf->bad; k++) {
+	int64_t ops[1][2];
+
+	ops[0][0] = Rb_BufGetInt(buf);
+	ops[0][1] = Rb_BufGetInt(buf);
+	ReplayOps(st, (const int64_t (*)[2])ops, 1);
+    }
+    n = Rb_BufGetCount(buf, 16);
+    for (k = 0; k < n && !buf->bad; k++) {
+	FgCrumb *c = Crumb(st, Rb_BufGetInt(buf), 1);
+
+	m = Rb_BufGetCount(buf, 16);
+	for (r = 0; r < m && !buf->bad; r++) {
+	    int64_t time = Rb_BufGetInt(buf), point = Rb_BufGetInt(buf);
+
+	    if (point < 0 || point >= st->npoints) {
+		buf->bad = 1;
+	    } else {
+		AddRecord(c, time, (int)point);
+	    }
+	}
+    }
+    return TCL_OK;		/* the core reports a short buffer */
+}
+
+/*
+ * FlowMerge --
+ *	Adds a later shard: its points after ours, its graph changes
+ *	replayed after ours, its records after each breadcrumb's.
+ */
+static int
+FlowMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    FlowState *st = a->state, *o = other->state;
+    int *pointMap = Rb_AllocArray(o->npoints + 1, sizeof(int)), k, r;
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
+
+    for (k = 0; k < o->npoints; k++) {
+	pointMap[k] = PointIndex(st, o->points[k]);
+    }
+    ReplayOps(st, (const int64_t (*)[2])o->ops, o->nops);
+    for (e = Tcl_FirstHashEntry(&o->crumbs, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	const FgCrumb *from = Tcl_GetHashValue(e);
+	FgCrumb *c = Crumb(st, (int64_t)(intptr_t)Tcl_GetHashKey(&o->crumbs,
+		e), 1);
+
+	for (r = 0; r < from->n; r++) {
+	    AddRecord(c, from->recs[r].time, pointMap[from->recs[r].point]);
+	}
+    }
+    free(pointMap);
+    return TCL_OK;
 }
 
 static int
@@ -494,10 +692,13 @@ const Rb_AnalyzerClass Sd_FlowGraphAnalyzerClass = {
     .stateSize = sizeof(FlowState),
     .options = flowOptions,
     .attrs = flowAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .start = FlowStart,
     .batch = FlowBatch,
     .end = FlowEnd,
+    .merge = FlowMerge,
     .freeState = FlowFree,
+    .serialize = FlowSerialize,
+    .deserialize = FlowDeserialize,
 };

@@ -9,6 +9,14 @@
  *	transaction-mix model on every window and sets the fit, its residual
  *	series and its accuracy.  A transaction belongs to the window where
  *	it starts.  Memory grows with windows x types.
+ *
+ *	Mergeable, exactly: windows are numbered from the epoch (window 0 of
+ *	a run is the first transaction's), response times are summed in
+ *	integer ns, and a shard keeps the transactions outside its windows
+ *	(before its first, or implausibly far after it) by type and window,
+ *	and the rank of the first transaction of every cell, so that a merge
+ *	places each cell where one pass would and orders the types by their
+ *	first transaction as one pass does.
  */
 
 #include <math.h>
@@ -18,6 +26,8 @@
 #include "plugins/txmix/txmix.h"
 
 #define NS_PER_S 1e9
+/* A window this far after the first is taken for a corrupt time. */
+#define MAX_WINDOW 100000000
 
 typedef struct TxMixState {
     int64_t windowNs;		/* -window */
@@ -30,18 +40,36 @@ typedef struct TxMixState {
     int intercept;		/* -intercept */
 
     int typeIndex, startIndex, endIndex;
-    const Rb_Schema *schema;	/* The run's, for type names. */
+    Rb_Schema *schema;		/* The run's, for type names. */
     int haveOrigin;
+    int64_t originWin;		/* Window 0 counted from the epoch. */
     int64_t origin;		/* Start of window 0, ns. */
-    uint64_t early;		/* Transactions before window 0. */
+    int64_t seq;		/* Transactions so far (their rank). */
     Tcl_HashTable types;	/* type value -> column index */
     int typesInit;
     int ntypes;
     int64_t *typeKeys;		/* Column -> type value. */
+    int64_t *typeFirst;		/* Column -> rank of its first transaction. */
     int nwin, winCap;
     double **count;		/* count[j][i] */
-    double **rtime;		/* rtime[j][i], seconds */
+    int64_t **rtimeNs;		/* rtimeNs[j][i], summed response time */
+    int64_t **first;		/* first[j][i]: rank of the cell's first
+				 * transaction, 0 for none */
+    Tcl_HashTable outside;	/* {type, window from the epoch} -> Cell:
+				 * transactions outside the windows. */
 } TxMixState;
+
+/* Transactions of one type in one window. */
+typedef struct Cell {
+    double count;
+    int64_t ns;
+    int64_t first;
+} Cell;
+
+/* The key of an outside cell: a Tcl hash key of 4 ints. */
+typedef struct CellKey {
+    int64_t type, window;
+} CellKey;
 
 static const Rb_Option txMixOptions[] = {
     {"-window", RB_OPT_TIME, offsetof(TxMixState, windowNs), "60",
@@ -72,25 +100,37 @@ static const char *const txMixAttrs[] = {
 
 /*
  * FreeWindows --
- *	Frees the per-type window arrays and the type table.
+ *	Frees the per-type window arrays, the type table and the outside
+ *	cells.
  */
 static void
 FreeWindows(TxMixState *st)
 {
+    Tcl_HashSearch hs;
+    Tcl_HashEntry *e;
     int j;
 
     for (j = 0; j < st->ntypes; j++) {
 	free(st->count[j]);
-	free(st->rtime[j]);
+	free(st->rtimeNs[j]);
+	free(st->first[j]);
     }
     free(st->count);
-    free(st->rtime);
+    free(st->rtimeNs);
+    free(st->first);
     free(st->typeKeys);
-    st->count = st->rtime = NULL;
-    st->typeKeys = NULL;
+    free(st->typeFirst);
+    st->count = NULL;
+    st->rtimeNs = st->first = NULL;
+    st->typeKeys = st->typeFirst = NULL;
     st->ntypes = st->nwin = st->winCap = 0;
     if (st->typesInit) {
+	for (e = Tcl_FirstHashEntry(&st->outside, &hs); e;
+		e = Tcl_NextHashEntry(&hs)) {
+	    free(Tcl_GetHashValue(e));
+	}
 	Tcl_DeleteHashTable(&st->types);
+	Tcl_DeleteHashTable(&st->outside);
 	st->typesInit = 0;
     }
 }
@@ -162,10 +202,11 @@ TxMixStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     FreeWindows(st);
     Tcl_InitHashTable(&st->types, TCL_ONE_WORD_KEYS);
+    Tcl_InitHashTable(&st->outside, sizeof(CellKey) / sizeof(int));
     st->typesInit = 1;
     st->schema = run->schema;
     st->haveOrigin = 0;
-    st->early = 0;
+    st->seq = 0;
     return TCL_OK;
 }
 
@@ -174,7 +215,7 @@ TxMixStart(Rb_Analyzer *a, const Rb_RunInfo *run)
  *	The column of a type value, made on first sight.
  */
 static int
-TypeColumn(TxMixState *st, int64_t type)
+TypeColumn(TxMixState *st, int64_t type, int64_t rank)
 {
     int isNew, j;
     Tcl_HashEntry *e = Tcl_CreateHashEntry(&st->types,
@@ -186,11 +227,17 @@ TypeColumn(TxMixState *st, int64_t type)
     j = st->ntypes++;
     Tcl_SetHashValue(e, (ClientData)(intptr_t)j);
     st->typeKeys = Rb_ReallocArray(st->typeKeys, st->ntypes, sizeof(int64_t));
+    st->typeFirst = Rb_ReallocArray(st->typeFirst, st->ntypes,
+	    sizeof(int64_t));
     st->count = Rb_ReallocArray(st->count, st->ntypes, sizeof(double *));
-    st->rtime = Rb_ReallocArray(st->rtime, st->ntypes, sizeof(double *));
+    st->rtimeNs = Rb_ReallocArray(st->rtimeNs, st->ntypes,
+	    sizeof(int64_t *));
+    st->first = Rb_ReallocArray(st->first, st->ntypes, sizeof(int64_t *));
     st->typeKeys[j] = type;
+    st->typeFirst[j] = rank;
     st->count[j] = Rb_AllocArray(st->winCap + 1, sizeof(double));
-    st->rtime[j] = Rb_AllocArray(st->winCap + 1, sizeof(double));
+    st->rtimeNs[j] = Rb_AllocArray(st->winCap + 1, sizeof(int64_t));
+    st->first[j] = Rb_AllocArray(st->winCap + 1, sizeof(int64_t));
     return j;
 }
 
@@ -217,15 +264,79 @@ EnsureWindow(TxMixState *st, int64_t w)
 	}
 	for (j = 0; j < st->ntypes; j++) {
 	    st->count[j] = Rb_ReallocArray(st->count[j], cap, sizeof(double));
-	    st->rtime[j] = Rb_ReallocArray(st->rtime[j], cap, sizeof(double));
+	    st->rtimeNs[j] = Rb_ReallocArray(st->rtimeNs[j], cap,
+		    sizeof(int64_t));
+	    st->first[j] = Rb_ReallocArray(st->first[j], cap,
+		    sizeof(int64_t));
 	    memset(st->count[j] + st->winCap, 0,
 		    sizeof(double) * (cap - st->winCap));
-	    memset(st->rtime[j] + st->winCap, 0,
-		    sizeof(double) * (cap - st->winCap));
+	    memset(st->rtimeNs[j] + st->winCap, 0,
+		    sizeof(int64_t) * (cap - st->winCap));
+	    memset(st->first[j] + st->winCap, 0,
+		    sizeof(int64_t) * (cap - st->winCap));
 	}
 	st->winCap = cap;
     }
     st->nwin = (int)w + 1;
+}
+
+/*
+ * Place --
+ *	Adds n transactions of a type in the window `window` counted from
+ *	the epoch, summing ns of response time, the first of them of rank
+ *	`rank`: to the type's column when the window is one of the run's
+ *	(from the first transaction's to MAX_WINDOW after it), else to the
+ *	outside cells.
+ */
+static void
+Place(TxMixState *st, int64_t type, int64_t window, double n, int64_t ns,
+	int64_t rank)
+{
+    int64_t w = window - st->originWin;
+
+    if (w >= 0 && w <= MAX_WINDOW) {
+	int j = TypeColumn(st, type, rank);
+
+	EnsureWindow(st, w);
+	st->count[j][w] += n;
+	st->rtimeNs[j][w] += ns;
+	if (st->first[j][w] == 0 || rank < st->first[j][w]) {
+	    st->first[j][w] = rank;
+	}
+	if (rank < st->typeFirst[j]) {
+	    st->typeFirst[j] = rank;
+	}
+    } else {
+	CellKey key;
+	Tcl_HashEntry *e;
+	Cell *c;
+	int isNew;
+
+	memset(&key, 0, sizeof(key));
+	key.type = type;
+	key.window = window;
+	e = Tcl_CreateHashEntry(&st->outside, (const char *)&key, &isNew);
+	if (isNew) {
+	    c = Rb_Alloc(sizeof(Cell));
+	    c->first = rank;
+	    Tcl_SetHashValue(e, c);
+	}
+	c = Tcl_GetHashValue(e);
+	c->count += n;
+	c->ns += ns;
+	c->first = rank < c->first ? rank : c->first;
+    }
+}
+
+/*
+ * WindowOf --
+ *	The window of a time counted from the epoch (floor division).
+ */
+static int64_t
+WindowOf(const TxMixState *st, int64_t t)
+{
+    return (t - ((t % st->windowNs) + st->windowNs) % st->windowNs)
+	    / st->windowNs;
 }
 
 /*
@@ -244,31 +355,206 @@ TxMixBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     int k;
 
     for (k = 0; k < nsel; k++) {
-	int i = sel[k], j;
-	int64_t w;
+	int i = sel[k];
+	int64_t window;
 
 	if (type[i] == RB_ABSENT || t0[i] == RB_ABSENT || t1[i] == RB_ABSENT
 		|| t1[i] < t0[i]) {
 	    continue;
 	}
+	window = WindowOf(st, t0[i]);
 	if (!st->haveOrigin) {
-	    st->origin = t0[i] - ((t0[i] % st->windowNs) + st->windowNs)
-		    % st->windowNs;
+	    st->originWin = window;
+	    st->origin = window * st->windowNs;
 	    st->haveOrigin = 1;
 	}
-	if (t0[i] < st->origin) {
-	    st->early++;
-	    continue;
-	}
-	w = (t0[i] - st->origin) / st->windowNs;
-	if (w > 100000000) {
-	    continue;		/* a corrupt time, not a real window */
-	}
-	j = TypeColumn(st, type[i]);
-	EnsureWindow(st, w);
-	st->count[j][w] += 1.0;
-	st->rtime[j][w] += (double)(t1[i] - t0[i]) / NS_PER_S;
+	Place(st, type[i], window, 1.0, t1[i] - t0[i], ++st->seq);
     }
+}
+
+/*
+ * TxMixSerialize --
+ *	The first window, the transactions' count, then every type's cells
+ *	(count, ns, first rank) and the outside cells.
+ */
+static int
+TxMixSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    TxMixState *st = a->state;
+    Tcl_HashSearch hs;
+    Tcl_HashEntry *e;
+    int i, j;
+
+    Rb_BufPutInt(buf, st->haveOrigin);
+    Rb_BufPutInt(buf, st->originWin);
+    Rb_BufPutInt(buf, st->seq);
+    Rb_BufPutInt(buf, st->ntypes);
+    Rb_BufPutInt(buf, st->nwin);
+    for (j = 0; j < st->ntypes; j++) {
+	Rb_BufPutKey(buf, st->schema, st->typeIndex, st->typeKeys[j]);
+	for (i = 0; i < st->nwin; i++) {
+	    Rb_BufPutDouble(buf, st->count[j][i]);
+	    Rb_BufPutInt(buf, st->rtimeNs[j][i]);
+	    Rb_BufPutInt(buf, st->first[j][i]);
+	}
+    }
+    Rb_BufPutInt(buf, st->outside.numEntries);
+    for (e = Tcl_FirstHashEntry(&st->outside, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	const CellKey *key = (const CellKey *)Tcl_GetHashKey(&st->outside, e);
+	const Cell *c = Tcl_GetHashValue(e);
+
+	Rb_BufPutKey(buf, st->schema, st->typeIndex, key->type);
+	Rb_BufPutInt(buf, key->window);
+	Rb_BufPutDouble(buf, c->count);
+	Rb_BufPutInt(buf, c->ns);
+	Rb_BufPutInt(buf, c->first);
+    }
+    return TCL_OK;
+}
+
+/*
+ * TxMixDeserialize --
+ *	Restores what TxMixSerialize wrote into a started instance.
+ */
+static int
+TxMixDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    TxMixState *st = a->state;
+    int64_t ntypes, nwin, n, i, j;
+
+    st->haveOrigin = (int)Rb_BufGetInt(buf);
+    st->originWin = Rb_BufGetInt(buf);
+    st->origin = st->originWin * st->windowNs;
+    st->seq = Rb_BufGetInt(buf);
+    ntypes = Rb_BufGetCount(buf, 8);
+    nwin = Rb_BufGetInt(buf);
+    if (nwin < 0 || nwin > MAX_WINDOW + 1 || (ntypes > 0
+	    && (uint64_t)nwin > (buf->len - buf->pos) / 24 / ntypes)) {
+	buf->bad = 1;
+    }
+    for (j = 0; j < ntypes && !buf->bad; j++) {
+	int64_t type = Rb_BufGetKey(buf, st->schema, st->typeIndex);
+
+	for (i = 0; i < nwin && !buf->bad; i++) {
+	    double count = Rb_BufGetDouble(buf);
+	    int64_t ns = Rb_BufGetInt(buf), first = Rb_BufGetInt(buf);
+
+	    if (count != 0.0) {
+		Place(st, type, st->originWin + i, count, ns, first);
+	    }
+	}
+    }
+    n = Rb_BufGetCount(buf, 40);
+    for (i = 0; i < n && !buf->bad; i++) {
+	int64_t type = Rb_BufGetKey(buf, st->schema, st->typeIndex);
+	int64_t window = Rb_BufGetInt(buf);
+	double count = Rb_BufGetDouble(buf);
+	int64_t ns = Rb_BufGetInt(buf);
+
+	Place(st, type, window, count, ns, Rb_BufGetInt(buf));
+    }
+    return TCL_OK;		/* the core reports a short buffer */
+}
+
+/*
+ * TxMixMerge --
+ *	Adds a later shard's cells, each at its window counted from the
+ *	epoch and with its transactions ranked after this shard's.
+ */
+static int
+TxMixMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    TxMixState *st = a->state, *o = other->state;
+    int64_t base = st->seq;
+    Tcl_HashSearch hs;
+    Tcl_HashEntry *e;
+    int i, j;
+
+    if (!o->haveOrigin) {
+	return TCL_OK;
+    }
+    if (!st->haveOrigin) {
+	st->originWin = o->originWin;
+	st->origin = o->origin;
+	st->haveOrigin = 1;
+    }
+    for (j = 0; j < o->ntypes; j++) {
+	for (i = 0; i < o->nwin; i++) {
+	    if (o->count[j][i] != 0.0) {
+		Place(st, o->typeKeys[j], o->originWin + i, o->count[j][i],
+			o->rtimeNs[j][i], base + o->first[j][i]);
+	    }
+	}
+    }
+    for (e = Tcl_FirstHashEntry(&o->outside, &hs); e;
+	    e = Tcl_NextHashEntry(&hs)) {
+	const CellKey *key = (const CellKey *)Tcl_GetHashKey(&o->outside, e);
+	const Cell *c = Tcl_GetHashValue(e);
+
+	Place(st, key->type, key->window, c->count, c->ns, base + c->first);
+    }
+    st->seq += o->seq;
+    return TCL_OK;
+}
+
+/* A column and the rank of its first transaction, for sorting. */
+typedef struct ColumnRank {
+    int64_t first;
+    int column;
+} ColumnRank;
+
+/*
+ * CompareFirst --
+ *	qsort order of columns by the rank of their first transaction.
+ */
+static int
+CompareFirst(const void *p, const void *q)
+{
+    int64_t x = ((const ColumnRank *)p)->first;
+    int64_t y = ((const ColumnRank *)q)->first;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * SortColumns --
+ *	Orders the type columns by their first transaction, as one pass
+ *	makes them (a merge may make them in another order).
+ */
+static void
+SortColumns(TxMixState *st)
+{
+    ColumnRank *order = Rb_AllocArray(st->ntypes + 1, sizeof(ColumnRank));
+    void **tmp = Rb_AllocArray(st->ntypes + 1, sizeof(void *));
+    int64_t *keys = Rb_AllocArray(st->ntypes + 1, sizeof(int64_t));
+    void **arrays[3];
+    int j, k;
+
+    for (j = 0; j < st->ntypes; j++) {
+	order[j].first = st->typeFirst[j];
+	order[j].column = j;
+    }
+    qsort(order, st->ntypes, sizeof(ColumnRank), CompareFirst);
+    arrays[0] = (void **)st->count;
+    arrays[1] = (void **)st->rtimeNs;
+    arrays[2] = (void **)st->first;
+    for (k = 0; k < 3; k++) {
+	for (j = 0; j < st->ntypes; j++) {
+	    tmp[j] = arrays[k][order[j].column];
+	}
+	memcpy(arrays[k], tmp, st->ntypes * sizeof(void *));
+    }
+    for (j = 0; j < st->ntypes; j++) {
+	keys[j] = st->typeKeys[order[j].column];
+	st->typeFirst[j] = order[j].first;
+	Tcl_SetHashValue(Tcl_FindHashEntry(&st->types,
+		(const char *)(intptr_t)keys[j]), (ClientData)(intptr_t)j);
+    }
+    memcpy(st->typeKeys, keys, st->ntypes * sizeof(int64_t));
+    free(order);
+    free(tmp);
+    free(keys);
 }
 
 /*
@@ -510,13 +796,25 @@ TxMixEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     TxMixState *st = a->state;
     Rb_Attribute *attr;
     Tcl_Obj **resNames;
-    double *N, *U, *y;
+    double *N, *U, *y, **secs;
     int R, i, j, r, row, result = TCL_OK;
 
+    SortColumns(st);
+    secs = Rb_AllocArray(st->ntypes + 1, sizeof(double *));
+    for (j = 0; j < st->ntypes; j++) {
+	secs[j] = Rb_AllocArray(st->nwin + 1, sizeof(double));
+	for (i = 0; i < st->nwin; i++) {
+	    secs[j][i] = (double)st->rtimeNs[j][i] / NS_PER_S;
+	}
+    }
     Rb_AnalyzerSet(a, WindowTable(st, "TxMixCounts", st->count, "",
 	    "transactions per window (N_ij) by type"));
-    Rb_AnalyzerSet(a, WindowTable(st, "TxMixTimes", st->rtime, "s",
+    Rb_AnalyzerSet(a, WindowTable(st, "TxMixTimes", secs, "s",
 	    "summed response time per window (T_ij) by type"));
+    for (j = 0; j < st->ntypes; j++) {
+	free(secs[j]);
+    }
+    free(secs);
     if (WindowUtilization(a, run->interp, &U, &R, &resNames) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -529,12 +827,14 @@ TxMixEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AttrAddColumn(attr, "count", "", 0);
     for (i = 0; i < st->nwin; i++) {
 	double n = 0.0;
+	int64_t ns = 0;
 
 	for (j = 0; j < st->ntypes; j++) {
 	    N[(size_t)i * st->ntypes + j] = st->count[j][i];
-	    y[i] += st->rtime[j][i];
+	    ns += st->rtimeNs[j][i];
 	    n += st->count[j][i];
 	}
+	y[i] = (double)ns / NS_PER_S;
 	row = Rb_AttrAddRow(attr);
 	Rb_AttrSetNum(attr, row, 0,
 		(double)(st->origin + (int64_t)i * st->windowNs) / NS_PER_S);
@@ -588,13 +888,16 @@ static const Rb_AnalyzerClass txMixAnalyzerClass = {
     .stateSize = sizeof(TxMixState),
     .options = txMixOptions,
     .attrs = txMixAttrs,
-    .mergeable = 0,
+    .mergeable = 1,
     .perRecordState = 1,
     .init = TxMixInit,
     .start = TxMixStart,
     .batch = TxMixBatch,
     .end = TxMixEnd,
+    .merge = TxMixMerge,
     .freeState = TxMixFree,
+    .serialize = TxMixSerialize,
+    .deserialize = TxMixDeserialize,
 };
 
 /*

@@ -109,9 +109,11 @@ RbMpiSplit(void)
 
 /*
  * SplitKind --
- *	How a trace may be cut by byte ranges: 1 for plain text of one
- *	record per line (msr, spc, disksim, csv), 2 for plain SRT, else 0
- *	(compressed, or a format whose records span lines or blocks: it is
+ *	How a trace may be cut by byte ranges (RbInputWindow): 1 for text of
+ *	one record per line (msr, spc, disksim, csv), plain or gzip/bzip2
+ *	(cut at members, RB_WINDOW_LINES); 2 for plain SRT; 3 for the native
+ *	format without string fields (cut at gzip members that begin blocks;
+ *	a later block may use strings an earlier one defined); else 0 (it is
  *	read whole by one rank).
  */
 static int
@@ -121,16 +123,24 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
     Rb_Error err;
     Rb_Reader *r = Rb_ReaderOpen(path, format, RB_ONERROR_STOP, readerOpts,
 	    &err);
+    const char *comp;
     int kind = 0, i;
 
     if (r == NULL) {
 	return 0;
     }
-    if (strcmp(Rb_InputCompression(r->in), "none") == 0) {
-	for (i = 0; lines[i]; i++) {
-	    kind = strcmp(r->cls->name, lines[i]) == 0 ? 1 : kind;
-	}
+    comp = Rb_InputCompression(r->in);
+    for (i = 0; lines[i]; i++) {
+	kind = strcmp(r->cls->name, lines[i]) == 0 ? 1 : kind;
+    }
+    if (strcmp(comp, "none") == 0) {
 	kind = strcmp(r->cls->name, "srt") == 0 ? 2 : kind;
+    } else if (strcmp(r->cls->name, "native") == 0
+	    && strcmp(comp, "gzip") == 0) {
+	kind = 3;
+	for (i = 0; i < r->schema->nfields; i++) {
+	    kind = r->schema->fields[i].type == RB_FT_STRING ? 0 : kind;
+	}
     }
     Rb_ReaderClose(r);
     return kind;
@@ -141,7 +151,9 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
  *	The share of n trace files (in time order) that a rank reads.  The
  *	files' bytes, end to end, are cut into size equal ranges, rank r
  *	taking the r-th.  A file that can be cut by byte ranges (SplitKind)
- *	is cut there, each piece then reading the records that begin in it;
+ *	is cut there, each piece then reading its records (RbInputWindow:
+ *	those that begin in it; for a compressed file, those of the members
+ *	that begin in it);
  *	any other file goes whole to the rank whose range holds its middle
  *	byte.  So ranks get records in order, and a rank may get none.
  * Results: the number of pieces, *pieces (malloc'd) in order: file

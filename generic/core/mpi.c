@@ -12,6 +12,7 @@
  */
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "engine.h"
@@ -21,11 +22,13 @@
 #include <mpi.h>
 #endif
 
-#define MSG_VERSION 1
+#define MSG_VERSION 2
 #define MSG_TAG 1717
 
 static int mpiRank = 0, mpiSize = 1, mpiActive = 0;
 static int splitDone = 0;
+static Tcl_Obj *rankRecords = NULL;	/* Records each rank read, in rank
+					 * order (rank 0, after a split run). */
 
 #ifdef HAVE_MPI
 /*
@@ -297,7 +300,8 @@ GetObj(Rb_Buf *b)
 /*
  * Serialize --
  *	A rank's message: format version, its failure (if any), the run
- *	counts, the files it read, each Flow's record count and each
+ *	counts, the files it read, the records each rank of its subtree
+ *	read, each Flow's record count and each
  *	Analyzer's state (class name, then the class's bytes), Flows and
  *	Analyzers in DAG order, the same on every rank.
  * Results: TCL_OK, or TCL_ERROR with the analyzer's error in interp.
@@ -322,6 +326,7 @@ Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
     Rb_BufPutInt(b, run->partial);
     PutObj(b, run->skipCounts);
     PutObj(b, files);
+    PutObj(b, rankRecords);
     Rb_BufPutInt(b, nflows);
     for (i = 0; i < nflows; i++) {
 	Rb_BufPutInt(b, (int64_t)flows[i]->recordCount);
@@ -445,6 +450,16 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	}
     }
     Tcl_DecrRefCount(theirFiles);
+    {
+	Tcl_Obj *theirs = GetObj(b);
+
+	/* Their ranks follow ours. */
+	Tcl_IncrRefCount(theirs);
+	if (Tcl_ListObjGetElements(NULL, theirs, &nf, &fv) == TCL_OK) {
+	    Tcl_ListObjReplace(NULL, rankRecords, INT_MAX, 0, nf, fv);
+	}
+	Tcl_DecrRefCount(theirs);
+    }
     nf = (int)Rb_BufGetInt(b);
     if (nf == 0 && failed) {
 	return TCL_OK;		/* it could not even serialize its state */
@@ -535,6 +550,12 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
     Rb_Buf b;
 
     splitDone = 1;
+    if (rankRecords != NULL) {
+	Tcl_DecrRefCount(rankRecords);
+    }
+    rankRecords = Tcl_NewListObj(1, (Tcl_Obj *[]){
+	    Tcl_NewWideIntObj((Tcl_WideInt)run->records)});
+    Tcl_IncrRefCount(rankRecords);
     if (*errResult != NULL && mpiRank != 0) {
 	/* Name the rank in the message the user will see. */
 	Tcl_Obj *named = Tcl_ObjPrintf("rank %d: %s", mpiRank,
@@ -600,6 +621,17 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 #else
     return TCL_OK;
 #endif
+}
+
+/*
+ * RbMpiRankRecords --
+ *	After a split run, on rank 0: the records each rank read, in rank
+ *	order (the summary's "ranks"); NULL before any.
+ */
+Tcl_Obj *
+RbMpiRankRecords(void)
+{
+    return rankRecords;
 }
 
 /*

@@ -33,6 +33,7 @@ int		RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng,
 int		RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		    Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
 		    Tcl_Obj **errOptions);
+Tcl_Obj *	RbMpiRankRecords(void);
 void		RbMpiWorkerExit(int status);
 void		RbMpiAbort(int status);
 

@@ -958,6 +958,11 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	    failure->result ? Tcl_GetString(failure->result) : NULL);
     Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("unreached", -1),
 	    RbNodesUnreached(eng));
+    if (split && RbMpiRankRecords() != NULL) {
+	/* How the records were shared out: each rank's count. */
+	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("ranks", -1),
+		Tcl_DuplicateObj(RbMpiRankRecords()));
+    }
     Tcl_IncrRefCount(eng->lastRun);
     if (failure->result) {
 	Tcl_SetObjResult(interp, failure->result);

@@ -12,6 +12,7 @@
  */
 
 #include <fcntl.h>
+#include <time.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +30,19 @@ static int mpiRank = 0, mpiSize = 1, mpiActive = 0;
 static int splitDone = 0;
 static Tcl_Obj *rankRecords = NULL;	/* Records each rank read, in rank
 					 * order (rank 0, after a split run). */
+static double reduceSeconds, mergeSeconds;	/* Rank 0's last reduction:
+					 * all of it (waiting for the others
+					 * included), and the deserializing and
+					 * merging in it. */
+
+static double
+Now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 #ifdef HAVE_MPI
 /*
@@ -547,9 +561,11 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 {
 #ifdef HAVE_MPI
     int step, rc = TCL_OK;
+    double t0 = Now(), t1;
     Rb_Buf b;
 
     splitDone = 1;
+    mergeSeconds = 0;
     if (rankRecords != NULL) {
 	Tcl_DecrRefCount(rankRecords);
     }
@@ -581,8 +597,10 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 	    MPI_Recv(b.data, count, MPI_BYTE, from, MSG_TAG, MPI_COMM_WORLD,
 		    MPI_STATUS_IGNORE);
 	    if (rc == TCL_OK) {
+		t1 = Now();
 		rc = MergeMessage(interp, flows, nflows, run, files, errResult,
 			errOptions, &b, from);
+		mergeSeconds += Now() - t1;
 		if (rc != TCL_OK) {
 		    /* Pass the merge failure on as this rank's own. */
 		    if (*errResult) {
@@ -617,6 +635,7 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
     if (mpiRank != 0) {
 	RbMpiWorkerExit(0);
     }
+    reduceSeconds = Now() - t0;
     return rc;
 #else
     return TCL_OK;
@@ -632,6 +651,19 @@ Tcl_Obj *
 RbMpiRankRecords(void)
 {
     return rankRecords;
+}
+
+/*
+ * RbMpiReduceTimes --
+ *	After a split run, on rank 0: the seconds its reduction took (from
+ *	the end of its own reading, so waiting for slower ranks is in it)
+ *	and, of those, the seconds spent deserializing and merging.
+ */
+void
+RbMpiReduceTimes(double *reduce, double *merge)
+{
+    *reduce = reduceSeconds;
+    *merge = mergeSeconds;
 }
 
 /*

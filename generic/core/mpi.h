@@ -34,6 +34,7 @@ int		RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		    Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
 		    Tcl_Obj **errOptions);
 Tcl_Obj *	RbMpiRankRecords(void);
+void		RbMpiReduceTimes(double *reduce, double *merge);
 void		RbMpiWorkerExit(int status);
 void		RbMpiAbort(int status);
 

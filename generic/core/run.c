@@ -960,8 +960,15 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	    RbNodesUnreached(eng));
     if (split && RbMpiRankRecords() != NULL) {
 	/* How the records were shared out: each rank's count. */
+	double reduce, merge;
+
 	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("ranks", -1),
 		Tcl_DuplicateObj(RbMpiRankRecords()));
+	RbMpiReduceTimes(&reduce, &merge);
+	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("reduceseconds",
+		-1), Tcl_NewDoubleObj(reduce));
+	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("mergeseconds",
+		-1), Tcl_NewDoubleObj(merge));
     }
     Tcl_IncrRefCount(eng->lastRun);
     if (failure->result) {

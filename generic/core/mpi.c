@@ -125,6 +125,18 @@ RbMpiSplit(void)
 }
 
 /*
+ * RbMpiSplitOver --
+ *	A run that is not split happened first (records given in Tcl,
+ *	-merge, standard input): the other ranks have ended at it, so every
+ *	later run is rank 0's alone, as after a split run.
+ */
+void
+RbMpiSplitOver(void)
+{
+    splitDone = 1;
+}
+
+/*
  * SplitKind --
  *	How a trace may be cut by byte ranges (RbInputWindow): 1 for text of
  *	one record per line (msr, spc, disksim, csv), plain or gzip/bzip2

@@ -16,6 +16,7 @@ int		RbMpiInitCmds(Tcl_Interp *interp);
 int		RbMpiRank(void);
 int		RbMpiSize(void);
 int		RbMpiSplit(void);
+void		RbMpiSplitOver(void);
 /* A rank's piece of the traces: a file, or its records in a byte range
  * of it (kind 1 lines, 2 SRT records, 3 native blocks; 0 the whole
  * file). */

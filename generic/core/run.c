@@ -649,6 +649,7 @@ SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], RbMpiPiece **pieces,
 	if (RbMpiRank() != 0) {
 	    RbMpiWorkerExit(0);
 	}
+	RbMpiSplitOver();	/* no rank is left to share a later run */
 	return 0;
     }
     *npieces = RbMpiShard(n, paths, o->format, o->readerOpts, RbMpiRank(),

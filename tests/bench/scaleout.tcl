@@ -115,6 +115,7 @@ $probe eval [list source $kitConfig]
 set classes [$probe eval {set splitClasses}]
 set leftOut [$probe eval {set splitLeftOut}]
 interp delete $probe
+set ::env(RB_BENCH_CLASSES) $classes
 set big [file join $data t10m.srt]
 set parts [lsort [glob [file join $data t10m-part*.srt]]]
 

@@ -556,6 +556,62 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 }
 #endif
 
+#ifdef HAVE_MPI
+/*
+ * Doze --
+ *	A millisecond's sleep between polls.  Open MPI waits by spinning,
+ *	which on a machine with no core to spare takes the CPU from the
+ *	ranks still reading; a rank that has finished its share polls for
+ *	its partner instead, at most a millisecond late.
+ */
+static void
+Doze(void)
+{
+    struct timespec ts = {0, 1000000};
+
+    nanosleep(&ts, NULL);
+}
+
+/*
+ * WaitProbe --
+ *	MPI_Probe of rank from's message, dozing between polls.
+ */
+static void
+WaitProbe(int from, MPI_Status *status)
+{
+    int flag = 0;
+
+    for (;;) {
+	MPI_Iprobe(from, MSG_TAG, MPI_COMM_WORLD, &flag, status);
+	if (flag) {
+	    return;
+	}
+	Doze();
+    }
+}
+
+/*
+ * SendWaiting --
+ *	MPI_Send of b's bytes to rank to, dozing while it is under way.
+ */
+static void
+SendWaiting(Rb_Buf *b, int to)
+{
+    MPI_Request req;
+    int done = 0;
+
+    MPI_Isend(b->data, (int)b->len, MPI_BYTE, to, MSG_TAG, MPI_COMM_WORLD,
+	    &req);
+    for (;;) {
+	MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+	if (done) {
+	    return;
+	}
+	Doze();
+    }
+}
+#endif
+
 /*
  * RbMpiReduce --
  *	After a rank has read its shard: reduces every rank's partial state
@@ -601,7 +657,7 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 	    if (from >= mpiSize) {
 		continue;
 	    }
-	    MPI_Probe(from, MSG_TAG, MPI_COMM_WORLD, &status);
+	    WaitProbe(from, &status);
 	    MPI_Get_count(&status, MPI_BYTE, &count);
 	    memset(&b, 0, sizeof(b));
 	    b.data = Rb_Alloc(count > 0 ? count : 1);
@@ -638,8 +694,7 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 		Serialize(interp, NULL, 0, run, files, r, o, &b);
 		Tcl_DecrRefCount(Tcl_NewListObj(2, (Tcl_Obj *[]){r, o}));
 	    }
-	    MPI_Send(b.data, (int)b.len, MPI_BYTE, mpiRank - step, MSG_TAG,
-		    MPI_COMM_WORLD);
+	    SendWaiting(&b, mpiRank - step);
 	    Rb_BufFree(&b);
 	    break;
 	}

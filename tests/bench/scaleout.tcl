@@ -57,8 +57,9 @@ proc runOnce {np config traces} {
 
 # measure CONFIG TRACES -- RUNS runs at 1 and at 2 ranks, interleaved;
 # the medians as a dict: wall1 wall2, cpu1 (user + system), cpu2 (of each
-# rank), rss1 rss2 (MB, of each rank), merge reduce seconds (s, rank 0's,
-# 2 ranks), records (per rank at 2).
+# rank), rss1 rss2 (MB, of each rank), seconds1 seconds2 (the summary's:
+# inside rubicon::run, so without starting the processes and MPI), merge
+# reduce (s, rank 0's, 2 ranks), records (per rank at 2).
 proc measure {config traces} {
     global runs
     for {set i 0} {$i < $runs} {incr i} {
@@ -72,14 +73,14 @@ proc measure {config traces} {
 		lappend m(rss$np,$k) [expr {$kb / 1024.0}]
 		incr k
 	    }
+	    set s [dict get $r summary]
+	    lappend m(seconds$np) [dict get $s seconds]
 	    if {$np == 2} {
-		set s [dict get $r summary]
 		lappend m(merge) [dict get $s mergeseconds]
 		lappend m(reduce) [dict get $s reduceseconds]
-		lappend m(seconds) [dict get $s seconds]
 		set records [dict get $s ranks]
 	    } else {
-		set total [dict get [dict get $r summary] records]
+		set total [dict get $s records]
 	    }
 	}
     }
@@ -100,10 +101,13 @@ proc row {label m} {
 	puts [format "%-34s %9s   2 ranks: wall %.2f s, speedup %.2f (CPU of the\
 	    slower rank: %.2f); CPU %.2f + %.2f s" \
 	    "" [format "%7.2f s" $wall2] $wall2 $speed $cpuSpeed ${cpu2,0} ${cpu2,1}]
+	puts [format "%-34s %9s   inside rubicon::run (no process or MPI start):\
+	    1 process %.2f s, 2 ranks %.2f s, speedup %.2f" \
+	    "" "" $seconds1 $seconds2 [expr {$seconds1 / $seconds2}]]
 	puts [format "%-34s %9s   peak RSS per rank %.1f, %.1f MB; records %s;\
 	    merge %.4f s (%.3f%% of the run), reduction %.3f s (%.2f%%, waiting included)" \
 	    "" "" ${rss2,0} ${rss2,1} [join $records " + "] $merge \
-	    [expr {100 * $merge / $seconds}] $reduce [expr {100 * $reduce / $seconds}]]
+	    [expr {100 * $merge / $seconds2}] $reduce [expr {100 * $reduce / $seconds2}]]
     }
 }
 

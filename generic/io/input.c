@@ -1005,6 +1005,7 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
     if (end <= begin || (begin > 0 && !FindMember(d->fd, d->comp, begin,
 	    end < size ? end : size, size, mode == RB_WINDOW_BLOCKS, &at))) {
 	in->eof = d->eof = 1;	/* no member begins in the range */
+	d->cut = 1;
 	return TCL_OK;
     }
     if (lseek(d->fd, (off_t)at, SEEK_SET) < 0) {

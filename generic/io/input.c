@@ -90,7 +90,8 @@ struct Rb_Input {
     int cutLines;		/* Data end after the first newline at or
 				 * after dec.mark (compressed lines). */
     int cutDone;		/* ... and they have. */
-    uint64_t winFrom;		/* Plain: the file offset it starts at. */
+    uint64_t winFrom;		/* Plain: the file offset it starts at, */
+    uint64_t winHead;		/* and where the header ended. */
     int winMode;
     int basesKnown;		/* lineBase, offBase computed (lazily: */
     uint64_t lineBase, offBase;	/* they are for messages only). */
@@ -1126,6 +1127,7 @@ RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
     in->windowed = 1;
     in->winMode = mode;
     in->winFrom = from;
+    in->winHead = here;
     if (to <= from) {
 	in->eof = d->eof = 1;
     }
@@ -1133,9 +1135,34 @@ RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
 }
 
 /*
+ * CountSrtRecords --
+ *	The SRT records between byte from (a record's start) and byte to,
+ *	by walking their big-endian length words, as NextBoundary does.
+ */
+static uint64_t
+CountSrtRecords(int fd, uint64_t from, uint64_t to)
+{
+    unsigned char word[4];
+    uint64_t n = 0;
+
+    while (from < to && pread(fd, word, 4, (off_t)from) == 4) {
+	uint32_t len = (uint32_t)word[0] << 24 | (uint32_t)word[1] << 16
+		| (uint32_t)word[2] << 8 | word[3];
+
+	if (len < 8) {
+	    break;
+	}
+	from += len;
+	n++;
+    }
+    return n;
+}
+
+/*
  * RbInputBases --
  *	For a message from inside a window: *lines gets the number of lines
- *	of the file before the window's first (add it to Rb_InputLineNo),
+ *	(of SRT records, in an SRT window) of the file before the window's
+ *	first (add it to Rb_InputLineNo or the reader's record number),
  *	*bytes the decompressed bytes before it (add it to Rb_InputOffset;
  *	0 for a plain file, whose offsets are the file's already).  Worked
  *	out on the first call by reading the file up to the window (for a
@@ -1148,7 +1175,11 @@ RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes)
 {
     if (!in->basesKnown && in->windowed) {
 	in->basesKnown = 1;
-	if (in->dec.comp == COMP_NONE && in->winMode == RB_WINDOW_LINES) {
+	if (in->dec.comp == COMP_NONE && in->winMode == RB_WINDOW_SRT) {
+	    in->lineBase = CountSrtRecords(in->dec.fd, in->winHead,
+		    in->winFrom);
+	} else if (in->dec.comp == COMP_NONE
+		&& in->winMode == RB_WINDOW_LINES) {
 	    char *buf = Rb_Alloc(65536);
 	    uint64_t pos = 0;
 
@@ -1174,9 +1205,10 @@ RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes)
 	    if (DecodeRange(in->dec.fd, in->dec.comp, 0, in->dec.winRaw, 0,
 		    &c)) {
 		in->offBase = c.bytes;
-		/* The line cut by the window's start is the one before. */
-		in->lineBase = c.newlines
-			+ (in->winMode == RB_WINDOW_LINES ? 1 : 0);
+		/* The line cut by the window's start is the one before.
+		 * (Native blocks' record numbers stay the window's.) */
+		in->lineBase = in->winMode == RB_WINDOW_LINES
+			? c.newlines + 1 : 0;
 	    }
 	}
     }

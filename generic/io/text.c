@@ -181,11 +181,12 @@ RbTextBad(Rb_Reader *r, Rb_Text *tx, const char *kind, const char *fmt, ...)
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
     /* In a split run's range: the file's line and offset (the lines
-     * before the range are counted here, on the error path only). */
+     * before the range are counted on the error path only). */
     RbInputBases(r->in, &lines, &bytes);
-    r->recordNo = tx->line.lineNo + lines;
+    r->recordNo = tx->line.lineNo;	/* Rb_ReaderBad adds lines */
     return Rb_ReaderBad(r, &tx->pending, kind, tx->line.offset + bytes,
-	    "line %llu: %s", (unsigned long long)r->recordNo, detail);
+	    "line %llu: %s", (unsigned long long)(tx->line.lineNo + lines),
+	    detail);
 }
 
 /*

@@ -489,6 +489,7 @@ WindowRecordsPer(const char *path, size_t headerLen, int srt,
 	char head[64];
 
 	ck_assert_ptr_nonnull(in);
+	err.code[0] = '\0';	/* a clean end of SRT records sets none */
 	if (headerLen > 0) {
 	    ck_assert_int_eq(Rb_InputReadFull(in, head, headerLen, &err), 1);
 	}

@@ -12,6 +12,8 @@
  */
 
 #include <fcntl.h>
+#include <time.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "engine.h"
@@ -21,11 +23,26 @@
 #include <mpi.h>
 #endif
 
-#define MSG_VERSION 1
+#define MSG_VERSION 2
 #define MSG_TAG 1717
 
 static int mpiRank = 0, mpiSize = 1, mpiActive = 0;
 static int splitDone = 0;
+static Tcl_Obj *rankRecords = NULL;	/* Records each rank read, in rank
+					 * order (rank 0, after a split run). */
+static double reduceSeconds, mergeSeconds;	/* Rank 0's last reduction:
+					 * all of it (waiting for the others
+					 * included), and the deserializing and
+					 * merging in it. */
+
+static double
+Now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 #ifdef HAVE_MPI
 /*
@@ -108,10 +125,24 @@ RbMpiSplit(void)
 }
 
 /*
+ * RbMpiSplitOver --
+ *	A run that is not split happened first (records given in Tcl,
+ *	-merge, standard input): the other ranks have ended at it, so every
+ *	later run is rank 0's alone, as after a split run.
+ */
+void
+RbMpiSplitOver(void)
+{
+    splitDone = 1;
+}
+
+/*
  * SplitKind --
- *	How a trace may be cut by byte ranges: 1 for plain text of one
- *	record per line (msr, spc, disksim, csv), 2 for plain SRT, else 0
- *	(compressed, or a format whose records span lines or blocks: it is
+ *	How a trace may be cut by byte ranges (RbInputWindow): 1 for text of
+ *	one record per line (msr, spc, disksim, csv), plain or gzip/bzip2
+ *	(cut at members, RB_WINDOW_LINES); 2 for plain SRT; 3 for the native
+ *	format without string fields (cut at gzip members that begin blocks;
+ *	a later block may use strings an earlier one defined); else 0 (it is
  *	read whole by one rank).
  */
 static int
@@ -121,16 +152,24 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
     Rb_Error err;
     Rb_Reader *r = Rb_ReaderOpen(path, format, RB_ONERROR_STOP, readerOpts,
 	    &err);
+    const char *comp;
     int kind = 0, i;
 
     if (r == NULL) {
 	return 0;
     }
-    if (strcmp(Rb_InputCompression(r->in), "none") == 0) {
-	for (i = 0; lines[i]; i++) {
-	    kind = strcmp(r->cls->name, lines[i]) == 0 ? 1 : kind;
-	}
+    comp = Rb_InputCompression(r->in);
+    for (i = 0; lines[i]; i++) {
+	kind = strcmp(r->cls->name, lines[i]) == 0 ? 1 : kind;
+    }
+    if (strcmp(comp, "none") == 0) {
 	kind = strcmp(r->cls->name, "srt") == 0 ? 2 : kind;
+    } else if (strcmp(r->cls->name, "native") == 0
+	    && strcmp(comp, "gzip") == 0) {
+	kind = 3;
+	for (i = 0; i < r->schema->nfields; i++) {
+	    kind = r->schema->fields[i].type == RB_FT_STRING ? 0 : kind;
+	}
     }
     Rb_ReaderClose(r);
     return kind;
@@ -141,7 +180,9 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
  *	The share of n trace files (in time order) that a rank reads.  The
  *	files' bytes, end to end, are cut into size equal ranges, rank r
  *	taking the r-th.  A file that can be cut by byte ranges (SplitKind)
- *	is cut there, each piece then reading the records that begin in it;
+ *	is cut there, each piece then reading its records (RbInputWindow:
+ *	those that begin in it; for a compressed file, those of the members
+ *	that begin in it);
  *	any other file goes whole to the rank whose range holds its middle
  *	byte.  So ranks get records in order, and a rank may get none.
  * Results: the number of pieces, *pieces (malloc'd) in order: file
@@ -285,7 +326,8 @@ GetObj(Rb_Buf *b)
 /*
  * Serialize --
  *	A rank's message: format version, its failure (if any), the run
- *	counts, the files it read, each Flow's record count and each
+ *	counts, the files it read, the records each rank of its subtree
+ *	read, each Flow's record count and each
  *	Analyzer's state (class name, then the class's bytes), Flows and
  *	Analyzers in DAG order, the same on every rank.
  * Results: TCL_OK, or TCL_ERROR with the analyzer's error in interp.
@@ -310,6 +352,7 @@ Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
     Rb_BufPutInt(b, run->partial);
     PutObj(b, run->skipCounts);
     PutObj(b, files);
+    PutObj(b, rankRecords);
     Rb_BufPutInt(b, nflows);
     for (i = 0; i < nflows; i++) {
 	Rb_BufPutInt(b, (int64_t)flows[i]->recordCount);
@@ -433,6 +476,16 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	}
     }
     Tcl_DecrRefCount(theirFiles);
+    {
+	Tcl_Obj *theirs = GetObj(b);
+
+	/* Their ranks follow ours. */
+	Tcl_IncrRefCount(theirs);
+	if (Tcl_ListObjGetElements(NULL, theirs, &nf, &fv) == TCL_OK) {
+	    Tcl_ListObjReplace(NULL, rankRecords, INT_MAX, 0, nf, fv);
+	}
+	Tcl_DecrRefCount(theirs);
+    }
     nf = (int)Rb_BufGetInt(b);
     if (nf == 0 && failed) {
 	return TCL_OK;		/* it could not even serialize its state */
@@ -503,6 +556,62 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 }
 #endif
 
+#ifdef HAVE_MPI
+/*
+ * Doze --
+ *	A millisecond's sleep between polls.  Open MPI waits by spinning,
+ *	which on a machine with no core to spare takes the CPU from the
+ *	ranks still reading; a rank that has finished its share polls for
+ *	its partner instead, at most a millisecond late.
+ */
+static void
+Doze(void)
+{
+    struct timespec ts = {0, 1000000};
+
+    nanosleep(&ts, NULL);
+}
+
+/*
+ * WaitProbe --
+ *	MPI_Probe of rank from's message, dozing between polls.
+ */
+static void
+WaitProbe(int from, MPI_Status *status)
+{
+    int flag = 0;
+
+    for (;;) {
+	MPI_Iprobe(from, MSG_TAG, MPI_COMM_WORLD, &flag, status);
+	if (flag) {
+	    return;
+	}
+	Doze();
+    }
+}
+
+/*
+ * SendWaiting --
+ *	MPI_Send of b's bytes to rank to, dozing while it is under way.
+ */
+static void
+SendWaiting(Rb_Buf *b, int to)
+{
+    MPI_Request req;
+    int done = 0;
+
+    MPI_Isend(b->data, (int)b->len, MPI_BYTE, to, MSG_TAG, MPI_COMM_WORLD,
+	    &req);
+    for (;;) {
+	MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+	if (done) {
+	    return;
+	}
+	Doze();
+    }
+}
+#endif
+
 /*
  * RbMpiReduce --
  *	After a rank has read its shard: reduces every rank's partial state
@@ -520,9 +629,17 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 {
 #ifdef HAVE_MPI
     int step, rc = TCL_OK;
+    double t0 = Now(), t1;
     Rb_Buf b;
 
     splitDone = 1;
+    mergeSeconds = 0;
+    if (rankRecords != NULL) {
+	Tcl_DecrRefCount(rankRecords);
+    }
+    rankRecords = Tcl_NewListObj(1, (Tcl_Obj *[]){
+	    Tcl_NewWideIntObj((Tcl_WideInt)run->records)});
+    Tcl_IncrRefCount(rankRecords);
     if (*errResult != NULL && mpiRank != 0) {
 	/* Name the rank in the message the user will see. */
 	Tcl_Obj *named = Tcl_ObjPrintf("rank %d: %s", mpiRank,
@@ -540,7 +657,7 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 	    if (from >= mpiSize) {
 		continue;
 	    }
-	    MPI_Probe(from, MSG_TAG, MPI_COMM_WORLD, &status);
+	    WaitProbe(from, &status);
 	    MPI_Get_count(&status, MPI_BYTE, &count);
 	    memset(&b, 0, sizeof(b));
 	    b.data = Rb_Alloc(count > 0 ? count : 1);
@@ -548,8 +665,10 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 	    MPI_Recv(b.data, count, MPI_BYTE, from, MSG_TAG, MPI_COMM_WORLD,
 		    MPI_STATUS_IGNORE);
 	    if (rc == TCL_OK) {
+		t1 = Now();
 		rc = MergeMessage(interp, flows, nflows, run, files, errResult,
 			errOptions, &b, from);
+		mergeSeconds += Now() - t1;
 		if (rc != TCL_OK) {
 		    /* Pass the merge failure on as this rank's own. */
 		    if (*errResult) {
@@ -575,8 +694,7 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 		Serialize(interp, NULL, 0, run, files, r, o, &b);
 		Tcl_DecrRefCount(Tcl_NewListObj(2, (Tcl_Obj *[]){r, o}));
 	    }
-	    MPI_Send(b.data, (int)b.len, MPI_BYTE, mpiRank - step, MSG_TAG,
-		    MPI_COMM_WORLD);
+	    SendWaiting(&b, mpiRank - step);
 	    Rb_BufFree(&b);
 	    break;
 	}
@@ -584,10 +702,35 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
     if (mpiRank != 0) {
 	RbMpiWorkerExit(0);
     }
+    reduceSeconds = Now() - t0;
     return rc;
 #else
     return TCL_OK;
 #endif
+}
+
+/*
+ * RbMpiRankRecords --
+ *	After a split run, on rank 0: the records each rank read, in rank
+ *	order (the summary's "ranks"); NULL before any.
+ */
+Tcl_Obj *
+RbMpiRankRecords(void)
+{
+    return rankRecords;
+}
+
+/*
+ * RbMpiReduceTimes --
+ *	After a split run, on rank 0: the seconds its reduction took (from
+ *	the end of its own reading, so waiting for slower ranks is in it)
+ *	and, of those, the seconds spent deserializing and merging.
+ */
+void
+RbMpiReduceTimes(double *reduce, double *merge)
+{
+    *reduce = reduceSeconds;
+    *merge = mergeSeconds;
 }
 
 /*

@@ -16,8 +16,10 @@ int		RbMpiInitCmds(Tcl_Interp *interp);
 int		RbMpiRank(void);
 int		RbMpiSize(void);
 int		RbMpiSplit(void);
-/* A rank's piece of the traces: a file, or the records that begin in a
- * byte range of it (kind 1 lines, 2 SRT records; 0 the whole file). */
+void		RbMpiSplitOver(void);
+/* A rank's piece of the traces: a file, or its records in a byte range
+ * of it (kind 1 lines, 2 SRT records, 3 native blocks; 0 the whole
+ * file). */
 typedef struct RbMpiPiece {
     int file;			/* Index among the run's traces. */
     uint64_t begin, end;	/* Byte range when kind != 0. */
@@ -32,6 +34,8 @@ int		RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng,
 int		RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		    Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
 		    Tcl_Obj **errOptions);
+Tcl_Obj *	RbMpiRankRecords(void);
+void		RbMpiReduceTimes(double *reduce, double *merge);
 void		RbMpiWorkerExit(int status);
 void		RbMpiAbort(int status);
 

@@ -64,9 +64,16 @@ const Rb_Stubs *	RbStubsTable(void);
  * path, else TCL_ERROR with RUBICON SAFE DENIED.  Always TCL_OK outside
  * safe mode.  (Rb_SafeCheckWrite is public, in rubicon.h.) */
 int		RbSafeCheckRead(Tcl_Interp *interp, const char *path);
-/* Input from the middle of a plain file (io/input.c), for split runs. */
+/* Input from the middle of a file (io/input.c), for split runs: how its
+ * records are found (mode), the true line and byte offset of the window's
+ * start for messages, whether it ended before the file did. */
+#define RB_WINDOW_LINES 0	/* Lines (plain, or gzip/bzip2 members). */
+#define RB_WINDOW_SRT 1		/* Plain SRT length-prefixed records. */
+#define RB_WINDOW_BLOCKS 2	/* gzip members that each begin a block. */
 int		RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end,
-		    int srt, Rb_Error *err);
+		    int mode, Rb_Error *err);
+void		RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes);
+int		RbInputWindowCut(const Rb_Input *in, int *late);
 
 /* Removes "path.tmp-PID" files left by processes that no longer exist
  * (out.c); every writer of such files calls it before making its own. */

@@ -649,6 +649,7 @@ SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], RbMpiPiece **pieces,
 	if (RbMpiRank() != 0) {
 	    RbMpiWorkerExit(0);
 	}
+	RbMpiSplitOver();	/* no rank is left to share a later run */
 	return 0;
     }
     *npieces = RbMpiShard(n, paths, o->format, o->readerOpts, RbMpiRank(),
@@ -712,7 +713,9 @@ OpenTrace(Pump *p, const Trace *t, Rb_Reader **firstOpen, Rb_Schema *schema,
 	return NULL;
     }
     if (t->piece && t->piece->kind && RbInputWindow(r->in, t->piece->begin,
-	    t->piece->end, t->piece->kind == 2, &err) != TCL_OK) {
+	    t->piece->end, t->piece->kind == 2 ? RB_WINDOW_SRT
+	    : t->piece->kind == 3 ? RB_WINDOW_BLOCKS : RB_WINDOW_LINES, &err)
+	    != TCL_OK) {
 	Rb_ErrorToInterp(p->interp, &err);
 	Capture(p->interp, p->failure);
 	Rb_ReaderClose(r);
@@ -956,6 +959,18 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	    failure->result ? Tcl_GetString(failure->result) : NULL);
     Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("unreached", -1),
 	    RbNodesUnreached(eng));
+    if (split && RbMpiRankRecords() != NULL) {
+	/* How the records were shared out: each rank's count. */
+	double reduce, merge;
+
+	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("ranks", -1),
+		Tcl_DuplicateObj(RbMpiRankRecords()));
+	RbMpiReduceTimes(&reduce, &merge);
+	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("reduceseconds",
+		-1), Tcl_NewDoubleObj(reduce));
+	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("mergeseconds",
+		-1), Tcl_NewDoubleObj(merge));
+    }
     Tcl_IncrRefCount(eng->lastRun);
     if (failure->result) {
 	Tcl_SetObjResult(interp, failure->result);

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <bzlib.h>
@@ -53,6 +54,16 @@ typedef struct Decoder {
     uint64_t produced;		/* Decompressed bytes produced so far. */
     uint64_t limit;		/* Plain data ends at this offset (a
 				 * window, RbInputWindow); 0: none. */
+    uint64_t stopRaw;		/* Compressed window: at the first member
+				 * end at or past this offset, mark is set
+				 * (and with stopExact the data end); 0:
+				 * none. */
+    int stopExact;
+    int markSet;		/* mark holds the decompressed offset of */
+    uint64_t mark;		/* that member end. */
+    uint64_t winRaw;		/* Compressed offset the window starts at. */
+    uint64_t rawSize;		/* The file's size (compressed window). */
+    int cut;			/* The data ended at the window's end. */
     int eof;			/* No more bytes will come. */
     int failed;			/* failure holds the error that ended them. */
     Rb_Error failure;
@@ -73,6 +84,17 @@ struct Rb_Input {
     Rb_Error failure;
 
     uint64_t lineNo;
+
+    /* A window (RbInputWindow). */
+    int windowed;
+    int cutLines;		/* Data end after the first newline at or
+				 * after dec.mark (compressed lines). */
+    int cutDone;		/* ... and they have. */
+    uint64_t winFrom;		/* Plain: the file offset it starts at, */
+    uint64_t winHead;		/* and where the header ended. */
+    int winMode;
+    int basesKnown;		/* lineBase, offBase computed (lazily: */
+    uint64_t lineBase, offBase;	/* they are for messages only). */
 };
 
 /*
@@ -158,8 +180,9 @@ StreamFailure(Decoder *d, int truncated, const char *detail)
 	SetFailure(d, "RUBICON READER TRUNCATED", what);
     } else {
 	snprintf(what, sizeof(what), "corrupt %s data (%s) after %llu "
-		"uncompressed bytes, near compressed byte %llu", kind, detail,
-		(unsigned long long)d->produced,
+		"uncompressed bytes%s, near compressed byte %llu", kind, detail,
+		(unsigned long long)d->produced, d->winRaw ? " of this rank's "
+		"members" : "",
 		(unsigned long long)(d->rawOffset - (d->rawLen - d->rawPos)));
 	SetFailure(d, "RUBICON READER CORRUPT", what);
     }
@@ -246,6 +269,17 @@ Produce(Decoder *d, char *dst, size_t cap)
 	    }
 	    break;
 	}
+	if (d->streamEnded && d->stopRaw != 0 && !d->markSet
+		&& d->rawOffset - (d->rawLen - d->rawPos) >= d->stopRaw) {
+	    /* The member that ends here is a window's last. */
+	    d->mark = d->produced;
+	    d->markSet = 1;
+	    if (d->stopExact) {
+		d->cut = d->rawOffset - (d->rawLen - d->rawPos) < d->rawSize;
+		d->eof = 1;
+		break;
+	    }
+	}
 	if (d->streamEnded) {
 	    rc = NextMember(d);
 	    if (rc <= 0) {
@@ -329,6 +363,25 @@ Obtain(Rb_Input *in, char *dst, size_t cap)
     }
     got = in->ring ? RbRingTake(in->ring, dst, cap)
 	    : Produce(&in->dec, dst, cap);
+    if (got > 0 && in->cutLines && in->dec.markSet) {
+	/* A window of compressed lines ends after the first newline at or
+	 * after its last member's end (mark is set, on the producer's
+	 * side, before any byte past it is produced). */
+	uint64_t from = in->dec.mark > in->taken ? in->dec.mark : in->taken;
+
+	if (from < in->taken + got) {
+	    char *nl = memchr(dst + (from - in->taken), '\n',
+		    (size_t)(in->taken + got - from));
+
+	    if (nl != NULL) {
+		got = (size_t)(nl - dst) + 1;
+		in->cutDone = 1;
+		in->taken += got;
+		in->eof = 1;
+		return got;
+	    }
+	}
+    }
     if (got == 0) {
 	in->eof = 1;
 	if (in->dec.failed) {
@@ -740,30 +793,309 @@ NextBoundary(int fd, uint64_t at, uint64_t size, uint64_t srtFrom,
 }
 
 /*
+ * DecodeRange --
+ *	Decompresses, by pread (not disturbing the stream), the gzip members
+ *	or bzip2 streams that begin at compressed byte at: one (once), or
+ *	all of them up to byte to, where one must end.  Counts the bytes and
+ *	newlines they give and keeps the first four bytes.
+ * Results: 1 when they end cleanly there (their checksums good), else 0.
+ */
+typedef struct DecodeCount {
+    uint64_t bytes, newlines;
+    unsigned char head[4];
+} DecodeCount;
+
+static int
+DecodeRange(int fd, Compression comp, uint64_t at, uint64_t to, int once,
+	DecodeCount *c)
+{
+    enum { RAW = 65536, OUT = 262144 };
+    unsigned char *raw = Rb_Alloc(RAW), *out = Rb_Alloc(OUT);
+    size_t have = 0, used = 0;
+    uint64_t pos = at;
+    z_stream z;
+    bz_stream bz;
+    int ok = 0, open;
+
+    memset(c, 0, sizeof(*c));
+    memset(&z, 0, sizeof(z));
+    memset(&bz, 0, sizeof(bz));
+    open = comp == COMP_GZIP ? inflateInit2(&z, 15 + 16) == Z_OK
+	    : BZ2_bzDecompressInit(&bz, 0, 0) == BZ_OK;
+    while (open) {
+	size_t made, took, k;
+	int rc, ended;
+	unsigned char *p;
+
+	if (used == have) {
+	    ssize_t n = pos < to ? pread(fd, raw, to - pos < RAW
+		    ? (size_t)(to - pos) : RAW, (off_t)pos) : 0;
+
+	    if (n <= 0) {
+		break;		/* the input ends inside a member */
+	    }
+	    have = (size_t)n;
+	    used = 0;
+	    pos += (uint64_t)n;
+	}
+	if (comp == COMP_GZIP) {
+	    z.next_in = raw + used;
+	    z.avail_in = (uInt)(have - used);
+	    z.next_out = out;
+	    z.avail_out = OUT;
+	    rc = inflate(&z, Z_NO_FLUSH);
+	    took = (have - used) - z.avail_in;
+	    made = OUT - z.avail_out;
+	    ended = rc == Z_STREAM_END;
+	    rc = ended || rc == Z_OK || rc == Z_BUF_ERROR;
+	} else {
+	    bz.next_in = (char *)raw + used;
+	    bz.avail_in = (unsigned)(have - used);
+	    bz.next_out = (char *)out;
+	    bz.avail_out = OUT;
+	    rc = BZ2_bzDecompress(&bz);
+	    took = (have - used) - bz.avail_in;
+	    made = OUT - bz.avail_out;
+	    ended = rc == BZ_STREAM_END;
+	    rc = ended || rc == BZ_OK;
+	}
+	used += took;
+	if (!rc || (took == 0 && made == 0 && !ended)) {
+	    break;		/* corrupt, or no progress */
+	}
+	for (k = 0; k < made && c->bytes + k < 4; k++) {
+	    c->head[c->bytes + k] = out[k];
+	}
+	c->bytes += made;
+	for (p = out; (p = memchr(p, '\n', (size_t)(out + made - p))) != NULL;
+		p++) {
+	    c->newlines++;
+	}
+	if (!ended) {
+	    continue;
+	}
+	if (once || pos - (have - used) >= to) {
+	    ok = 1;
+	    break;
+	}
+	if (comp == COMP_GZIP) {
+	    inflateReset(&z);
+	} else {
+	    BZ2_bzDecompressEnd(&bz);
+	    memset(&bz, 0, sizeof(bz));
+	    open = BZ2_bzDecompressInit(&bz, 0, 0) == BZ_OK;
+	}
+    }
+    if (comp == COMP_GZIP) {
+	inflateEnd(&z);
+    } else if (open) {
+	BZ2_bzDecompressEnd(&bz);
+    }
+    free(raw);
+    free(out);
+    return ok;
+}
+
+/*
+ * IsMemberHead --
+ *	Whether the n bytes at p can begin a gzip member (magic, deflate,
+ *	no reserved flag) or a bzip2 stream ("BZh", a level, then the magic
+ *	of a block or of the end of the stream).
+ */
+static int
+IsMemberHead(const unsigned char *p, size_t n, Compression comp)
+{
+    if (n < 10) {
+	return 0;
+    }
+    if (comp == COMP_GZIP) {
+	return p[0] == 0x1f && p[1] == 0x8b && p[2] == 8
+		&& (p[3] & 0xe0) == 0;
+    }
+    return p[0] == 'B' && p[1] == 'Z' && p[2] == 'h' && p[3] >= '1'
+	    && p[3] <= '9' && (memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6)
+	    == 0 || memcmp(p + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0);
+}
+
+/*
+ * FindMember --
+ *	The first gzip member (bzip2 stream) of the file that begins at or
+ *	after compressed byte from and before to: a place that looks like
+ *	one (IsMemberHead) is one when it decompresses to a clean end, its
+ *	checksum good (a false match inside compressed data would have to
+ *	pass the CRC as well).  With blocks, it must also begin with a
+ *	native block ("RBBK") or the end marker ("RBEN").
+ * Results: 1 with *at set, or 0 when there is none.
+ */
+static int
+FindMember(int fd, Compression comp, uint64_t from, uint64_t to,
+	uint64_t size, int blocks, uint64_t *at)
+{
+    enum { STEP = 65536 };
+    unsigned char *buf = Rb_Alloc(STEP + 16);
+    uint64_t pos;
+    int found = 0;
+
+    for (pos = from; pos < to && !found; pos += STEP) {
+	ssize_t n = pread(fd, buf, STEP + 16, (off_t)pos);
+	size_t i;
+
+	if (n <= 0) {
+	    break;
+	}
+	for (i = 0; i < STEP && i < (size_t)n && pos + i < to; i++) {
+	    DecodeCount c;
+
+	    if (IsMemberHead(buf + i, (size_t)n - i, comp)
+		    && DecodeRange(fd, comp, pos + i, size, 1, &c)
+		    && (!blocks || (c.bytes >= 4
+		    && (memcmp(c.head, "RBBK", 4) == 0
+		    || memcmp(c.head, "RBEN", 4) == 0)))) {
+		*at = pos + i;
+		found = 1;
+		break;
+	    }
+	}
+    }
+    free(buf);
+    return found;
+}
+
+/*
+ * CompressedWindow --
+ *	RbInputWindow of a gzip or bzip2 stream, whose reader has read its
+ *	header.  The window's members are those that begin in [begin, end)
+ *	(a range beginning at 0 holds the first); with none, the window is
+ *	empty.  Its data are those of its members, and past them:
+ *	- lines (RB_WINDOW_LINES): the window starts just after the first
+ *	  newline at or after its first member's start (at the file's start
+ *	  for the first member) and ends just after the first newline at or
+ *	  after its last member's end (or at the end of the data), reading
+ *	  on into the next member to finish a line.  Windows that tile a
+ *	  file so give each line to exactly one of them (a line begun in an
+ *	  earlier member belongs to the earlier window);
+ *	- blocks (RB_WINDOW_BLOCKS, the native format, whose every member
+ *	  after the header's begins a block): exactly its members' data.
+ *	Decompressed offsets and line numbers then count from the window's
+ *	first member (RbInputBases gives the true ones, for messages).
+ * Results: TCL_OK, or TCL_ERROR with err set (SRT, a pipe).
+ */
+static int
+CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
+	Rb_Error *err)
+{
+    Decoder *d = &in->dec;
+    uint64_t here = Rb_InputOffset(in), lineNo = in->lineNo, at = 0, size;
+    struct stat sb;
+
+    if (mode == RB_WINDOW_SRT || fstat(d->fd, &sb) != 0
+	    || !S_ISREG(sb.st_mode)) {
+	Rb_SetError(err, "RUBICON READER SPLIT", "%s: this compressed %s "
+		"cannot be read from the middle", in->path,
+		mode == RB_WINDOW_SRT ? "SRT trace" : "stream");
+	return TCL_ERROR;
+    }
+    size = (uint64_t)sb.st_size;
+    if (in->ring != NULL) {
+	RbRingStop(in->ring);	/* what it decompressed ahead is dropped */
+	in->ring = NULL;
+    }
+    in->windowed = 1;
+    in->winMode = mode;
+    in->pos = in->len = 0;
+    if (end <= begin || (begin > 0 && !FindMember(d->fd, d->comp, begin,
+	    end < size ? end : size, size, mode == RB_WINDOW_BLOCKS, &at))) {
+	in->eof = d->eof = 1;	/* no member begins in the range */
+	d->cut = 1;
+	return TCL_OK;
+    }
+    if (lseek(d->fd, (off_t)at, SEEK_SET) < 0) {
+	Rb_SetError(err, "RUBICON READER IO", "%s: cannot seek to byte "
+		"offset %llu", in->path, (unsigned long long)at);
+	return TCL_ERROR;
+    }
+    if (d->comp == COMP_GZIP) {
+	inflateReset(&d->z);
+    } else {
+	BZ2_bzDecompressEnd(&d->bz);
+	memset(&d->bz, 0, sizeof(d->bz));
+	if (BZ2_bzDecompressInit(&d->bz, 0, 0) != BZ_OK) {
+	    d->streamOpen = 0;
+	    Rb_SetError(err, "RUBICON READER OPEN", "%s: cannot restart the "
+		    "bzip2 decompressor", in->path);
+	    return TCL_ERROR;
+	}
+    }
+    d->rawPos = d->rawLen = 0;
+    d->rawEof = d->streamEnded = d->eof = d->failed = 0;
+    d->rawOffset = d->winRaw = at;
+    d->produced = 0;
+    d->stopRaw = end < size ? end : 0;
+    d->stopExact = mode == RB_WINDOW_BLOCKS;
+    d->markSet = d->cut = 0;
+    d->rawSize = size;
+    in->bufBase = in->taken = 0;
+    in->eof = in->failed = 0;
+    in->cutLines = mode == RB_WINDOW_LINES;
+    in->cutDone = 0;
+    StartThread(in);
+    if (at == 0) {
+	/* The file's first member: pass over the header again. */
+	char skip[4096];
+
+	while (here > 0) {
+	    long n = Rb_InputRead(in, skip, here < sizeof(skip)
+		    ? (size_t)here : sizeof(skip), NULL);
+
+	    if (n <= 0) {
+		break;
+	    }
+	    here -= (uint64_t)n;
+	}
+	in->lineNo = lineNo;
+    } else if (mode == RB_WINDOW_LINES) {
+	Rb_Error ignored;
+
+	/* The end of a line begun in an earlier member (a failure stays
+	 * sticky for the reader to report). */
+	(void)Rb_InputGetLine(in, NULL, &ignored);
+	in->lineNo = 0;
+    }
+    return TCL_OK;
+}
+
+/*
  * RbInputWindow --
- *	Limits a plain (uncompressed) stream, whose reader has read its
- *	header, to the records that begin in the byte range [begin, end):
+ *	Limits a stream, whose reader has read its header, to its share of
+ *	the byte range [begin, end) of the file.  A compressed one
+ *	(CompressedWindow) is cut at gzip members or bzip2 streams.  A
+ *	plain one reads the records that begin in the range:
  *	the stream moves to the first record boundary at or after begin
  *	(and after the header) and ends at the first one at or after end,
  *	so that windows that tile a file give each record to exactly one
  *	of them.  Records are lines, or (srt) length-prefixed SRT records.
- *	Line and record numbers then count from the window's start; byte
- *	offsets stay those of the file.
- * Results: TCL_OK, or TCL_ERROR with err set when the stream is
- *	compressed, has been read past its header, or cannot be split.
+ *	Line and record numbers then count from the window's start (for
+ *	messages RbInputBases gives the lines before it); byte offsets stay
+ *	those of the file.
+ * Results: TCL_OK, or TCL_ERROR with err set when the stream cannot be
+ *	split so (mode RB_WINDOW_LINES, RB_WINDOW_SRT or RB_WINDOW_BLOCKS).
  */
 int
-RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int srt,
+RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
 	Rb_Error *err)
 {
     Decoder *d = &in->dec;
     uint64_t here = Rb_InputOffset(in), from, to, size;
+    int srt = mode == RB_WINDOW_SRT;
     off_t sz;
 
-    if (d->comp != COMP_NONE || in->ring != NULL
+    if (d->comp != COMP_NONE) {
+	return CompressedWindow(in, begin, end, mode, err);
+    }
+    if (mode == RB_WINDOW_BLOCKS || in->ring != NULL
 	    || (sz = lseek(d->fd, 0, SEEK_END)) < 0) {
-	Rb_SetError(err, "RUBICON READER SPLIT", "%s: a compressed file "
-		"cannot be read from the middle", in->path);
+	Rb_SetError(err, "RUBICON READER SPLIT", "%s: cannot be read from "
+		"the middle", in->path);
 	return TCL_ERROR;
     }
     size = (uint64_t)sz;
@@ -792,10 +1124,109 @@ RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int srt,
     in->bufBase = in->taken = from;
     in->eof = 0;
     in->lineNo = 0;
+    in->windowed = 1;
+    in->winMode = mode;
+    in->winFrom = from;
+    in->winHead = here;
     if (to <= from) {
 	in->eof = d->eof = 1;
     }
     return TCL_OK;
+}
+
+/*
+ * CountSrtRecords --
+ *	The SRT records between byte from (a record's start) and byte to,
+ *	by walking their big-endian length words, as NextBoundary does.
+ */
+static uint64_t
+CountSrtRecords(int fd, uint64_t from, uint64_t to)
+{
+    unsigned char word[4];
+    uint64_t n = 0;
+
+    while (from < to && pread(fd, word, 4, (off_t)from) == 4) {
+	uint32_t len = (uint32_t)word[0] << 24 | (uint32_t)word[1] << 16
+		| (uint32_t)word[2] << 8 | word[3];
+
+	if (len < 8) {
+	    break;
+	}
+	from += len;
+	n++;
+    }
+    return n;
+}
+
+/*
+ * RbInputBases --
+ *	For a message from inside a window: *lines gets the number of lines
+ *	(of SRT records, in an SRT window) of the file before the window's
+ *	first (add it to Rb_InputLineNo or the reader's record number),
+ *	*bytes the decompressed bytes before it (add it to Rb_InputOffset;
+ *	0 for a plain file, whose offsets are the file's already).  Worked
+ *	out on the first call by reading the file up to the window (for a
+ *	compressed one, decompressing its earlier members), so only error
+ *	paths pay for it.
+ * Results: none; both 0 outside a window, or when they cannot be read.
+ */
+void
+RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes)
+{
+    if (!in->basesKnown && in->windowed) {
+	in->basesKnown = 1;
+	if (in->dec.comp == COMP_NONE && in->winMode == RB_WINDOW_SRT) {
+	    in->lineBase = CountSrtRecords(in->dec.fd, in->winHead,
+		    in->winFrom);
+	} else if (in->dec.comp == COMP_NONE
+		&& in->winMode == RB_WINDOW_LINES) {
+	    char *buf = Rb_Alloc(65536);
+	    uint64_t pos = 0;
+
+	    while (pos < in->winFrom) {
+		uint64_t want = in->winFrom - pos < 65536 ? in->winFrom - pos
+			: 65536;
+		ssize_t n = pread(in->dec.fd, buf, (size_t)want, (off_t)pos);
+		char *p;
+
+		if (n <= 0) {
+		    break;
+		}
+		for (p = buf; (p = memchr(p, '\n', (size_t)(buf + n - p)))
+			!= NULL; p++) {
+		    in->lineBase++;
+		}
+		pos += (uint64_t)n;
+	    }
+	    free(buf);
+	} else if (in->dec.comp != COMP_NONE && in->dec.winRaw > 0) {
+	    DecodeCount c;
+
+	    if (DecodeRange(in->dec.fd, in->dec.comp, 0, in->dec.winRaw, 0,
+		    &c)) {
+		in->offBase = c.bytes;
+		/* The line cut by the window's start is the one before.
+		 * (Native blocks' record numbers stay the window's.) */
+		in->lineBase = in->winMode == RB_WINDOW_LINES
+			? c.newlines + 1 : 0;
+	    }
+	}
+    }
+    *lines = in->lineBase;
+    *bytes = in->offBase;
+}
+
+/*
+ * RbInputWindowCut --
+ *	Whether the data of a window ended before the file's (a compressed
+ *	window at its last member or line); *late gets whether it started
+ *	after the file's first member or record.
+ */
+int
+RbInputWindowCut(const Rb_Input *in, int *late)
+{
+    *late = in->windowed && (in->dec.winRaw > 0 || in->winFrom > 0);
+    return in->cutDone || in->dec.cut;
 }
 
 /*

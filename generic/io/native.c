@@ -95,6 +95,29 @@ WriteBytes(Rb_NativeWriter *w, const void *p, size_t n)
     }
 }
 
+/*
+ * EndMember --
+ *	Ends the gzip member under way, so that the next bytes begin a new
+ *	one: the header and every block are members of their own, where a
+ *	split run can start reading (RbInputWindow, RB_WINDOW_BLOCKS).
+ */
+static void
+EndMember(Rb_NativeWriter *w)
+{
+    int errnum, rc;
+
+    if (w->failed) {
+	return;
+    }
+    if ((rc = gzflush(w->gz, Z_FINISH)) != Z_OK) {
+	const char *msg = gzerror(w->gz, &errnum);
+
+	w->failed = 1;
+	snprintf(w->why, sizeof(w->why), "%s",
+		errnum == Z_ERRNO ? strerror(errno) : msg);
+    }
+}
+
 static void
 WriteU32(Rb_NativeWriter *w, uint32_t v)
 {
@@ -169,6 +192,7 @@ RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
 	WriteU32(w, schema->fields[f].unit);
 	WriteString(w, schema->fields[f].help);
     }
+    EndMember(w);
     return w;
 }
 
@@ -215,6 +239,7 @@ WriteBlock(Rb_NativeWriter *w, int n)
 	}
 	WriteBytes(w, c, sizeof(int64_t) * n);
     }
+    EndMember(w);
     w->records += n;
 }
 
@@ -353,6 +378,20 @@ NativeSniff(const unsigned char *head, size_t n)
  * Results: 1 ok, 0 or -1 with err set naming the file, what was being
  *	read and where.
  */
+/*
+ * FileBase --
+ *	For messages: what to add to an offset of the input to make it the
+ *	file's (in a split run's range of a compressed file, RbInputBases).
+ */
+static uint64_t
+FileBase(Rb_Reader *r)
+{
+    uint64_t lines, bytes;
+
+    RbInputBases(r->in, &lines, &bytes);
+    return bytes;
+}
+
 static int
 ReadPart(Rb_Reader *r, void *buf, size_t n, const char *what, Rb_Error *err)
 {
@@ -365,6 +404,7 @@ ReadPart(Rb_Reader *r, void *buf, size_t n, const char *what, Rb_Error *err)
     if (rc == 1) {
 	return 1;
     }
+    at += FileBase(r);
     if (rc == 0) {
 	Rb_SetError(err, "RUBICON READER TRUNCATED", "%s: the data ends "
 		"before the %s at byte offset %llu", Rb_InputPath(r->in), what,
@@ -575,7 +615,8 @@ static int
 BadBlock(Rb_Reader *r, NativeState *st, const char *detail)
 {
     r->recordNo = st->inBlocks + 1;
-    RbReaderBadFatal(r, &st->pending, "bad-block", st->blockOffset,
+    RbReaderBadFatal(r, &st->pending, "bad-block", st->blockOffset
+	    + FileBase(r),
 	    "block %llu: %s", (unsigned long long)st->blockNo, detail);
     return -1;
 }
@@ -626,20 +667,22 @@ ReadBlock(Rb_Reader *r, NativeState *st)
     uint32_t count, n;
     uint64_t total;
     char what[64];
-    int f, i;
+    int f, i, rc, late;
 
     st->blockOffset = Rb_InputOffset(r->in);
     st->blockNo++;
     snprintf(what, sizeof(what), "block %llu", (unsigned long long)st->blockNo);
-    if (ReadPart(r, magic, 4, what, &st->pending) != 1) {
-	return -1;
+    if ((rc = ReadPart(r, magic, 4, what, &st->pending)) != 1) {
+	/* A split run's range ends between blocks, before the file. */
+	return rc == 0 && RbInputWindowCut(r->in, &late) ? 0 : -1;
     }
     if (memcmp(magic, END_MAGIC, 4) == 0) {
 	if (ReadPart(r, &total, 8, "end marker", &st->pending) != 1) {
 	    return -1;
 	}
 	total = FromLe64(total);
-	if (total != st->inBlocks) {
+	RbInputWindowCut(r->in, &late);
+	if (total != st->inBlocks && !late) {
 	    char detail[128];
 
 	    snprintf(detail, sizeof(detail), "the end marker counts %llu "

@@ -233,6 +233,7 @@ Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,
 	const char *fmt, ...)
 {
     char detail[512];
+    uint64_t before, bytes;
     int delivered;
     va_list ap;
 
@@ -240,6 +241,10 @@ Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
     RbReaderCount(r, kind);
+    /* In a split run's range: the file's record number, the records
+     * before the range counted here, on the error path only. */
+    RbInputBases(r->in, &before, &bytes);
+    r->recordNo += before;
     if (r->onError == RB_ONERROR_STOP) {
 	Rb_SetError(err, "RUBICON READER CORRUPT",
 		"%s: record %llu at byte offset %llu: %s (%s)",

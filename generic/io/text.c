@@ -174,14 +174,19 @@ int
 RbTextBad(Rb_Reader *r, Rb_Text *tx, const char *kind, const char *fmt, ...)
 {
     char detail[512];
+    uint64_t lines, bytes;
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
-    r->recordNo = tx->line.lineNo;
-    return Rb_ReaderBad(r, &tx->pending, kind, tx->line.offset, "line %llu: "
-	    "%s", (unsigned long long)tx->line.lineNo, detail);
+    /* In a split run's range: the file's line and offset (the lines
+     * before the range are counted on the error path only). */
+    RbInputBases(r->in, &lines, &bytes);
+    r->recordNo = tx->line.lineNo;	/* Rb_ReaderBad adds lines */
+    return Rb_ReaderBad(r, &tx->pending, kind, tx->line.offset + bytes,
+	    "line %llu: %s", (unsigned long long)(tx->line.lineNo + lines),
+	    detail);
 }
 
 /*

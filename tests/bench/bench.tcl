@@ -273,6 +273,15 @@ lappend pluginRows [plugin stardust.tcl $stardustTrace 3]
 # ReuseDistanceAnalyzer's.
 lappend pluginRows [plugin cachebench.tcl [file join $data zipf8m.srt] $runs]
 
+# (11) A run split over 2 MPI ranks against one process (scaleout.tcl),
+# when Open MPI and /usr/bin/time are installed.
+if {[auto_execok mpirun] ne "" && $haveTime} {
+    set scaleRows [plugin scaleout.tcl $data $runs]
+} else {
+    set scaleRows [format "%-34s %9s   skipped: needs mpirun (openmpi-bin) and /usr/bin/time" \
+	"(11) one run split over MPI ranks" ""]
+}
+
 # Memory: a streaming run on 1 M and on 10 M records; and the streaming
 # part of the kit (streamkit.tcl) on 1 M and on 100 M records, the 10 M
 # trace read ten times over in one run (a run reads its traces one after
@@ -437,6 +446,7 @@ puts [format "%-34s %9s   a = %.2f ns + b = %.2f ns x n per record (n:ns %s)" \
 puts [format "%-34s %9s   (a and b within the +-%.1f ns noise: a Mux passes each output\
     the batch's selection, a cost per 4096 records)" "" "" $noiseNs]
 puts [join $pluginRows \n]
+puts $scaleRows
 if {$haveTime} {
     puts [format "%-34s %9s   1 M records %.1f MB, 10 M records %.1f MB (x%.2f)" \
 	"peak RSS, Figure 4 config" "" [expr {$rss1 / 1024.0}] \

@@ -72,6 +72,11 @@ if [ -n "$RUBICON_BENCH_BIG" ] && ! fresh "$data/t100m.csv"; then
     "$out/gensrt" -n 100000000 -csv "$data/t100m.csv.tmp"
     mv "$data/t100m.csv.tmp" "$data/t100m.csv"
 fi
+# The scale-out rows' four files: the 10 M records cut in four, in order.
+if ! [ -s "$data/t10m-part3.srt" ] || ! [ "$data/t10m-part3.srt" -nt "$data/t10m.srt" ]; then
+    echo "bench: cutting the 10 M-record trace into four files" >&2
+    tclsh "$here/splitsrt.tcl" "$data/t10m.srt" 4 "$data/t10m-part"
+fi
 if ! fresh "$data/t1m.srt"; then
     echo "bench: generating 1 M records as SRT" >&2
     "$out/gensrt" -n 1000000 -srt "$data/t1m.srt.tmp"

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <zlib.h>
 #include <bzlib.h>
 #include <unistd.h>
@@ -451,10 +452,31 @@ InlineOff(void)
  *	with their newline, SRT records (srt) whole.
  * Results: the number of records read.
  */
+static int WindowRecordsPer(const char *path, size_t headerLen, int srt,
+	const uint64_t *cuts, int ncuts, uint64_t size, char *out,
+	size_t *outLen, int *per);
+
 static int
 WindowRecords(const char *path, size_t headerLen, int srt,
 	const uint64_t *cuts, int ncuts, uint64_t size, char *out,
 	size_t *outLen)
+{
+    return WindowRecordsPer(path, headerLen, srt, cuts, ncuts, size, out,
+	    outLen, NULL);
+}
+
+/*
+ * WindowRecordsPer --
+ *	WindowRecords, also giving each window's count in per[] (when not
+ *	NULL) and, for lines, checking the first line of each window: its
+ *	line number and byte offset with RbInputBases added are those of
+ *	the lines before it counted in out (the whole, when the caller finds
+ *	out equal to the file).
+ */
+static int
+WindowRecordsPer(const char *path, size_t headerLen, int srt,
+	const uint64_t *cuts, int ncuts, uint64_t size, char *out,
+	size_t *outLen, int *per)
 {
     int w, records = 0;
 
@@ -467,10 +489,14 @@ WindowRecords(const char *path, size_t headerLen, int srt,
 	char head[64];
 
 	ck_assert_ptr_nonnull(in);
+	err.code[0] = '\0';	/* a clean end of SRT records sets none */
 	if (headerLen > 0) {
 	    ck_assert_int_eq(Rb_InputReadFull(in, head, headerLen, &err), 1);
 	}
 	ck_assert_int_eq(RbInputWindow(in, begin, end, srt, &err), TCL_OK);
+	if (per != NULL) {
+	    per[w] = records;
+	}
 	if (srt) {
 	    unsigned char len[4];
 
@@ -488,7 +514,22 @@ WindowRecords(const char *path, size_t headerLen, int srt,
 	    char *line;
 	    size_t n;
 
+	    uint64_t at = Rb_InputOffset(in);
+
 	    while ((line = Rb_InputGetLine(in, &n, &err)) != NULL) {
+		if (at != UINT64_MAX) {
+		    uint64_t lines, bytes, before = 0;
+		    size_t k;
+
+		    for (k = 0; k < *outLen; k++) {
+			before += out[k] == '\n';
+		    }
+		    RbInputBases(in, &lines, &bytes);
+		    ck_assert_uint_eq(at + bytes, headerLen + *outLen);
+		    ck_assert_uint_eq(Rb_InputLineNo(in) + lines, before + 1
+			    + (headerLen > 0));
+		    at = UINT64_MAX;
+		}
 		memcpy(out + *outLen, line, n);
 		out[*outLen + n] = '\n';
 		*outLen += n + 1;
@@ -497,6 +538,9 @@ WindowRecords(const char *path, size_t headerLen, int srt,
 	}
 	ck_assert_int_eq(err.code[0], 0);
 	Rb_InputClose(in);
+	if (per != NULL) {
+	    per[w] = records - per[w];
+	}
     }
     return records;
 }
@@ -561,16 +605,106 @@ START_TEST(windows_tile_a_file_with_no_record_lost_or_read_twice)
 }
 END_TEST
 
-START_TEST(window_of_a_compressed_file_is_refused)
+/*
+ * CompressedWindows --
+ *	text (textLen bytes, lines) written as gzip members (or bzip2
+ *	streams) of the given sizes, cut anywhere but at line ends, is read
+ *	in windows cut at many places: the windows together give every line
+ *	once, in order.  Cuts at the second and third members' starts give
+ *	each window lines (so the file is really shared out); a window that
+ *	holds no member start is empty.
+ */
+static void
+CompressedWindows(const char *path, int bzip2, const char *text,
+	size_t textLen, int nlines)
 {
-    const char *path = rbtest_tmp("window.gz");
+    static const size_t parts[] = {1000, 3001, 2222, 17, 4500};
+    uint64_t starts[32], cuts[3], size = 0;
+    char *got = malloc(textLen + 64);
+    size_t done = 0, gotLen;
+    int nm = 0, a, per[4];
+    struct stat sb;
+
+    unlink(path);
+    while (done < textLen) {
+	size_t n = parts[nm % 5] < textLen - done ? parts[nm % 5]
+		: textLen - done;
+
+	starts[nm] = nm == 0 || stat(path, &sb) != 0 ? 0
+		: (uint64_t)sb.st_size;
+	nm++;
+	if (bzip2) {
+	    AppendBzip2(path, text + done, n);
+	} else {
+	    AppendGzip(path, text + done, n);
+	}
+	done += n;
+	ck_assert_int_lt(nm, 32);
+    }
+    ck_assert_int_eq(stat(path, &sb), 0);
+    size = (uint64_t)sb.st_size;
+    for (a = 0; a <= (int)size; a += 37) {
+	cuts[0] = (uint64_t)a;
+	cuts[1] = (uint64_t)a + (size - (uint64_t)a) / 3;
+	cuts[2] = (uint64_t)a + 2 * (size - (uint64_t)a) / 3;
+	ck_assert_int_eq(WindowRecords(path, 0, RB_WINDOW_LINES, cuts, 3,
+		size, got, &gotLen), nlines);
+	ck_assert_uint_eq(gotLen, textLen);
+	ck_assert(memcmp(got, text, textLen) == 0);
+    }
+    cuts[0] = starts[1];
+    cuts[1] = starts[1] + 1;
+    cuts[2] = starts[2];
+    ck_assert_int_eq(WindowRecordsPer(path, 0, RB_WINDOW_LINES, cuts, 3,
+	    size, got, &gotLen, per), nlines);
+    ck_assert(memcmp(got, text, textLen) == 0);
+    ck_assert_int_gt(per[0], 0);
+    ck_assert_int_gt(per[1], 0);
+    ck_assert_int_eq(per[2], 0);
+    ck_assert_int_gt(per[3], 0);
+    free(got);
+}
+
+START_TEST(windows_tile_gzip_members_and_bzip2_streams)
+{
+    enum { NLINES = 800 };
+    char *text = malloc(64 * NLINES);
+    size_t textLen = 0;
+    int i;
+
+    for (i = 0; i < NLINES; i++) {
+	textLen += (size_t)sprintf(text + textLen, "%d %.*s\n", i,
+		i * 7 % 36, "abcdefghijklmnopqrstuvwxyzabcdefghij");
+    }
+    CompressedWindows(rbtest_tmp("window.gz"), 0, text, textLen, NLINES);
+    CompressedWindows(rbtest_tmp("window.bz2"), 1, text, textLen, NLINES);
+    free(text);
+}
+END_TEST
+
+START_TEST(one_gzip_member_is_read_by_the_first_window)
+{
+    const char *path = rbtest_tmp("window1.gz");
     Rb_Error err;
     Rb_Input *in;
+    char *line;
+    int n;
 
     AppendGzip(path, "a\nb\n", 4);
     in = Rb_InputOpen(path, &err);
     ck_assert_ptr_nonnull(in);
-    ck_assert_int_eq(RbInputWindow(in, 2, 4, 0, &err), TCL_ERROR);
+    ck_assert_int_eq(RbInputWindow(in, 2, 4, RB_WINDOW_LINES, &err), TCL_OK);
+    ck_assert_ptr_null(Rb_InputGetLine(in, NULL, &err));
+    ck_assert_int_eq(err.code[0], 0);
+    Rb_InputClose(in);
+    in = Rb_InputOpen(path, &err);
+    ck_assert_int_eq(RbInputWindow(in, 0, 2, RB_WINDOW_LINES, &err), TCL_OK);
+    for (n = 0; (line = Rb_InputGetLine(in, NULL, &err)) != NULL; n++) {
+	ck_assert_str_eq(line, n == 0 ? "a" : "b");
+    }
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(RbInputWindow(in, 0, 2, RB_WINDOW_SRT, &err),
+	    TCL_ERROR);
     ck_assert_str_eq(err.code, "RUBICON READER SPLIT");
     Rb_InputClose(in);
 }
@@ -601,7 +735,8 @@ Tests(const char *name, int inlineOnly)
     tcase_add_test(tc, compressed_input_has_a_thread_while_open);
     tcase_add_test(tc, closing_early_stops_decompression);
     tcase_add_test(tc, windows_tile_a_file_with_no_record_lost_or_read_twice);
-    tcase_add_test(tc, window_of_a_compressed_file_is_refused);
+    tcase_add_test(tc, windows_tile_gzip_members_and_bzip2_streams);
+    tcase_add_test(tc, one_gzip_member_is_read_by_the_first_window);
     return tc;
 }
 

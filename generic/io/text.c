@@ -326,6 +326,7 @@ RbTextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	}
 	if (fast != NULL && fast->proc(r, fast, s, len, b, i)) {
 	    b->n = i + 1;
+	    tx->fastLines++;
 	} else if ((rc = SlowLine(r, tx, s, len, offset, b, i, parse)) <= 0) {
 	    if (rc < 0) {
 		break;

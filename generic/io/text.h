@@ -33,6 +33,7 @@ typedef struct Rb_Text {
     Rb_Error pending;
     Rb_TextLine line;
     struct Rb_TextFast *fast;	/* A reader's fast path, or NULL. */
+    uint64_t fastLines;		/* Lines the fast path took, for tests. */
 } Rb_Text;
 
 /* Parses line into record i of b (appended with every field absent).

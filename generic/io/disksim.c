@@ -42,24 +42,6 @@ DiskSimSniff(const unsigned char *head, size_t n)
 }
 
 /*
- * Blanks --
- *	p past a run of one or more blanks.
- * Results: the first character after the run, or NULL when p is not
- *	at a blank.
- */
-static inline const char *
-Blanks(const char *p)
-{
-    if (*p != ' ' && *p != '\t') {
-	return NULL;
-    }
-    do {
-	p++;
-    } while (*p == ' ' || *p == '\t');
-    return p;
-}
-
-/*
  * DiskSimFastLine --
  *	The fast path (see Rb_TextFastProc) for the usual line: five plain
  *	numbers separated by blanks, a time with a fraction of at most 9
@@ -78,15 +60,15 @@ DiskSimFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, size_t len,
 	p++;
     }
     if ((p = RbTextDecimal(p, st->timeScale, &t)) == NULL
-	    || (p = Blanks(p)) == NULL
+	    || (p = RbTextBlanks(p)) == NULL
 	    || (p = RbTextDigitRun(p, &device, &n)) == NULL
-	    || (p = Blanks(p)) == NULL
+	    || (p = RbTextBlanks(p)) == NULL
 	    || (p = RbTextDigitRun(p, &lba, &n)) == NULL
 	    || __builtin_mul_overflow(lba, SECTOR, &lba)
-	    || (p = Blanks(p)) == NULL
+	    || (p = RbTextBlanks(p)) == NULL
 	    || (p = RbTextDigitRun(p, &size, &n)) == NULL
 	    || __builtin_mul_overflow(size, SECTOR, &size)
-	    || (p = Blanks(p)) == NULL
+	    || (p = RbTextBlanks(p)) == NULL
 	    || (p = RbTextDigitRun(p, &type, &n)) == NULL) {
 	return 0;
     }

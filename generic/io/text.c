@@ -141,6 +141,21 @@ NulByteBad(Rb_Reader *r, Rb_Text *tx, const char *s, size_t len,
 int
 RbTextNextLine(Rb_Reader *r, Rb_Text *tx)
 {
+    return RbTextNextLineOr(r, tx, NULL, NULL);
+}
+
+/*
+ * RbTextNextLineOr --
+ *	As RbTextNextLine, but each line is first offered whole to take
+ *	(unless NULL) with arg; a line it takes is not split.
+ * Results: 2 take took a line (tx->line.lineNo and offset set), 1 a
+ *	split line, 0 at the end, -1 on an input error (tx->pending set;
+ *	tx->done).
+ */
+int
+RbTextNextLineOr(Rb_Reader *r, Rb_Text *tx, Rb_TextTakeProc *take,
+	void *arg)
+{
     for (;;) {
 	uint64_t offset = Rb_InputOffset(r->in);
 	size_t len;
@@ -149,6 +164,12 @@ RbTextNextLine(Rb_Reader *r, Rb_Text *tx)
 	if (s == NULL) {
 	    tx->done = 1;
 	    return tx->pending.code[0] ? -1 : 0;
+	}
+	if (take != NULL && take(r, s, len, arg)) {
+	    tx->line.lineNo = r->recordNo = Rb_InputLineNo(r->in);
+	    tx->line.offset = offset;
+	    tx->fastLines++;
+	    return 2;
 	}
 	if (NulByteBad(r, tx, s, len, offset)) {
 	    if (tx->pending.code[0]) {

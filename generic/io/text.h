@@ -216,8 +216,33 @@ RbTextDecimal(const char *p, int64_t scale, int64_t *v)
     return p;
 }
 
+/*
+ * RbTextBlanks --
+ *	p past a run of one or more blanks (spaces, tabs).
+ * Results: the first character after the run, or NULL when p is not
+ *	at a blank.
+ */
+static inline const char *
+RbTextBlanks(const char *p)
+{
+    if (*p != ' ' && *p != '\t') {
+	return NULL;
+    }
+    do {
+	p++;
+    } while (*p == ' ' || *p == '\t');
+    return p;
+}
+
+/* Offers the whole line s of len bytes to a reader's fast path, which
+ * returns 1 when it took it (see RbTextNextLineOr). */
+typedef int (Rb_TextTakeProc)(Rb_Reader *r, const char *s, size_t len,
+		    void *arg);
+
 int		RbTextSplit(char *s, char delim, char **field, int max);
 int		RbTextNextLine(Rb_Reader *r, Rb_Text *tx);
+int		RbTextNextLineOr(Rb_Reader *r, Rb_Text *tx,
+		    Rb_TextTakeProc *take, void *arg);
 int		RbTextBad(Rb_Reader *r, Rb_Text *tx, const char *kind,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int		RbTextFinish(Rb_Text *tx, Rb_Batch *b, int start,

@@ -780,6 +780,103 @@ START_TEST(csv_random_lines)
 END_TEST
 
 /*
+ * blkparse lines at the edges of the fast path: the common forms, and
+ * each form it must leave to the parser (remap, split, flush without a
+ * sector, an odd length, action, RWBS, device, time, pid or error),
+ * then the closing summary, after which nothing is read.
+ */
+static const char *const blkparseLines[] = {
+    "  8,16   5        1     0.000000000 18615  A   R 1444645666 + 256 "
+	    "<- (8,17) 1444645632",
+    "  8,16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]",
+    "  8,16   5        3     0.000006438 18615  G   R 1444645666 + 256 [java]",
+    "  8,16   5        4     0.000008750 18615  P   N [java]",
+    "  8,16   5        5     0.000009980 18615  I   R 1444645666 + 256 [java]",
+    "  8,16   5        6     0.000010000 18615  D   R 1444645666 + 256 [java]",
+    "  8,16   5        7     0.000200000     0  C   R 1444645666 + 256 [0]",
+    "  8,16   5        8     0.000300000 18615  Q  WS 100 + 8 [flush]",
+    "  8,16   5        9     0.000400000 18615  D  WS 100 + 8 [flush]",
+    "  8,16   5       10     0.000500000     0  C  WS 100 + 8 [-5]",
+    "  8,16   5       11     0.000600000 18615  Q  FWS [kworker]",
+    "  8,16   5       12     0.000700000 18615  Q   R 200 + 8x [java]",
+    "  8,16   5       13     0.000800000 18615  Q   R 300 / 4 [java]",
+    "  8,16   5       14     0.000900000 18615  X   R 300 / 304 [java]",
+    "  8,16   5       15     0.001000000 18615  Q   R 400 + 8 [java]",
+    "  8,16   5       16     0.001100000 18615  Q2  R 500 + 8 [java]",
+    "  8,16   5       17     0.001200000 18615  Q   Z 600 + 8 [java]",
+    "  8,16   5       18     0.001300000 18615  Q   R 700 + 8",
+    "  8,16   5       19     0.001400000 18615  C   R 700 [0]",
+    "  8,16   5       20     0.0015 18615  D   R 400 + 8 [java]",
+    "  8,16   5       21     1.5e-3 18615  C   R 400 + 8 [0]",
+    "4096,16   5       22     0.001600000 18615  Q   R 800 + 8 [java]",
+    "  8,16   5       23     0.001700000 18615",
+    "  8,16   5       24     0.001800000 -1  Q   R 900 + 8 [java]",
+    "  8,16   5       25     0.001900000 18615  C   R 800 + 8 [x]",
+    "CPU5 (sdb):",
+    " Reads Queued:           2,        8KiB",
+    "  8,16   5       26     0.002000000 18615  Q   R 1000 + 8 [java]",
+};
+
+START_TEST(blkparse_hand_made_lines)
+{
+    const char *path = rbtest_tmp("hand.blkparse");
+
+    WriteLines(path, blkparseLines, sizeof(blkparseLines)
+	    / sizeof(blkparseLines[0]));
+    ck_assert_int_gt(SameBothWays(path, "blkparse", NULL), 0);
+    /* By hand: lines 1-10, 15, 18 and 20 are plain enough; none after
+     * the summary is offered. */
+    ck_assert_int_eq(lastFastLines, 13);
+}
+END_TEST
+
+/*
+ * The real blkparse sample, as it is and with one line in ten changed
+ * at a random place: a character replaced by one that matters to the
+ * parser, or removed.
+ */
+START_TEST(blkparse_real_and_mutated_lines)
+{
+    static const char swaps[] = " \t,.+-[]9xAXC/";
+    const char *path = rbtest_tmp("mutated.blkparse");
+    FILE *in = fopen(rbtest_shared("data/blkparse/hadoop-sdb-cfq.txt"), "r");
+    Tcl_DString ds;
+    char line[1024];
+    int taken, lines = 0;
+
+    ck_assert_ptr_nonnull(in);
+    taken = SameBothWays(rbtest_shared("data/blkparse/hadoop-sdb-cfq.txt"),
+	    "blkparse", NULL);
+    ck_assert_int_gt(taken, 100);
+    /* 50,000 lines, all in the common form but 4, found with awk: the
+     * two-letter action "UT" at lines 202, 8041 and 23982 and the
+     * completion without a length "C WS 1950885322 [0]" at line 804. */
+    ck_assert_int_eq(lastFastLines, 49996);
+    Tcl_DStringInit(&ds);
+    while (fgets(line, sizeof(line), in) != NULL && lines++ < 20000) {
+	size_t n = strlen(line);
+
+	if (n > 2 && Rand() % 10 == 0) {
+	    size_t at = (size_t)(Rand() % (n - 1));
+
+	    if (Rand() % 4 == 0) {
+		memmove(line + at, line + at + 1, n - at);
+	    } else {
+		line[at] = swaps[Rand() % (sizeof(swaps) - 1)];
+	    }
+	}
+	Tcl_DStringAppend(&ds, line, -1);
+    }
+    fclose(in);
+    rbtest_write_file(path, Tcl_DStringValue(&ds),
+	    (size_t)Tcl_DStringLength(&ds));
+    Tcl_DStringFree(&ds);
+    ck_assert_int_gt(SameBothWays(path, "blkparse", NULL), 10);
+    ck_assert_int_gt(lastFastLines, 10000);
+}
+END_TEST
+
+/*
  * Records are cleared a batch at a time and a record not kept is cleared
  * again: a line rejected after some of its fields were stored, or dropped
  * as out of order, leaves nothing in the next record.  Lines (time ns,
@@ -840,6 +937,8 @@ rbtest_suite(void)
     tcase_add_test(tc, disksim_random_lines);
     tcase_add_test(tc, csv_hand_made_lines);
     tcase_add_test(tc, csv_random_lines);
+    tcase_add_test(tc, blkparse_hand_made_lines);
+    tcase_add_test(tc, blkparse_real_and_mutated_lines);
     tcase_add_test(tc, rejected_records_leave_nothing_behind);
     suite_add_tcase(s, tc);
     return s;

@@ -11,6 +11,11 @@
  *	srtbase perdev trace.srt   one group per device number
  *	srtbase scan trace.srt     decodes every record, keeps nothing
  *
+ *	A trace whose name ends in .csv is read as MSR Cambridge CSV
+ *	(Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime, the
+ *	time in 100 ns ticks) instead: blocks read with fread, lines found
+ *	with memchr, the three fields needed parsed by hand.
+ *
  *	Output, one line per group and one per non-empty interval:
  *	    GROUP count N bytes B rate R bandwidth W
  *	    GROUP bin K COUNT BYTES
@@ -120,6 +125,80 @@ DeviceGroup(uint32_t dev)
 }
 
 /*
+ * CsvNext --
+ *	The next line of an MSR CSV trace fp: its time in microseconds
+ *	(ticks / 10), disk number and size.
+ * Results: 1, or 0 at the end of the file.
+ */
+static int
+CsvNext(FILE *fp, long long *t, uint32_t *dev, uint32_t *size)
+{
+    static char buf[1 << 20];
+    static size_t pos, len;
+    unsigned long long v[7];
+    char *p, *nl;
+    int f;
+
+    nl = memchr(buf + pos, '\n', len - pos);
+    if (nl == NULL) {
+	memmove(buf, buf + pos, len - pos);
+	len -= pos;
+	pos = 0;
+	len += fread(buf + len, 1, sizeof(buf) - len - 1, fp);
+	if (len == 0) {
+	    return 0;
+	}
+	nl = memchr(buf, '\n', len);
+	if (nl == NULL) {
+	    nl = buf + len;	/* a last line without a newline */
+	    buf[len++] = '\n';
+	}
+    }
+    p = buf + pos;
+    for (f = 0; f < 7; f++) {
+	unsigned long long x = 0;
+
+	if (f == 1 || f == 3) {
+	    while (*p != ',') {
+		p++;
+	    }
+	} else {
+	    for (; *p >= '0' && *p <= '9'; p++) {
+		x = x * 10 + (unsigned long long)(*p - '0');
+	    }
+	}
+	v[f] = x;
+	p++;
+    }
+    pos = (size_t)(nl - buf) + 1;
+    *t = (long long)(v[0] / 10);
+    *dev = (uint32_t)v[2];
+    *size = (uint32_t)v[5];
+    return 1;
+}
+
+/*
+ * Count --
+ *	Counts one I/O of device dev and size bytes in interval k, in the
+ *	groups of mode (fig4: dev1, dev2 and all; perdev: its device's).
+ */
+static inline void
+Count(int mode, Group *dev1, Group *dev2, Group *all, uint32_t dev,
+	long long k, uint32_t size)
+{
+    if (mode == 'f') {
+	if (dev == 1) {
+	    Add(dev1, k, size);
+	} else if (dev == 2) {
+	    Add(dev2, k, size);
+	}
+	Add(all, k, size);
+    } else if (mode == 'p') {
+	Add(DeviceGroup(dev), k, size);
+    }
+}
+
+/*
  * main --
  *	Reads the trace, groups its I/Os and prints the results.
  */
@@ -132,27 +211,42 @@ main(int argc, char **argv)
     double seconds;
     size_t got, i;
     FILE *fp;
-    int c, mode, gi;
+    int c, mode, gi, csv;
     long long k;
 
     if (argc != 3 || (strcmp(argv[1], "fig4") && strcmp(argv[1], "perdev")
 	    && strcmp(argv[1], "scan"))) {
-	fprintf(stderr, "usage: srtbase fig4|perdev|scan trace.srt\n");
+	fprintf(stderr, "usage: srtbase fig4|perdev|scan trace.srt|trace.csv\n");
 	return 2;
     }
     mode = argv[1][0];
+    csv = strlen(argv[2]) > 4
+	    && strcmp(argv[2] + strlen(argv[2]) - 4, ".csv") == 0;
     if ((fp = fopen(argv[2], "rb")) == NULL) {
 	perror(argv[2]);
 	return 1;
-    }
-    while ((c = getc(fp)) != EOF && c != '\f') {
     }
     if (mode == 'f') {
 	dev1 = NewGroup("dev1");
 	dev2 = NewGroup("dev2");
 	all = NewGroup("all");
     }
-    while ((got = fread(buf, REC_LEN, BLOCK_RECS, fp)) > 0) {
+    if (csv) {
+	long long t;
+	uint32_t dev, size;
+
+	while (CsvNext(fp, &t, &dev, &size)) {
+	    if (records++ == 0) {
+		first = t;
+	    }
+	    last = t;
+	    Count(mode, dev1, dev2, all, dev, (t - first) / BIN_US, size);
+	}
+    } else {
+	while ((c = getc(fp)) != EOF && c != '\f') {
+	}
+    }
+    while (!csv && (got = fread(buf, REC_LEN, BLOCK_RECS, fp)) > 0) {
 	for (i = 0; i < got; i++) {
 	    const unsigned char *r = buf + i * REC_LEN;
 	    long long t = (long long)Be32(r + 8) * 1000000 + Be32(r + 12);
@@ -167,17 +261,7 @@ main(int argc, char **argv)
 		first = t;
 	    }
 	    last = t;
-	    k = (t - first) / BIN_US;
-	    if (mode == 'f') {
-		if (dev == 1) {
-		    Add(dev1, k, size);
-		} else if (dev == 2) {
-		    Add(dev2, k, size);
-		}
-		Add(all, k, size);
-	    } else if (mode == 'p') {
-		Add(DeviceGroup(dev), k, size);
-	    }
+	    Count(mode, dev1, dev2, all, dev, (t - first) / BIN_US, size);
 	}
     }
     fclose(fp);

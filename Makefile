@@ -128,7 +128,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/rbtest.h $(OBJS) $(BUILD)/obj/libscr
 	    $(OBJS) $(BUILD)/obj/libscript.o $(TCL_LIBS) $(TCL_STUBLIBS) $(CHECK_LIBS) $(LDLIBS_ALL)
 
 # The example plugin, built as an outside author would build it.
-$(BUILD)/plugin/liblargeio.so: examples/plugin/largeIo.c generic/rubicon.h generic/rubiconDecls.h
+$(BUILD)/plugin/liblargeio.so: examples/plugin/largeIo.c examples/plugin/devLatency.c generic/rubicon.h generic/rubiconDecls.h
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(MAKE) --no-print-directory -s -C examples/plugin OUT=$(CURDIR)/$(BUILD)/plugin \

@@ -614,6 +614,12 @@ Rb_Flow *	Rb_FlowFromObj(Tcl_Interp *interp, Tcl_Obj *obj);
 const Rb_Attribute *Rb_FlowGetAttr(const Rb_Flow *flow, const char *name);
 /* The Flow's name. */
 const char *	Rb_FlowName(const Rb_Flow *flow);
+/* A Flow outside the DAG for an end hook's Attributes (grouped analyzers). */
+Rb_Flow *	Rb_FlowScratchCreate(Tcl_Interp *interp);
+/* Frees the Attributes set on a scratch Flow. */
+void		Rb_FlowScratchClear(Rb_Flow *flow);
+/* Frees a scratch Flow. */
+void		Rb_FlowScratchFree(Rb_Flow *flow);
 /* Error raised from an analyzer hook.  From start or end the hook then
  * returns TCL_ERROR; from a record or batch hook the run stops at the end
  * of the current batch and raises it (results are kept, marked partial). */
@@ -671,6 +677,19 @@ typedef int (Rb_AttrVisitor)(Rb_Reporter *r, const Rb_Flow *flow,
 int		Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd);
 /* Writes s to fp as a JSON string literal (valid JSON whatever s holds). */
 void		Rb_JsonString(FILE *fp, const char *s);
+
+/* Cache simulation: one block cache of a given size under a replacement
+ * policy, the simulation CacheSimAnalyzer(n) runs, for plugins that feed
+ * it their own access sequences.  An opaque handle. */
+typedef struct Rb_CacheSim Rb_CacheSim;
+/* An empty cache of blocks (1 to 2**28) blocks under policy "lru",
+ * "fifo", "clock", "lfu", "arc" or "s3fifo"; NULL for another name or
+ * size. */
+Rb_CacheSim *	Rb_CacheSimCreate(const char *policy, int64_t blocks);
+/* One access of block: 1 for a hit, 0 for a miss (the block comes in). */
+int		Rb_CacheSimAccess(Rb_CacheSim *sim, int64_t block);
+/* Frees the cache (NULL is ignored). */
+void		Rb_CacheSimFree(Rb_CacheSim *sim);
 
 /* Safe output: data goes to "path.tmp-PID"; Rb_OutClose renames it to
  * path if every write succeeded, else removes it and sets an error that
@@ -872,6 +891,190 @@ const char *	Rb_FilterSource(const Rb_FilterProg *p);
 void		Rb_FilterFree(Rb_FilterProg *p);
 
 /*
+ * ---------------------------------------------------------------------
+ * The analyzer toolbox: what the built-in Analyzers keep their state in,
+ * for any Analyzer author.  Time bins (sums per interval of trace time),
+ * moments (exact count, sum, mean, variance, min, max), logarithmic
+ * histograms (percentiles within 1% in bounded memory) and key tables
+ * (int64 key -> fixed-size value), each with a merge for split runs and
+ * a Put/Get pair that writes its state to an Rb_Buf and reads it back.
+ * The structures are plain data: zero one (or call its Init/Reset) in
+ * the start hook, free it in freeState.  Their fields may be read; they
+ * are changed only through these functions.  doc/toolbox.3 tells more.
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Time bins: sums of a non-negative quantity per interval of trace time.
+ * Bin k covers [origin + k*interval, origin + (k+1)*interval); the origin
+ * is the run's first record time, so the bins of every Flow (and of every
+ * shard of a split run) line up.  Memory grows with the run's duration
+ * divided by the interval, never with the number of records, and is
+ * capped at RB_MAX_TIME_BINS bins (values beyond are counted in totals
+ * but left out of the series).
+ */
+#define RB_MAX_TIME_BINS ((int64_t)1 << 20)
+
+typedef struct Rb_TimeBins {
+    int64_t interval;		/* ns, > 0 */
+    int64_t origin;		/* Start of bin 0 (when hasOrigin). */
+    int hasOrigin;
+    int64_t lo;			/* Bin index of sums[0]. */
+    int64_t n;			/* Bins held. */
+    int64_t cap;
+    uint64_t *sums;
+    const Rb_RunInfo *run;	/* The run given to start (see
+				 * Rb_TimeBinsSetOrigin). */
+    int64_t curStart, curEnd;	/* Times [curStart, curEnd) of bin curK,
+				 * the bin added to last: records come in
+				 * time order, so most adds land there
+				 * without a division.  Empty when equal
+				 * (as in a zeroed struct). */
+    int64_t curK;
+} Rb_TimeBins;
+
+/* Empties tb for a run with bins of interval ns (> 0); keeps its memory. */
+void		Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval,
+		    const Rb_RunInfo *run);
+/* Fixes the origin (the run's first time, else t) if not yet fixed. */
+void		Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
+/* Grows the held bins to include bin k; 0 when past RB_MAX_TIME_BINS. */
+int		Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k);
+/* Adds each selected record's value (1 each when value is NULL) to the
+ * bin of its time; returns the sum added. */
+uint64_t	Rb_TimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
+		    const int64_t *value, const uint32_t *sel, int nsel);
+/* Adds other's bins into tb (same interval, aligned origins). */
+int		Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
+		    const Rb_TimeBins *other);
+/* Adds other's counters bin number by bin number (no time alignment). */
+uint64_t	Rb_TimeBinsAddBins(Rb_TimeBins *tb,
+		    const Rb_TimeBins *other);
+/* The sums of the run's intervals in time order (malloc'd, *n of them). */
+double *	Rb_TimeBinsValues(const Rb_TimeBins *tb,
+		    const Rb_RunInfo *run, int64_t *n,
+		    double *startSeconds);
+/* As Rb_TimeBinsValues, over the intervals grid's series shows. */
+double *	Rb_TimeBinsValuesOn(const Rb_TimeBins *tb,
+		    const Rb_TimeBins *grid, const Rb_RunInfo *run, int64_t *n,
+		    double *startSeconds);
+/* The bin numbers grid's series shows: *kFirst and *n. */
+int		Rb_TimeBinsRange(const Rb_TimeBins *grid,
+		    const Rb_RunInfo *run, int64_t *kFirst, int64_t *n,
+		    double *startSeconds);
+/* A series Attribute (time, value per second) of the bins. */
+Rb_Attribute *	Rb_TimeBinsSeries(const Rb_TimeBins *tb,
+		    const Rb_RunInfo *run, const char *name,
+		    const char *unit, const char *help);
+/* The largest interval's sum over the mean interval's. */
+double		Rb_TimeBinsPeakToMean(const Rb_TimeBins *tb,
+		    const Rb_RunInfo *run);
+/* Frees the bins' memory. */
+void		Rb_TimeBinsFree(Rb_TimeBins *tb);
+/* Writes tb's state to b (a split run's partial state). */
+void		Rb_TimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb);
+/* Reads what Rb_TimeBinsPut wrote into a started tb. */
+void		Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb);
+
+/*
+ * Moments: exact count, sum, minimum, maximum, mean and variance of a
+ * stream of numbers (Welford's update, Chan et al.'s merge), so that the
+ * variance stays accurate when the mean is large.  Add with
+ * Rb_MomentsAdd (inline, below).
+ */
+typedef struct Rb_Moments {
+    uint64_t n;
+    double sum, mean, m2, min, max;
+} Rb_Moments;
+
+/* Empties m (min +inf, max -inf). */
+void		Rb_MomentsReset(Rb_Moments *m);
+/* Adds other's numbers into m. */
+void		Rb_MomentsMerge(Rb_Moments *m, const Rb_Moments *other);
+/* The population standard deviation (dividing by n), 0 below two. */
+double		Rb_MomentsStddev(const Rb_Moments *m);
+/* Writes m to b. */
+void		Rb_MomentsPut(Rb_Buf *b, const Rb_Moments *m);
+/* Reads what Rb_MomentsPut wrote. */
+void		Rb_MomentsGet(Rb_Buf *b, Rb_Moments *m);
+
+/*
+ * Logarithmic histograms: percentiles of an unbounded stream of numbers
+ * in bounded memory, within a relative error RB_LOGHIST_ALPHA of the
+ * exact nearest-rank order statistic; count, sum, minimum and maximum
+ * exact.  Buckets are fixed (not data-dependent), so histograms merge
+ * exactly.
+ */
+#define RB_LOGHIST_ALPHA 0.01
+
+typedef struct Rb_LogHist {
+    Rb_Moments moments;
+    uint64_t zeros;		/* Values equal to 0. */
+    Rb_TimeBins bucket[2];	/* Counts of positive [0] and negative [1]
+				 * values by bucket number (used as growable
+				 * arrays; their interval is unused). */
+} Rb_LogHist;
+
+/* Empties h, keeping its memory (a zeroed struct is also empty). */
+void		Rb_LogHistReset(Rb_LogHist *h);
+/* Counts v (NaN and infinities are ignored). */
+void		Rb_LogHistAdd(Rb_LogHist *h, double v);
+/* Adds other's counts into h. */
+int		Rb_LogHistMerge(Rb_Analyzer *a, Rb_LogHist *h,
+		    const Rb_LogHist *other);
+/* The p-th percentile (0 <= p <= 100); NaN when empty. */
+double		Rb_LogHistPercentile(const Rb_LogHist *h, double p);
+/* A percentile table Attribute (p, value * scale). */
+Rb_Attribute *	Rb_LogHistAttr(const Rb_LogHist *h, const char *name,
+		    const char *unit, double scale, const char *help);
+/* Frees the buckets. */
+void		Rb_LogHistFree(Rb_LogHist *h);
+/* Writes h to b. */
+void		Rb_LogHistPut(Rb_Buf *b, const Rb_LogHist *h);
+/* Reads what Rb_LogHistPut wrote into an empty h. */
+void		Rb_LogHistGet(Rb_Buf *b, Rb_LogHist *h);
+
+/*
+ * Key tables: open-addressing hash tables from an int64 key to a value of
+ * a fixed size, zeroed when the key is first seen.  Slot i is in use when
+ * used[i]; its key is keys[i], its value Rb_KeyTableValue(t, i).  Finding
+ * may grow the table and move every value: do not keep value pointers
+ * across a Find that creates.  Bound the memory with Rb_KeyTableFindLimited
+ * and a documented -limit.
+ */
+typedef struct Rb_KeyTable {
+    size_t valSize;
+    uint64_t cap;		/* Power of two, or 0 before first use. */
+    uint64_t count;		/* Keys held. */
+    int64_t *keys;
+    unsigned char *used;
+    unsigned char *vals;
+} Rb_KeyTable;
+
+/* Makes t an empty table of values of valSize bytes. */
+void		Rb_KeyTableInit(Rb_KeyTable *t, size_t valSize);
+/* key's value; absent: a new zeroed one if create, else NULL. */
+void *		Rb_KeyTableFind(Rb_KeyTable *t, int64_t key, int create);
+/* As Rb_KeyTableFind creating, but NULL once limit keys are held. */
+void *		Rb_KeyTableFindLimited(Rb_KeyTable *t, int64_t key,
+		    int64_t limit);
+/* Removes key if present. */
+void		Rb_KeyTableRemove(Rb_KeyTable *t, int64_t key);
+/* Empties t, keeping its memory. */
+void		Rb_KeyTableClear(Rb_KeyTable *t);
+/* The slots in use in increasing key order (malloc'd, t->count). */
+uint64_t *	Rb_KeyTableSortedSlots(const Rb_KeyTable *t);
+/* Frees t's arrays; t is empty and reusable afterwards. */
+void		Rb_KeyTableFree(Rb_KeyTable *t);
+/* Writes t (keys as strings of textSchema when given; values, which
+ * must be plain data without pointers, as 64-bit words or bytes) to b. */
+void		Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t,
+		    const Rb_Schema *textSchema);
+/* Reads what Rb_KeyTablePut wrote, adding to t (same value size). */
+void		Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t,
+		    Rb_Schema *textSchema);
+
+/*
  * Package entry point.
  */
 
@@ -881,5 +1084,103 @@ int		Rubicon_Init(Tcl_Interp *interp);
 int		Rubicon_SafeInit(Tcl_Interp *interp);
 
 #include "rubiconDecls.h"
+
+/*
+ * ---------------------------------------------------------------------
+ * The toolbox's inline functions, after the stubs table whose entries
+ * they call.
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Rb_FloorDiv --
+ *	a / b rounded toward minus infinity (b > 0), so that times before
+ *	a time bin origin fall in negative bins rather than in bin 0.
+ */
+static inline int64_t
+Rb_FloorDiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+
+    return (a % b < 0) ? q - 1 : q;
+}
+
+/*
+ * Rb_TimeBinOf --
+ *	The bin of time t (origin set).
+ * Results: 1 with *k set, or 0 when t is too far from the origin for
+ *	int64 arithmetic (a corrupt time).
+ */
+static inline int
+Rb_TimeBinOf(const Rb_TimeBins *tb, int64_t t, int64_t *k)
+{
+    int64_t ns;
+
+    if (__builtin_sub_overflow(t, tb->origin, &ns)) {
+	return 0;
+    }
+    *k = Rb_FloorDiv(ns, tb->interval);
+    return 1;
+}
+
+/*
+ * Rb_TimeBinsSlot --
+ *	The counter of bin k, the held range grown to include it.
+ * Results: a pointer, or NULL when k lies too far from the held bins.
+ */
+static inline uint64_t *
+Rb_TimeBinsSlot(Rb_TimeBins *tb, int64_t k)
+{
+    if ((k < tb->lo || k >= tb->lo + tb->n) && !Rb_TimeBinsCover(tb, k)) {
+	return NULL;
+    }
+    return &tb->sums[k - tb->lo];
+}
+
+/*
+ * Rb_MomentsAdd --
+ *	Adds x to the moments.
+ */
+static inline void
+Rb_MomentsAdd(Rb_Moments *m, double x)
+{
+    double delta = x - m->mean;
+
+    m->n++;
+    m->sum += x;
+    m->mean += delta / (double)m->n;
+    m->m2 += delta * (x - m->mean);
+    if (x < m->min) {
+	m->min = x;
+    }
+    if (x > m->max) {
+	m->max = x;
+    }
+}
+
+/*
+ * Rb_KeyTableValue --
+ *	The value in slot of t (a slot in use).
+ */
+static inline void *
+Rb_KeyTableValue(const Rb_KeyTable *t, uint64_t slot)
+{
+    return t->vals + slot * t->valSize;
+}
+
+/*
+ * Rb_HashKey --
+ *	A well-mixed 64-bit hash of key (the splitmix64 finalizer), for
+ *	table slots, sampling and HyperLogLog.
+ */
+static inline uint64_t
+Rb_HashKey(int64_t key)
+{
+    uint64_t z = (uint64_t)key + 0x9E3779B97F4A7C15ull;
+
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
 
 #endif /* RUBICON_H */

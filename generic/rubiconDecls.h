@@ -97,7 +97,49 @@
     X(Rb_Strdup) \
     X(Rb_AllocArray) \
     X(Rb_ReallocArray) \
-    X(Rb_JsonString)
+    X(Rb_JsonString) \
+    X(Rb_TimeBinsStart) \
+    X(Rb_TimeBinsSetOrigin) \
+    X(Rb_TimeBinsCover) \
+    X(Rb_TimeBinsAddColumn) \
+    X(Rb_TimeBinsMerge) \
+    X(Rb_TimeBinsAddBins) \
+    X(Rb_TimeBinsValues) \
+    X(Rb_TimeBinsValuesOn) \
+    X(Rb_TimeBinsRange) \
+    X(Rb_TimeBinsSeries) \
+    X(Rb_TimeBinsPeakToMean) \
+    X(Rb_TimeBinsFree) \
+    X(Rb_TimeBinsPut) \
+    X(Rb_TimeBinsGet) \
+    X(Rb_MomentsReset) \
+    X(Rb_MomentsMerge) \
+    X(Rb_MomentsStddev) \
+    X(Rb_MomentsPut) \
+    X(Rb_MomentsGet) \
+    X(Rb_LogHistReset) \
+    X(Rb_LogHistAdd) \
+    X(Rb_LogHistMerge) \
+    X(Rb_LogHistPercentile) \
+    X(Rb_LogHistAttr) \
+    X(Rb_LogHistFree) \
+    X(Rb_LogHistPut) \
+    X(Rb_LogHistGet) \
+    X(Rb_KeyTableInit) \
+    X(Rb_KeyTableFind) \
+    X(Rb_KeyTableFindLimited) \
+    X(Rb_KeyTableRemove) \
+    X(Rb_KeyTableClear) \
+    X(Rb_KeyTableSortedSlots) \
+    X(Rb_KeyTableFree) \
+    X(Rb_KeyTablePut) \
+    X(Rb_KeyTableGet) \
+    X(Rb_FlowScratchCreate) \
+    X(Rb_FlowScratchClear) \
+    X(Rb_FlowScratchFree) \
+    X(Rb_CacheSimCreate) \
+    X(Rb_CacheSimAccess) \
+    X(Rb_CacheSimFree)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -242,6 +284,48 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_AllocArray (rbStubsPtr->Rb_AllocArray_p)
 #define Rb_ReallocArray (rbStubsPtr->Rb_ReallocArray_p)
 #define Rb_JsonString (rbStubsPtr->Rb_JsonString_p)
+#define Rb_TimeBinsStart (rbStubsPtr->Rb_TimeBinsStart_p)
+#define Rb_TimeBinsSetOrigin (rbStubsPtr->Rb_TimeBinsSetOrigin_p)
+#define Rb_TimeBinsCover (rbStubsPtr->Rb_TimeBinsCover_p)
+#define Rb_TimeBinsAddColumn (rbStubsPtr->Rb_TimeBinsAddColumn_p)
+#define Rb_TimeBinsMerge (rbStubsPtr->Rb_TimeBinsMerge_p)
+#define Rb_TimeBinsAddBins (rbStubsPtr->Rb_TimeBinsAddBins_p)
+#define Rb_TimeBinsValues (rbStubsPtr->Rb_TimeBinsValues_p)
+#define Rb_TimeBinsValuesOn (rbStubsPtr->Rb_TimeBinsValuesOn_p)
+#define Rb_TimeBinsRange (rbStubsPtr->Rb_TimeBinsRange_p)
+#define Rb_TimeBinsSeries (rbStubsPtr->Rb_TimeBinsSeries_p)
+#define Rb_TimeBinsPeakToMean (rbStubsPtr->Rb_TimeBinsPeakToMean_p)
+#define Rb_TimeBinsFree (rbStubsPtr->Rb_TimeBinsFree_p)
+#define Rb_TimeBinsPut (rbStubsPtr->Rb_TimeBinsPut_p)
+#define Rb_TimeBinsGet (rbStubsPtr->Rb_TimeBinsGet_p)
+#define Rb_MomentsReset (rbStubsPtr->Rb_MomentsReset_p)
+#define Rb_MomentsMerge (rbStubsPtr->Rb_MomentsMerge_p)
+#define Rb_MomentsStddev (rbStubsPtr->Rb_MomentsStddev_p)
+#define Rb_MomentsPut (rbStubsPtr->Rb_MomentsPut_p)
+#define Rb_MomentsGet (rbStubsPtr->Rb_MomentsGet_p)
+#define Rb_LogHistReset (rbStubsPtr->Rb_LogHistReset_p)
+#define Rb_LogHistAdd (rbStubsPtr->Rb_LogHistAdd_p)
+#define Rb_LogHistMerge (rbStubsPtr->Rb_LogHistMerge_p)
+#define Rb_LogHistPercentile (rbStubsPtr->Rb_LogHistPercentile_p)
+#define Rb_LogHistAttr (rbStubsPtr->Rb_LogHistAttr_p)
+#define Rb_LogHistFree (rbStubsPtr->Rb_LogHistFree_p)
+#define Rb_LogHistPut (rbStubsPtr->Rb_LogHistPut_p)
+#define Rb_LogHistGet (rbStubsPtr->Rb_LogHistGet_p)
+#define Rb_KeyTableInit (rbStubsPtr->Rb_KeyTableInit_p)
+#define Rb_KeyTableFind (rbStubsPtr->Rb_KeyTableFind_p)
+#define Rb_KeyTableFindLimited (rbStubsPtr->Rb_KeyTableFindLimited_p)
+#define Rb_KeyTableRemove (rbStubsPtr->Rb_KeyTableRemove_p)
+#define Rb_KeyTableClear (rbStubsPtr->Rb_KeyTableClear_p)
+#define Rb_KeyTableSortedSlots (rbStubsPtr->Rb_KeyTableSortedSlots_p)
+#define Rb_KeyTableFree (rbStubsPtr->Rb_KeyTableFree_p)
+#define Rb_KeyTablePut (rbStubsPtr->Rb_KeyTablePut_p)
+#define Rb_KeyTableGet (rbStubsPtr->Rb_KeyTableGet_p)
+#define Rb_FlowScratchCreate (rbStubsPtr->Rb_FlowScratchCreate_p)
+#define Rb_FlowScratchClear (rbStubsPtr->Rb_FlowScratchClear_p)
+#define Rb_FlowScratchFree (rbStubsPtr->Rb_FlowScratchFree_p)
+#define Rb_CacheSimCreate (rbStubsPtr->Rb_CacheSimCreate_p)
+#define Rb_CacheSimAccess (rbStubsPtr->Rb_CacheSimAccess_p)
+#define Rb_CacheSimFree (rbStubsPtr->Rb_CacheSimFree_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

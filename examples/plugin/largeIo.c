@@ -9,7 +9,9 @@
  *	    Flow big [LargeIoAnalyzer -threshold 65536]
  *
  *	LargeIoAnalyzer counts the I/Os at least -threshold bytes long and
- *	their share of all bytes.
+ *	their share of all bytes.  devLatency.c, in the same library, shows
+ *	the analyzer toolbox (key tables, histograms, moments, time bins)
+ *	and the hooks of a class that merges for split runs.
  */
 
 #define RUBICON_STUBS_IMPLEMENTATION
@@ -95,10 +97,14 @@ static const Rb_AnalyzerClass largeIoClass = {
     .fields = RB_FIELD_BIT(RB_IO_SIZE),
 };
 
+/* The toolbox example, in devLatency.c. */
+extern const Rb_AnalyzerClass devLatencyClass;
+
 /*
  * Largeio_Init --
  *	Package entry: binds to Tcl and Rubicon through their stubs and
- *	registers the class, which makes the LargeIoAnalyzer command.
+ *	registers the classes, which makes the LargeIoAnalyzer and
+ *	DevLatencyAnalyzer commands.
  */
 int
 Largeio_Init(Tcl_Interp *interp)
@@ -107,7 +113,8 @@ Largeio_Init(Tcl_Interp *interp)
 	    || Rubicon_InitStubs(interp) == NULL) {
 	return TCL_ERROR;
     }
-    if (Rb_RegisterAnalyzer(interp, &largeIoClass) != TCL_OK) {
+    if (Rb_RegisterAnalyzer(interp, &largeIoClass) != TCL_OK
+	    || Rb_RegisterAnalyzer(interp, &devLatencyClass) != TCL_OK) {
 	return TCL_ERROR;
     }
     return Tcl_PkgProvide(interp, "largeio", "1.0");

@@ -2,8 +2,11 @@
  * analyzers.h --
  *
  *	The built-in Analyzer classes (one file each in this folder) and the
- *	small helpers they share.  Only rubicon.h is used: the kit is written
- *	against the same interface an outside plugin would use.
+ *	small helpers only they share.  Only rubicon.h is used: the kit is
+ *	written against the same interface an outside plugin would use, and
+ *	the toolbox it keeps its state in (time bins, moments, logarithmic
+ *	histograms, key tables) is public API there, defined in this folder
+ *	(timeBins.c, kitStats.c, logHist.c, keyTable.c, kitSerialize.c).
  */
 
 #ifndef RB_ANALYZERS_H
@@ -45,8 +48,22 @@ extern const Rb_AnalyzerClass Rb_SeriesAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_HeatmapAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_CacheSimAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_PopularityAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_PatternAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_BlockLifetimeAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_StrideAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_EntropyAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_BalanceAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_SloAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ServiceModelAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_PeakRateAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ArrivalFitAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ThinkTimeAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
+
+/* Exact sums of products of int64 values (ServiceModelAnalyzer,
+ * ArrivalFitAnalyzer). */
+typedef __int128 Sum128;
 
 /* Helpers of the kit (kit.c). */
 int		RbKitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
@@ -56,6 +73,22 @@ void		RbKitDeviceLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
 void		RbKitKeyLimit(Rb_Analyzer *a, int64_t limit,
 		    const char *field, uint64_t record, int64_t bytes);
+int		RbKitParseSeconds(Tcl_Obj *obj, int64_t **ns);
+int		RbKitLatencyField(Rb_Analyzer *a, Tcl_Interp *interp,
+		    const char *name, int *from, int *to);
+
+/*
+ * RbLatencyNs --
+ *	The duration from t0 to t1 in ns: 1 with *ns set, or 0 when either
+ *	time is absent, t1 precedes t0, or the difference overflows int64
+ *	(a corrupt time).
+ */
+static inline int
+RbLatencyNs(int64_t t0, int64_t t1, int64_t *ns)
+{
+    return t0 != RB_ABSENT && t1 != RB_ABSENT && t1 >= t0
+	    && !__builtin_sub_overflow(t1, t0, ns);
+}
 
 /*
  * Grouping (groupBy.c): a statistics class with -by field and -limit
@@ -78,6 +111,23 @@ RbSecondsBetween(int64_t from, int64_t to)
 	return ((double)to - (double)from) / RB_NS_PER_S;
     }
     return (double)ns / RB_NS_PER_S;
+}
+
+/*
+ * RbContinuesRun --
+ *	SeqRunAnalyzer's definition of sequential, which PatternAnalyzer
+ *	shares: an I/O at offset continues its device's run when it starts
+ *	within gap bytes, either way, of prevEnd, where the device's previous
+ *	I/O ended.  Unsigned arithmetic: wild offsets cannot overflow.
+ */
+static inline int
+RbContinuesRun(int64_t prevEnd, int64_t offset, int64_t gap)
+{
+    uint64_t distance = offset >= prevEnd
+	    ? (uint64_t)offset - (uint64_t)prevEnd
+	    : (uint64_t)prevEnd - (uint64_t)offset;
+
+    return distance <= (uint64_t)gap;
 }
 
 /*
@@ -107,60 +157,6 @@ RbRunSeconds(const Rb_RunInfo *run)
     return RbSecondsBetween(run->firstTime, run->lastTime);
 }
 
-/*
- * Time bins (timeBins.c): sums of a quantity (I/Os, bytes) per interval
- * of trace time, for the RateSeries and BandwidthSeries attributes.  Bin
- * k covers [origin + k*interval, origin + (k+1)*interval).  The origin
- * is the run's first record time, so that the bins of every Flow line up
- * even when a Flow's first record comes late.  Memory grows with the
- * run's duration divided by the interval, not with the number of records,
- * and is capped at RB_MAX_TIME_BINS bins.
- */
-#define RB_MAX_TIME_BINS ((int64_t)1 << 20)
-
-typedef struct Rb_TimeBins {
-    int64_t interval;		/* ns, > 0 */
-    int64_t origin;		/* Start of bin 0 (when hasOrigin). */
-    int hasOrigin;
-    int64_t lo;			/* Bin index of sums[0]. */
-    int64_t n;			/* Bins held. */
-    int64_t cap;
-    uint64_t *sums;
-    const Rb_RunInfo *run;	/* The run given to start (see
-				 * RbTimeBinsSetOrigin). */
-    int64_t curStart, curEnd;	/* Times [curStart, curEnd) of bin curK,
-				 * the bin added to last: records come in
-				 * time order, so most adds land there
-				 * without a division.  Empty when equal
-				 * (as in a zeroed struct). */
-    int64_t curK;
-} Rb_TimeBins;
-
-void		RbTimeBinsStart(Rb_TimeBins *tb, int64_t interval,
-		    const Rb_RunInfo *run);
-void		RbTimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t);
-int		RbTimeBinsCover(Rb_TimeBins *tb, int64_t k);
-uint64_t	RbTimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
-		    const int64_t *value, const uint32_t *sel, int nsel);
-int		RbTimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb,
-		    const Rb_TimeBins *other);
-uint64_t	RbTimeBinsAddBins(Rb_TimeBins *tb,
-		    const Rb_TimeBins *other);
-double *	RbTimeBinsValues(const Rb_TimeBins *tb,
-		    const Rb_RunInfo *run, int64_t *n,
-		    double *startSeconds);
-double *	RbTimeBinsValuesOn(const Rb_TimeBins *tb,
-		    const Rb_TimeBins *grid, const Rb_RunInfo *run, int64_t *n,
-		    double *startSeconds);
-int		RbTimeBinsRange(const Rb_TimeBins *grid,
-		    const Rb_RunInfo *run, int64_t *kFirst, int64_t *n,
-		    double *startSeconds);
-Rb_Attribute *	RbTimeBinsSeries(const Rb_TimeBins *tb,
-		    const Rb_RunInfo *run, const char *name,
-		    const char *unit, const char *help);
-double		RbTimeBinsPeakToMean(const Rb_TimeBins *tb,
-		    const Rb_RunInfo *run);
-void		RbTimeBinsFree(Rb_TimeBins *tb);
 
 /*
  * The state of an analyzer that totals a quantity over the run and per
@@ -180,85 +176,7 @@ void		RbTotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b,
 int		RbTotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other);
 void		RbTotalFree(Rb_Analyzer *a);
 
-/*
- * RbFloorDiv --
- *	a / b rounded toward minus infinity (b > 0), so that times before the
- *	origin fall in negative bins rather than in bin 0.
- */
-static inline int64_t
-RbFloorDiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
 
-    return (a % b < 0) ? q - 1 : q;
-}
-
-/*
- * RbTimeBinOf --
- *	The bin of time t (origin set).
- * Results: 1 with *k set, or 0 when t is too far from the origin for
- *	int64 arithmetic (a corrupt time).
- */
-static inline int
-RbTimeBinOf(const Rb_TimeBins *tb, int64_t t, int64_t *k)
-{
-    int64_t ns;
-
-    if (__builtin_sub_overflow(t, tb->origin, &ns)) {
-	return 0;
-    }
-    *k = RbFloorDiv(ns, tb->interval);
-    return 1;
-}
-
-/*
- * RbTimeBinsSlot --
- *	The counter of bin k, the held range grown to include it.
- * Results: a pointer, or NULL when k lies too far from the held bins.
- */
-static inline uint64_t *
-RbTimeBinsSlot(Rb_TimeBins *tb, int64_t k)
-{
-    if ((k < tb->lo || k >= tb->lo + tb->n) && !RbTimeBinsCover(tb, k)) {
-	return NULL;
-    }
-    return &tb->sums[k - tb->lo];
-}
-
-/*
- * Moments (kitStats.c): exact count, sum, minimum, maximum, mean and
- * variance of a stream of numbers (Welford's update, Chan's merge), so
- * that the variance stays accurate when the mean is large.
- */
-typedef struct Rb_Moments {
-    uint64_t n;
-    double sum, mean, m2, min, max;
-} Rb_Moments;
-
-void		RbMomentsReset(Rb_Moments *m);
-void		RbMomentsMerge(Rb_Moments *m, const Rb_Moments *other);
-double		RbMomentsStddev(const Rb_Moments *m);
-
-/*
- * RbMomentsAdd --
- *	Adds x to the moments.
- */
-static inline void
-RbMomentsAdd(Rb_Moments *m, double x)
-{
-    double delta = x - m->mean;
-
-    m->n++;
-    m->sum += x;
-    m->mean += delta / (double)m->n;
-    m->m2 += delta * (x - m->mean);
-    if (x < m->min) {
-	m->min = x;
-    }
-    if (x > m->max) {
-	m->max = x;
-    }
-}
 
 /*
  * Burstiness (burst.c): DispersionAnalyzer and HurstAnalyzer keep an
@@ -270,74 +188,7 @@ void		RbBlockSums(const double *x, int64_t n, int64_t m,
 double		RbFitSlope(const double *x, const double *y, int n);
 double		RbPearson(const double *x, const double *y, int64_t n);
 
-/*
- * Logarithmic histograms (logHist.c): percentiles of an unbounded stream
- * of numbers in bounded memory, within a relative error RB_LOGHIST_ALPHA
- * of the exact order statistic (see logHist.c for the method).  Count,
- * sum, minimum and maximum are exact.
- */
-#define RB_LOGHIST_ALPHA 0.01
 
-typedef struct Rb_LogHist {
-    Rb_Moments moments;
-    uint64_t zeros;		/* Values equal to 0. */
-    Rb_TimeBins bucket[2];	/* Counts of positive [0] and negative [1]
-				 * values by bucket number (used as growable
-				 * arrays; their interval is unused). */
-} Rb_LogHist;
-
-void		RbLogHistReset(Rb_LogHist *h);
-void		RbLogHistAdd(Rb_LogHist *h, double v);
-int		RbLogHistMerge(Rb_Analyzer *a, Rb_LogHist *h,
-		    const Rb_LogHist *other);
-double		RbLogHistPercentile(const Rb_LogHist *h, double p);
-Rb_Attribute *	RbLogHistAttr(const Rb_LogHist *h, const char *name,
-		    const char *unit, double scale, const char *help);
-void		RbLogHistFree(Rb_LogHist *h);
-
-/*
- * Key tables (keyTable.c): open-addressing hash tables from an int64 key
- * to a fixed-size value, zeroed when the key is first seen.  Slot i is in
- * use when used[i]; its value is RbKeyTableValue(t, i).
- */
-typedef struct Rb_KeyTable {
-    size_t valSize;
-    uint64_t cap;		/* Power of two, or 0 before first use. */
-    uint64_t count;
-    int64_t *keys;
-    unsigned char *used;
-    unsigned char *vals;
-} Rb_KeyTable;
-
-void		RbKeyTableInit(Rb_KeyTable *t, size_t valSize);
-void *		RbKeyTableFind(Rb_KeyTable *t, int64_t key, int create);
-void *		RbKeyTableFindLimited(Rb_KeyTable *t, int64_t key,
-		    int64_t limit);
-void		RbKeyTableRemove(Rb_KeyTable *t, int64_t key);
-void		RbKeyTableClear(Rb_KeyTable *t);
-uint64_t *	RbKeyTableSortedSlots(const Rb_KeyTable *t);
-void		RbKeyTableFree(Rb_KeyTable *t);
-
-static inline void *
-RbKeyTableValue(const Rb_KeyTable *t, uint64_t slot)
-{
-    return t->vals + slot * t->valSize;
-}
-
-/*
- * RbHashKey --
- *	A well-mixed 64-bit hash of key (the splitmix64 finalizer), for table
- *	slots and for HyperLogLog.
- */
-static inline uint64_t
-RbHashKey(int64_t key)
-{
-    uint64_t z = (uint64_t)key + 0x9E3779B97F4A7C15ull;
-
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /*
  * Distinct sets (distinctSet.c): the number of distinct int64 values,
@@ -394,6 +245,8 @@ typedef struct Rb_BlockMap {
 
 int		RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m,
 		    const Rb_RunInfo *run);
+int		RbBlockKeysStart(Rb_Analyzer *a, Rb_BlockMap *m,
+		    const Rb_RunInfo *run, const char *fieldOption);
 int		RbBlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i,
 		    int64_t *first, int64_t *count);
 int		RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo,
@@ -431,19 +284,11 @@ void		RbHeapFree(Rb_Heap *h);
  */
 void		RbKitPutCounters(Rb_Buf *b, const void *first, int n);
 void		RbKitGetCounters(Rb_Buf *b, void *first, int n);
+void		RbKitPut128(Rb_Buf *b, Sum128 v);
+Sum128		RbKitGet128(Rb_Buf *b);
 void		RbKitPutKey(Rb_Buf *b, const Rb_Schema *textSchema,
 		    int64_t key);
 int64_t		RbKitGetKey(Rb_Buf *b, Rb_Schema *textSchema);
-void		RbMomentsPut(Rb_Buf *b, const Rb_Moments *m);
-void		RbMomentsGet(Rb_Buf *b, Rb_Moments *m);
-void		RbTimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb);
-void		RbTimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb);
-void		RbLogHistPut(Rb_Buf *b, const Rb_LogHist *h);
-void		RbLogHistGet(Rb_Buf *b, Rb_LogHist *h);
-void		RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t,
-		    const Rb_Schema *textSchema);
-void		RbKeyTableGet(Rb_Buf *b, Rb_KeyTable *t,
-		    Rb_Schema *textSchema);
 int		RbDistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
 		    const Rb_Schema *textSchema);
 void		RbDistinctGet(Rb_Buf *b, Rb_DistinctSet *d,

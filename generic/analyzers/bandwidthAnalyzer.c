@@ -29,7 +29,7 @@ BandwidthBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 {
     Rb_TotalState *st = a->state;
 
-    st->total += RbTimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME],
+    st->total += Rb_TimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME],
 	    b->col[RB_IO_SIZE], sel, nsel);
 }
 
@@ -48,10 +48,10 @@ BandwidthEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "bytes transferred per second over the run's duration"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("Bytes", (double)st->total, "bytes",
 	    "bytes transferred"));
-    Rb_AnalyzerSet(a, RbTimeBinsSeries(&st->bins, run, "BandwidthSeries",
+    Rb_AnalyzerSet(a, Rb_TimeBinsSeries(&st->bins, run, "BandwidthSeries",
 	    "bytes/s", "bytes per second in each interval"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("BandwidthPeakToMean",
-	    RbTimeBinsPeakToMean(&st->bins, run), "",
+	    Rb_TimeBinsPeakToMean(&st->bins, run), "",
 	    "highest BandwidthSeries value over its mean"));
     return TCL_OK;
 }

@@ -31,10 +31,34 @@ RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (m->devices.valSize == 0) {
-	RbKeyTableInit(&m->devices, sizeof(int64_t));
+	Rb_KeyTableInit(&m->devices, sizeof(int64_t));
     }
-    RbKeyTableClear(&m->devices);
+    Rb_KeyTableClear(&m->devices);
     m->skipped = 0;
+    return TCL_OK;
+}
+
+/*
+ * RbBlockKeysStart --
+ *	RbBlockMapStart for a class whose keys are blocks unless an option
+ *	(fieldOption, named in the message) gives a field: also checks that
+ *	the records have the I/O schema's size, where RbBlockRange reads it.
+ * Results: TCL_OK, or TCL_ERROR with an analyzer error.
+ */
+int
+RbBlockKeysStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run,
+	const char *fieldOption)
+{
+    int sizeIndex;
+
+    if (RbBlockMapStart(a, m, run) != TCL_OK
+	    || RbKitIntegerField(a, run, "size", &sizeIndex) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (sizeIndex != RB_IO_SIZE) {
+	return RbKitOptionError(a, NULL, "block keys need the I/O schema's "
+		"size field (give %s for other records)", fieldOption);
+    }
     return TCL_OK;
 }
 
@@ -99,7 +123,7 @@ RbBlockBytes(const Rb_BlockMap *m, int64_t offset, int64_t size, int64_t k)
 int
 RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo, int64_t *key)
 {
-    int64_t *id = RbKeyTableFind(&m->devices, dev, 1);
+    int64_t *id = Rb_KeyTableFind(&m->devices, dev, 1);
 
     if (*id == 0) {
 	*id = (int64_t)m->devices.count;
@@ -138,7 +162,7 @@ RbBlockMapDevices(const Rb_BlockMap *m)
 
     for (i = 0; i < m->devices.cap; i++) {
 	if (m->devices.used[i]) {
-	    int64_t id = *(const int64_t *)RbKeyTableValue(&m->devices, i);
+	    int64_t id = *(const int64_t *)Rb_KeyTableValue(&m->devices, i);
 
 	    devices[id - 1] = m->devices.keys[i];
 	}
@@ -153,5 +177,5 @@ RbBlockMapDevices(const Rb_BlockMap *m)
 void
 RbBlockMapFree(Rb_BlockMap *m)
 {
-    RbKeyTableFree(&m->devices);
+    Rb_KeyTableFree(&m->devices);
 }

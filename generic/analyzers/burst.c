@@ -36,14 +36,14 @@ RbBlockSums(const double *x, int64_t n, int64_t m, Rb_Moments *sums)
 {
     int64_t blk, k;
 
-    RbMomentsReset(sums);
+    Rb_MomentsReset(sums);
     for (blk = 0; blk + m <= n; blk += m) {
 	double sum = 0;
 
 	for (k = blk; k < blk + m; k++) {
 	    sum += x[k];
 	}
-	RbMomentsAdd(sums, sum);
+	Rb_MomentsAdd(sums, sum);
     }
 }
 

@@ -50,7 +50,9 @@ typedef struct List {
     int64_t n;
 } List;
 
-typedef struct Cache {
+typedef struct Rb_CacheSim {
+    int policy;			/* POLICY_* */
+    uint64_t seq;		/* Accesses so far (LFU's recency). */
     int64_t size;		/* Blocks. */
     int64_t small, main;	/* S3-FIFO: capacities of S and M (G's is
 				 * main's). */
@@ -59,8 +61,9 @@ typedef struct Cache {
     int32_t nnodes, cap, freeNode;
     Rb_KeyTable index;		/* key -> int32 node */
     List lists[NLISTS];
-    int32_t *heap;		/* LFU: nodes by (freq, seq). */
-    int64_t nheap;
+    int32_t *heap;		/* LFU: nodes by (freq, seq), grown as
+				 * blocks come in. */
+    int64_t nheap, heapCap;
     uint64_t hits, hitBytes;
 } Cache;
 
@@ -71,7 +74,7 @@ typedef struct CacheSimState {
     int policy;
     int ncaches;
     Cache *caches;
-    uint64_t accesses, bytes, seq;
+    uint64_t accesses, bytes;
 } CacheSimState;
 
 static const Rb_Option cacheSimOptions[] = {
@@ -127,6 +130,23 @@ ParseSizes(Tcl_Obj *obj, int64_t **sizes)
 }
 
 /*
+ * PolicyIndex --
+ *	The POLICY_* of a policy name, or -1.
+ */
+static int
+PolicyIndex(const char *name)
+{
+    int k;
+
+    for (k = 0; policyNames[k] != NULL; k++) {
+	if (name != NULL && strcmp(name, policyNames[k]) == 0) {
+	    return k;
+	}
+    }
+    return -1;
+}
+
+/*
  * CacheSimInit --
  *	Checks -policy, -sizes and -block.
  */
@@ -135,12 +155,9 @@ CacheSimInit(Rb_Analyzer *a, Tcl_Interp *interp)
 {
     CacheSimState *st = a->state;
     const char *name = st->policyName ? st->policyName : "";
-    int k;
+    int k = PolicyIndex(name);
 
-    for (k = 0; policyNames[k] != NULL && strcmp(name, policyNames[k]) != 0;
-	    k++) {
-    }
-    if (policyNames[k] == NULL) {
+    if (k < 0) {
 	return RbKitOptionError(a, interp, "bad -policy \"%s\": must be "
 		"lru, fifo, clock, lfu, arc or s3fifo", name);
     }
@@ -158,6 +175,36 @@ CacheSimInit(Rb_Analyzer *a, Tcl_Interp *interp)
 }
 
 /*
+ * InitCache, FreeCacheContents --
+ *	An empty cache of size blocks under policy; the release of what a
+ *	cache holds (not of the structure itself).
+ */
+static void
+InitCache(Cache *ca, int policy, int64_t size)
+{
+    int l;
+
+    memset(ca, 0, sizeof(Cache));
+    ca->policy = policy;
+    ca->size = size;
+    ca->small = ca->size / 10 > 0 ? ca->size / 10 : 1;
+    ca->main = ca->size - ca->small;
+    ca->freeNode = NIL;
+    Rb_KeyTableInit(&ca->index, sizeof(int32_t));
+    for (l = 0; l < NLISTS; l++) {
+	ca->lists[l].head = ca->lists[l].tail = NIL;
+    }
+}
+
+static void
+FreeCacheContents(Cache *ca)
+{
+    free(ca->nodes);
+    free(ca->heap);
+    Rb_KeyTableFree(&ca->index);
+}
+
+/*
  * FreeCaches --
  *	Frees every cache.
  */
@@ -167,9 +214,7 @@ FreeCaches(CacheSimState *st)
     int c;
 
     for (c = 0; c < st->ncaches; c++) {
-	free(st->caches[c].nodes);
-	free(st->caches[c].heap);
-	RbKeyTableFree(&st->caches[c].index);
+	FreeCacheContents(&st->caches[c]);
     }
     free(st->caches);
     st->caches = NULL;
@@ -185,7 +230,7 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     CacheSimState *st = a->state;
     int64_t *sizes = NULL;
-    int c, l;
+    int c;
 
     if (CacheSimInit(a, NULL) != TCL_OK
 	    || RbBlockMapStart(a, &st->map, run) != TCL_OK) {
@@ -194,21 +239,11 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     FreeCaches(st);
     st->ncaches = ParseSizes(st->sizesObj, &sizes);
     st->caches = Rb_Realloc(NULL, (size_t)st->ncaches * sizeof(Cache));
-    memset(st->caches, 0, (size_t)st->ncaches * sizeof(Cache));
     for (c = 0; c < st->ncaches; c++) {
-	Cache *ca = &st->caches[c];
-
-	ca->size = sizes[c];
-	ca->small = ca->size / 10 > 0 ? ca->size / 10 : 1;
-	ca->main = ca->size - ca->small;
-	ca->freeNode = NIL;
-	RbKeyTableInit(&ca->index, sizeof(int32_t));
-	for (l = 0; l < NLISTS; l++) {
-	    ca->lists[l].head = ca->lists[l].tail = NIL;
-	}
+	InitCache(&st->caches[c], st->policy, sizes[c]);
     }
     free(sizes);
-    st->accesses = st->bytes = st->seq = 0;
+    st->accesses = st->bytes = 0;
     return TCL_OK;
 }
 
@@ -237,14 +272,14 @@ NewNode(Cache *ca, int64_t key)
     ca->nodes[n].key = key;
     ca->nodes[n].prev = ca->nodes[n].next = NIL;
     ca->nodes[n].list = NIL;
-    *(int32_t *)RbKeyTableFind(&ca->index, key, 1) = n;
+    *(int32_t *)Rb_KeyTableFind(&ca->index, key, 1) = n;
     return n;
 }
 
 static void
 FreeNode(Cache *ca, int32_t n)
 {
-    RbKeyTableRemove(&ca->index, ca->nodes[n].key);
+    Rb_KeyTableRemove(&ca->index, ca->nodes[n].key);
     ca->nodes[n].next = ca->freeNode;
     ca->freeNode = n;
 }
@@ -322,7 +357,7 @@ DropTail(Cache *ca, int l)
 static int32_t
 Lookup(Cache *ca, int64_t key)
 {
-    int32_t *n = RbKeyTableFind(&ca->index, key, 0);
+    int32_t *n = Rb_KeyTableFind(&ca->index, key, 0);
 
     return n != NULL ? *n : NIL;
 }
@@ -404,8 +439,13 @@ AccessLfu(Cache *ca, int64_t key, uint64_t seq)
 	SiftDown(ca, 0);
 	FreeNode(ca, victim);
     }
-    if (ca->heap == NULL) {
-	ca->heap = Rb_Realloc(NULL, (size_t)ca->size * sizeof(int32_t));
+    if (ca->nheap == ca->heapCap) {
+	ca->heapCap = ca->heapCap ? 2 * ca->heapCap : 64;
+	if (ca->heapCap > ca->size) {
+	    ca->heapCap = ca->size;
+	}
+	ca->heap = Rb_Realloc(ca->heap, (size_t)ca->heapCap
+		* sizeof(int32_t));
     }
     n = NewNode(ca, key);
     ca->nodes[n].freq = 1;
@@ -594,6 +634,27 @@ AccessList(Cache *ca, int policy, int64_t key)
 }
 
 /*
+ * CacheAccess --
+ *	One access of key to the cache, under its policy.
+ * Results: 1 for a hit.
+ */
+static int
+CacheAccess(Cache *ca, int64_t key)
+{
+    ca->seq++;
+    switch (ca->policy) {
+    case POLICY_LFU:
+	return AccessLfu(ca, key, ca->seq);
+    case POLICY_ARC:
+	return AccessArc(ca, key);
+    case POLICY_S3FIFO:
+	return AccessS3Fifo(ca, key);
+    default:
+	return AccessList(ca, ca->policy, key);
+    }
+}
+
+/*
  * CacheSimBatch --
  *	Feeds every block of each selected I/O, in order, to every cache.
  */
@@ -618,26 +679,10 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
 	    st->accesses++;
 	    st->bytes += bytes;
-	    st->seq++;
 	    for (c = 0; c < st->ncaches; c++) {
 		Cache *ca = &st->caches[c];
-		int hit;
 
-		switch (st->policy) {
-		case POLICY_LFU:
-		    hit = AccessLfu(ca, first + k, st->seq);
-		    break;
-		case POLICY_ARC:
-		    hit = AccessArc(ca, first + k);
-		    break;
-		case POLICY_S3FIFO:
-		    hit = AccessS3Fifo(ca, first + k);
-		    break;
-		default:
-		    hit = AccessList(ca, st->policy, first + k);
-		    break;
-		}
-		if (hit) {
+		if (CacheAccess(ca, first + k)) {
 		    ca->hits++;
 		    ca->hitBytes += bytes;
 		}
@@ -694,6 +739,65 @@ CacheSimFree(Rb_Analyzer *a)
 
     FreeCaches(st);
     RbBlockMapFree(&st->map);
+}
+
+/*
+ * Rb_CacheSimCreate --
+ *	An empty cache of blocks blocks under the replacement policy named
+ *	policy (lru, fifo, clock, lfu, arc or s3fifo, as CacheSimAnalyzer(n)
+ *	describes them), for a plugin to feed block accesses to with
+ *	Rb_CacheSimAccess: the same simulation as CacheSimAnalyzer's.
+ * Results: the cache, or NULL when the policy is none of those or blocks
+ *	is outside 1 to 2**28.
+ * Side effects: allocates; memory grows with the blocks held (about 40
+ *	bytes each, ghosts included), up to blocks (ARC: twice as many).
+ */
+Rb_CacheSim *
+Rb_CacheSimCreate(const char *policy, int64_t blocks)
+{
+    int k = PolicyIndex(policy);
+    Cache *ca;
+
+    if (k < 0 || blocks < 1 || blocks > MAX_CACHE_BLOCKS) {
+	return NULL;
+    }
+    ca = Rb_Alloc(sizeof(Cache));
+    InitCache(ca, k, blocks);
+    return ca;
+}
+
+/*
+ * Rb_CacheSimAccess --
+ *	Feeds one access of block to the cache: a hit updates the policy's
+ *	state, a miss brings the block in (evicting as the policy says when
+ *	the cache is full).
+ * Results: 1 for a hit, 0 for a miss.
+ * Side effects: changes the cache's contents.
+ */
+int
+Rb_CacheSimAccess(Rb_CacheSim *sim, int64_t block)
+{
+    int hit = CacheAccess(sim, block);
+
+    if (hit) {
+	sim->hits++;
+    }
+    return hit;
+}
+
+/*
+ * Rb_CacheSimFree --
+ *	Frees a cache made by Rb_CacheSimCreate (NULL is ignored).
+ * Results: none.
+ * Side effects: frees its memory.
+ */
+void
+Rb_CacheSimFree(Rb_CacheSim *sim)
+{
+    if (sim != NULL) {
+	FreeCacheContents(sim);
+	free(sim);
+    }
 }
 
 /*

@@ -32,7 +32,7 @@ DispersionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "index of dispersion for counts by window length");
     int scaleCol, windowsCol, idcCol;
     int64_t n, m;
-    double *counts = RbTimeBinsValues(&st->bins, run, &n, NULL);
+    double *counts = Rb_TimeBinsValues(&st->bins, run, &n, NULL);
     Rb_Moments sums;
 
     scaleCol = Rb_AttrAddColumn(table, "scale", "s", 0);
@@ -43,7 +43,7 @@ DispersionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	double var;
 
 	RbBlockSums(counts, n, m, &sums);
-	var = RbMomentsStddev(&sums) * RbMomentsStddev(&sums);
+	var = Rb_MomentsStddev(&sums) * Rb_MomentsStddev(&sums);
 	Rb_AttrSetNum(table, row, scaleCol,
 		(double)m * (double)st->interval / RB_NS_PER_S);
 	Rb_AttrSetNum(table, row, windowsCol, (double)sums.n);

@@ -25,9 +25,9 @@ void
 RbDistinctReset(Rb_DistinctSet *d, int64_t limit)
 {
     if (d->exact.valSize == 0) {
-	RbKeyTableInit(&d->exact, 1);
+	Rb_KeyTableInit(&d->exact, 1);
     }
-    RbKeyTableClear(&d->exact);
+    Rb_KeyTableClear(&d->exact);
     free(d->registers);
     d->registers = NULL;
     d->limit = limit;
@@ -40,7 +40,7 @@ RbDistinctReset(Rb_DistinctSet *d, int64_t limit)
 static void
 Sketch(unsigned char *registers, int64_t v)
 {
-    uint64_t h = RbHashKey(v);
+    uint64_t h = Rb_HashKey(v);
     uint64_t j = h >> (64 - RB_HLL_BITS);
     uint64_t rest = h << RB_HLL_BITS;
     unsigned char rank = rest == 0 ? (unsigned char)(64 - RB_HLL_BITS + 1)
@@ -67,7 +67,7 @@ SwitchToSketch(Rb_DistinctSet *d)
 	    Sketch(d->registers, d->exact.keys[i]);
 	}
     }
-    RbKeyTableFree(&d->exact);
+    Rb_KeyTableFree(&d->exact);
 }
 
 /*
@@ -81,7 +81,7 @@ RbDistinctAdd(Rb_DistinctSet *d, int64_t v)
 	Sketch(d->registers, v);
 	return;
     }
-    RbKeyTableFind(&d->exact, v, 1);
+    Rb_KeyTableFind(&d->exact, v, 1);
     if ((int64_t)d->exact.count > d->limit) {
 	SwitchToSketch(d);
     }
@@ -156,7 +156,7 @@ RbDistinctMerge(Rb_DistinctSet *d, const Rb_DistinctSet *other)
 void
 RbDistinctFree(Rb_DistinctSet *d)
 {
-    RbKeyTableFree(&d->exact);
+    Rb_KeyTableFree(&d->exact);
     free(d->registers);
     d->registers = NULL;
 }

@@ -97,7 +97,7 @@ BinOf(const FieldHistogramState *st, double v)
     } else {
 	k = floor(log2(v)) + 1;
     }
-    /* Out-of-range bins are refused by RbTimeBinsCover. */
+    /* Out-of-range bins are refused by Rb_TimeBinsCover. */
     return k < -9e18 ? INT64_MIN / 2 : k > 9e18 ? INT64_MAX / 2
 	    : (int64_t)k;
 }
@@ -120,7 +120,7 @@ FieldHistogramBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	if (!isfinite(v)) {
 	    continue;
 	}
-	slot = RbTimeBinsSlot(&st->counts, BinOf(st, v));
+	slot = Rb_TimeBinsSlot(&st->counts, BinOf(st, v));
 	if (slot == NULL) {
 	    st->outside++;
 	} else {
@@ -214,7 +214,7 @@ FieldHistogramMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 		"cannot merge histograms with different bins");
 	return TCL_ERROR;
     }
-    st->outside += ost->outside + RbTimeBinsAddBins(&st->counts,
+    st->outside += ost->outside + Rb_TimeBinsAddBins(&st->counts,
 	    &ost->counts);
     return TCL_OK;
 }
@@ -228,7 +228,7 @@ FieldHistogramFree(Rb_Analyzer *a)
 {
     FieldHistogramState *st = a->state;
 
-    RbTimeBinsFree(&st->counts);
+    Rb_TimeBinsFree(&st->counts);
 }
 
 
@@ -242,7 +242,7 @@ FieldHistogramSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     FieldHistogramState *st = a->state;
 
     Rb_BufPutInt(b, (int64_t)st->outside);
-    RbTimeBinsPut(b, &st->counts);
+    Rb_TimeBinsPut(b, &st->counts);
     return TCL_OK;
 }
 
@@ -252,7 +252,7 @@ FieldHistogramDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     FieldHistogramState *st = a->state;
 
     st->outside = (uint64_t)Rb_BufGetInt(b);
-    RbTimeBinsGet(b, &st->counts);
+    Rb_TimeBinsGet(b, &st->counts);
     return TCL_OK;
 }
 

@@ -40,7 +40,7 @@ FieldPercentilesStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     st->scale = RbKitFieldScale(run, st->index, &st->unit);
-    RbLogHistReset(&st->hist);
+    Rb_LogHistReset(&st->hist);
     return TCL_OK;
 }
 
@@ -56,7 +56,7 @@ FieldPercentilesBatch(Rb_Analyzer *a, const Rb_Batch *b,
     int j;
 
     for (j = 0; j < nsel; j++) {
-	RbLogHistAdd(&st->hist, Rb_FieldAsDouble(b, st->index, sel[j]));
+	Rb_LogHistAdd(&st->hist, Rb_FieldAsDouble(b, st->index, sel[j]));
     }
 }
 
@@ -69,7 +69,7 @@ FieldPercentilesEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     FieldPercentilesState *st = a->state;
 
-    Rb_AnalyzerSet(a, RbLogHistAttr(&st->hist, "FieldPercentiles",
+    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->hist, "FieldPercentiles",
 	    st->unit, st->scale, "percentiles of the field (within 1%)"));
     return TCL_OK;
 }
@@ -84,7 +84,7 @@ FieldPercentilesMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     FieldPercentilesState *st = a->state;
     const FieldPercentilesState *ost = other->state;
 
-    return RbLogHistMerge(a, &st->hist, &ost->hist);
+    return Rb_LogHistMerge(a, &st->hist, &ost->hist);
 }
 
 /*
@@ -96,7 +96,7 @@ FieldPercentilesFree(Rb_Analyzer *a)
 {
     FieldPercentilesState *st = a->state;
 
-    RbLogHistFree(&st->hist);
+    Rb_LogHistFree(&st->hist);
 }
 
 
@@ -109,7 +109,7 @@ FieldPercentilesSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     FieldPercentilesState *st = a->state;
 
-    RbLogHistPut(b, &st->hist);
+    Rb_LogHistPut(b, &st->hist);
     return TCL_OK;
 }
 
@@ -118,7 +118,7 @@ FieldPercentilesDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     FieldPercentilesState *st = a->state;
 
-    RbLogHistGet(b, &st->hist);
+    Rb_LogHistGet(b, &st->hist);
     return TCL_OK;
 }
 

@@ -42,7 +42,7 @@ FieldStatsStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     st->scale = RbKitFieldScale(run, st->index, &st->unit);
-    RbMomentsReset(&st->moments);
+    Rb_MomentsReset(&st->moments);
     return TCL_OK;
 }
 
@@ -61,7 +61,7 @@ FieldStatsBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	double v = Rb_FieldAsDouble(b, st->index, sel[j]);
 
 	if (!isnan(v)) {
-	    RbMomentsAdd(&st->moments, v);
+	    Rb_MomentsAdd(&st->moments, v);
 	}
     }
 }
@@ -88,7 +88,7 @@ FieldStatsEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AnalyzerSet(a, Rb_AttrScalar("FieldMax", any ? m->max * st->scale
 	    : 0.0, st->unit, "largest value of the field"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("FieldStddev",
-	    RbMomentsStddev(m) * st->scale, st->unit,
+	    Rb_MomentsStddev(m) * st->scale, st->unit,
 	    "population standard deviation of the field's values"));
     return TCL_OK;
 }
@@ -103,7 +103,7 @@ FieldStatsMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     FieldStatsState *st = a->state;
     const FieldStatsState *ost = other->state;
 
-    RbMomentsMerge(&st->moments, &ost->moments);
+    Rb_MomentsMerge(&st->moments, &ost->moments);
     return TCL_OK;
 }
 
@@ -117,7 +117,7 @@ FieldStatsSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     FieldStatsState *st = a->state;
 
-    RbMomentsPut(b, &st->moments);
+    Rb_MomentsPut(b, &st->moments);
     return TCL_OK;
 }
 
@@ -126,7 +126,7 @@ FieldStatsDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     FieldStatsState *st = a->state;
 
-    RbMomentsGet(b, &st->moments);
+    Rb_MomentsGet(b, &st->moments);
     return TCL_OK;
 }
 

@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/engine.h"
 #include "analyzers.h"
 
 #define MAX_BASE_OPTIONS 14
@@ -170,7 +169,7 @@ FreeGroups(Rb_Analyzer *a)
 	if (!gs->groups.used[i]) {
 	    continue;
 	}
-	g = *(Group **)RbKeyTableValue(&gs->groups, i);
+	g = *(Group **)Rb_KeyTableValue(&gs->groups, i);
 	if (base->freeState != NULL) {
 	    Rb_Analyzer sub = SubAnalyzer(a, g->state, NULL);
 
@@ -179,7 +178,7 @@ FreeGroups(Rb_Analyzer *a)
 	free(g->state);
 	free(g);
     }
-    RbKeyTableClear(&gs->groups);
+    Rb_KeyTableClear(&gs->groups);
 }
 
 /*
@@ -193,7 +192,7 @@ static Group *
 FindGroup(Rb_Analyzer *a, int64_t key, uint64_t record)
 {
     GroupState *gs = Groups(a);
-    Group **slot = RbKeyTableFind(&gs->groups, key, 0);
+    Group **slot = Rb_KeyTableFind(&gs->groups, key, 0);
 
     if (slot != NULL) {
 	return *slot;
@@ -203,10 +202,10 @@ FindGroup(Rb_Analyzer *a, int64_t key, uint64_t record)
 		(int64_t)(Base(a)->stateSize + sizeof(Group) + 40));
 	return NULL;
     }
-    slot = RbKeyTableFind(&gs->groups, key, 1);
+    slot = Rb_KeyTableFind(&gs->groups, key, 1);
     *slot = NewGroup(a, gs->run);
     if (*slot == NULL) {
-	RbKeyTableRemove(&gs->groups, key);
+	Rb_KeyTableRemove(&gs->groups, key);
 	return NULL;
     }
     return *slot;
@@ -240,7 +239,7 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     GroupState *gs = Groups(a);
 
     if (gs->groups.valSize == 0) {
-	RbKeyTableInit(&gs->groups, sizeof(Group *));
+	Rb_KeyTableInit(&gs->groups, sizeof(Group *));
     }
     FreeGroups(a);
     gs->byIndex = -1;
@@ -478,7 +477,7 @@ GroupedEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int made[32], n = 0, i, rc = TCL_OK;
     uint64_t *slots, s;
     const void *ctx[2];
-    Rb_Flow scratch;
+    Rb_Flow *scratch;
 
     if (gs->byIndex < 0) {
 	return base->end(a, run);
@@ -493,19 +492,15 @@ GroupedEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	Rb_AttrAddColumn(tables[n], gs->by, "", text != NULL);
 	made[n++] = 0;
     }
-    memset(&scratch, 0, sizeof(scratch));
-    scratch.name = (char *)"";
-    scratch.interp = run->interp;
-    Tcl_InitHashTable(&scratch.attrs, TCL_STRING_KEYS);
-    Tcl_InitHashTable(&scratch.aliases, TCL_STRING_KEYS);
-    slots = RbKeyTableSortedSlots(&gs->groups);
+    scratch = Rb_FlowScratchCreate(run->interp);
+    slots = Rb_KeyTableSortedSlots(&gs->groups);
     ctx[0] = &gs->groups;
     ctx[1] = text;
     qsort_r(slots, gs->groups.count, sizeof(uint64_t), KeyOrder, ctx);
     for (s = 0; s < gs->groups.count && rc == TCL_OK; s++) {
 	int64_t key = gs->groups.keys[slots[s]];
-	Group *g = *(Group **)RbKeyTableValue(&gs->groups, slots[s]);
-	Rb_Analyzer sub = SubAnalyzer(a, g->state, &scratch);
+	Group *g = *(Group **)Rb_KeyTableValue(&gs->groups, slots[s]);
+	Rb_Analyzer sub = SubAnalyzer(a, g->state, scratch);
 	const char *keyText = NULL;
 
 	if (text != NULL) {
@@ -514,15 +509,13 @@ GroupedEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
 	rc = base->end(&sub, run);
 	for (i = 0; i < n; i++) {
-	    AddKeyRows(tables[i], Rb_FlowGetAttr(&scratch, tables[i]->name),
+	    AddKeyRows(tables[i], Rb_FlowGetAttr(scratch, tables[i]->name),
 		    &made[i], keyText, (double)key);
 	}
-	RbFlowClearAttrs(&scratch);
+	Rb_FlowScratchClear(scratch);
     }
     free(slots);
-    RbFlowClearAttrs(&scratch);
-    Tcl_DeleteHashTable(&scratch.attrs);
-    Tcl_DeleteHashTable(&scratch.aliases);
+    Rb_FlowScratchFree(scratch);
     for (i = 0; i < n; i++) {
 	if (!made[i]) {
 	    Rb_AttrAddColumn(tables[i], "value", "", 0);
@@ -558,7 +551,7 @@ GroupedMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ogs->groups.used[i]) {
 	    continue;
 	}
-	og = *(Group **)RbKeyTableValue(&ogs->groups, i);
+	og = *(Group **)Rb_KeyTableValue(&ogs->groups, i);
 	if ((g = FindGroup(a, ogs->groups.keys[i], 0)) == NULL) {
 	    return TCL_ERROR;
 	}
@@ -597,7 +590,7 @@ GroupedSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	if (!gs->groups.used[i]) {
 	    continue;
 	}
-	g = *(Group **)RbKeyTableValue(&gs->groups, i);
+	g = *(Group **)Rb_KeyTableValue(&gs->groups, i);
 	sub = SubAnalyzer(a, g->state, NULL);
 	RbKitPutKey(b, text, gs->groups.keys[i]);
 	if (base->serialize(&sub, run, b) != TCL_OK) {
@@ -649,7 +642,7 @@ GroupedFree(Rb_Analyzer *a)
 
     if (gs->groups.valSize != 0) {
 	FreeGroups(a);
-	RbKeyTableFree(&gs->groups);
+	Rb_KeyTableFree(&gs->groups);
     }
     if (base->freeState != NULL) {
 	base->freeState(a);

@@ -182,9 +182,9 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->cells.valSize == 0) {
-	RbKeyTableInit(&st->cells, sizeof(Cell));
+	Rb_KeyTableInit(&st->cells, sizeof(Cell));
     }
-    RbKeyTableClear(&st->cells);
+    Rb_KeyTableClear(&st->cells);
     st->counted = st->skipped = 0;
     st->failed = 0;
     st->hasOrigin = 0;
@@ -308,7 +308,7 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    st->skipped++;
 	    continue;
 	}
-	c = RbKeyTableFindLimited(&st->cells, CellKey(kx, ky), st->limit);
+	c = Rb_KeyTableFindLimited(&st->cells, CellKey(kx, ky), st->limit);
 	if (c == NULL) {
 	    st->failed = 1;
 	    RbKitKeyLimit(a, st->limit, "cells", b->firstRecord + sel[j], 40);
@@ -391,7 +391,7 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	CellOfKey(st->cells.keys[i], &kx, &ky);
 	rows[n].kx = kx;
 	rows[n].ky = ky;
-	rows[n].cell = RbKeyTableValue(&st->cells, i);
+	rows[n].cell = Rb_KeyTableValue(&st->cells, i);
 	if (kx != ZERO_BIN && kx < minBin[0]) {
 	    minBin[0] = kx;
 	}
@@ -479,8 +479,8 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->cells.used[i]) {
 	    continue;
 	}
-	oc = RbKeyTableValue(&ost->cells, i);
-	c = RbKeyTableFind(&st->cells, ost->cells.keys[i], 1);
+	oc = Rb_KeyTableValue(&ost->cells, i);
+	c = Rb_KeyTableFind(&st->cells, ost->cells.keys[i], 1);
 	c->count += oc->count;
 	c->bytes += oc->bytes;
     }
@@ -507,7 +507,7 @@ HeatmapSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_BufPutInt(b, st->hasOrigin);
     Rb_BufPutInt(b, st->origin);
     RbKitPutCounters(b, &st->counted, 2);
-    RbKeyTablePut(b, &st->cells, NULL);
+    Rb_KeyTablePut(b, &st->cells, NULL);
     return TCL_OK;
 }
 
@@ -520,7 +520,7 @@ HeatmapDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     st->hasOrigin = (int)Rb_BufGetInt(b);
     st->origin = Rb_BufGetInt(b);
     RbKitGetCounters(b, &st->counted, 2);
-    RbKeyTableGet(b, &st->cells, NULL);
+    Rb_KeyTableGet(b, &st->cells, NULL);
     return b->bad ? TCL_ERROR : TCL_OK;
 }
 
@@ -533,7 +533,7 @@ HeatmapFree(Rb_Analyzer *a)
 {
     HeatmapState *st = a->state;
 
-    RbKeyTableFree(&st->cells);
+    Rb_KeyTableFree(&st->cells);
 }
 
 /*

@@ -86,9 +86,9 @@ HotRegionStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->regions.valSize == 0) {
-	RbKeyTableInit(&st->regions, sizeof(RegionCounts));
+	Rb_KeyTableInit(&st->regions, sizeof(RegionCounts));
     }
-    RbKeyTableClear(&st->regions);
+    Rb_KeyTableClear(&st->regions);
     st->accesses = st->decrements = 0;
     return TCL_OK;
 }
@@ -104,7 +104,7 @@ Decrement(HotRegionState *st, uint64_t amount)
     Rb_KeyTable kept;
     uint64_t i;
 
-    RbKeyTableInit(&kept, sizeof(RegionCounts));
+    Rb_KeyTableInit(&kept, sizeof(RegionCounts));
     for (i = 0; i < st->regions.cap; i++) {
 	const RegionCounts *c;
 	RegionCounts *k;
@@ -112,14 +112,14 @@ Decrement(HotRegionState *st, uint64_t amount)
 	if (!st->regions.used[i]) {
 	    continue;
 	}
-	c = RbKeyTableValue(&st->regions, i);
+	c = Rb_KeyTableValue(&st->regions, i);
 	if (c->accesses > amount) {
-	    k = RbKeyTableFind(&kept, st->regions.keys[i], 1);
+	    k = Rb_KeyTableFind(&kept, st->regions.keys[i], 1);
 	    k->accesses = c->accesses - amount;
 	    k->bytes = c->bytes;
 	}
     }
-    RbKeyTableFree(&st->regions);
+    Rb_KeyTableFree(&st->regions);
     st->regions = kept;
     st->decrements += amount;
 }
@@ -131,7 +131,7 @@ Decrement(HotRegionState *st, uint64_t amount)
 static void
 CountAccess(HotRegionState *st, int64_t key, uint64_t bytes)
 {
-    RegionCounts *c = RbKeyTableFindLimited(&st->regions, key, st->limit);
+    RegionCounts *c = Rb_KeyTableFindLimited(&st->regions, key, st->limit);
 
     st->accesses++;
     if (c == NULL) {
@@ -199,8 +199,8 @@ CompareRegions(const void *p, const void *q, void *order)
 {
     const RegionOrder *o = order;
     uint64_t s1 = *(const uint64_t *)p, s2 = *(const uint64_t *)q;
-    const RegionCounts *c1 = RbKeyTableValue(o->regions, s1);
-    const RegionCounts *c2 = RbKeyTableValue(o->regions, s2);
+    const RegionCounts *c1 = Rb_KeyTableValue(o->regions, s1);
+    const RegionCounts *c2 = Rb_KeyTableValue(o->regions, s2);
     int64_t dev1, dev2, region1, region2;
 
     if (c1->accesses != c2->accesses) {
@@ -287,7 +287,7 @@ HotRegionEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int fracCol = Rb_AttrAddColumn(table, "fraction", "", 0);
 
     for (i = 0; i < nTop; i++) {
-	const RegionCounts *c = RbKeyTableValue(&st->regions, slots[i]);
+	const RegionCounts *c = Rb_KeyTableValue(&st->regions, slots[i]);
 	int row = Rb_AttrAddRow(table);
 	int64_t dev, regionNo;
 
@@ -351,7 +351,7 @@ HotRegionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->regions.used[i]) {
 	    continue;
 	}
-	oc = RbKeyTableValue(&ost->regions, i);
+	oc = Rb_KeyTableValue(&ost->regions, i);
 	RbBlockOfKey(devices, ost->regions.keys[i], &dev, &regionNo);
 	if (!RbBlockKey(&st->map, dev, regionNo, &key)) {
 	    free(devices);
@@ -359,7 +359,7 @@ HotRegionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 		    "HotRegionAnalyzer: more than 32768 devices to merge");
 	    return TCL_ERROR;
 	}
-	c = RbKeyTableFind(&st->regions, key, 1);
+	c = Rb_KeyTableFind(&st->regions, key, 1);
 	c->accesses += oc->accesses;
 	c->bytes += oc->bytes;
     }
@@ -373,7 +373,7 @@ HotRegionMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 
 	for (i = 0; i < st->regions.cap; i++) {
 	    if (st->regions.used[i]) {
-		counts[n++] = ((RegionCounts *)RbKeyTableValue(&st->regions,
+		counts[n++] = ((RegionCounts *)Rb_KeyTableValue(&st->regions,
 			i))->accesses;
 	    }
 	}
@@ -393,7 +393,7 @@ HotRegionFree(Rb_Analyzer *a)
 {
     HotRegionState *st = a->state;
 
-    RbKeyTableFree(&st->regions);
+    Rb_KeyTableFree(&st->regions);
     RbBlockMapFree(&st->map);
 }
 
@@ -409,7 +409,7 @@ HotRegionSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     RbBlockMapPut(b, &st->map);
     RbKitPutCounters(b, &st->accesses, 2);
-    RbKeyTablePut(b, &st->regions, NULL);
+    Rb_KeyTablePut(b, &st->regions, NULL);
     return TCL_OK;
 }
 
@@ -420,7 +420,7 @@ HotRegionDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     RbBlockMapGet(b, &st->map);
     RbKitGetCounters(b, &st->accesses, 2);
-    RbKeyTableGet(b, &st->regions, NULL);
+    Rb_KeyTableGet(b, &st->regions, NULL);
     return TCL_OK;
 }
 

@@ -52,7 +52,7 @@ VarianceTimeH(const double *x, int64_t n)
 	double sd;
 
 	RbBlockSums(x, n, m, &sums);
-	sd = RbMomentsStddev(&sums) / (double)m;
+	sd = Rb_MomentsStddev(&sums) / (double)m;
 	if (sd > 0) {
 	    logM[levels] = log((double)m);
 	    logVar[levels++] = 2 * log(sd);
@@ -74,22 +74,22 @@ RescaledRange(const double *x, int64_t n, int64_t s)
     int64_t blk, k;
     Rb_Moments block, rs;
 
-    RbMomentsReset(&rs);
+    Rb_MomentsReset(&rs);
     for (blk = 0; blk + s <= n; blk += s) {
 	double y = 0, lo = 0, hi = 0, sd;
 
-	RbMomentsReset(&block);
+	Rb_MomentsReset(&block);
 	for (k = blk; k < blk + s; k++) {
-	    RbMomentsAdd(&block, x[k]);
+	    Rb_MomentsAdd(&block, x[k]);
 	}
 	for (k = blk; k < blk + s; k++) {
 	    y += x[k] - block.mean;
 	    lo = y < lo ? y : lo;
 	    hi = y > hi ? y : hi;
 	}
-	sd = RbMomentsStddev(&block);
+	sd = Rb_MomentsStddev(&block);
 	if (sd > 0) {
-	    RbMomentsAdd(&rs, (hi - lo) / sd);
+	    Rb_MomentsAdd(&rs, (hi - lo) / sd);
 	}
     }
     return rs.n ? rs.mean : 0.0;
@@ -128,7 +128,7 @@ HurstEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     Rb_TotalState *st = a->state;
     int64_t n;
-    double *counts = RbTimeBinsValues(&st->bins, run, &n, NULL);
+    double *counts = Rb_TimeBinsValues(&st->bins, run, &n, NULL);
 
     Rb_AnalyzerSet(a, Rb_AttrScalar("HurstVarianceTime",
 	    VarianceTimeH(counts, n), "",

@@ -32,7 +32,7 @@ InterArrivalStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
     st->prev = st->first = RB_ABSENT;
     st->outOfOrder = 0;
-    RbLogHistReset(&st->gaps);
+    Rb_LogHistReset(&st->gaps);
     return TCL_OK;
 }
 
@@ -63,7 +63,7 @@ InterArrivalBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    if (t < st->prev || __builtin_sub_overflow(t, st->prev, &gap)) {
 		st->outOfOrder++;
 	    } else {
-		RbLogHistAdd(&st->gaps, (double)gap);
+		Rb_LogHistAdd(&st->gaps, (double)gap);
 	    }
 	}
 	st->prev = t;
@@ -81,14 +81,14 @@ InterArrivalEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     InterArrivalState *st = a->state;
     const Rb_Moments *m = &st->gaps.moments;
 
-    Rb_AnalyzerSet(a, RbLogHistAttr(&st->gaps, "InterArrival", "s",
+    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->gaps, "InterArrival", "s",
 	    1.0 / RB_NS_PER_S, "percentiles of the time between arrivals "
 	    "(within 1%)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanInterArrival",
 	    m->n ? m->mean / RB_NS_PER_S : 0.0, "s",
 	    "mean time between arrivals"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("InterArrivalCV",
-	    m->n && m->mean > 0 ? RbMomentsStddev(m) / m->mean : 0.0, "",
+	    m->n && m->mean > 0 ? Rb_MomentsStddev(m) / m->mean : 0.0, "",
 	    "coefficient of variation of the time between arrivals "
 	    "(1 for Poisson arrivals)"));
     return TCL_OK;
@@ -103,7 +103,7 @@ InterArrivalFree(Rb_Analyzer *a)
 {
     InterArrivalState *st = a->state;
 
-    RbLogHistFree(&st->gaps);
+    Rb_LogHistFree(&st->gaps);
 }
 
 /*
@@ -117,7 +117,7 @@ InterArrivalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     InterArrivalState *st = a->state;
 
     RbKitPutCounters(b, &st->prev, 3);
-    RbLogHistPut(b, &st->gaps);
+    Rb_LogHistPut(b, &st->gaps);
     return TCL_OK;
 }
 
@@ -127,7 +127,7 @@ InterArrivalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     InterArrivalState *st = a->state;
 
     RbKitGetCounters(b, &st->prev, 3);
-    RbLogHistGet(b, &st->gaps);
+    Rb_LogHistGet(b, &st->gaps);
     return TCL_OK;
 }
 
@@ -152,7 +152,7 @@ InterArrivalMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 		|| __builtin_sub_overflow(ost->first, st->prev, &gap)) {
 	    st->outOfOrder++;
 	} else {
-	    RbLogHistAdd(&st->gaps, (double)gap);
+	    Rb_LogHistAdd(&st->gaps, (double)gap);
 	}
     }
     if (st->first == RB_ABSENT) {
@@ -160,7 +160,7 @@ InterArrivalMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     }
     st->prev = ost->prev;
     st->outOfOrder += ost->outOfOrder;
-    return RbLogHistMerge(a, &st->gaps, &ost->gaps);
+    return Rb_LogHistMerge(a, &st->gaps, &ost->gaps);
 }
 
 /*

@@ -12,11 +12,13 @@
 #include "analyzers.h"
 
 /*
- * RbKeyTableInit --
+ * Rb_KeyTableInit --
  *	Makes t an empty table of values of valSize bytes (no allocation).
+ * Results: none.
+ * Side effects: none.
  */
 void
-RbKeyTableInit(Rb_KeyTable *t, size_t valSize)
+Rb_KeyTableInit(Rb_KeyTable *t, size_t valSize)
 {
     memset(t, 0, sizeof(*t));
     t->valSize = valSize;
@@ -43,7 +45,7 @@ Allocate(Rb_KeyTable *t, uint64_t cap)
 static uint64_t
 HomeSlot(const Rb_KeyTable *t, int64_t key)
 {
-    return RbHashKey(key) & (t->cap - 1);
+    return Rb_HashKey(key) & (t->cap - 1);
 }
 
 /*
@@ -66,7 +68,7 @@ Grow(Rb_KeyTable *t)
 	}
 	t->used[h] = 1;
 	t->keys[h] = old.keys[i];
-	memcpy(RbKeyTableValue(t, h), RbKeyTableValue(&old, i),
+	memcpy(Rb_KeyTableValue(t, h), Rb_KeyTableValue(&old, i),
 		t->valSize);
     }
     free(old.keys);
@@ -75,13 +77,13 @@ Grow(Rb_KeyTable *t)
 }
 
 /*
- * RbKeyTableFind --
- *	The value of key; when absent, a new zeroed value if create, else
- *	NULL.
+ * Rb_KeyTableFind --
+ *	The value of key; when absent, a new zeroed value if create.
+ * Results: the value, or NULL when key is absent and create is 0.
  * Side effects: may grow the table, moving every value.
  */
 void *
-RbKeyTableFind(Rb_KeyTable *t, int64_t key, int create)
+Rb_KeyTableFind(Rb_KeyTable *t, int64_t key, int create)
 {
     uint64_t h;
 
@@ -93,7 +95,7 @@ RbKeyTableFind(Rb_KeyTable *t, int64_t key, int create)
     }
     for (h = HomeSlot(t, key); t->used[h]; h = (h + 1) & (t->cap - 1)) {
 	if (t->keys[h] == key) {
-	    return RbKeyTableValue(t, h);
+	    return Rb_KeyTableValue(t, h);
 	}
     }
     if (!create) {
@@ -102,31 +104,34 @@ RbKeyTableFind(Rb_KeyTable *t, int64_t key, int create)
     t->used[h] = 1;
     t->keys[h] = key;
     t->count++;
-    memset(RbKeyTableValue(t, h), 0, t->valSize);
-    return RbKeyTableValue(t, h);
+    memset(Rb_KeyTableValue(t, h), 0, t->valSize);
+    return Rb_KeyTableValue(t, h);
 }
 
 /*
- * RbKeyTableFindLimited --
+ * Rb_KeyTableFindLimited --
  *	The value of key, made (zeroed) when absent only while the table
  *	holds fewer than limit keys: for analyzers whose memory is bounded
  *	by a -limit.
  * Results: the value, or NULL when key is absent and the table is full.
+ * Side effects: may grow the table, moving every value.
  */
 void *
-RbKeyTableFindLimited(Rb_KeyTable *t, int64_t key, int64_t limit)
+Rb_KeyTableFindLimited(Rb_KeyTable *t, int64_t key, int64_t limit)
 {
     /* One probe sequence either way: below the limit, find-or-make. */
-    return RbKeyTableFind(t, key, (int64_t)t->count < limit);
+    return Rb_KeyTableFind(t, key, (int64_t)t->count < limit);
 }
 
 /*
- * RbKeyTableRemove --
+ * Rb_KeyTableRemove --
  *	Removes key if present, moving back the entries after it in its
  *	cluster that would otherwise become unreachable.
+ * Results: none.
+ * Side effects: may move values within t.
  */
 void
-RbKeyTableRemove(Rb_KeyTable *t, int64_t key)
+Rb_KeyTableRemove(Rb_KeyTable *t, int64_t key)
 {
     uint64_t mask = t->cap - 1, hole, j, home;
 
@@ -145,7 +150,7 @@ RbKeyTableRemove(Rb_KeyTable *t, int64_t key)
 	 * (hole, j]. */
 	if (((j - home) & mask) >= ((j - hole) & mask)) {
 	    t->keys[hole] = t->keys[j];
-	    memcpy(RbKeyTableValue(t, hole), RbKeyTableValue(t, j),
+	    memcpy(Rb_KeyTableValue(t, hole), Rb_KeyTableValue(t, j),
 		    t->valSize);
 	    hole = j;
 	}
@@ -155,11 +160,13 @@ RbKeyTableRemove(Rb_KeyTable *t, int64_t key)
 }
 
 /*
- * RbKeyTableClear --
+ * Rb_KeyTableClear --
  *	Empties t, keeping its allocation.
+ * Results: none.
+ * Side effects: none.
  */
 void
-RbKeyTableClear(Rb_KeyTable *t)
+Rb_KeyTableClear(Rb_KeyTable *t)
 {
     if (t->cap) {
 	memset(t->used, 0, t->cap);
@@ -182,12 +189,13 @@ CompareSlots(const void *p, const void *q, void *t)
 }
 
 /*
- * RbKeyTableSortedSlots --
+ * Rb_KeyTableSortedSlots --
  *	The slots in use, in increasing key order (t->count of them).
- * Results: a malloc'd array the caller frees.
+ * Results: a malloc'd array the caller frees (may be NULL when t is empty).
+ * Side effects: none.
  */
 uint64_t *
-RbKeyTableSortedSlots(const Rb_KeyTable *t)
+Rb_KeyTableSortedSlots(const Rb_KeyTable *t)
 {
     uint64_t *slots = Rb_AllocArray(t->count + 1, sizeof(uint64_t));
     uint64_t i, n = 0;
@@ -202,14 +210,16 @@ RbKeyTableSortedSlots(const Rb_KeyTable *t)
 }
 
 /*
- * RbKeyTableFree --
- *	Frees the table's arrays; t is empty (and reusable) afterwards.
+ * Rb_KeyTableFree --
+ *	Frees the table's arrays.
+ * Results: none.
+ * Side effects: t is empty (and reusable) afterwards.
  */
 void
-RbKeyTableFree(Rb_KeyTable *t)
+Rb_KeyTableFree(Rb_KeyTable *t)
 {
     free(t->keys);
     free(t->used);
     free(t->vals);
-    RbKeyTableInit(t, t->valSize);
+    Rb_KeyTableInit(t, t->valSize);
 }

@@ -6,8 +6,10 @@
  */
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include "core/rbInt.h"
 #include "analyzers.h"
 
@@ -46,6 +48,16 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_HeatmapAnalyzerClass,
     &Rb_CacheSimAnalyzerClass,
     &Rb_PopularityAnalyzerClass,
+    &Rb_PatternAnalyzerClass,
+    &Rb_BlockLifetimeAnalyzerClass,
+    &Rb_StrideAnalyzerClass,
+    &Rb_EntropyAnalyzerClass,
+    &Rb_BalanceAnalyzerClass,
+    &Rb_SloAnalyzerClass,
+    &Rb_ServiceModelAnalyzerClass,
+    &Rb_PeakRateAnalyzerClass,
+    &Rb_ArrivalFitAnalyzerClass,
+    &Rb_ThinkTimeAnalyzerClass,
 };
 
 /* The statistics classes that take -by (groupBy.c). */
@@ -149,4 +161,79 @@ RbKitOptionError(Rb_Analyzer *a, Tcl_Interp *interp, const char *fmt, ...)
     Rb_AnalyzerError(a, "RUBICON ANALYZER OPTION", "%s: %s", a->cls->name,
 	    msg);
     return TCL_ERROR;
+}
+
+/*
+ * RbKitParseSeconds --
+ *	Reads a list option of durations in seconds (-thresholds, -windows):
+ *	each a positive number of at most 10^9 seconds, kept as ns (at least
+ *	1 ns).
+ * Results: the number of durations (> 0) with *ns set to a malloc'd
+ *	array (when ns is not NULL), or -1 when obj is empty or holds
+ *	anything else.
+ */
+int
+RbKitParseSeconds(Tcl_Obj *obj, int64_t **ns)
+{
+    Tcl_Obj **objv;
+    double s;
+    int objc, i;
+
+    if (obj == NULL || Tcl_ListObjGetElements(NULL, obj, &objc, &objv)
+	    != TCL_OK || objc == 0) {
+	return -1;
+    }
+    for (i = 0; i < objc; i++) {
+	if (Tcl_GetDoubleFromObj(NULL, objv[i], &s) != TCL_OK || !(s > 0)
+		|| s > 1e9) {
+	    return -1;
+	}
+    }
+    if (ns != NULL) {
+	*ns = Rb_AllocArray((size_t)objc, sizeof(int64_t));
+	for (i = 0; i < objc; i++) {
+	    Tcl_GetDoubleFromObj(NULL, objv[i], &s);
+	    (*ns)[i] = (int64_t)llround(s * RB_NS_PER_S);
+	    if ((*ns)[i] < 1) {
+		(*ns)[i] = 1;
+	    }
+	}
+    }
+    return objc;
+}
+
+/* The durations -field may name: from one time field of an I/O to another. */
+static const struct {
+    const char *name;
+    int from, to;
+} latencyFields[] = {
+    {"responseTime", RB_IO_TIME, RB_IO_FINISH},
+    {"serviceTime", RB_IO_START, RB_IO_FINISH},
+    {"queueTime", RB_IO_TIME, RB_IO_START},
+};
+
+/*
+ * RbKitLatencyField --
+ *	Resolves a -field naming a duration of an I/O: responseTime (time to
+ *	finishTime), serviceTime (startTime to finishTime) or queueTime
+ *	(time to startTime).
+ * Results: TCL_OK with *from and *to set to I/O field indices, or
+ *	TCL_ERROR with an option error (into interp when given, see
+ *	RbKitOptionError).
+ */
+int
+RbKitLatencyField(Rb_Analyzer *a, Tcl_Interp *interp, const char *name,
+	int *from, int *to)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(latencyFields) / sizeof(latencyFields[0]); i++) {
+	if (name != NULL && strcmp(name, latencyFields[i].name) == 0) {
+	    *from = latencyFields[i].from;
+	    *to = latencyFields[i].to;
+	    return TCL_OK;
+	}
+    }
+    return RbKitOptionError(a, interp, "bad -field \"%s\": must be "
+	    "responseTime, serviceTime or queueTime", name ? name : "");
 }

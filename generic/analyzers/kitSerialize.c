@@ -40,11 +40,34 @@ RbKitGetCounters(Rb_Buf *b, void *first, int n)
 }
 
 /*
- * RbMomentsPut, RbMomentsGet --
- *	Count, sum, mean, squared deviations, minimum and maximum.
+ * RbKitPut128, RbKitGet128 --
+ *	A 128-bit integer (an exact sum) as its high and low 64 bits.
  */
 void
-RbMomentsPut(Rb_Buf *b, const Rb_Moments *m)
+RbKitPut128(Rb_Buf *b, Sum128 v)
+{
+    Rb_BufPutInt(b, (int64_t)(v >> 64));
+    Rb_BufPutInt(b, (int64_t)(uint64_t)v);
+}
+
+Sum128
+RbKitGet128(Rb_Buf *b)
+{
+    uint64_t hi = (uint64_t)Rb_BufGetInt(b);
+    uint64_t lo = (uint64_t)Rb_BufGetInt(b);
+
+    return (Sum128)(((unsigned __int128)hi << 64) | lo);
+}
+
+/*
+ * Rb_MomentsPut --
+ *	Writes m's count, sum, mean, squared deviations, minimum and maximum
+ *	to b.
+ * Results: none.
+ * Side effects: appends to b.
+ */
+void
+Rb_MomentsPut(Rb_Buf *b, const Rb_Moments *m)
 {
     Rb_BufPutInt(b, (int64_t)m->n);
     Rb_BufPutDouble(b, m->sum);
@@ -54,8 +77,14 @@ RbMomentsPut(Rb_Buf *b, const Rb_Moments *m)
     Rb_BufPutDouble(b, m->max);
 }
 
+/*
+ * Rb_MomentsGet --
+ *	Reads what Rb_MomentsPut wrote into m.
+ * Results: none; a short buffer sets b->bad.
+ * Side effects: replaces m.
+ */
 void
-RbMomentsGet(Rb_Buf *b, Rb_Moments *m)
+Rb_MomentsGet(Rb_Buf *b, Rb_Moments *m)
 {
     m->n = (uint64_t)Rb_BufGetInt(b);
     m->sum = Rb_BufGetDouble(b);
@@ -66,12 +95,14 @@ RbMomentsGet(Rb_Buf *b, Rb_Moments *m)
 }
 
 /*
- * RbTimeBinsPut, RbTimeBinsGet --
- *	Interval, origin and the held bins.  Get keeps the run that start
- *	gave the bins and forgets the bin added to last.
+ * Rb_TimeBinsPut --
+ *	Writes tb's interval, origin and held bins to b, for a split run's
+ *	partial state.
+ * Results: none.
+ * Side effects: appends to b.
  */
 void
-RbTimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
+Rb_TimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
 {
     int64_t k;
 
@@ -85,8 +116,15 @@ RbTimeBinsPut(Rb_Buf *b, const Rb_TimeBins *tb)
     }
 }
 
+/*
+ * Rb_TimeBinsGet --
+ *	Reads what Rb_TimeBinsPut wrote into tb, which its class's start
+ *	hook started (the run it was given is kept).
+ * Results: none; a short or corrupt buffer sets b->bad.
+ * Side effects: replaces tb's bins; forgets the bin added to last.
+ */
 void
-RbTimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
+Rb_TimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
 {
     int64_t k, n;
 
@@ -111,25 +149,33 @@ RbTimeBinsGet(Rb_Buf *b, Rb_TimeBins *tb)
 }
 
 /*
- * RbLogHistPut, RbLogHistGet --
- *	Moments, zeros and the positive and negative buckets.
+ * Rb_LogHistPut --
+ *	Writes h's moments, zero count and buckets to b.
+ * Results: none.
+ * Side effects: appends to b.
  */
 void
-RbLogHistPut(Rb_Buf *b, const Rb_LogHist *h)
+Rb_LogHistPut(Rb_Buf *b, const Rb_LogHist *h)
 {
-    RbMomentsPut(b, &h->moments);
+    Rb_MomentsPut(b, &h->moments);
     Rb_BufPutInt(b, (int64_t)h->zeros);
-    RbTimeBinsPut(b, &h->bucket[0]);
-    RbTimeBinsPut(b, &h->bucket[1]);
+    Rb_TimeBinsPut(b, &h->bucket[0]);
+    Rb_TimeBinsPut(b, &h->bucket[1]);
 }
 
+/*
+ * Rb_LogHistGet --
+ *	Reads what Rb_LogHistPut wrote into h, an empty histogram.
+ * Results: none; a short or corrupt buffer sets b->bad.
+ * Side effects: replaces h's counts.
+ */
 void
-RbLogHistGet(Rb_Buf *b, Rb_LogHist *h)
+Rb_LogHistGet(Rb_Buf *b, Rb_LogHist *h)
 {
-    RbMomentsGet(b, &h->moments);
+    Rb_MomentsGet(b, &h->moments);
     h->zeros = (uint64_t)Rb_BufGetInt(b);
-    RbTimeBinsGet(b, &h->bucket[0]);
-    RbTimeBinsGet(b, &h->bucket[1]);
+    Rb_TimeBinsGet(b, &h->bucket[0]);
+    Rb_TimeBinsGet(b, &h->bucket[1]);
 }
 
 /*
@@ -162,13 +208,17 @@ RbKitGetKey(Rb_Buf *b, Rb_Schema *textSchema)
 }
 
 /*
- * RbKeyTablePut, RbKeyTableGet --
- *	Every key and its value (as 64-bit words when the value size is a
- *	multiple of 8, else as bytes).  Get adds to t, so it may be given
- *	an empty table of the same value size.
+ * Rb_KeyTablePut --
+ *	Writes t's value size, count, and every key and value to b: a key as
+ *	the string it stands for when textSchema is given (a text field's
+ *	ids differ between processes), else as the integer; a value as
+ *	64-bit words when its size is a multiple of 8, else as bytes.
+ *	Values must be plain data, without pointers.
+ * Results: none.
+ * Side effects: appends to b.
  */
 void
-RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
+Rb_KeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
 {
     uint64_t i;
 
@@ -181,7 +231,7 @@ RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
 	    continue;
 	}
 	RbKitPutKey(b, textSchema, t->keys[i]);
-	v = RbKeyTableValue(t, i);
+	v = Rb_KeyTableValue(t, i);
 	if (t->valSize % 8 == 0) {
 	    RbKitPutCounters(b, v, (int)(t->valSize / 8));
 	} else {
@@ -190,8 +240,16 @@ RbKeyTablePut(Rb_Buf *b, const Rb_KeyTable *t, const Rb_Schema *textSchema)
     }
 }
 
+/*
+ * Rb_KeyTableGet --
+ *	Reads what Rb_KeyTablePut wrote, adding each key and value to t (an
+ *	empty table of the same value size; text keys interned again in
+ *	textSchema).
+ * Results: none; a short buffer or another value size sets b->bad.
+ * Side effects: may grow t.
+ */
 void
-RbKeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
+Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
 {
     int64_t n, i;
 
@@ -202,7 +260,7 @@ RbKeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
     n = Rb_BufGetCount(b, 8);
     for (i = 0; i < n && !b->bad; i++) {
 	int64_t key = RbKitGetKey(b, textSchema);
-	unsigned char *v = RbKeyTableFind(t, key, 1);
+	unsigned char *v = Rb_KeyTableFind(t, key, 1);
 
 	if (t->valSize % 8 == 0) {
 	    RbKitGetCounters(b, v, (int)(t->valSize / 8));
@@ -234,7 +292,7 @@ RbDistinctPut(Rb_Buf *b, const Rb_DistinctSet *d,
     if (d->registers != NULL) {
 	Rb_BufPutBytes(b, d->registers, (size_t)1 << RB_HLL_BITS);
     } else {
-	RbKeyTablePut(b, &d->exact, textSchema);
+	Rb_KeyTablePut(b, &d->exact, textSchema);
     }
     return 1;
 }
@@ -246,13 +304,13 @@ RbDistinctGet(Rb_Buf *b, Rb_DistinctSet *d, Rb_Schema *textSchema)
 	const void *p = Rb_BufGetBytes(b, (size_t)1 << RB_HLL_BITS);
 
 	if (p) {
-	    RbKeyTableFree(&d->exact);
+	    Rb_KeyTableFree(&d->exact);
 	    d->registers = Rb_Realloc(d->registers,
 		    (size_t)1 << RB_HLL_BITS);
 	    memcpy(d->registers, p, (size_t)1 << RB_HLL_BITS);
 	}
     } else {
-	RbKeyTableGet(b, &d->exact, textSchema);
+	Rb_KeyTableGet(b, &d->exact, textSchema);
     }
 }
 
@@ -372,7 +430,7 @@ RbTotalSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_TotalState *st = a->state;
 
     Rb_BufPutInt(b, (int64_t)st->total);
-    RbTimeBinsPut(b, &st->bins);
+    Rb_TimeBinsPut(b, &st->bins);
     return TCL_OK;
 }
 
@@ -382,7 +440,7 @@ RbTotalDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_TotalState *st = a->state;
 
     st->total = (uint64_t)Rb_BufGetInt(b);
-    RbTimeBinsGet(b, &st->bins);
+    Rb_TimeBinsGet(b, &st->bins);
     return TCL_OK;
 }
 

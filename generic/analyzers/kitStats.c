@@ -9,11 +9,13 @@
 #include "analyzers.h"
 
 /*
- * RbMomentsReset --
+ * Rb_MomentsReset --
  *	Empties m: no values, minimum +inf, maximum -inf.
+ * Results: none.
+ * Side effects: none.
  */
 void
-RbMomentsReset(Rb_Moments *m)
+Rb_MomentsReset(Rb_Moments *m)
 {
     m->n = 0;
     m->sum = m->mean = m->m2 = 0.0;
@@ -22,12 +24,14 @@ RbMomentsReset(Rb_Moments *m)
 }
 
 /*
- * RbMomentsMerge --
+ * Rb_MomentsMerge --
  *	Adds the values summarized by other to m (Chan et al.'s pairwise
  *	update of the mean and the sum of squared deviations).
+ * Results: none.
+ * Side effects: changes m.
  */
 void
-RbMomentsMerge(Rb_Moments *m, const Rb_Moments *other)
+Rb_MomentsMerge(Rb_Moments *m, const Rb_Moments *other)
 {
     double n1 = (double)m->n, n2 = (double)other->n, delta;
 
@@ -48,12 +52,13 @@ RbMomentsMerge(Rb_Moments *m, const Rb_Moments *other)
 }
 
 /*
- * RbMomentsStddev --
- *	The population standard deviation (dividing by n), 0 for fewer than
- *	two values.
+ * Rb_MomentsStddev --
+ *	The population standard deviation of m's values (dividing by n).
+ * Results: the deviation, 0 for fewer than two values.
+ * Side effects: none.
  */
 double
-RbMomentsStddev(const Rb_Moments *m)
+Rb_MomentsStddev(const Rb_Moments *m)
 {
     return m->n > 1 ? sqrt(m->m2 / (double)m->n) : 0.0;
 }

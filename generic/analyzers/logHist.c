@@ -33,15 +33,18 @@ Gamma(void)
 }
 
 /*
- * RbLogHistReset --
- *	Empties h for a new run, keeping its allocation.
+ * Rb_LogHistReset --
+ *	Empties h for a new run, keeping its allocation (a zeroed struct is
+ *	also an empty histogram).
+ * Results: none.
+ * Side effects: none.
  */
 void
-RbLogHistReset(Rb_LogHist *h)
+Rb_LogHistReset(Rb_LogHist *h)
 {
     int s;
 
-    RbMomentsReset(&h->moments);
+    Rb_MomentsReset(&h->moments);
     h->zeros = 0;
     for (s = 0; s < 2; s++) {
 	h->bucket[s].lo = 0;
@@ -50,23 +53,26 @@ RbLogHistReset(Rb_LogHist *h)
 }
 
 /*
- * RbLogHistAdd --
- *	Counts v.  NaN and infinite values are ignored.
+ * Rb_LogHistAdd --
+ *	Counts v in its bucket and in the exact moments.  NaN and infinite
+ *	values are ignored.
+ * Results: none.
+ * Side effects: may grow the buckets.
  */
 void
-RbLogHistAdd(Rb_LogHist *h, double v)
+Rb_LogHistAdd(Rb_LogHist *h, double v)
 {
     uint64_t *slot;
 
     if (!isfinite(v)) {
 	return;
     }
-    RbMomentsAdd(&h->moments, v);
+    Rb_MomentsAdd(&h->moments, v);
     if (v == 0.0) {
 	h->zeros++;
 	return;
     }
-    slot = RbTimeBinsSlot(&h->bucket[v < 0],
+    slot = Rb_TimeBinsSlot(&h->bucket[v < 0],
 	    (int64_t)ceil(log(fabs(v)) / log(Gamma())));
     if (slot != NULL) {
 	(*slot)++;
@@ -74,19 +80,21 @@ RbLogHistAdd(Rb_LogHist *h, double v)
 }
 
 /*
- * RbLogHistMerge --
- *	Adds the counts of other into h.
+ * Rb_LogHistMerge --
+ *	Adds the counts of other into h (the buckets are fixed, so the merge
+ *	is exact).
  * Results: TCL_OK (the bucket grids always line up).
+ * Side effects: may grow h's buckets.
  */
 int
-RbLogHistMerge(Rb_Analyzer *a, Rb_LogHist *h, const Rb_LogHist *other)
+Rb_LogHistMerge(Rb_Analyzer *a, Rb_LogHist *h, const Rb_LogHist *other)
 {
     int s;
 
-    RbMomentsMerge(&h->moments, &other->moments);
+    Rb_MomentsMerge(&h->moments, &other->moments);
     h->zeros += other->zeros;
     for (s = 0; s < 2; s++) {
-	RbTimeBinsAddBins(&h->bucket[s], &other->bucket[s]);
+	Rb_TimeBinsAddBins(&h->bucket[s], &other->bucket[s]);
     }
     return TCL_OK;
 }
@@ -102,13 +110,16 @@ BucketValue(int64_t k)
 }
 
 /*
- * RbLogHistPercentile --
+ * Rb_LogHistPercentile --
  *	The p-th percentile (nearest rank: the value of rank ceil(p/100 n),
- *	at least 1), clamped to the exact [min, max]; 0 and 100 give the
- *	exact minimum and maximum.  NaN when nothing was counted.
+ *	at least 1), within RB_LOGHIST_ALPHA of the exact order statistic and
+ *	clamped to the exact [min, max]; 0 and 100 give the exact minimum
+ *	and maximum.
+ * Results: the value, NaN when nothing was counted.
+ * Side effects: none.
  */
 double
-RbLogHistPercentile(const Rb_LogHist *h, double p)
+Rb_LogHistPercentile(const Rb_LogHist *h, double p)
 {
     const Rb_TimeBins *neg = &h->bucket[1], *pos = &h->bucket[0];
     double exactRank = p / 100.0 * (double)h->moments.n, est = 0.0;
@@ -158,13 +169,15 @@ RbLogHistPercentile(const Rb_LogHist *h, double p)
 }
 
 /*
- * RbLogHistAttr --
- *	A percentile Attribute (columns p and value, the value multiplied by
- *	scale) at the 0, 50, 90, 95, 99, 99.9 and 100th percentiles; no rows
- *	when nothing was counted.
+ * Rb_LogHistAttr --
+ *	A percentile table Attribute (columns p and value, the value
+ *	multiplied by scale) at the 0, 50, 90, 95, 99, 99.9 and 100th
+ *	percentiles; no rows when nothing was counted.
+ * Results: a new Attribute (give it to Rb_AnalyzerSet).
+ * Side effects: none.
  */
 Rb_Attribute *
-RbLogHistAttr(const Rb_LogHist *h, const char *name, const char *unit,
+Rb_LogHistAttr(const Rb_LogHist *h, const char *name, const char *unit,
 	double scale, const char *help)
 {
     Rb_Attribute *attr = Rb_AttrCreate(name, RB_ATTR_PERCENTILES, unit,
@@ -179,18 +192,20 @@ RbLogHistAttr(const Rb_LogHist *h, const char *name, const char *unit,
 
 	Rb_AttrSetNum(attr, row, pCol, reportedPercentiles[i]);
 	Rb_AttrSetNum(attr, row, valueCol,
-		RbLogHistPercentile(h, reportedPercentiles[i]) * scale);
+		Rb_LogHistPercentile(h, reportedPercentiles[i]) * scale);
     }
     return attr;
 }
 
 /*
- * RbLogHistFree --
+ * Rb_LogHistFree --
  *	Frees the buckets.
+ * Results: none.
+ * Side effects: h is empty afterwards.
  */
 void
-RbLogHistFree(Rb_LogHist *h)
+Rb_LogHistFree(Rb_LogHist *h)
 {
-    RbTimeBinsFree(&h->bucket[0]);
-    RbTimeBinsFree(&h->bucket[1]);
+    Rb_TimeBinsFree(&h->bucket[0]);
+    Rb_TimeBinsFree(&h->bucket[1]);
 }

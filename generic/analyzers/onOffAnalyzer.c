@@ -70,8 +70,8 @@ OnOffStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->nperiods = 0;
     st->outOfOrder = 0;
     st->failed = 0;
-    RbMomentsReset(&st->on);
-    RbMomentsReset(&st->off);
+    Rb_MomentsReset(&st->on);
+    Rb_MomentsReset(&st->off);
     return TCL_OK;
 }
 
@@ -94,10 +94,10 @@ ClosePeriod(OnOffState *st)
     st->periods[2 * st->nperiods] = st->start;
     st->periods[2 * st->nperiods + 1] = st->end;
     if (st->nperiods > 0) {
-	RbMomentsAdd(&st->off, RbSecondsBetween(
+	Rb_MomentsAdd(&st->off, RbSecondsBetween(
 		st->periods[2 * st->nperiods - 1], st->start));
     }
-    RbMomentsAdd(&st->on, RbSecondsBetween(st->start, st->end));
+    Rb_MomentsAdd(&st->on, RbSecondsBetween(st->start, st->end));
     st->nperiods++;
     st->open = 0;
 }

@@ -94,23 +94,13 @@ PopularityStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
 	st->keyIsText = run->schema->fields[st->keyIndex].type
 		== RB_FT_STRING;
-    } else {
-	int sizeIndex;
-
-	/* RbBlockRange reads the size at its I/O schema place. */
-	if (RbBlockMapStart(a, &st->map, run) != TCL_OK
-		|| RbKitIntegerField(a, run, "size", &sizeIndex) != TCL_OK) {
-	    return TCL_ERROR;
-	}
-	if (sizeIndex != RB_IO_SIZE) {
-	    return RbKitOptionError(a, NULL, "block keys need the I/O "
-		    "schema's size field (give -key for other records)");
-	}
+    } else if (RbBlockKeysStart(a, &st->map, run, "-key") != TCL_OK) {
+	return TCL_ERROR;
     }
     if (st->counts.valSize == 0) {
-	RbKeyTableInit(&st->counts, sizeof(uint64_t));
+	Rb_KeyTableInit(&st->counts, sizeof(uint64_t));
     }
-    RbKeyTableClear(&st->counts);
+    Rb_KeyTableClear(&st->counts);
     st->accesses = 0;
     st->failed = 0;
     return TCL_OK;
@@ -125,7 +115,7 @@ static int
 CountKey(Rb_Analyzer *a, int64_t key, uint64_t record)
 {
     PopularityState *st = a->state;
-    uint64_t *c = RbKeyTableFindLimited(&st->counts, key, st->limit);
+    uint64_t *c = Rb_KeyTableFindLimited(&st->counts, key, st->limit);
 
     if (c == NULL) {
 	st->failed = 1;
@@ -179,8 +169,8 @@ ByCount(const void *p, const void *q, void *t)
 {
     const Rb_KeyTable *table = t;
     uint64_t s1 = *(const uint64_t *)p, s2 = *(const uint64_t *)q;
-    uint64_t c1 = *(const uint64_t *)RbKeyTableValue(table, s1);
-    uint64_t c2 = *(const uint64_t *)RbKeyTableValue(table, s2);
+    uint64_t c1 = *(const uint64_t *)Rb_KeyTableValue(table, s1);
+    uint64_t c2 = *(const uint64_t *)Rb_KeyTableValue(table, s2);
 
     if (c1 != c2) {
 	return c1 > c2 ? -1 : 1;
@@ -228,7 +218,7 @@ TopShare(const PopularityState *st, const uint64_t *slots, double fraction)
     top = (uint64_t)ceil(fraction * (double)n - 1e-9);
     top = top < 1 ? 1 : top;
     for (i = 0; i < top; i++) {
-	sum += *(const uint64_t *)RbKeyTableValue(&st->counts, slots[i]);
+	sum += *(const uint64_t *)Rb_KeyTableValue(&st->counts, slots[i]);
     }
     return (double)sum / (double)st->accesses;
 }
@@ -261,7 +251,7 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     countCol = Rb_AttrAddColumn(table, "count", "", 0);
     fracCol = Rb_AttrAddColumn(table, "fraction", "", 0);
     cumCol = Rb_AttrAddColumn(table, "cumulativeFraction", "", 0);
-    slots = RbKeyTableSortedSlots(&st->counts);
+    slots = Rb_KeyTableSortedSlots(&st->counts);
     qsort_r(slots, n, sizeof(uint64_t), ByCount, &st->counts);
     for (r = 1, i = 0; r <= n; r = r == n ? n + 1 : (NextRank(r) < n
 	    ? NextRank(r) : n)) {
@@ -271,9 +261,9 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	double x, y;
 
 	for (; i < r; i++) {
-	    cum += *(const uint64_t *)RbKeyTableValue(&st->counts, slots[i]);
+	    cum += *(const uint64_t *)Rb_KeyTableValue(&st->counts, slots[i]);
 	}
-	count = *(const uint64_t *)RbKeyTableValue(&st->counts,
+	count = *(const uint64_t *)Rb_KeyTableValue(&st->counts,
 		slots[r - 1]);
 	key = st->counts.keys[slots[r - 1]];
 	Rb_AttrSetNum(table, row, rankCol, (double)r);
@@ -347,7 +337,7 @@ PopularityFree(Rb_Analyzer *a)
 {
     PopularityState *st = a->state;
 
-    RbKeyTableFree(&st->counts);
+    Rb_KeyTableFree(&st->counts);
     RbBlockMapFree(&st->map);
 }
 

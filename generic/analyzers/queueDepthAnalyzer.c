@@ -46,7 +46,7 @@ QueueDepthStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 static void
 CountUntil(QueueDepthState *st, int64_t t)
 {
-    uint64_t *slot = RbTimeBinsSlot(&st->nsAtDepth,
+    uint64_t *slot = Rb_TimeBinsSlot(&st->nsAtDepth,
 	    (int64_t)st->completions.n);
 
     if (slot != NULL) {
@@ -159,7 +159,7 @@ QueueDepthFree(Rb_Analyzer *a)
     QueueDepthState *st = a->state;
 
     RbHeapFree(&st->completions);
-    RbTimeBinsFree(&st->nsAtDepth);
+    Rb_TimeBinsFree(&st->nsAtDepth);
 }
 
 /*

@@ -33,10 +33,10 @@ RateEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "I/Os per second over the run's duration"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("Count", (double)st->total, "",
 	    "number of I/Os"));
-    Rb_AnalyzerSet(a, RbTimeBinsSeries(&st->bins, run, "RateSeries", "IO/s",
+    Rb_AnalyzerSet(a, Rb_TimeBinsSeries(&st->bins, run, "RateSeries", "IO/s",
 	    "I/Os per second in each interval"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("RatePeakToMean",
-	    RbTimeBinsPeakToMean(&st->bins, run), "",
+	    Rb_TimeBinsPeakToMean(&st->bins, run), "",
 	    "highest RateSeries value over its mean"));
     return TCL_OK;
 }

@@ -52,10 +52,10 @@ ReReferenceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->last.valSize == 0) {
-	RbKeyTableInit(&st->last, 2 * sizeof(int64_t));
+	Rb_KeyTableInit(&st->last, 2 * sizeof(int64_t));
     }
-    RbKeyTableClear(&st->last);
-    RbLogHistReset(&st->intervals);
+    Rb_KeyTableClear(&st->last);
+    Rb_LogHistReset(&st->intervals);
     st->accesses = st->untracked = 0;
     return TCL_OK;
 }
@@ -83,18 +83,18 @@ ReReferenceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    continue;
 	}
 	for (k = first; k < first + count; k++) {
-	    int64_t *prev = RbKeyTableFind(&st->last, k, 0), gap;
+	    int64_t *prev = Rb_KeyTableFind(&st->last, k, 0), gap;
 
 	    st->accesses++;
 	    if (prev == NULL) {
-		prev = RbKeyTableFindLimited(&st->last, k, st->limit);
+		prev = Rb_KeyTableFindLimited(&st->last, k, st->limit);
 		if (prev == NULL) {
 		    st->untracked++;
 		    continue;
 		}
 		prev[1] = t;
 	    } else if (t >= *prev && !__builtin_sub_overflow(t, *prev, &gap)) {
-		RbLogHistAdd(&st->intervals, (double)gap);
+		Rb_LogHistAdd(&st->intervals, (double)gap);
 	    }
 	    *prev = t;
 	}
@@ -112,7 +112,7 @@ ReReferenceEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     ReReferenceState *st = a->state;
     const Rb_Moments *m = &st->intervals.moments;
 
-    Rb_AnalyzerSet(a, RbLogHistAttr(&st->intervals, "ReReference", "s",
+    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->intervals, "ReReference", "s",
 	    1.0 / RB_NS_PER_S, "percentiles of the time between accesses "
 	    "to the same block (within 1%)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanReReference",
@@ -136,8 +136,8 @@ ReReferenceFree(Rb_Analyzer *a)
 {
     ReReferenceState *st = a->state;
 
-    RbKeyTableFree(&st->last);
-    RbLogHistFree(&st->intervals);
+    Rb_KeyTableFree(&st->last);
+    Rb_LogHistFree(&st->intervals);
     RbBlockMapFree(&st->map);
 }
 
@@ -152,8 +152,8 @@ ReReferenceSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     ReReferenceState *st = a->state;
 
     RbBlockMapPut(b, &st->map);
-    RbKeyTablePut(b, &st->last, NULL);
-    RbLogHistPut(b, &st->intervals);
+    Rb_KeyTablePut(b, &st->last, NULL);
+    Rb_LogHistPut(b, &st->intervals);
     RbKitPutCounters(b, &st->accesses, 2);
     return TCL_OK;
 }
@@ -164,8 +164,8 @@ ReReferenceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     ReReferenceState *st = a->state;
 
     RbBlockMapGet(b, &st->map);
-    RbKeyTableGet(b, &st->last, NULL);
-    RbLogHistGet(b, &st->intervals);
+    Rb_KeyTableGet(b, &st->last, NULL);
+    Rb_LogHistGet(b, &st->intervals);
     RbKitGetCounters(b, &st->accesses, 2);
     return TCL_OK;
 }
@@ -198,15 +198,15 @@ ReReferenceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->last.used[i]) {
 	    continue;
 	}
-	o = RbKeyTableValue(&ost->last, i);
+	o = Rb_KeyTableValue(&ost->last, i);
 	key = RbBlockRekey(&st->map, devices, ost->last.keys[i]);
-	if ((prev = RbKeyTableFind(&st->last, key, 0)) != NULL) {
+	if ((prev = Rb_KeyTableFind(&st->last, key, 0)) != NULL) {
 	    if (o[1] >= prev[0]
 		    && !__builtin_sub_overflow(o[1], prev[0], &gap)) {
-		RbLogHistAdd(&st->intervals, (double)gap);
+		Rb_LogHistAdd(&st->intervals, (double)gap);
 	    }
 	    prev[0] = o[0];
-	} else if ((prev = RbKeyTableFindLimited(&st->last, key,
+	} else if ((prev = Rb_KeyTableFindLimited(&st->last, key,
 		st->limit)) != NULL) {
 	    prev[0] = o[0];
 	    prev[1] = o[1];
@@ -217,7 +217,7 @@ ReReferenceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     free(devices);
     st->accesses += ost->accesses;
     st->untracked += ost->untracked;
-    return RbLogHistMerge(a, &st->intervals, &ost->intervals);
+    return Rb_LogHistMerge(a, &st->intervals, &ost->intervals);
 }
 
 /*

@@ -48,9 +48,9 @@ ReadAfterWriteStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->written.valSize == 0) {
-	RbKeyTableInit(&st->written, 1);
+	Rb_KeyTableInit(&st->written, 1);
     }
-    RbKeyTableClear(&st->written);
+    Rb_KeyTableClear(&st->written);
     st->reads = st->rawReads = st->writes = st->overwrites = 0;
     st->untracked = 0;
     return TCL_OK;
@@ -81,12 +81,12 @@ ReadAfterWriteBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	for (k = first; k < first + count; k++) {
 	    if (op == RB_OP_READ) {
 		st->reads++;
-		st->rawReads += RbKeyTableFind(&st->written, k, 0) != NULL;
+		st->rawReads += Rb_KeyTableFind(&st->written, k, 0) != NULL;
 	    } else {
 		st->writes++;
-		if (RbKeyTableFind(&st->written, k, 0) != NULL) {
+		if (Rb_KeyTableFind(&st->written, k, 0) != NULL) {
 		    st->overwrites++;
-		} else if (RbKeyTableFindLimited(&st->written, k,
+		} else if (Rb_KeyTableFindLimited(&st->written, k,
 			st->limit) == NULL) {
 		    st->untracked++;
 		}
@@ -127,7 +127,7 @@ ReadAfterWriteFree(Rb_Analyzer *a)
 {
     ReadAfterWriteState *st = a->state;
 
-    RbKeyTableFree(&st->written);
+    Rb_KeyTableFree(&st->written);
     RbBlockMapFree(&st->map);
 }
 

@@ -74,7 +74,7 @@ ResponseTimeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }
-    RbLogHistReset(&st->hist);
+    Rb_LogHistReset(&st->hist);
     return TCL_OK;
 }
 
@@ -100,7 +100,7 @@ ResponseTimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| __builtin_sub_overflow(t1, t0, &ns)) {
 	    continue;
 	}
-	RbLogHistAdd(&st->hist, (double)ns);
+	Rb_LogHistAdd(&st->hist, (double)ns);
     }
 }
 
@@ -115,7 +115,7 @@ ResponseTimeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     ResponseTimeState *st = a->state;
     const Rb_Moments *m = &st->hist.moments;
 
-    Rb_AnalyzerSet(a, RbLogHistAttr(&st->hist, "ResponseTime", "s",
+    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->hist, "ResponseTime", "s",
 	    1.0 / RB_NS_PER_S, "percentiles of the response time (within 1%)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanResponseTime", m->n > 0
 	    ? m->mean / RB_NS_PER_S : 0.0, "s",
@@ -135,7 +135,7 @@ ResponseTimeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     ResponseTimeState *st = a->state;
     const ResponseTimeState *ost = other->state;
 
-    return RbLogHistMerge(a, &st->hist, &ost->hist);
+    return Rb_LogHistMerge(a, &st->hist, &ost->hist);
 }
 
 /*
@@ -147,7 +147,7 @@ ResponseTimeFree(Rb_Analyzer *a)
 {
     ResponseTimeState *st = a->state;
 
-    RbLogHistFree(&st->hist);
+    Rb_LogHistFree(&st->hist);
 }
 
 
@@ -160,7 +160,7 @@ ResponseTimeSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     ResponseTimeState *st = a->state;
 
-    RbLogHistPut(b, &st->hist);
+    Rb_LogHistPut(b, &st->hist);
     return TCL_OK;
 }
 
@@ -169,7 +169,7 @@ ResponseTimeDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     ResponseTimeState *st = a->state;
 
-    RbLogHistGet(b, &st->hist);
+    Rb_LogHistGet(b, &st->hist);
     return TCL_OK;
 }
 

@@ -136,17 +136,17 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->sampled = st->sample < 1.0 || st->sampleSize > 0;
     st->threshold = (uint64_t)(st->sample * (double)SAMPLE_P);
     if (st->weighted.valSize == 0) {
-	RbKeyTableInit(&st->weighted, sizeof(Weight));
+	Rb_KeyTableInit(&st->weighted, sizeof(Weight));
     }
-    RbKeyTableClear(&st->weighted);
+    Rb_KeyTableClear(&st->weighted);
     st->byHash.n = 0;
     st->wAccesses = st->wBytes = st->wCold = st->wColdBytes = 0.0;
     st->bytesAtDistance.lo = st->bytesAtDistance.n = 0;
     st->coldBytes = st->bytes = st->allAccesses = 0;
     if (st->lastPos.valSize == 0) {
-	RbKeyTableInit(&st->lastPos, sizeof(int64_t));
+	Rb_KeyTableInit(&st->lastPos, sizeof(int64_t));
     }
-    RbKeyTableClear(&st->lastPos);
+    Rb_KeyTableClear(&st->lastPos);
     st->next = 1;
     st->atDistance.lo = st->atDistance.n = 0;
     st->cold = st->accesses = 0;
@@ -190,7 +190,7 @@ Compact(ReuseDistanceState *st)
     for (pos = 1; pos < st->next; pos++) {
 	if (st->owner[pos - 1] != RB_ABSENT) {
 	    st->owner[live++] = st->owner[pos - 1];
-	    *(int64_t *)RbKeyTableFind(&st->lastPos, st->owner[live - 1], 0)
+	    *(int64_t *)Rb_KeyTableFind(&st->lastPos, st->owner[live - 1], 0)
 		    = live;
 	}
     }
@@ -224,7 +224,7 @@ Access(ReuseDistanceState *st, int64_t key)
 	Compact(st);
 	pos = st->next;
     }
-    last = RbKeyTableFindLimited(&st->lastPos, key, st->limit);
+    last = Rb_KeyTableFindLimited(&st->lastPos, key, st->limit);
     if (last == NULL) {
 	return -1;
     }
@@ -247,7 +247,7 @@ Access(ReuseDistanceState *st, int64_t key)
 static uint64_t
 BlockHash(int64_t key)
 {
-    return RbHashKey(key) & (SAMPLE_P - 1);
+    return Rb_HashKey(key) & (SAMPLE_P - 1);
 }
 
 /*
@@ -266,12 +266,12 @@ Shrink(ReuseDistanceState *st)
 	while (st->byHash.n > 0
 		&& (uint64_t)-st->byHash.items[0].key == top) {
 	    Rb_HeapItem it = RbHeapPop(&st->byHash);
-	    int64_t *last = RbKeyTableFind(&st->lastPos, it.value, 0);
+	    int64_t *last = Rb_KeyTableFind(&st->lastPos, it.value, 0);
 
 	    if (last != NULL) {
 		TreeAdd(st, *last, -1);
 		st->owner[*last - 1] = RB_ABSENT;
-		RbKeyTableRemove(&st->lastPos, it.value);
+		Rb_KeyTableRemove(&st->lastPos, it.value);
 	    }
 	}
     }
@@ -302,10 +302,10 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 	if (distance == 0) {
 	    st->cold++;
 	    st->coldBytes += bytes;
-	} else if ((slot = RbTimeBinsSlot(&st->atDistance, distance))
+	} else if ((slot = Rb_TimeBinsSlot(&st->atDistance, distance))
 		!= NULL) {
 	    (*slot)++;
-	    if ((slot = RbTimeBinsSlot(&st->bytesAtDistance, distance))
+	    if ((slot = Rb_TimeBinsSlot(&st->bytesAtDistance, distance))
 		    != NULL) {
 		*slot += bytes;
 	    }
@@ -328,7 +328,7 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 		Shrink(st);
 	    }
 	} else {
-	    Weight *wt = RbKeyTableFind(&st->weighted, llround((double)
+	    Weight *wt = Rb_KeyTableFind(&st->weighted, llround((double)
 		    distance * (double)SAMPLE_P / (double)st->threshold), 1);
 
 	    wt->count += w;
@@ -479,7 +479,7 @@ Distances(const ReuseDistanceState *st, int64_t *n)
 	if (!st->weighted.used[i]) {
 	    continue;
 	}
-	w = RbKeyTableValue(&st->weighted, i);
+	w = Rb_KeyTableValue(&st->weighted, i);
 	d[*n].distance = (double)st->weighted.keys[i];
 	d[*n].count = w->count;
 	d[*n].bytes = w->bytes;
@@ -606,11 +606,11 @@ ReuseDistanceFree(Rb_Analyzer *a)
 {
     ReuseDistanceState *st = a->state;
 
-    RbKeyTableFree(&st->lastPos);
+    Rb_KeyTableFree(&st->lastPos);
     RbBlockMapFree(&st->map);
-    RbTimeBinsFree(&st->atDistance);
-    RbTimeBinsFree(&st->bytesAtDistance);
-    RbKeyTableFree(&st->weighted);
+    Rb_TimeBinsFree(&st->atDistance);
+    Rb_TimeBinsFree(&st->bytesAtDistance);
+    Rb_KeyTableFree(&st->weighted);
     RbHeapFree(&st->byHash);
     free(st->tree);
     free(st->owner);

@@ -59,11 +59,11 @@ SeekDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->prevEnd.valSize == 0) {
-	RbKeyTableInit(&st->prevEnd, 2 * sizeof(int64_t));
+	Rb_KeyTableInit(&st->prevEnd, 2 * sizeof(int64_t));
     }
-    RbKeyTableClear(&st->prevEnd);
-    RbLogHistReset(&st->distances);
-    RbMomentsReset(&st->magnitude);
+    Rb_KeyTableClear(&st->prevEnd);
+    Rb_LogHistReset(&st->distances);
+    Rb_MomentsReset(&st->magnitude);
     st->failed = 0;
     return TCL_OK;
 }
@@ -95,10 +95,10 @@ SeekDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| reqSize < 0) {
 	    continue;
 	}
-	end = RbKeyTableFind(&st->prevEnd, key, 0);
+	end = Rb_KeyTableFind(&st->prevEnd, key, 0);
 	isNew = end == NULL;
 	if (isNew) {
-	    end = RbKeyTableFindLimited(&st->prevEnd, key, st->limit);
+	    end = Rb_KeyTableFindLimited(&st->prevEnd, key, st->limit);
 	    if (end == NULL) {
 		st->failed = 1;
 		RbKitDeviceLimit(a, st->limit, st->field, b->firstRecord + i, 45);
@@ -107,8 +107,8 @@ SeekDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	}
 	if (!isNew) {
 	    d = (double)offset - (double)*end;
-	    RbLogHistAdd(&st->distances, d);
-	    RbMomentsAdd(&st->magnitude, fabs(d));
+	    Rb_LogHistAdd(&st->distances, d);
+	    Rb_MomentsAdd(&st->magnitude, fabs(d));
 	} else {
 	    end[1] = offset;
 	}
@@ -127,7 +127,7 @@ SeekDistanceEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     SeekDistanceState *st = a->state;
     uint64_t n = st->distances.moments.n;
 
-    Rb_AnalyzerSet(a, RbLogHistAttr(&st->distances, "SeekDistance",
+    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->distances, "SeekDistance",
 	    "bytes", 1.0, "percentiles of the signed seek distance "
 	    "(within 1%)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanSeekDistance",
@@ -148,8 +148,8 @@ SeekDistanceFree(Rb_Analyzer *a)
 {
     SeekDistanceState *st = a->state;
 
-    RbKeyTableFree(&st->prevEnd);
-    RbLogHistFree(&st->distances);
+    Rb_KeyTableFree(&st->prevEnd);
+    Rb_LogHistFree(&st->distances);
 }
 
 /*
@@ -163,9 +163,9 @@ SeekDistanceSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     SeekDistanceState *st = a->state;
 
     Rb_BufPutInt(b, st->failed);
-    RbKeyTablePut(b, &st->prevEnd, NULL);
-    RbLogHistPut(b, &st->distances);
-    RbMomentsPut(b, &st->magnitude);
+    Rb_KeyTablePut(b, &st->prevEnd, NULL);
+    Rb_LogHistPut(b, &st->distances);
+    Rb_MomentsPut(b, &st->magnitude);
     return TCL_OK;
 }
 
@@ -175,9 +175,9 @@ SeekDistanceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     SeekDistanceState *st = a->state;
 
     st->failed = (int)Rb_BufGetInt(b);
-    RbKeyTableGet(b, &st->prevEnd, NULL);
-    RbLogHistGet(b, &st->distances);
-    RbMomentsGet(b, &st->magnitude);
+    Rb_KeyTableGet(b, &st->prevEnd, NULL);
+    Rb_LogHistGet(b, &st->distances);
+    Rb_MomentsGet(b, &st->magnitude);
     return TCL_OK;
 }
 
@@ -201,17 +201,17 @@ SeekDistanceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->prevEnd.used[i]) {
 	    continue;
 	}
-	oend = RbKeyTableValue(&ost->prevEnd, i);
-	end = RbKeyTableFind(&st->prevEnd, ost->prevEnd.keys[i], 0);
+	oend = Rb_KeyTableValue(&ost->prevEnd, i);
+	end = Rb_KeyTableFind(&st->prevEnd, ost->prevEnd.keys[i], 0);
 	if (end != NULL) {
 	    double d = (double)oend[1] - (double)end[0];
 
-	    RbLogHistAdd(&st->distances, d);
-	    RbMomentsAdd(&st->magnitude, fabs(d));
+	    Rb_LogHistAdd(&st->distances, d);
+	    Rb_MomentsAdd(&st->magnitude, fabs(d));
 	    end[0] = oend[0];
 	    continue;
 	}
-	end = RbKeyTableFindLimited(&st->prevEnd, ost->prevEnd.keys[i],
+	end = Rb_KeyTableFindLimited(&st->prevEnd, ost->prevEnd.keys[i],
 		st->limit);
 	if (end == NULL) {
 	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
@@ -223,8 +223,8 @@ SeekDistanceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	end[1] = oend[1];
     }
     st->failed |= ost->failed;
-    RbMomentsMerge(&st->magnitude, &ost->magnitude);
-    return RbLogHistMerge(a, &st->distances, &ost->distances);
+    Rb_MomentsMerge(&st->magnitude, &ost->magnitude);
+    return Rb_LogHistMerge(a, &st->distances, &ost->distances);
 }
 
 /*

@@ -197,14 +197,12 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     const int64_t *keys = b->col[st->keyIndex];
     const int64_t *offsets = b->col[st->offsetIndex];
     const int64_t *sizes = b->col[RB_IO_SIZE];
-    uint64_t gap = (uint64_t)st->gap;
     int j;
 
     for (j = 0; j < nsel && !st->failed; j++) {
 	int64_t key = keys[sel[j]], offset = offsets[sel[j]];
 	int64_t reqSize = sizes[sel[j]];
 	SeqDevice *dev;
-	uint64_t distance;
 
 	if (key == RB_ABSENT || offset == RB_ABSENT || reqSize == RB_ABSENT
 		|| reqSize < 0) {
@@ -217,11 +215,7 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 		    86);
 	    break;
 	}
-	/* Unsigned arithmetic: no overflow on wild offsets. */
-	distance = offset >= dev->prevEnd
-		? (uint64_t)offset - (uint64_t)dev->prevEnd
-		: (uint64_t)dev->prevEnd - (uint64_t)offset;
-	if (dev->ios == 0 || distance > gap) {
+	if (dev->ios == 0 || !RbContinuesRun(dev->prevEnd, offset, st->gap)) {
 	    dev->runs++;
 	}
 	if (dev->ios == 0) {
@@ -392,7 +386,6 @@ SeqRunMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     for (i = 0; i < ost->cap; i++) {
 	const SeqDevice *od = &ost->slots[i];
 	SeqDevice *d;
-	uint64_t distance;
 
 	if (od->ios == 0) {
 	    continue;
@@ -407,10 +400,8 @@ SeqRunMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    *d = *od;
 	    continue;
 	}
-	distance = od->firstOffset >= d->prevEnd
-		? (uint64_t)od->firstOffset - (uint64_t)d->prevEnd
-		: (uint64_t)d->prevEnd - (uint64_t)od->firstOffset;
-	d->runs += od->runs - (distance <= (uint64_t)st->gap);
+	d->runs += od->runs
+		- RbContinuesRun(d->prevEnd, od->firstOffset, st->gap);
 	d->ios += od->ios;
 	d->prevEnd = od->prevEnd;
     }

@@ -261,7 +261,7 @@ PctBinsFree(PctBins *pb)
     int64_t j;
 
     for (j = 0; j < pb->n; j++) {
-	RbLogHistFree(&pb->hist[j]);
+	Rb_LogHistFree(&pb->hist[j]);
     }
     free(pb->hist);
     memset(pb, 0, sizeof(*pb));
@@ -299,7 +299,7 @@ SeriesStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     for (s = 0; s < NSUMS; s++) {
-	RbTimeBinsStart(&st->bins[s], st->interval, run);
+	Rb_TimeBinsStart(&st->bins[s], st->interval, run);
     }
     for (s = 0; s < NPCT_KINDS; s++) {
 	PctBinsFree(&st->pbins[s]);
@@ -345,7 +345,7 @@ PctSlot(PctBins *pb, int64_t k)
     for (j = 0; j < newN; j++) {
 	if (j < shift || j >= shift + pb->n) {
 	    memset(&pb->hist[j], 0, sizeof(Rb_LogHist));
-	    RbLogHistReset(&pb->hist[j]);
+	    Rb_LogHistReset(&pb->hist[j]);
 	}
     }
     pb->lo = newLo;
@@ -364,11 +364,11 @@ PctAdd(SeriesState *st, int kind, int64_t t, double v)
     Rb_LogHist *h;
     int64_t k;
 
-    if (t == RB_ABSENT || !RbTimeBinOf(&st->bins[SUM_IOS], t, &k)) {
+    if (t == RB_ABSENT || !Rb_TimeBinOf(&st->bins[SUM_IOS], t, &k)) {
 	return;
     }
     if ((h = PctSlot(&st->pbins[kind], k)) != NULL) {
-	RbLogHistAdd(h, v);
+	Rb_LogHistAdd(h, v);
     }
 }
 
@@ -410,28 +410,28 @@ SeriesBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    return;
 	}
 	for (s = 0; s < NSUMS; s++) {
-	    RbTimeBinsSetOrigin(&st->bins[s], time[sel[j]]);
+	    Rb_TimeBinsSetOrigin(&st->bins[s], time[sel[j]]);
 	}
     }
-    RbTimeBinsAddColumn(&st->bins[SUM_IOS], time, NULL, sel, nsel);
+    Rb_TimeBinsAddColumn(&st->bins[SUM_IOS], time, NULL, sel, nsel);
     if (sums & SUM_BIT(SUM_SIZED)) {
 	SELECT(st->sel[0], size[i] >= 0);
 	nsized = nout;
-	RbTimeBinsAddColumn(&st->bins[SUM_SIZED], time, NULL, st->sel[0],
+	Rb_TimeBinsAddColumn(&st->bins[SUM_SIZED], time, NULL, st->sel[0],
 		nsized);
     }
     if (sums & SUM_BIT(SUM_BYTES)) {
-	RbTimeBinsAddColumn(&st->bins[SUM_BYTES], time, size, sel, nsel);
+	Rb_TimeBinsAddColumn(&st->bins[SUM_BYTES], time, size, sel, nsel);
     }
     if (sums & (SUM_BIT(SUM_OPS) | SUM_BIT(SUM_OPBYTES))) {
 	SELECT(st->sel[1], (op[i] == RB_OP_READ) | (op[i] == RB_OP_WRITE));
 	nops = nout;
 	if (sums & SUM_BIT(SUM_OPS)) {
-	    RbTimeBinsAddColumn(&st->bins[SUM_OPS], time, NULL, st->sel[1],
+	    Rb_TimeBinsAddColumn(&st->bins[SUM_OPS], time, NULL, st->sel[1],
 		    nops);
 	}
 	if (sums & SUM_BIT(SUM_OPBYTES)) {
-	    RbTimeBinsAddColumn(&st->bins[SUM_OPBYTES], time, size,
+	    Rb_TimeBinsAddColumn(&st->bins[SUM_OPBYTES], time, size,
 		    st->sel[1], nops);
 	}
     }
@@ -439,11 +439,11 @@ SeriesBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	SELECT(st->sel[2], op[i] == RB_OP_READ);
 	nreads = nout;
 	if (sums & SUM_BIT(SUM_READS)) {
-	    RbTimeBinsAddColumn(&st->bins[SUM_READS], time, NULL,
+	    Rb_TimeBinsAddColumn(&st->bins[SUM_READS], time, NULL,
 		    st->sel[2], nreads);
 	}
 	if (sums & SUM_BIT(SUM_READBYTES)) {
-	    RbTimeBinsAddColumn(&st->bins[SUM_READBYTES], time, size,
+	    Rb_TimeBinsAddColumn(&st->bins[SUM_READBYTES], time, size,
 		    st->sel[2], nreads);
 	}
     }
@@ -462,9 +462,9 @@ SeriesBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		    ? -1 : ns;
 	}
 	SELECT(st->sel[0], st->response[i] >= 0);
-	RbTimeBinsAddColumn(&st->bins[SUM_TIMED], time, NULL, st->sel[0],
+	Rb_TimeBinsAddColumn(&st->bins[SUM_TIMED], time, NULL, st->sel[0],
 		nout);
-	RbTimeBinsAddColumn(&st->bins[SUM_RESPONSE], time, st->response,
+	Rb_TimeBinsAddColumn(&st->bins[SUM_RESPONSE], time, st->response,
 		st->sel[0], nout);
 	if (st->pctKinds & (1u << PCT_RESPONSE)) {
 	    for (j = 0; j < nout; j++) {
@@ -540,10 +540,10 @@ SetStat(Rb_Analyzer *a, const Rb_RunInfo *run, int k)
     double *num, *den = NULL;
     int64_t n, nd, j;
 
-    num = RbTimeBinsValuesOn(&st->bins[stat->num], &st->bins[SUM_IOS],
+    num = Rb_TimeBinsValuesOn(&st->bins[stat->num], &st->bins[SUM_IOS],
 	    run, &n, &start);
     if (stat->den >= 0 && stat->den < NSUMS) {
-	den = RbTimeBinsValuesOn(&st->bins[stat->den], &st->bins[SUM_IOS],
+	den = Rb_TimeBinsValuesOn(&st->bins[stat->den], &st->bins[SUM_IOS],
 		run, &nd, NULL);
     }
     for (j = 0; j < n; j++) {
@@ -572,14 +572,14 @@ SetPercentile(Rb_Analyzer *a, const Rb_RunInfo *run, const PctStat *p)
     int64_t kFirst = 0, n, k;
     char help[200];
 
-    RbTimeBinsRange(&st->bins[SUM_IOS], run, &kFirst, &n, &start);
+    Rb_TimeBinsRange(&st->bins[SUM_IOS], run, &kFirst, &n, &start);
     values = Rb_Realloc(NULL, (size_t)(n + 1) * sizeof(double));
     for (k = kFirst; k < kFirst + n; k++) {
 	const Rb_LogHist *h = k >= pb->lo && k < pb->lo + pb->n
 		? &pb->hist[k - pb->lo] : NULL;
 
 	values[k - kFirst] = h != NULL && h->moments.n > 0
-		? RbLogHistPercentile(h, p->q) * pctKinds[p->kind].scale : NAN;
+		? Rb_LogHistPercentile(h, p->q) * pctKinds[p->kind].scale : NAN;
     }
     snprintf(help, sizeof(help), "%g-th %s", p->q, pctKinds[p->kind].help);
     SetSeries(a, p->series, pctKinds[p->kind].unit, help, values, n, start);
@@ -611,7 +611,7 @@ SeriesEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
  * SeriesMerge --
  *	Adds the bins of other (a shard's partial state) into a.
  * Results: TCL_ERROR when the statistics differ or the bins do not line
- *	up (see RbTimeBinsMerge).
+ *	up (see Rb_TimeBinsMerge).
  */
 static int
 SeriesMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
@@ -627,7 +627,7 @@ SeriesMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	return TCL_ERROR;
     }
     for (s = 0; s < NSUMS; s++) {
-	if (RbTimeBinsMerge(a, &st->bins[s], &ost->bins[s]) != TCL_OK) {
+	if (Rb_TimeBinsMerge(a, &st->bins[s], &ost->bins[s]) != TCL_OK) {
 	    return TCL_ERROR;
 	}
     }
@@ -636,7 +636,7 @@ SeriesMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     }
     /* The count sums merged, so the grids line up: other's interval k
      * is ours k + shift. */
-    RbTimeBinOf(&st->bins[SUM_IOS], ost->bins[SUM_IOS].origin, &shift);
+    Rb_TimeBinOf(&st->bins[SUM_IOS], ost->bins[SUM_IOS].origin, &shift);
     for (s = 0; s < NPCT_KINDS; s++) {
 	const PctBins *opb = &ost->pbins[s];
 
@@ -652,7 +652,7 @@ SeriesMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 			(long long)RB_MAX_TIME_BINS);
 		return TCL_ERROR;
 	    }
-	    RbLogHistMerge(a, h, &opb->hist[j]);
+	    Rb_LogHistMerge(a, h, &opb->hist[j]);
 	}
     }
     return TCL_OK;
@@ -669,7 +669,7 @@ SeriesFree(Rb_Analyzer *a)
     int s;
 
     for (s = 0; s < NSUMS; s++) {
-	RbTimeBinsFree(&st->bins[s]);
+	Rb_TimeBinsFree(&st->bins[s]);
     }
     for (s = 0; s < NPCT_KINDS; s++) {
 	PctBinsFree(&st->pbins[s]);
@@ -690,13 +690,13 @@ SeriesSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     Rb_BufPutInt(b, st->sums);
     for (s = 0; s < NSUMS; s++) {
-	RbTimeBinsPut(b, &st->bins[s]);
+	Rb_TimeBinsPut(b, &st->bins[s]);
     }
     for (s = 0; s < NPCT_KINDS; s++) {
 	Rb_BufPutInt(b, st->pbins[s].lo);
 	Rb_BufPutInt(b, st->pbins[s].n);
 	for (j = 0; j < st->pbins[s].n; j++) {
-	    RbLogHistPut(b, &st->pbins[s].hist[j]);
+	    Rb_LogHistPut(b, &st->pbins[s].hist[j]);
 	}
     }
     return TCL_OK;
@@ -711,7 +711,7 @@ SeriesDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     st->sums = (unsigned)Rb_BufGetInt(b);
     for (s = 0; s < NSUMS; s++) {
-	RbTimeBinsGet(b, &st->bins[s]);
+	Rb_TimeBinsGet(b, &st->bins[s]);
     }
     for (s = 0; s < NPCT_KINDS && !b->bad; s++) {
 	lo = Rb_BufGetInt(b);
@@ -726,7 +726,7 @@ SeriesDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 		b->bad = 1;
 		break;
 	    }
-	    RbLogHistGet(b, h);
+	    Rb_LogHistGet(b, h);
 	}
     }
     return b->bad ? TCL_ERROR : TCL_OK;
@@ -734,7 +734,7 @@ SeriesDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
 /*
  * Mergeable: every statistic is a ratio of per-interval sums, and the
- * sums add (RbTimeBinsMerge).
+ * sums add (Rb_TimeBinsMerge).
  */
 const Rb_AnalyzerClass Rb_SeriesAnalyzerClass = {
     .name = "SeriesAnalyzer",

@@ -111,10 +111,10 @@ FreeDevices(StreamState *st)
 
     for (i = 0; i < st->devices.cap; i++) {
 	if (st->devices.used[i]) {
-	    free(*(StreamDevice **)RbKeyTableValue(&st->devices, i));
+	    free(*(StreamDevice **)Rb_KeyTableValue(&st->devices, i));
 	}
     }
-    RbKeyTableClear(&st->devices);
+    Rb_KeyTableClear(&st->devices);
     st->last = NULL;
 }
 
@@ -141,7 +141,7 @@ StreamStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     st->keyIsText = run->schema->fields[st->keyIndex].type == RB_FT_STRING;
     if (st->devices.valSize == 0) {
-	RbKeyTableInit(&st->devices, sizeof(StreamDevice *));
+	Rb_KeyTableInit(&st->devices, sizeof(StreamDevice *));
     }
     FreeDevices(st);
     memset(st->lengths, 0, sizeof(st->lengths));
@@ -163,7 +163,7 @@ FindDevice(StreamState *st, int64_t key)
     if (st->last != NULL && st->last->key == key) {
 	return st->last;
     }
-    dev = RbKeyTableFindLimited(&st->devices, key, st->limit);
+    dev = Rb_KeyTableFindLimited(&st->devices, key, st->limit);
     if (dev == NULL) {
 	return NULL;
     }
@@ -367,7 +367,7 @@ StreamEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	if (!st->devices.used[i]) {
 	    continue;
 	}
-	dev = *(StreamDevice **)RbKeyTableValue(&st->devices, i);
+	dev = *(StreamDevice **)Rb_KeyTableValue(&st->devices, i);
 	while (dev->n > 0) {
 	    FinishStream(st, dev, &dev->entries[--dev->n]);
 	}
@@ -439,7 +439,7 @@ StreamFree(Rb_Analyzer *a)
     StreamState *st = a->state;
 
     FreeDevices(st);
-    RbKeyTableFree(&st->devices);
+    Rb_KeyTableFree(&st->devices);
 }
 
 /*

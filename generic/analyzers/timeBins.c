@@ -10,12 +10,14 @@
 #include "analyzers.h"
 
 /*
- * RbTimeBinsStart --
- *	Empties tb for a new run with the given interval (ns).
- * Side effects: keeps any allocation for reuse, and remembers run.
+ * Rb_TimeBinsStart --
+ *	Empties tb for a run with bins of interval ns, keeping any allocation
+ *	for reuse.  Call it from the start hook; a zeroed struct needs it too.
+ * Results: none.
+ * Side effects: remembers run, whose first record time becomes the origin.
  */
 void
-RbTimeBinsStart(Rb_TimeBins *tb, int64_t interval, const Rb_RunInfo *run)
+Rb_TimeBinsStart(Rb_TimeBins *tb, int64_t interval, const Rb_RunInfo *run)
 {
     tb->interval = interval;
     tb->run = run;
@@ -27,16 +29,18 @@ RbTimeBinsStart(Rb_TimeBins *tb, int64_t interval, const Rb_RunInfo *run)
 }
 
 /*
- * RbTimeBinsSetOrigin --
+ * Rb_TimeBinsSetOrigin --
  *	Fixes the origin when the first value arrives at time t.  The engine
  *	starts analyzers before it reads, so the run's first time is not known
  *	at start; it is known by the first push, because the engine notes each
  *	batch's times in the run before pushing it.  Reading it here, from the
  *	run given to start, aligns a Flow that sees its first record late with
  *	every other Flow.  Without a usable run time, t itself is the origin.
+ * Results: none.
+ * Side effects: sets tb->origin and tb->hasOrigin, once.
  */
 void
-RbTimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t)
+Rb_TimeBinsSetOrigin(Rb_TimeBins *tb, int64_t t)
 {
     const Rb_RunInfo *run = tb->run;
     int64_t ahead;
@@ -72,9 +76,9 @@ AddToNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v)
     uint64_t *slot;
 
     if (!tb->hasOrigin) {
-	RbTimeBinsSetOrigin(tb, t);
+	Rb_TimeBinsSetOrigin(tb, t);
     }
-    if (!RbTimeBinOf(tb, t, &k) || (slot = RbTimeBinsSlot(tb, k)) == NULL) {
+    if (!Rb_TimeBinOf(tb, t, &k) || (slot = Rb_TimeBinsSlot(tb, k)) == NULL) {
 	return;
     }
     *slot += v;
@@ -103,7 +107,7 @@ CurrentBin(const Rb_TimeBins *tb, uint64_t *start, uint64_t *width)
 
 /*
  * AddSelected --
- *	RbTimeBinsAddColumn, inlined twice so that the test of value is made
+ *	Rb_TimeBinsAddColumn, inlined twice so that the test of value is made
  *	once per call: a record in the bin added to last (an absent time,
  *	INT64_MIN, never is) costs one unsigned compare.
  */
@@ -143,7 +147,7 @@ AddSelected(Rb_TimeBins *tb, const int64_t *time, const int64_t *value,
 }
 
 /*
- * RbTimeBinsAddColumn --
+ * Rb_TimeBinsAddColumn --
  *	Adds to the bins of their times, for the selected records that have
  *	a time, their value in column value, or 1 each when value is NULL
  *	(a record with an absent or negative value is skipped).  Records
@@ -152,9 +156,10 @@ AddSelected(Rb_TimeBins *tb, const int64_t *time, const int64_t *value,
  *	there a division.
  * Results: the sum of what was added, including any value whose time was
  *	too far out for the series (the analyzer's total).
+ * Side effects: fixes the origin on the first time; may grow tb->sums.
  */
 uint64_t
-RbTimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
+Rb_TimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
 	const int64_t *value, const uint32_t *sel, int nsel)
 {
     if (value == NULL) {
@@ -164,14 +169,14 @@ RbTimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
 }
 
 /*
- * RbTimeBinsCover --
+ * Rb_TimeBinsCover --
  *	Grows the held range of bins to include bin k; new bins are zero.
  * Results: 1, or 0 (nothing changed) when the range would exceed
  *	RB_MAX_TIME_BINS bins.
  * Side effects: may reallocate tb->sums.
  */
 int
-RbTimeBinsCover(Rb_TimeBins *tb, int64_t k)
+Rb_TimeBinsCover(Rb_TimeBins *tb, int64_t k)
 {
     int64_t newLo, newHi, shift;
     uint64_t newN;
@@ -210,15 +215,16 @@ RbTimeBinsCover(Rb_TimeBins *tb, int64_t k)
 }
 
 /*
- * RbTimeBinsMerge --
+ * Rb_TimeBinsMerge --
  *	Adds the bins of other into tb.  The two grids must line up: same
  *	interval, origins a whole number of intervals apart (always so when
  *	the shards were started with the run's first record time).
- * Results: TCL_OK, or TCL_ERROR with an analyzer error when the grids
+ * Results: TCL_OK, or TCL_ERROR with an analyzer error on a when the grids
  *	differ or the merged range is too long.
+ * Side effects: may grow tb; takes other's origin when tb has none.
  */
 int
-RbTimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
+Rb_TimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 {
     int64_t shift, k0, j;
 
@@ -234,7 +240,7 @@ RbTimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 	tb->origin = other->origin;
 	tb->hasOrigin = 1;
     }
-    if (!RbTimeBinOf(tb, other->origin, &shift)
+    if (!Rb_TimeBinOf(tb, other->origin, &shift)
 	    || (other->origin - tb->origin) % tb->interval != 0) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
 		"cannot merge time series whose intervals do not line up "
@@ -242,7 +248,7 @@ RbTimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 	return TCL_ERROR;
     }
     k0 = other->lo + shift;
-    if (!RbTimeBinsCover(tb, k0) || !RbTimeBinsCover(tb, k0 + other->n - 1)) {
+    if (!Rb_TimeBinsCover(tb, k0) || !Rb_TimeBinsCover(tb, k0 + other->n - 1)) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
 		"merged time series would exceed %lld intervals",
 		(long long)RB_MAX_TIME_BINS);
@@ -255,13 +261,14 @@ RbTimeBinsMerge(Rb_Analyzer *a, Rb_TimeBins *tb, const Rb_TimeBins *other)
 }
 
 /*
- * RbTimeBinsAddBins --
+ * Rb_TimeBinsAddBins --
  *	Adds the counters of other to those of tb with the same bin numbers
  *	(no time alignment: for bins that number buckets, not intervals).
  * Results: the sum of the counters that could not be held.
+ * Side effects: may grow tb->sums.
  */
 uint64_t
-RbTimeBinsAddBins(Rb_TimeBins *tb, const Rb_TimeBins *other)
+Rb_TimeBinsAddBins(Rb_TimeBins *tb, const Rb_TimeBins *other)
 {
     uint64_t lost = 0, *slot;
     int64_t j;
@@ -270,7 +277,7 @@ RbTimeBinsAddBins(Rb_TimeBins *tb, const Rb_TimeBins *other)
 	if (other->sums[j] == 0) {
 	    continue;
 	}
-	slot = RbTimeBinsSlot(tb, other->lo + j);
+	slot = Rb_TimeBinsSlot(tb, other->lo + j);
 	if (slot == NULL) {
 	    lost += other->sums[j];
 	} else {
@@ -304,7 +311,7 @@ SeriesRange(const Rb_TimeBins *tb, const Rb_RunInfo *run, Rb_TimeBins *grid,
     if (grid->n > 0) {
 	*kFirst = grid->lo;
 	*kLast = grid->lo + grid->n - 1;
-    } else if (!RbTimeBinOf(grid, *ref, kFirst)) {
+    } else if (!Rb_TimeBinOf(grid, *ref, kFirst)) {
 	return 0;
     } else {
 	*kLast = *kFirst;
@@ -312,11 +319,11 @@ SeriesRange(const Rb_TimeBins *tb, const Rb_RunInfo *run, Rb_TimeBins *grid,
     if (RbRunTimesKnown(run)) {
 	int64_t kRunFirst, kRunLast;
 
-	if (RbTimeBinOf(grid, run->firstTime, &kRunFirst)
+	if (Rb_TimeBinOf(grid, run->firstTime, &kRunFirst)
 		&& kRunFirst < *kFirst) {
 	    *kFirst = kRunFirst;
 	}
-	if (RbTimeBinOf(grid, run->lastTime, &kRunLast)
+	if (Rb_TimeBinOf(grid, run->lastTime, &kRunLast)
 		&& kRunLast > *kLast) {
 	    *kLast = kRunLast;
 	}
@@ -328,35 +335,39 @@ SeriesRange(const Rb_TimeBins *tb, const Rb_RunInfo *run, Rb_TimeBins *grid,
 }
 
 /*
- * RbTimeBinsValues --
- *	The sums of the bins a series shows (see SeriesRange), in time order,
- *	empty bins included: the input of the burstiness analyzers.
+ * Rb_TimeBinsValues --
+ *	The sums of the bins a series shows (every interval from the run's
+ *	first to its last record time, and any held bin outside that), in
+ *	time order, empty bins included: the input of the burstiness
+ *	analyzers.
  * Results: a malloc'd array of *n sums (free it), NULL with *n = 0 when
  *	there is none; *startSeconds (when not NULL) is the start of the
  *	first bin in s from the run's first record time.
+ * Side effects: none.
  */
 double *
-RbTimeBinsValues(const Rb_TimeBins *tb, const Rb_RunInfo *run, int64_t *n,
+Rb_TimeBinsValues(const Rb_TimeBins *tb, const Rb_RunInfo *run, int64_t *n,
 	double *startSeconds)
 {
-    return RbTimeBinsValuesOn(tb, tb, run, n, startSeconds);
+    return Rb_TimeBinsValuesOn(tb, tb, run, n, startSeconds);
 }
 
 /*
- * RbTimeBinsValuesOn --
- *	RbTimeBinsValues of tb over the bins the series of grid shows, so
+ * Rb_TimeBinsValuesOn --
+ *	Rb_TimeBinsValues of tb over the bins the series of grid shows, so
  *	that several sums kept on one grid (the same interval and origin)
  *	give rows that line up.
- * Results: as RbTimeBinsValues.
+ * Results: as Rb_TimeBinsValues.
+ * Side effects: none.
  */
 double *
-RbTimeBinsValuesOn(const Rb_TimeBins *tb, const Rb_TimeBins *grid,
+Rb_TimeBinsValuesOn(const Rb_TimeBins *tb, const Rb_TimeBins *grid,
 	const Rb_RunInfo *run, int64_t *n, double *startSeconds)
 {
     int64_t kFirst, k;
     double *values;
 
-    if (!RbTimeBinsRange(grid, run, &kFirst, n, startSeconds)) {
+    if (!Rb_TimeBinsRange(grid, run, &kFirst, n, startSeconds)) {
 	return NULL;
     }
     values = Rb_AllocArray((size_t)*n, sizeof(double));
@@ -368,15 +379,16 @@ RbTimeBinsValuesOn(const Rb_TimeBins *tb, const Rb_TimeBins *grid,
 }
 
 /*
- * RbTimeBinsRange --
- *	The bins the series of grid shows (see SeriesRange), for a class
- *	that keeps something other than sums on that grid.
+ * Rb_TimeBinsRange --
+ *	The bins the series of grid shows (as Rb_TimeBinsValues), for a
+ *	class that keeps something other than sums on that grid.
  * Results: 0 with *n = 0 when there is nothing to show; else 1 with
  *	*kFirst (the first bin's number), *n and, when not NULL,
- *	*startSeconds (as RbTimeBinsValues) set.
+ *	*startSeconds (as Rb_TimeBinsValues) set.
+ * Side effects: none.
  */
 int
-RbTimeBinsRange(const Rb_TimeBins *grid, const Rb_RunInfo *run,
+Rb_TimeBinsRange(const Rb_TimeBins *grid, const Rb_RunInfo *run,
 	int64_t *kFirst, int64_t *n, double *startSeconds)
 {
     Rb_TimeBins g;
@@ -395,20 +407,21 @@ RbTimeBinsRange(const Rb_TimeBins *grid, const Rb_RunInfo *run,
 }
 
 /*
- * RbTimeBinsSeries --
+ * Rb_TimeBinsSeries --
  *	Builds a series Attribute with columns time (s from the run's first
  *	record time to the start of the interval) and value (the bin's sum
- *	per second), one row per bin of RbTimeBinsValues.
- * Results: a new Attribute.
+ *	per second), one row per bin of Rb_TimeBinsValues.
+ * Results: a new Attribute (give it to Rb_AnalyzerSet).
+ * Side effects: none.
  */
 Rb_Attribute *
-RbTimeBinsSeries(const Rb_TimeBins *tb, const Rb_RunInfo *run,
+Rb_TimeBinsSeries(const Rb_TimeBins *tb, const Rb_RunInfo *run,
 	const char *name, const char *unit, const char *help)
 {
     Rb_Attribute *attr = Rb_AttrCreate(name, RB_ATTR_SERIES, unit, help);
     double seconds = (double)tb->interval / RB_NS_PER_S, startSeconds = 0;
     int64_t n, k;
-    double *values = RbTimeBinsValues(tb, run, &n, &startSeconds);
+    double *values = Rb_TimeBinsValues(tb, run, &n, &startSeconds);
     int timeCol, valueCol;
 
     timeCol = Rb_AttrAddColumn(attr, "time", "s", 0);
@@ -424,33 +437,37 @@ RbTimeBinsSeries(const Rb_TimeBins *tb, const Rb_RunInfo *run,
 }
 
 /*
- * RbTimeBinsPeakToMean --
+ * Rb_TimeBinsPeakToMean --
  *	The largest bin of the series over the mean bin (every bin of
- *	RbTimeBinsValues, empty ones included): 1 for a perfectly steady
+ *	Rb_TimeBinsValues, empty ones included): 1 for a perfectly steady
  *	load, the number of bins when all the load falls in one.
  * Results: the ratio, 0 when the series is empty or all zero.
+ * Side effects: none.
  */
 double
-RbTimeBinsPeakToMean(const Rb_TimeBins *tb, const Rb_RunInfo *run)
+Rb_TimeBinsPeakToMean(const Rb_TimeBins *tb, const Rb_RunInfo *run)
 {
     int64_t n, k;
-    double *values = RbTimeBinsValues(tb, run, &n, NULL);
+    double *values = Rb_TimeBinsValues(tb, run, &n, NULL);
     Rb_Moments m;
 
-    RbMomentsReset(&m);
+    Rb_MomentsReset(&m);
     for (k = 0; k < n; k++) {
-	RbMomentsAdd(&m, values[k]);
+	Rb_MomentsAdd(&m, values[k]);
     }
     free(values);
     return m.n && m.mean > 0 ? m.max / m.mean : 0.0;
 }
 
 /*
- * RbTimeBinsFree --
+ * Rb_TimeBinsFree --
  *	Releases the bins' memory.
+ * Results: none.
+ * Side effects: tb holds no bins afterwards (Rb_TimeBinsStart makes it usable
+ *	again).
  */
 void
-RbTimeBinsFree(Rb_TimeBins *tb)
+Rb_TimeBinsFree(Rb_TimeBins *tb)
 {
     free(tb->sums);
     memset(tb, 0, sizeof(*tb));
@@ -487,7 +504,7 @@ RbTotalStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     st->total = 0;
-    RbTimeBinsStart(&st->bins, st->interval, run);
+    Rb_TimeBinsStart(&st->bins, st->interval, run);
     return TCL_OK;
 }
 
@@ -503,7 +520,7 @@ RbTotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 {
     Rb_TotalState *st = a->state;
 
-    st->total += RbTimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME], NULL,
+    st->total += Rb_TimeBinsAddColumn(&st->bins, b->col[RB_IO_TIME], NULL,
 	    sel, nsel);
 }
 
@@ -511,7 +528,7 @@ RbTotalCountBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
  * RbTotalMerge --
  *	merge hook: adds the total and bins of other (a shard's partial
  *	state) into a.
- * Results: TCL_ERROR when the bins do not line up (see RbTimeBinsMerge).
+ * Results: TCL_ERROR when the bins do not line up (see Rb_TimeBinsMerge).
  */
 int
 RbTotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
@@ -520,7 +537,7 @@ RbTotalMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     const Rb_TotalState *ost = other->state;
 
     st->total += ost->total;
-    return RbTimeBinsMerge(a, &st->bins, &ost->bins);
+    return Rb_TimeBinsMerge(a, &st->bins, &ost->bins);
 }
 
 /*
@@ -532,5 +549,5 @@ RbTotalFree(Rb_Analyzer *a)
 {
     Rb_TotalState *st = a->state;
 
-    RbTimeBinsFree(&st->bins);
+    Rb_TimeBinsFree(&st->bins);
 }

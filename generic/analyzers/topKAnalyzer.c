@@ -65,9 +65,9 @@ TopKStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     st->keyIsText = run->schema->fields[st->keyIndex].type == RB_FT_STRING;
     if (st->keys.valSize == 0) {
-	RbKeyTableInit(&st->keys, sizeof(KeyCounts));
+	Rb_KeyTableInit(&st->keys, sizeof(KeyCounts));
     }
-    RbKeyTableClear(&st->keys);
+    Rb_KeyTableClear(&st->keys);
     st->requests = st->bytes = 0;
     st->failed = 0;
     return TCL_OK;
@@ -94,7 +94,7 @@ TopKBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	if (key == RB_ABSENT) {
 	    continue;
 	}
-	c = RbKeyTableFindLimited(&st->keys, key, st->limit);
+	c = Rb_KeyTableFindLimited(&st->keys, key, st->limit);
 	if (c == NULL) {
 	    st->failed = 1;
 	    RbKitKeyLimit(a, st->limit, st->field, b->firstRecord + sel[j],
@@ -118,8 +118,8 @@ TopKBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 static int
 CompareSlots(const Rb_KeyTable *t, uint64_t s1, uint64_t s2, int byBytes)
 {
-    const KeyCounts *c1 = RbKeyTableValue(t, s1);
-    const KeyCounts *c2 = RbKeyTableValue(t, s2);
+    const KeyCounts *c1 = Rb_KeyTableValue(t, s1);
+    const KeyCounts *c2 = Rb_KeyTableValue(t, s2);
     uint64_t v1 = byBytes ? c1->bytes : c1->requests;
     uint64_t v2 = byBytes ? c2->bytes : c2->requests;
 
@@ -165,7 +165,7 @@ TopTable(TopKState *st, const Rb_RunInfo *run, const char *name,
 
     qsort_r(slots, st->keys.count, sizeof(uint64_t), cmp, &st->keys);
     for (i = 0; i < st->keys.count && i < (uint64_t)st->k; i++) {
-	const KeyCounts *c = RbKeyTableValue(&st->keys, slots[i]);
+	const KeyCounts *c = Rb_KeyTableValue(&st->keys, slots[i]);
 	int64_t key = st->keys.keys[slots[i]];
 	int row = Rb_AttrAddRow(table);
 
@@ -194,7 +194,7 @@ static int
 TopKEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     TopKState *st = a->state;
-    uint64_t *slots = RbKeyTableSortedSlots(&st->keys);
+    uint64_t *slots = Rb_KeyTableSortedSlots(&st->keys);
 
     Rb_AnalyzerSet(a, TopTable(st, run, "TopKByRequests", slots,
 	    ByRequests));
@@ -224,8 +224,8 @@ TopKMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	if (!ost->keys.used[i]) {
 	    continue;
 	}
-	oc = RbKeyTableValue(&ost->keys, i);
-	c = RbKeyTableFind(&st->keys, ost->keys.keys[i], 1);
+	oc = Rb_KeyTableValue(&ost->keys, i);
+	c = Rb_KeyTableFind(&st->keys, ost->keys.keys[i], 1);
 	c->requests += oc->requests;
 	c->bytes += oc->bytes;
     }
@@ -249,7 +249,7 @@ TopKFree(Rb_Analyzer *a)
 {
     TopKState *st = a->state;
 
-    RbKeyTableFree(&st->keys);
+    Rb_KeyTableFree(&st->keys);
 }
 
 
@@ -264,7 +264,7 @@ TopKSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     Rb_BufPutInt(b, st->failed);
     RbKitPutCounters(b, &st->requests, 2);
-    RbKeyTablePut(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTablePut(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 
@@ -275,7 +275,7 @@ TopKDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
     st->failed = (int)Rb_BufGetInt(b);
     RbKitGetCounters(b, &st->requests, 2);
-    RbKeyTableGet(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
+    Rb_KeyTableGet(b, &st->keys, RbKitTextSchema(run, st->keyIndex));
     return TCL_OK;
 }
 

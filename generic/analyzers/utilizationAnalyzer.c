@@ -57,11 +57,11 @@ FreeDevices(UtilizationState *st)
 
     for (i = 0; i < st->devices.cap; i++) {
 	if (st->devices.used[i]) {
-	    RbHeapFree(&((BusyDevice *)RbKeyTableValue(&st->devices,
+	    RbHeapFree(&((BusyDevice *)Rb_KeyTableValue(&st->devices,
 		    i))->pending);
 	}
     }
-    RbKeyTableClear(&st->devices);
+    Rb_KeyTableClear(&st->devices);
 }
 
 /*
@@ -81,7 +81,7 @@ UtilizationStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     if (st->devices.valSize == 0) {
-	RbKeyTableInit(&st->devices, sizeof(BusyDevice));
+	Rb_KeyTableInit(&st->devices, sizeof(BusyDevice));
     }
     FreeDevices(st);
     st->failed = 0;
@@ -140,7 +140,7 @@ UtilizationBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| finish < start) {
 	    continue;
 	}
-	dev = RbKeyTableFindLimited(&st->devices, keys[i], st->limit);
+	dev = Rb_KeyTableFindLimited(&st->devices, keys[i], st->limit);
 	if (dev == NULL) {
 	    st->failed = 1;
 	    RbKitDeviceLimit(a, st->limit, st->field, b->firstRecord + i, 175);
@@ -162,7 +162,7 @@ static int
 UtilizationEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     UtilizationState *st = a->state;
-    uint64_t *slots = RbKeyTableSortedSlots(&st->devices), k;
+    uint64_t *slots = Rb_KeyTableSortedSlots(&st->devices), k;
     double seconds = RbRunSeconds(run), totalBusy = 0.0;
     Rb_Attribute *table = Rb_AttrCreate("UtilizationByDevice",
 	    RB_ATTR_TABLE, "", "busy time and utilization of each device");
@@ -171,7 +171,7 @@ UtilizationEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int utilCol = Rb_AttrAddColumn(table, "utilization", "", 0);
 
     for (k = 0; k < st->devices.count; k++) {
-	BusyDevice *dev = RbKeyTableValue(&st->devices, slots[k]);
+	BusyDevice *dev = Rb_KeyTableValue(&st->devices, slots[k]);
 	double busy;
 	int row = Rb_AttrAddRow(table);
 
@@ -208,7 +208,7 @@ UtilizationFree(Rb_Analyzer *a)
     UtilizationState *st = a->state;
 
     FreeDevices(st);
-    RbKeyTableFree(&st->devices);
+    Rb_KeyTableFree(&st->devices);
 }
 
 /*

@@ -69,7 +69,7 @@ WorkingSetStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     RbDistinctReset(&st->current, st->limit);
-    RbTimeBinsStart(&st->sizes, st->window, run);
+    Rb_TimeBinsStart(&st->sizes, st->window, run);
     st->hasOpen = 0;
     st->exact = 1;
     for (k = 0; k < st->nkept; k++) {
@@ -88,7 +88,7 @@ WorkingSetStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 static void
 CloseWindow(WorkingSetState *st, int64_t closer)
 {
-    uint64_t *slot = RbTimeBinsSlot(&st->sizes, st->open);
+    uint64_t *slot = Rb_TimeBinsSlot(&st->sizes, st->open);
 
     if (slot != NULL) {
 	*slot = (uint64_t)llround(RbDistinctCount(&st->current));
@@ -125,9 +125,9 @@ WorkingSetBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    continue;
 	}
 	if (!st->sizes.hasOrigin) {
-	    RbTimeBinsSetOrigin(&st->sizes, t);
+	    Rb_TimeBinsSetOrigin(&st->sizes, t);
 	}
-	if (!RbTimeBinOf(&st->sizes, t, &window)
+	if (!Rb_TimeBinOf(&st->sizes, t, &window)
 		|| !RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
@@ -165,16 +165,16 @@ WorkingSetEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     if (st->hasOpen) {
 	CloseWindow(st, INT64_MAX);
     }
-    sizes = RbTimeBinsValues(&st->sizes, run, &n, &start);
+    sizes = Rb_TimeBinsValues(&st->sizes, run, &n, &start);
     timeCol = Rb_AttrAddColumn(series, "time", "s", 0);
     valueCol = Rb_AttrAddColumn(series, "value", "blocks", 0);
-    RbMomentsReset(&m);
+    Rb_MomentsReset(&m);
     for (k = 0; k < n; k++) {
 	int row = Rb_AttrAddRow(series);
 
 	Rb_AttrSetNum(series, row, timeCol, start + (double)k * seconds);
 	Rb_AttrSetNum(series, row, valueCol, sizes[k]);
-	RbMomentsAdd(&m, sizes[k]);
+	Rb_MomentsAdd(&m, sizes[k]);
     }
     free(sizes);
     Rb_AnalyzerSet(a, series);
@@ -204,7 +204,7 @@ WorkingSetFree(Rb_Analyzer *a)
 	RbDistinctFree(&st->kept[k]);
     }
     st->nkept = 0;
-    RbTimeBinsFree(&st->sizes);
+    Rb_TimeBinsFree(&st->sizes);
     RbBlockMapFree(&st->map);
 }
 
@@ -230,7 +230,7 @@ WorkingSetSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	Rb_BufPutInt(b, st->keptCloser[k]);
 	RbDistinctPut(b, &st->kept[k], NULL);
     }
-    RbTimeBinsPut(b, &st->sizes);
+    Rb_TimeBinsPut(b, &st->sizes);
     return TCL_OK;
 }
 
@@ -258,7 +258,7 @@ WorkingSetDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	st->nkept = k + 1;
 	RbDistinctGet(b, &st->kept[k], NULL);
     }
-    RbTimeBinsGet(b, &st->sizes);
+    Rb_TimeBinsGet(b, &st->sizes);
     return TCL_OK;
 }
 
@@ -289,7 +289,7 @@ WorkingSetMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     if (!ost->hasOpen && ost->nkept == 0) {
 	return TCL_OK;
     }
-    if (!aEmpty && !RbTimeBinOf(&st->sizes, ost->sizes.origin, &shift)) {
+    if (!aEmpty && !Rb_TimeBinOf(&st->sizes, ost->sizes.origin, &shift)) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: windows of two "
 		"shards do not line up", a->cls->name);
 	return TCL_ERROR;
@@ -329,13 +329,13 @@ WorkingSetMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     if (ok && !aEmpty) {
 	CloseWindow(st, next);
     }
-    if (ok && RbTimeBinsMerge(a, &st->sizes, &ost->sizes) != TCL_OK) {
+    if (ok && Rb_TimeBinsMerge(a, &st->sizes, &ost->sizes) != TCL_OK) {
 	free(devices);
 	return TCL_ERROR;
     }
     for (k = 0; k < m; k++) {
 	j = ost->keptWindow[k] - ost->sizes.lo;
-	if (j >= 0 && j < ost->sizes.n && (slot = RbTimeBinsSlot(&st->sizes,
+	if (j >= 0 && j < ost->sizes.n && (slot = Rb_TimeBinsSlot(&st->sizes,
 		ost->keptWindow[k] + shift)) != NULL) {
 	    *slot -= ost->sizes.sums[j];	/* counted in a's window */
 	}

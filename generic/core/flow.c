@@ -271,6 +271,56 @@ Rb_FlowGetAttr(const Rb_Flow *constFlow, const char *name)
 }
 
 /*
+ * Rb_FlowScratchCreate --
+ *	Makes a Flow outside any DAG and without a command: somewhere for an
+ *	Analyzer's end hook to set Attributes that its caller then reads
+ *	(with Rb_FlowGetAttr) and turns into its own, as a grouped analyzer
+ *	does for each value of its -by field.  Point a copy of the Analyzer
+ *	structure's flow at it and call the hook on the copy.
+ * Results: the Flow; free it with Rb_FlowScratchFree.
+ * Side effects: none outside the new Flow.
+ */
+Rb_Flow *
+Rb_FlowScratchCreate(Tcl_Interp *interp)
+{
+    Rb_Flow *flow = Rb_Alloc(sizeof(*flow));
+
+    flow->name = Rb_Strdup("");
+    flow->interp = interp;
+    Tcl_InitHashTable(&flow->attrs, TCL_STRING_KEYS);
+    Tcl_InitHashTable(&flow->aliases, TCL_STRING_KEYS);
+    return flow;
+}
+
+/*
+ * Rb_FlowScratchClear --
+ *	Frees every Attribute set on a scratch Flow, for the next group.
+ * Results: none.
+ * Side effects: Attributes got from it before are freed.
+ */
+void
+Rb_FlowScratchClear(Rb_Flow *flow)
+{
+    RbFlowClearAttrs(flow);
+}
+
+/*
+ * Rb_FlowScratchFree --
+ *	Frees a Flow made by Rb_FlowScratchCreate and its Attributes.
+ * Results: none.
+ * Side effects: flow is invalid afterwards.
+ */
+void
+Rb_FlowScratchFree(Rb_Flow *flow)
+{
+    RbFlowClearAttrs(flow);
+    Tcl_DeleteHashTable(&flow->attrs);
+    Tcl_DeleteHashTable(&flow->aliases);
+    free(flow->name);
+    free(flow);
+}
+
+/*
  * Rb_FlowName --
  *	Gives a Flow's name: the one given at its creation ("Flow NAME"),
  *	or by "$flow configure -name" since.

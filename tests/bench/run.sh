@@ -28,6 +28,26 @@ if ! command -v sqlite3 >/dev/null 2>&1; then
     fi
 fi
 
+# pandas and DuckDB, the tools users compare with, when they can be had:
+# python3-pandas from Debian (as root), DuckDB's Node.js package from the
+# npm registry into bench-data/duckdb.  Their rows are skipped, with a
+# note, when not.
+if ! python3 -c 'import pandas' 2>/dev/null && ! /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "bench: installing python3-pandas for the pandas baseline" >&2
+	apt-get install -y -q python3-pandas >/dev/null 2>&1 || \
+	    echo "bench: could not install python3-pandas; its rows will be skipped" >&2
+    fi
+fi
+if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1 && \
+	! [ -d "$root/bench-data/duckdb/node_modules/@duckdb/node-api" ]; then
+    echo "bench: installing DuckDB (@duckdb/node-api) from the npm registry" >&2
+    mkdir -p "$root/bench-data/duckdb"
+    npm install --prefix "$root/bench-data/duckdb" --no-audit --no-fund -s \
+	@duckdb/node-api >/dev/null 2>&1 || \
+	echo "bench: could not install @duckdb/node-api; its rows will be skipped" >&2
+fi
+
 make -s -C "$here" OUT="$out" CFLAGS="-O2 -Wall -Wextra"
 
 # fresh FILE -- true when FILE exists and is newer than the generator, so

@@ -282,7 +282,8 @@ AssertSameAttrs(const Rb_AnalyzerClass *cls, Rb_Flow *f1, Rb_Flow *f2)
 
 /*
  * AssertSameAttr --
- *	One attribute is the same in both flows.
+ *	One attribute is the same in both flows: numbers within 1e-9
+ *	relative (NaN with NaN), text equal.
  */
 static inline void
 AssertSameAttr(const Rb_AnalyzerClass *cls, Rb_Flow *f1, Rb_Flow *f2,
@@ -295,11 +296,20 @@ AssertSameAttr(const Rb_AnalyzerClass *cls, Rb_Flow *f1, Rb_Flow *f2,
 
 	ck_assert_int_eq(a1->nrows, a2->nrows);
 	ck_assert_int_eq(a1->ncols, a2->ncols);
+	ck_assert_str_eq(a1->text ? a1->text : "", a2->text ? a2->text : "");
 	for (r = 0; r < a1->nrows; r++) {
 	    for (c = 0; c < a1->ncols; c++) {
-		double x = Rb_AttrNum(a1, r, c), y = Rb_AttrNum(a2, r, c);
+		double x, y;
 
-		ck_assert_msg(fabs(x - y) <= 1e-9 * (1.0 + fabs(y)),
+		ck_assert_int_eq(a1->cols[c].isText, a2->cols[c].isText);
+		if (a1->cols[c].isText) {
+		    ck_assert_str_eq(a1->cols[c].text[r], a2->cols[c].text[r]);
+		    continue;
+		}
+		x = Rb_AttrNum(a1, r, c);
+		y = Rb_AttrNum(a2, r, c);
+		ck_assert_msg(fabs(x - y) <= 1e-9 * (1.0 + fabs(y))
+			|| (isnan(x) && isnan(y)),
 			"%s %s row %d col %d: merged %.12g, whole %.12g",
 			cls->name, name, r, c, x, y);
 	    }

@@ -14,6 +14,11 @@
  *	The model's memory grows with the distinct blocks, shared and per
  *	workload; -limit bounds it, and the access beyond it stops the run
  *	with RUBICON LIMIT DISTINCT.
+ *
+ *	With -policy other than lru (fifo, clock, lfu, arc, s3fifo: the
+ *	kit's simulation, Rb_CacheSimCreate) every access is also fed to a
+ *	simulated cache of each size of -sizes, shared and per workload,
+ *	and the rows are those sizes' simulated hits.
  */
 
 #include <inttypes.h>
@@ -34,7 +39,15 @@ typedef struct CacheState {
     int spanning;		/* -spanning */
     char *sizes;		/* -sizes: extra cache sizes in blocks */
     int64_t limit;		/* -limit: most entries the model holds */
+    char *policy;		/* -policy */
     int failed;			/* -limit was reached: ignore the rest. */
+
+    /* -policy other than lru: caches [row * nsim + i] of simSizes[i]
+     * blocks, row 0 shared, row w + 1 workload w's partition. */
+    int nsim, simRows;
+    int64_t *simSizes;
+    Rb_CacheSim **sims;
+    uint64_t *simHits;
 
     int devIdx, offIdx, sizeIdx, partIdx;
     const Rb_Schema *schema;	/* The run's, for workload names. */
@@ -67,6 +80,9 @@ static const Rb_Option cacheOptions[] = {
     {"-limit", RB_OPT_INT, offsetof(CacheState, limit), "10000000",
 	"most blocks held, counted in the shared cache and in each "
 	"workload's partition; one more stops the run with an error"},
+    {"-policy", RB_OPT_STRING, offsetof(CacheState, policy), "lru",
+	"replacement policy: lru (every size from stack distances), or "
+	"fifo, clock, lfu, arc, s3fifo (each size of -sizes simulated)"},
     {NULL}
 };
 
@@ -80,6 +96,18 @@ static const char *const cacheAttrs[] = {"CacheCurve", "CacheUnplaced",
 static void
 FreeTables(CacheState *st)
 {
+    int i;
+
+    for (i = 0; i < st->nsim * st->simRows; i++) {
+	Rb_CacheSimFree(st->sims[i]);
+    }
+    free(st->sims);
+    free(st->simHits);
+    free(st->simSizes);
+    st->sims = NULL;
+    st->simHits = NULL;
+    st->simSizes = NULL;
+    st->nsim = st->simRows = 0;
     if (st->model) {
 	RbCacheModelFree(st->model);
 	st->model = NULL;
@@ -92,6 +120,66 @@ FreeTables(CacheState *st)
     free(st->workloadKeys);
     st->workloadKeys = NULL;
     st->nworkloads = 0;
+}
+
+/*
+ * ParseSizes --
+ *	The sizes of -sizes into a new array (the count in *n).
+ */
+static int64_t *
+ParseSizes(const char *text, int *n)
+{
+    const char *p = text ? text : "";
+    int64_t *sizes = NULL, v;
+    char *end;
+
+    *n = 0;
+    for (;;) {
+	v = strtoll(p, &end, 10);
+	if (end == p) {
+	    break;
+	}
+	p = end;
+	sizes = Rb_ReallocArray(sizes, *n + 1, sizeof(int64_t));
+	sizes[(*n)++] = v;
+    }
+    return sizes;
+}
+
+/*
+ * CheckPolicy --
+ *	-policy names a policy of the kit's simulation; one other than lru
+ *	needs -sizes (it is simulated at those sizes only), each one it can
+ *	simulate.
+ */
+static int
+CheckPolicy(Tcl_Interp *interp, const CacheState *st)
+{
+    const char *policy = st->policy ? st->policy : "";
+    int64_t *sizes;
+    int n, i, ok = 1;
+    Rb_CacheSim *probe;
+
+    if (strcmp(policy, "lru") == 0) {
+	return TCL_OK;
+    }
+    if ((probe = Rb_CacheSimCreate(policy, 1)) == NULL) {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		"ObserverCacheAnalyzer: bad -policy \"%s\": must be lru, "
+		"fifo, clock, lfu, arc or s3fifo", policy);
+    }
+    Rb_CacheSimFree(probe);
+    sizes = ParseSizes(st->sizes, &n);
+    for (i = 0; i < n; i++) {
+	ok &= sizes[i] <= ((int64_t) 1 << 28);
+    }
+    free(sizes);
+    if (n == 0 || !ok) {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		"ObserverCacheAnalyzer: -policy %s needs -sizes, each at "
+		"most 2**28 blocks (the caches it simulates)", policy);
+    }
+    return TCL_OK;
 }
 
 /*
@@ -134,7 +222,49 @@ CacheInit(Rb_Analyzer *a, Tcl_Interp *interp)
 		"ObserverCacheAnalyzer: -sizes must be positive integers, "
 		"not \"%s\"", st->sizes);
     }
-    return TCL_OK;
+    return CheckPolicy(interp, st);
+}
+
+/*
+ * GrowSimRows --
+ *	Makes the simulated caches of rows up to rows - 1 (each an empty
+ *	cache of every size, all under -policy).
+ */
+static void
+GrowSimRows(CacheState *st, int rows)
+{
+    int i;
+
+    if (rows <= st->simRows) {
+	return;
+    }
+    st->sims = Rb_ReallocArray(st->sims, (size_t) rows * st->nsim,
+	    sizeof(Rb_CacheSim *));
+    st->simHits = Rb_ReallocArray(st->simHits, (size_t) rows * st->nsim,
+	    sizeof(uint64_t));
+    for (i = st->simRows * st->nsim; i < rows * st->nsim; i++) {
+	st->sims[i] = Rb_CacheSimCreate(st->policy, st->simSizes[i
+		% st->nsim]);
+	st->simHits[i] = 0;
+    }
+    st->simRows = rows;
+}
+
+/*
+ * SimAccess --
+ *	Feeds one access to the simulated caches of a row.
+ */
+static void
+SimAccess(CacheState *st, int row, int64_t block)
+{
+    int i;
+
+    for (i = 0; i < st->nsim; i++) {
+	if (st->sims[row * st->nsim + i] != NULL
+		&& Rb_CacheSimAccess(st->sims[row * st->nsim + i], block)) {
+	    st->simHits[row * st->nsim + i]++;
+	}
+    }
 }
 
 /*
@@ -169,6 +299,11 @@ CacheStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     Tcl_InitHashTable(&st->workloads, TCL_ONE_WORD_KEYS);
     st->tablesInit = 1;
     st->unplaced = 0;
+    if (st->policy && strcmp(st->policy, "lru") != 0) {
+	/* CacheInit checked the policy and sizes. */
+	st->simSizes = ParseSizes(st->sizes, &st->nsim);
+	GrowSimRows(st, 1);
+    }
     return TCL_OK;
 }
 
@@ -230,9 +365,19 @@ CacheBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	    w = SmallId(&st->workloads, b->col[st->partIdx][i],
 		    &st->workloadKeys);
 	}
+	if (st->nsim > 0 && st->partIdx >= 0) {
+	    GrowSimRows(st, w + 2);
+	}
 	for (k = first; k <= last; k++) {
-	    if (!RbCacheModelAccess(st->model, w,
-		    ((int64_t) d << BLOCK_BITS) | k)) {
+	    int64_t key = ((int64_t) d << BLOCK_BITS) | k;
+
+	    if (st->nsim > 0) {
+		SimAccess(st, 0, key);
+		if (st->partIdx >= 0) {
+		    SimAccess(st, w + 1, key);
+		}
+	    }
+	    if (!RbCacheModelAccess(st->model, w, key)) {
 		st->failed = 1;
 		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT",
 			"ObserverCacheAnalyzer: more than -limit %" PRId64
@@ -334,6 +479,41 @@ AddCurveRows(Rb_Attribute *t, const char *name, const Rb_CacheCurve *c,
 }
 
 /*
+ * AddSimRows --
+ *	Appends to t the rows of workload name from its simulated caches
+ *	(row of st's), by increasing size.
+ */
+static void
+AddSimRows(Rb_Attribute *t, const char *name, const CacheState *st,
+	int simRow, int64_t accesses)
+{
+    int *order = Rb_AllocArray(st->nsim, sizeof(int)), i, j, row;
+
+    for (i = 0; i < st->nsim; i++) {
+	for (j = i; j > 0 && st->simSizes[order[j - 1]] > st->simSizes[i];
+		j--) {
+	    order[j] = order[j - 1];
+	}
+	order[j] = i;
+    }
+    for (i = 0; i < st->nsim; i++) {
+	int k = order[i];
+	double hits = (double) st->simHits[simRow * st->nsim + k];
+
+	if (i > 0 && st->simSizes[k] == st->simSizes[order[i - 1]]) {
+	    continue;
+	}
+	row = Rb_AttrAddRow(t);
+	Rb_AttrSetText(t, row, 0, name);
+	Rb_AttrSetNum(t, row, 1, (double) st->simSizes[k]);
+	Rb_AttrSetNum(t, row, 2, hits);
+	Rb_AttrSetNum(t, row, 3, accesses ? hits / accesses : 0.0);
+	Rb_AttrSetNum(t, row, 4, (double) accesses);
+    }
+    free(order);
+}
+
+/*
  * CacheEnd --
  *	Sets CacheCurve (shared rows, then each workload's partition) and
  *	CacheUnplaced.
@@ -343,8 +523,8 @@ CacheEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     CacheState *st = a->state;
     Rb_Attribute *t = Rb_AttrCreate("CacheCurve", RB_ATTR_TABLE, "",
-	    "hits and hit ratio of an LRU cache of each size, shared and per "
-	    "workload partition");
+	    "hits and hit ratio of a cache of each size under -policy, shared "
+	    "and per workload partition");
     int w;
 
     Rb_AttrAddColumn(t, "workload", "", 1);
@@ -352,14 +532,24 @@ CacheEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AttrAddColumn(t, "hits", "", 0);
     Rb_AttrAddColumn(t, "hitRatio", "", 0);
     Rb_AttrAddColumn(t, "accesses", "", 0);
-    AddCurveRows(t, "all", RbCacheModelCurve(st->model, -1), st->sizes);
+    if (st->nsim > 0) {
+	AddSimRows(t, "all", st, 0,
+		RbCacheModelCurve(st->model, -1)->accesses);
+    } else {
+	AddCurveRows(t, "all", RbCacheModelCurve(st->model, -1), st->sizes);
+    }
     if (st->partIdx >= 0) {
 	for (w = 0; w < RbCacheModelWorkloads(st->model); w++) {
 	    char name[64];
 
 	    WorkloadName(st, st->workloadKeys[w], name, sizeof(name));
-	    AddCurveRows(t, name, RbCacheModelCurve(st->model, w),
-		    st->sizes);
+	    if (st->nsim > 0) {
+		AddSimRows(t, name, st, w + 1,
+			RbCacheModelCurve(st->model, w)->accesses);
+	    } else {
+		AddCurveRows(t, name, RbCacheModelCurve(st->model, w),
+			st->sizes);
+	    }
 	}
     }
     Rb_AnalyzerSet(a, t);

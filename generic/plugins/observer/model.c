@@ -421,12 +421,80 @@ ParseWorkloadOptions(Tcl_Interp *interp, Model *m, int k, int objc,
 }
 
 /*
- * SolveModel --
- *	Solves m and returns the answer as a dict, or NULL with the error
- *	in interp.
+ * BalancedMissing --
+ *	TCL_OK when every workload has balanced job bounds, else TCL_ERROR
+ *	with RUBICON OBSERVER UNSUPPORTED in interp saying why.
+ */
+static int
+BalancedMissing(Tcl_Interp *interp, const Model *m, const Rb_QnNet *net)
+{
+    Rb_QnBounds bd;
+    int k;
+
+    for (k = 0; k < net->nk; k++) {
+	RbQnBoundsFor(net, k, &bd);
+	if (!bd.balanced) {
+	    return Rb_SetInterpError(interp, "RUBICON OBSERVER UNSUPPORTED",
+		    "no balanced job bounds for workload %s: %s",
+		    m->workloads[k].name, bd.whyNot);
+	}
+    }
+    if (net->nk == 0) {
+	return Rb_SetInterpError(interp, "RUBICON OBSERVER UNSUPPORTED",
+		"no balanced job bounds: the model has no workload");
+    }
+    return TCL_OK;
+}
+
+/*
+ * BoundsObj --
+ *	The bounds of workload k as a dict: the asymptotic ones, and the
+ *	balanced job bounds where they are defined, else balancedUndefined
+ *	saying why.
  */
 static Tcl_Obj *
-SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
+BoundsObj(const Model *m, const Rb_QnNet *net, int k)
+{
+    Tcl_Obj *b;
+    Rb_QnBounds bd;
+
+    RbQnBoundsFor(net, k, &bd);
+    b = Tcl_NewDictObj();
+#define PUT(key, v) Tcl_DictObjPut(NULL, b, Tcl_NewStringObj(key, -1), \
+	Tcl_NewDoubleObj(v))
+    PUT("throughputUpper", bd.xUpper);
+    PUT("throughputLower", bd.xLower);
+    PUT("responseLower", bd.rLower);
+    PUT("responseUpper", bd.rUpper);
+    PUT("saturation", bd.lambdaSat);
+    if (!net->isOpen[k]) {
+	PUT("nstar", bd.nStar);
+    }
+    if (bd.balanced) {
+	PUT("balancedThroughputUpper", bd.bjbXUpper);
+	PUT("balancedThroughputLower", bd.bjbXLower);
+	PUT("balancedResponseLower", bd.bjbRLower);
+	PUT("balancedResponseUpper", bd.bjbRUpper);
+    } else {
+	Tcl_DictObjPut(NULL, b, Tcl_NewStringObj("balancedUndefined", -1),
+		Tcl_NewStringObj(bd.whyNot, -1));
+    }
+#undef PUT
+    Tcl_DictObjPut(NULL, b, Tcl_NewStringObj("bottleneck", -1),
+	    Tcl_NewStringObj(bd.bottleneck >= 0
+	    ? m->centers[bd.bottleneck].name : "", -1));
+    return b;
+}
+
+/*
+ * SolveModel --
+ *	Solves m and returns the answer as a dict, or NULL with the error
+ *	in interp.  With balanced, a workload without balanced job bounds
+ *	is an error.
+ */
+static Tcl_Obj *
+SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol,
+	int balanced)
 {
     int nc = m->nc, nk = m->nk, c, k;
     int *isDelay = Rb_AllocArray(nc + 1, sizeof(int));
@@ -460,6 +528,10 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 	    dem[k * nc + c] = *DemandAt(m, k, c) / m->centers[c].speed;
 	}
     }
+    memset(&res, 0, sizeof(res));
+    if (balanced && BalancedMissing(interp, m, &net) != TCL_OK) {
+	goto done;
+    }
     if (RbQnSolve(&net, method, tol, &res, &err) != TCL_OK) {
 	Rb_ErrorToInterp(interp, &err);
 	goto done;
@@ -473,7 +545,6 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
     for (k = 0; k < nk; k++) {
 	Tcl_Obj *w = Tcl_NewDictObj(), *r = Tcl_NewDictObj(), *b;
 	Tcl_Obj *cx = Tcl_NewDictObj(), *vr = Tcl_NewDictObj();
-	Rb_QnBounds bd;
 
 	for (c = 0; c < nc; c++) {
 	    Tcl_Obj *name = Tcl_NewStringObj(m->centers[c].name, -1);
@@ -498,28 +569,7 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 	Tcl_DictObjPut(NULL, wls, Tcl_NewStringObj(m->workloads[k].name, -1),
 		w);
 
-	RbQnBoundsFor(&net, k, &bd);
-	b = Tcl_NewDictObj();
-#define PUT(key, v) Tcl_DictObjPut(NULL, b, Tcl_NewStringObj(key, -1), \
-	Tcl_NewDoubleObj(v))
-	PUT("throughputUpper", bd.xUpper);
-	PUT("throughputLower", bd.xLower);
-	PUT("responseLower", bd.rLower);
-	PUT("responseUpper", bd.rUpper);
-	PUT("saturation", bd.lambdaSat);
-	if (!isOpen[k]) {
-	    PUT("nstar", bd.nStar);
-	}
-	if (bd.balanced) {
-	    PUT("balancedThroughputUpper", bd.bjbXUpper);
-	    PUT("balancedThroughputLower", bd.bjbXLower);
-	    PUT("balancedResponseLower", bd.bjbRLower);
-	    PUT("balancedResponseUpper", bd.bjbRUpper);
-	}
-#undef PUT
-	Tcl_DictObjPut(NULL, b, Tcl_NewStringObj("bottleneck", -1),
-		Tcl_NewStringObj(bd.bottleneck >= 0
-		? m->centers[bd.bottleneck].name : "", -1));
+	b = BoundsObj(m, &net, k);
 	Tcl_DictObjPut(NULL, bds, Tcl_NewStringObj(m->workloads[k].name, -1),
 		b);
     }
@@ -567,24 +617,32 @@ SolveModel(Tcl_Interp *interp, Model *m, Rb_QnMethod method, double tol)
 
 /*
  * ParseSolveOptions --
- *	-method auto|exact|approx and -tolerance T from objv; the rest of
- *	the words (the what-if changes) are left at *rest.
+ *	-method auto|exact|approx, -tolerance T, -balanced (balanced job
+ *	bounds asked for: an error where they are not defined) and, for
+ *	whatif, -apply from objv; the rest of the words (the what-if
+ *	changes) are left at *rest.
  */
 static int
 ParseSolveOptions(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
-	Rb_QnMethod *method, double *tol, int *apply, int *rest)
+	Rb_QnMethod *method, double *tol, int *balanced, int *apply,
+	int *rest)
 {
     static const char *const opts[] = {"-method", "-tolerance", "-apply",
-	NULL};
+	"-balanced", NULL};
     static const char *const methods[] = {"auto", "exact", "approx", NULL};
     int i, idx, mi;
 
     *method = RB_QN_AUTO;
     *tol = 1e-10;
+    *balanced = 0;
     for (i = 0; i < objc && Tcl_GetString(objv[i])[0] == '-'; i++) {
 	if (Tcl_GetIndexFromObj(interp, objv[i], opts, "option", 0, &idx)
 		!= TCL_OK) {
 	    return TCL_ERROR;
+	}
+	if (idx == 3) {
+	    *balanced = 1;
+	    continue;
 	}
 	if (idx == 2) {
 	    if (apply == NULL) {
@@ -909,18 +967,18 @@ WhatIfCmd(Tcl_Interp *interp, Model *m, int objc, Tcl_Obj *const objv[])
 {
     Rb_QnMethod method;
     double tol;
-    int apply = 0, rest, i;
+    int apply = 0, rest, i, balanced;
     Model *copy;
     Tcl_Obj *before, *after, *out;
 
-    if (ParseSolveOptions(interp, objc - 2, objv + 2, &method, &tol, &apply,
-	    &rest) != TCL_OK) {
+    if (ParseSolveOptions(interp, objc - 2, objv + 2, &method, &tol,
+	    &balanced, &apply, &rest) != TCL_OK) {
 	return TCL_ERROR;
     }
     rest += 2;
     if (rest >= objc) {
-	Tcl_WrongNumArgs(interp, 2, objv, "?-apply? ?-method M? change "
-		"?change ...?");
+	Tcl_WrongNumArgs(interp, 2, objv, "?-apply? ?-method M? "
+		"?-balanced? change ?change ...?");
 	return TCL_ERROR;
     }
     copy = CopyModel(m);
@@ -930,13 +988,13 @@ WhatIfCmd(Tcl_Interp *interp, Model *m, int objc, Tcl_Obj *const objv[])
 	    return TCL_ERROR;
 	}
     }
-    before = SolveModel(interp, m, method, tol);
+    before = SolveModel(interp, m, method, tol, balanced);
     if (before == NULL) {
 	FreeModel(copy);
 	return TCL_ERROR;
     }
     Tcl_IncrRefCount(before);
-    after = SolveModel(interp, copy, method, tol);
+    after = SolveModel(interp, copy, method, tol, balanced);
     if (after == NULL) {
 	Tcl_DecrRefCount(before);
 	FreeModel(copy);
@@ -977,7 +1035,7 @@ ModelObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
     enum {CENTER, WORKLOAD, DEMAND, REMOVE, CENTERS, WORKLOADS, DESCRIBE,
 	SOLVE, WHATIF, COPY, DELETE};
     Model *m = cd;
-    int sub, i, idx, isNew;
+    int sub, i, idx, isNew, balanced;
     Rb_QnMethod method;
     double tol;
     Tcl_Obj *res;
@@ -1064,11 +1122,11 @@ ModelObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_SetObjResult(interp, Describe(m));
 	return TCL_OK;
     case SOLVE:
-	if (ParseSolveOptions(interp, objc - 2, objv + 2, &method, &tol, NULL,
-		NULL) != TCL_OK) {
+	if (ParseSolveOptions(interp, objc - 2, objv + 2, &method, &tol,
+		&balanced, NULL, NULL) != TCL_OK) {
 	    return TCL_ERROR;
 	}
-	res = SolveModel(interp, m, method, tol);
+	res = SolveModel(interp, m, method, tol, balanced);
 	if (res == NULL) {
 	    return TCL_ERROR;
 	}

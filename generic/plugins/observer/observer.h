@@ -67,6 +67,7 @@ typedef struct Rb_QnBounds {
     int balanced;		/* 1: the balanced job bounds below hold */
     double bjbXUpper, bjbXLower;	/* ch. 5.4, single closed class */
     double bjbRLower, bjbRUpper;
+    char whyNot[256];		/* balanced 0: why they are not defined */
 } Rb_QnBounds;
 
 int		RbQnSolve(const Rb_QnNet *net, Rb_QnMethod method,
@@ -162,14 +163,24 @@ typedef enum Rb_RefineCriterion {
     RB_REFINE_ENTROPY		/* entropy of their histogram buckets */
 } Rb_RefineCriterion;
 
+/* How a categorical feature splits: one category against the rest, or
+ * the best subset against the rest (categories ordered by mean residual,
+ * each prefix tried: optimal for the variance criterion). */
+enum { RB_REFINE_ORDERED = 0, RB_REFINE_ONE = 1, RB_REFINE_SUBSET = 2 };
+
 /* Before the first observation: the criterion, the deepest leaf (0: the
  * root only), the fewest observations a leaf may keep, and which
- * features (categorical[f] != 0) are categories split by equality. */
+ * features are categories (categorical[f] RB_REFINE_ONE or
+ * RB_REFINE_SUBSET; RB_REFINE_ORDERED for an ordered one). */
 void		RbRefinerSetSplitting(Rb_Refiner *r,
 		    Rb_RefineCriterion criterion, int maxDepth, int minLeaf,
 		    const unsigned char *categorical);
+/* What a split must gain: the share of the squared deviation it removes
+ * (variance) or bits per observation (entropy); 0.5 unless set. */
+void		RbRefinerSetGain(Rb_Refiner *r, double gain);
 /* The tree as a Tcl list: {leaf observations N correction C} or
- * {split feature F threshold T categorical 0|1 left TREE right TREE}. */
+ * {split feature F threshold T categorical 0|1 ?categories LIST? left
+ * TREE right TREE}. */
 Tcl_Obj *	RbRefinerTree(const Rb_Refiner *r);
 
 Tcl_ObjCmdProc	RbObsModelCmd;

@@ -583,6 +583,38 @@ RbQnResultFree(Rb_QnResult *res)
 }
 
 /*
+ * BalancedWhyNot --
+ *	Says in b->whyNot, unless a multi-server center already has, why
+ *	workload k has no balanced job bounds: they are defined (Lazowska
+ *	et al. 1984, ch. 5) for one closed class with some demand at
+ *	single-server queueing centers (and delay centers).
+ */
+static void
+BalancedWhyNot(const Rb_QnNet *net, int k, int used, Rb_QnBounds *b)
+{
+    char nbuf[32];
+
+    if (b->whyNot[0] != 0) {
+	return;
+    }
+    if (net->nk > 1) {
+	snprintf(b->whyNot, sizeof(b->whyNot), "the model has %d "
+		"workloads: Lazowska et al. (1984, ch. 5) define balanced "
+		"job bounds for a model of one class", net->nk);
+    } else if (net->isOpen[k]) {
+	snprintf(b->whyNot, sizeof(b->whyNot), "workload %s is open: "
+		"balanced job bounds are for a closed class",
+		WorkloadName(net, k, nbuf));
+    } else if (net->population[k] < 1) {
+	snprintf(b->whyNot, sizeof(b->whyNot), "workload %s has no jobs",
+		WorkloadName(net, k, nbuf));
+    } else if (used == 0) {
+	snprintf(b->whyNot, sizeof(b->whyNot), "workload %s has no demand "
+		"at a queueing center", WorkloadName(net, k, nbuf));
+    }
+}
+
+/*
  * RbQnBoundsFor --
  *	Asymptotic bounds for workload k.  Closed: X <= min(N/(D+Z),
  *	1/Dmax), R >= max(D, N Dmax - Z), and, since an arrival finds at
@@ -608,12 +640,14 @@ RbQnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b)
 {
     int nc = net->nc, c, j, used = 0, multi = 0;
     double dq = 0, dd = 0, dmax = 0, ntot = 0, n, z;
+    char nbuf[32];
     double *uOpen = Rb_AllocArray(nc ? nc : 1, sizeof(double));
     Rb_Error err;
 
     OpenLoad(net, uOpen, &err);
     b->bottleneck = -1;
     b->balanced = 0;
+    b->whyNot[0] = 0;
     for (c = 0; c < nc; c++) {
 	double d = net->isOpen[k] ? RB_QN_DEMAND(net, k, c)
 		: uOpen[c] < 1 ? ClosedDemand(net, uOpen, k, c) : INFINITY;
@@ -623,7 +657,14 @@ RbQnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b)
 	} else {
 	    dq += d;
 	    used += d > 0;
-	    multi |= Servers(net, c) > 1 && d > 0;
+	    if (Servers(net, c) > 1 && d > 0 && !multi) {
+		multi = 1;
+		snprintf(b->whyNot, sizeof(b->whyNot), "center %s has %d "
+			"servers: Lazowska et al. (1984, ch. 5) define "
+			"balanced job bounds for single-server queueing and "
+			"delay centers only", CenterName(net, c, nbuf),
+			Servers(net, c));
+	    }
 	    if (b->bottleneck < 0 || d / Servers(net, c) > dmax) {
 		dmax = d / Servers(net, c);
 		b->bottleneck = c;
@@ -632,6 +673,7 @@ RbQnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b)
     }
     free(uOpen);
     b->lambdaSat = dmax > 0 ? 1 / dmax : INFINITY;
+    BalancedWhyNot(net, k, used, b);
     if (net->isOpen[k]) {
 	b->xUpper = b->xLower = net->lambda[k];
 	b->rLower = dq + dd;
@@ -654,7 +696,7 @@ RbQnBoundsFor(const Rb_QnNet *net, int k, Rb_QnBounds *b)
     b->rLower = fmax(dq + dd, n * dmax - z);
     b->rUpper = fmax(ntot, 1) * dq + dd;
     b->nStar = dmax > 0 ? (dq + dd + z) / dmax : INFINITY;
-    if (net->nk == 1 && !multi && used > 0 && n >= 1) {
+    if (b->whyNot[0] == 0) {
 	double zz = z + dd, davg = dq / used;
 	double upperR = dq + (n - 1) * dmax / (1 + zz / (n * dq));
 	double lowerR = dq + (n - 1) * davg / (1 + zz / dq);

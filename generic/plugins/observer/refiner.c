@@ -21,8 +21,11 @@
  *	by information gain (the entropy of their histogram buckets), and
  *	taken when it halves the squared deviation or gains half a bit per
  *	observation; a categorical feature
- *	splits one category from the rest; depth and the observations a
- *	leaf must keep are bounded.
+ *	splits a subset of its categories from the rest, the best one found
+ *	as Breiman et al. (1984, after Fisher 1958) show for the squared
+ *	deviation: order the categories by their mean residual, and try
+ *	each prefix of that order (or, as an option, one category against
+ *	the rest); depth and the observations a leaf must keep are bounded.
  */
 
 #include <math.h>
@@ -32,15 +35,20 @@
 
 #define AGREEING 0.9		/* below this share in the mode: split */
 #define MAX_DEPTH 40
-#define MIN_GAIN 0.5		/* bits per observation an entropy split
-				 * must gain */
+#define MIN_GAIN 0.5		/* default: the share of the squared
+				 * deviation a variance split must remove,
+				 * or the bits per observation an entropy
+				 * split must gain */
 
 typedef struct Node {
     struct Node *left, *right;	/* Both NULL in a leaf. */
     int feature;		/* Internal: x[feature] < threshold (for a
-				 * category, ==) goes left */
+				 * category, in cats) goes left */
     double threshold;
     int category;		/* The feature is categorical. */
+    double *cats;		/* Category split: the categories that go
+				 * left, increasing. */
+    int ncats;
     int nobs, cap;		/* Leaf: its observations */
     double *x;			/* [nobs * nf] */
     double *res;		/* [nobs] observed - seeded */
@@ -61,7 +69,8 @@ struct Rb_Refiner {
     int64_t observations;
     Rb_RefineCriterion criterion;
     int maxDepth, minLeaf;
-    unsigned char *categorical;	/* [nf] */
+    double minGain;		/* -mingain */
+    unsigned char *categorical;	/* [nf] RB_REFINE_* of each feature */
 };
 
 /*
@@ -82,6 +91,7 @@ RbRefinerCreate(int nf, double tolerance, int minSplit)
     r->root->mode = -1;
     r->maxDepth = MAX_DEPTH;
     r->minLeaf = 1;
+    r->minGain = MIN_GAIN;
     r->categorical = Rb_Alloc(nf);
     return r;
 }
@@ -107,13 +117,38 @@ RbRefinerSetSplitting(Rb_Refiner *r, Rb_RefineCriterion criterion,
 }
 
 /*
+ * CompareDouble --
+ *	qsort and bsearch order of doubles.
+ */
+static int
+CompareDouble(const void *p, const void *q)
+{
+    double a = *(const double *) p, b = *(const double *) q;
+
+    return (a > b) - (a < b);
+}
+
+/*
+ * RbRefinerSetGain --
+ *	Sets what a split must gain to be taken: the share of the leaf's
+ *	squared deviation it removes (variance), or the bits of entropy per
+ *	observation (entropy).  Default 0.5 for both.
+ */
+void
+RbRefinerSetGain(Rb_Refiner *r, double gain)
+{
+    r->minGain = gain;
+}
+
+/*
  * GoesLeft --
  *	Whether x takes the left branch of internal node n.
  */
 static int
 GoesLeft(const Node *n, const double *x)
 {
-    return n->category ? x[n->feature] == n->threshold
+    return n->category ? bsearch(&x[n->feature], n->cats, n->ncats,
+	    sizeof(double), CompareDouble) != NULL
 	    : x[n->feature] < n->threshold;
 }
 
@@ -354,22 +389,153 @@ Impurity(const Rb_Refiner *r, const Side *d)
 }
 
 /*
+ * SideMerge --
+ *	Adds (sign 1) or removes (-1) the observations of side e to d.
+ */
+static void
+SideMerge(Side *d, const Side *e, int sign)
+{
+    int b;
+
+    d->n += sign * e->n;
+    d->s += sign * e->s;
+    d->s2 += sign * e->s2;
+    for (b = 0; b < RB_REFINE_BUCKETS; b++) {
+	d->count[b] += sign * e->count[b];
+    }
+}
+
+/*
+ * Split --
+ *	The best split found so far: its impurity, feature, threshold
+ *	(ordered) or the categories that go left (cats, room for every
+ *	observation's).
+ */
+typedef struct Split {
+    double imp;
+    int feature, category;
+    double threshold;
+    double *cats;
+    int ncats;
+} Split;
+
+/*
+ * Consider --
+ *	Takes the split of sides left and right as the best if it is better
+ *	and each side keeps at least minLeaf observations.
+ */
+static void
+Consider(const Rb_Refiner *r, Split *best, const Side *left,
+	const Side *right, int f, double threshold, const double *cats,
+	int ncats)
+{
+    double imp;
+
+    if (left->n < r->minLeaf || right->n < r->minLeaf) {
+	return;
+    }
+    imp = Impurity(r, left) + Impurity(r, right);
+    if (imp < best->imp) {
+	best->imp = imp;
+	best->feature = f;
+	best->category = r->categorical[f] != 0;
+	best->threshold = threshold;
+	best->ncats = ncats;
+	if (ncats > 0) {
+	    memcpy(best->cats, cats, ncats * sizeof(double));
+	    qsort(best->cats, ncats, sizeof(double), CompareDouble);
+	}
+    }
+}
+
+/*
+ * Group --
+ *	The observations of one category.
+ */
+typedef struct Group {
+    double key, mean;
+    Side side;
+} Group;
+
+/*
+ * CompareGroups --
+ *	qsort order by mean residual, then by category.
+ */
+static int
+CompareGroups(const void *p, const void *q)
+{
+    const Group *a = p, *b = q;
+
+    if (a->mean != b->mean) {
+	return (a->mean > b->mean) - (a->mean < b->mean);
+    }
+    return (a->key > b->key) - (a->key < b->key);
+}
+
+/*
+ * CategorySplits --
+ *	The splits of categorical feature f, v sorted by category: one
+ *	category against the rest (RB_REFINE_ONE), or (RB_REFINE_SUBSET)
+ *	each prefix of the categories ordered by mean residual against the
+ *	rest, among which the subset split of least squared deviation is
+ *	(Breiman, Friedman, Olshen and Stone 1984; Fisher
+ *	1958).  g and keys have room for n categories.
+ */
+static void
+CategorySplits(const Rb_Refiner *r, const Ranked *v, int n, const Side *all,
+	int f, Group *g, double *keys, Split *best)
+{
+    Side left, right;
+    int ng = 0, i, k;
+
+    for (i = 0; i < n; i++) {
+	if (i == 0 || v[i].key != v[i - 1].key) {
+	    memset(&g[ng], 0, sizeof(Group));
+	    g[ng++].key = v[i].key;
+	}
+	SideAdd(&g[ng - 1].side, &v[i], 1);
+    }
+    for (k = 0; k < ng; k++) {
+	g[k].mean = g[k].side.s / g[k].side.n;
+    }
+    if (r->categorical[f] == RB_REFINE_SUBSET) {
+	qsort(g, ng, sizeof(Group), CompareGroups);
+    }
+    memset(&left, 0, sizeof(left));
+    for (k = 0; k < ng - 1 || (k < ng && r->categorical[f]
+	    != RB_REFINE_SUBSET); k++) {
+	if (r->categorical[f] != RB_REFINE_SUBSET) {
+	    memset(&left, 0, sizeof(left));
+	}
+	SideMerge(&left, &g[k].side, 1);
+	right = *all;
+	SideMerge(&right, &left, -1);
+	keys[r->categorical[f] == RB_REFINE_SUBSET ? k : 0] = g[k].key;
+	Consider(r, best, &left, &right, f, 0,
+		r->categorical[f] == RB_REFINE_SUBSET ? keys : &g[k].key,
+		r->categorical[f] == RB_REFINE_SUBSET ? k + 1 : 1);
+    }
+}
+
+/*
  * BestSplit --
- *	The feature and threshold that minimize the impurity of the two
- *	sides, each keeping at least minLeaf observations: for an ordered
- *	feature a midpoint between observed values, for a categorical one
- *	one observed category against the rest.  Sets *before to the
- *	leaf's own impurity.
- * Results: the impurity after, or INFINITY when no split is possible.
+ *	The feature and threshold (or left categories) that minimize the
+ *	impurity of the two sides, each keeping at least minLeaf
+ *	observations: for an ordered feature a midpoint between observed
+ *	values, for a categorical one as CategorySplits says.  Sets *before
+ *	to the leaf's own impurity.
+ * Results: best->imp, the impurity after, INFINITY when no split is
+ *	possible.
  */
 static double
-BestSplit(const Rb_Refiner *r, const Node *n, int *feature,
-	double *threshold, int *category, double *before)
+BestSplit(const Rb_Refiner *r, const Node *n, Split *best, double *before)
 {
     Ranked *v = Rb_AllocArray(n->nobs, sizeof(Ranked));
-    double best = INFINITY, lo, width;
+    Group *g = Rb_AllocArray(n->nobs, sizeof(Group));
+    double *keys = Rb_AllocArray(n->nobs, sizeof(double));
+    double lo, width;
     Side all, left, right;
-    int f, i, j;
+    int f, i;
 
     memset(&all, 0, sizeof(all));
     Buckets(r, n, &lo, &width);
@@ -379,49 +545,31 @@ BestSplit(const Rb_Refiner *r, const Node *n, int *feature,
 	SideAdd(&all, &v[i], 1);
     }
     *before = Impurity(r, &all);
+    best->imp = INFINITY;
     for (f = 0; f < r->nf; f++) {
 	for (i = 0; i < n->nobs; i++) {
 	    v[i].key = n->x[i * r->nf + f];
 	}
 	qsort(v, n->nobs, sizeof(Ranked), CompareRanked);
+	if (r->categorical[f]) {
+	    CategorySplits(r, v, n->nobs, &all, f, g, keys, best);
+	    continue;
+	}
 	memset(&left, 0, sizeof(left));
 	right = all;
 	for (i = 0; i < n->nobs - 1; i++) {
-	    double imp;
-
-	    if (r->categorical[f]) {
-		/* A run of one category against the rest. */
-		if (i > 0 && v[i].key == v[i - 1].key) {
-		    continue;
-		}
-		memset(&left, 0, sizeof(left));
-		right = all;
-		for (j = i; j < n->nobs && v[j].key == v[i].key; j++) {
-		    SideAdd(&left, &v[j], 1);
-		    SideAdd(&right, &v[j], -1);
-		}
-	    } else {
-		SideAdd(&left, &v[i], 1);
-		SideAdd(&right, &v[i], -1);
-		if (v[i].key == v[i + 1].key) {
-		    continue;
-		}
-	    }
-	    if (left.n < r->minLeaf || right.n < r->minLeaf) {
-		continue;
-	    }
-	    imp = Impurity(r, &left) + Impurity(r, &right);
-	    if (imp < best) {
-		best = imp;
-		*feature = f;
-		*category = r->categorical[f];
-		*threshold = r->categorical[f] ? v[i].key
-			: (v[i].key + v[i + 1].key) / 2;
+	    SideAdd(&left, &v[i], 1);
+	    SideAdd(&right, &v[i], -1);
+	    if (v[i].key != v[i + 1].key) {
+		Consider(r, best, &left, &right, f,
+			(v[i].key + v[i + 1].key) / 2, NULL, 0);
 	    }
 	}
     }
     free(v);
-    return best;
+    free(g);
+    free(keys);
+    return best->imp;
 }
 
 /*
@@ -435,21 +583,28 @@ BestSplit(const Rb_Refiner *r, const Node *n, int *feature,
 static void
 MaybeSplit(const Rb_Refiner *r, Node *n, int depth)
 {
-    double after, before, threshold = 0;
-    int i, feature = 0, category = 0;
+    double after, before;
+    Split best;
+    int i;
 
     if (n->nobs < r->minSplit || depth >= r->maxDepth || n->mode < 0
 	    || n->count[n->mode] >= AGREEING * n->nobs) {
 	return;
     }
-    after = BestSplit(r, n, &feature, &threshold, &category, &before);
-    if (r->criterion == RB_REFINE_VARIANCE ? !(after <= 0.5 * before)
-	    : !((before - after) / n->nobs >= MIN_GAIN)) {
+    memset(&best, 0, sizeof(best));
+    best.cats = Rb_AllocArray(n->nobs, sizeof(double));
+    after = BestSplit(r, n, &best, &before);
+    if (r->criterion == RB_REFINE_VARIANCE
+	    ? !(after <= (1 - r->minGain) * before)
+	    : !((before - after) / n->nobs >= r->minGain)) {
+	free(best.cats);
 	return;
     }
-    n->feature = feature;
-    n->threshold = threshold;
-    n->category = category;
+    n->feature = best.feature;
+    n->category = best.category;
+    n->threshold = best.category ? best.cats[0] : best.threshold;
+    n->ncats = best.ncats;
+    n->cats = best.cats;
     n->left = Rb_Alloc(sizeof(Node));
     n->right = Rb_Alloc(sizeof(Node));
     for (i = 0; i < n->nobs; i++) {
@@ -548,6 +703,7 @@ FreeNode(Node *n)
     }
     free(n->x);
     free(n->res);
+    free(n->cats);
     free(n);
 }
 
@@ -593,6 +749,17 @@ TreeObj(const Node *n)
     ADD(Tcl_NewDoubleObj(n->threshold));
     ADD(Tcl_NewStringObj("categorical", -1));
     ADD(Tcl_NewIntObj(n->category));
+    if (n->category) {
+	Tcl_Obj *cats = Tcl_NewListObj(0, NULL);
+	int i;
+
+	for (i = 0; i < n->ncats; i++) {
+	    Tcl_ListObjAppendElement(NULL, cats,
+		    Tcl_NewDoubleObj(n->cats[i]));
+	}
+	ADD(Tcl_NewStringObj("categories", -1));
+	ADD(cats);
+    }
     ADD(Tcl_NewStringObj("left", -1));
     ADD(TreeObj(n->left));
     ADD(Tcl_NewStringObj("right", -1));
@@ -604,8 +771,9 @@ TreeObj(const Node *n)
 /*
  * RbRefinerTree --
  *	The tree as a Tcl list: {leaf observations N correction C} for a
- *	leaf, {split feature F threshold T categorical 0|1 left L right R}
- *	for a split (x[F] < T, or == T for a category, goes left).
+ *	leaf, {split feature F threshold T categorical 0|1 ?categories C?
+ *	left L right R} for a split (x[F] < T goes left, or for a category
+ *	x[F] in the list C; T is then C's first).
  */
 Tcl_Obj *
 RbRefinerTree(const Rb_Refiner *r)

@@ -5,7 +5,8 @@
  *
  *	  observer::refiner create ?-tolerance t? ?-minsplit n?
  *		?-criterion variance|entropy? ?-maxdepth n? ?-minleaf n?
- *		?-categorical {feature ...}?
+ *		?-categorical {feature ...}? ?-catsplit subset|onevsrest?
+ *		?-mingain g?
  *	  $r seed FEATURES VALUE	the model's answer at a point
  *	  $r observe FEATURES VALUE	what was measured there
  *	  $r predict FEATURES		{value v confidence c seeded s
@@ -28,6 +29,8 @@ typedef struct RefinerCmd {
     double tolerance;
     int minSplit;
     int criterion, maxDepth, minLeaf;
+    int catSplit;		/* RB_REFINE_SUBSET or RB_REFINE_ONE */
+    double minGain;		/* -mingain */
     Tcl_Obj *categorical;	/* Feature indices (0-based), or NULL. */
     Tcl_Command token;
 } RefinerCmd;
@@ -75,11 +78,12 @@ GetPoint(Tcl_Interp *interp, RefinerCmd *rc, Tcl_Obj *obj, double **x)
 			"categorical feature \"%s\" is not one of 0..%d",
 			Tcl_GetString(c[k]), n - 1);
 	    }
-	    cat[f] = 1;
+	    cat[f] = (unsigned char) rc->catSplit;
 	}
 	rc->refiner = RbRefinerCreate(n, rc->tolerance, rc->minSplit);
 	RbRefinerSetSplitting(rc->refiner, (Rb_RefineCriterion)
 		rc->criterion, rc->maxDepth, rc->minLeaf, cat);
+	RbRefinerSetGain(rc->refiner, rc->minGain);
 	free(cat);
     }
     return TCL_OK;
@@ -182,7 +186,9 @@ RefinerDelete(ClientData cd)
 /*
  * RbObsRefinerCmd --
  *	observer::refiner create ?-tolerance t? ?-minsplit n? ?-criterion
- *	variance|entropy? ?-maxdepth n? ?-minleaf n? ?-categorical list?:
+ *	variance|entropy? ?-maxdepth n? ?-minleaf n? ?-categorical list?
+ *	?-catsplit subset|onevsrest? (default subset, onevsrest for the
+ *	entropy criterion, for which subset is refused):
  *	makes a refiner command and returns its name.
  */
 int
@@ -190,20 +196,24 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const opts[] = {"-tolerance", "-minsplit",
-	"-criterion", "-maxdepth", "-minleaf", "-categorical", NULL};
+	"-criterion", "-maxdepth", "-minleaf", "-categorical", "-catsplit",
+	"-mingain", NULL};
     static const char *const criteria[] = {"variance", "entropy", NULL};
-    enum { TOL, MINSPLIT, CRITERION, MAXDEPTH, MINLEAF, CATEGORICAL };
+    static const char *const catSplits[] = {"subset", "onevsrest", NULL};
+    enum { TOL, MINSPLIT, CRITERION, MAXDEPTH, MINLEAF, CATEGORICAL,
+	CATSPLIT, MINGAIN };
     RefinerCmd *rc;
-    double tolerance = 0.05;
+    double tolerance = 0.05, minGain = 0.5;
     int minSplit = 6, criterion = 0, maxDepth = 40, minLeaf = 1, i, idx;
-    int n;
+    int n, catSplit = -1;
     Tcl_Obj *categorical = NULL, **elems;
     char name[64];
 
     if (objc < 2 || objc % 2 || strcmp(Tcl_GetString(objv[1]), "create")) {
 	Tcl_WrongNumArgs(interp, 1, objv, "create ?-tolerance t? "
 		"?-minsplit n? ?-criterion variance|entropy? ?-maxdepth n? "
-		"?-minleaf n? ?-categorical {feature ...}?");
+		"?-minleaf n? ?-categorical {feature ...}? "
+		"?-catsplit subset|onevsrest? ?-mingain g?");
 	return TCL_ERROR;
     }
     for (i = 2; i < objc; i += 2) {
@@ -251,7 +261,35 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    }
 	    categorical = objv[i + 1];
 	    break;
+	case MINGAIN:
+	    if (Tcl_GetDoubleFromObj(interp, objv[i + 1], &minGain)
+		    != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	    break;
+	case CATSPLIT:
+	    if (Tcl_GetIndexFromObj(interp, objv[i + 1], catSplits,
+		    "category split", 0, &catSplit) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	    break;
 	}
+    }
+    if (!(minGain > 0) || (criterion == RB_REFINE_VARIANCE
+	    && minGain > 1)) {
+	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+		"-mingain must be positive, and at most 1 (a share of the "
+		"squared deviation) for -criterion variance");
+    }
+    if (catSplit == 0 && criterion == RB_REFINE_ENTROPY) {
+	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+		"-catsplit subset needs -criterion variance: ordering the "
+		"categories by mean residual finds the best subset for the "
+		"squared deviation (Breiman et al. 1984), not for the entropy "
+		"of the residuals' ten buckets; use -catsplit onevsrest");
+    }
+    if (catSplit < 0) {
+	catSplit = criterion == RB_REFINE_ENTROPY ? 1 : 0;
     }
     rc = Rb_Alloc(sizeof(*rc));
     rc->refiner = NULL;
@@ -260,6 +298,8 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
     rc->criterion = criterion;
     rc->maxDepth = maxDepth;
     rc->minLeaf = minLeaf;
+    rc->minGain = minGain;
+    rc->catSplit = catSplit == 0 ? RB_REFINE_SUBSET : RB_REFINE_ONE;
     rc->categorical = categorical ? categorical : Tcl_NewObj();
     Tcl_IncrRefCount(rc->categorical);
     snprintf(name, sizeof(name), "::observer::refiner%d", ++refinerCounter);

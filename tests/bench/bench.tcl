@@ -147,7 +147,11 @@ measure perstore [list \
     oneflow [list {*}$rubicon [file join $here oneflow.tcl] $big] \
     c [list $srtbase perdev $big] \
     rubiconcsv [list {*}$rubicon -format msr [file join $here perstore.tcl] $csv] \
-    ccsv [list $srtbase perdev $csv]]
+    ccsv [list $srtbase perdev $csv] \
+    rubicon4 [list {*}$rubicon [file join $here perstore4.tcl] $big] \
+    c4 [list $srtbase perstore4 $big] \
+    rubicon4csv [list {*}$rubicon -format msr [file join $here perstore4.tcl] $csv] \
+    c4csv [list $srtbase perstore4 $csv]]
 
 # (2b) Filters compiled together: 1, 10, 158 and 1000 Filters of each
 # kind under one Mux (filters.tcl), against one Flow, on the 10 M-line
@@ -333,6 +337,15 @@ puts [format "%-34s %9s %9s %6s   (the tools: row 1t)" \
 puts [format "%-34s %9s %9s %6s" "    same, both reading the CSV" \
     [s $t(perstore,rubiconcsv)] [s $t(perstore,ccsv)] \
     [r $t(perstore,rubiconcsv) $t(perstore,ccsv)]]
+foreach {label rb c} {
+    "    Rate+Size+ReadFraction+SeqRun" rubicon4 c4
+    "    same, both reading the CSV" rubicon4csv c4csv
+} {
+    set ratio [expr {$t(perstore,$rb) / $t(perstore,$c)}]
+    puts [format "%-34s %9s %9s %6s   (target <= 1.3: %s)" $label \
+	[s $t(perstore,$rb)] [s $t(perstore,$c)] [r $t(perstore,$rb) \
+	$t(perstore,$c)] [expr {$ratio <= 1.3 ? "met" : "NOT met"}]]
+}
 puts [format "%-34s %9s %9s %6s   per-store / one flow = %.2f (target <= 1.5: %s)" \
     "    same analysis, one flow" [s $t(perstore,oneflow)] "" "" \
     $perstoreRatio [expr {$perstoreRatio <= 1.5 ? "met" : "NOT met"}]]

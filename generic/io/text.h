@@ -177,9 +177,9 @@ RbTextDigits(const char *p, char stop, int64_t *v)
  * RbTextDecimal --
  *	A plain decimal number from a line from Rb_InputGetLine: 1 to 18
  *	digits, then optionally a point and 1 to 9 more (24 digits at most,
- *	as RbParseScaled takes them), times scale (1 to
- *	10^9 with a fraction, to 10^12 without) and rounded to the nearest
- *	integer as RbParseScaled rounds it.
+ *	as RbParseScaled takes them), times scale (1 to 10^9 with a
+ *	fraction, to 10^12 without) and rounded to the nearest integer, a
+ *	half up, as RbParseScaled rounds it.
  * Results: the first character after the number with *v set, or NULL
  *	for any other form or a result beyond int64 (RbParseScaled then
  *	decides).

@@ -40,9 +40,9 @@ typedef struct GroupState {
     int stamp;			/* Batches seen. */
     const Rb_RunInfo *run;	/* Of the current run (for merge). */
     Rb_KeyTable groups;		/* key -> Group * */
-    Group *recGroup[RB_BATCH_SIZE];
-    Group *touched[RB_BATCH_SIZE];
-    uint32_t sel[RB_BATCH_SIZE];
+    Group **recGroup;		/* With -by only (made at start), each */
+    Group **touched;		/* RB_BATCH_SIZE long: not in every */
+    uint32_t *sel;		/* instance, which most have no -by. */
 } GroupState;
 
 /* A derived class: the Rb_AnalyzerClass first, so that a->cls leads to
@@ -256,6 +256,11 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 		| RB_FT_BIT(RB_FT_STRING), &gs->byIndex) != TCL_OK) {
 	    gs->byIndex = -1;
 	    return TCL_ERROR;
+	}
+	if (gs->sel == NULL) {
+	    gs->recGroup = Rb_AllocArray(RB_BATCH_SIZE, sizeof(Group *));
+	    gs->touched = Rb_AllocArray(RB_BATCH_SIZE, sizeof(Group *));
+	    gs->sel = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
 	}
     }
     return TCL_OK;
@@ -632,7 +637,8 @@ GroupedDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
 /*
  * GroupedFree --
- *	Frees the keys' states, the key table and the base's own state.
+ *	Frees the keys' states, the key table, the -by scratch arrays and
+ *	the base's own state.
  */
 static void
 GroupedFree(Rb_Analyzer *a)
@@ -644,6 +650,9 @@ GroupedFree(Rb_Analyzer *a)
 	FreeGroups(a);
 	Rb_KeyTableFree(&gs->groups);
     }
+    free(gs->recGroup);
+    free(gs->touched);
+    free(gs->sel);
     if (base->freeState != NULL) {
 	base->freeState(a);
     }

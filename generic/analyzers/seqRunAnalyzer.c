@@ -208,7 +208,9 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 		|| reqSize < 0) {
 	    continue;
 	}
-	dev = FindDevice(st, key);
+	/* Consecutive I/Os usually share a device: no call for those. */
+	dev = st->last != NULL && st->last->key == key ? st->last
+		: FindDevice(st, key);
 	if (dev == NULL) {
 	    st->failed = 1;
 	    RbKitDeviceLimit(a, st->limit, st->field, b->firstRecord + sel[j],

@@ -43,6 +43,9 @@ SizeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 {
     SizeState *st = a->state;
     const int64_t *size = b->col[RB_IO_SIZE];
+    /* Kept in locals: the column could alias the state. */
+    uint64_t count = st->count, bytes = st->bytes;
+    int64_t minSize = st->minSize, maxSize = st->maxSize;
     int j;
 
     for (j = 0; j < nsel; j++) {
@@ -51,15 +54,15 @@ SizeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	if (reqSize == RB_ABSENT || reqSize < 0) {
 	    continue;
 	}
-	st->count++;
-	st->bytes += (uint64_t)reqSize;
-	if (reqSize < st->minSize) {
-	    st->minSize = reqSize;
-	}
-	if (reqSize > st->maxSize) {
-	    st->maxSize = reqSize;
-	}
+	count++;
+	bytes += (uint64_t)reqSize;
+	minSize = reqSize < minSize ? reqSize : minSize;
+	maxSize = reqSize > maxSize ? reqSize : maxSize;
     }
+    st->count = count;
+    st->bytes = bytes;
+    st->minSize = minSize;
+    st->maxSize = maxSize;
 }
 
 /*

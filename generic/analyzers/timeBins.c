@@ -92,6 +92,61 @@ AddToNewBin(Rb_TimeBins *tb, int64_t t, uint64_t v)
 }
 
 /*
+ * CurrentBin --
+ *	The start and width of the bin added to last, as unsigned numbers
+ *	for one compare; width 0 for none, and for a bin starting at
+ *	INT64_MIN, which would hold RB_ABSENT.
+ */
+static inline void
+CurrentBin(const Rb_TimeBins *tb, uint64_t *start, uint64_t *width)
+{
+    *start = (uint64_t)tb->curStart;
+    *width = tb->curStart == RB_ABSENT ? 0
+	    : (uint64_t)tb->curEnd - (uint64_t)tb->curStart;
+}
+
+/*
+ * AddSelected --
+ *	Rb_TimeBinsAddColumn, inlined twice so that the test of value is made
+ *	once per call: a record in the bin added to last (an absent time,
+ *	INT64_MIN, never is) costs one unsigned compare.
+ */
+static inline __attribute__((always_inline)) uint64_t
+AddSelected(Rb_TimeBins *tb, const int64_t *time, const int64_t *value,
+	const uint32_t *sel, int nsel)
+{
+    uint64_t start, width, inBin = 0, total = 0;
+    int j;
+
+    CurrentBin(tb, &start, &width);
+    for (j = 0; j < nsel; j++) {
+	int64_t t = time[sel[j]];
+	int64_t v = value != NULL ? value[sel[j]] : 1;
+
+	if ((uint64_t)t - start < width && v >= 0) {
+	    inBin += (uint64_t)v;
+	    continue;
+	}
+	if (v < 0 || t == RB_ABSENT) {	/* RB_ABSENT is negative too */
+	    continue;
+	}
+	if (inBin > 0) {
+	    tb->sums[tb->curK - tb->lo] += inBin;
+	    total += inBin;
+	    inBin = 0;
+	}
+	total += (uint64_t)v;
+	AddToNewBin(tb, t, (uint64_t)v);
+	CurrentBin(tb, &start, &width);
+    }
+    if (inBin > 0) {
+	tb->sums[tb->curK - tb->lo] += inBin;
+	total += inBin;
+    }
+    return total;
+}
+
+/*
  * Rb_TimeBinsAddColumn --
  *	Adds to the bins of their times, for the selected records that have
  *	a time, their value in column value, or 1 each when value is NULL
@@ -107,40 +162,10 @@ uint64_t
 Rb_TimeBinsAddColumn(Rb_TimeBins *tb, const int64_t *time,
 	const int64_t *value, const uint32_t *sel, int nsel)
 {
-    int64_t start = tb->curStart, end = tb->curEnd;
-    uint64_t inBin = 0, total = 0;
-    int j;
-
-    for (j = 0; j < nsel; j++) {
-	int64_t t = time[sel[j]];
-	uint64_t v = 1;
-
-	if (value != NULL) {
-	    if (value[sel[j]] < 0) {	/* RB_ABSENT is negative too */
-		continue;
-	    }
-	    v = (uint64_t)value[sel[j]];
-	}
-	if (t == RB_ABSENT) {
-	    continue;
-	}
-	total += v;
-	if (t >= start && t < end) {
-	    inBin += v;
-	    continue;
-	}
-	if (inBin > 0) {
-	    tb->sums[tb->curK - tb->lo] += inBin;
-	    inBin = 0;
-	}
-	AddToNewBin(tb, t, v);
-	start = tb->curStart;
-	end = tb->curEnd;
+    if (value == NULL) {
+	return AddSelected(tb, time, NULL, sel, nsel);
     }
-    if (inBin > 0) {
-	tb->sums[tb->curK - tb->lo] += inBin;
-    }
-    return total;
+    return AddSelected(tb, time, value, sel, nsel);
 }
 
 /*

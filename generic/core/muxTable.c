@@ -30,6 +30,8 @@ typedef struct EqIndex {
     int64_t directMin;		/* keys in [directMin, directMin + directLen) */
     int64_t directLen;		/* 0: no direct table, hash only */
     int *direct;		/* key - directMin -> first entry, -1 none */
+    int *directChild;		/* instead, when no key has two entries:
+				 * key - directMin -> child, -1 none */
     int nslots;			/* power of two */
     int64_t *keys;
     int *first;			/* first entry index per slot, -1 empty */
@@ -96,6 +98,7 @@ RbMuxTableFree(MuxTable *t)
     free(t->rangeCount);
     free(t->rangeSel);
     free(t->eq.direct);
+    free(t->eq.directChild);
     free(t->eq.keys);
     free(t->eq.first);
     free(t->eq.entryChild);
@@ -155,13 +158,14 @@ BestField(Rb_Node *mux, const int *isDispatched, int wantEq, int nfields)
  * BuildDirect --
  *	When the equality keys span a small range (device numbers 0..N,
  *	store numbers), also index entries by key - min in a plain array: a
- *	lookup is then one subtraction and one load instead of a hash probe.
+ *	lookup is then one subtraction and one load instead of a hash probe;
+ *	when no key has two entries, the array holds the child itself.
  */
 static void
 BuildDirect(EqIndex *q)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN, k;
-    int slot;
+    int slot, e, single = 1;
 
     for (slot = 0; slot < q->nslots; slot++) {
 	if (q->first[slot] >= 0) {
@@ -174,14 +178,22 @@ BuildDirect(EqIndex *q)
     }
     q->directMin = lo;
     q->directLen = hi - lo + 1;
+    for (e = 0; e < q->nentries; e++) {
+	single &= q->entryNext[e] < 0;
+    }
     q->direct = Rb_AllocArray(q->directLen, sizeof(int));
     for (k = 0; k < q->directLen; k++) {
 	q->direct[k] = -1;
     }
     for (slot = 0; slot < q->nslots; slot++) {
 	if (q->first[slot] >= 0) {
-	    q->direct[q->keys[slot] - lo] = q->first[slot];
+	    q->direct[q->keys[slot] - lo] = single
+		    ? q->entryChild[q->first[slot]] : q->first[slot];
 	}
+    }
+    if (single) {
+	q->directChild = q->direct;
+	q->direct = NULL;
     }
 }
 
@@ -446,6 +458,19 @@ DispatchEq(MuxTable *t, const Rb_Batch *b, const uint32_t *sel, int nsel)
 		m += col[sel[k]] == key;
 	    }
 	    t->childN[q->entryChild[e]] = m;
+	}
+    } else if (q->directChild) {
+	uint32_t **childSel = t->childSel;
+	int *childN = t->childN;
+
+	for (k = 0; k < nsel; k++) {
+	    uint32_t r = sel[k];
+	    uint64_t off = (uint64_t)(col[r] - (uint64_t)q->directMin);
+
+	    if (off < (uint64_t)q->directLen
+		    && (c = q->directChild[off]) >= 0) {
+		childSel[c][childN[c]++] = r;
+	    }
 	}
     } else if (q->direct) {
 	for (k = 0; k < nsel; k++) {

@@ -21,6 +21,7 @@ typedef struct BlkparseState {
     Rb_Text tx;
     Rb_BlkPair *pair;
     int trailer;		/* In the closing summary. */
+    int slow;			/* No fast path (RUBICON_TEXT_SLOW). */
 } BlkparseState;
 
 /*
@@ -78,6 +79,7 @@ BlkparseOpen(Rb_Reader *r, Rb_Error *err)
     st->tx.delim = 0;
     st->tx.comment = '#';
     st->pair = RbBlkPairCreate();
+    st->slow = getenv("RUBICON_TEXT_SLOW") != NULL;
     r->epochNs = 0;
     return TCL_OK;
 }
@@ -203,6 +205,152 @@ RbBlkParseAction(const Rb_TextLine *l, int a, Rb_BlkEvent *ev, char *why,
 }
 
 /*
+ * Word --
+ *	p past a run of characters that are not blanks and the blanks
+ *	after it.
+ * Results: the start of the next field, or NULL when the run is empty
+ *	or not followed by a blank.
+ */
+static inline const char *
+Word(const char *p)
+{
+    const char *q = p;
+
+    while (*q != ' ' && *q != '\t' && *q != '\0') {
+	q++;
+    }
+    return q == p ? NULL : RbTextBlanks(q);
+}
+
+/*
+ * FastRemap --
+ *	The end of a remap line at p, " <- (maj,min) sector", into ev.
+ * Results: the first character not read, or NULL for any other form.
+ */
+static const char *
+FastRemap(const char *p, Rb_BlkEvent *ev)
+{
+    int64_t major, minor, from;
+    int n;
+
+    if ((p = RbTextBlanks(p)) == NULL || p[0] != '<' || p[1] != '-'
+	    || (p = RbTextBlanks(p + 2)) == NULL || *p != '('
+	    || (p = RbTextDigitRun(p + 1, &major, &n)) == NULL || *p != ','
+	    || major > 0xfff
+	    || (p = RbTextDigitRun(p + 1, &minor, &n)) == NULL || *p != ')'
+	    || minor > 0xfffff || (p = RbTextBlanks(p + 1)) == NULL
+	    || (p = RbTextDigitRun(p, &from, &n)) == NULL
+	    || (*p != ' ' && *p != '\t' && *p != '\0')) {
+	return NULL;
+    }
+    ev->fromDev = (uint32_t)(major << 20 | minor);
+    ev->fromSector = (uint64_t)from;
+    return p;
+}
+
+/*
+ * FastAction --
+ *	The fast path's part of a line from the action at p on (as
+ *	RbBlkParseAction): an action with no sector, or "ACTION RWBS
+ *	SECTOR + SECTORS" with a completion's "[error]" or a remap's
+ *	origin after it.
+ * Results: the first character not read, or NULL for any other form.
+ */
+static const char *
+FastAction(const char *p, Rb_BlkEvent *ev)
+{
+    char rwbs[16];
+    int64_t sector, len;
+    const char *q;
+    int n, ok;
+
+    ev->action = *p;
+    ev->sector = RB_BLK_NOSECTOR;
+    if (strchr("QMFXADRC", *p) == NULL) {
+	return p + 1;
+    }
+    if (*p == 'X' || (p = RbTextBlanks(p + 1)) == NULL) {
+	return NULL;
+    }
+    for (q = p; *q != ' ' && *q != '\t' && *q != '\0'; q++) {
+	continue;
+    }
+    if (q - p >= (int)sizeof(rwbs)) {
+	return NULL;
+    }
+    memcpy(rwbs, p, (size_t)(q - p));
+    rwbs[q - p] = '\0';
+    ev->flags = RbBlkRwbs(rwbs, &ok);
+    if (!ok || (p = RbTextBlanks(q)) == NULL
+	    || (p = RbTextDigitRun(p, &sector, &n)) == NULL
+	    || (p = RbTextBlanks(p)) == NULL || p[0] != '+'
+	    || (p = RbTextBlanks(p + 1)) == NULL
+	    || (p = RbTextDigitRun(p, &len, &n)) == NULL
+	    || (*p != ' ' && *p != '\t' && *p != '\0')
+	    || len > INT64_MAX / SECTOR) {
+	return NULL;
+    }
+    ev->sector = (uint64_t)sector;
+    ev->bytes = (uint64_t)len * SECTOR;
+    if (ev->action == 'A') {
+	return FastRemap(p, ev);
+    }
+    if (ev->action == 'C' && (q = RbTextBlanks(p)) != NULL && *q == '[') {
+	/* "[digits]" or "[-digits]", which atoi reads as they are. */
+	int neg = q[1] == '-';
+	int64_t error;
+
+	if ((q = RbTextDigitRun(q + 1 + neg, &error, &n)) == NULL || n > 9
+		|| *q != ']') {
+	    return NULL;
+	}
+	ev->error = neg ? -(int)error : (int)error;
+    }
+    return p;
+}
+
+/*
+ * BlkparseFastLine --
+ *	The fast path (an Rb_TextTakeProc, arg the event): a line with a
+ *	plain "maj,min" device, time and pid and a single-letter action,
+ *	into the event as ParseEvent would give it; any other line is left
+ *	to ParseEvent.
+ */
+static int
+BlkparseFastLine(Rb_Reader *r, const char *s, size_t len, void *arg)
+{
+    Rb_BlkEvent *ev = arg;
+    const char *p = s;
+    int64_t major, minor, t, pid;
+    int n;
+
+    while (*p == ' ' || *p == '\t') {
+	p++;
+    }
+    if ((p = RbTextDigitRun(p, &major, &n)) == NULL || *p != ','
+	    || major > 0xfff
+	    || (p = RbTextDigitRun(p + 1, &minor, &n)) == NULL
+	    || minor > 0xfffff || (p = RbTextBlanks(p)) == NULL
+	    || (p = Word(p)) == NULL || (p = Word(p)) == NULL
+	    || (p = RbTextDecimal(p, 1000000000, &t)) == NULL
+	    || (p = RbTextBlanks(p)) == NULL
+	    || (p = RbTextDigitRun(p, &pid, &n)) == NULL
+	    || (p = RbTextBlanks(p)) == NULL || *p == '\0'
+	    || (p[1] != ' ' && p[1] != '\t' && p[1] != '\0')) {
+	return 0;
+    }
+    memset(ev, 0, sizeof(*ev));
+    if ((p = FastAction(p, ev)) == NULL
+	    || strlen(p) != (size_t)(s + len - p)) {
+	return 0;
+    }
+    ev->dev = (uint32_t)(major << 20 | minor);
+    ev->time = t;
+    ev->pid = (uint32_t)pid;
+    return 1;
+}
+
+/*
  * NextEvent --
  *	The next event line, skipping the closing summary and applying the
  *	error policy to malformed lines.
@@ -216,10 +364,16 @@ NextEvent(Rb_Reader *r, Rb_BlkEvent *ev)
 
     for (;;) {
 	const char *kind;
-	int rc = RbTextNextLine(r, &st->tx);
+	int rc = RbTextNextLineOr(r, &st->tx, st->trailer || st->slow ? NULL
+		: BlkparseFastLine, ev);
 
 	if (rc <= 0) {
 	    return rc;
+	}
+	if (rc == 2) {
+	    ev->recNo = st->tx.line.lineNo;
+	    ev->offset = st->tx.line.offset;
+	    return 1;
 	}
 	if (st->trailer || IsTrailer(&st->tx.line)) {
 	    st->trailer = 1;

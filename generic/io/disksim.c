@@ -16,6 +16,7 @@
 
 typedef struct DiskSimState {
     Rb_Text tx;
+    Rb_TextFast fast;
     int64_t timeScale;		/* ns per unit of the time field */
 } DiskSimState;
 
@@ -41,6 +42,52 @@ DiskSimSniff(const unsigned char *head, size_t n)
 }
 
 /*
+ * DiskSimFastLine --
+ *	The fast path (see Rb_TextFastProc) for the usual line: five plain
+ *	numbers separated by blanks, a time with a fraction of at most 9
+ *	digits; any other line is left to DiskSimParse.
+ */
+static int
+DiskSimFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, size_t len,
+	Rb_Batch *b, int i)
+{
+    DiskSimState *st = r->state;
+    const char *p = s;
+    int64_t t, device, lba, size, type;
+    int n;
+
+    while (*p == ' ' || *p == '\t') {
+	p++;
+    }
+    if ((p = RbTextDecimal(p, st->timeScale, &t)) == NULL
+	    || (p = RbTextBlanks(p)) == NULL
+	    || (p = RbTextDigitRun(p, &device, &n)) == NULL
+	    || (p = RbTextBlanks(p)) == NULL
+	    || (p = RbTextDigitRun(p, &lba, &n)) == NULL
+	    || __builtin_mul_overflow(lba, SECTOR, &lba)
+	    || (p = RbTextBlanks(p)) == NULL
+	    || (p = RbTextDigitRun(p, &size, &n)) == NULL
+	    || __builtin_mul_overflow(size, SECTOR, &size)
+	    || (p = RbTextBlanks(p)) == NULL
+	    || (p = RbTextDigitRun(p, &type, &n)) == NULL) {
+	return 0;
+    }
+    while (*p == ' ' || *p == '\t') {
+	p++;
+    }
+    if (p != s + len) {
+	return 0;
+    }
+    b->col[RB_IO_TIME][i] = t;
+    b->col[RB_IO_DEVICE][i] = device;
+    b->col[RB_IO_OFFSET][i] = lba;
+    b->col[RB_IO_SIZE][i] = size;
+    b->col[RB_IO_OP][i] = (type & 1) ? RB_OP_READ : RB_OP_WRITE;
+    b->col[RB_IO_FLAGS][i] = type;
+    return 1;
+}
+
+/*
  * DiskSimOpen --
  *	Chooses the time unit: the readeroptions "timeunit" (ns, us, ms,
  *	s), else milliseconds when the first line's time has a fraction or
@@ -57,6 +104,10 @@ DiskSimOpen(Rb_Reader *r, Rb_Error *err)
 
     st->tx.delim = 0;
     st->tx.comment = '#';
+    st->fast.proc = DiskSimFastLine;
+    if (getenv("RUBICON_TEXT_SLOW") == NULL) {
+	st->tx.fast = &st->fast;
+    }
     if (unit != NULL) {
 	if (!RbTimeUnitScale(Tcl_GetString(unit), &st->timeScale)) {
 	    Rb_SetError(err, "RUBICON READER OPTION", "%s: unknown timeunit "

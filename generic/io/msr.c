@@ -19,13 +19,63 @@
 #define RESPONSE_MAX	1000000000000000000LL
 
 /* The fast path's state: the last hostname and its hash, since a trace
- * names one or a few hosts over and over. */
+ * names one or a few hosts over and over; the name and its comma as up
+ * to 4 words, with masks of the bytes they use. */
 typedef struct MsrFast {
     Rb_TextFast base;
     size_t hostLen;
     uint32_t hostHash;
-    char host[32];
+    int hostWords;
+    uint64_t hostWord[4], hostMask[4];
 } MsrFast;
+
+#define HOST_MAX 31		/* longest hostname the fast path keeps */
+
+/*
+ * SameHost --
+ *	Whether p, in a line ending at end, starts with the last hostname
+ *	and a comma, compared a word at a time (reading no further than
+ *	RB_INPUT_PAD past the line's NUL).
+ */
+static inline int
+SameHost(const MsrFast *mf, const char *p, const char *end)
+{
+    uint64_t w, diff = 0;
+    int k;
+
+    if (p + 8 * mf->hostWords > end + RB_INPUT_PAD) {
+	return 0;
+    }
+    for (k = 0; k < mf->hostWords; k++) {
+	memcpy(&w, p + 8 * k, 8);
+	diff |= (w ^ mf->hostWord[k]) & mf->hostMask[k];
+    }
+    return mf->hostWords > 0 && diff == 0;
+}
+
+/*
+ * KeepHost --
+ *	Makes the hostLen bytes at host the last hostname.
+ */
+static void
+KeepHost(MsrFast *mf, const char *host, size_t hostLen)
+{
+    char name[HOST_MAX + 1 + 32];
+    int k;
+
+    memset(name, 0, sizeof(name));
+    memcpy(name, host, hostLen);
+    mf->hostHash = RbHashName(name);
+    name[hostLen] = ',';
+    mf->hostLen = hostLen;
+    mf->hostWords = (int)(hostLen + 8) / 8;
+    for (k = 0; k < mf->hostWords; k++) {
+	size_t used = hostLen + 1 - 8 * (size_t)k;
+
+	memcpy(&mf->hostWord[k], name + 8 * k, 8);
+	mf->hostMask[k] = used >= 8 ? ~0ULL : (1ULL << (8 * used)) - 1;
+    }
+}
 
 typedef struct MsrState {
     Rb_Text tx;
@@ -97,8 +147,8 @@ UnixNs(int64_t ticks, int64_t *ns)
  *	such a line; any other line is left to MsrParse.
  */
 static int
-MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
-	int i)
+MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, size_t len,
+	Rb_Batch *b, int i)
 {
     MsrFast *mf = (MsrFast *)fast;
     const char *p, *host;
@@ -109,14 +159,22 @@ MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
     if ((p = RbTextDigits(s, ',', &ticks)) == NULL) {
 	return 0;
     }
-    for (host = p; *p != ',' && *p != '\0'; p++) {
-	continue;
+    host = p;
+    if (SameHost(mf, p, s + len)) {
+	hostLen = mf->hostLen;
+	p += hostLen;
+    } else {
+	for (; *p != ',' && *p != '\0'; p++) {
+	    continue;
+	}
+	hostLen = (size_t)(p - host);
+	if (*p != ',' || hostLen == 0 || hostLen > HOST_MAX
+		|| host[0] == ' ' || host[0] == '\t' || p[-1] == ' '
+		|| p[-1] == '\t') {
+	    return 0;
+	}
     }
-    hostLen = (size_t)(p - host);
-    if (*p != ',' || hostLen == 0 || hostLen >= sizeof(mf->host)
-	    || host[0] == ' ' || host[0] == '\t' || p[-1] == ' '
-	    || p[-1] == '\t'
-	    || (p = RbTextDigits(p + 1, ',', &device)) == NULL) {
+    if ((p = RbTextDigits(p + 1, ',', &device)) == NULL) {
 	return 0;
     }
     /* Fixed-length compares (inlined), safe within RB_INPUT_PAD. */
@@ -131,15 +189,12 @@ MsrFastLine(Rb_Reader *r, Rb_TextFast *fast, const char *s, Rb_Batch *b,
     }
     if ((p = RbTextDigits(p, ',', &offset)) == NULL
 	    || (p = RbTextDigits(p, ',', &size)) == NULL
-	    || RbTextDigits(p, '\0', &resp) == NULL
+	    || (p = RbTextDigits(p, '\0', &resp)) == NULL || p != s + len + 1
 	    || resp > RESPONSE_MAX / 100 || !UnixNs(ticks, &ns)) {
 	return 0;
     }
-    if (hostLen != mf->hostLen || memcmp(host, mf->host, hostLen) != 0) {
-	memcpy(mf->host, host, hostLen);
-	mf->host[hostLen] = '\0';
-	mf->hostLen = hostLen;
-	mf->hostHash = RbHashName(mf->host);
+    if (hostLen != mf->hostLen || !SameHost(mf, host, s + len)) {
+	KeepHost(mf, host, hostLen);
     }
     b->col[RB_IO_TIME][i] = ns - r->epochNs;
     b->col[RB_IO_FINISH][i] = ns - r->epochNs + resp * 100;
@@ -168,7 +223,6 @@ MsrOpen(Rb_Reader *r, Rb_Error *err)
     st->tx.delim = ',';
     st->tx.comment = '#';
     st->fast.base.proc = MsrFastLine;
-    st->fast.hostLen = SIZE_MAX;
     if (getenv("RUBICON_TEXT_SLOW") == NULL) {
 	st->tx.fast = &st->fast.base;
     }

@@ -33,6 +33,7 @@ typedef struct Rb_Text {
     Rb_Error pending;
     Rb_TextLine line;
     struct Rb_TextFast *fast;	/* A reader's fast path, or NULL. */
+    uint64_t fastLines;		/* Lines the fast path took, for tests. */
 } Rb_Text;
 
 /* Parses line into record i of b (appended with every field absent).
@@ -42,78 +43,206 @@ typedef const char *(Rb_TextParseProc)(Rb_Reader *r, Rb_TextLine *line,
 		    Rb_Batch *b, int i, char *why, size_t whyLen);
 
 /* A reader's fast path for the common form of its lines: parses the whole
- * line s (NUL-terminated, not split) into record i of b, appended with
- * every field absent, and returns 1; or, for any line it is not sure of
- * (blank, comment, malformed, unusual but valid), returns 0 without
- * touching b, and the line goes through the parse proc as if there were
- * no fast path.  So a fast path only has to agree with the parse proc on
- * the lines it accepts. */
+ * line s of len bytes (NUL-terminated, not split) into record i of b,
+ * appended with every field absent, and returns 1; or, for any line it
+ * is not sure of (blank, comment, malformed, unusual but valid, holding
+ * a NUL byte before s[len]), returns 0 without touching b, and the line
+ * goes through the parse proc as if there were no fast path.  So a fast
+ * path only has to agree with the parse proc on the lines it accepts. */
 typedef int (Rb_TextFastProc)(Rb_Reader *r, struct Rb_TextFast *fast,
-		    const char *s, Rb_Batch *b, int i);
+		    const char *s, size_t len, Rb_Batch *b, int i);
 
 typedef struct Rb_TextFast {
     Rb_TextFastProc *proc;
 } Rb_TextFast;
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /*
- * RbTextDigits --
- *	A run of 1 to 18 decimal digits (so that it fits in 60 bits) and
- *	then the character stop, in a line from Rb_InputGetLine: it is
- *	read 8 bytes at a time, up to 7 bytes past the run (RB_INPUT_PAD),
- *	with no branch per digit.
- * Results: the character after stop with *v set, or NULL.
+ * RbTextNonDigits --
+ *	The top bit of each byte of w (8 bytes of text, the first in the
+ *	low byte) that is not an ASCII digit; a carry or borrow only
+ *	reaches bytes after the first such byte, which callers do not use.
  */
-static inline const char *
-RbTextDigits(const char *p, char stop, int64_t *v)
+static inline uint64_t
+RbTextNonDigits(uint64_t w)
+{
+    return ((w + 0x4646464646464646ULL) | (w - 0x3030303030303030ULL) | w)
+	    & 0x8080808080808080ULL;
+}
+
+/*
+ * RbTextEight --
+ *	The value of the n (1 to 8) digits starting at the low byte of w,
+ *	with no branch per digit: the digits to the top bytes, then pairs,
+ *	quads, eights.
+ */
+static inline uint64_t
+RbTextEight(uint64_t w, int n)
+{
+    uint64_t d = (w << (8 * (8 - n))) & 0x0F0F0F0F0F0F0F0FULL;
+
+    d = (d * 2561) >> 8;
+    d = ((d & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+    return ((d & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
+}
+#endif
+
+/*
+ * RbTextDigitRun --
+ *	A run of 1 to 18 decimal digits (so that it fits in 60 bits) in a
+ *	line from Rb_InputGetLine: it is read 8 bytes at a time, up to 15
+ *	bytes past the run (within RB_INPUT_PAD), with no branch per digit.
+ * Results: the first character after the run with *v set and *ndigits
+ *	the run's length, or NULL for no digit or more than 18.
+ */
+static inline __attribute__((always_inline)) const char *
+RbTextDigitRun(const char *p, int64_t *v, int *ndigits)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     static const uint64_t pow10[9] = {
 	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
     };
-    uint64_t x = 0, w, d, other;
-    int n, total = 0;
+    uint64_t w0, w1, w2, o;
+    int n;
 
-    do {
-	memcpy(&w, p, 8);
-	/* The top bit of each byte that is not a digit (above '9', below
-	 * '0', or not ASCII); a carry or borrow only reaches bytes after
-	 * the first such byte, which are not used. */
-	other = ((w + 0x4646464646464646ULL) | (w - 0x3030303030303030ULL)
-		| w) & 0x8080808080808080ULL;
-	n = other ? __builtin_ctzll(other) >> 3 : 8;
+    memcpy(&w0, p, 8);
+    if ((o = RbTextNonDigits(w0)) != 0) {
+	n = __builtin_ctzll(o) >> 3;
 	if (n == 0) {
-	    break;
+	    return NULL;
 	}
-	/* The n digits to the top bytes, then pairs, quads, eights. */
-	d = (w << (8 * (8 - n))) & 0x0F0F0F0F0F0F0F0FULL;
-	d = (d * 2561) >> 8;
-	d = ((d & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
-	d = ((d & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
-	x = x * pow10[n] + d;
-	total += n;
-	p += n;
-    } while (n == 8 && total <= 18);
+	*v = (int64_t)RbTextEight(w0, n);
+	*ndigits = n;
+	return p + n;
+    }
+    memcpy(&w1, p + 8, 8);
+    if ((o = RbTextNonDigits(w1)) != 0) {
+	n = __builtin_ctzll(o) >> 3;
+	*v = (int64_t)(RbTextEight(w0, 8) * pow10[n]
+		+ (n ? RbTextEight(w1, n) : 0));
+	*ndigits = 8 + n;
+	return p + 8 + n;
+    }
+    memcpy(&w2, p + 16, 8);
+    o = RbTextNonDigits(w2);
+    n = o ? __builtin_ctzll(o) >> 3 : 8;
+    if (n > 2) {
+	return NULL;
+    }
+    *v = (int64_t)((RbTextEight(w0, 8) * 100000000 + RbTextEight(w1, 8))
+	    * pow10[n] + (n ? RbTextEight(w2, n) : 0));
+    *ndigits = 16 + n;
+    return p + 16 + n;
 #else
     const char *start = p;
     uint64_t x = 0;
     unsigned d;
-    int total;
 
     while ((d = (unsigned)(unsigned char)*p - '0') < 10) {
 	x = x * 10 + d;
-	p++;
+	if (++p - start > 18) {
+	    return NULL;
+	}
     }
-    total = (int)(p - start);
-#endif
-    if (total == 0 || total > 18 || *p != stop) {
+    if (p == start) {
 	return NULL;
     }
     *v = (int64_t)x;
+    *ndigits = (int)(p - start);
+    return p;
+#endif
+}
+
+/*
+ * RbTextDigits --
+ *	A run of 1 to 18 decimal digits (RbTextDigitRun) and then the
+ *	character stop.
+ * Results: the character after stop with *v set, or NULL.
+ */
+static inline __attribute__((always_inline)) const char *
+RbTextDigits(const char *p, char stop, int64_t *v)
+{
+    int64_t x;
+    int n;
+
+    p = RbTextDigitRun(p, &x, &n);
+    if (p == NULL || *p != stop) {
+	return NULL;
+    }
+    *v = x;
     return p + 1;
 }
 
+/*
+ * RbTextDecimal --
+ *	A plain decimal number from a line from Rb_InputGetLine: 1 to 18
+ *	digits, then optionally a point and 1 to 9 more (24 digits at most,
+ *	as RbParseScaled takes them), times scale (1 to 10^9 with a
+ *	fraction, to 10^12 without) and rounded to the nearest integer, a
+ *	half up, as RbParseScaled rounds it.
+ * Results: the first character after the number with *v set, or NULL
+ *	for any other form or a result beyond int64 (RbParseScaled then
+ *	decides).
+ */
+static inline __attribute__((always_inline)) const char *
+RbTextDecimal(const char *p, int64_t scale, int64_t *v)
+{
+    static const int64_t pow10[10] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	1000000000,
+    };
+    int64_t whole, frac, part;
+    int nw, nf;
+
+    if ((p = RbTextDigitRun(p, &whole, &nw)) == NULL
+	    || __builtin_mul_overflow(whole, scale, &whole)) {
+	return NULL;
+    }
+    if (*p != '.') {
+	*v = whole;
+	return p;
+    }
+    if ((p = RbTextDigitRun(p + 1, &frac, &nf)) == NULL || nf > 9
+	    || nw + nf > 24 || scale > 1000000000) {
+	return NULL;
+    }
+    /* whole + round(frac * scale / 10^nf), halves up: the whole part
+     * adds an integer, which does not change the rounding; frac * scale
+     * < 10^18. */
+    part = (frac * scale + pow10[nf] / 2) / pow10[nf];
+    if (__builtin_add_overflow(whole, part, v)) {
+	return NULL;
+    }
+    return p;
+}
+
+/*
+ * RbTextBlanks --
+ *	p past a run of one or more blanks (spaces, tabs).
+ * Results: the first character after the run, or NULL when p is not
+ *	at a blank.
+ */
+static inline const char *
+RbTextBlanks(const char *p)
+{
+    if (*p != ' ' && *p != '\t') {
+	return NULL;
+    }
+    do {
+	p++;
+    } while (*p == ' ' || *p == '\t');
+    return p;
+}
+
+/* Offers the whole line s of len bytes to a reader's fast path, which
+ * returns 1 when it took it (see RbTextNextLineOr). */
+typedef int (Rb_TextTakeProc)(Rb_Reader *r, const char *s, size_t len,
+		    void *arg);
+
 int		RbTextSplit(char *s, char delim, char **field, int max);
 int		RbTextNextLine(Rb_Reader *r, Rb_Text *tx);
+int		RbTextNextLineOr(Rb_Reader *r, Rb_Text *tx,
+		    Rb_TextTakeProc *take, void *arg);
 int		RbTextBad(Rb_Reader *r, Rb_Text *tx, const char *kind,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int		RbTextFinish(Rb_Text *tx, Rb_Batch *b, int start,

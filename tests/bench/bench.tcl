@@ -125,7 +125,8 @@ set mb [expr {[file size $big] / 1e6}]
 set cmds [list \
     rubicon [list {*}$rubicon [file join $here fig4.tcl] $big] \
     rubiconcsv [list {*}$rubicon -format msr [file join $here fig4.tcl] $csv] \
-    c [list $srtbase fig4 $big]]
+    c [list $srtbase fig4 $big] \
+    ccsv [list $srtbase fig4 $csv]]
 foreach tool $tools {
     lappend cmds $tool [toolCmd $tool fig4 $csv]
 }
@@ -144,7 +145,13 @@ measure perstoretools $cmds
 measure perstore [list \
     rubicon [list {*}$rubicon [file join $here perstore.tcl] $big] \
     oneflow [list {*}$rubicon [file join $here oneflow.tcl] $big] \
-    c [list $srtbase perdev $big]]
+    c [list $srtbase perdev $big] \
+    rubiconcsv [list {*}$rubicon -format msr [file join $here perstore.tcl] $csv] \
+    ccsv [list $srtbase perdev $csv] \
+    rubicon4 [list {*}$rubicon [file join $here perstore4.tcl] $big] \
+    c4 [list $srtbase perstore4 $big] \
+    rubicon4csv [list {*}$rubicon -format msr [file join $here perstore4.tcl] $csv] \
+    c4csv [list $srtbase perstore4 $csv]]
 
 # (2b) Filters compiled together: 1, 10, 158 and 1000 Filters of each
 # kind under one Mux (filters.tcl), against one Flow, on the 10 M-line
@@ -319,7 +326,9 @@ puts [format "%-34s %9s %9s %6s" case rubicon C ratio]
 puts $line
 puts [format "%-34s %9s %9s %6s" "(1) Figure 4 (3 flows, 2 Filters)" \
     [s $t(fig4,rubicon)] [s $t(fig4,c)] [r $t(fig4,rubicon) $t(fig4,c)]]
-puts [format "%-34s %9s" "    same, rubicon reading the CSV" [s $t(fig4,rubiconcsv)]]
+puts [format "%-34s %9s %9s %6s" "    same, both reading the CSV" \
+    [s $t(fig4,rubiconcsv)] [s $t(fig4,ccsv)] \
+    [r $t(fig4,rubiconcsv) $t(fig4,ccsv)]]
 # (1t) The tools users compare with, each against Rubicon reading the
 # same CSV: Figure 4 on the 10 M-line file, per-store on 1 M lines.
 puts [format "%-34s %9s   %s" "(1t) the tools, same CSV" "" \
@@ -339,6 +348,18 @@ set perstoreRatio [expr {$t(perstore,rubicon) / $t(perstore,oneflow)}]
 puts [format "%-34s %9s %9s %6s   (the tools: row 1t)" \
     "(2) per-store, 158 Filters + Mux" [s $t(perstore,rubicon)] \
     [s $t(perstore,c)] [r $t(perstore,rubicon) $t(perstore,c)]]
+puts [format "%-34s %9s %9s %6s" "    same, both reading the CSV" \
+    [s $t(perstore,rubiconcsv)] [s $t(perstore,ccsv)] \
+    [r $t(perstore,rubiconcsv) $t(perstore,ccsv)]]
+foreach {label rb c} {
+    "    Rate+Size+ReadFraction+SeqRun" rubicon4 c4
+    "    same, both reading the CSV" rubicon4csv c4csv
+} {
+    set ratio [expr {$t(perstore,$rb) / $t(perstore,$c)}]
+    puts [format "%-34s %9s %9s %6s   (target <= 1.3: %s)" $label \
+	[s $t(perstore,$rb)] [s $t(perstore,$c)] [r $t(perstore,$rb) \
+	$t(perstore,$c)] [expr {$ratio <= 1.3 ? "met" : "NOT met"}]]
+}
 puts [format "%-34s %9s %9s %6s   per-store / one flow = %.2f (target <= 1.5: %s)" \
     "    same analysis, one flow" [s $t(perstore,oneflow)] "" "" \
     $perstoreRatio [expr {$perstoreRatio <= 1.5 ? "met" : "NOT met"}]]

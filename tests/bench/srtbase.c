@@ -10,9 +10,21 @@
  *	srtbase fig4 trace.srt     groups dev1, dev2 and all (Figure 4)
  *	srtbase perdev trace.srt   one group per device number
  *	srtbase scan trace.srt     decodes every record, keeps nothing
+ *	srtbase perstore4 trace.srt   one group per device number, with
+ *	                           what RateAnalyzer, SizeAnalyzer,
+ *	                           ReadFractionAnalyzer and SeqRunAnalyzer
+ *	                           compute (perstore4.tcl)
+ *
+ *	A trace whose name ends in .csv is read as MSR Cambridge CSV
+ *	(Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime, the
+ *	time in 100 ns ticks) instead: blocks read with fread, lines found
+ *	with memchr, the three fields needed parsed by hand.
  *
  *	Output, one line per group and one per non-empty interval:
  *	    GROUP count N bytes B rate R bandwidth W
+ *	(perstore4 adds: meansize S minsize S maxsize S reads N writes N
+ *	runs N, a run being I/Os each starting where the one before on its
+ *	device ended)
  *	    GROUP bin K COUNT BYTES
  *	Rates divide by the trace's duration (last enqueue time minus first),
  *	as Rubicon's RateAnalyzer and BandwidthAnalyzer do.
@@ -27,10 +39,13 @@
 #define BLOCK_RECS	8192
 #define BIN_US		10000000LL	/* 10 s, Rubicon's default interval */
 #define MAX_GROUPS	4096
+#define READ_BIT	0x00080000u	/* is_read in the flags word */
 
 typedef struct Group {
     char name[32];
     long long count, bytes;
+    long long minSize, maxSize, reads, writes, runs;
+    unsigned long long prevEnd;	/* offset + size of the previous I/O */
     long long nbins;
     long long (*bins)[2];	/* per interval: count, bytes */
 } Group;
@@ -120,6 +135,104 @@ DeviceGroup(uint32_t dev)
 }
 
 /*
+ * CsvNext --
+ *	The next line of an MSR CSV trace fp: its time in microseconds
+ *	(ticks / 10), disk number, size, offset and whether it is a read.
+ * Results: 1, or 0 at the end of the file.
+ */
+static int
+CsvNext(FILE *fp, long long *t, uint32_t *dev, uint32_t *size,
+	unsigned long long *offset, int *isRead)
+{
+    static char buf[1 << 20];
+    static size_t pos, len;
+    unsigned long long v[7];
+    char *p, *nl;
+    int f;
+
+    nl = memchr(buf + pos, '\n', len - pos);
+    if (nl == NULL) {
+	memmove(buf, buf + pos, len - pos);
+	len -= pos;
+	pos = 0;
+	len += fread(buf + len, 1, sizeof(buf) - len - 1, fp);
+	if (len == 0) {
+	    return 0;
+	}
+	nl = memchr(buf, '\n', len);
+	if (nl == NULL) {
+	    nl = buf + len;	/* a last line without a newline */
+	    buf[len++] = '\n';
+	}
+    }
+    p = buf + pos;
+    for (f = 0; f < 7; f++) {
+	unsigned long long x = 0;
+
+	if (f == 3) {
+	    *isRead = *p == 'R';
+	}
+	if (f == 1 || f == 3) {
+	    while (*p != ',') {
+		p++;
+	    }
+	} else {
+	    for (; *p >= '0' && *p <= '9'; p++) {
+		x = x * 10 + (unsigned long long)(*p - '0');
+	    }
+	}
+	v[f] = x;
+	p++;
+    }
+    pos = (size_t)(nl - buf) + 1;
+    *t = (long long)(v[0] / 10);
+    *dev = (uint32_t)v[2];
+    *size = (uint32_t)v[5];
+    *offset = v[4];
+    return 1;
+}
+
+/*
+ * Count --
+ *	Counts one I/O of device dev, size bytes, at offset and a read or
+ *	not, in interval k, in the groups of mode (fig4: dev1, dev2 and
+ *	all; perdev: its device's; perstore4: its device's, with sizes,
+ *	reads and runs).
+ */
+static inline void
+Count(int mode, Group *dev1, Group *dev2, Group *all, uint32_t dev,
+	long long k, uint32_t size, unsigned long long offset, int isRead)
+{
+    Group *g;
+
+    if (mode == '4') {
+	g = DeviceGroup(dev);
+	if (g->count == 0 || offset != g->prevEnd) {
+	    g->runs++;
+	}
+	if (g->count == 0 || (long long)size < g->minSize) {
+	    g->minSize = size;
+	}
+	if (g->count == 0 || (long long)size > g->maxSize) {
+	    g->maxSize = size;
+	}
+	g->prevEnd = offset + size;
+	g->reads += isRead;
+	g->writes += !isRead;
+	Add(g, k, size);
+    } else if (mode == 'f') {
+	if (dev == 1) {
+	    Add(dev1, k, size);
+	} else if (dev == 2) {
+	    Add(dev2, k, size);
+	}
+	Add(all, k, size);
+    } else if (mode == 'p') {
+	Add(DeviceGroup(dev), k, size);
+    }
+}
+
+/*
  * main --
  *	Reads the trace, groups its I/Os and prints the results.
  */
@@ -132,27 +245,46 @@ main(int argc, char **argv)
     double seconds;
     size_t got, i;
     FILE *fp;
-    int c, mode, gi;
+    int c, mode, gi, csv;
     long long k;
 
     if (argc != 3 || (strcmp(argv[1], "fig4") && strcmp(argv[1], "perdev")
-	    && strcmp(argv[1], "scan"))) {
-	fprintf(stderr, "usage: srtbase fig4|perdev|scan trace.srt\n");
+	    && strcmp(argv[1], "scan") && strcmp(argv[1], "perstore4"))) {
+	fprintf(stderr, "usage: srtbase fig4|perdev|perstore4|scan "
+		"trace.srt|trace.csv\n");
 	return 2;
     }
-    mode = argv[1][0];
+    mode = strcmp(argv[1], "perstore4") == 0 ? '4' : argv[1][0];
+    csv = strlen(argv[2]) > 4
+	    && strcmp(argv[2] + strlen(argv[2]) - 4, ".csv") == 0;
     if ((fp = fopen(argv[2], "rb")) == NULL) {
 	perror(argv[2]);
 	return 1;
-    }
-    while ((c = getc(fp)) != EOF && c != '\f') {
     }
     if (mode == 'f') {
 	dev1 = NewGroup("dev1");
 	dev2 = NewGroup("dev2");
 	all = NewGroup("all");
     }
-    while ((got = fread(buf, REC_LEN, BLOCK_RECS, fp)) > 0) {
+    if (csv) {
+	unsigned long long offset;
+	long long t;
+	uint32_t dev, size;
+	int isRead;
+
+	while (CsvNext(fp, &t, &dev, &size, &offset, &isRead)) {
+	    if (records++ == 0) {
+		first = t;
+	    }
+	    last = t;
+	    Count(mode, dev1, dev2, all, dev, (t - first) / BIN_US, size,
+		    offset, isRead);
+	}
+    } else {
+	while ((c = getc(fp)) != EOF && c != '\f') {
+	}
+    }
+    while (!csv && (got = fread(buf, REC_LEN, BLOCK_RECS, fp)) > 0) {
 	for (i = 0; i < got; i++) {
 	    const unsigned char *r = buf + i * REC_LEN;
 	    long long t = (long long)Be32(r + 8) * 1000000 + Be32(r + 12);
@@ -167,17 +299,9 @@ main(int argc, char **argv)
 		first = t;
 	    }
 	    last = t;
-	    k = (t - first) / BIN_US;
-	    if (mode == 'f') {
-		if (dev == 1) {
-		    Add(dev1, k, size);
-		} else if (dev == 2) {
-		    Add(dev2, k, size);
-		}
-		Add(all, k, size);
-	    } else if (mode == 'p') {
-		Add(DeviceGroup(dev), k, size);
-	    }
+	    Count(mode, dev1, dev2, all, dev, (t - first) / BIN_US, size,
+		    (unsigned long long)Be32(r + 64) << 32 | Be32(r + 68),
+		    (Be32(r + 44) & READ_BIT) != 0);
 	}
     }
     fclose(fp);
@@ -186,10 +310,16 @@ main(int argc, char **argv)
     for (gi = 0; gi < ngroups; gi++) {
 	Group *g = &groups[gi];
 
-	printf("%s count %lld bytes %lld rate %.17g bandwidth %.17g\n",
+	printf("%s count %lld bytes %lld rate %.17g bandwidth %.17g",
 		g->name, g->count, g->bytes,
 		seconds > 0 ? g->count / seconds : 0.0,
 		seconds > 0 ? g->bytes / seconds : 0.0);
+	if (mode == '4') {
+	    printf(" meansize %.17g minsize %lld maxsize %lld reads %lld "
+		    "writes %lld runs %lld", (double)g->bytes / g->count,
+		    g->minSize, g->maxSize, g->reads, g->writes, g->runs);
+	}
+	printf("\n");
 	for (k = 0; k < g->nbins; k++) {
 	    if (g->bins[k][0] > 0) {
 		printf("%s bin %lld %lld %lld\n", g->name, k, g->bins[k][0],

@@ -525,12 +525,18 @@ CompareFirst(const void *p, const void *q)
 static void
 SortColumns(TxMixState *st)
 {
-    ColumnRank *order = Rb_AllocArray(st->ntypes + 1, sizeof(ColumnRank));
-    void **tmp = Rb_AllocArray(st->ntypes + 1, sizeof(void *));
-    int64_t *keys = Rb_AllocArray(st->ntypes + 1, sizeof(int64_t));
+    ColumnRank *order;
+    void **tmp;
+    int64_t *keys;
     void **arrays[3];
     int j, k;
 
+    if (st->ntypes == 0) {
+	return;			/* No columns (their arrays are NULL). */
+    }
+    order = Rb_AllocArray(st->ntypes, sizeof(ColumnRank));
+    tmp = Rb_AllocArray(st->ntypes, sizeof(void *));
+    keys = Rb_AllocArray(st->ntypes, sizeof(int64_t));
     for (j = 0; j < st->ntypes; j++) {
 	order[j].first = st->typeFirst[j];
 	order[j].column = j;

@@ -13,6 +13,7 @@
  *	CPU is charged at the merge as one pass charges it.
  */
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include "plugins/magpie/magpie.h"
 
@@ -23,6 +24,8 @@ typedef struct ThreadCpuState {
     char *prevField;		/* -prev */
     char *nextField;		/* -next */
     char *idle;			/* -idle: the idle thread's id */
+    int64_t limit;		/* -limit: most CPUs and most threads */
+    int failed;			/* -limit was passed: counting stopped. */
     int fEvent, fCpu, fPrev, fNext;
     int64_t switchId;
     int64_t idleValue;
@@ -59,6 +62,8 @@ static const Rb_Option threadCpuOptions[] = {
      "next_pid", "field of the thread switched in"},
     {"-idle", RB_OPT_STRING, offsetof(ThreadCpuState, idle), "0",
      "id of the idle thread (its time is idle, not busy)"},
+    {"-limit", RB_OPT_INT, offsetof(ThreadCpuState, limit), "1000000",
+     "most CPUs and most threads held; one more stops the run"},
     {NULL}
 };
 
@@ -113,6 +118,12 @@ ThreadCpuStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     ThreadCpuState *s = a->state;
 
     FreeTables(s);
+    if (s->limit <= 0) {
+	Rb_AnalyzerError(a, "RUBICON ANALYZER OPTION",
+		"%s: -limit must be positive", a->cls->name);
+	return TCL_ERROR;
+    }
+    s->failed = 0;
     /* Event names are text; threads are integers or text, both alike. */
     if (Rb_AnalyzerTypedField(a, run, s->eventField,
 	    RB_FT_BIT(RB_FT_STRING), &s->fEvent) != TCL_OK
@@ -192,8 +203,8 @@ ThreadCpuRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
     Tcl_HashEntry *e;
     int isNew;
 
-    if (b->col[s->fEvent][i] != s->switchId || cpu == RB_ABSENT
-	    || t == RB_ABSENT) {
+    if (s->failed || b->col[s->fEvent][i] != s->switchId
+	    || cpu == RB_ABSENT || t == RB_ABSENT) {
 	return;
     }
     e = Tcl_CreateHashEntry(&s->cpus, SlotKey(cpu), &isNew);
@@ -209,6 +220,14 @@ ThreadCpuRecord(Rb_Analyzer *a, const Rb_Batch *b, int i)
     c->last = t;
     if (next != RB_ABSENT && next != s->idleValue) {
 	Use(s, next)->switchesIn++;
+    }
+    if (s->cpus.numEntries > s->limit || s->threads.numEntries > s->limit) {
+	s->failed = 1;
+	Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
+		PRId64 " %s at record %" PRIu64 " (raise -limit; each costs "
+		"about 60 bytes)", a->cls->name, s->limit,
+		s->cpus.numEntries > s->limit ? "CPUs" : "threads",
+		b->firstRecord + (uint64_t)i);
     }
 }
 
@@ -328,6 +347,12 @@ ThreadCpuMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    Charge(s, c->last, from->first, from->firstPrev);
 	    c->last = from->last;
 	}
+    }
+    if (s->cpus.numEntries > s->limit || s->threads.numEntries > s->limit) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit %"
+		PRId64 " CPUs or threads in the merged shards (raise -limit)",
+		a->cls->name, s->limit);
+	return TCL_ERROR;
     }
     return TCL_OK;
 }

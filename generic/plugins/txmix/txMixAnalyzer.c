@@ -19,6 +19,7 @@
  *	first transaction as one pass does.
  */
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@ typedef struct TxMixState {
     char *model;		/* -model: a model name, or "" for none */
     char *method;		/* -method lar|ols */
     int intercept;		/* -intercept */
+    int64_t maxTypes;		/* -maxtypes */
+    int failed;			/* -maxtypes was passed: counting stopped. */
 
     int typeIndex, startIndex, endIndex;
     Rb_Schema *schema;		/* The run's, for type names. */
@@ -90,6 +93,8 @@ static const Rb_Option txMixOptions[] = {
 	"calibration: lar or ols"},
     {"-intercept", RB_OPT_BOOL, offsetof(TxMixState, intercept), "0",
 	"whether the model has an intercept"},
+    {"-maxtypes", RB_OPT_INT, offsetof(TxMixState, maxTypes), "10000",
+     "most transaction types held; one more stops the run (RUBICON LIMIT KEYS)"},
     {NULL}
 };
 
@@ -165,6 +170,10 @@ TxMixInit(Rb_Analyzer *a, Tcl_Interp *interp)
 	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
 		"TxMixAnalyzer: -window must be positive");
     }
+    if (st->maxTypes <= 0) {
+	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
+		"TxMixAnalyzer: -maxtypes must be positive");
+    }
     if (st->model[0] && LookupName(Rb_TxmixModelNames, st->model) < 0) {
 	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
 		"TxMixAnalyzer: unknown -model \"%s\"", st->model);
@@ -207,6 +216,7 @@ TxMixStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->schema = run->schema;
     st->haveOrigin = 0;
     st->seq = 0;
+    st->failed = 0;
     return TCL_OK;
 }
 
@@ -354,6 +364,9 @@ TxMixBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     const int64_t *t1 = b->col[st->endIndex];
     int k;
 
+    if (st->failed) {
+	return;
+    }
     for (k = 0; k < nsel; k++) {
 	int i = sel[k];
 	int64_t window;
@@ -369,6 +382,15 @@ TxMixBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	    st->haveOrigin = 1;
 	}
 	Place(st, type[i], window, 1.0, t1[i] - t0[i], ++st->seq);
+	if (st->ntypes > st->maxTypes) {
+	    st->failed = 1;
+	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than "
+		    "-maxtypes %" PRId64 " transaction types at record %"
+		    PRIu64 " (raise -maxtypes; each type costs 24 bytes per "
+		    "window)", a->cls->name, st->maxTypes,
+		    b->firstRecord + (uint64_t)i);
+	    return;
+	}
     }
 }
 
@@ -495,6 +517,12 @@ TxMixMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	Place(st, key->type, key->window, c->count, c->ns, base + c->first);
     }
     st->seq += o->seq;
+    if (st->ntypes > st->maxTypes) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -maxtypes %"
+		PRId64 " transaction types in the merged shards (raise "
+		"-maxtypes)", a->cls->name, st->maxTypes);
+	return TCL_ERROR;
+    }
     return TCL_OK;
 }
 

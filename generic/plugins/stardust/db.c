@@ -60,11 +60,14 @@ static const char *const dbAttrs[] = {"DatabaseRows", "Database", NULL};
  * (a node with k parents gives each 1/k): the sum over the paths from a
  * root of the product of 1/k along them, paths cut at
  * SD_MAX_STITCH_DEPTH stitches.  Built after the load, in SQL, so it costs
- * disk rather than memory.
+ * disk rather than memory.  The sum is taken level by level: the weight
+ * of (breadcrumb, root) at depth d + 1 is the sum over its parents of
+ * their weight at depth d over k, which is the sum over the paths of that
+ * length without listing them (their number can grow exponentially with
+ * the depth where requests share stitched work, and grows without bound
+ * through a cycle of stitches).
  */
-#define STR(x) #x
-#define XSTR(x) STR(x)
-static const char rollupSql[] =
+static const char rollupHeadSql[] =
     "CREATE TEMP TABLE edges AS SELECT DISTINCT srcBreadcrumb AS src,"
     " dstBreadcrumb AS dst FROM Stitch WHERE src != dst AND src != 0"
     " AND dst != 0;"
@@ -72,18 +75,24 @@ static const char rollupSql[] =
     "CREATE TEMP TABLE indegree AS SELECT dst AS bc, COUNT(*) AS k"
     " FROM edges GROUP BY dst;"
     "CREATE UNIQUE INDEX temp.indegree_bc ON indegree (bc);"
-    "CREATE TABLE rollup AS WITH RECURSIVE"
-    " paths(bc, root, weight, depth) AS ("
-    "  SELECT DISTINCT src, src, 1.0, 0 FROM edges"
-    "   WHERE src NOT IN (SELECT bc FROM indegree)"
-    "  UNION ALL SELECT e.dst, p.root, p.weight / i.k, p.depth + 1"
-    "   FROM paths p JOIN edges e ON e.src = p.bc"
-    "   JOIN indegree i ON i.bc = e.dst"
-    "   WHERE p.depth < " XSTR(SD_MAX_STITCH_DEPTH) ")"
-    " SELECT bc AS breadcrumb, root, (root >> 56) & 255 AS client,"
-    " SUM(weight) AS weight FROM paths GROUP BY bc, root;"
+    "CREATE TEMP TABLE lvl AS SELECT DISTINCT src AS bc, src AS root,"
+    " 1.0 AS weight FROM edges WHERE src NOT IN (SELECT bc FROM indegree);"
+    "CREATE TEMP TABLE acc AS SELECT bc, root, weight FROM lvl;";
+/* One level deeper (run SD_MAX_STITCH_DEPTH times). */
+static const char rollupStepSql[] =
+    "CREATE TEMP TABLE nxt AS SELECT e.dst AS bc, p.root AS root,"
+    " SUM(p.weight / i.k) AS weight FROM lvl p"
+    " JOIN edges e ON e.src = p.bc JOIN indegree i ON i.bc = e.dst"
+    " GROUP BY e.dst, p.root;"
+    "INSERT INTO acc SELECT bc, root, weight FROM nxt;"
+    "DROP TABLE temp.lvl; ALTER TABLE temp.nxt RENAME TO lvl;";
+static const char rollupTailSql[] =
+    "CREATE TABLE rollup AS SELECT bc AS breadcrumb, root,"
+    " (root >> 56) & 255 AS client, SUM(weight) AS weight FROM acc"
+    " GROUP BY bc, root;"
     "CREATE INDEX rollup_breadcrumb ON rollup (breadcrumb);"
-    "DROP TABLE temp.edges; DROP TABLE temp.indegree;";
+    "DROP TABLE temp.edges; DROP TABLE temp.indegree;"
+    "DROP TABLE temp.lvl; DROP TABLE temp.acc;";
 
 /*
  * Virtual counters.  A record's breadcrumb found in rollup counts for
@@ -401,7 +410,11 @@ DbEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     Tcl_DStringAppend(&sql, "CREATE INDEX Stitch_dst ON Stitch "
 	    "(dstBreadcrumb);", -1);
-    Tcl_DStringAppend(&sql, rollupSql, -1);
+    Tcl_DStringAppend(&sql, rollupHeadSql, -1);
+    for (k = 0; k < SD_MAX_STITCH_DEPTH; k++) {
+	Tcl_DStringAppend(&sql, rollupStepSql, -1);
+    }
+    Tcl_DStringAppend(&sql, rollupTailSql, -1);
     Tcl_DStringAppend(&sql, viewsSql, -1);
     Tcl_DStringAppend(&sql, "COMMIT;", -1);
     ok = Exec(a, st, Tcl_DStringValue(&sql)) == TCL_OK;

@@ -303,6 +303,10 @@ void		RbBlockMapPut(Rb_Buf *b, const Rb_BlockMap *m);
 void		RbBlockMapGet(Rb_Buf *b, Rb_BlockMap *m);
 int64_t *	RbBlockMapAdopt(Rb_BlockMap *m, const Rb_BlockMap *other,
 		    int *sameIds);
+int		RbKitAddCounts(Rb_Analyzer *a, Rb_KeyTable *counts,
+		    const Rb_KeyTable *other, Rb_BlockMap *map,
+		    const Rb_BlockMap *omap, int64_t limit,
+		    const char *field, int64_t bytes);
 int64_t		RbBlockRekey(Rb_BlockMap *m, const int64_t *devices,
 		    int64_t key);
 int		RbDistinctAddRekeyed(Rb_DistinctSet *d,

@@ -237,32 +237,15 @@ EntropyMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     EntropyState *st = a->state;
     const EntropyState *ost = other->state;
-    int64_t *devices = NULL;
-    uint64_t i;
-    int ok = 1;
 
-    if (st->keyIndex < 0
-	    && (devices = RbBlockMapAdopt(&st->map, &ost->map, NULL)) == NULL) {
-	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
-		"%s: more than 32768 devices to merge", a->cls->name);
+    st->failed |= ost->failed;
+    if (RbKitAddCounts(a, &st->counts, &ost->counts,
+	    st->keyIndex < 0 ? &st->map : NULL, &ost->map, st->limit,
+	    st->keyIndex >= 0 ? st->field : "blocks", 30) != TCL_OK) {
 	return TCL_ERROR;
     }
-    st->failed |= ost->failed;
-    for (i = 0; i < ost->counts.cap && ok; i++) {
-	int64_t key;
-
-	if (!ost->counts.used[i]) {
-	    continue;
-	}
-	key = ost->counts.keys[i];
-	if (devices != NULL) {
-	    key = RbBlockRekey(&st->map, devices, key);
-	}
-	ok = CountKey(a, key,
-		*(const uint64_t *)Rb_KeyTableValue(&ost->counts, i), 0);
-    }
-    free(devices);
-    return ok ? TCL_OK : TCL_ERROR;
+    st->accesses += ost->accesses;
+    return TCL_OK;
 }
 
 /*

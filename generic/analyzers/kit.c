@@ -139,6 +139,52 @@ RbKitKeyLimit(Rb_Analyzer *a, int64_t limit, const char *field,
 }
 
 /*
+ * RbKitAddCounts --
+ *	The merge of two tables of uint64 counts per key (a later shard's
+ *	into an earlier one's): block keys (map given) are keyed again with
+ *	the device ids one pass over both shards gives (RbBlockMapAdopt), so
+ *	that ties ordered by key come out as in one process; at most limit
+ *	keys, field and bytes naming them in the error as RbKitKeyLimit does.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON LIMIT DEVICES or RUBICON
+ *	LIMIT KEYS set on a.
+ */
+int
+RbKitAddCounts(Rb_Analyzer *a, Rb_KeyTable *counts,
+	const Rb_KeyTable *other, Rb_BlockMap *map, const Rb_BlockMap *omap,
+	int64_t limit, const char *field, int64_t bytes)
+{
+    int64_t *devices = NULL;
+    uint64_t i;
+
+    if (map != NULL && (devices = RbBlockMapAdopt(map, omap, NULL))
+	    == NULL) {
+	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
+		"%s: more than 32768 devices to merge", a->cls->name);
+	return TCL_ERROR;
+    }
+    for (i = 0; i < other->cap; i++) {
+	int64_t key;
+	uint64_t *c;
+
+	if (!other->used[i]) {
+	    continue;
+	}
+	key = other->keys[i];
+	if (devices != NULL) {
+	    key = RbBlockRekey(map, devices, key);
+	}
+	if ((c = Rb_KeyTableFindLimited(counts, key, limit)) == NULL) {
+	    free(devices);
+	    RbKitKeyLimit(a, limit, field, 0, bytes);
+	    return TCL_ERROR;
+	}
+	*c += *(const uint64_t *)Rb_KeyTableValue(other, i);
+    }
+    free(devices);
+    return TCL_OK;
+}
+
+/*
  * RbKitOptionError --
  *	Reports a bad option value of analyzer a, prefixed with its class
  *	name: into interp when given (from init), else as an analyzer error

@@ -383,36 +383,12 @@ PopularityMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 {
     PopularityState *st = a->state;
     const PopularityState *ost = other->state;
-    int64_t *devices = NULL;
-    uint64_t i;
 
-    if (st->keyIndex < 0 && (devices = RbBlockMapAdopt(&st->map,
-	    &ost->map, NULL)) == NULL) {
-	Rb_AnalyzerError(a, "RUBICON LIMIT DEVICES",
-		"%s: more than 32768 devices to merge", a->cls->name);
+    if (RbKitAddCounts(a, &st->counts, &ost->counts,
+	    st->keyIndex < 0 ? &st->map : NULL, &ost->map, st->limit,
+	    st->keyIndex >= 0 ? st->key : "blocks", 45) != TCL_OK) {
 	return TCL_ERROR;
     }
-    for (i = 0; i < ost->counts.cap; i++) {
-	int64_t key;
-	uint64_t *c;
-
-	if (!ost->counts.used[i]) {
-	    continue;
-	}
-	key = ost->counts.keys[i];
-	if (devices != NULL) {
-	    key = RbBlockRekey(&st->map, devices, key);
-	}
-	if ((c = Rb_KeyTableFindLimited(&st->counts, key, st->limit)) == NULL) {
-	    free(devices);
-	    Rb_AnalyzerError(a, "RUBICON LIMIT KEYS", "%s: more than -limit "
-		    "%" PRId64 " distinct keys in the merged shards (raise "
-		    "-limit)", a->cls->name, st->limit);
-	    return TCL_ERROR;
-	}
-	*c += *(const uint64_t *)Rb_KeyTableValue(&ost->counts, i);
-    }
-    free(devices);
     st->accesses += ost->accesses;
     return TCL_OK;
 }

@@ -23,7 +23,11 @@
  * The four plugins are packages of their own (rubicon::magpie ...), found
  * beside the program in a build tree, in PREFIX/lib/tcltk/rubiconVERSION
  * beside PREFIX/bin, or on Tcl's own package path (Debian's tclsh
- * searches /usr/local/lib/tcltk and /usr/lib/tcltk).
+ * searches /usr/local/lib/tcltk and /usr/lib/tcltk).  An index found
+ * beside the program is sourced at once (it sets "package ifneeded" with
+ * $dir): left to "package unknown", the first require would source every
+ * index on the path, tcllib's hundred and more among them, some 20 ms of
+ * every run.
  */
 static const char loadPlugins[] =
     "apply {{} {\n"
@@ -34,6 +38,7 @@ static const char loadPlugins[] =
     "\tif {[file exists [file join $dir pkgIndex.tcl]]\n"
     "\t\t&& $dir ni $::auto_path} {\n"
     "\t    set ::auto_path [linsert $::auto_path 0 $dir]\n"
+    "\t    source [file join $dir pkgIndex.tcl]\n"
     "\t}\n"
     "    }\n"
     "    foreach p {magpie stardust observer txmix} {\n"

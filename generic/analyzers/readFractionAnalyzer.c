@@ -42,21 +42,27 @@ ReadFractionBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     ReadFractionState *st = a->state;
     const int64_t *op = b->col[RB_IO_OP];
     const int64_t *size = b->col[RB_IO_SIZE];
+    /* In locals, without branches: reads and writes come in no order. */
+    uint64_t reads = st->reads, writes = st->writes;
+    uint64_t readBytes = st->readBytes, writeBytes = st->writeBytes;
     int j;
 
     for (j = 0; j < nsel; j++) {
 	int64_t reqSize = size[sel[j]];
 	uint64_t bytes = (reqSize == RB_ABSENT || reqSize < 0)
 		? 0 : (uint64_t)reqSize;
+	uint64_t isRead = op[sel[j]] == RB_OP_READ;
+	uint64_t isWrite = op[sel[j]] == RB_OP_WRITE;
 
-	if (op[sel[j]] == RB_OP_READ) {
-	    st->reads++;
-	    st->readBytes += bytes;
-	} else if (op[sel[j]] == RB_OP_WRITE) {
-	    st->writes++;
-	    st->writeBytes += bytes;
-	}
+	reads += isRead;
+	readBytes += bytes & -isRead;
+	writes += isWrite;
+	writeBytes += bytes & -isWrite;
     }
+    st->reads = reads;
+    st->writes = writes;
+    st->readBytes = readBytes;
+    st->writeBytes = writeBytes;
 }
 
 /*

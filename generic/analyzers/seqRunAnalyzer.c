@@ -188,7 +188,11 @@ FindDevice(SeqRunState *st, int64_t key)
  *	Extends or starts the run of each selected I/O's device.  I/Os
  *	without a device, offset or size (or with a negative size) are
  *	skipped.  The I/O of a device one beyond -limit stops the run with
- *	an error naming its record.
+ *	an error naming its record.  The current device's counters live in
+ *	locals while consecutive I/Os share it (they are stored back before
+ *	another device is looked up, which may move the table), and a run's
+ *	start is counted without a branch: whether an I/O is sequential
+ *	follows no pattern a predictor could learn.
  */
 static void
 SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
@@ -197,36 +201,57 @@ SeqRunBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
     const int64_t *keys = b->col[st->keyIndex];
     const int64_t *offsets = b->col[st->offsetIndex];
     const int64_t *sizes = b->col[RB_IO_SIZE];
+    uint64_t bytes = st->bytes, ios = 0, runs = 0;
+    int64_t prevEnd = 0;
+    SeqDevice *dev = NULL;
     int j;
 
-    for (j = 0; j < nsel && !st->failed; j++) {
+    if (st->failed) {
+	return;
+    }
+    for (j = 0; j < nsel; j++) {
 	int64_t key = keys[sel[j]], offset = offsets[sel[j]];
 	int64_t reqSize = sizes[sel[j]];
-	SeqDevice *dev;
 
 	if (key == RB_ABSENT || offset == RB_ABSENT || reqSize == RB_ABSENT
 		|| reqSize < 0) {
 	    continue;
 	}
-	/* Consecutive I/Os usually share a device: no call for those. */
-	dev = st->last != NULL && st->last->key == key ? st->last
-		: FindDevice(st, key);
-	if (dev == NULL) {
-	    st->failed = 1;
-	    RbKitDeviceLimit(a, st->limit, st->field, b->firstRecord + sel[j],
-		    86);
-	    break;
+	if (dev == NULL || dev->key != key) {
+	    if (dev != NULL) {
+		dev->prevEnd = prevEnd;
+		dev->ios = ios;
+		dev->runs = runs;
+	    }
+	    if ((dev = FindDevice(st, key)) == NULL) {
+		st->failed = 1;
+		RbKitDeviceLimit(a, st->limit, st->field,
+			b->firstRecord + sel[j], 86);
+		break;
+	    }
+	    if (dev->ios == 0) {
+		/* A device's first I/O starts its first run. */
+		dev->firstOffset = offset;
+		ios = runs = 1;
+		prevEnd = (int64_t)((uint64_t)offset + (uint64_t)reqSize);
+		bytes += (uint64_t)reqSize;
+		continue;
+	    }
+	    prevEnd = dev->prevEnd;
+	    ios = dev->ios;
+	    runs = dev->runs;
 	}
-	if (dev->ios == 0 || !RbContinuesRun(dev->prevEnd, offset, st->gap)) {
-	    dev->runs++;
-	}
-	if (dev->ios == 0) {
-	    dev->firstOffset = offset;
-	}
-	dev->ios++;
-	dev->prevEnd = (int64_t)((uint64_t)offset + (uint64_t)reqSize);
-	st->bytes += (uint64_t)reqSize;
+	runs += !RbContinuesRun(prevEnd, offset, st->gap);
+	ios++;
+	prevEnd = (int64_t)((uint64_t)offset + (uint64_t)reqSize);
+	bytes += (uint64_t)reqSize;
     }
+    if (dev != NULL) {
+	dev->prevEnd = prevEnd;
+	dev->ios = ios;
+	dev->runs = runs;
+    }
+    st->bytes = bytes;
 }
 
 /*

@@ -128,6 +128,13 @@ if ! [ -s "$data/t1m.rbn.gz" ] || ! [ "$data/t1m.rbn.gz" -nt "$data/t1m.srt" ] |
     rm -f "$data/t1m.rbn.gz"
     "$build/rubicon" convert "$data/t1m.srt" "$data/t1m.rbn.gz" >/dev/null
 fi
+# The native rows' input: the 10 M records in the native format.
+if ! [ -s "$data/t10m.rbn" ] || ! [ "$data/t10m.rbn" -nt "$data/t10m.srt" ] || \
+	! [ "$data/t10m.rbn" -nt "$build/rubicon" ]; then
+    echo "bench: converting the 10 M-record trace to native (about 15 s)" >&2
+    rm -f "$data/t10m.rbn"
+    "$build/rubicon" convert "$data/t10m.srt" "$data/t10m.rbn" >/dev/null
+fi
 # The Magpie row's log: tests/magpie/sim.tcl, 5 clients, 92,000 requests
 # (about 1 M events: the paper's run had 1.2 M).  The simulator
 # is Tcl and slow (about 20 k events a second), so the log is kept.

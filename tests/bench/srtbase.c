@@ -18,7 +18,10 @@
  *	A trace whose name ends in .csv is read as MSR Cambridge CSV
  *	(Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime, the
  *	time in 100 ns ticks) instead: blocks read with fread, lines found
- *	with memchr, the three fields needed parsed by hand.
+ *	with memchr, the three fields needed parsed by hand.  One whose name
+ *	ends in .rbn is Rubicon's native format (doc/native.n: gzip of a
+ *	header and columnar blocks of 8-byte little-endian values), read
+ *	with zlib's gzread a block at a time; its times are nanoseconds.
  *
  *	Output, one line per group and one per non-empty interval:
  *	    GROUP count N bytes B rate R bandwidth W
@@ -34,10 +37,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define REC_LEN		88
 #define BLOCK_RECS	8192
-#define BIN_US		10000000LL	/* 10 s, Rubicon's default interval */
+#define BIN_SEC		10		/* Rubicon's default interval, s */
 #define MAX_GROUPS	4096
 #define READ_BIT	0x00080000u	/* is_read in the flags word */
 
@@ -193,6 +197,162 @@ CsvNext(FILE *fp, long long *t, uint32_t *dev, uint32_t *size,
 }
 
 /*
+ * The native format's reader: the file, the columns the modes read
+ * (index in the header's field list) and the current block.
+ */
+typedef struct Native {
+    gzFile gz;
+    const char *path;
+    uint32_t nfields;
+    int time, dev, size, offset, op;
+    int64_t *block;			/* nfields x n values, columnar */
+    uint32_t n, next;			/* records in it, the next one */
+} Native;
+
+/*
+ * GzExact --
+ *	Reads n bytes of the native file into p, or exits naming it.
+ */
+static void
+GzExact(Native *nv, void *p, unsigned n)
+{
+    if (gzread(nv->gz, p, n) != (int)n) {
+	fprintf(stderr, "srtbase: %s: truncated native file\n", nv->path);
+	exit(1);
+    }
+}
+
+/*
+ * GzU32 --
+ *	The next little-endian 32-bit word of the native file.
+ */
+static uint32_t
+GzU32(Native *nv)
+{
+    unsigned char b[4];
+
+    GzExact(nv, b, 4);
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16
+	    | (uint32_t)b[3] << 24;
+}
+
+/*
+ * GzString --
+ *	Reads a native string (u32 length, bytes) into buf (cap bytes,
+ *	NUL-terminated, the rest skipped).
+ */
+static void
+GzString(Native *nv, char *buf, size_t cap)
+{
+    uint32_t len = GzU32(nv), i;
+    char c;
+
+    for (i = 0; i < len; i++) {
+	GzExact(nv, &c, 1);
+	if (i + 1 < cap) {
+	    buf[i] = c;
+	}
+    }
+    buf[len < cap ? len : cap - 1] = '\0';
+}
+
+/*
+ * NativeOpen --
+ *	Opens a native trace and finds the fields the modes read.
+ */
+static void
+NativeOpen(Native *nv, const char *path)
+{
+    char magic[8], name[256];
+    int64_t epoch;
+    uint32_t f;
+
+    memset(nv, 0, sizeof(*nv));
+    nv->path = path;
+    nv->time = nv->dev = nv->size = nv->offset = nv->op = -1;
+    if ((nv->gz = gzopen(path, "rb")) == NULL) {
+	perror(path);
+	exit(1);
+    }
+    gzbuffer(nv->gz, 1 << 20);
+    GzExact(nv, magic, 8);
+    if (memcmp(magic, "RBNATIVE", 8) != 0 || GzU32(nv) != 1) {
+	fprintf(stderr, "srtbase: %s: not a version 1 native file\n", path);
+	exit(1);
+    }
+    GzExact(nv, &epoch, 8);
+    GzString(nv, name, sizeof(name));
+    nv->nfields = GzU32(nv);
+    for (f = 0; f < nv->nfields; f++) {
+	GzString(nv, name, sizeof(name));
+	GzU32(nv);			/* type */
+	GzU32(nv);			/* unit */
+	if (strcmp(name, "time") == 0) nv->time = (int)f;
+	if (strcmp(name, "deviceNo") == 0) nv->dev = (int)f;
+	if (strcmp(name, "size") == 0) nv->size = (int)f;
+	if (strcmp(name, "devOffset") == 0) nv->offset = (int)f;
+	if (strcmp(name, "op") == 0) nv->op = (int)f;
+	GzString(nv, name, sizeof(name));	/* help */
+    }
+    if (nv->time < 0 || nv->dev < 0 || nv->size < 0 || nv->offset < 0
+	    || nv->op < 0) {
+	fprintf(stderr, "srtbase: %s: not an I/O trace\n", path);
+	exit(1);
+    }
+    nv->block = malloc((size_t)nv->nfields * 4096 * sizeof(int64_t));
+    if (nv->block == NULL) {
+	perror("srtbase");
+	exit(1);
+    }
+}
+
+/*
+ * NativeNext --
+ *	The next record of a native trace (its time in ns), reading a block
+ *	when the one in hand is used up.
+ * Results: 1, or 0 at the end marker.
+ */
+static int
+NativeNext(Native *nv, long long *t, uint32_t *dev, uint32_t *size,
+	unsigned long long *offset, int *isRead)
+{
+    const int64_t *b = nv->block;
+    size_t n;
+
+    while (nv->next == nv->n) {
+	char magic[4], skip[64];
+	uint32_t s;
+
+	GzExact(nv, magic, 4);
+	if (memcmp(magic, "RBEN", 4) == 0) {
+	    return 0;
+	}
+	if (memcmp(magic, "RBBK", 4) != 0) {
+	    fprintf(stderr, "srtbase: %s: bad block\n", nv->path);
+	    exit(1);
+	}
+	for (s = GzU32(nv); s > 0; s--) {
+	    GzString(nv, skip, sizeof(skip));
+	}
+	nv->n = GzU32(nv);
+	if (nv->n == 0 || nv->n > 4096) {
+	    fprintf(stderr, "srtbase: %s: bad block\n", nv->path);
+	    exit(1);
+	}
+	GzExact(nv, nv->block, nv->nfields * nv->n * sizeof(int64_t));
+	nv->next = 0;
+    }
+    n = nv->n;
+    *t = b[nv->time * n + nv->next];
+    *dev = (uint32_t)b[nv->dev * n + nv->next];
+    *size = (uint32_t)b[nv->size * n + nv->next];
+    *offset = (unsigned long long)b[nv->offset * n + nv->next];
+    *isRead = b[nv->op * n + nv->next] == 0;
+    nv->next++;
+    return 1;
+}
+
+/*
  * Count --
  *	Counts one I/O of device dev, size bytes, at offset and a read or
  *	not, in interval k, in the groups of mode (fig4: dev1, dev2 and
@@ -245,18 +405,21 @@ main(int argc, char **argv)
     double seconds;
     size_t got, i;
     FILE *fp;
-    int c, mode, gi, csv;
+    int c, mode, gi, csv, native;
+    long long perSec = 1000000;		/* time units per second */
     long long k;
 
     if (argc != 3 || (strcmp(argv[1], "fig4") && strcmp(argv[1], "perdev")
 	    && strcmp(argv[1], "scan") && strcmp(argv[1], "perstore4"))) {
 	fprintf(stderr, "usage: srtbase fig4|perdev|perstore4|scan "
-		"trace.srt|trace.csv\n");
+		"trace.srt|trace.csv|trace.rbn\n");
 	return 2;
     }
     mode = strcmp(argv[1], "perstore4") == 0 ? '4' : argv[1][0];
     csv = strlen(argv[2]) > 4
 	    && strcmp(argv[2] + strlen(argv[2]) - 4, ".csv") == 0;
+    native = strlen(argv[2]) > 4
+	    && strcmp(argv[2] + strlen(argv[2]) - 4, ".rbn") == 0;
     if ((fp = fopen(argv[2], "rb")) == NULL) {
 	perror(argv[2]);
 	return 1;
@@ -277,36 +440,56 @@ main(int argc, char **argv)
 		first = t;
 	    }
 	    last = t;
-	    Count(mode, dev1, dev2, all, dev, (t - first) / BIN_US, size,
-		    offset, isRead);
+	    Count(mode, dev1, dev2, all, dev,
+		    (t - first) / (BIN_SEC * 1000000LL), size, offset, isRead);
 	}
-    } else {
-	while ((c = getc(fp)) != EOF && c != '\f') {
-	}
-    }
-    while (!csv && (got = fread(buf, REC_LEN, BLOCK_RECS, fp)) > 0) {
-	for (i = 0; i < got; i++) {
-	    const unsigned char *r = buf + i * REC_LEN;
-	    long long t = (long long)Be32(r + 8) * 1000000 + Be32(r + 12);
-	    uint32_t size = Be32(r + 24), dev = Be32(r + 32);
+    } else if (native) {
+	unsigned long long offset;
+	long long t;
+	uint32_t dev, size;
+	int isRead;
+	Native nv;
 
-	    if (Be32(r) != REC_LEN || Be32(r + 4) != 0x00070001) {
-		fprintf(stderr, "srtbase: %s: record %lld is not a v7 I/O "
-			"record\n", argv[2], records + 1);
-		return 1;
-	    }
+	NativeOpen(&nv, argv[2]);
+	while (NativeNext(&nv, &t, &dev, &size, &offset, &isRead)) {
 	    if (records++ == 0) {
 		first = t;
 	    }
 	    last = t;
-	    Count(mode, dev1, dev2, all, dev, (t - first) / BIN_US, size,
-		    (unsigned long long)Be32(r + 64) << 32 | Be32(r + 68),
-		    (Be32(r + 44) & READ_BIT) != 0);
+	    Count(mode, dev1, dev2, all, dev,
+		    (t - first) / (BIN_SEC * 1000000000LL), size, offset,
+		    isRead);
+	}
+	gzclose(nv.gz);
+	perSec = 1000000000;
+    } else {
+	while ((c = getc(fp)) != EOF && c != '\f') {
+	}
+	while ((got = fread(buf, REC_LEN, BLOCK_RECS, fp)) > 0) {
+	    for (i = 0; i < got; i++) {
+		const unsigned char *r = buf + i * REC_LEN;
+		long long t = (long long)Be32(r + 8) * 1000000 + Be32(r + 12);
+		uint32_t size = Be32(r + 24), dev = Be32(r + 32);
+
+		if (Be32(r) != REC_LEN || Be32(r + 4) != 0x00070001) {
+		    fprintf(stderr, "srtbase: %s: record %lld is not a v7 "
+			    "I/O record\n", argv[2], records + 1);
+		    return 1;
+		}
+		if (records++ == 0) {
+		    first = t;
+		}
+		last = t;
+		Count(mode, dev1, dev2, all, dev,
+			(t - first) / (BIN_SEC * 1000000LL), size,
+			(unsigned long long)Be32(r + 64) << 32
+			| Be32(r + 68), (Be32(r + 44) & READ_BIT) != 0);
+	    }
 	}
     }
     fclose(fp);
 
-    seconds = (last - first) / 1e6;
+    seconds = (double)(last - first) / (double)perSec;
     for (gi = 0; gi < ngroups; gi++) {
 	Group *g = &groups[gi];
 

@@ -267,10 +267,11 @@ QueueDepthDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 
 /*
  * TakeOver --
- *	After other's early arrivals passed through a's queue and through
- *	an empty one (alone) alike: when both queues agree (the I/Os of the
- *	shards before have all completed), a's queue becomes other's, and
- *	the time other counted after its early arrivals is added to a's.
+ *	After other's early arrivals (all, or up to where the queues
+ *	agree) passed through a's queue and through an empty one (alone)
+ *	alike: when both queues agree (the I/Os of the shards before have
+ *	all completed), a's queue becomes other's, and the time other
+ *	counted after those arrivals is added to a's.
  * Results: TCL_OK, or TCL_ERROR (RUBICON MERGE MISMATCH) when they still
  *	differ: an I/O outstanding across the boundary for longer than
  *	-boundary.
@@ -312,9 +313,13 @@ TakeOver(Rb_Analyzer *a, const QueueDepthState *ost, const DepthMachine *alone)
  * QueueDepthMerge --
  *	merge hook: other's I/Os follow a's.  Its early arrivals pass
  *	through a's queue, where a's outstanding I/Os deepen it, as one
- *	pass would count them; when other had later arrivals, its queue
- *	and the time it counted after the early ones are taken over
- *	(TakeOver).
+ *	pass would count them, and through an empty queue alike, until the
+ *	two queues agree (a's I/Os have all completed; usually within a
+ *	few arrivals): from there on both would count the same, so other's
+ *	queue and the time it counted after that point are taken over
+ *	(TakeOver), and the rest of its early arrivals are only kept.
+ *	Without agreement, every early arrival has passed through a's
+ *	queue; when other had later ones that is a mismatch (TakeOver).
  * Results: TCL_OK, or TCL_ERROR past -boundary.
  */
 static int
@@ -323,7 +328,7 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     QueueDepthState *st = a->state;
     const QueueDepthState *ost = other->state;
     DepthMachine alone;
-    int code = TCL_OK;
+    int code = TCL_OK, agree = 0;
     size_t k;
 
     if (!ost->m.started) {
@@ -334,13 +339,24 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     }
     memset(&alone, 0, sizeof(alone));
     for (k = 0; k < ost->nearly; k++) {
-	KeepEarly(st, ost->early[2 * k], ost->early[2 * k + 1]);
-	Arrive(&st->m, ost->early[2 * k], ost->early[2 * k + 1]);
-	Arrive(&alone, ost->early[2 * k], ost->early[2 * k + 1]);
+	const int64_t t = ost->early[2 * k], finish = ost->early[2 * k + 1];
+
+	KeepEarly(st, t, finish);
+	if (!agree) {
+	    Arrive(&st->m, t, finish);
+	    Arrive(&alone, t, finish);
+	    agree = st->m.completions.n == alone.completions.n
+		    && st->m.last == alone.last;
+	    if (agree) {
+		code = TakeOver(a, ost, &alone);
+	    }
+	}
     }
     if (ost->cut) {
 	st->cut = 1;
-	code = TakeOver(a, ost, &alone);
+	if (!agree) {
+	    code = TakeOver(a, ost, &alone);
+	}
     }
     RbHeapFree(&alone.completions);
     Rb_TimeBinsFree(&alone.nsAtDepth);

@@ -297,6 +297,9 @@ void		RbHeapPut(Rb_Buf *b, const Rb_Heap *h);
 void		RbHeapGet(Rb_Buf *b, Rb_Heap *h);
 void		RbKitPutPairs(Rb_Buf *b, const int64_t *pairs, size_t n);
 int64_t *	RbKitGetPairs(Rb_Buf *b, size_t *n);
+const unsigned char *	RbKitPairsInPlace(Rb_Buf *b, size_t *n);
+void		RbKitPairAt(const unsigned char *pairs, size_t k, int64_t *x,
+		    int64_t *y);
 void		RbKitAppendPair(int64_t **pairs, size_t *n, size_t *cap,
 		    size_t first, int64_t x, int64_t y);
 void		RbBlockMapPut(Rb_Buf *b, const Rb_BlockMap *m);

@@ -498,33 +498,85 @@ RbHeapGet(Rb_Buf *b, Rb_Heap *h)
 
 /*
  * RbKitPutPairs, RbKitGetPairs --
- *	n pairs of 64-bit integers (2n words); Get returns them in a
- *	malloc'd array (NULL for none) with *n set.
+ *	n pairs of 64-bit integers (2n words, each as Rb_BufPutInt writes
+ *	it); Get returns them in a malloc'd array (NULL for none) with *n
+ *	set.  Written and read a block of words at a time: a shard's early
+ *	arrivals run to millions of pairs.
  */
 void
 RbKitPutPairs(Rb_Buf *b, const int64_t *pairs, size_t n)
 {
-    size_t i;
+    unsigned char block[4096];
+    size_t i, k = 0;
+    int j;
 
     Rb_BufPutInt(b, (int64_t)n);
     for (i = 0; i < 2 * n; i++) {
-	Rb_BufPutInt(b, pairs[i]);
+	for (j = 0; j < 8; j++) {
+	    block[k++] = (unsigned char)((uint64_t)pairs[i] >> (8 * j));
+	}
+	if (k == sizeof(block)) {
+	    Rb_BufPutBytes(b, block, k);
+	    k = 0;
+	}
     }
+    Rb_BufPutBytes(b, block, k);
 }
 
 int64_t *
 RbKitGetPairs(Rb_Buf *b, size_t *n)
 {
-    int64_t count = Rb_BufGetCount(b, 16), i, *pairs = NULL;
+    int64_t count = Rb_BufGetCount(b, 16), *pairs = NULL;
+    const unsigned char *c;
+    size_t i;
+    int j;
 
-    if (count > 0) {
+    *n = 0;
+    if (count > 0 && (c = Rb_BufGetBytes(b, 16 * (size_t)count)) != NULL) {
 	pairs = Rb_AllocArray(2 * (size_t)count, sizeof(int64_t));
-	for (i = 0; i < 2 * count; i++) {
-	    pairs[i] = Rb_BufGetInt(b);
+	for (i = 0; i < 2 * (size_t)count; i++, c += 8) {
+	    uint64_t v = 0;
+
+	    for (j = 0; j < 8; j++) {
+		v |= (uint64_t)c[j] << (8 * j);
+	    }
+	    pairs[i] = (int64_t)v;
 	}
+	*n = (size_t)count;
     }
-    *n = (size_t)count;
     return pairs;
+}
+
+/*
+ * RbKitPairsInPlace, RbKitPairAt --
+ *	Pairs written by RbKitPutPairs, read where they lie in b: the
+ *	bytes of the n pairs (valid while b is; NULL for none) with *n set,
+ *	and the k-th pair of them.
+ */
+const unsigned char *
+RbKitPairsInPlace(Rb_Buf *b, size_t *n)
+{
+    int64_t count = Rb_BufGetCount(b, 16);
+    const unsigned char *c = count > 0
+	    ? Rb_BufGetBytes(b, 16 * (size_t)count) : NULL;
+
+    *n = c != NULL ? (size_t)count : 0;
+    return c;
+}
+
+void
+RbKitPairAt(const unsigned char *pairs, size_t k, int64_t *x, int64_t *y)
+{
+    const unsigned char *c = pairs + 16 * k;
+    uint64_t u = 0, v = 0;
+    int j;
+
+    for (j = 0; j < 8; j++) {
+	u |= (uint64_t)c[j] << (8 * j);
+	v |= (uint64_t)c[8 + j] << (8 * j);
+    }
+    *x = (int64_t)u;
+    *y = (int64_t)v;
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyzers.h"
+#include "core/mpi.h"
 
 /* The queue as one pass over records sees it. */
 typedef struct DepthMachine {
@@ -35,6 +36,14 @@ typedef struct QueueDepthState {
 				 * within -boundary of firstT, */
     size_t nearly, earlyCap;
     int cut;			/* and whether any arrived later. */
+    int keep;			/* Whether early arrivals are kept: not on
+				 * rank 0 of a split run, whose state is
+				 * merged into no other. */
+    const unsigned char *earlyIn;
+				/* A deserialized state's early arrivals
+				 * instead of early: read where they lie in
+				 * the serialized bytes, which stay valid
+				 * until it is merged (rubicon.h). */
 } QueueDepthState;
 
 static const Rb_Option queueDepthOptions[] = {
@@ -65,7 +74,9 @@ QueueDepthStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->m.started = 0;
     st->m.nsAtDepth.lo = st->m.nsAtDepth.n = 0;
     st->nearly = 0;
+    st->earlyIn = NULL;
     st->cut = 0;
+    st->keep = !(RbMpiSplit() && RbMpiRank() == 0);
     return TCL_OK;
 }
 
@@ -123,11 +134,15 @@ Arrive(DepthMachine *m, int64_t t, int64_t finish)
 /*
  * KeepEarly --
  *	Keeps an arrival within -boundary of the shard's first (while none
- *	later has come), or notes that one came later.
+ *	later has come), or notes that one came later (unless st->keep is
+ *	0).
  */
 static void
 KeepEarly(QueueDepthState *st, int64_t t, int64_t finish)
 {
+    if (!st->keep) {
+	return;
+    }
     if (st->cut || (t > st->firstT && t - st->firstT >= st->boundary)) {
 	st->cut = 1;
 	return;
@@ -224,6 +239,7 @@ QueueDepthFree(Rb_Analyzer *a)
     Rb_TimeBinsFree(&st->m.nsAtDepth);
     free(st->early);
     st->early = NULL;
+    st->earlyIn = NULL;
     st->nearly = st->earlyCap = 0;
 }
 
@@ -231,7 +247,7 @@ QueueDepthFree(Rb_Analyzer *a)
  * QueueDepthSerialize, QueueDepthDeserialize --
  *	serialize and deserialize hooks: the queue (outstanding I/Os, time
  *	counted, time at each depth), the first arrival and the early
- *	arrivals.
+ *	arrivals (left where they lie in buf by deserialize: earlyIn).
  */
 static int
 QueueDepthSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
@@ -260,8 +276,9 @@ QueueDepthDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     st->firstT = Rb_BufGetInt(b);
     st->cut = (int)Rb_BufGetInt(b);
     free(st->early);
-    st->early = RbKitGetPairs(b, &st->nearly);
-    st->earlyCap = st->nearly;
+    st->early = NULL;
+    st->earlyCap = 0;
+    st->earlyIn = RbKitPairsInPlace(b, &st->nearly);
     return TCL_OK;
 }
 
@@ -310,6 +327,21 @@ TakeOver(Rb_Analyzer *a, const QueueDepthState *ost, const DepthMachine *alone)
 }
 
 /*
+ * EarlyAt --
+ *	The k-th early arrival of st: its time and finish.
+ */
+static void
+EarlyAt(const QueueDepthState *st, size_t k, int64_t *t, int64_t *finish)
+{
+    if (st->earlyIn != NULL) {
+	RbKitPairAt(st->earlyIn, k, t, finish);
+    } else {
+	*t = st->early[2 * k];
+	*finish = st->early[2 * k + 1];
+    }
+}
+
+/*
  * QueueDepthMerge --
  *	merge hook: other's I/Os follow a's.  Its early arrivals pass
  *	through a's queue, where a's outstanding I/Os deepen it, as one
@@ -339,8 +371,9 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     }
     memset(&alone, 0, sizeof(alone));
     for (k = 0; k < ost->nearly; k++) {
-	const int64_t t = ost->early[2 * k], finish = ost->early[2 * k + 1];
+	int64_t t, finish;
 
+	EarlyAt(ost, k, &t, &finish);
 	KeepEarly(st, t, finish);
 	if (!agree) {
 	    Arrive(&st->m, t, finish);
@@ -350,6 +383,8 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    if (agree) {
 		code = TakeOver(a, ost, &alone);
 	    }
+	} else if (!st->keep || st->cut) {
+	    break;		/* nothing left to pass or to keep */
 	}
     }
     if (ost->cut) {

@@ -10,7 +10,7 @@
  *	For a split run a shard also keeps the arrival and finish of its
  *	I/Os within -boundary of its first: the merge passes them again
  *	through the state the shards before it ended in, whose I/Os still
- *	outstanding deepen the queue they see.
+ *	outstanding deepen the queue they see, until those have completed.
  */
 
 #include <stddef.h>

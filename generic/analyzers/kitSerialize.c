@@ -548,35 +548,149 @@ RbKitGetPairs(Rb_Buf *b, size_t *n)
 }
 
 /*
- * RbKitPairsInPlace, RbKitPairAt --
- *	Pairs written by RbKitPutPairs, read where they lie in b: the
- *	bytes of the n pairs (valid while b is; NULL for none) with *n set,
- *	and the k-th pair of them.
+ * PutVar, GetVar --
+ *	A signed integer as zigzag LEB128 (1 to 10 bytes) at p, returning
+ *	the byte after it; GetVar returns NULL when the bytes end first or
+ *	run past 10.
  */
-const unsigned char *
-RbKitPairsInPlace(Rb_Buf *b, size_t *n)
+static unsigned char *
+PutVar(unsigned char *p, int64_t v)
 {
-    int64_t count = Rb_BufGetCount(b, 16);
-    const unsigned char *c = count > 0
-	    ? Rb_BufGetBytes(b, 16 * (size_t)count) : NULL;
+    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 
-    *n = c != NULL ? (size_t)count : 0;
-    return c;
+    while (u >= 0x80) {
+	*p++ = (unsigned char)(u | 0x80);
+	u >>= 7;
+    }
+    *p++ = (unsigned char)u;
+    return p;
+}
+
+static const unsigned char *
+GetVar(const unsigned char *p, const unsigned char *end, int64_t *v)
+{
+    uint64_t u = 0;
+    int shift;
+
+    for (shift = 0; p < end && shift < 70; shift += 7) {
+	unsigned char c = *p++;
+
+	u |= (uint64_t)(c & 0x7f) << shift;
+	if (!(c & 0x80)) {
+	    *v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	    return p;
+	}
+    }
+    return NULL;
+}
+
+/*
+ * RbKitPackedAppend, RbKitPackedClear, RbKitPackedFree --
+ *	Appends the pair (x, y) (growing the bytes by doubling); empties
+ *	the list (keeping its bytes); frees them.
+ */
+void
+RbKitPackedAppend(RbKitPacked *l, int64_t x, int64_t y)
+{
+    if (l->in != NULL) {
+	/* Read in place so far: the bytes become the list's own. */
+	unsigned char *own = Rb_Alloc(l->len + 4096);
+
+	memcpy(own, l->in, l->len);
+	free(l->bytes);
+	l->bytes = own;
+	l->cap = l->len + 4096;
+	l->in = NULL;
+    }
+    if (l->cap - l->len < 20) {
+	l->cap = l->cap ? 2 * l->cap : 4096;
+	l->bytes = Rb_Realloc(l->bytes, l->cap);
+    }
+    l->len = (size_t)(PutVar(PutVar(l->bytes + l->len,
+	    (int64_t)((uint64_t)x - (uint64_t)l->lastX)),
+	    (int64_t)((uint64_t)y - (uint64_t)x)) - l->bytes);
+    l->lastX = x;
+    l->n++;
 }
 
 void
-RbKitPairAt(const unsigned char *pairs, size_t k, int64_t *x, int64_t *y)
+RbKitPackedClear(RbKitPacked *l)
 {
-    const unsigned char *c = pairs + 16 * k;
-    uint64_t u = 0, v = 0;
-    int j;
+    l->in = NULL;
+    l->len = l->n = 0;
+    l->lastX = 0;
+}
 
-    for (j = 0; j < 8; j++) {
-	u |= (uint64_t)c[j] << (8 * j);
-	v |= (uint64_t)c[8 + j] << (8 * j);
+void
+RbKitPackedFree(RbKitPacked *l)
+{
+    free(l->bytes);
+    memset(l, 0, sizeof(*l));
+}
+
+/*
+ * RbKitPackedPut, RbKitPackedGet --
+ *	The list as its number of pairs, the last pair's x, its number of
+ *	bytes and the bytes.  Get leaves the bytes in b (l->in, valid while
+ *	b is); a short buffer sets b->bad.
+ */
+void
+RbKitPackedPut(Rb_Buf *b, const RbKitPacked *l)
+{
+    Rb_BufPutInt(b, (int64_t)l->n);
+    Rb_BufPutInt(b, l->lastX);
+    Rb_BufPutInt(b, (int64_t)l->len);
+    Rb_BufPutBytes(b, l->in ? l->in : l->bytes, l->len);
+}
+
+void
+RbKitPackedGet(Rb_Buf *b, RbKitPacked *l)
+{
+    int64_t n = Rb_BufGetInt(b), lastX = Rb_BufGetInt(b);
+    int64_t len = Rb_BufGetCount(b, 1);
+
+    RbKitPackedClear(l);
+    l->lastX = lastX;
+    l->in = Rb_BufGetBytes(b, (size_t)len);
+    if (l->in == NULL || n < 0 || (uint64_t)n > (uint64_t)len / 2) {
+	b->bad = 1;
+	l->in = NULL;
+	return;
     }
-    *x = (int64_t)u;
-    *y = (int64_t)v;
+    l->len = (size_t)len;
+    l->n = (size_t)n;
+}
+
+/*
+ * RbKitPackedBegin, RbKitPackedNext --
+ *	Reads the pairs in order.
+ * Results: Next gives 1 with the next pair in *x, *y; 0 after the last,
+ *	or when the bytes end before it (a corrupt list).
+ */
+void
+RbKitPackedBegin(const RbKitPacked *l, RbKitPackedIter *it)
+{
+    it->p = l->in ? l->in : l->bytes;
+    it->end = it->p ? it->p + l->len : NULL;
+    it->left = l->n;
+    it->lastX = 0;
+}
+
+int
+RbKitPackedNext(RbKitPackedIter *it, int64_t *x, int64_t *y)
+{
+    int64_t dx, dy;
+
+    if (it->left == 0 || it->p == NULL
+	    || (it->p = GetVar(it->p, it->end, &dx)) == NULL
+	    || (it->p = GetVar(it->p, it->end, &dy)) == NULL) {
+	return 0;
+    }
+    it->left--;
+    *x = (int64_t)((uint64_t)it->lastX + (uint64_t)dx);
+    *y = (int64_t)((uint64_t)*x + (uint64_t)dy);
+    it->lastX = *x;
+    return 1;
 }
 
 /*

@@ -32,18 +32,13 @@ typedef struct QueueDepthState {
     int64_t boundary;		/* -boundary, ns */
     DepthMachine m;
     int64_t firstT;		/* The shard's first arrival. */
-    int64_t *early;		/* (arrival, finish) of the I/Os arriving
-				 * within -boundary of firstT, */
-    size_t nearly, earlyCap;
+    RbKitPacked early;		/* (arrival, finish) of the I/Os arriving
+				 * within -boundary of firstT (read in
+				 * place when deserialized), */
     int cut;			/* and whether any arrived later. */
     int keep;			/* Whether early arrivals are kept: not on
 				 * rank 0 of a split run, whose state is
 				 * merged into no other. */
-    const unsigned char *earlyIn;
-				/* A deserialized state's early arrivals
-				 * instead of early: read where they lie in
-				 * the serialized bytes, which stay valid
-				 * until it is merged (rubicon.h). */
 } QueueDepthState;
 
 static const Rb_Option queueDepthOptions[] = {
@@ -73,8 +68,7 @@ QueueDepthStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->m.completions.n = 0;
     st->m.started = 0;
     st->m.nsAtDepth.lo = st->m.nsAtDepth.n = 0;
-    st->nearly = 0;
-    st->earlyIn = NULL;
+    RbKitPackedClear(&st->early);
     st->cut = 0;
     st->keep = !(RbMpiSplit() && RbMpiRank() == 0);
     return TCL_OK;
@@ -147,8 +141,7 @@ KeepEarly(QueueDepthState *st, int64_t t, int64_t finish)
 	st->cut = 1;
 	return;
     }
-    RbKitAppendPair(&st->early, &st->nearly, &st->earlyCap, 256, t,
-	    finish);
+    RbKitPackedAppend(&st->early, t, finish);
 }
 
 /*
@@ -237,10 +230,7 @@ QueueDepthFree(Rb_Analyzer *a)
 
     RbHeapFree(&st->m.completions);
     Rb_TimeBinsFree(&st->m.nsAtDepth);
-    free(st->early);
-    st->early = NULL;
-    st->earlyIn = NULL;
-    st->nearly = st->earlyCap = 0;
+    RbKitPackedFree(&st->early);
 }
 
 /*
@@ -260,7 +250,7 @@ QueueDepthSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_TimeBinsPut(b, &st->m.nsAtDepth);
     Rb_BufPutInt(b, st->firstT);
     Rb_BufPutInt(b, st->cut);
-    RbKitPutPairs(b, st->early, st->nearly);
+    RbKitPackedPut(b, &st->early);
     return TCL_OK;
 }
 
@@ -275,10 +265,7 @@ QueueDepthDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_TimeBinsGet(b, &st->m.nsAtDepth);
     st->firstT = Rb_BufGetInt(b);
     st->cut = (int)Rb_BufGetInt(b);
-    free(st->early);
-    st->early = NULL;
-    st->earlyCap = 0;
-    st->earlyIn = RbKitPairsInPlace(b, &st->nearly);
+    RbKitPackedGet(b, &st->early);
     return TCL_OK;
 }
 
@@ -327,21 +314,6 @@ TakeOver(Rb_Analyzer *a, const QueueDepthState *ost, const DepthMachine *alone)
 }
 
 /*
- * EarlyAt --
- *	The k-th early arrival of st: its time and finish.
- */
-static void
-EarlyAt(const QueueDepthState *st, size_t k, int64_t *t, int64_t *finish)
-{
-    if (st->earlyIn != NULL) {
-	RbKitPairAt(st->earlyIn, k, t, finish);
-    } else {
-	*t = st->early[2 * k];
-	*finish = st->early[2 * k + 1];
-    }
-}
-
-/*
  * QueueDepthMerge --
  *	merge hook: other's I/Os follow a's.  Its early arrivals pass
  *	through a's queue, where a's outstanding I/Os deepen it, as one
@@ -360,8 +332,9 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     QueueDepthState *st = a->state;
     const QueueDepthState *ost = other->state;
     DepthMachine alone;
+    RbKitPackedIter it;
+    int64_t t, finish;
     int code = TCL_OK, agree = 0;
-    size_t k;
 
     if (!ost->m.started) {
 	return TCL_OK;
@@ -370,10 +343,16 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	st->firstT = ost->firstT;
     }
     memset(&alone, 0, sizeof(alone));
-    for (k = 0; k < ost->nearly; k++) {
-	int64_t t, finish;
-
-	EarlyAt(ost, k, &t, &finish);
+    RbKitPackedBegin(&ost->early, &it);
+    while (code == TCL_OK) {
+	if (!RbKitPackedNext(&it, &t, &finish)) {
+	    if (it.left > 0) {
+		Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: a later "
+			"shard's early arrivals are cut short", a->cls->name);
+		code = TCL_ERROR;
+	    }
+	    break;
+	}
 	KeepEarly(st, t, finish);
 	if (!agree) {
 	    Arrive(&st->m, t, finish);
@@ -387,7 +366,7 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    break;		/* nothing left to pass or to keep */
 	}
     }
-    if (ost->cut) {
+    if (ost->cut && code == TCL_OK) {
 	st->cut = 1;
 	if (!agree) {
 	    code = TakeOver(a, ost, &alone);

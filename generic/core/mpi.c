@@ -23,7 +23,7 @@
 #include <mpi.h>
 #endif
 
-#define MSG_VERSION 2
+#define MSG_VERSION 3
 #define MSG_TAG 1717
 
 static int mpiRank = 0, mpiSize = 1, mpiActive = 0;

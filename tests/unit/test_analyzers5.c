@@ -234,6 +234,63 @@ START_TEST(merge_queue_depth_in_a_tree)
 }
 END_TEST
 
+START_TEST(packed_pairs_round_trip)
+{
+    /* Pairs whose x falls back and whose y lies far from x, the extremes
+     * included, then many of I/O-like times; bytes by hand for the
+     * first: x 300 less 0, zigzag 600 = 0x258, LEB128 d8 04; y less x 0,
+     * 00. */
+    static const int64_t odd[][2] = {
+	{300, 300}, {1700000000000000000LL, 1700000000000000001LL},
+	{5, -7}, {INT64_MIN, INT64_MAX}, {INT64_MAX, INT64_MIN}, {0, 0}
+    };
+    const int nodd = 6, n = nodd + 1000;
+    RbKitPacked l, cut;
+    RbKitPackedIter it;
+    Rb_Buf buf;
+    int64_t x, y;
+    int k;
+
+    memset(&l, 0, sizeof(l));
+    for (k = 0; k < n; k++) {
+	RbKitPackedAppend(&l, k < nodd ? odd[k][0] : (int64_t)k * 50000,
+		k < nodd ? odd[k][1] : (int64_t)k * 50000 + 3000000);
+    }
+    ck_assert_int_eq(l.bytes[0], 0xd8);
+    ck_assert_int_eq(l.bytes[1], 0x04);
+    ck_assert_int_eq(l.bytes[2], 0x00);
+    memset(&buf, 0, sizeof(buf));
+    RbKitPackedPut(&buf, &l);
+    RbKitPackedFree(&l);
+    RbKitPackedGet(&buf, &l);
+    ck_assert_int_eq(buf.bad, 0);
+    ck_assert_int_eq(buf.pos, buf.len);
+    ck_assert_ptr_nonnull(l.in);
+    /* Appending to a list read in place copies it first. */
+    RbKitPackedAppend(&l, 7, 9);
+    RbKitPackedBegin(&l, &it);
+    for (k = 0; k < n; k++) {
+	ck_assert_int_eq(RbKitPackedNext(&it, &x, &y), 1);
+	ck_assert(x == (k < nodd ? odd[k][0] : (int64_t)k * 50000));
+	ck_assert(y == (k < nodd ? odd[k][1] : (int64_t)k * 50000 + 3000000));
+    }
+    ck_assert_int_eq(RbKitPackedNext(&it, &x, &y), 1);
+    ck_assert(x == 7 && y == 9);
+    ck_assert_int_eq(RbKitPackedNext(&it, &x, &y), 0);
+    ck_assert_int_eq(it.left, 0);
+    /* A list one byte short ends early, with pairs left. */
+    cut = l;
+    cut.len--;
+    RbKitPackedBegin(&cut, &it);
+    for (k = 0; RbKitPackedNext(&it, &x, &y); k++) {
+    }
+    ck_assert_int_eq(k, n);
+    ck_assert_int_eq(it.left, 1);
+    RbKitPackedFree(&l);
+    Rb_BufFree(&buf);
+}
+END_TEST
+
 START_TEST(merge_series_of_other_statistics_fails)
 {
     Tcl_Interp *interp = rbtest_interp();
@@ -441,6 +498,7 @@ rbtest_suite(void)
     tcase_add_test(tc, merge_series_of_other_statistics_fails);
     tcase_add_test(tc, merge_order_dependent_classes);
     tcase_add_test(tc, merge_queue_depth_in_a_tree);
+    tcase_add_test(tc, packed_pairs_round_trip);
     tcase_add_test(tc, merge_streams_across_the_boundary);
     tcase_add_test(tc, series_read_only_the_fields_their_statistics_need);
     suite_add_tcase(s, tc);

@@ -579,7 +579,11 @@ typedef struct Rb_AnalyzerClass {
      * and last accesses, open runs) so that the merged result equals the
      * one of a single process.  Both return TCL_OK, or TCL_ERROR with
      * an analyzer error; deserialize also fails when buf->bad is set
-     * after reading.  A string id (RB_FT_STRING) means nothing in
+     * after reading.  buf's bytes stay valid until the deserialized
+     * instance has been merged, so deserialize may leave a large array
+     * where it lies in them (read it in place in merge) rather than
+     * copy it; nothing but merge and freeState is called on that
+     * instance.  A string id (RB_FT_STRING) means nothing in
      * another process: write the string (Rb_SchemaString of run->schema)
      * and intern it again on reading. */
     int (*serialize)(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf);

@@ -277,6 +277,37 @@ Rb_HeapItem	RbHeapPop(Rb_Heap *h);
 void		RbHeapFree(Rb_Heap *h);
 
 /*
+ * A packed list of integer pairs (x, y) with x mostly rising and y near
+ * x, such as the (arrival, finish) times a shard keeps for a split run's
+ * merge (kitSerialize.c): each pair as two variable-length integers, x
+ * less the previous pair's x and y less x (zigzag LEB128), 4 to 8 bytes
+ * a pair for I/O times in ns instead of 16.  A list deserialized with
+ * RbKitPackedGet is read where it lies in the message (in), which stays
+ * valid until its instance has been merged (rubicon.h).
+ */
+typedef struct RbKitPacked {
+    unsigned char *bytes;	/* malloc'd (NULL for none), */
+    const unsigned char *in;	/* or the message's bytes. */
+    size_t len, cap;		/* Bytes used, allocated. */
+    size_t n;			/* Pairs. */
+    int64_t lastX;		/* The last pair's x. */
+} RbKitPacked;
+
+typedef struct RbKitPackedIter {
+    const unsigned char *p, *end;
+    size_t left;		/* Pairs not read yet. */
+    int64_t lastX;
+} RbKitPackedIter;
+
+void		RbKitPackedAppend(RbKitPacked *l, int64_t x, int64_t y);
+void		RbKitPackedClear(RbKitPacked *l);
+void		RbKitPackedFree(RbKitPacked *l);
+void		RbKitPackedPut(Rb_Buf *b, const RbKitPacked *l);
+void		RbKitPackedGet(Rb_Buf *b, RbKitPacked *l);
+void		RbKitPackedBegin(const RbKitPacked *l, RbKitPackedIter *it);
+int		RbKitPackedNext(RbKitPackedIter *it, int64_t *x, int64_t *y);
+
+/*
  * Partial state as bytes for split runs (kitSerialize.c): each Get
  * restores what its Put wrote, into a structure its class's start hook
  * emptied; a short buffer leaves b->bad set.  A text key (textSchema

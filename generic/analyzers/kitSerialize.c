@@ -498,33 +498,199 @@ RbHeapGet(Rb_Buf *b, Rb_Heap *h)
 
 /*
  * RbKitPutPairs, RbKitGetPairs --
- *	n pairs of 64-bit integers (2n words); Get returns them in a
- *	malloc'd array (NULL for none) with *n set.
+ *	n pairs of 64-bit integers (2n words, each as Rb_BufPutInt writes
+ *	it); Get returns them in a malloc'd array (NULL for none) with *n
+ *	set.  Written and read a block of words at a time: a shard's early
+ *	arrivals run to millions of pairs.
  */
 void
 RbKitPutPairs(Rb_Buf *b, const int64_t *pairs, size_t n)
 {
-    size_t i;
+    unsigned char block[4096];
+    size_t i, k = 0;
+    int j;
 
     Rb_BufPutInt(b, (int64_t)n);
     for (i = 0; i < 2 * n; i++) {
-	Rb_BufPutInt(b, pairs[i]);
+	for (j = 0; j < 8; j++) {
+	    block[k++] = (unsigned char)((uint64_t)pairs[i] >> (8 * j));
+	}
+	if (k == sizeof(block)) {
+	    Rb_BufPutBytes(b, block, k);
+	    k = 0;
+	}
     }
+    Rb_BufPutBytes(b, block, k);
 }
 
 int64_t *
 RbKitGetPairs(Rb_Buf *b, size_t *n)
 {
-    int64_t count = Rb_BufGetCount(b, 16), i, *pairs = NULL;
+    int64_t count = Rb_BufGetCount(b, 16), *pairs = NULL;
+    const unsigned char *c;
+    size_t i;
+    int j;
 
-    if (count > 0) {
+    *n = 0;
+    if (count > 0 && (c = Rb_BufGetBytes(b, 16 * (size_t)count)) != NULL) {
 	pairs = Rb_AllocArray(2 * (size_t)count, sizeof(int64_t));
-	for (i = 0; i < 2 * count; i++) {
-	    pairs[i] = Rb_BufGetInt(b);
+	for (i = 0; i < 2 * (size_t)count; i++, c += 8) {
+	    uint64_t v = 0;
+
+	    for (j = 0; j < 8; j++) {
+		v |= (uint64_t)c[j] << (8 * j);
+	    }
+	    pairs[i] = (int64_t)v;
+	}
+	*n = (size_t)count;
+    }
+    return pairs;
+}
+
+/*
+ * PutVar, GetVar --
+ *	A signed integer as zigzag LEB128 (1 to 10 bytes) at p, returning
+ *	the byte after it; GetVar returns NULL when the bytes end first or
+ *	run past 10.
+ */
+static unsigned char *
+PutVar(unsigned char *p, int64_t v)
+{
+    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+
+    while (u >= 0x80) {
+	*p++ = (unsigned char)(u | 0x80);
+	u >>= 7;
+    }
+    *p++ = (unsigned char)u;
+    return p;
+}
+
+static const unsigned char *
+GetVar(const unsigned char *p, const unsigned char *end, int64_t *v)
+{
+    uint64_t u = 0;
+    int shift;
+
+    for (shift = 0; p < end && shift < 70; shift += 7) {
+	unsigned char c = *p++;
+
+	u |= (uint64_t)(c & 0x7f) << shift;
+	if (!(c & 0x80)) {
+	    *v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	    return p;
 	}
     }
-    *n = (size_t)count;
-    return pairs;
+    return NULL;
+}
+
+/*
+ * RbKitPackedAppend, RbKitPackedClear, RbKitPackedFree --
+ *	Appends the pair (x, y) (growing the bytes by doubling); empties
+ *	the list (keeping its bytes); frees them.
+ */
+void
+RbKitPackedAppend(RbKitPacked *l, int64_t x, int64_t y)
+{
+    if (l->in != NULL) {
+	/* Read in place so far: the bytes become the list's own. */
+	unsigned char *own = Rb_Alloc(l->len + 4096);
+
+	memcpy(own, l->in, l->len);
+	free(l->bytes);
+	l->bytes = own;
+	l->cap = l->len + 4096;
+	l->in = NULL;
+    }
+    if (l->cap - l->len < 20) {
+	l->cap = l->cap ? 2 * l->cap : 4096;
+	l->bytes = Rb_Realloc(l->bytes, l->cap);
+    }
+    l->len = (size_t)(PutVar(PutVar(l->bytes + l->len,
+	    (int64_t)((uint64_t)x - (uint64_t)l->lastX)),
+	    (int64_t)((uint64_t)y - (uint64_t)x)) - l->bytes);
+    l->lastX = x;
+    l->n++;
+}
+
+void
+RbKitPackedClear(RbKitPacked *l)
+{
+    l->in = NULL;
+    l->len = l->n = 0;
+    l->lastX = 0;
+}
+
+void
+RbKitPackedFree(RbKitPacked *l)
+{
+    free(l->bytes);
+    memset(l, 0, sizeof(*l));
+}
+
+/*
+ * RbKitPackedPut, RbKitPackedGet --
+ *	The list as its number of pairs, the last pair's x, its number of
+ *	bytes and the bytes.  Get leaves the bytes in b (l->in, valid while
+ *	b is); a short buffer sets b->bad.
+ */
+void
+RbKitPackedPut(Rb_Buf *b, const RbKitPacked *l)
+{
+    Rb_BufPutInt(b, (int64_t)l->n);
+    Rb_BufPutInt(b, l->lastX);
+    Rb_BufPutInt(b, (int64_t)l->len);
+    Rb_BufPutBytes(b, l->in ? l->in : l->bytes, l->len);
+}
+
+void
+RbKitPackedGet(Rb_Buf *b, RbKitPacked *l)
+{
+    int64_t n = Rb_BufGetInt(b), lastX = Rb_BufGetInt(b);
+    int64_t len = Rb_BufGetCount(b, 1);
+
+    RbKitPackedClear(l);
+    l->lastX = lastX;
+    l->in = Rb_BufGetBytes(b, (size_t)len);
+    if (l->in == NULL || n < 0 || (uint64_t)n > (uint64_t)len / 2) {
+	b->bad = 1;
+	l->in = NULL;
+	return;
+    }
+    l->len = (size_t)len;
+    l->n = (size_t)n;
+}
+
+/*
+ * RbKitPackedBegin, RbKitPackedNext --
+ *	Reads the pairs in order.
+ * Results: Next gives 1 with the next pair in *x, *y; 0 after the last,
+ *	or when the bytes end before it (a corrupt list).
+ */
+void
+RbKitPackedBegin(const RbKitPacked *l, RbKitPackedIter *it)
+{
+    it->p = l->in ? l->in : l->bytes;
+    it->end = it->p ? it->p + l->len : NULL;
+    it->left = l->n;
+    it->lastX = 0;
+}
+
+int
+RbKitPackedNext(RbKitPackedIter *it, int64_t *x, int64_t *y)
+{
+    int64_t dx, dy;
+
+    if (it->left == 0 || it->p == NULL
+	    || (it->p = GetVar(it->p, it->end, &dx)) == NULL
+	    || (it->p = GetVar(it->p, it->end, &dy)) == NULL) {
+	return 0;
+    }
+    it->left--;
+    *x = (int64_t)((uint64_t)it->lastX + (uint64_t)dx);
+    *y = (int64_t)((uint64_t)*x + (uint64_t)dy);
+    it->lastX = *x;
+    return 1;
 }
 
 /*

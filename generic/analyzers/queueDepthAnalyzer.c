@@ -10,13 +10,14 @@
  *	For a split run a shard also keeps the arrival and finish of its
  *	I/Os within -boundary of its first: the merge passes them again
  *	through the state the shards before it ended in, whose I/Os still
- *	outstanding deepen the queue they see.
+ *	outstanding deepen the queue they see, until those have completed.
  */
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyzers.h"
+#include "core/mpi.h"
 
 /* The queue as one pass over records sees it. */
 typedef struct DepthMachine {
@@ -31,10 +32,13 @@ typedef struct QueueDepthState {
     int64_t boundary;		/* -boundary, ns */
     DepthMachine m;
     int64_t firstT;		/* The shard's first arrival. */
-    int64_t *early;		/* (arrival, finish) of the I/Os arriving
-				 * within -boundary of firstT, */
-    size_t nearly, earlyCap;
+    RbKitPacked early;		/* (arrival, finish) of the I/Os arriving
+				 * within -boundary of firstT (read in
+				 * place when deserialized), */
     int cut;			/* and whether any arrived later. */
+    int keep;			/* Whether early arrivals are kept: not on
+				 * rank 0 of a split run, whose state is
+				 * merged into no other. */
 } QueueDepthState;
 
 static const Rb_Option queueDepthOptions[] = {
@@ -64,8 +68,9 @@ QueueDepthStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->m.completions.n = 0;
     st->m.started = 0;
     st->m.nsAtDepth.lo = st->m.nsAtDepth.n = 0;
-    st->nearly = 0;
+    RbKitPackedClear(&st->early);
     st->cut = 0;
+    st->keep = !(RbMpiSplit() && RbMpiRank() == 0);
     return TCL_OK;
 }
 
@@ -123,17 +128,20 @@ Arrive(DepthMachine *m, int64_t t, int64_t finish)
 /*
  * KeepEarly --
  *	Keeps an arrival within -boundary of the shard's first (while none
- *	later has come), or notes that one came later.
+ *	later has come), or notes that one came later (unless st->keep is
+ *	0).
  */
 static void
 KeepEarly(QueueDepthState *st, int64_t t, int64_t finish)
 {
+    if (!st->keep) {
+	return;
+    }
     if (st->cut || (t > st->firstT && t - st->firstT >= st->boundary)) {
 	st->cut = 1;
 	return;
     }
-    RbKitAppendPair(&st->early, &st->nearly, &st->earlyCap, 256, t,
-	    finish);
+    RbKitPackedAppend(&st->early, t, finish);
 }
 
 /*
@@ -222,16 +230,14 @@ QueueDepthFree(Rb_Analyzer *a)
 
     RbHeapFree(&st->m.completions);
     Rb_TimeBinsFree(&st->m.nsAtDepth);
-    free(st->early);
-    st->early = NULL;
-    st->nearly = st->earlyCap = 0;
+    RbKitPackedFree(&st->early);
 }
 
 /*
  * QueueDepthSerialize, QueueDepthDeserialize --
  *	serialize and deserialize hooks: the queue (outstanding I/Os, time
  *	counted, time at each depth), the first arrival and the early
- *	arrivals.
+ *	arrivals (left where they lie in buf by deserialize: earlyIn).
  */
 static int
 QueueDepthSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
@@ -244,7 +250,7 @@ QueueDepthSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_TimeBinsPut(b, &st->m.nsAtDepth);
     Rb_BufPutInt(b, st->firstT);
     Rb_BufPutInt(b, st->cut);
-    RbKitPutPairs(b, st->early, st->nearly);
+    RbKitPackedPut(b, &st->early);
     return TCL_OK;
 }
 
@@ -259,18 +265,17 @@ QueueDepthDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_TimeBinsGet(b, &st->m.nsAtDepth);
     st->firstT = Rb_BufGetInt(b);
     st->cut = (int)Rb_BufGetInt(b);
-    free(st->early);
-    st->early = RbKitGetPairs(b, &st->nearly);
-    st->earlyCap = st->nearly;
+    RbKitPackedGet(b, &st->early);
     return TCL_OK;
 }
 
 /*
  * TakeOver --
- *	After other's early arrivals passed through a's queue and through
- *	an empty one (alone) alike: when both queues agree (the I/Os of the
- *	shards before have all completed), a's queue becomes other's, and
- *	the time other counted after its early arrivals is added to a's.
+ *	After other's early arrivals (all, or up to where the queues
+ *	agree) passed through a's queue and through an empty one (alone)
+ *	alike: when both queues agree (the I/Os of the shards before have
+ *	all completed), a's queue becomes other's, and the time other
+ *	counted after those arrivals is added to a's.
  * Results: TCL_OK, or TCL_ERROR (RUBICON MERGE MISMATCH) when they still
  *	differ: an I/O outstanding across the boundary for longer than
  *	-boundary.
@@ -312,9 +317,13 @@ TakeOver(Rb_Analyzer *a, const QueueDepthState *ost, const DepthMachine *alone)
  * QueueDepthMerge --
  *	merge hook: other's I/Os follow a's.  Its early arrivals pass
  *	through a's queue, where a's outstanding I/Os deepen it, as one
- *	pass would count them; when other had later arrivals, its queue
- *	and the time it counted after the early ones are taken over
- *	(TakeOver).
+ *	pass would count them, and through an empty queue alike, until the
+ *	two queues agree (a's I/Os have all completed; usually within a
+ *	few arrivals): from there on both would count the same, so other's
+ *	queue and the time it counted after that point are taken over
+ *	(TakeOver), and the rest of its early arrivals are only kept.
+ *	Without agreement, every early arrival has passed through a's
+ *	queue; when other had later ones that is a mismatch (TakeOver).
  * Results: TCL_OK, or TCL_ERROR past -boundary.
  */
 static int
@@ -323,8 +332,9 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     QueueDepthState *st = a->state;
     const QueueDepthState *ost = other->state;
     DepthMachine alone;
-    int code = TCL_OK;
-    size_t k;
+    RbKitPackedIter it;
+    int64_t t, finish;
+    int code = TCL_OK, agree = 0;
 
     if (!ost->m.started) {
 	return TCL_OK;
@@ -333,14 +343,34 @@ QueueDepthMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	st->firstT = ost->firstT;
     }
     memset(&alone, 0, sizeof(alone));
-    for (k = 0; k < ost->nearly; k++) {
-	KeepEarly(st, ost->early[2 * k], ost->early[2 * k + 1]);
-	Arrive(&st->m, ost->early[2 * k], ost->early[2 * k + 1]);
-	Arrive(&alone, ost->early[2 * k], ost->early[2 * k + 1]);
+    RbKitPackedBegin(&ost->early, &it);
+    while (code == TCL_OK) {
+	if (!RbKitPackedNext(&it, &t, &finish)) {
+	    if (it.left > 0) {
+		Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: a later "
+			"shard's early arrivals are cut short", a->cls->name);
+		code = TCL_ERROR;
+	    }
+	    break;
+	}
+	KeepEarly(st, t, finish);
+	if (!agree) {
+	    Arrive(&st->m, t, finish);
+	    Arrive(&alone, t, finish);
+	    agree = st->m.completions.n == alone.completions.n
+		    && st->m.last == alone.last;
+	    if (agree) {
+		code = TakeOver(a, ost, &alone);
+	    }
+	} else if (!st->keep || st->cut) {
+	    break;		/* nothing left to pass or to keep */
+	}
     }
-    if (ost->cut) {
+    if (ost->cut && code == TCL_OK) {
 	st->cut = 1;
-	code = TakeOver(a, ost, &alone);
+	if (!agree) {
+	    code = TakeOver(a, ost, &alone);
+	}
     }
     RbHeapFree(&alone.completions);
     Rb_TimeBinsFree(&alone.nsAtDepth);

@@ -23,7 +23,7 @@
 #include <mpi.h>
 #endif
 
-#define MSG_VERSION 2
+#define MSG_VERSION 3
 #define MSG_TAG 1717
 
 static int mpiRank = 0, mpiSize = 1, mpiActive = 0;
@@ -143,7 +143,9 @@ RbMpiSplitOver(void)
  *	(cut at members, RB_WINDOW_LINES); 2 for plain SRT; 3 for the native
  *	format without string fields (cut at gzip members that begin blocks;
  *	a later block may use strings an earlier one defined); else 0 (it is
- *	read whole by one rank).
+ *	read whole by one rank).  (RbMpiShard makes 2 into 4, SRT cut where
+ *	the record heads line up, when the cut points are far enough apart
+ *	for that: RB_RESYNC_SPACING.)
  */
 static int
 SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
@@ -216,6 +218,9 @@ RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
 	}
 	kind = (a > before || b < before + sizes[i])
 		? SplitKind(Tcl_GetString(paths[i]), format, readerOpts) : 0;
+	if (kind == 2 && total / (uint64_t)size >= RB_RESYNC_SPACING) {
+	    kind = 4;		/* cut where record heads line up */
+	}
 	if (kind == 0) {
 	    /* Whole: ours if its middle byte is in our range. */
 	    uint64_t mid = before + sizes[i] / 2;

@@ -70,10 +70,15 @@ int		RbSafeCheckRead(Tcl_Interp *interp, const char *path);
 #define RB_WINDOW_LINES 0	/* Lines (plain, or gzip/bzip2 members). */
 #define RB_WINDOW_SRT 1		/* Plain SRT length-prefixed records. */
 #define RB_WINDOW_BLOCKS 2	/* gzip members that each begin a block. */
+#define RB_WINDOW_SRT_RESYNC 3	/* Plain SRT, cut where record heads line
+				 * up: only for cut points at least
+				 * RB_RESYNC_SPACING bytes apart. */
+#define RB_RESYNC_SPACING 131072
 int		RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end,
 		    int mode, Rb_Error *err);
 void		RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes);
 int		RbInputWindowCut(const Rb_Input *in, int *late);
+int		RbInputWindowShort(const Rb_Input *in);
 
 /* Removes "path.tmp-PID" files left by processes that no longer exist
  * (out.c); every writer of such files calls it before making its own. */

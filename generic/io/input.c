@@ -93,6 +93,7 @@ struct Rb_Input {
     uint64_t winFrom;		/* Plain: the file offset it starts at, */
     uint64_t winHead;		/* and where the header ended. */
     int winMode;
+    int winShort;		/* Plain: it ends before the file does. */
     int basesKnown;		/* lineBase, offBase computed (lazily: */
     uint64_t lineBase, offBase;	/* they are for messages only). */
 };
@@ -793,6 +794,149 @@ NextBoundary(int fd, uint64_t at, uint64_t size, uint64_t srtFrom,
 }
 
 /*
+ * An SRT file is cut where the records' length and type words line up
+ * (SrtResync) rather than by walking every record from the header
+ * (NextBoundary), which read the file up to the cut on every rank but
+ * the first.  A v7 I/O record begins with 88 and 0x00070001; others
+ * with a length of 8 to 65536 bytes.
+ */
+#define RESYNC_CHAIN 64		/* Records a chain must pass. */
+#define RESYNC_SCAN 65536	/* Bytes after `at` where another chain
+				 * is looked for (a record is at most
+				 * this long, so a record boundary lies
+				 * in them). */
+#define RESYNC_BUF (RESYNC_SCAN + 4 * 65536)
+
+/*
+ * SrtHeadAt --
+ *	Whether the 8 bytes at p begin a v7 I/O record.
+ */
+static int
+SrtHeadAt(const unsigned char *p)
+{
+    return p[0] == 0 && p[1] == 0 && p[2] == 0 && p[3] == 88
+	    && p[4] == 0 && p[5] == 7 && p[6] == 0 && p[7] == 1;
+}
+
+/*
+ * SrtLen --
+ *	The length word of the record at p, or 0 when its length and type
+ *	words are not a well-formed record's (a v7 I/O record has 88
+ *	bytes, another 8 to 65536).
+ */
+static uint32_t
+SrtLen(const unsigned char *p)
+{
+    uint32_t len = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16
+	    | (uint32_t)p[2] << 8 | p[3];
+    uint32_t vt = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16
+	    | (uint32_t)p[6] << 8 | p[7];
+
+    return (vt == 0x00070001u ? len != 88 : len < 8 || len > 65536)
+	    ? 0 : len;
+}
+
+/*
+ * SrtChainAt --
+ *	Whether the records chained by their length words from buf[p] are
+ *	all well-formed (SrtLen), for RESYNC_CHAIN records or to the end of
+ *	buf's n bytes.
+ */
+static int
+SrtChainAt(const unsigned char *buf, size_t n, size_t p)
+{
+    int k;
+
+    for (k = 0; k < RESYNC_CHAIN && p + 8 <= n; k++) {
+	uint32_t len = SrtLen(buf + p);
+
+	if (len == 0) {
+	    return 0;
+	}
+	p += len;
+    }
+    return 1;
+}
+
+/*
+ * SrtResync --
+ *	A record boundary of a plain SRT file at or after `at` (after the
+ *	header), found without reading the records before it: the first
+ *	offset where a v7 I/O record's length and type words begin a chain
+ *	of well-formed records (SrtChainAt).  Refused as ambiguous when a
+ *	v7 I/O head that the chain steps over begins another such chain
+ *	within RESYNC_SCAN bytes (a record boundary lies there, so one of
+ *	the two is false: record contents imitating record heads).  The
+ *	split run checks the cut all the same: the window before it must
+ *	end exactly there (RbInputWindowShort).
+ * Results: 1 with *bound set; 0 when none or an ambiguous one was
+ *	found, or the file ends too soon to tell (NextBoundary walks
+ *	instead).
+ */
+static int
+SrtResync(int fd, uint64_t at, uint64_t size, uint64_t *bound)
+{
+    unsigned char *buf = Rb_Alloc(RESYNC_BUF);
+    ssize_t got = pread(fd, buf, RESYNC_BUF, (off_t)at);
+    size_t n = got > 0 ? (size_t)got : 0, p, q = 0, next = 0;
+    int found = 0, ok = 1;
+
+    if (n < RESYNC_BUF && at + n < size) {
+	n = 0;			/* a short read: walk instead */
+    }
+    for (p = 0; p < RESYNC_SCAN && p + 8 <= n && ok; p++) {
+	if (!SrtHeadAt(buf + p)) {
+	    continue;
+	}
+	if (!found) {
+	    if (SrtChainAt(buf, n, p)) {
+		found = 1;
+		q = next = p;
+	    }
+	    continue;
+	}
+	while (next < p && next + 8 <= n) {
+	    uint32_t len = SrtLen(buf + next);
+
+	    if (len == 0) {
+		ok = 0;		/* the chain breaks down further on */
+		break;
+	    }
+	    next += len;
+	}
+	if (ok && next != p && SrtChainAt(buf, n, p)) {
+	    ok = 0;		/* two chains that do not join */
+	}
+    }
+    free(buf);
+    if (found && ok) {
+	*bound = at + q;
+	return 1;
+    }
+    return 0;
+}
+
+/*
+ * SrtCut --
+ *	Where a split run cuts a plain SRT file whose header ends at here,
+ *	for the cut point at: the header's end, the file's end, else a
+ *	record boundary within 64 KiB after at (SrtResync, or NextBoundary
+ *	when that cannot tell), so that cut points at least 64 KiB apart
+ *	give cuts in the same order.
+ * Results: 1 with *cut set, 0 when no record boundary was found.
+ */
+static int
+SrtCut(int fd, uint64_t at, uint64_t size, uint64_t here, uint64_t *cut)
+{
+    if (at <= here || at >= size) {
+	*cut = at <= here ? here : size;
+	return 1;
+    }
+    return SrtResync(fd, at, size, cut)
+	    || NextBoundary(fd, at, size, here, cut);
+}
+
+/*
  * DecodeRange --
  *	Decompresses, by pread (not disturbing the stream), the gzip members
  *	or bzip2 streams that begin at compressed byte at: one (once), or
@@ -1078,7 +1222,12 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
  *	messages RbInputBases gives the lines before it); byte offsets stay
  *	those of the file.
  * Results: TCL_OK, or TCL_ERROR with err set when the stream cannot be
- *	split so (mode RB_WINDOW_LINES, RB_WINDOW_SRT or RB_WINDOW_BLOCKS).
+ *	split so (mode RB_WINDOW_LINES, RB_WINDOW_SRT, RB_WINDOW_SRT_RESYNC
+ *	or RB_WINDOW_BLOCKS).  RB_WINDOW_SRT walks the records from the
+ *	header to find the boundaries; RB_WINDOW_SRT_RESYNC finds them
+ *	where the record heads line up (SrtCut), and the reader then checks
+ *	that the window's last record ends exactly at its end
+ *	(RbInputWindowShort).
  */
 int
 RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
@@ -1086,7 +1235,8 @@ RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
 {
     Decoder *d = &in->dec;
     uint64_t here = Rb_InputOffset(in), from, to, size;
-    int srt = mode == RB_WINDOW_SRT;
+    int srt = mode == RB_WINDOW_SRT || mode == RB_WINDOW_SRT_RESYNC;
+    int found;
     off_t sz;
 
     if (d->comp != COMP_NONE) {
@@ -1099,10 +1249,18 @@ RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
 	return TCL_ERROR;
     }
     size = (uint64_t)sz;
-    if (!NextBoundary(d->fd, begin > here ? begin : here, size,
-	    srt ? here : 0, &from)
-	    || !NextBoundary(d->fd, end > from ? end : from, size,
-	    srt ? from : 0, &to)) {
+    if (mode == RB_WINDOW_SRT_RESYNC) {
+	/* Each cut found from its own bytes (SrtCut), so that the windows
+	 * on each side of it agree. */
+	found = SrtCut(d->fd, begin, size, here, &from)
+		&& SrtCut(d->fd, end, size, here, &to);
+    } else {
+	found = NextBoundary(d->fd, begin > here ? begin : here, size,
+		srt ? here : 0, &from)
+		&& NextBoundary(d->fd, end > from ? end : from, size,
+		srt ? from : 0, &to);
+    }
+    if (!found) {
 	Rb_SetError(err, "RUBICON READER SPLIT", "%s: no record boundary "
 		"found near byte offset %llu", in->path,
 		(unsigned long long)begin);
@@ -1128,6 +1286,7 @@ RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
     in->winMode = mode;
     in->winFrom = from;
     in->winHead = here;
+    in->winShort = to < size;
     if (to <= from) {
 	in->eof = d->eof = 1;
     }
@@ -1175,7 +1334,8 @@ RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes)
 {
     if (!in->basesKnown && in->windowed) {
 	in->basesKnown = 1;
-	if (in->dec.comp == COMP_NONE && in->winMode == RB_WINDOW_SRT) {
+	if (in->dec.comp == COMP_NONE && (in->winMode == RB_WINDOW_SRT
+		|| in->winMode == RB_WINDOW_SRT_RESYNC)) {
 	    in->lineBase = CountSrtRecords(in->dec.fd, in->winHead,
 		    in->winFrom);
 	} else if (in->dec.comp == COMP_NONE
@@ -1214,6 +1374,18 @@ RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes)
     }
     *lines = in->lineBase;
     *bytes = in->offBase;
+}
+
+/*
+ * RbInputWindowShort --
+ *	Whether a plain window ends before its file does: then a record cut
+ *	by its end means the cut was not at a record boundary (the SRT
+ *	reader stops the run with RUBICON READER SPLIT).
+ */
+int
+RbInputWindowShort(const Rb_Input *in)
+{
+    return in->windowed && in->dec.comp == COMP_NONE && in->winShort;
 }
 
 /*

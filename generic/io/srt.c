@@ -471,6 +471,21 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	    if (st->have == 0) {
 		break;
 	    }
+	    if (RbInputWindowShort(r->in)) {
+		/* A split run's cut, not the file's end, cuts this record:
+		 * the cut was not at a record boundary (RbInputWindow). */
+		uint64_t before, bytes;
+
+		RbInputBases(r->in, &before, &bytes);
+		Rb_SetError(&st->pending, "RUBICON READER SPLIT", "%s: record "
+			"%llu at byte offset %llu: the split run cut the file "
+			"%zu bytes into it (record contents that imitate "
+			"record heads?); run it in one process",
+			Rb_InputPath(r->in),
+			(unsigned long long)(before + st->recNo + 1),
+			(unsigned long long)st->bufOffset, st->have);
+		return Fail(r, st, b, start, decoded, err);
+	    }
 	    r->recordNo = ++st->recNo;
 	    if (Rb_ReaderBad(r, &st->pending, "short-record", st->bufOffset,
 		    "the input ends %zu bytes into a record", st->have)) {

@@ -7,7 +7,9 @@
  *	that the analyzer reads only the fields its statistics need; and
  *	the engine's check, at start, of the I/O fields a class reads by
  *	index against schemas wider and narrower than the I/O schema, and
- *	that a class declaring none reads absent values past a narrower one.
+ *	that a class declaring none reads absent values past a narrower one;
+ *	and QueueDepthAnalyzer's shards merged as a split run's tree merges
+ *	them, through a short middle shard.
  */
 
 #include "kitTest.h"
@@ -107,6 +109,185 @@ START_TEST(merge_order_dependent_classes)
     CheckMerge(&Rb_QueueDepthAnalyzerClass, "-boundary 0.1");
     CheckMerge(&Rb_UtilizationAnalyzerClass, "-boundary 0.1");
     CheckMerge(&Rb_ReuseDistanceAnalyzerClass, "-block 512 -sizes 100");
+}
+END_TEST
+
+/*
+ * Reserialize --
+ *	other's state through serialize and deserialize into a fresh
+ *	instance started on run, as a split run sends it (buf keeps the
+ *	bytes, which must outlive the merge); its Flow in *flow.
+ */
+static Rb_Analyzer *
+Reserialize(const Rb_AnalyzerClass *cls, const char *opts, Rb_RunInfo *run,
+	Rb_Analyzer *other, Rb_Buf *buf, Rb_Flow **flow)
+{
+    Rb_Analyzer *c;
+
+    memset(buf, 0, sizeof(*buf));
+    ck_assert_int_eq(cls->serialize(other, run, buf), TCL_OK);
+    *flow = NewFlow(cls, opts, &c);
+    ck_assert_int_eq(RbFlowStart(*flow, run), TCL_OK);
+    ck_assert_int_eq(cls->deserialize(c, run, buf), TCL_OK);
+    ck_assert_int_eq(buf->pos, buf->len);
+    return c;
+}
+
+/*
+ * CheckTreeMerge --
+ *	Three shards of batch b (n records, freed here) merged as a split
+ *	run's tree merges ranks 0 to 2 of 4: the third into the second (3
+ *	records only), then that into the first; the result against one
+ *	instance on the whole batch.
+ */
+static void
+CheckTreeMerge(const Rb_AnalyzerClass *cls, const char *opts, Rb_Batch *b,
+	int n)
+{
+    const int cut1 = n / 3, cut2 = n / 3 + 3;
+    uint32_t *sel = malloc(n * sizeof(uint32_t));
+    Rb_Analyzer *a[3], *c;
+    Rb_Flow *f[3], *fc, *whole;
+    Rb_RunInfo run;
+    Rb_Buf buf;
+    int k;
+
+    for (k = 0; k < n; k++) {
+	sel[k] = k;
+    }
+    RbRunInfoInit(&run, rbtest_interp(), Rb_IoSchema());
+    NoteTimes(&run, b);
+    for (k = 0; k < 3; k++) {
+	f[k] = NewFlow(cls, opts, &a[k]);
+	ck_assert_int_eq(RbFlowStart(f[k], &run), TCL_OK);
+    }
+    PushSome(f[0], b, sel, cut1);
+    PushSome(f[1], b, sel + cut1, cut2 - cut1);
+    PushSome(f[2], b, sel + cut2, n - cut2);
+    c = Reserialize(cls, opts, &run, a[2], &buf, &fc);
+    ck_assert_int_eq(cls->merge(a[1], c), TCL_OK);
+    RbFlowDelete(fc);
+    Rb_BufFree(&buf);
+    c = Reserialize(cls, opts, &run, a[1], &buf, &fc);
+    ck_assert_int_eq(cls->merge(a[0], c), TCL_OK);
+    RbFlowDelete(fc);
+    Rb_BufFree(&buf);
+    ck_assert_int_eq(RbFlowEnd(f[0], &run), TCL_OK);
+    whole = RunAll(cls, opts, b);
+    AssertSameAttrs(cls, f[0], whole);
+    for (k = 0; k < 3; k++) {
+	RbFlowDelete(f[k]);
+    }
+    RbFlowDelete(whole);
+    RbRunInfoFree(&run);
+    Rb_BatchFree(b);
+    free(sel);
+}
+
+/*
+ * LongTailIos --
+ *	n I/Os 1 ms apart, each outstanding 0.5 ms but the one before the
+ *	first third's end (where CheckTreeMerge cuts), outstanding 50 ms.
+ */
+static Rb_Batch *
+LongTailIos(int n)
+{
+    Rb_Batch *b = NewBatch(n);
+    int k, i;
+
+    for (k = 0; k < n; k++) {
+	i = AddIo(b, SEC + (int64_t)k * MS, 0, 4096, 0, (int64_t)k * 4096);
+	b->col[RB_IO_START][i] = b->col[RB_IO_TIME][i];
+	b->col[RB_IO_FINISH][i] = b->col[RB_IO_TIME][i]
+		+ (k == n / 3 - 1 ? 50 * MS : MS / 2);
+    }
+    return b;
+}
+
+START_TEST(merge_queue_depth_in_a_tree)
+{
+    Rb_Batch *b = LongTailIos(3000);
+    Rb_Flow *whole = RunAll(&Rb_QueueDepthAnalyzerClass, "", b);
+    const Rb_Attribute *q = Attr(whole, "QueueDepth");
+
+    /* LongTailIos by hand: from 1 s to 3.9995 s (the last completion);
+     * 2999 I/Os of 0.5 ms and one of 50 ms under which 49 of them fall
+     * whole: 24.5 ms at depth 2, 1549.5 - 2 * 24.5 ms at depth 1, the
+     * rest at 0. */
+    ck_assert_int_eq(q->nrows, 3);
+    ck_assert_near(Cell(q, 0, "time"), 1.4745);
+    ck_assert_near(Cell(q, 1, "time"), 1.5005);
+    ck_assert_near(Cell(q, 2, "time"), 0.0245);
+    RbFlowDelete(whole);
+    Rb_BatchFree(b);
+    /* The middle shard (3 I/Os, shorter than the first shard's I/Os
+     * still outstanding) keeps the third's early arrivals after its own,
+     * for the merge into the first; within -boundary, and cut by it.
+     * In LongTailIos the first shard's last I/O is outstanding through
+     * the third's first 47 arrivals. */
+    CheckTreeMerge(&Rb_QueueDepthAnalyzerClass, "", MixedIos(3000), 3000);
+    CheckTreeMerge(&Rb_QueueDepthAnalyzerClass, "-boundary 0.5",
+	    MixedIos(3000), 3000);
+    CheckTreeMerge(&Rb_QueueDepthAnalyzerClass, "", LongTailIos(3000), 3000);
+    CheckTreeMerge(&Rb_QueueDepthAnalyzerClass, "-boundary 0.5",
+	    LongTailIos(3000), 3000);
+}
+END_TEST
+
+START_TEST(packed_pairs_round_trip)
+{
+    /* Pairs whose x falls back and whose y lies far from x, the extremes
+     * included, then many of I/O-like times; bytes by hand for the
+     * first: x 300 less 0, zigzag 600 = 0x258, LEB128 d8 04; y less x 0,
+     * 00. */
+    static const int64_t odd[][2] = {
+	{300, 300}, {1700000000000000000LL, 1700000000000000001LL},
+	{5, -7}, {INT64_MIN, INT64_MAX}, {INT64_MAX, INT64_MIN}, {0, 0}
+    };
+    const int nodd = 6, n = nodd + 1000;
+    RbKitPacked l, cut;
+    RbKitPackedIter it;
+    Rb_Buf buf;
+    int64_t x, y;
+    int k;
+
+    memset(&l, 0, sizeof(l));
+    for (k = 0; k < n; k++) {
+	RbKitPackedAppend(&l, k < nodd ? odd[k][0] : (int64_t)k * 50000,
+		k < nodd ? odd[k][1] : (int64_t)k * 50000 + 3000000);
+    }
+    ck_assert_int_eq(l.bytes[0], 0xd8);
+    ck_assert_int_eq(l.bytes[1], 0x04);
+    ck_assert_int_eq(l.bytes[2], 0x00);
+    memset(&buf, 0, sizeof(buf));
+    RbKitPackedPut(&buf, &l);
+    RbKitPackedFree(&l);
+    RbKitPackedGet(&buf, &l);
+    ck_assert_int_eq(buf.bad, 0);
+    ck_assert_int_eq(buf.pos, buf.len);
+    ck_assert_ptr_nonnull(l.in);
+    /* Appending to a list read in place copies it first. */
+    RbKitPackedAppend(&l, 7, 9);
+    RbKitPackedBegin(&l, &it);
+    for (k = 0; k < n; k++) {
+	ck_assert_int_eq(RbKitPackedNext(&it, &x, &y), 1);
+	ck_assert(x == (k < nodd ? odd[k][0] : (int64_t)k * 50000));
+	ck_assert(y == (k < nodd ? odd[k][1] : (int64_t)k * 50000 + 3000000));
+    }
+    ck_assert_int_eq(RbKitPackedNext(&it, &x, &y), 1);
+    ck_assert(x == 7 && y == 9);
+    ck_assert_int_eq(RbKitPackedNext(&it, &x, &y), 0);
+    ck_assert_int_eq(it.left, 0);
+    /* A list one byte short ends early, with pairs left. */
+    cut = l;
+    cut.len--;
+    RbKitPackedBegin(&cut, &it);
+    for (k = 0; RbKitPackedNext(&it, &x, &y); k++) {
+    }
+    ck_assert_int_eq(k, n);
+    ck_assert_int_eq(it.left, 1);
+    RbKitPackedFree(&l);
+    Rb_BufFree(&buf);
 }
 END_TEST
 
@@ -316,6 +497,8 @@ rbtest_suite(void)
     tcase_add_test(tc, merge_heatmap_and_grouped_classes);
     tcase_add_test(tc, merge_series_of_other_statistics_fails);
     tcase_add_test(tc, merge_order_dependent_classes);
+    tcase_add_test(tc, merge_queue_depth_in_a_tree);
+    tcase_add_test(tc, packed_pairs_round_trip);
     tcase_add_test(tc, merge_streams_across_the_boundary);
     tcase_add_test(tc, series_read_only_the_fields_their_statistics_need);
     suite_add_tcase(s, tc);

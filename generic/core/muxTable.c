@@ -52,7 +52,16 @@ typedef struct RangeIndex {
     int64_t *breaks;
     int *segFirst;		/* nbreaks + 1 entries */
     int *segKids;
+    /* A value v from breaks[0] up lies in bucket (v - breaks[0]) >>
+     * shift; bucketSeg[b] is the segment holding bucket b's first value
+     * (RANGE_BUCKETS + 1 entries), so that the search for v's segment
+     * starts between bucketSeg[b] and bucketSeg[b + 1], mostly one or
+     * two breakpoints apart, instead of among all of them. */
+    int shift;
+    int *bucketSeg;
 } RangeIndex;
+
+#define RANGE_BUCKETS 2048
 
 struct MuxTable {
     EqIndex eq;
@@ -105,6 +114,7 @@ RbMuxTableFree(MuxTable *t)
     free(t->eq.entryNext);
     free(t->eq.entryKey);
     free(t->range.breaks);
+    free(t->range.bucketSeg);
     free(t->range.segFirst);
     free(t->range.segKids);
     free(t);
@@ -288,6 +298,61 @@ SegmentOf(const RangeIndex *r, int64_t v)
 }
 
 /*
+ * BuildBuckets --
+ *	Sets r->shift and r->bucketSeg for SegmentOfFast (r->nbreaks > 0).
+ */
+static void
+BuildBuckets(RangeIndex *r)
+{
+    uint64_t span = (uint64_t)r->breaks[r->nbreaks - 1]
+	    - (uint64_t)r->breaks[0];
+    int b;
+
+    r->shift = 0;
+    while ((span >> r->shift) >= RANGE_BUCKETS) {
+	r->shift++;
+    }
+    r->bucketSeg = Rb_AllocArray(RANGE_BUCKETS + 1, sizeof(int));
+    for (b = 0; b <= RANGE_BUCKETS; b++) {
+	uint64_t off = (uint64_t)b << r->shift;
+
+	/* Past the last breakpoint (or past int64): the last segment. */
+	r->bucketSeg[b] = off > span ? r->nbreaks - 1
+		: SegmentOf(r, (int64_t)((uint64_t)r->breaks[0] + off));
+    }
+}
+
+/*
+ * SegmentOfFast --
+ *	SegmentOf through the buckets: v's bucket bounds its segment to
+ *	[bucketSeg[b], bucketSeg[b + 1]], searched without branches.
+ */
+static inline int
+SegmentOfFast(const RangeIndex *r, int64_t v)
+{
+    uint64_t b;
+    const int64_t *base;
+    int n;
+
+    if (r->nbreaks == 0 || v < r->breaks[0]) {
+	return -1;
+    }
+    b = ((uint64_t)v - (uint64_t)r->breaks[0]) >> r->shift;
+    if (b >= RANGE_BUCKETS) {
+	return r->nbreaks - 1;
+    }
+    base = r->breaks + r->bucketSeg[b];
+    n = r->bucketSeg[b + 1] - r->bucketSeg[b] + 1;
+    while (n > 1) {
+	int half = n >> 1;
+
+	base = base[half] <= v ? base + half : base;
+	n -= half;
+    }
+    return (int)(base - r->breaks);
+}
+
+/*
  * BuildRange --
  *	Indexes the children not yet dispatched whose key on r->field is a
  *	range.  Overlapping ranges put a child in every segment it covers;
@@ -372,6 +437,9 @@ BuildRange(MuxTable *t, Rb_Node *mux)
     }
     free(count);
     free(take);
+    if (r->nbreaks > 0) {
+	BuildBuckets(r);
+    }
     return 1;
 }
 
@@ -522,7 +590,7 @@ DispatchRange(MuxTable *t, const Rb_Batch *b, const uint32_t *sel, int nsel)
     }
     for (k = 0; k < nsel; k++) {
 	int64_t v = col[sel[k]];
-	int s = v == RB_ABSENT ? -1 : SegmentOf(r, v);
+	int s = v == RB_ABSENT ? -1 : SegmentOfFast(r, v);
 
 	t->segOf[k] = s;
 	if (s >= 0) {

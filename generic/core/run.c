@@ -386,16 +386,60 @@ Capture(Tcl_Interp *interp, Failure *f)
 typedef int (NextProc)(void *cd, Rb_Batch *b, Rb_Error *err);
 typedef uint64_t (OffsetProc)(void *cd);
 
+/*
+ * RebaseTimes --
+ *	Makes the times of records [from, b->n) of r count from the run's
+ *	epoch (the first trace's) instead of r's own: each file of a run
+ *	(SRT, MSR, a CSV with a descriptor, native) counts from an epoch of
+ *	its own, and without this a later file's times would start again
+ *	near 0.  The times are the I/O schema's three (enqueue, start,
+ *	finish), or field 0 of another schema; absent ones stay absent.  An
+ *	epoch of 0 (a format without absolute times, such as blkparse)
+ *	changes nothing.
+ */
+static void
+RebaseTimes(const Rb_Reader *r, int64_t runEpochNs, Rb_Batch *b, int from)
+{
+    static const int ioTimes[] = {RB_IO_TIME, RB_IO_START, RB_IO_FINISH};
+    int64_t shift = r->epochNs - runEpochNs;
+    int c, i, ncols = b->schema == Rb_IoSchema() ? 3 : 1;
+
+    if (r->epochNs == 0 || runEpochNs == 0 || shift == 0) {
+	return;
+    }
+    for (c = 0; c < ncols; c++) {
+	int64_t *col = b->col[ncols == 3 ? ioTimes[c] : 0];
+
+	for (i = from; i < b->n; i++) {
+	    col[i] = col[i] == RB_ABSENT ? RB_ABSENT : col[i] + shift;
+	}
+    }
+}
+
+/*
+ * TraceSource: one reader as a batch source, its times rebased.
+ */
+typedef struct TraceSource {
+    Rb_Reader *r;
+    int64_t runEpochNs;
+} TraceSource;
+
 static int
 ReaderNextProc(void *cd, Rb_Batch *b, Rb_Error *err)
 {
-    return Rb_ReaderNext(cd, b, err);
+    TraceSource *src = cd;
+    int from = b->n, n = Rb_ReaderNext(src->r, b, err);
+
+    if (n > 0) {
+	RebaseTimes(src->r, src->runEpochNs, b, from);
+    }
+    return n;
 }
 
 static uint64_t
 ReaderOffsetProc(void *cd)
 {
-    return Rb_InputOffset(((Rb_Reader *)cd)->in);
+    return Rb_InputOffset(((TraceSource *)cd)->r->in);
 }
 
 /*
@@ -412,6 +456,7 @@ typedef struct Merger {
     int *done;
     int failed;			/* an error is waiting in err */
     Rb_Error err;
+    int64_t runEpochNs;		/* RebaseTimes */
 } Merger;
 
 static int
@@ -438,6 +483,7 @@ MergerNext(void *cd, Rb_Batch *out, Rb_Error *err)
 		    m->failed = 1;
 		    break;
 		}
+		RebaseTimes(m->readers[k], m->runEpochNs, m->batches[k], 0);
 		if (m->batches[k]->n == 0) {
 		    m->done[k] = 1;
 		    continue;
@@ -738,6 +784,7 @@ ReadMerged(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
     int i;
 
     memset(&m, 0, sizeof(m));
+    m.runEpochNs = p->run->epochNs;
     m.readers = Rb_AllocArray(n, sizeof(Rb_Reader *));
     m.batches = Rb_AllocArray(n, sizeof(Rb_Batch *));
     m.pos = Rb_AllocArray(n, sizeof(int));
@@ -785,6 +832,7 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 {
     int recPos = 0, k, ntraces;
     Trace *traces;
+    TraceSource src;
 
     while (p->o->records && !p->eng->cancel) {
 	Rb_BatchClear(p->batch);
@@ -823,7 +871,9 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
 		Tcl_NewStringObj(traces[k].path, -1),
 		Tcl_NewStringObj(r->cls->name, -1)}));
-	PumpRecords(p, ReaderNextProc, ReaderOffsetProc, r, traces[k].path);
+	src.r = r;
+	src.runEpochNs = p->run->epochNs;
+	PumpRecords(p, ReaderNextProc, ReaderOffsetProc, &src, traces[k].path);
 	FinishReader(p->run, r);
     }
     Rb_ReaderClose(first);

@@ -11,7 +11,8 @@ proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
 	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
 	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
-	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome? ?-quiet?\
+	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome?\
+	    ?-compression zstd|none|gzip? ?-quiet?\
 	    in ... out\
 	    \n       rubicon            (interactive shell)"
 }

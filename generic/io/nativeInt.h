@@ -14,9 +14,11 @@
 
 #define RB_NCOL_RAW	0	/* N little-endian int64 */
 #define RB_NCOL_CONST	1	/* one int64: every value of the block */
-#define RB_NCOL_ZSTD	2	/* a zstd frame of the N values */
-#define RB_NCOL_DELTA	3	/* a zstd frame of their differences */
-#define RB_NCOL_KINDS	4
+#define RB_NCOL_ZSTD	2	/* the N values packed, in a zstd frame */
+#define RB_NCOL_DELTA	3	/* their differences packed, in a zstd frame */
+#define RB_NCOL_PACKED	4	/* the values packed, not compressed */
+#define RB_NCOL_PACKED_DELTA 5	/* their differences packed, likewise */
+#define RB_NCOL_KINDS	6
 
 typedef struct RbColCoder RbColCoder;
 

@@ -458,6 +458,78 @@ START_TEST(zstd_reads_only_the_fields_asked_for)
 }
 END_TEST
 
+START_TEST(every_column_encoding_round_trips)
+{
+    /* Columns chosen to take each encoding of doc/native.n: a
+     * constant (1), random 64-bit values (0), random bytes (4: zstd
+     * cannot save a third), random rising steps (5), a short repeating
+     * cycle of sizes (2), an even rise (3). */
+    Rb_Schema *s = Rb_SchemaCreate("kinds");
+    const char *path = rbtest_tmp("kinds.rbn");
+    static const int64_t cycle[] = {4096, 8192, 65536, 512, 131072};
+    Rb_Batch *in, *out;
+    Rb_NativeWriter *w;
+    Rb_Reader *r;
+    Rb_Error err;
+    unsigned char *buf;
+    uint64_t x = 88172645463325252ULL, seen = 0;
+    int64_t rise = 0;
+    long n, at;
+    int i, f, rc;
+
+    for (f = 1; f <= 6; f++) {
+	char name[8];
+
+	snprintf(name, sizeof(name), "c%d", f);
+	Rb_SchemaAddField(s, name, RB_FT_INT, RB_UNIT_NONE, NULL);
+    }
+    in = Rb_BatchCreate(s, 0);
+    for (i = 0; i < in->cap; i++) {
+	Rb_BatchAppend(in);
+	x ^= x << 13; x ^= x >> 7; x ^= x << 17;	/* xorshift64 */
+	rise += 1 + (int64_t)(x % 200);
+	in->col[0][i] = 1000 * i;
+	in->col[1][i] = 7;
+	in->col[2][i] = (int64_t)x;
+	in->col[3][i] = (int64_t)(x >> 56);
+	in->col[4][i] = rise;
+	in->col[5][i] = cycle[i % 5];
+	in->col[6][i] = 100000 + 3 * i;
+    }
+    w = RbNativeWriterOpen(path, s, 0, RB_NATIVE_ZSTD, &err);
+    ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
+    buf = Slurp(path, &n);
+    /* The header: magic, version, compression, epoch, "kinds", 7
+     * fields, each name, type, unit and help; zeros to 8. */
+    at = 8 + 4 + 4 + 8 + 4 + 5 + 4;
+    for (f = 0; f <= 6; f++) {
+	at += 4 + strlen(s->fields[f].name) + 4 + 4 + 4
+		+ strlen(s->fields[f].help);
+    }
+    at += (8 - at % 8) % 8;
+    ck_assert(memcmp(buf + at, "RBBK", 4) == 0);
+    for (f = 1; f <= 6; f++) {
+	seen |= 1u << Le32(buf + at + 24 + 8 * f);
+    }
+    free(buf);
+    ck_assert_uint_eq(seen, 0x3f);
+    for (i = 0; i < 2; i++) {
+	out = ReadV2(path, 0, 0, &r, &err, &rc, i);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(out->n, in->n);
+	for (f = 0; f <= 6; f++) {
+	    ck_assert(memcmp(out->col[f], in->col[f],
+		    sizeof(int64_t) * in->n) == 0);
+	}
+	Rb_ReaderClose(r);
+	Rb_BatchFree(out);
+    }
+    Rb_BatchFree(in);
+    Rb_SchemaRelease(s);
+}
+END_TEST
+
 /* The offset of block k (1-based) of a version 2 file in buf. */
 static long
 V2Block(const unsigned char *buf, int k)
@@ -590,6 +662,7 @@ rbtest_suite(void)
     tcase_add_test(tc, corrupt_block_names_file_block_and_offset);
     tcase_add_test(tc, uncompressed_layout_is_the_documented_one);
     tcase_add_loop_test(tc, zstd_reads_only_the_fields_asked_for, 0, 2);
+    tcase_add_test(tc, every_column_encoding_round_trips);
     tcase_add_loop_test(tc, damaged_zstd_block_names_file_block_and_column,
 	    0, 2);
     tcase_add_loop_test(tc, failed_write_leaves_no_file, 0, 3);

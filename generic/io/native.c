@@ -529,6 +529,11 @@ typedef struct Decoded {
     uint64_t offset;		/* The block's byte offset. */
     uint64_t before;		/* Records in the blocks before it. */
     const int64_t *col[RB_MAX_FIELDS];	/* NULL: not decoded. */
+    uint64_t at[RB_MAX_FIELDS];	/* A raw column of a mapped file: its
+				 * byte offset (it is read from there by
+				 * pread), else 0. */
+    unsigned char isConst[RB_MAX_FIELDS];	/* A constant column: */
+    int64_t constant[RB_MAX_FIELDS];	/* its value (col unused). */
 } Decoded;
 
 /* Bytes of a Decoded before its storage (BLOCK_MAX values per field). */
@@ -581,7 +586,12 @@ typedef struct NativeState {
     struct RingWalk *ringWalk;	/* The thread's walk. */
     unsigned char *map;
     size_t mapLen;
+    int fd;			/* The mapped file's descriptor. */
     const Rb_Batch *absentBatch;/* Its columns not decoded are absent. */
+    const Rb_Batch *constIn[RB_MAX_FIELDS];	/* Column f of this batch
+						 * holds constOf[f] over its
+						 * capacity. */
+    int64_t constOf[RB_MAX_FIELDS];
 } NativeState;
 
 /*
@@ -805,6 +815,7 @@ OpenWalk(Rb_Reader *r, NativeState *st)
 	    madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
 	    st->map = map;
 	    st->mapLen = (size_t)sb.st_size;
+	    st->fd = fd;
 	    w->map = map;
 	    w->size = (uint64_t)sb.st_size;
 	}
@@ -1017,6 +1028,7 @@ DecodeBlock(Walk *w, const Rb_Schema *s, Decoded *d, const unsigned char *p,
 	}
 	q += clen + PAD8(clen);
 	d->col[f] = NULL;
+	d->at[f] = 0;
 	if (!(w->fields & RB_FIELD_BIT(f))) {
 	    if (kind >= RB_NCOL_KINDS) {
 		WalkFail(d, DEC_BAD, "", "column \"%s\": unknown encoding %u",
@@ -1025,11 +1037,19 @@ DecodeBlock(Walk *w, const Rb_Schema *s, Decoded *d, const unsigned char *p,
 	    }
 	    continue;
 	}
+	d->isConst[f] = kind == RB_NCOL_CONST && clen == sizeof(int64_t)
+		&& s->fields[f].type != RB_FT_STRING;
+	if (d->isConst[f]) {
+	    d->constant[f] = (int64_t)GetLe64(src);
+	    d->col[f] = dst;
+	    continue;
+	}
 #if __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
 	if (kind == RB_NCOL_RAW && clen == sizeof(int64_t) * n
 		&& s->fields[f].type != RB_FT_STRING) {
 	    /* 8-byte aligned: blocks and columns start at multiples of 8. */
 	    d->col[f] = (const int64_t *)(const void *)src;
+	    d->at[f] = w->map != NULL ? (uint64_t)(src - w->map) : 0;
 	    continue;
 	}
 #endif
@@ -1451,7 +1471,7 @@ static int
 NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     NativeState *st = r->state;
-    int start = b->n, k, f, rc;
+    int start = b->n, k, k2, f, rc;
 
     if (!st->started && StartWalk(r, st) != TCL_OK) {
 	st->done = 1;
@@ -1476,9 +1496,46 @@ NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	    k = b->cap - b->n;
 	}
 	for (f = 0; f < r->schema->nfields; f++) {
-	    if (st->cur->col[f] != NULL) {
-		memcpy(b->col[f] + b->n, st->cur->col[f] + st->blockPos,
-			sizeof(int64_t) * k);
+	    size_t bytes = sizeof(int64_t) * k;
+	    int64_t *to = b->col[f] + b->n;
+	    int i;
+
+	    if (st->cur->col[f] == NULL) {
+		continue;
+	    }
+	    if (st->cur->isConst[f]) {
+		int64_t v = st->cur->constant[f];
+
+		/* Filled over the batch's capacity once, then left as long
+		 * as this reader writes nothing else there: nothing
+		 * downstream writes a reader's batch, but a later trace's
+		 * times are moved in place (RebaseTimes, fields 0-2), so
+		 * those are kept only when absent, which it leaves. */
+		if (st->constIn[f] == b && st->constOf[f] == v) {
+		    continue;
+		}
+		if (v == RB_ABSENT || f > RB_IO_FINISH) {
+		    to = b->col[f];
+		    k2 = b->cap;
+		    st->constIn[f] = b;
+		    st->constOf[f] = v;
+		} else {
+		    k2 = k;
+		    st->constIn[f] = NULL;
+		}
+		for (i = 0; i < k2; i++) {
+		    to[i] = v;
+		}
+		continue;
+	    }
+	    st->constIn[f] = NULL;
+	    /* A raw column of the file: pread copies it from the page
+	     * cache to the batch, as read(2) does for cat, where the map
+	     * would take a page fault for every few pages first. */
+	    if (st->cur->at[f] == 0 || pread(st->fd, to, bytes,
+		    (off_t)(st->cur->at[f] + sizeof(int64_t) * st->blockPos))
+		    != (ssize_t)bytes) {
+		memcpy(to, st->cur->col[f] + st->blockPos, bytes);
 	    }
 	}
 	b->n += k;

@@ -294,6 +294,15 @@ measure nativegz [list \
 # gives only the last member's.
 set nativeMb [expr {[exec sh -c {zcat "$1" | wc -c} sh $nativeGz] / 1e6}]
 
+# (4s) Start-up: the fixed cost of a run (the program, Tcl, the package
+# with its four plugins, a config and a 3-record trace): medians of 21
+# runs of its CPU time (getrusage, startup.py; /usr/bin/time counts in
+# 10 ms) and wall time.
+puts stderr "bench: start-up (21 runs)"
+lassign [exec python3 [file join $here startup.py] 21 {*}$rubicon \
+    [file join $here empty.tcl] [file join $here .. fixtures msr small.csv]] \
+    startCpuMs startWallMs
+
 # (5) Filter and Mux overheads, timed inside one process (overhead.tcl).
 puts stderr "bench: Filter and Mux overheads (8 variants x 5 runs)"
 set out [exec {*}$rubicon [file join $here overhead.tcl] 5 $big]
@@ -579,6 +588,9 @@ if {[file exists $hundred] && $haveTime} {
     puts [format "%-34s %9s   skipped: RUBICON_BENCH_BIG=1 make bench (6 GB of disk, some minutes)" \
 	"(4c) 100 M-line CSV" ""]
 }
+puts [format "%-34s %9s   %.1f ms CPU, %.1f ms wall, medians of 21 (target < 10 ms CPU: %s)" \
+    "(4s) start-up, plugins loaded" "" $startCpuMs $startWallMs \
+    [expr {$startCpuMs < 10 ? "met" : "NOT met"}]]
 puts [format "%-34s %9s   %.2f ns per record (16 in a chain; fastest runs: %.2f)" \
     "(5) one equality Filter" "" $chainNs $chainFastNs]
 puts [format "%-34s %9s   %.2f ns per record, within the noise of +-%.1f ns" \

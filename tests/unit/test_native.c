@@ -530,6 +530,60 @@ START_TEST(every_column_encoding_round_trips)
 }
 END_TEST
 
+START_TEST(constant_columns_change_between_blocks)
+{
+    /* Field size: 7 in block 1, absent in block 2, varied in block 3,
+     * 7 in block 4, then a short block 5 absent; the reader reuses one
+     * batch of a block's size, so a value it left there must never
+     * stand for the next block's.  startTime (a time, moved in place
+     * for a later trace) constant 5 in blocks 1 and 2. */
+    const char *path = rbtest_tmp("consts.rbn");
+    Rb_Batch *in = Rb_BatchCreate(Rb_IoSchema(), 5 * 4096), *b;
+    Rb_NativeWriter *w;
+    Rb_Reader *r;
+    Rb_Error err;
+    int i, n, blk, total = 4 * 4096 + 100;
+
+    for (i = 0; i < total; i++) {
+	Rb_BatchAppend(in);
+	blk = i / 4096;
+	in->col[RB_IO_TIME][i] = i;
+	in->col[RB_IO_START][i] = blk < 2 ? 5 : i;
+	in->col[RB_IO_SIZE][i] = blk == 0 || blk == 3 ? 7 : blk == 2
+		? 512 * (i % 5) : RB_ABSENT;
+    }
+    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, compressions[_i], &err);
+    ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
+    r = Rb_ReaderOpen(path, NULL, RB_ONERROR_STOP, NULL, &err);
+    ck_assert_ptr_nonnull(r);
+    b = Rb_BatchCreate(r->schema, 4096);
+    n = 0;
+    for (;;) {
+	int got;
+
+	Rb_BatchClear(b);
+	got = Rb_ReaderNext(r, b, &err);
+	ck_assert_int_ge(got, 0);
+	if (got == 0) {
+	    break;
+	}
+	for (i = 0; i < b->n; i++) {
+	    ck_assert_int_eq(b->col[RB_IO_TIME][i], n + i);
+	    ck_assert_int_eq(b->col[RB_IO_START][i],
+		    in->col[RB_IO_START][n + i]);
+	    ck_assert_int_eq(b->col[RB_IO_SIZE][i],
+		    in->col[RB_IO_SIZE][n + i]);
+	}
+	n += b->n;
+    }
+    ck_assert_int_eq(n, total);
+    Rb_ReaderClose(r);
+    Rb_BatchFree(b);
+    Rb_BatchFree(in);
+}
+END_TEST
+
 /* The offset of block k (1-based) of a version 2 file in buf. */
 static long
 V2Block(const unsigned char *buf, int k)
@@ -663,6 +717,7 @@ rbtest_suite(void)
     tcase_add_test(tc, uncompressed_layout_is_the_documented_one);
     tcase_add_loop_test(tc, zstd_reads_only_the_fields_asked_for, 0, 2);
     tcase_add_test(tc, every_column_encoding_round_trips);
+    tcase_add_loop_test(tc, constant_columns_change_between_blocks, 0, 3);
     tcase_add_loop_test(tc, damaged_zstd_block_names_file_block_and_column,
 	    0, 2);
     tcase_add_loop_test(tc, failed_write_leaves_no_file, 0, 3);

@@ -478,7 +478,7 @@ START_TEST(every_column_encoding_round_trips)
     int i, f, rc;
 
     for (f = 1; f <= 6; f++) {
-	char name[8];
+	char name[16];
 
 	snprintf(name, sizeof(name), "c%d", f);
 	Rb_SchemaAddField(s, name, RB_FT_INT, RB_UNIT_NONE, NULL);

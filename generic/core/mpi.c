@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "engine.h"
 #include "mpi.h"
+#include "io/native.h"
 
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -172,7 +173,7 @@ RbMpiSplitOver(void)
  *	How a trace may be cut by byte ranges (RbInputWindow): 1 for text of
  *	one record per line (msr, spc, disksim, csv), plain or gzip/bzip2
  *	(cut at members, RB_WINDOW_LINES); 2 for plain SRT; 3 for the native
- *	format without string fields (cut at gzip members that begin blocks;
+ *	format without string fields (cut at its blocks: RbNativeSplittable;
  *	a later block may use strings an earlier one defined); else 0 (it is
  *	read whole by one rank).  (RbMpiShard makes 2 into 4, SRT cut where
  *	the record heads line up, when the cut points are far enough apart
@@ -195,14 +196,10 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
     for (i = 0; lines[i]; i++) {
 	kind = strcmp(r->cls->name, lines[i]) == 0 ? 1 : kind;
     }
-    if (strcmp(comp, "none") == 0) {
+    if (strcmp(r->cls->name, "native") == 0) {
+	kind = RbNativeSplittable(r) ? 3 : 0;
+    } else if (strcmp(comp, "none") == 0) {
 	kind = strcmp(r->cls->name, "srt") == 0 ? 2 : kind;
-    } else if (strcmp(r->cls->name, "native") == 0
-	    && strcmp(comp, "gzip") == 0) {
-	kind = 3;
-	for (i = 0; i < r->schema->nfields; i++) {
-	    kind = r->schema->fields[i].type == RB_FT_STRING ? 0 : kind;
-	}
     }
     Rb_ReaderClose(r);
     return kind;

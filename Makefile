@@ -278,8 +278,9 @@ uninstall:
 # dpkg-deb into $(BUILD)/deb/: compiled in $(BUILD)/deb-build with Debian's
 # hardening flags, the Tcl package in Debian's arch-dependent Tcl
 # directory, the pages in sections 1 (the two programs) and 3tcl (the
-# commands and classes) as Debian's Tcl policy has them, Depends from
-# dpkg-shlibdeps.
+# commands and classes, under their installed names: rubicon-csv.3tcl
+# beside tcllib's csv.3tcl) as Debian's Tcl policy has them, Depends from
+# dpkg-shlibdeps.  tests/fresh-debian.sh installs it beside tcllib.
 DEBARCH   = $(shell dpkg --print-architecture)
 MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 DEBVER    = $(VERSION)-1

@@ -75,7 +75,8 @@ proc ::rubicon::main {argList} {
     }
     set before [lastrun]
     sourceConfig $config
-    if {[lastrun] eq $before && [llength $traces] && [dag head] ne ""} {
+    if {[lastrun] eq $before} {
+	checkBatchRun $config [dag head] $traces
 	set summary [run {*}$runOpts {*}$traces]
 	if {!$quiet} {
 	    report $summary
@@ -83,6 +84,23 @@ proc ::rubicon::main {argList} {
 	}
     }
     return
+}
+
+# rubicon::checkBatchRun config head traces -- after a configuration that
+# did not run itself: an error when there is nothing to run, a DAG without
+# a head or no trace (rubicon(n), ERRORS), rather than ending with nothing
+# done.
+proc ::rubicon::checkBatchRun {config head traces} {
+    if {$head eq ""} {
+	return -code error -errorcode {RUBICON RUN NOHEAD} \
+	    "$config: nothing to run: the configuration never calls\
+	    \"head NODE\" (the node records enter the DAG at)"
+    }
+    if {![llength $traces]} {
+	return -code error -errorcode {RUBICON RUN NOTRACE} \
+	    "$config: no trace to read: rubicon $config TRACE ...\
+	    (- reads standard input)"
+    }
 }
 
 # rubicon::onTerminal chan -- whether chan is a terminal (only a tty
@@ -104,14 +122,23 @@ proc ::rubicon::hasReporters {} {
 }
 
 # rubicon::printScalars -- each Flow's scalar Attributes on stdout, for a
-# configuration without Reporters run on a terminal.
+# configuration without Reporters run on a terminal; the others (tables,
+# histograms, series, ...) by name, kind and size, with how to see them.
 proc ::rubicon::printScalars {} {
     set flows [lsort -dictionary [info commands ::rubicon::obj::flow*]]
+    set others 0
     foreach f $flows {
 	set lines {}
 	foreach a [$f attributes] {
 	    set info [$f info $a]
-	    if {[dict get $info kind] ne "scalar"} continue
+	    set kind [dict get $info kind]
+	    if {$kind ne "scalar"} {
+		set rows [dict get $info rows]
+		lappend lines [format "  %-24s (%s, %d row%s)" $a $kind $rows \
+		    [expr {$rows == 1 ? "" : "s"}]]
+		incr others
+		continue
+	    }
 	    set v [$f get $a]
 	    if {[string is double -strict $v] && $v != floor($v)} {
 		set v [format %.10g $v]
@@ -122,6 +149,11 @@ proc ::rubicon::printScalars {} {
 	    puts "Flow [$f name]"
 	    puts [join [lmap l $lines {string trimright $l}] \n]
 	}
+    }
+    if {$others} {
+	puts "(to see their rows, add \"ReporterLog \$flow\" to the\
+	    configuration, or ReporterCsv or ReporterHtml to write them to\
+	    files: rubicon-ReporterLog(n))"
     }
 }
 
@@ -154,6 +186,9 @@ proc ::rubicon::report {summary} {
 	if {[info exists unreached] && [llength $unreached]} {
 	    puts "  not reached from the head (no records):\
 		    [join [lmap n $unreached {namespace tail $n}] {, }]"
+	}
+	if {[info exists notes]} {
+	    foreach note $notes {puts "  note: $note"}
 	}
     }
 }

@@ -2,7 +2,7 @@
 #
 #	rubicon::main, the batch entry of the rubicon program:
 #	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
-#		?-format F? ?-onerror P? ?-quiet? config.tcl ?trace ...?
+#		?-format F? ?-onerror P? ?-quiet? ?-debug? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
@@ -10,7 +10,7 @@
 proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
 	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
-	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
+	    ?-onerror stop|skip|warn? ?-quiet? ?-debug? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome? ?-quiet?\
 	    in ... out\
 	    \n       rubicon            (interactive shell)"
@@ -41,6 +41,7 @@ proc ::rubicon::main {argList} {
 	    }
 	    -quiet {lappend runOpts -progress 0; set quiet 1}
 	    -safe {set safe 1}
+	    -debug {set ::rubicon::debug 1}
 	    -outdir {set args [lassign $args outdir]}
 	    -timelimit - -memlimit {
 		set args [lassign $args val]
@@ -61,6 +62,12 @@ proc ::rubicon::main {argList} {
     if {![file readable $config]} {
 	return -code error -errorcode {RUBICON CONFIG OPEN} \
 	    "cannot read configuration script \"$config\""
+    }
+    set kind [notScript $config]
+    if {$kind ne ""} {
+	return -code error -errorcode {RUBICON CONFIG NOTSCRIPT} \
+	    "$config looks like $kind, not a configuration script; to\
+	    characterize it run: rubicon report $config"
     }
     set ::argv $traces
     set ::argc [llength $traces]
@@ -159,20 +166,91 @@ proc ::rubicon::printScalars {} {
 
 # rubicon::sourceConfig path -- sources a configuration script; an error
 # in it names the file and the line of the statement that failed
-# ("cfg.tcl:12: ..."), keeping its -errorcode.
+# ("cfg.tcl:12: ..."), keeping its -errorcode; an unknown command close to
+# a class's name says which ("did you mean SizeAnalyzer?").  The stack of
+# the error is kept only under -debug or RUBICON_DEBUG (rubicon(n)).
 proc ::rubicon::sourceConfig {path} {
     if {[catch {uplevel #0 [list source $path]} msg opts]} {
 	# The outermost frame in the file is its top-level statement.
 	set info [dict get $opts -errorinfo]
 	set mark "(file \"$path\" line "
 	set at [string last $mark $info]
+	set code [dict get $opts -errorcode]
+	if {[lrange $code 0 2] eq {TCL LOOKUP COMMAND}} {
+	    set near [nearClasses [lindex $code 3]]
+	    if {[llength $near]} {
+		append msg " (did you mean [join $near { or }]?)"
+	    }
+	}
 	if {$at >= 0 && [scan [string range $info \
 		[expr {$at + [string length $mark]}] end] %d line] == 1} {
 	    set msg "$path:$line: $msg"
 	}
-	dict unset opts -errorinfo
+	if {![debugging]} {dict unset opts -errorinfo}
 	return -options [dict incr opts -level] $msg
     }
+}
+
+# rubicon::debugging -- whether the program shows the Tcl stack of an
+# error (-debug, or RUBICON_DEBUG set and not 0).
+proc ::rubicon::debugging {} {
+    expr {[info exists ::rubicon::debug] || ([info exists ::env(RUBICON_DEBUG)]
+	&& $::env(RUBICON_DEBUG) ni {"" 0})}
+}
+
+# rubicon::nearClasses name -- the classes (rubicon::types) whose names
+# are within two edits of name, or equal to it but for case; closest first.
+proc ::rubicon::nearClasses {name} {
+    set found {}
+    foreach t [types] {
+	set class [lindex $t 1]
+	set d [editDistance [string tolower $name] [string tolower $class]]
+	if {$d <= 2 && $class ne $name} {lappend found [list $d $class]}
+    }
+    lmap f [lsort -integer -index 0 $found] {lindex $f 1}
+}
+
+# rubicon::editDistance a b -- the Levenshtein distance of two strings.
+proc ::rubicon::editDistance {a b} {
+    set prev {}
+    for {set j 0} {$j <= [string length $b]} {incr j} {lappend prev $j}
+    for {set i 1} {$i <= [string length $a]} {incr i} {
+	set row [list $i]
+	set ca [string index $a [expr {$i - 1}]]
+	for {set j 1} {$j <= [string length $b]} {incr j} {
+	    set cost [expr {$ca ne [string index $b [expr {$j - 1}]]}]
+	    lappend row [expr {min([lindex $prev $j] + 1, [lindex $row end] + 1,
+		[lindex $prev [expr {$j - 1}]] + $cost)}]
+	}
+	set prev $row
+    }
+    lindex $prev end
+}
+
+# rubicon::notScript path -- what the file looks like when it is plainly
+# not a Tcl script (a compressed or binary file, or a text trace by its
+# first line), else "".
+proc ::rubicon::notScript {path} {
+    set ch [open $path rb]
+    set head [read $ch 4096]
+    close $ch
+    foreach {magic what} {
+	"\x1f\x8b" "a gzip-compressed file" BZh "a bzip2-compressed file"
+	"\xfd7zXZ" "an xz-compressed file" "\x28\xb5\x2f\xfd" "a zstd-compressed file"
+    } {
+	if {[string first $magic $head] == 0} {return $what}
+    }
+    if {[string first \0 $head] >= 0} {return "a binary file (an SRT or blktrace trace?)"}
+    set line [lindex [split $head \n] 0]
+    foreach {re what} {
+	{^\d+,[^,]*,\d+,(Read|Write),\d+,\d+,\d+\r?$} "an MSR trace"
+	{^\d+,\d+,\d+,[rRwW],[0-9.]+\r?$} "an SPC trace"
+	{^\s*\d+,\d+\s+\d+\s+\d+\s+[0-9.]+\s+\d+\s+[A-Z]+\s} "blkparse output"
+	{^\s*[0-9.]+\s+\d+\s+\d+\s+\d+\s+\d+\s*$} "a DiskSim trace"
+    } {
+	if {[regexp $re $line]} {return $what}
+    }
+    return ""
 }
 
 # rubicon::report summary -- prints a run summary on stdout.
@@ -185,10 +263,43 @@ proc ::rubicon::report {summary} {
 	}
 	if {[info exists unreached] && [llength $unreached]} {
 	    puts "  not reached from the head (no records):\
-		    [join [lmap n $unreached {namespace tail $n}] {, }]"
+		    [join [lmap n $unreached {nodeLabel $n}] {, }]"
 	}
 	if {[info exists notes]} {
 	    foreach note $notes {puts "  note: $note"}
 	}
     }
+}
+
+# rubicon::nodeLabel node -- a node as the user wrote it: "Flow disk1",
+# "Filter {deviceNo = 1} -> Flow disk1", "SizeAnalyzer in Flow all",
+# "Mux -> Flow disk2" (the first Flow below it).
+proc ::rubicon::nodeLabel {node} {
+    if {[info commands $node] eq ""} {return [namespace tail $node]}
+    if {![catch {$node name} name]} {return "Flow $name"}
+    if {![catch {$node class} class]} {
+	if {![catch {$node flow} flow] && $flow ne ""} {
+	    return "$class in [nodeLabel $flow]"
+	}
+	return $class
+    }
+    set label [regsub {\d+$} [namespace tail $node] ""]
+    if {![catch {$node cget -expr} expr]} {append label " {$expr}"}
+    set below [flowBelow $node 64]
+    if {$below ne ""} {append label " -> Flow [$below name]"}
+    return $label
+}
+
+# rubicon::flowBelow node depth -- the first Flow reached from node's
+# children (depth first, at most depth levels; an Analyzer leads to its
+# Flow), or "".
+proc ::rubicon::flowBelow {node depth} {
+    if {$depth <= 0 || [catch {$node children} children]} {return ""}
+    foreach c $children {
+	if {![catch {$c name}]} {return $c}
+	if {![catch {$c flow} f] && $f ne ""} {return $f}
+	set f [flowBelow $c [expr {$depth - 1}]]
+	if {$f ne ""} {return $f}
+    }
+    return ""
 }

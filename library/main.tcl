@@ -16,6 +16,22 @@ proc ::rubicon::usage {} {
 	    \n       rubicon            (interactive shell)"
 }
 
+# rubicon::help -- the usage and where to read on, for rubicon --help.
+proc ::rubicon::help {} {
+    catch usage msg
+    return "$msg
+
+Documentation: man rubicon, and a page per class, format and command:
+  man rubicon-SizeAnalyzer, man rubicon-csv (apropos rubicon lists them).
+  Before installing, in the source tree: man -l doc/rubicon.n,
+  man -l doc/SizeAnalyzer.n.
+Examples: examples/ in the source tree (examples/demo.tcl, the paper's
+  Figure 4 in examples/paper/figure4.tcl); make demo runs the demo.
+Classes: rubicon::types in the interactive shell (rubicon with no
+  arguments) lists every class with one line of help.
+Version: rubicon --version"
+}
+
 proc ::rubicon::main {argList} {
     if {[lindex $argList 0] eq "convert"} {
 	set convArgs [lrange $argList 1 end]
@@ -53,7 +69,8 @@ proc ::rubicon::main {argList} {
 		set limits($opt) $val
 		set given($opt) 1
 	    }
-	    -h - -help - --help {puts [catch usage msg; set msg]; return}
+	    -h - -help - --help {puts [help]; return}
+	    -version - --version {puts "rubicon [package present rubicon]"; return}
 	    default {usage}
 	}
     }

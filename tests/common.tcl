@@ -32,6 +32,7 @@ proc tmpdir {name} {
 # rbCleanup -- removes the test file's temporary directories and ends it.
 proc rbCleanup {} {
     foreach d [lsort -unique $::tmpdirs] {file delete -force $d}
+    file delete -force [file join [temporaryDirectory] data-plain]
     set ::tmpdirs {}
     rubicon::reset
     cleanupTests

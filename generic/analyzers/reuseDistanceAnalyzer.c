@@ -826,9 +826,11 @@ ReuseDistanceEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    hits += d[j].count;
 	    hitBytes += d[j].bytes;
 	}
-	if (st->sampled && (double)sizes[s] * rate < 1.0) {
+	if (st->sampled && (double)sizes[s] * (double)(st->threshold + 1)
+		< (double)SAMPLE_P) {
 	    /* Below 1/R a sampled cache holds less than one block: its
-	     * estimate means nothing, so the row is left out. */
+	     * estimate means nothing, so the row is left out (R is T/P,
+	     * T truncated from R P: T + 1 keeps a size of exactly 1/R). */
 	    continue;
 	}
 	row = Rb_AttrAddRow(curve);

@@ -1037,6 +1037,7 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	    && failure->result == NULL) {
 	Capture(interp, failure);
     }
+    RbAnalyzersBlind(flows, nflows, run, notes);
     if (!(split && failure->result) && RbReportersWrite(interp, eng, run)
 	    != TCL_OK && failure->result == NULL) {
 	Capture(interp, failure);

@@ -215,14 +215,18 @@ proc ::rubicon::debugging {} {
 	&& $::env(RUBICON_DEBUG) ni {"" 0})}
 }
 
-# rubicon::nearClasses name -- the classes (rubicon::types) whose names
-# are within two edits of name, or equal to it but for case; closest first.
+# rubicon::nearClasses name -- the classes and core commands
+# (rubicon::types, not its readers) whose names are within two edits of
+# name (one for a name of five letters or fewer), case ignored; closest
+# first.
 proc ::rubicon::nearClasses {name} {
+    set most [expr {[string length $name] > 5 ? 2 : 1}]
     set found {}
     foreach t [types] {
-	set class [lindex $t 1]
+	lassign $t kind class
+	if {$kind eq "reader"} continue
 	set d [editDistance [string tolower $name] [string tolower $class]]
-	if {$d <= 2 && $class ne $name} {lappend found [list $d $class]}
+	if {$d <= $most && $class ne $name} {lappend found [list $d $class]}
     }
     lmap f [lsort -integer -index 0 $found] {lindex $f 1}
 }
@@ -257,7 +261,9 @@ proc ::rubicon::notScript {path} {
     } {
 	if {[string first $magic $head] == 0} {return $what}
     }
-    if {[string first \0 $head] >= 0} {return "a binary file (an SRT or blktrace trace?)"}
+    if {[string first \0 $head] >= 0} {
+	return "a binary file (an SRT or blktrace trace?)"
+    }
     set line [lindex [split $head \n] 0]
     foreach {re what} {
 	{^\d+,[^,]*,\d+,(Read|Write),\d+,\d+,\d+\r?$} "an MSR trace"

@@ -309,7 +309,7 @@ OneRankNote(Tcl_Obj *ranks)
     for (i = 0; i < n; i++) {
 	if (Tcl_GetWideIntFromObj(NULL, counts[i], &c) == TCL_OK && c > 0) {
 	    busy++;
-	    who = (int)i;
+	    who = i;
 	    total += c;
 	}
     }
@@ -322,7 +322,8 @@ OneRankNote(Tcl_Obj *ranks)
 	    "stream, as gzip and bzip2 write; a compressed SRT; a blktrace "
 	    "file: SCALE-OUT in rubicon(n)) is read whole by one rank; "
 	    "decompress such a file, or recompress it in several gzip members "
-	    "or bzip2 streams (bgzip, pbzip2) to share it out", who, (int)n, total);
+	    "or bzip2 streams (bgzip, pbzip2) to share it out", who, n,
+	    total);
 }
 
 /*

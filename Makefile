@@ -209,7 +209,9 @@ fuzz:
 #   share/man/mann/rubicon.n, rubicon-genconfig.n, and rubicon-X.n for
 #                                    each other page doc/X.n (its own name:
 #                                    doc/csv.n is rubicon-csv(n), so that
-#                                    `man csv` still finds tcllib's csv)
+#                                    `man csv` still finds tcllib's csv;
+#                                    references such as csv(n) in the
+#                                    pages say rubicon-csv(n))
 #   lib/tcltk/rubicon$(VERSION)/install-dirs   the directories install
 #                                    created, for uninstall
 bindir     = $(PREFIX)/bin
@@ -256,9 +258,15 @@ install-files:
 	    -e 's|@TCLTKDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(tcltkdir))|' \
 	    unix/rubicon.pc.in > $(DESTDIR)$(pcdir)/rubicon.pc
 	@for b in $(MANPAGES:doc/%.n=%); do \
+	    case " $(MANPROGS) " in *" $$b "*) continue;; esac; \
+	    t=$$(sed -n 's/^\.TH \([^ ]*\) .*/\1/p' doc/$$b.n | head -n 1); \
+	    printf '%s\n' 's/\(^\|[^A-Za-z0-9_:-]\)'"$$t"'(n)/\1rubicon-'"$$b"'(n)/g' \
+		's/\\fB'"$$t"'\\fR(n)/\\fBrubicon-'"$$b"'\\fR(n)/g'; \
+	done > $(BUILD)/man-names.sed
+	@for b in $(MANPAGES:doc/%.n=%); do \
 	    case " $(MANPROGS) " in *" $$b "*) n=$$b;; *) n=rubicon-$$b;; esac; \
 	    sed -e "1,/^\.TH /s/^\.TH [^ ]* /.TH $$n /" -e "/^\.SH NAME/{n;s/^$$b\([ ,]\)/$$n\1/;}" \
-		doc/$$b.n > $(DESTDIR)$(mandir)/mann/$$n.n || exit 1; \
+		-f $(BUILD)/man-names.sed doc/$$b.n > $(DESTDIR)$(mandir)/mann/$$n.n || exit 1; \
 	    chmod 644 $(DESTDIR)$(mandir)/mann/$$n.n; \
 	done
 
@@ -304,7 +312,10 @@ deb:
 	for f in $(MANDEB)/mann/*.n; do \
 	    b=$$(basename $$f .n); \
 	    case $$b in rubicon|rubicon-genconfig) s=1;; *) s=3tcl;; esac; \
-	    sed "/^\.TH/s/^\(\.TH [^ ]*\) n /\1 $$s /" $$f | gzip -9n \
+	    sed -e "/^\.TH/s/^\(\.TH [^ ]*\) n /\1 $$s /" \
+		-e 's/\(rubicon-genconfig\(\\fR\)*\)(n)/\1(1)/g' \
+		-e 's/\(rubicon-[A-Za-z0-9_]*\(\\fR\)*\)(n)/\1(3tcl)/g' \
+		-e 's/\(rubicon\(\\fR\)*\)(n)/\1(1)/g' $$f | gzip -9n \
 		> $(MANDEB)/man$${s%tcl}/$$b.$$s.gz; \
 	done; rm -r $(MANDEB)/mann
 	install -d $(DEBROOT)/usr/share/doc/rubicon $(DEBROOT)/DEBIAN

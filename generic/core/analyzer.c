@@ -571,9 +571,10 @@ NothingSet(Rb_Analyzer *a)
  *	After a run's end hooks: for each Analyzer of flows that was given
  *	records, found a field its class declares absent in every one of
  *	them, and set only zeros and empty Attributes, appends to notes
- *	"UtilizationAnalyzer in Flow all: startTime absent in all 1000
- *	records it was given; its Attributes are all 0 or empty" (so a
- *	result of 0 for want of a field is not taken for a measurement).
+ *	"UtilizationAnalyzer in Flow all: startTime absent in every record
+ *	it was given; its Attributes are all 0 or empty" (so a result of 0
+ *	for want of a field is not taken for a measurement).  After a split
+ *	run, rank 0 judges by the records it read itself.
  */
 void
 RbAnalyzersBlind(Rb_Flow **flows, int nflows, const Rb_RunInfo *run,
@@ -601,10 +602,9 @@ RbAnalyzersBlind(Rb_Flow **flows, int nflows, const Rb_RunInfo *run,
 		}
 	    }
 	    Tcl_ListObjAppendElement(NULL, notes, Tcl_ObjPrintf(
-		    "%s in Flow %s: %s absent in all %" TCL_LL_MODIFIER "d "
-		    "records it was given; its Attributes are all 0 or empty",
-		    a->cls->name, flows[i]->name, Tcl_GetString(names),
-		    (Tcl_WideInt)priv->given));
+		    "%s in Flow %s: %s absent in every record it was given; "
+		    "its Attributes are all 0 or empty", a->cls->name,
+		    flows[i]->name, Tcl_GetString(names)));
 	    Tcl_DecrRefCount(names);
 	}
     }

@@ -63,8 +63,9 @@ proc ::rubicon::safe::run {config traces runOpts outdir {timelimit 0}
 	}
 	try {
 	    $child eval $script
-	    if {[$child eval ::rubicon::lastrun] eq $before && [llength $traces]
-		    && [$child eval {::rubicon::dag head}] ne ""} {
+	    if {[$child eval ::rubicon::lastrun] eq $before} {
+		::rubicon::checkBatchRun $config \
+		    [$child eval {::rubicon::dag head}] $traces
 		::rubicon::report [$child eval [list ::rubicon::run {*}$runOpts {*}$traces]]
 	    }
 	} trap {TCL MEMORY} {msg} {

@@ -27,6 +27,7 @@ done
 [ -z "$need$optional" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "ensure-deps: installing$need$optional"
+    echo "ensure-deps: (apt-get runs quietly; this takes a few minutes on a fresh machine)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null 2>&1 || true
     if [ -n "$need" ]; then

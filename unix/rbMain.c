@@ -93,7 +93,8 @@ StatusAfter(Tcl_Interp *interp, int status)
  * RunConfig --
  *	Runs a configuration script in batch mode. The script sees the trace
  *	files in ::argv; "rubicon::main" (library/main.tcl) does the work.
- * Results: the process exit status: 0, 1 on an error, 128 + the signal
+ * Results: the process exit status: 0, 1 on an error (2 when the
+ *	configuration is not a script), 128 + the signal
  *	after an interrupted run.
  */
 static int
@@ -120,6 +121,7 @@ RunConfig(int argc, char **argv)
 	Tcl_Obj *opts = Tcl_GetReturnOptions(interp, rc);
 	Tcl_Obj *key = Tcl_NewStringObj("-errorcode", -1), *code = NULL;
 	const char *codeStr;
+	int status;
 
 	Tcl_IncrRefCount(opts);
 	Tcl_IncrRefCount(key);
@@ -137,14 +139,18 @@ RunConfig(int argc, char **argv)
 		    Tcl_GetStringResult(interp));
 	    RbMpiAbort(1);
 	}
-	if (RbMpiRank() == 0 && strncmp(codeStr, "RUBICON", 7) != 0
-		&& strcmp(codeStr, "USAGE")) {
+	/* The message says what and where; the Tcl stack is for -debug or
+	 * RUBICON_DEBUG (rubicon(n), ERRORS).  A file that is not a script
+	 * (a trace given as the configuration) is a usage error: 2. */
+	status = strcmp(codeStr, "RUBICON CONFIG NOTSCRIPT") == 0 ? 2 : 1;
+	if (RbMpiRank() == 0 && Tcl_Eval(interp, "::rubicon::debugging") == TCL_OK
+		&& strcmp(Tcl_GetStringResult(interp), "1") == 0) {
 	    fprintf(stderr, "%s\n", Tcl_GetVar(interp, "errorInfo",
 		    TCL_GLOBAL_ONLY));
 	}
 	Tcl_DecrRefCount(key);
 	Tcl_DecrRefCount(opts);
-	rc = StatusAfter(interp, 1);
+	rc = StatusAfter(interp, status);
 	Tcl_DeleteInterp(interp);
 	return rc;
     }

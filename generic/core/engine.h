@@ -98,6 +98,9 @@ typedef struct AnalyzerPriv {
 				 * with Rb_AnalyzerField since start. */
     struct Rb_Node *node;	/* Its DAG node, made the first time a Mux
 				 * or Filter names it; NULL until then. */
+    uint64_t given;		/* Records given to it since start. */
+    uint64_t present;		/* RB_FIELD_BIT of each declared field
+				 * present in one of them at least. */
 } AnalyzerPriv;
 
 struct Rb_Engine {
@@ -194,6 +197,8 @@ Rb_Analyzer *	RbAnalyzerFromCmdInfo(const Tcl_CmdInfo *info);
 Rb_Node *	RbAnalyzerNode(Rb_Analyzer *a);
 void		RbAnalyzerPush(Rb_Analyzer *a, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
+void		RbAnalyzersBlind(Rb_Flow **flows, int nflows,
+		    const Rb_RunInfo *run, Tcl_Obj *notes);
 
 /* Reporters (reporter.c) and the run driver (run.c). */
 int		RbReportersWrite(Tcl_Interp *interp, Rb_Engine *eng,

@@ -335,6 +335,45 @@ SummaryObj(const Rb_RunInfo *run, Tcl_Obj *files, double seconds,
 }
 
 /*
+ * OneRankNote --
+ *	After a split run: when one rank read every record and the others
+ *	none (a trace that cannot be cut, most often a file compressed as
+ *	one gzip member or bzip2 stream), says so with what to do.
+ * Results: the note (a new object), or NULL when the work was shared.
+ */
+static Tcl_Obj *
+OneRankNote(Tcl_Obj *ranks)
+{
+    int n, i;
+    Tcl_Obj **counts;
+    Tcl_WideInt c, total = 0;
+    int busy = 0, who = 0;
+
+    if (Tcl_ListObjGetElements(NULL, ranks, &n, &counts) != TCL_OK
+	    || n < 2) {
+	return NULL;
+    }
+    for (i = 0; i < n; i++) {
+	if (Tcl_GetWideIntFromObj(NULL, counts[i], &c) == TCL_OK && c > 0) {
+	    busy++;
+	    who = i;
+	    total += c;
+	}
+    }
+    if (busy != 1) {
+	return NULL;
+    }
+    return Tcl_ObjPrintf("rank %d of %d read all %" TCL_LL_MODIFIER "d "
+	    "records and the others none, so the run was not shared out: a "
+	    "file that cannot be cut (compressed as one gzip member or bzip2 "
+	    "stream, as gzip and bzip2 write; a compressed SRT; a blktrace "
+	    "file: SCALE-OUT in rubicon(n)) is read whole by one rank; "
+	    "decompress such a file, or recompress it in several gzip members "
+	    "or bzip2 streams (bgzip, pbzip2) to share it out", who, n,
+	    total);
+}
+
+/*
  * RbMergeSkipCounts --
  *	Adds a reader's (or a rank's) per-kind skip counts into the run's.
  */
@@ -1168,6 +1207,7 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	int nflows, int split, Failure *failure, Tcl_Obj *files, double t0)
 {
     Rb_Node *n;
+    Tcl_Obj *notes = Tcl_NewListObj(0, NULL), *note;
 
     for (n = eng->nodes; n; n = n->nextNode) {
 	n->visitMark = 0;
@@ -1181,6 +1221,7 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	    && failure->result == NULL) {
 	Capture(interp, failure);
     }
+    RbAnalyzersBlind(flows, nflows, run, notes);
     if (!(split && failure->result) && RbReportersWrite(interp, eng, run)
 	    != TCL_OK && failure->result == NULL) {
 	Capture(interp, failure);
@@ -1204,7 +1245,20 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 		-1), Tcl_NewDoubleObj(reduce));
 	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("mergeseconds",
 		-1), Tcl_NewDoubleObj(merge));
+	note = OneRankNote(RbMpiRankRecords());
+	if (note != NULL) {
+	    Tcl_Channel err = Tcl_GetStdChannel(TCL_STDERR);
+
+	    Tcl_ListObjAppendElement(NULL, notes, note);
+	    if (err != NULL) {
+		Tcl_WriteChars(err, "rubicon: note: ", -1);
+		Tcl_WriteObj(err, note);
+		Tcl_WriteChars(err, "\n", 1);
+		Tcl_Flush(err);
+	    }
+	}
     }
+    Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("notes", -1), notes);
     Tcl_IncrRefCount(eng->lastRun);
     if (failure->result) {
 	Tcl_SetObjResult(interp, failure->result);

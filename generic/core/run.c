@@ -4,8 +4,9 @@
  *	rubicon::run: reads traces (format sniffed or given), pushes their
  *	records through the DAG in batches, ends the Analyzers in dependency
  *	order, writes every Reporter, and returns a summary.  Progress is
- *	shown on a terminal; SIGINT, SIGTERM or rubicon::cancel stops at a
- *	batch boundary with every result kept and marked partial.
+ *	shown on a terminal; SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 or
+ *	rubicon::cancel stops at a batch boundary with every result kept and
+ *	marked partial; a second signal ends the process at once.
  */
 
 #include <signal.h>
@@ -17,23 +18,77 @@
 
 static Rb_Engine *sigintEngine;
 
-/* The last signal (SIGINT or SIGTERM) that stopped a run in this process,
- * 0 if none: the rubicon program exits 128 + it (rubicon::_signal). */
+/* The last signal that stopped a run in this process, 0 if none: the
+ * rubicon program exits 128 + it (rubicon::_signal). */
 static volatile sig_atomic_t stoppedBySignal;
+
+/* Signals received during the current run. */
+static volatile sig_atomic_t signalsSeen;
+
+/* The signals a run handles, all alike; the default action of each would
+ * end the process and leave its temporary files. */
+static const int runSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1};
+#define NSIGNALS ((int)(sizeof(runSignals) / sizeof(runSignals[0])))
 
 /*
  * OnSignal --
- *	SIGINT and SIGTERM during a run: stop reading at the next batch
- *	boundary; the run ends its analyzers and writes its reports marked
- *	partial.
+ *	A signal during a run (from its start to its last report): the
+ *	first stops reading at the next batch boundary, and the run ends its
+ *	analyzers and writes its reports (marked partial if reading was
+ *	cut); a report being written when it comes is finished.  A second
+ *	ends the process at once, status 128 + the signal, after removing
+ *	every temporary file being written (RbTempRemoveAll).
  */
 static void
 OnSignal(int sig)
 {
+    static const char msg[] = "rubicon: second signal: stopped at once; "
+	    "unfinished reports and traces removed\n";
+
+    if (signalsSeen++ > 0) {
+	RbTempRemoveAll();
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+	    /* Nothing more can be done. */
+	}
+	_exit(128 + sig);
+    }
     if (sigintEngine) {
 	sigintEngine->cancel = 1;
 	stoppedBySignal = sig;
     }
+}
+
+/*
+ * RbEndCheckLimit --
+ *	While Analyzers end and Reporters write: whether a time limit on
+ *	interp (rubicon -safe -timelimit) has passed by more than the grace
+ *	given to ending a run, a tenth of the limit and at least 1 s, so
+ *	that a run stopped by the limit while reading still writes what it
+ *	read, and one that reaches it later ends within that grace.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON SAFE LIMIT TIME.
+ */
+int
+RbEndCheckLimit(Tcl_Interp *interp)
+{
+    Rb_Engine *eng = RbEngineGet(interp);
+    Tcl_Time limit, now;
+    double span, grace, over;
+
+    if (!Tcl_LimitTypeEnabled(interp, TCL_LIMIT_TIME)) {
+	return TCL_OK;
+    }
+    Tcl_LimitGetTime(interp, &limit);
+    Tcl_GetTime(&now);
+    span = eng->safe ? (limit.sec - eng->safeSince.sec)
+	    + (limit.usec - eng->safeSince.usec) / 1e6 : 0;
+    grace = span / 10 > 1 ? span / 10 : 1;
+    over = (now.sec - limit.sec) + (now.usec - limit.usec) / 1e6;
+    if (over <= grace) {
+	return TCL_OK;
+    }
+    return Rb_SetInterpError(interp, "RUBICON SAFE LIMIT TIME",
+	    "time limit reached: %.3g s past it, more than the %.3g s given "
+	    "to end the analyzers and write the reports", over, grace);
 }
 
 static double
@@ -1058,7 +1113,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     int nflows = 0, first, n, k, rc = TCL_OK, split, npieces;
     Pump pump;
     uint32_t *ident;
-    struct sigaction sa, oldSa, oldTermSa;
+    struct sigaction sa, oldSa[NSIGNALS];
     Tcl_Obj *files, *script;
     Failure failure = {NULL, NULL};
     Tcl_DString traces;
@@ -1118,10 +1173,12 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     eng->stoppedBy = NULL;
     eng->cancel = 0;
     sigintEngine = eng;
+    signalsSeen = 0;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = OnSignal;
-    sigaction(SIGINT, &sa, &oldSa);
-    sigaction(SIGTERM, &sa, &oldTermSa);
+    for (k = 0; k < NSIGNALS; k++) {
+	sigaction(runSignals[k], &sa, &oldSa[k]);
+    }
 
     memset(&pump, 0, sizeof(pump));
     pump.interp = interp;
@@ -1147,9 +1204,6 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     if (pump.gridFirst != RB_ABSENT) {
 	run.firstTime = pump.localFirst;	/* the earliest time read */
     }
-    sigaction(SIGINT, &oldSa, NULL);
-    sigaction(SIGTERM, &oldTermSa, NULL);
-    sigintEngine = NULL;
     eng->reading = 0;
     NodeFailure(interp, eng, &failure);
     run.partial = (failure.result != NULL || eng->cancel != 0);
@@ -1164,6 +1218,10 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     rc = EndRun(interp, eng, &run, flows, nflows, split, &failure, files,
 	    pump.t0);
+    for (k = 0; k < NSIGNALS; k++) {
+	sigaction(runSignals[k], &oldSa[k], NULL);
+    }
+    sigintEngine = NULL;
     Tcl_DecrRefCount(files);
     Rb_BatchFree(pump.batch);
     free(ident);
@@ -1197,8 +1255,8 @@ CancelCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 
 /*
  * SignalCmd --
- *	rubicon::_signal: the number of the last signal (SIGINT, SIGTERM)
- *	that stopped a run in this process, 0 if none.  The rubicon program
+ *	rubicon::_signal: the number of the last signal that stopped a run
+ *	in this process, 0 if none.  The rubicon program
  *	exits with 128 plus it, as a shell reports a process the signal
  *	killed, so that scripts can tell an interrupted run.
  */

@@ -177,6 +177,7 @@ RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
 	free(w);
 	return NULL;
     }
+    RbTempAdd(w->tmpPath);
     gzbuffer(w->gz, 1 << 20);
     w->schema = schema;
     Rb_SchemaRetain(schema);
@@ -315,6 +316,7 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
     }
     Rb_SchemaRelease(w->schema);
     free(w->cols);
+    RbTempForget(w->tmpPath);
     free(w->tmpPath);
     free(w->path);
     free(w);

@@ -54,6 +54,7 @@ CsvAbort(TraceWriter *tw)
 	unlink(tw->tmpPath);
 	tw->fp = NULL;
     }
+    RbTempForget(tw->tmpPath);
     free(tw->tmpPath);
     tw->tmpPath = NULL;
 }
@@ -175,6 +176,7 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
 	tw->tmpPath = NULL;
 	return TCL_ERROR;
     }
+    RbTempAdd(tw->tmpPath);
     if (tw->format == FORMAT_CHROME) {
 	tw->chrome = RbChromeOpen(tw->fp, run->schema, run->epochNs);
 	return TCL_OK;
@@ -284,6 +286,7 @@ WriterEnd(void *cd, const Rb_RunInfo *unused, Rb_Error *err)
 	    unlink(tw->tmpPath);
 	    rc = TCL_ERROR;
 	}
+	RbTempForget(tw->tmpPath);
 	free(tw->tmpPath);
 	tw->tmpPath = NULL;
     }

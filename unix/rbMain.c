@@ -90,6 +90,26 @@ StatusAfter(Tcl_Interp *interp, int status)
 }
 
 /*
+ * ShowStack --
+ *	Whether a failed batch run prints the Tcl stack after its message:
+ *	only for an error that may be a bug of the program's own Tcl code.
+ *	Not for Rubicon's errors and usage errors, whose messages say it
+ *	all; not for an error of the configuration (::rubicon::configFailed
+ *	set, "file:line: message"), whose stack would show only the
+ *	library's frames, nor in safe mode, which shows nothing of them;
+ *	not for a failed write to a channel (POSIX codes: a full disk, a
+ *	closed pipe on stdout), whose message names the channel.
+ */
+static int
+ShowStack(Tcl_Interp *interp, const char *codeStr)
+{
+    return strncmp(codeStr, "RUBICON", 7) != 0 && strcmp(codeStr, "USAGE")
+	    && strncmp(codeStr, "POSIX ", 6) != 0
+	    && Tcl_GetVar(interp, "::rubicon::configFailed", TCL_GLOBAL_ONLY)
+		== NULL;
+}
+
+/*
  * RunConfig --
  *	Runs a configuration script in batch mode. The script sees the trace
  *	files in ::argv; "rubicon::main" (library/main.tcl) does the work.
@@ -137,8 +157,7 @@ RunConfig(int argc, char **argv)
 		    Tcl_GetStringResult(interp));
 	    RbMpiAbort(1);
 	}
-	if (RbMpiRank() == 0 && strncmp(codeStr, "RUBICON", 7) != 0
-		&& strcmp(codeStr, "USAGE")) {
+	if (RbMpiRank() == 0 && ShowStack(interp, codeStr)) {
 	    fprintf(stderr, "%s\n", Tcl_GetVar(interp, "errorInfo",
 		    TCL_GLOBAL_ONLY));
 	}

@@ -430,6 +430,10 @@ Capture(Tcl_Interp *interp, Failure *f)
     f->result = Tcl_GetObjResult(interp);
     Tcl_IncrRefCount(f->result);
     f->options = Tcl_GetReturnOptions(interp, TCL_ERROR);
+    /* Where it is raised again, rubicon::run's caller is the place: the
+     * line and stack of this moment would name line 1 of the script. */
+    Tcl_DictObjRemove(NULL, f->options, Tcl_NewStringObj("-errorinfo", -1));
+    Tcl_DictObjRemove(NULL, f->options, Tcl_NewStringObj("-errorline", -1));
     Tcl_IncrRefCount(f->options);
 }
 

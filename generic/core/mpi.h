@@ -41,5 +41,8 @@ void		RbMpiAbort(int status);
 
 /* run.c */
 void		RbMergeSkipCounts(Rb_RunInfo *run, Tcl_Obj *counts);
+int		RbRunSignal(void);
+void		RbRunNoteSignal(int sig);
+void		RbMpiHeartbeat(void);
 
 #endif /* RB_MPI_H */

@@ -663,6 +663,7 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	    Capture(p->interp, p->failure);
 	    break;
 	}
+	RbMpiHeartbeat();
 	if ((++p->nbatches & 15) == 0) {
 	    double now = Now();
 
@@ -1255,6 +1256,25 @@ CancelCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     RbEngineGet(interp)->cancel = 1;
     return TCL_OK;
+}
+
+/*
+ * RbRunSignal, RbRunNoteSignal --
+ *	The last signal that stopped a run in this process (0 if none), and
+ *	making one stop it as if received here (rank 0 of a split run one of
+ *	whose ranks a signal stopped: the results lack the rest of that
+ *	rank's share, and the program must not exit 0).
+ */
+int
+RbRunSignal(void)
+{
+    return stoppedBySignal;
+}
+
+void
+RbRunNoteSignal(int sig)
+{
+    stoppedBySignal = sig;
 }
 
 /*

@@ -118,6 +118,20 @@ SchemaFree(MgSchema *s)
 }
 
 /*
+ * MgSchemaRegistryFree --
+ *	At exit: releases every registered schema.
+ */
+void
+MgSchemaRegistryFree(void)
+{
+    pthread_mutex_lock(&registryLock);
+    while (nregistry > 0) {
+	MgSchemaRelease(registry[--nregistry]);
+    }
+    pthread_mutex_unlock(&registryLock);
+}
+
+/*
  * MgSchemaFind --
  *	The registered schema of that name, with a reference for the
  *	caller, or NULL.

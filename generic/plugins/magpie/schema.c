@@ -124,11 +124,17 @@ SchemaFree(MgSchema *s)
 void
 MgSchemaRegistryFree(void)
 {
-    pthread_mutex_lock(&registryLock);
-    while (nregistry > 0) {
-	MgSchemaRelease(registry[--nregistry]);
+    MgSchema *s;
+
+    for (;;) {
+	pthread_mutex_lock(&registryLock);
+	s = nregistry > 0 ? registry[--nregistry] : NULL;
+	pthread_mutex_unlock(&registryLock);
+	if (s == NULL) {
+	    return;
+	}
+	MgSchemaRelease(s);	/* takes registryLock itself */
     }
-    pthread_mutex_unlock(&registryLock);
 }
 
 /*

@@ -212,6 +212,7 @@ typedef struct Rb_DistinctSet {
     uint64_t ndevices;		/* that many devices. */
 } Rb_DistinctSet;
 
+void		RbKeyTableReserve(Rb_KeyTable *t, uint64_t n);
 void		RbDistinctReset(Rb_DistinctSet *d, int64_t limit);
 void		RbDistinctOfBlocks(Rb_DistinctSet *d, const Rb_BlockMap *m);
 void		RbDistinctAdd(Rb_DistinctSet *d, int64_t v);

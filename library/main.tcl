@@ -186,11 +186,13 @@ proc ::rubicon::printScalars {} {
 
 # rubicon::sourceConfig path -- sources a configuration script; an error
 # in it names the file and the line of the statement that failed
-# ("cfg.tcl:12: ..."), keeping its -errorcode; an unknown command close to
-# a class's name says which ("did you mean SizeAnalyzer?").  The stack of
-# the error is kept only under -debug or RUBICON_DEBUG (rubicon(n)).
+# ("cfg.tcl:12: ..."), keeping its -errorcode, and sets configFailed (the
+# rubicon program then prints the message alone); an unknown command close
+# to a class's name says which ("did you mean SizeAnalyzer?").  The stack
+# of the error is kept only under -debug or RUBICON_DEBUG (rubicon(n)).
 proc ::rubicon::sourceConfig {path} {
     if {[catch {uplevel #0 [list source $path]} msg opts]} {
+	variable configFailed 1
 	# The outermost frame in the file is its top-level statement.
 	set info [dict get $opts -errorinfo]
 	set mark "(file \"$path\" line "
@@ -279,13 +281,18 @@ proc ::rubicon::notScript {path} {
     return ""
 }
 
-# rubicon::report summary -- prints a run summary on stdout.
+# rubicon::report summary -- prints a run summary on stdout: records and
+# skipped records, then every kind counted (malformed records skipped,
+# and well-formed input that yields no record: requests incomplete at the
+# end, completions of requests issued before the trace, lost events),
+# whether or not anything was skipped.
 proc ::rubicon::report {summary} {
     dict with summary {
 	puts [format "rubicon: %d records read, %d skipped%s in %.2f s" \
 	    $records $skipped [expr {$partial ? " (partial)" : ""}] $seconds]
-	if {$skipped} {
-	    dict for {kind n} $skipcounts {puts "  skipped $n $kind"}
+	if {[dict size $skipcounts]} {
+	    puts "  counted by kind: [join [lmap {kind n} $skipcounts {
+		list $n $kind}] {, }]"
 	}
 	if {[info exists unreached] && [llength $unreached]} {
 	    puts "  not reached from the head (no records):\

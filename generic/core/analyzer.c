@@ -474,7 +474,9 @@ Visit(Tcl_Interp *interp, Rb_Analyzer *a, Rb_Analyzer ***order, int *n,
  * RbEndAnalyzers --
  *	Calls end on every analyzer of the given flows, and on analyzers of
  *	other flows they need, so that each runs after its producers.  With
- *	dryRun, only checks the order (cycles, missing producers).
+ *	dryRun, only checks the order (cycles, missing producers).  Before
+ *	each end, a time limit on interp is checked (RbEndCheckLimit): past
+ *	it, the analyzers not ended yet are not.
  * Results: TCL_OK or TCL_ERROR.
  */
 int
@@ -499,6 +501,10 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
     for (i = 0; i < n && rc == TCL_OK && !dryRun; i++) {
 	Rb_Analyzer *a = order[i];
 
+	if (RbEndCheckLimit(interp) != TCL_OK) {
+	    rc = TCL_ERROR;
+	    break;
+	}
 	if (a->cls->end && a->cls->end(a, run) != TCL_OK) {
 	    if (RbAnalyzerTakeError(interp, a) == TCL_OK) {
 		Rb_SetInterpError(interp, "RUBICON ANALYZER END",

@@ -16,7 +16,13 @@ static void
 EngineFree(ClientData cd, Tcl_Interp *interp)
 {
     Rb_Engine *eng = cd;
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
 
+    for (e = Tcl_FirstHashEntry(&eng->classes, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	free(Tcl_GetHashValue(e));
+    }
     Tcl_DeleteHashTable(&eng->classes);
     if (eng->safeReads) {
 	Tcl_DecrRefCount(eng->safeReads);

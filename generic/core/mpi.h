@@ -59,5 +59,8 @@ void		RbSetCheckpointMode(int checkpointing, int resumed);
 
 /* run.c */
 void		RbMergeSkipCounts(Rb_RunInfo *run, Tcl_Obj *counts);
+int		RbRunSignal(void);
+void		RbRunNoteSignal(int sig);
+void		RbMpiHeartbeat(void);
 
 #endif /* RB_MPI_H */

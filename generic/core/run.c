@@ -4,8 +4,9 @@
  *	rubicon::run: reads traces (format sniffed or given), pushes their
  *	records through the DAG in batches, ends the Analyzers in dependency
  *	order, writes every Reporter, and returns a summary.  Progress is
- *	shown on a terminal; SIGINT, SIGTERM or rubicon::cancel stops at a
- *	batch boundary with every result kept and marked partial.
+ *	shown on a terminal; SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 or
+ *	rubicon::cancel stops at a batch boundary with every result kept and
+ *	marked partial; a second signal ends the process at once.
  */
 
 #include <signal.h>
@@ -18,23 +19,77 @@
 
 static Rb_Engine *sigintEngine;
 
-/* The last signal (SIGINT or SIGTERM) that stopped a run in this process,
- * 0 if none: the rubicon program exits 128 + it (rubicon::_signal). */
+/* The last signal that stopped a run in this process, 0 if none: the
+ * rubicon program exits 128 + it (rubicon::_signal). */
 static volatile sig_atomic_t stoppedBySignal;
+
+/* Signals received during the current run. */
+static volatile sig_atomic_t signalsSeen;
+
+/* The signals a run handles, all alike; the default action of each would
+ * end the process and leave its temporary files. */
+static const int runSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1};
+#define NSIGNALS ((int)(sizeof(runSignals) / sizeof(runSignals[0])))
 
 /*
  * OnSignal --
- *	SIGINT and SIGTERM during a run: stop reading at the next batch
- *	boundary; the run ends its analyzers and writes its reports marked
- *	partial.
+ *	A signal during a run (from its start to its last report): the
+ *	first stops reading at the next batch boundary, and the run ends its
+ *	analyzers and writes its reports (marked partial if reading was
+ *	cut); a report being written when it comes is finished.  A second
+ *	ends the process at once, status 128 + the signal, after removing
+ *	every temporary file being written (RbTempRemoveAll).
  */
 static void
 OnSignal(int sig)
 {
+    static const char msg[] = "rubicon: second signal: stopped at once; "
+	    "unfinished reports and traces removed\n";
+
+    if (signalsSeen++ > 0) {
+	RbTempRemoveAll();
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+	    /* Nothing more can be done. */
+	}
+	_exit(128 + sig);
+    }
     if (sigintEngine) {
 	sigintEngine->cancel = 1;
 	stoppedBySignal = sig;
     }
+}
+
+/*
+ * RbEndCheckLimit --
+ *	While Analyzers end and Reporters write: whether a time limit on
+ *	interp (rubicon -safe -timelimit) has passed by more than the grace
+ *	given to ending a run, a tenth of the limit and at least 1 s, so
+ *	that a run stopped by the limit while reading still writes what it
+ *	read, and one that reaches it later ends within that grace.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON SAFE LIMIT TIME.
+ */
+int
+RbEndCheckLimit(Tcl_Interp *interp)
+{
+    Rb_Engine *eng = RbEngineGet(interp);
+    Tcl_Time limit, now;
+    double span, grace, over;
+
+    if (!Tcl_LimitTypeEnabled(interp, TCL_LIMIT_TIME)) {
+	return TCL_OK;
+    }
+    Tcl_LimitGetTime(interp, &limit);
+    Tcl_GetTime(&now);
+    span = eng->safe ? (limit.sec - eng->safeSince.sec)
+	    + (limit.usec - eng->safeSince.usec) / 1e6 : 0;
+    grace = span / 10 > 1 ? span / 10 : 1;
+    over = (now.sec - limit.sec) + (now.usec - limit.usec) / 1e6;
+    if (over <= grace) {
+	return TCL_OK;
+    }
+    return Rb_SetInterpError(interp, "RUBICON SAFE LIMIT TIME",
+	    "time limit reached: %.3g s past it, more than the %.3g s given "
+	    "to end the analyzers and write the reports", over, grace);
 }
 
 static double
@@ -461,6 +516,10 @@ Capture(Tcl_Interp *interp, Failure *f)
     f->result = Tcl_GetObjResult(interp);
     Tcl_IncrRefCount(f->result);
     f->options = Tcl_GetReturnOptions(interp, TCL_ERROR);
+    /* Where it is raised again, rubicon::run's caller is the place: the
+     * line and stack of this moment would name line 1 of the script. */
+    Tcl_DictObjRemove(NULL, f->options, Tcl_NewStringObj("-errorinfo", -1));
+    Tcl_DictObjRemove(NULL, f->options, Tcl_NewStringObj("-errorline", -1));
     Tcl_IncrRefCount(f->options);
 }
 
@@ -775,6 +834,7 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	    Capture(p->interp, p->failure);
 	    break;
 	}
+	RbMpiHeartbeat();
 	if ((++p->nbatches & 15) == 0) {
 	    double now = Now();
 
@@ -1295,7 +1355,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     int nflows = 0, first, n, k, rc = TCL_OK, split, npieces;
     Pump pump;
     uint32_t *ident;
-    struct sigaction sa, oldSa, oldTermSa;
+    struct sigaction sa, oldSa[NSIGNALS];
     Tcl_Obj *files, *script;
     Failure failure = {NULL, NULL};
     Tcl_DString traces;
@@ -1380,10 +1440,12 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     eng->stoppedBy = NULL;
     eng->cancel = 0;
     sigintEngine = eng;
+    signalsSeen = 0;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = OnSignal;
-    sigaction(SIGINT, &sa, &oldSa);
-    sigaction(SIGTERM, &sa, &oldTermSa);
+    for (k = 0; k < NSIGNALS; k++) {
+	sigaction(runSignals[k], &sa, &oldSa[k]);
+    }
 
     memset(&pump, 0, sizeof(pump));
     pump.interp = interp;
@@ -1428,9 +1490,6 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     if (pump.gridFirst != RB_ABSENT) {
 	run.firstTime = pump.localFirst;	/* the earliest time read */
     }
-    sigaction(SIGINT, &oldSa, NULL);
-    sigaction(SIGTERM, &oldTermSa, NULL);
-    sigintEngine = NULL;
     eng->reading = 0;
     NodeFailure(interp, eng, &failure);
     run.partial = (failure.result != NULL || eng->cancel != 0);
@@ -1458,6 +1517,10 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     rc = EndRun(interp, eng, &run, flows, nflows, split, &failure, files,
 	    pump.t0);
+    for (k = 0; k < NSIGNALS; k++) {
+	sigaction(runSignals[k], &oldSa[k], NULL);
+    }
+    sigintEngine = NULL;
     RbCkptDone(&ck, !run.partial && rc == TCL_OK);
     Tcl_DecrRefCount(files);
     Rb_BatchFree(pump.batch);
@@ -1492,9 +1555,28 @@ CancelCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 }
 
 /*
+ * RbRunSignal, RbRunNoteSignal --
+ *	The last signal that stopped a run in this process (0 if none), and
+ *	making one stop it as if received here (rank 0 of a split run one of
+ *	whose ranks a signal stopped: the results lack the rest of that
+ *	rank's share, and the program must not exit 0).
+ */
+int
+RbRunSignal(void)
+{
+    return stoppedBySignal;
+}
+
+void
+RbRunNoteSignal(int sig)
+{
+    stoppedBySignal = sig;
+}
+
+/*
  * SignalCmd --
- *	rubicon::_signal: the number of the last signal (SIGINT, SIGTERM)
- *	that stopped a run in this process, 0 if none.  The rubicon program
+ *	rubicon::_signal: the number of the last signal that stopped a run
+ *	in this process, 0 if none.  The rubicon program
  *	exits with 128 plus it, as a shell reports a process the signal
  *	killed, so that scripts can tell an interrupted run.
  */

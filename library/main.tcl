@@ -13,6 +13,8 @@ proc ::rubicon::usage {} {
 	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome? ?-quiet?\
 	    in ... out\
+	    \n       rubicon info ?-json? ?-format F? ?-readeroptions D? trace ...\
+	    \n       rubicon report ?options? trace ...   (see rubicon-report(n))\
 	    \n       rubicon            (interactive shell)"
 }
 
@@ -23,6 +25,16 @@ proc ::rubicon::main {argList} {
 	set summary [convert {*}[lsearch -all -inline -not -exact $convArgs -quiet]]
 	if {!$quiet} {report $summary}
 	return
+    }
+    switch -- [lindex $argList 0] {
+	info {
+	    puts [traceInfo {*}[lrange $argList 1 end]]
+	    return
+	}
+	report {
+	    tracereport::main [lrange $argList 1 end]
+	    return
+	}
     }
     set args $argList
     variable config
@@ -65,6 +77,7 @@ proc ::rubicon::main {argList} {
     set ::argv $traces
     set ::argc [llength $traces]
     set ::rubicon::runOptions $runOpts
+    tracereport::notScript $config 0
     if {$safe} {
 	return [::rubicon::safe::run $config $traces $runOpts $outdir \
 	    $limits(-timelimit) $limits(-memlimit)]
@@ -74,7 +87,12 @@ proc ::rubicon::main {argList} {
 	    "-timelimit and -memlimit apply only with -safe"
     }
     set before [lastrun]
-    sourceConfig $config
+    if {[catch {sourceConfig $config} msg opts]} {
+	if {[lrange [dict get $opts -errorcode] 0 2] eq {TCL LOOKUP COMMAND}} {
+	    tracereport::notScript $config 1
+	}
+	return -options [dict incr opts -level] $msg
+    }
     if {[lastrun] eq $before && [llength $traces] && [dag head] ne ""} {
 	set summary [run {*}$runOpts {*}$traces]
 	if {!$quiet} {

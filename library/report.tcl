@@ -738,6 +738,10 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	    lappend cannot "$table: the trace has no $what"
 	}
     }
+    if {$records && $by ne "none" && ![llength [dict get $f table]]} {
+	lappend cannot "per-$by table: the trace has no [keyField $by]\
+	    (rubicon report -by none gives one row for the whole trace)"
+    }
     dict set f cannot $cannot
     return $f
 }

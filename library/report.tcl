@@ -473,6 +473,16 @@ proc ::rubicon::tracereport::config {opts} {
 	[list set reportOptions [dict create -by $by -interval $iv \
 	    -top [dict get $opts -top]]] \
 	"" \
+	"# FIFO and S3-FIFO simulations depend on the order of all accesses: a" \
+	"# run split over MPI ranks cannot merge them and leaves them out, and" \
+	"# takes LRU reuse distances exactly instead of SHARDS-sampled." \
+	"set cacheSims {}" \
+	"if {!\[rubicon::mpi split\]} {" \
+	"    lappend cacheSims \\" \
+	"\t\[CacheSimAnalyzer -policy fifo -prefix Fifo -sizes {1024 16384 262144}\] \\" \
+	"\t\[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {1024 16384 262144}\]" \
+	"}" \
+	"" \
 	"# The whole trace: overview, per-interval series, distributions," \
 	"# cacheability, popularity, burstiness." \
 	"set total \[Flow total \\" \
@@ -480,9 +490,9 @@ proc ::rubicon::tracereport::config {opts} {
 	"    \[SizeAnalyzer\] \[ReadFractionAnalyzer\] \[ResponseTimeAnalyzer\] \\" \
 	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
 	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv\] \\" \
-	"    \[FootprintAnalyzer\] \[ReuseDistanceAnalyzer -samplesize 65536\] \\" \
-	"    \[CacheSimAnalyzer -policy fifo -prefix Fifo -sizes {1024 16384 262144}\] \\" \
-	"    \[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {1024 16384 262144}\] \\" \
+	"    \[FootprintAnalyzer\] \\" \
+	"    \[ReuseDistanceAnalyzer {*}\[expr {\[rubicon::mpi split\] ? {} : {-samplesize 262144}}\]\] \\" \
+	"    {*}\$cacheSims \\" \
 	"    \[PopularityAnalyzer\] \[HurstAnalyzer\] \\" \
 	"    \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
 	"    \[ReadAfterWriteAnalyzer\] \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
@@ -742,6 +752,10 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	lappend cannot "per-$by table: the trace has no [keyField $by]\
 	    (rubicon report -by none gives one row for the whole trace)"
     }
+    if {$records && ![llength [dict get $f cache fifo]]} {
+	lappend cannot "FIFO and S3-FIFO hit ratios: not simulated in a run split\
+	    over MPI ranks (they cannot merge)"
+    }
     dict set f cannot $cannot
     return $f
 }
@@ -906,7 +920,211 @@ proc ::rubicon::tracereport::write {summary outdir options flows} {
     return $f
 }
 
-# tracereport::html figures -- report.html (placeholder until plots).
+# ---- report.html ------------------------------------------------------------
+
+# tracereport::esc s -- s escaped for HTML text.
+proc ::rubicon::tracereport::esc {s} {
+    string map {& &amp; < &lt; > &gt; \" &quot;} $s
+}
+
+# tracereport::finite v -- whether v is a finite number.
+proc ::rubicon::tracereport::finite {v} {
+    expr {[string is double -strict $v] && ![string match -nocase *n* $v]}
+}
+
+# tracereport::svgPlot title xlabel ylabel series ?logx? ?logy? ?bars? --
+# an inline SVG chart.  series is a list of {name points}, points a list of
+# {x y}; points with a non-finite value, or not positive on a log axis, are
+# left out.  bars draws the first series as bars.
+proc ::rubicon::tracereport::svgPlot {title xlabel ylabel series {logx 0} {logy 0} {bars 0}} {
+    set W 640; set H 260; set L 70; set R 20; set T 28; set B 42
+    set xs {}; set ys {}
+    set clean {}
+    foreach s $series {
+	lassign $s name pts
+	set keep {}
+	foreach p $pts {
+	    lassign $p x y
+	    if {![finite $x] || ![finite $y]} continue
+	    if {($logx && $x <= 0) || ($logy && $y <= 0)} continue
+	    set x [expr {$logx ? log10($x) : double($x)}]
+	    set y [expr {$logy ? log10($y) : double($y)}]
+	    lappend keep [list $x $y]
+	    lappend xs $x; lappend ys $y
+	}
+	lappend clean [list $name $keep]
+    }
+    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"[esc $title]\">"
+    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">[esc $title]</text>"
+    if {![llength $xs]} {
+	append out "<text x=\"[expr {$W / 2}]\" y=\"[expr {$H / 2}]\" text-anchor=\"middle\">no data</text></svg></figure>"
+	return $out
+    }
+    set x0 [tcl::mathfunc::min {*}$xs]; set x1 [tcl::mathfunc::max {*}$xs]
+    set y0 [expr {$logy ? [tcl::mathfunc::min {*}$ys] : min(0.0, [tcl::mathfunc::min {*}$ys])}]
+    set y1 [tcl::mathfunc::max {*}$ys]
+    if {$x1 == $x0} {set x1 [expr {$x0 + 1}]}
+    if {$y1 == $y0} {set y1 [expr {$y0 + 1}]}
+    set sx [expr {($W - $L - $R) / ($x1 - $x0)}]
+    set sy [expr {($H - $T - $B) / ($y1 - $y0)}]
+    set px [list apply {{L x0 sx x} {format %.1f [expr {$L + ($x - $x0) * $sx}]}} $L $x0 $sx]
+    set py [list apply {{H B y0 sy y} {format %.1f [expr {$H - $B - ($y - $y0) * $sy}]}} $H $B $y0 $sy]
+    append out "<rect x=\"$L\" y=\"$T\" width=\"[expr {$W - $L - $R}]\" height=\"[expr {$H - $T - $B}]\" class=\"f\"/>"
+    # Axis labels: the ends and middle of each axis, 10^v on log axes.
+    foreach v [list $x0 [expr {($x0 + $x1) / 2}] $x1] {
+	set lab [expr {$logx ? [format %.3g [expr {10 ** $v}]] : [format %.4g $v]}]
+	append out "<text x=\"[{*}$px $v]\" y=\"[expr {$H - $B + 14}]\" text-anchor=\"middle\">$lab</text>"
+    }
+    foreach v [list $y0 [expr {($y0 + $y1) / 2}] $y1] {
+	set lab [expr {$logy ? [format %.3g [expr {10 ** $v}]] : [format %.4g $v]}]
+	append out "<text x=\"[expr {$L - 4}]\" y=\"[{*}$py $v]\" text-anchor=\"end\">$lab</text>"
+    }
+    append out "<text x=\"[expr {$W / 2}]\" y=\"[expr {$H - 6}]\" text-anchor=\"middle\">[esc $xlabel][expr {$logx ? { (log)} : {}}]</text>"
+    append out "<text x=\"12\" y=\"[expr {$H / 2}]\" transform=\"rotate(-90 12 [expr {$H / 2}])\" text-anchor=\"middle\">[esc $ylabel][expr {$logy ? { (log)} : {}}]</text>"
+    set colors {#1f77b4 #d62728 #2ca02c #9467bd}
+    set i 0
+    foreach s $clean {
+	lassign $s name pts
+	set c [lindex $colors [expr {$i % 4}]]
+	if {$bars && $i == 0} {
+	    set bw [expr {max(1.0, ($W - $L - $R) / max(1.0, [llength $pts]) - 1)}]
+	    foreach p $pts {
+		lassign $p x y
+		set top [{*}$py $y]
+		append out "<rect x=\"[format %.1f [expr {[{*}$px $x] - $bw / 2}]]\" y=\"$top\" width=\"[format %.1f $bw]\" height=\"[format %.1f [expr {max(0, [{*}$py $y0] - $top)}]]\" fill=\"$c\"/>"
+	    }
+	} elseif {[llength $pts]} {
+	    set d [join [lmap p $pts {string cat [{*}$px [lindex $p 0]] , [{*}$py [lindex $p 1]]}]]
+	    append out "<polyline fill=\"none\" stroke=\"$c\" stroke-width=\"1.5\" points=\"$d\"/>"
+	}
+	if {[llength $clean] > 1} {
+	    append out "<text x=\"[expr {$W - $R - 4}]\" y=\"[expr {$T + 14 + 14 * $i}]\" text-anchor=\"end\" fill=\"$c\">[esc $name]</text>"
+	}
+	incr i
+    }
+    append out "</svg></figure>"
+}
+
+# tracereport::svgHeatmap cells -- the offset-by-time heat map: cells
+# {timeLo timeHi offsetLo offsetHi count}, shaded by log count.
+proc ::rubicon::tracereport::svgHeatmap {cells} {
+    set W 640; set H 300; set L 70; set R 20; set T 28; set B 42
+    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"offset by time\">"
+    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">I/Os by offset (GiB) and time (s)</text>"
+    if {![llength $cells]} {
+	return "$out<text x=\"[expr {$W / 2}]\" y=\"[expr {$H / 2}]\" text-anchor=\"middle\">no data</text></svg></figure>"
+    }
+    set tx [concat {*}[lmap c $cells {lrange $c 0 1}]]
+    set oy [concat {*}[lmap c $cells {lrange $c 2 3}]]
+    set t0 [tcl::mathfunc::min {*}$tx]; set t1 [tcl::mathfunc::max {*}$tx]
+    set o0 [tcl::mathfunc::min {*}$oy]; set o1 [tcl::mathfunc::max {*}$oy]
+    set cmax [tcl::mathfunc::max {*}[lmap c $cells {lindex $c 4}]]
+    set sx [expr {($W - $L - $R) / double(max($t1 - $t0, 1e-9))}]
+    set sy [expr {($H - $T - $B) / double(max($o1 - $o0, 1))}]
+    foreach c $cells {
+	lassign $c a b lo hi n
+	set shade [expr {int(255 - 225 * log(1 + $n) / log(1 + $cmax))}]
+	append out [format "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,255)\"/>" \
+	    [expr {$L + ($a - $t0) * $sx}] [expr {$H - $B - ($hi - $o0) * $sy}] \
+	    [expr {max(1.0, ($b - $a) * $sx)}] [expr {max(1.0, ($hi - $lo) * $sy)}] \
+	    $shade $shade]
+    }
+    append out "<text x=\"$L\" y=\"[expr {$H - $B + 14}]\">[format %.4g $t0]</text>"
+    append out "<text x=\"[expr {$W - $R}]\" y=\"[expr {$H - $B + 14}]\" text-anchor=\"end\">[format %.4g $t1]</text>"
+    append out "<text x=\"[expr {$L - 4}]\" y=\"[expr {$H - $B}]\" text-anchor=\"end\">[format %.4g [expr {$o0 / 1073741824.0}]]</text>"
+    append out "<text x=\"[expr {$L - 4}]\" y=\"[expr {$T + 10}]\" text-anchor=\"end\">[format %.4g [expr {$o1 / 1073741824.0}]]</text>"
+    append out "</svg></figure>"
+}
+
+# tracereport::skewed values -- whether values span more than two decades
+# (a log axis shows them better).
+proc ::rubicon::tracereport::skewed {values} {
+    set v [lmap x $values {expr {[finite $x] && $x > 0 ? $x : [continue]}}]
+    if {[llength $v] < 2} {return 0}
+    expr {[tcl::mathfunc::max {*}$v] > 100 * [tcl::mathfunc::min {*}$v]}
+}
+
+# tracereport::html figures -- report.html: one self-contained page (styles
+# and SVG plots inline, nothing fetched).
 proc ::rubicon::tracereport::html {f} {
-    return "<!DOCTYPE html>\n<html><body><pre>[string map {& &amp; < &lt; > &gt;} [text $f]]</pre></body></html>\n"
+    set ov [dict get $f overview]
+    set out "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+	<title>Rubicon report</title><style>\
+	body{font-family:sans-serif;margin:1.5em;max-width:60em}\
+	pre{font-size:12px;overflow-x:auto}\
+	svg text{font-size:11px}svg .t{font-size:13px;font-weight:bold}\
+	svg .f{fill:#fafafa;stroke:#ccc}table{border-collapse:collapse}\
+	td,th{padding:2px 6px;border-bottom:1px solid #ddd;text-align:right}\
+	</style></head><body>\n<h1>Rubicon report</h1>\n"
+    set txt [text $f]
+    set cut [string first "\n\n" $txt]
+    append out "<section id=\"overview\"><h2>Overview</h2><pre>[esc [string range $txt 0 $cut]]</pre></section>\n"
+    append out "<section id=\"table\"><h2>Per [esc [dict get $f options by]]</h2><pre>[esc [string range $txt $cut+2 end]]</pre></section>\n"
+    set rows [dict get $f series rows]
+    set iops [lmap r $rows {list [lindex $r 0] [lindex $r 2]}]
+    set mbs [lmap r $rows {list [lindex $r 0] [expr {[finite [lindex $r 3]] ? [lindex $r 3] / 1048576.0 : "nan"}]}]
+    set p50 [lmap r $rows {list [lindex $r 0] [scaled [lindex $r 5] 1e3]}]
+    set p99 [lmap r $rows {list [lindex $r 0] [scaled [lindex $r 6] 1e3]}]
+    append out "<section id=\"series\"><h2>Per interval ([dict get $f options interval] s)</h2>" \
+	[svgPlot "I/Os per second" "time (s)" IO/s [list [list IOPS $iops]]] \
+	[svgPlot "MB per second" "time (s)" MB/s [list [list MB/s $mbs]]] \
+	[svgPlot "latency p50 and p99" "time (s)" ms [list [list p50 $p50] [list p99 $p99]] \
+	    0 [skewed [concat {*}[lmap p $p99 {lindex $p 1}]]]] "</section>\n"
+    set pct [lmap r [dict get $f responseTimePercentiles] {list [lindex $r 0] [scaled [lindex $r 1] 1e3]}]
+    set sizes [lmap r [dict get $f sizeHistogram] {list [lindex $r 0] [lindex $r 2]}]
+    append out "<section id=\"distributions\"><h2>Latency and size</h2>" \
+	[svgPlot "response time by percentile" "percentile" ms [list [list latency $pct]] \
+	    0 [skewed [lmap p $pct {lindex $p 1}]]] \
+	[svgPlot "request sizes" "size (bytes)" I/Os [list [list I/Os $sizes]] 1 \
+	    [skewed [lmap p $sizes {lindex $p 1}]] 1] "</section>\n"
+    append out "<section id=\"heatmap\"><h2>Offset by time</h2>" \
+	[svgHeatmap [dict get $f heatmap]] "</section>\n"
+    set qd [lmap r [dict get $f queueDepth] {list [lindex $r 0] [lindex $r 3]}]
+    append out "<section id=\"queue\"><h2>Queue depth</h2>" \
+	[svgPlot "share of time at each queue depth" "I/Os outstanding" "share of time" \
+	    [list [list depth $qd]] 0 [skewed [lmap p $qd {lindex $p 1}]] 1] "</section>\n"
+    set cache [dict get $f cache]
+    set curves {}
+    foreach {k name} {lru LRU fifo FIFO s3fifo S3-FIFO} {
+	lappend curves [list $name [lmap r [dict get $cache $k] {
+	    list [lindex $r 1] [lindex $r 3]
+	}]]
+    }
+    set rate [dict get $cache lruSampleRate]
+    append out "<section id=\"cache\"><h2>Cacheability</h2>" \
+	"<p>Footprint [esc [bytes [dict get $cache footprintBytes]]]; LRU from\
+	reuse distances ([expr {[finite $rate] && $rate < 1
+	    ? "SHARDS-sampled at rate [format %.4g $rate]" : "exact"}]),\
+	FIFO and S3-FIFO simulated at 4 MiB, 64 MiB and 1 GiB (4 KiB blocks).</p>" \
+	[svgPlot "hit ratio by cache size" "cache size (bytes)" "hit ratio" $curves 1] \
+	"</section>\n"
+    set pop [dict get $f popularity]
+    append out "<section id=\"popularity\"><h2>Popularity</h2><p>" \
+	[esc [format "%s distinct blocks; the top 1%% take %s%% of accesses, the top 10%% %s%%;\
+	    Zipf exponent %s (R\u00b2 %s)" [dict get $pop distinctKeys] \
+	    [cell [scaled [dict get $pop top1PercentShare] 100] %.1f] \
+	    [cell [scaled [dict get $pop top10PercentShare] 100] %.1f] \
+	    [cell [dict get $pop zipfExponent] %.3f] [cell [dict get $pop zipfFitR2] %.3f]]] \
+	"</p>" [svgPlot "accesses by rank" rank accesses \
+	    [list [list accesses [dict get $pop rankFrequency]]] 1 1] "</section>\n"
+    set b [dict get $f burstiness]
+    append out "<section id=\"burstiness\"><h2>Burstiness</h2><p>" \
+	[esc [format "Hurst parameter %s (rescaled range), %s (variance-time)" \
+	    [cell [dict get $b hurstRescaledRange] %.3f] \
+	    [cell [dict get $b hurstVarianceTime] %.3f]]] "</p>" \
+	[svgPlot "peak-to-mean I/O rate by window" "window (s)" "peak / mean" \
+	    [list [list peak [dict get $b peakToMean]]] 1 1] "</section>\n"
+    set raw [dict get $f readAfterWrite]
+    append out "<section id=\"readafterwrite\"><h2>Read after write</h2><p>" \
+	[esc [format "%s%% of block reads read a block written earlier in the run;\
+	    %s%% of block writes overwrite one." \
+	    [cell [scaled [dict get $raw readAfterWriteFraction] 100] %.1f] \
+	    [cell [scaled [dict get $raw overwriteFraction] 100] %.1f]]] \
+	"</p></section>\n"
+    append out "<section id=\"cannot\"><h2>What this trace cannot tell</h2><ul>"
+    foreach c [dict get $f cannot] {
+	append out "<li>[esc [regsub -all {\s+} $c { }]]</li>"
+    }
+    if {![llength [dict get $f cannot]]} {append out "<li>nothing the report looks for is missing</li>"}
+    append out "</ul></section>\n</body></html>\n"
 }

@@ -932,6 +932,13 @@ proc ::rubicon::tracereport::finite {v} {
     expr {[string is double -strict $v] && ![string match -nocase *n* $v]}
 }
 
+# tracereport::axisLabel log v -- the label of an axis position v (10^v
+# on a log axis).
+proc ::rubicon::tracereport::axisLabel {log v} {
+    if {$log} {set v [expr {10 ** $v}]}
+    format %.4g $v
+}
+
 # tracereport::svgPlot title xlabel ylabel series ?logx? ?logy? ?bars? --
 # an inline SVG chart.  series is a list of {name points}, points a list of
 # {x y}; points with a non-finite value, or not positive on a log axis, are
@@ -972,11 +979,11 @@ proc ::rubicon::tracereport::svgPlot {title xlabel ylabel series {logx 0} {logy 
     append out "<rect x=\"$L\" y=\"$T\" width=\"[expr {$W - $L - $R}]\" height=\"[expr {$H - $T - $B}]\" class=\"f\"/>"
     # Axis labels: the ends and middle of each axis, 10^v on log axes.
     foreach v [list $x0 [expr {($x0 + $x1) / 2}] $x1] {
-	set lab [expr {$logx ? [format %.3g [expr {10 ** $v}]] : [format %.4g $v]}]
+	set lab [axisLabel $logx $v]
 	append out "<text x=\"[{*}$px $v]\" y=\"[expr {$H - $B + 14}]\" text-anchor=\"middle\">$lab</text>"
     }
     foreach v [list $y0 [expr {($y0 + $y1) / 2}] $y1] {
-	set lab [expr {$logy ? [format %.3g [expr {10 ** $v}]] : [format %.4g $v]}]
+	set lab [axisLabel $logy $v]
 	append out "<text x=\"[expr {$L - 4}]\" y=\"[{*}$py $v]\" text-anchor=\"end\">$lab</text>"
     }
     append out "<text x=\"[expr {$W / 2}]\" y=\"[expr {$H - 6}]\" text-anchor=\"middle\">[esc $xlabel][expr {$logx ? { (log)} : {}}]</text>"
@@ -1044,6 +1051,16 @@ proc ::rubicon::tracereport::skewed {values} {
     expr {[tcl::mathfunc::max {*}$v] > 100 * [tcl::mathfunc::min {*}$v]}
 }
 
+# tracereport::zipfLine rows alpha -- points {rank count} of the line of
+# slope -alpha (log-log) through the first row's count, at the rows' ranks.
+proc ::rubicon::tracereport::zipfLine {rows alpha} {
+    if {![llength $rows] || ![finite $alpha]} {return {}}
+    set c1 [lindex $rows 0 1]
+    lmap r $rows {
+	list [lindex $r 0] [expr {$c1 * pow([lindex $r 0], -$alpha)}]
+    }
+}
+
 # tracereport::html figures -- report.html: one self-contained page (styles
 # and SVG plots inline, nothing fetched).
 proc ::rubicon::tracereport::html {f} {
@@ -1105,8 +1122,10 @@ proc ::rubicon::tracereport::html {f} {
 	    [cell [scaled [dict get $pop top1PercentShare] 100] %.1f] \
 	    [cell [scaled [dict get $pop top10PercentShare] 100] %.1f] \
 	    [cell [dict get $pop zipfExponent] %.3f] [cell [dict get $pop zipfFitR2] %.3f]]] \
-	"</p>" [svgPlot "accesses by rank" rank accesses \
-	    [list [list accesses [dict get $pop rankFrequency]]] 1 1] "</section>\n"
+	"</p>" [svgPlot "accesses by rank" rank accesses [list \
+	    [list accesses [dict get $pop rankFrequency]] \
+	    [list "Zipf slope from rank 1" [zipfLine [dict get $pop rankFrequency] \
+		[dict get $pop zipfExponent]]]] 1 1] "</section>\n"
     set b [dict get $f burstiness]
     append out "<section id=\"burstiness\"><h2>Burstiness</h2><p>" \
 	[esc [format "Hurst parameter %s (rescaled range), %s (variance-time)" \

@@ -828,7 +828,9 @@ proc ::rubicon::tracereport::text {f} {
     set top [dict get $f options top]
     set lines {}
     foreach t [dict get $f traces] {
-	lappend lines "trace     [dict get $t path] ([dict get $t format])"
+	set path [dict get $t path]
+	if {$path eq "-"} {set path "standard input"}
+	lappend lines "trace     $path ([dict get $t format])"
     }
     dict with ov {}
     set line "records   $records, $skipped malformed and skipped"

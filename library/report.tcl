@@ -370,10 +370,11 @@ proc ::rubicon::tracereport::notScript {path failed} {
 # as "rubicon report.tcl trace ..." would.
 proc ::rubicon::tracereport::main {argList} {
     set usage "usage: rubicon report ?-by device|volume|pid|op|none?\
-	?-interval SECONDS? ?-top N? ?-format F? ?-readeroptions DICT?\
+	?-interval SECONDS? ?-top N? ?-sample N? ?-live SECONDS?\
+	?-format F? ?-readeroptions DICT?\
 	?-onerror stop|skip|warn? ?-quiet? ?-outdir DIR? trace ..."
     set opts {-by device -interval 10 -top 10 -outdir rubicon-report
-	-quiet 0 -runoptions {}}
+	-quiet 0 -runoptions {} -sample 1 -live 0}
     set args $argList
     while {[string match -?* [lindex $args 0]]} {
 	set args [lassign $args opt]
@@ -400,12 +401,19 @@ proc ::rubicon::tracereport::main {argList} {
 		}
 		dict set opts -interval $val
 	    }
-	    -top {
+	    -top - -sample {
 		if {![string is integer -strict $val] || $val < 1} {
 		    return -code error -errorcode USAGE \
-			"-top wants an integer >= 1, not \"$val\""
+			"$opt wants an integer >= 1, not \"$val\""
 		}
-		dict set opts -top $val
+		dict set opts $opt $val
+	    }
+	    -live {
+		if {![string is double -strict $val] || $val <= 0} {
+		    return -code error -errorcode USAGE \
+			"-live wants seconds > 0, not \"$val\""
+		}
+		dict set opts -live $val
 	    }
 	    -outdir {dict set opts -outdir $val}
 	    -format - -readeroptions - -onerror {
@@ -436,6 +444,24 @@ proc ::rubicon::tracereport::main {argList} {
     ::rubicon::sourceConfig $script
 }
 
+# tracereport::liveRows from to rows -- a LiveAnalyzer's -command: prints
+# one interval's rows (key, IO/s, MB/s, read share, await mean and p99 in
+# ms, queue depth) on stdout as they come.
+proc ::rubicon::tracereport::liveRows {from to rows} {
+    set len [expr {$to - $from}]
+    set out [list [format "interval %.6g-%.6g s %9s %8s %6s %8s %8s %7s" \
+	$from $to IO/s MB/s %read await aw99 aqu-sz]]
+    foreach r $rows {
+	lassign $r key ios reads bytes mean p99 depth
+	lappend out [format "  %-24s %9.2f %8.2f %6.1f %8s %8s %7s" $key \
+	    [expr {$ios / $len}] [expr {$bytes / $len / 1048576.0}] \
+	    [expr {100.0 * $reads / $ios}] [cell [scaled $mean 1e3] %.3f] \
+	    [cell [scaled $p99 1e3] %.3f] [cell $depth %.3f]]
+    }
+    puts [join $out \n]
+    flush stdout
+}
+
 # tracereport::writeFile path text -- writes text to path through a
 # temporary file renamed into place.
 proc ::rubicon::tracereport::writeFile {path text} {
@@ -461,6 +487,7 @@ proc ::rubicon::tracereport::config {opts} {
     set by [dict get $opts -by]
     set key [keyField $by]
     set iv [dict get $opts -interval]
+    set sample [dict get $opts -sample]
     set by_ [expr {$key eq "" ? "" : " -by $key -limit $keyLimit"}]
     set lines [list \
 	"# Rubicon configuration written by \"rubicon report\" (rubicon-report(n))." \
@@ -471,31 +498,32 @@ proc ::rubicon::tracereport::config {opts} {
 	"" \
 	[list set outdir [dict get $opts -outdir]] \
 	[list set reportOptions [dict create -by $by -interval $iv \
-	    -top [dict get $opts -top]]] \
+	    -top [dict get $opts -top] -sample $sample]] \
 	"" \
-	"# FIFO and S3-FIFO simulations depend on the order of all accesses: a" \
-	"# run split over MPI ranks cannot merge them and leaves them out, and" \
-	"# takes LRU reuse distances exactly instead of SHARDS-sampled." \
+	"# The whole trace: overview, per-interval series, distributions," \
+	"# burstiness, and LRU reuse distances (SHARDS-sampled past 262144" \
+	"# blocks; exact in a run split over MPI ranks, as sampling cannot merge)." \
+	"set total \[Flow total \\" \
+	"    \[SeriesAnalyzer -interval $iv -stats {count rate bandwidth responseTime responseTimeP50 responseTimeP99}\] \\" \
+	"    \[SizeAnalyzer\] \[ReadFractionAnalyzer\] \[ResponseTimeAnalyzer\] \\" \
+	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
+	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv\] \\" \
+	"    \[ReuseDistanceAnalyzer {*}\[expr {\[rubicon::mpi split\] ? {} : {-samplesize 262144}}\]\] \\" \
+	"    \[HurstAnalyzer\] \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
+	"    \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
+	"" \
+	"# Per block: footprint, popularity, read-after-write, FIFO and S3-FIFO" \
+	"# caches[expr {$sample > 1 ? {, on the I/Os whose offset hashes to 0 modulo the sample rate} : {}}]." \
+	"# FIFO and S3-FIFO depend on the order of all accesses: a run split" \
+	"# over MPI ranks cannot merge them and leaves them out." \
 	"set cacheSims {}" \
 	"if {!\[rubicon::mpi split\]} {" \
 	"    lappend cacheSims \\" \
 	"\t\[CacheSimAnalyzer -policy fifo -prefix Fifo -sizes {1024 16384 262144}\] \\" \
 	"\t\[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {1024 16384 262144}\]" \
 	"}" \
-	"" \
-	"# The whole trace: overview, per-interval series, distributions," \
-	"# cacheability, popularity, burstiness." \
-	"set total \[Flow total \\" \
-	"    \[SeriesAnalyzer -interval $iv -stats {count rate bandwidth responseTime responseTimeP50 responseTimeP99}\] \\" \
-	"    \[SizeAnalyzer\] \[ReadFractionAnalyzer\] \[ResponseTimeAnalyzer\] \\" \
-	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
-	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv\] \\" \
-	"    \[FootprintAnalyzer\] \\" \
-	"    \[ReuseDistanceAnalyzer {*}\[expr {\[rubicon::mpi split\] ? {} : {-samplesize 262144}}\]\] \\" \
-	"    {*}\$cacheSims \\" \
-	"    \[PopularityAnalyzer\] \[HurstAnalyzer\] \\" \
-	"    \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
-	"    \[ReadAfterWriteAnalyzer\] \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
+	"set blocks \[Flow blocks \[FootprintAnalyzer\] \[PopularityAnalyzer\] \\" \
+	"    \[ReadAfterWriteAnalyzer\] {*}\$cacheSims\]" \
 	"" \
 	"# One row per [expr {$key eq {} ? {run} : $key}]: all I/Os, then reads and writes apart." \
 	"set keyed \[Flow keyed \\"]
@@ -509,6 +537,11 @@ proc ::rubicon::tracereport::config {opts} {
 	lappend keyedAnalyzers \
 	    "\[SeqRunAnalyzer -field lvNo -offsetField lvOffset -limit $keyLimit\]"
     }
+    if {[dict get $opts -live] > 0} {
+	lappend keyedAnalyzers "\[LiveAnalyzer -interval [dict get $opts -live]\
+	    -field [expr {$key eq {} ? {deviceNo} : $key}]\
+	    -command rubicon::tracereport::liveRows\]"
+    }
     lappend lines "    [join $keyedAnalyzers " \\\n    "]\]"
     foreach op {reads writes} {
 	lappend lines "set $op \[Flow $op \[RateAnalyzer$by_ -interval $iv\]\
@@ -516,7 +549,12 @@ proc ::rubicon::tracereport::config {opts} {
 	    \[ResponseTimeAnalyzer$by_\]\]"
     }
     set branches {{[Filter read $reads]} {[Filter write $writes]} {$keyed} {$total}}
-    set flowNames {total keyed reads writes}
+    if {$sample > 1} {
+	lappend branches "\[SampleTransformer -key devOffset -every $sample \$blocks\]"
+    } else {
+	lappend branches {$blocks}
+    }
+    set flowNames {total keyed reads writes blocks}
     foreach {name field} {processes pid volumes lvNo} {
 	if {$field eq $key} continue
 	lappend lines "" "# Per [expr {$field eq {pid} ? {process} : {logical volume}}]\
@@ -530,6 +568,10 @@ proc ::rubicon::tracereport::config {opts} {
     }
     lappend lines "" "head \[Mux [join $branches]\]" ""
     set run {set summary [rubicon::run}
+    if {[dict get $opts -live] > 0} {
+	# Small batches, so that rows come while a pipe is slow.
+	append run " -batchsize 64"
+    }
     foreach {k v} [dict get $opts -runoptions] {
 	append run " " [list $k $v]
     }
@@ -685,7 +727,7 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	    dict create path [lindex $t 0] format [lindex $t 1]
 	}] \
 	options [dict create by $by interval [dict get $options -interval] \
-	    top [dict get $options -top]] \
+	    top [dict get $options -top] sample [dict get $options -sample]] \
 	table [deviceRows $summary $flows $format $by]]
     foreach name {processes volumes} {
 	if {[dict exists $flows $name]} {
@@ -709,19 +751,28 @@ proc ::rubicon::tracereport::figures {summary flows options} {
     dict set f responseTimePercentiles [rowsOf $total ResponseTime]
     dict set f queueDepth [rowsOf $total QueueDepth]
     dict set f heatmap [lmap r [rowsOf $total Heatmap] {lrange $r 2 6}]
-    dict set f cache [dict create \
-	footprintBytes [scalar $total FootprintBytes] \
+    # Behind a sample of 1 in N I/Os (by offset), a count of blocks
+    # estimates N times as many, and a cache of S blocks stands for one of
+    # N S (as SHARDS scales its sizes).
+    set blocks [dict get $flows blocks]
+    set n [dict get $options -sample]
+    set scaleRows [list apply {{n rows} {
+	lmap r $rows {list [expr {$n * [lindex $r 0]}] [expr {$n * [lindex $r 1]}] \
+	    [expr {$n * [lindex $r 2]}] [lindex $r 3]}
+    }} $n]
+    dict set f cache [dict create sample $n \
+	footprintBytes [scaled [scalar $blocks FootprintBytes] $n] \
 	lru [lmap r [rowsOf $total HitRatioCurve] {lrange $r 0 3}] \
 	lruSampleRate [scalar $total SampleRate] \
-	fifo [lmap r [rowsOf $total FifoHitRatioCurve] {lrange $r 0 3}] \
-	s3fifo [lmap r [rowsOf $total S3fifoHitRatioCurve] {lrange $r 0 3}]]
-    dict set f popularity [dict create \
-	distinctKeys [scalar $total DistinctKeys] \
-	top1PercentShare [scalar $total Top1PercentShare] \
-	top10PercentShare [scalar $total Top10PercentShare] \
-	zipfExponent [scalar $total ZipfExponent] \
-	zipfFitR2 [scalar $total ZipfFitR2] \
-	rankFrequency [lmap r [rowsOf $total RankFrequency] {
+	fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {lrange $r 0 3}]] \
+	s3fifo [{*}$scaleRows [lmap r [rowsOf $blocks S3fifoHitRatioCurve] {lrange $r 0 3}]]]
+    dict set f popularity [dict create sample $n \
+	distinctKeys [scaled [scalar $blocks DistinctKeys] $n] \
+	top1PercentShare [scalar $blocks Top1PercentShare] \
+	top10PercentShare [scalar $blocks Top10PercentShare] \
+	zipfExponent [scalar $blocks ZipfExponent] \
+	zipfFitR2 [scalar $blocks ZipfFitR2] \
+	rankFrequency [lmap r [rowsOf $blocks RankFrequency] {
 	    list [lindex $r 0] [lindex $r 3]
 	}]]
     dict set f burstiness [dict create \
@@ -730,9 +781,9 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	peakToMean [lmap r [rowsOf $total PeakRate] {
 	    list [lindex $r 0] [lindex $r 3]
 	}]]
-    dict set f readAfterWrite [dict create \
-	readAfterWriteFraction [scalar $total ReadAfterWriteFraction] \
-	overwriteFraction [scalar $total OverwriteFraction]]
+    dict set f readAfterWrite [dict create sample $n \
+	readAfterWriteFraction [scalar $blocks ReadAfterWriteFraction] \
+	overwriteFraction [scalar $blocks OverwriteFraction]]
     set cannot {}
     if {!$measured} {
 	lappend cannot "await, latency percentiles, queue depth: the trace\
@@ -1114,7 +1165,9 @@ proc ::rubicon::tracereport::html {f} {
 	"<p>Footprint [esc [bytes [dict get $cache footprintBytes]]]; LRU from\
 	reuse distances ([expr {[finite $rate] && $rate < 1
 	    ? "SHARDS-sampled at rate [format %.4g $rate]" : "exact"}]),\
-	FIFO and S3-FIFO simulated at 4 MiB, 64 MiB and 1 GiB (4 KiB blocks).</p>" \
+	FIFO and S3-FIFO simulated at 4 MiB, 64 MiB and 1 GiB (4 KiB blocks)[expr {
+	    [dict get $cache sample] > 1 ? " on the I/Os of 1 in [dict get $cache sample]\
+	    offsets, sizes and footprint scaled by [dict get $cache sample]" : ""}].</p>" \
 	[svgPlot "hit ratio by cache size" "cache size (bytes)" "hit ratio" $curves 1] \
 	"</section>\n"
     set pop [dict get $f popularity]

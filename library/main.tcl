@@ -2,14 +2,14 @@
 #
 #	rubicon::main, the batch entry of the rubicon program:
 #	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
-#		?-format F? ?-onerror P? ?-quiet? config.tcl ?trace ...?
+#		?-format F? ?-onerror P? ?-every S? ?-quiet? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
 
 proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
-	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
+	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT? ?-every SECONDS?\
 	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome? ?-quiet?\
 	    in ... out\
@@ -52,6 +52,13 @@ proc ::rubicon::main {argList} {
 		lappend runOpts $opt $val
 	    }
 	    -quiet {lappend runOpts -progress 0; set quiet 1}
+	    -every {
+		set args [lassign $args every]
+		if {![string is double -strict $every] || $every <= 0} {
+		    return -code error -errorcode USAGE \
+			"-every wants seconds > 0, not \"$every\""
+		}
+	    }
 	    -safe {set safe 1}
 	    -outdir {set args [lassign $args outdir]}
 	    -timelimit - -memlimit {
@@ -94,6 +101,12 @@ proc ::rubicon::main {argList} {
 	return -options [dict incr opts -level] $msg
     }
     if {[lastrun] eq $before && [llength $traces] && [dag head] ne ""} {
+	if {[info exists every]} {
+	    # Per-interval rows beside the configuration's own DAG.
+	    head [Mux [dag head] [Flow live [LiveAnalyzer -interval $every \
+		-command ::rubicon::tracereport::liveRows]]]
+	    lappend runOpts -batchsize 64
+	}
 	set summary [run {*}$runOpts {*}$traces]
 	if {!$quiet} {
 	    report $summary

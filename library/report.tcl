@@ -216,7 +216,15 @@ proc ::rubicon::tracereport::infoFacts {trace runOpts} {
     }
     set flow [Flow info {*}$analyzers]
     head $flow
-    set summary [::rubicon::run {*}$runOpts $trace]
+    if {[catch {::rubicon::run {*}$runOpts $trace} summary opts]} {
+	set code [dict get $opts -errorcode]
+	if {$trace eq "-" || [lrange $code 0 1] ne {RUBICON ANALYZER}
+		|| [lindex $code 2] ni {SCHEMA FIELD}} {
+	    return -options $opts $summary
+	}
+	# Not block I/O: an event trace (Magpie, Stardust, Zipkin spans).
+	return [eventFacts $trace $runOpts]
+    }
     set format [lindex [dict get $summary files] 0 1]
     set records [dict get $summary records]
     set devices {}
@@ -254,8 +262,39 @@ proc ::rubicon::tracereport::infoFacts {trace runOpts} {
 	meanSize [scalar $flow MeanSize] has $has lacks $lacks
 }
 
+# tracereport::eventFacts trace runOpts -- the facts of a trace whose
+# records are events, not I/Os: format, records, span and the schema.
+proc ::rubicon::tracereport::eventFacts {trace runOpts} {
+    ::rubicon::reset
+    head [Flow info [RateAnalyzer]]
+    set summary [::rubicon::run {*}$runOpts $trace]
+    set records [dict get $summary records]
+    set first [dict get $summary first]
+    set last [dict get $summary last]
+    dict create trace $trace format [lindex [dict get $summary files] 0 1] \
+	compression [compression $trace] records $records \
+	skipped [dict get $summary skipped] \
+	skipcounts [dict get $summary skipcounts] \
+	epoch [dict get $summary epoch] first $first last $last \
+	span [expr {$records ? $last - $first : 0}] \
+	from [when $summary $first] to [when $summary $last] events 1
+}
+
 # tracereport::infoText facts -- the facts as lines of text.
 proc ::rubicon::tracereport::infoText {f} {
+    if {[dict exists $f events]} {
+	dict with f {}
+	set lines [list "trace        $trace" \
+	    "format       $format (sniffed), compression $compression" \
+	    "records      $records events read, $skipped malformed and skipped"]
+	if {$records} {
+	    lappend lines [format "span         %.6f s: %s to %s" $span $from $to]
+	}
+	lappend lines "kind         events, not block I/O: no devices, sizes or\
+	    operations; rubicon report characterizes block-I/O traces (for\
+	    requests and services see Magpie(n) and Stardust(n))"
+	return [join $lines \n]
+    }
     dict with f {}
     set lines [list "trace        $trace" \
 	"format       $format (sniffed), compression $compression"]
@@ -297,6 +336,16 @@ proc ::rubicon::tracereport::infoText {f} {
 
 # tracereport::infoJson facts -- the facts as a JSON object.
 proc ::rubicon::tracereport::infoJson {f} {
+    if {[dict exists $f events]} {
+	set pairs [list kind [jstr events]]
+	foreach k {trace format compression from to} {
+	    lappend pairs $k [jstr [dict get $f $k]]
+	}
+	foreach k {records skipped epoch first last span} {
+	    lappend pairs $k [jnum [dict get $f $k]]
+	}
+	return [jobj $pairs]
+    }
     set pairs {}
     foreach k {trace format compression} {
 	lappend pairs $k [jstr [dict get $f $k]]
@@ -441,7 +490,18 @@ proc ::rubicon::tracereport::main {argList} {
 	? {-progress 0} : {}}]
     set ::rubicon::tracereport::quiet [dict get $opts -quiet]
     ::rubicon::reset
-    ::rubicon::sourceConfig $script
+    if {[catch {::rubicon::sourceConfig $script} msg opts]} {
+	set code [dict get $opts -errorcode]
+	if {[lrange $code 0 1] eq {RUBICON ANALYZER}
+		&& [lindex $code 2] in {SCHEMA FIELD}
+		&& [regexp {schema "([^"]+)"|known fields: time, type} $msg]} {
+	    return -code error -errorcode {RUBICON REPORT EVENTS} \
+		"[join $args {, }]: events, not block I/O: rubicon report\
+		characterizes block-I/O traces (rubicon info describes any trace;\
+		for requests and services see Magpie(n) and Stardust(n))"
+	}
+	return -options [dict incr opts -level] $msg
+    }
 }
 
 # tracereport::liveRows from to rows -- a LiveAnalyzer's -command: prints

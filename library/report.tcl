@@ -561,18 +561,18 @@ proc ::rubicon::tracereport::config {opts} {
 	    -top [dict get $opts -top] -sample $sample]] \
 	"" \
 	"# The whole trace: overview, per-interval series, distributions," \
-	"# burstiness, and LRU reuse distances (SHARDS-sampled past 262144" \
-	"# blocks; exact in a run split over MPI ranks, as sampling cannot merge)." \
+	"# burstiness." \
 	"set total \[Flow total \\" \
 	"    \[SeriesAnalyzer -interval $iv -stats {count rate bandwidth responseTime responseTimeP50 responseTimeP99}\] \\" \
 	"    \[SizeAnalyzer\] \[ReadFractionAnalyzer\] \[ResponseTimeAnalyzer\] \\" \
 	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
 	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv\] \\" \
-	"    \[ReuseDistanceAnalyzer {*}\[expr {\[rubicon::mpi split\] ? {} : {-samplesize 262144}}\]\] \\" \
 	"    \[HurstAnalyzer\] \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
 	"    \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
 	"" \
-	"# Per block: footprint, popularity, read-after-write, FIFO and S3-FIFO" \
+	"# Per block: footprint, popularity, read-after-write, LRU reuse" \
+	"# distances (SHARDS-sampled past 262144 blocks; exact in a run split" \
+	"# over MPI ranks, as SHARDS cannot merge), FIFO and S3-FIFO" \
 	"# caches[expr {$sample > 1 ? {, on the I/Os whose offset hashes to 0 modulo the sample rate} : {}}]." \
 	"# FIFO and S3-FIFO depend on the order of all accesses: a run split" \
 	"# over MPI ranks cannot merge them and leaves them out." \
@@ -583,7 +583,9 @@ proc ::rubicon::tracereport::config {opts} {
 	"\t\[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {1024 16384 262144}\]" \
 	"}" \
 	"set blocks \[Flow blocks \[FootprintAnalyzer\] \[PopularityAnalyzer\] \\" \
-	"    \[ReadAfterWriteAnalyzer\] {*}\$cacheSims\]" \
+	"    \[ReadAfterWriteAnalyzer\] \\" \
+	"    \[ReuseDistanceAnalyzer {*}\[expr {\[rubicon::mpi split\] ? {} : {-samplesize 262144}}\]\] \\" \
+	"    {*}\$cacheSims\]" \
 	"" \
 	"# One row per [expr {$key eq {} ? {run} : $key}]: all I/Os, then reads and writes apart." \
 	"set keyed \[Flow keyed \\"]
@@ -817,13 +819,16 @@ proc ::rubicon::tracereport::figures {summary flows options} {
     set blocks [dict get $flows blocks]
     set n [dict get $options -sample]
     set scaleRows [list apply {{n rows} {
-	lmap r $rows {list [expr {$n * [lindex $r 0]}] [expr {$n * [lindex $r 1]}] \
-	    [expr {$n * [lindex $r 2]}] [lindex $r 3]}
+	if {$n == 1} {return $rows}
+	lmap r $rows {
+	    list [expr {$n * [lindex $r 0]}] [expr {$n * [lindex $r 1]}] \
+		[::rubicon::tracereport::scaled [lindex $r 2] $n] [lindex $r 3]
+	}
     }} $n]
     dict set f cache [dict create sample $n \
 	footprintBytes [scaled [scalar $blocks FootprintBytes] $n] \
-	lru [lmap r [rowsOf $total HitRatioCurve] {lrange $r 0 3}] \
-	lruSampleRate [scalar $total SampleRate] \
+	lru [{*}$scaleRows [lmap r [rowsOf $blocks HitRatioCurve] {lrange $r 0 3}]] \
+	lruSampleRate [scalar $blocks SampleRate] \
 	fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {lrange $r 0 3}]] \
 	s3fifo [{*}$scaleRows [lmap r [rowsOf $blocks S3fifoHitRatioCurve] {lrange $r 0 3}]]]
     dict set f popularity [dict create sample $n \

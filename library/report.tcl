@@ -138,17 +138,6 @@ proc ::rubicon::tracereport::rowsOf {flow attr} {
     dict get [$flow get $attr] rows
 }
 
-# tracereport::keyed flow attr ?col? -- a dict key -> value of a per-key
-# table (the column named col, default value).
-proc ::rubicon::tracereport::keyed {flow attr {col value}} {
-    if {$attr ni [$flow attributes]} {return {}}
-    set t [$flow get $attr]
-    set i [lsearch -exact [dict get $t columns] $col]
-    set out {}
-    foreach r [dict get $t rows] {dict set out [lindex $r 0] [lindex $r $i]}
-    return $out
-}
-
 # tracereport::get dict key ?default? -- dict value or default.
 proc ::rubicon::tracereport::get {d key {default 0}} {
     if {[dict exists $d $key]} {return [dict get $d $key]}

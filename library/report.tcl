@@ -1077,7 +1077,16 @@ proc ::rubicon::tracereport::svgPlot {title xlabel ylabel series {logx 0} {logy 
     set x0 [tcl::mathfunc::min {*}$xs]; set x1 [tcl::mathfunc::max {*}$xs]
     set y0 [expr {$logy ? [tcl::mathfunc::min {*}$ys] : min(0.0, [tcl::mathfunc::min {*}$ys])}]
     set y1 [tcl::mathfunc::max {*}$ys]
-    if {$x1 == $x0} {set x1 [expr {$x0 + 1}]}
+    if {$x1 == $x0} {
+	set x0 [expr {$x0 - 0.5}]
+	set x1 [expr {$x1 + 0.5}]
+    }
+    if {$bars} {
+	# Room for the end bars' halves.
+	set pad [expr {($x1 - $x0) / (2.0 * max(1, [llength [lindex $clean 0 1]] - 1))}]
+	set x0 [expr {$x0 - $pad}]
+	set x1 [expr {$x1 + $pad}]
+    }
     if {$y1 == $y0} {set y1 [expr {$y0 + 1}]}
     set sx [expr {($W - $L - $R) / ($x1 - $x0)}]
     set sy [expr {($H - $T - $B) / ($y1 - $y0)}]
@@ -1110,6 +1119,12 @@ proc ::rubicon::tracereport::svgPlot {title xlabel ylabel series {logx 0} {logy 
 	} elseif {[llength $pts]} {
 	    set d [join [lmap p $pts {string cat [{*}$px [lindex $p 0]] , [{*}$py [lindex $p 1]]}]]
 	    append out "<polyline fill=\"none\" stroke=\"$c\" stroke-width=\"1.5\" points=\"$d\"/>"
+	    if {[llength $pts] <= 60} {
+		# Few points: mark each (one alone draws no line).
+		foreach p $pts {
+		    append out "<circle cx=\"[{*}$px [lindex $p 0]]\" cy=\"[{*}$py [lindex $p 1]]\" r=\"2.5\" fill=\"$c\"/>"
+		}
+	    }
 	}
 	if {[llength $clean] > 1} {
 	    append out "<text x=\"[expr {$W - $R - 4}]\" y=\"[expr {$T + 14 + 14 * $i}]\" text-anchor=\"end\" fill=\"$c\">[esc $name]</text>"

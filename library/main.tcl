@@ -85,6 +85,9 @@ proc ::rubicon::main {argList} {
     set ::argc [llength $traces]
     set ::rubicon::runOptions $runOpts
     tracereport::notScript $config 0
+    if {$safe && [info exists every]} {
+	return -code error -errorcode USAGE "-every does not apply with -safe"
+    }
     if {$safe} {
 	return [::rubicon::safe::run $config $traces $runOpts $outdir \
 	    $limits(-timelimit) $limits(-memlimit)]

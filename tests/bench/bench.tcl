@@ -143,10 +143,10 @@ foreach tool $tools {
 measure fig4 $cmds 1
 
 # (1r) rubicon report (no configuration) on the same 10 M-line CSV, its
-# per-block analyses on 1 in 64 offsets, once: time against Figure 4 on
+# per-block analyses on 1 in 512 offsets, once: time against Figure 4 on
 # it, and peak RSS.
 set reportDir [file join [file dirname $big] report-bench]
-set reportCmd [list [file join $build rubicon] report -quiet -sample 64 \
+set reportCmd [list [file join $build rubicon] report -quiet -sample 512 \
     -outdir $reportDir -format msr $csv]
 measure report [list rubicon $reportCmd] 1
 if {$haveTime} {
@@ -384,7 +384,7 @@ foreach {label rb c} {
 }
 nativeRow "    same, both reading native" fig4 1.15
 puts [format "%-34s %9s   %s x Figure 4 on the CSV (aim: at most 3)%s" \
-    "(1r) rubicon report -sample 64" [s $t(report,rubicon)] \
+    "(1r) rubicon report -sample 512" [s $t(report,rubicon)] \
     [r $t(report,rubicon) $t(fig4,rubiconcsv)] \
     [expr {$haveTime ? [format ", peak RSS %.0f MB (aim: at most 200)" \
 	[expr {$rssReport / 1024.0}]] : ""}]]

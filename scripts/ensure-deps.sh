@@ -17,7 +17,7 @@
 need=""
 optional=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
-for p in make gcc libc6-dev autoconf pkg-config tcl tcl-dev tcllib zlib1g-dev libbz2-dev \
+for p in make gcc libc6-dev autoconf pkg-config tcl tcl-dev tcllib zlib1g-dev libbz2-dev libzstd-dev \
 	 check libsubunit-dev libjansson-dev libsqlite3-dev libsqlite3-tcl \
 	 procps bzip2 python3 sqlite3 blktrace openmpi-bin libopenmpi-dev; do
     have_pkg "$p" || need="$need $p"

@@ -2,7 +2,7 @@
 #
 #	rubicon::main, the batch entry of the rubicon program:
 #	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
-#		?-format F? ?-onerror P? ?-quiet? ?-debug? ?-checkpoint FILE
+#		?-format F? ?-onerror P? ?-every S? ?-quiet? ?-debug? ?-checkpoint FILE
 #		?-checkpointevery N? ?-resume FILE? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
@@ -10,12 +10,14 @@
 
 proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
-	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
+	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT? ?-every SECONDS?\
 	    ?-onerror stop|skip|warn? ?-quiet? ?-debug? ?-checkpoint FILE\
 	    ?-checkpointevery N|Ns|Nm|Nh?? ?-resume FILE? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome?\
 	    ?-compression zstd|none|gzip? ?-quiet?\
 	    in ... out\
+	    \n       rubicon info ?-json? ?-format F? ?-readeroptions D? trace ...\
+	    \n       rubicon report ?options? trace ...   (see rubicon-report(n))\
 	    \n       rubicon            (interactive shell)"
 }
 
@@ -43,6 +45,16 @@ proc ::rubicon::main {argList} {
 	if {!$quiet} {report $summary}
 	return
     }
+    switch -- [lindex $argList 0] {
+	info {
+	    puts [traceInfo {*}[lrange $argList 1 end]]
+	    return
+	}
+	report {
+	    tracereport::main [lrange $argList 1 end]
+	    return
+	}
+    }
     set args $argList
     variable config
     set runOpts {}
@@ -59,6 +71,13 @@ proc ::rubicon::main {argList} {
 		lappend runOpts $opt $val
 	    }
 	    -quiet {lappend runOpts -progress 0; set quiet 1}
+	    -every {
+		set args [lassign $args every]
+		if {![string is double -strict $every] || $every <= 0} {
+		    return -code error -errorcode USAGE \
+			"-every wants seconds > 0, not \"$every\""
+		}
+	    }
 	    -safe {set safe 1}
 	    -debug {set ::rubicon::debug 1}
 	    -outdir {set args [lassign $args outdir]}
@@ -92,6 +111,10 @@ proc ::rubicon::main {argList} {
     set ::argv $traces
     set ::argc [llength $traces]
     set ::rubicon::runOptions $runOpts
+    tracereport::notScript $config 0
+    if {$safe && [info exists every]} {
+	return -code error -errorcode USAGE "-every does not apply with -safe"
+    }
     if {$safe} {
 	return [::rubicon::safe::run $config $traces $runOpts $outdir \
 	    $limits(-timelimit) $limits(-memlimit)]
@@ -101,9 +124,20 @@ proc ::rubicon::main {argList} {
 	    "-timelimit and -memlimit apply only with -safe"
     }
     set before [lastrun]
-    sourceConfig $config
+    if {[catch {sourceConfig $config} msg opts]} {
+	if {[lrange [dict get $opts -errorcode] 0 2] eq {TCL LOOKUP COMMAND}} {
+	    tracereport::notScript $config 1
+	}
+	return -options [dict incr opts -level] $msg
+    }
     if {[lastrun] eq $before} {
 	checkBatchRun $config [dag head] $traces
+	if {[info exists every]} {
+	    # Per-interval rows beside the configuration's own DAG.
+	    head [Mux [dag head] [Flow live [LiveAnalyzer -interval $every \
+		-command ::rubicon::tracereport::liveRows]]]
+	    lappend runOpts -batchsize 64
+	}
 	set summary [run {*}$runOpts {*}$traces]
 	if {!$quiet} {
 	    report $summary

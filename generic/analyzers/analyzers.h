@@ -28,6 +28,7 @@ extern const Rb_AnalyzerClass Rb_FieldPercentilesAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_DistinctAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_InterArrivalAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_UtilizationAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_LiveAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_QueueDepthAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_SeekDistanceAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_FootprintAnalyzerClass;

@@ -138,6 +138,7 @@ typedef struct RunOpts {
     Tcl_Obj *progressCmd;
     Tcl_Obj *records;
     Tcl_Obj *readerOpts;
+    int batchSize;		/* Records per batch read (1..RB_BATCH_SIZE). */
     const char *checkpoint;	/* -checkpoint FILE */
     int64_t everyRecords;	/* -checkpointevery N (records) ... */
     double everySeconds;	/* ... or Ns, Nm, Nh (wall time) */
@@ -188,13 +189,14 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
     static const char *const opts[] = {
 	"-format", "-onerror", "-progress", "-progresscommand", "-records",
 	"-readeroptions", "--", "-merge", "-checkpoint", "-checkpointevery",
-	"-resume", NULL
+	"-resume", "-batchsize", NULL
     };
     static const char *const policies[] = {"stop", "skip", "warn", NULL};
     int i, idx, pol;
 
     memset(o, 0, sizeof(*o));
     o->progress = isatty(2);
+    o->batchSize = RB_BATCH_SIZE;
     o->everySeconds = CKPT_DEFAULT_SECONDS;
     for (i = 1; i < objc; i++) {
 	const char *s = Tcl_GetString(objv[i]);
@@ -245,6 +247,15 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 	    }
 	    break;
 	case 10: o->resume = Tcl_GetString(objv[i]); break;
+	case 11:
+	    if (Tcl_GetIntFromObj(NULL, objv[i], &o->batchSize) != TCL_OK
+		    || o->batchSize < 1 || o->batchSize > RB_BATCH_SIZE) {
+		Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+			"-batchsize wants an integer from 1 to %d, not \"%s\"",
+			RB_BATCH_SIZE, Tcl_GetString(objv[i]));
+		return -1;
+	    }
+	    break;
 	}
     }
     return i;
@@ -1452,7 +1463,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     pump.eng = eng;
     pump.run = &run;
     pump.o = &o;
-    pump.batch = Rb_BatchCreate(schema, RB_BATCH_SIZE);
+    pump.batch = Rb_BatchCreate(schema, o.batchSize);
     pump.ident = ident = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
     for (k = 0; k < RB_BATCH_SIZE; k++) {
 	ident[k] = k;

@@ -2,7 +2,7 @@
 #
 #	rubicon::main, the batch entry of the rubicon program:
 #	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
-#		?-format F? ?-onerror P? ?-quiet? config.tcl ?trace ...?
+#		?-format F? ?-onerror P? ?-quiet? ?-sweep? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
@@ -10,7 +10,7 @@
 proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
 	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
-	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
+	    ?-onerror stop|skip|warn? ?-quiet? ?-sweep? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome? ?-quiet?\
 	    in ... out\
 	    \n       rubicon            (interactive shell)"
@@ -40,6 +40,7 @@ proc ::rubicon::main {argList} {
 		lappend runOpts $opt $val
 	    }
 	    -quiet {lappend runOpts -progress 0; set quiet 1}
+	    -sweep {lappend runOpts -sweep 1}
 	    -safe {set safe 1}
 	    -outdir {set args [lassign $args outdir]}
 	    -timelimit - -memlimit {

@@ -695,7 +695,8 @@ HeapBefore(const Cache *ca, int32_t a, int32_t b)
     const Node *x = &ca->nodes[a], *y = &ca->nodes[b];
 
     if (ca->policy == POLICY_OPT) {
-	return x->seq > y->seq;
+	/* Among entries never used again, the heaviest goes first. */
+	return x->seq != y->seq ? x->seq > y->seq : x->weight > y->weight;
     }
     return x->freq != y->freq ? x->freq < y->freq : x->seq < y->seq;
 }
@@ -887,6 +888,7 @@ AccessArc(Cache *ca, int64_t key)
 
 	ca->p = ca->p + delta < c ? ca->p + delta : c;
 	ArcReplace(ca, 0);
+	ca->nodes[n].expiry = NEVER;
 	MoveHead(ca, n, LIST_T2);
 	return 0;
     }
@@ -895,6 +897,7 @@ AccessArc(Cache *ca, int64_t key)
 
 	ca->p = ca->p - delta > 0 ? ca->p - delta : 0.0;
 	ArcReplace(ca, 1);
+	ca->nodes[n].expiry = NEVER;
 	MoveHead(ca, n, LIST_T2);
 	return 0;
     }
@@ -987,6 +990,7 @@ AccessS3Fifo(Cache *ca, const Access *x)
 	Unlink(ca, n);
 	ca->nodes[n].freq = 0;
 	ca->nodes[n].weight = x->weight;
+	ca->nodes[n].expiry = NEVER;
 	PushHead(ca, n, LIST_M);
     } else {
 	PushHead(ca, NewNode(ca, x->key, x->weight), LIST_S);
@@ -1084,6 +1088,7 @@ Access2Q(Cache *ca, const Access *x)
     }
     if (n != NIL) {
 	ca->nodes[n].weight = x->weight;
+	ca->nodes[n].expiry = NEVER;
 	PushHead(ca, n, LIST_T2);
     } else {
 	PushHead(ca, NewNode(ca, x->key, x->weight), LIST_T1);

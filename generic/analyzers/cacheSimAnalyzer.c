@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "analyzers.h"
 #include "core/mpi.h"
 
@@ -493,6 +494,35 @@ ObjectField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
 }
 
 /*
+ * OpenSpool --
+ *	A temporary file for the accesses, in $TMPDIR (else /tmp), unlinked
+ *	at once so that nothing is left behind however the process ends.
+ * Results: the open file, or NULL with errno set.
+ */
+static FILE *
+OpenSpool(void)
+{
+    const char *dir = getenv("TMPDIR");
+    Tcl_DString path;
+    FILE *f = NULL;
+    int fd;
+
+    Tcl_DStringInit(&path);
+    Tcl_DStringAppend(&path, dir != NULL && dir[0] != '\0' ? dir : "/tmp",
+	    -1);
+    Tcl_DStringAppend(&path, "/rubicon-cachesim-XXXXXX", -1);
+    fd = mkstemp(Tcl_DStringValue(&path));
+    if (fd >= 0) {
+	unlink(Tcl_DStringValue(&path));
+	if ((f = fdopen(fd, "w+b")) == NULL) {
+	    close(fd);
+	}
+    }
+    Tcl_DStringFree(&path);
+    return f;
+}
+
+/*
  * CacheSimStart --
  *	Checks the options, resolves the fields, shares the caches out in a
  *	sweep and makes an empty cache of each size (or, when it must see
@@ -549,7 +579,7 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->failed = 0;
     st->finished = 0;
     if (st->spool) {
-	if ((st->spoolFile = tmpfile()) == NULL) {
+	if ((st->spoolFile = OpenSpool()) == NULL) {
 	    Rb_AnalyzerError(a, "RUBICON ANALYZER SPOOL", "%s: cannot make "
 		    "a temporary file for the accesses (fractions of the "
 		    "working set and opt need the whole trace): %s",

@@ -9,8 +9,8 @@
  *	bytes of each cache.
  *
  *	Every policy keeps its entries in nodes of one pool, linked into up
- *	to four lists (most recent at the head), with a key table from key
- *	to node; LFU and OPT order their nodes in an indexed heap instead.
+ *	to four lists (most recent at the head), with a key index of node
+ *	numbers; LFU and OPT order their nodes in an indexed heap instead.
  *	Capacities are weights: 1 per block or object, or an object's bytes.
  *	Sizes given as fractions of the working set, and OPT without a
  *	next-access field, need the whole trace first: the accesses are then
@@ -57,8 +57,6 @@ enum { LIST_T1, LIST_T2, LIST_B1, LIST_B2, NLISTS };
 typedef struct Node {
     int64_t key;
     int64_t weight;		/* 1, or the object's bytes. */
-    int64_t expiry;		/* Trace ns; NEVER without a TTL. */
-    uint64_t seq;		/* LFU: last access; OPT: next access. */
     int32_t prev, next;		/* In its list; NIL at the ends. */
     int32_t list;		/* LIST_*, or the heap position (LFU, OPT). */
     uint32_t freq;		/* CLOCK and SIEVE bit, S3-FIFO counter, LFU
@@ -82,8 +80,15 @@ typedef struct Rb_CacheSim {
     double p;			/* ARC: target size of T1. */
     Node *nodes;
     int32_t nnodes, cap, freeNode;
+    int32_t indexed;		/* Nodes in the key index. */
+    uint64_t *seqs;		/* Per node, LFU: last access; OPT: next
+				 * access (NULL for other policies). */
+    int64_t *expiry;		/* Per node, trace ns (NEVER: no TTL); NULL
+				 * unless ttl. */
     int32_t hand;		/* SIEVE: next to look at, NIL: the tail. */
-    Rb_KeyTable index;		/* key -> int32 node */
+    int32_t *slots;		/* Key index: node + 1 (0: free), open
+				 * addressing, at most half full. */
+    uint64_t slotMask;
     List lists[NLISTS];
     int32_t *heap;		/* LFU: nodes by (freq, seq); OPT: by next
 				 * access, farthest first. */
@@ -386,7 +391,6 @@ InitCache(Cache *ca, int policy, int64_t size)
     }
     ca->freeNode = NIL;
     ca->hand = NIL;
-    Rb_KeyTableInit(&ca->index, sizeof(int32_t));
     for (l = 0; l < NLISTS; l++) {
 	ca->lists[l].head = ca->lists[l].tail = NIL;
     }
@@ -395,9 +399,11 @@ InitCache(Cache *ca, int policy, int64_t size)
 static void
 FreeCacheContents(Cache *ca)
 {
+    free(ca->seqs);
+    free(ca->expiry);
     free(ca->nodes);
     free(ca->heap);
-    Rb_KeyTableFree(&ca->index);
+    free(ca->slots);
 }
 
 /*
@@ -594,6 +600,78 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
+ * SlotOf, IndexGrow, IndexAdd, IndexRemove --
+ *	The key index of a cache: a table of node numbers (plus 1) by the
+ *	hash of their keys, probed linearly and compared with the nodes'
+ *	keys, kept at most half full; a removal moves the later entries of
+ *	its probe run back into the hole, so no tombstones build up.
+ *	SlotOf gives key's slot, or the free slot where it would go.
+ */
+static uint64_t
+SlotOf(const Cache *ca, int64_t key)
+{
+    uint64_t s = Rb_HashKey(key) & ca->slotMask;
+
+    while (ca->slots[s] != 0 && ca->nodes[ca->slots[s] - 1].key != key) {
+	s = (s + 1) & ca->slotMask;
+    }
+    return s;
+}
+
+static void
+IndexGrow(Cache *ca)
+{
+    uint64_t oldCap = ca->slots ? ca->slotMask + 1 : 0, i;
+    int32_t *old = ca->slots;
+
+    ca->slotMask = oldCap ? 2 * oldCap - 1 : 127;
+    ca->slots = Rb_AllocArray(ca->slotMask + 1, sizeof(int32_t));
+    memset(ca->slots, 0, (ca->slotMask + 1) * sizeof(int32_t));
+    for (i = 0; i < oldCap; i++) {
+	if (old[i] != 0) {
+	    ca->slots[SlotOf(ca, ca->nodes[old[i] - 1].key)] = old[i];
+	}
+    }
+    free(old);
+}
+
+static void
+IndexAdd(Cache *ca, int32_t n)
+{
+    if (ca->slots == NULL
+	    || (uint64_t)ca->indexed * 2 + 2 > ca->slotMask + 1) {
+	IndexGrow(ca);
+    }
+    ca->slots[SlotOf(ca, ca->nodes[n].key)] = n + 1;
+    ca->indexed++;
+}
+
+static void
+IndexRemove(Cache *ca, int64_t key)
+{
+    uint64_t mask = ca->slotMask, hole = SlotOf(ca, key), j = hole;
+
+    ca->slots[hole] = 0;
+    ca->indexed--;
+    for (;;) {
+	uint64_t home;
+
+	j = (j + 1) & mask;
+	if (ca->slots[j] == 0) {
+	    return;
+	}
+	home = Rb_HashKey(ca->nodes[ca->slots[j] - 1].key) & mask;
+	/* Entry j may fill the hole unless its home lies cyclically in
+	 * (hole, j]. */
+	if (((j - home) & mask) >= ((j - hole) & mask)) {
+	    ca->slots[hole] = ca->slots[j];
+	    ca->slots[j] = 0;
+	    hole = j;
+	}
+    }
+}
+
+/*
  * NewNode, FreeNode --
  *	A node of the pool for key (listed nowhere, in the index), and its
  *	return to the pool (out of its list and the index).
@@ -611,25 +689,47 @@ NewNode(Cache *ca, int64_t key, int64_t weight)
 	    ca->cap = ca->cap ? 2 * ca->cap : 64;
 	    ca->nodes = Rb_Realloc(ca->nodes, (size_t)ca->cap
 		    * sizeof(Node));
+	    if (ca->policy == POLICY_LFU || ca->policy == POLICY_OPT) {
+		ca->seqs = Rb_Realloc(ca->seqs, (size_t)ca->cap
+			* sizeof(uint64_t));
+	    }
+	    if (ca->ttl) {
+		ca->expiry = Rb_Realloc(ca->expiry, (size_t)ca->cap
+			* sizeof(int64_t));
+	    }
 	}
 	n = ca->nnodes++;
     }
     memset(&ca->nodes[n], 0, sizeof(Node));
     ca->nodes[n].key = key;
     ca->nodes[n].weight = weight;
-    ca->nodes[n].expiry = NEVER;
+    if (ca->expiry != NULL) {
+	ca->expiry[n] = NEVER;
+    }
     ca->nodes[n].prev = ca->nodes[n].next = NIL;
     ca->nodes[n].list = NIL;
-    *(int32_t *)Rb_KeyTableFind(&ca->index, key, 1) = n;
+    IndexAdd(ca, n);
     return n;
 }
 
 static void
 FreeNode(Cache *ca, int32_t n)
 {
-    Rb_KeyTableRemove(&ca->index, ca->nodes[n].key);
+    IndexRemove(ca, ca->nodes[n].key);
     ca->nodes[n].next = ca->freeNode;
     ca->freeNode = n;
+}
+
+/*
+ * ClearExpiry --
+ *	A ghost brought back into the cache forgets its old time to live.
+ */
+static void
+ClearExpiry(Cache *ca, int32_t n)
+{
+    if (ca->expiry != NULL) {
+	ca->expiry[n] = NEVER;
+    }
 }
 
 /*
@@ -707,9 +807,7 @@ DropTail(Cache *ca, int l)
 static int32_t
 Lookup(Cache *ca, int64_t key)
 {
-    int32_t *n = Rb_KeyTableFind(&ca->index, key, 0);
-
-    return n != NULL ? *n : NIL;
+    return ca->slots != NULL ? ca->slots[SlotOf(ca, key)] - 1 : NIL;
 }
 
 /*
@@ -723,12 +821,13 @@ static int
 HeapBefore(const Cache *ca, int32_t a, int32_t b)
 {
     const Node *x = &ca->nodes[a], *y = &ca->nodes[b];
+    uint64_t sa = ca->seqs[a], sb = ca->seqs[b];
 
     if (ca->policy == POLICY_OPT) {
 	/* Among entries never used again, the heaviest goes first. */
-	return x->seq != y->seq ? x->seq > y->seq : x->weight > y->weight;
+	return sa != sb ? sa > sb : x->weight > y->weight;
     }
-    return x->freq != y->freq ? x->freq < y->freq : x->seq < y->seq;
+    return x->freq != y->freq ? x->freq < y->freq : sa < sb;
 }
 
 static void
@@ -824,7 +923,7 @@ AccessLfu(Cache *ca, const Access *x)
 
     if (n != NIL) {
 	ca->nodes[n].freq++;
-	ca->nodes[n].seq = ca->seq;
+	ca->seqs[n] = ca->seq;
 	SiftDown(ca, ca->nodes[n].list);
 	return 1;
     }
@@ -836,7 +935,7 @@ AccessLfu(Cache *ca, const Access *x)
     }
     n = HeapInsert(ca, x->key, x->weight);
     ca->nodes[n].freq = 1;
-    ca->nodes[n].seq = ca->seq;
+    ca->seqs[n] = ca->seq;
     SiftUp(ca, ca->nheap - 1);
     return 0;
 }
@@ -856,21 +955,21 @@ AccessOpt(Cache *ca, const Access *x)
     uint64_t next = (uint64_t)x->next;
 
     if (n != NIL) {
-	ca->nodes[n].seq = next;
+	ca->seqs[n] = next;
 	SiftDown(ca, ca->nodes[n].list);
 	SiftUp(ca, ca->nodes[n].list);
 	return 1;
     }
     if (x->weight > ca->size || x->next == NEVER
 	    || (ca->heapW + x->weight > ca->size
-	    && next >= ca->nodes[ca->heap[0]].seq)) {
+	    && next >= ca->seqs[ca->heap[0]])) {
 	return 0;
     }
     while (ca->heapW + x->weight > ca->size) {
 	HeapRemove(ca, 0);
     }
     n = HeapInsert(ca, x->key, x->weight);
-    ca->nodes[n].seq = next;
+    ca->seqs[n] = next;
     SiftUp(ca, ca->nheap - 1);
     return 0;
 }
@@ -918,7 +1017,7 @@ AccessArc(Cache *ca, int64_t key)
 
 	ca->p = ca->p + delta < c ? ca->p + delta : c;
 	ArcReplace(ca, 0);
-	ca->nodes[n].expiry = NEVER;
+	ClearExpiry(ca, n);
 	MoveHead(ca, n, LIST_T2);
 	return 0;
     }
@@ -927,7 +1026,7 @@ AccessArc(Cache *ca, int64_t key)
 
 	ca->p = ca->p - delta > 0 ? ca->p - delta : 0.0;
 	ArcReplace(ca, 1);
-	ca->nodes[n].expiry = NEVER;
+	ClearExpiry(ca, n);
 	MoveHead(ca, n, LIST_T2);
 	return 0;
     }
@@ -1020,7 +1119,7 @@ AccessS3Fifo(Cache *ca, const Access *x)
 	Unlink(ca, n);
 	ca->nodes[n].freq = 0;
 	ca->nodes[n].weight = x->weight;
-	ca->nodes[n].expiry = NEVER;
+	ClearExpiry(ca, n);
 	PushHead(ca, n, LIST_M);
     } else {
 	PushHead(ca, NewNode(ca, x->key, x->weight), LIST_S);
@@ -1118,7 +1217,7 @@ Access2Q(Cache *ca, const Access *x)
     }
     if (n != NIL) {
 	ca->nodes[n].weight = x->weight;
-	ca->nodes[n].expiry = NEVER;
+	ClearExpiry(ca, n);
 	PushHead(ca, n, LIST_T2);
     } else {
 	PushHead(ca, NewNode(ca, x->key, x->weight), LIST_T1);
@@ -1208,7 +1307,7 @@ Expire(Cache *ca, int64_t key, int64_t now)
 {
     int32_t n = Lookup(ca, key);
 
-    if (n == NIL || ca->nodes[n].expiry > now) {
+    if (n == NIL || ca->expiry[n] > now) {
 	return;
     }
     if (ca->policy == POLICY_LFU || ca->policy == POLICY_OPT) {
@@ -1237,7 +1336,7 @@ SetExpiry(Cache *ca, const Access *x)
 
     if (n != NIL && (ca->policy == POLICY_LFU || ca->policy == POLICY_OPT
 	    || ca->nodes[n].list <= LIST_T2)) {
-	ca->nodes[n].expiry = x->time + x->ttl;
+	ca->expiry[n] = x->time + x->ttl;
     }
 }
 
@@ -1669,7 +1768,7 @@ CacheSimFree(Rb_Analyzer *a)
  *	Rb_CacheSimAccess: the same simulation as CacheSimAnalyzer's.
  * Results: the cache, or NULL when the policy is none of those or blocks
  *	is outside 1 to 2**28.
- * Side effects: allocates; memory grows with the blocks held (about 60
+ * Side effects: allocates; memory grows with the blocks held (40 to 60
  *	bytes each, ghosts included), up to blocks (ARC: twice as many).
  */
 Rb_CacheSim *

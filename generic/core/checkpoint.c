@@ -61,8 +61,9 @@ FileCrc(int fd, off_t offset, size_t len)
 
 /*
  * TraceFingerprint --
- *	{path size mtime crc-of-first-MiB crc-of-last-MiB} of a trace file,
- *	or {path missing} when it cannot be read.
+ *	{path size mtime crc-of-first-MiB crc-of-last-MiB} of a trace file
+ *	(its real path, so that it may be named otherwise on resuming), or
+ *	{path missing} when it cannot be read.
  */
 static Tcl_Obj *
 TraceFingerprint(const char *path)
@@ -70,8 +71,12 @@ TraceFingerprint(const char *path)
     Tcl_Obj *l = Tcl_NewListObj(0, NULL);
     struct stat sb;
     int fd = open(path, O_RDONLY | O_NONBLOCK);
+    char *real = realpath(path, NULL);
 
-    Tcl_ListObjAppendElement(NULL, l, Tcl_NewStringObj(path, -1));
+    /* The file, however it is named (relative or not). */
+    Tcl_ListObjAppendElement(NULL, l, Tcl_NewStringObj(real ? real : path,
+	    -1));
+    free(real);
     if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 	if (fd >= 0) {
 	    close(fd);

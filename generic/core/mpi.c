@@ -132,13 +132,13 @@ RbMpiSplit(void)
  *	whether this process's records come first in it; run.c says when a
  *	run checkpoints or resumes.
  */
-static int ckptMode = 0, ckptResumed = 0;
+static int ckptMode = 0;
 
 void
 RbSetCheckpointMode(int checkpointing, int resumed)
 {
+    (void)resumed;
     ckptMode = checkpointing;
-    ckptResumed = resumed;
 }
 
 int
@@ -150,7 +150,10 @@ RbMergeWanted(void)
 int
 RbShardFirst(void)
 {
-    return RbMpiSplit() ? mpiRank == 0 : !ckptResumed;
+    /* A checkpoint's state is merged, at the end of the run resumed from
+     * it, into an empty one as a later shard's would be: it keeps what a
+     * later shard keeps. */
+    return RbMpiSplit() ? mpiRank == 0 : !ckptMode;
 }
 
 /*

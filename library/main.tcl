@@ -3,7 +3,7 @@
 #	rubicon::main, the batch entry of the rubicon program:
 #	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
 #		?-format F? ?-onerror P? ?-every S? ?-quiet? ?-debug? ?-checkpoint FILE
-#		?-checkpointevery N? ?-resume FILE? config.tcl ?trace ...?
+#		?-checkpointevery N? ?-resume FILE? ?-sweep? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
@@ -12,7 +12,7 @@ proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
 	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT? ?-every SECONDS?\
 	    ?-onerror stop|skip|warn? ?-quiet? ?-debug? ?-checkpoint FILE\
-	    ?-checkpointevery N|Ns|Nm|Nh?? ?-resume FILE? config.tcl ?trace ...?\
+	    ?-checkpointevery N|Ns|Nm|Nh?? ?-resume FILE? ?-sweep? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome?\
 	    ?-compression zstd|none|gzip? ?-quiet?\
 	    in ... out\
@@ -78,6 +78,7 @@ proc ::rubicon::main {argList} {
 			"-every wants seconds > 0, not \"$every\""
 		}
 	    }
+	    -sweep {lappend runOpts -sweep 1}
 	    -safe {set safe 1}
 	    -debug {set ::rubicon::debug 1}
 	    -outdir {set args [lassign $args outdir]}

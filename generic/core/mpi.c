@@ -35,6 +35,7 @@
 
 static int mpiRank = 0, mpiSize = 1, mpiActive = 0;
 static int splitDone = 0;
+static int sweepRun = 0;		/* The split run going on is a sweep. */
 static Tcl_Obj *rankRecords = NULL;	/* Records each rank read, in rank
 					 * order (rank 0, after a split run). */
 static int shardSignal, shardSignalRank;	/* The first signal that
@@ -180,6 +181,25 @@ RbMpiSplitOver(void)
 }
 
 /*
+ * RbMpiSweep, RbMpiSetSweep --
+ *	Whether the split run going on is a sweep (rubicon::run -sweep 1):
+ *	every rank reads every trace whole, and the Analyzers, all of them
+ *	CacheSimAnalyzers, each simulate their share of the caches; set by
+ *	the run driver for the run.
+ */
+int
+RbMpiSweep(void)
+{
+    return sweepRun;
+}
+
+void
+RbMpiSetSweep(int on)
+{
+    sweepRun = on;
+}
+
+/*
  * SplitKind --
  *	How a trace may be cut by byte ranges (RbInputWindow): 1 for text of
  *	one record per line (msr, spc, disksim, csv), plain or gzip/bzip2
@@ -311,6 +331,16 @@ RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 			"save and merge partial results, so its run cannot be "
 			"checkpointed or resumed; run it without -checkpoint",
 			a->cmdName ? a->cmdName : c->name, c->name);
+	    }
+	    if (sweepRun && strcmp(c->name, "CacheSimAnalyzer") != 0) {
+		return Rb_SetInterpError(interp, "RUBICON SPLIT UNMERGEABLE",
+			"%s: a sweep (-sweep 1) gives every process the whole "
+			"trace, which only CacheSimAnalyzers share out; run "
+			"%s in another run", a->cmdName ? a->cmdName
+			: c->name, c->name);
+	    }
+	    if (sweepRun) {
+		continue;
 	    }
 	    if (!c->mergeable || !c->merge || !c->serialize
 		    || !c->deserialize) {
@@ -577,8 +607,16 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	    Tcl_DecrRefCount(Tcl_NewListObj(2, (Tcl_Obj *[]){r, o}));
 	}
     }
-    run->records += (uint64_t)Rb_BufGetInt(b);
-    run->skipped += (uint64_t)Rb_BufGetInt(b);
+    {
+	/* In a sweep every rank read the same records. */
+	uint64_t records = (uint64_t)Rb_BufGetInt(b);
+	uint64_t skipped = (uint64_t)Rb_BufGetInt(b);
+
+	if (!sweepRun) {
+	    run->records += records;
+	    run->skipped += skipped;
+	}
+    }
     first = Rb_BufGetInt(b);
     last = Rb_BufGetInt(b);
     run->firstTime = first < run->firstTime ? first : run->firstTime;
@@ -591,11 +629,14 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	shardSignalRank = sigRank;
     }
     counts = GetObj(b);
-    RbMergeSkipCounts(run, counts);
+    if (!sweepRun) {
+	RbMergeSkipCounts(run, counts);
+    }
     Tcl_DecrRefCount(Tcl_NewListObj(1, &counts));
     theirFiles = GetObj(b);
     Tcl_IncrRefCount(theirFiles);
-    if (Tcl_ListObjGetElements(NULL, theirFiles, &nf, &fv) == TCL_OK) {
+    if (!sweepRun
+	    && Tcl_ListObjGetElements(NULL, theirFiles, &nf, &fv) == TCL_OK) {
 	for (i = 0; i < nf; i++) {
 	    Tcl_Obj *last = NULL;
 	    int n;
@@ -631,7 +672,11 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		"the same DAG", from, nf, nflows);
     }
     for (i = 0; i < nflows && !b->bad; i++) {
-	flows[i]->recordCount += (uint64_t)Rb_BufGetInt(b);
+	uint64_t flowRecords = (uint64_t)Rb_BufGetInt(b);
+
+	if (!sweepRun) {
+	    flows[i]->recordCount += flowRecords;
+	}
 	if (Rb_BufGetInt(b) != flows[i]->nanalyzers) {
 	    return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
 		    "rank %d has another number of Analyzers in Flow %s: "

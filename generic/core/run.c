@@ -143,6 +143,7 @@ typedef struct RunOpts {
     int64_t everyRecords;	/* -checkpointevery N (records) ... */
     double everySeconds;	/* ... or Ns, Nm, Nh (wall time) */
     const char *resume;		/* -resume FILE */
+    int sweep;			/* -sweep */
 } RunOpts;
 
 /* Checkpoints come every minute of wall time unless -checkpointevery
@@ -189,7 +190,7 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
     static const char *const opts[] = {
 	"-format", "-onerror", "-progress", "-progresscommand", "-records",
 	"-readeroptions", "--", "-merge", "-checkpoint", "-checkpointevery",
-	"-resume", "-batchsize", NULL
+	"-resume", "-batchsize", "-sweep", NULL
     };
     static const char *const policies[] = {"stop", "skip", "warn", NULL};
     int i, idx, pol;
@@ -253,6 +254,11 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 		Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
 			"-batchsize wants an integer from 1 to %d, not \"%s\"",
 			RB_BATCH_SIZE, Tcl_GetString(objv[i]));
+		return -1;
+	    }
+	    break;
+	case 12:
+	    if (Tcl_GetBooleanFromObj(interp, objv[i], &o->sweep) != TCL_OK) {
 		return -1;
 	    }
 	    break;
@@ -916,7 +922,8 @@ OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
  *	rank's share of the n trace files, *npieces pieces (whole files or
  *	byte ranges).  Records given in Tcl, -merge and standard input are
  *	read by rank 0 alone, and a rank other than 0 then has nothing to do
- *	and ends at once.
+ *	and ends at once.  A sweep (-sweep 1) gives every rank every file
+ *	whole: its Analyzers share the work out among themselves.
  * Results: 1 for a split run, else 0.
  */
 static int
@@ -940,8 +947,18 @@ SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], RbMpiPiece **pieces,
 	RbMpiSplitOver();	/* no rank is left to share a later run */
 	return 0;
     }
-    *npieces = RbMpiShard(n, paths, o->format, o->readerOpts, RbMpiRank(),
-	    RbMpiSize(), pieces);
+    if (o->sweep) {
+	*pieces = Rb_Alloc((n + 1) * sizeof(RbMpiPiece));
+	for (i = 0; i < n; i++) {
+	    memset(&(*pieces)[i], 0, sizeof(RbMpiPiece));
+	    (*pieces)[i].file = i;
+	}
+	*npieces = n;
+	RbMpiSetSweep(1);
+    } else {
+	*npieces = RbMpiShard(n, paths, o->format, o->readerOpts,
+		RbMpiRank(), RbMpiSize(), pieces);
+    }
     if (RbMpiRank() != 0) {
 	o->progress = 0;
     }
@@ -1346,7 +1363,7 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
  * RunCmd --
  *	rubicon::run ?-format F? ?-onerror stop|skip|warn? ?-progress bool?
  *	    ?-progresscommand script? ?-records list? ?-readeroptions dict?
- *	    ?-merge bool? ?--? ?trace ...?
+ *	    ?-merge bool? ?-sweep bool? ?--? ?trace ...?
  *	Traces are read one after another, or with -merge 1 merged by record
  *	time (ties in the order given).  Under mpirun with several ranks the
  *	run is split over them (SplitShard, mpi.c): each reads its share,
@@ -1547,6 +1564,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     RbRunInfoFree(&run);
     Tcl_DStringFree(&traces);
     free(pieces);
+    RbMpiSetSweep(0);
     if (split && RbMpiRank() != 0) {
 	RbMpiWorkerExit(0);	/* failed before reading, as rank 0 did */
     }

@@ -372,7 +372,12 @@ lappend pluginRows [plugin stardust.tcl $stardustTrace 3]
 # block trace (cachebench.tcl): CPU user time per block access against
 # stackdist.c, a hand-written C Fenwick-tree stack whose curve must equal
 # ReuseDistanceAnalyzer's.
-lappend pluginRows [plugin cachebench.tcl [file join $data zipf8m.srt] $runs]
+# (10b) Object caches (issue 31) on the Zipf trace of 10 M I/Os, each a
+# request to the object its offset names: CacheSim LRU, S3-FIFO and
+# SIEVE against objlru.c, a hand-written C LRU of objects, and a sweep of
+# 8 policies by 3 sizes at 1 and 2 MPI ranks.
+lappend pluginRows [plugin cachebench.tcl [file join $data zipf8m.srt] $runs \
+    [file join $data zipf10m.srt]]
 
 # (11) A run split over 2 MPI ranks against one process (scaleout.tcl),
 # when Open MPI and /usr/bin/time are installed.

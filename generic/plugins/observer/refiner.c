@@ -323,6 +323,7 @@ LeafAdd(const Rb_Refiner *r, Node *n, const double *x, double res)
 typedef struct Ranked {
     double key, res;
     int bucket;
+    int obs;			/* The observation's index in its leaf */
 } Ranked;
 
 /*
@@ -540,6 +541,7 @@ BestSplit(const Rb_Refiner *r, const Node *n, Split *best, double *before)
     memset(&all, 0, sizeof(all));
     Buckets(r, n, &lo, &width);
     for (i = 0; i < n->nobs; i++) {
+	v[i].obs = i;
 	v[i].res = n->res[i];
 	v[i].bucket = BucketOf(n->res[i], lo, width);
 	SideAdd(&all, &v[i], 1);
@@ -547,8 +549,12 @@ BestSplit(const Rb_Refiner *r, const Node *n, Split *best, double *before)
     *before = Impurity(r, &all);
     best->imp = INFINITY;
     for (f = 0; f < r->nf; f++) {
+	/*
+	 * The previous feature's sort reordered v: each entry's key is
+	 * read from its own observation, not from position i.
+	 */
 	for (i = 0; i < n->nobs; i++) {
-	    v[i].key = n->x[i * r->nf + f];
+	    v[i].key = n->x[v[i].obs * r->nf + f];
 	}
 	qsort(v, n->nobs, sizeof(Ranked), CompareRanked);
 	if (r->categorical[f]) {

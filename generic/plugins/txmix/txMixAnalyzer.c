@@ -75,8 +75,8 @@ typedef struct CellKey {
 } CellKey;
 
 static const Rb_Option txMixOptions[] = {
-    {"-window", RB_OPT_TIME, offsetof(TxMixState, windowNs), "60",
-	"length of a window"},
+    {"-window", RB_OPT_TIME, offsetof(TxMixState, windowNs), "300",
+	"length of a window (5 minutes, as Kelly & Zhang's intervals)"},
     {"-type", RB_OPT_FIELD, offsetof(TxMixState, typeField), "deviceNo",
 	"field holding the transaction type"},
     {"-start", RB_OPT_FIELD, offsetof(TxMixState, startField), "time",

@@ -179,6 +179,11 @@ void		RbRefinerObserve(Rb_Refiner *r, const double *x, double y);
 double		RbRefinerSeeded(const Rb_Refiner *r, const double *x);
 double		RbRefinerPredict(const Rb_Refiner *r, const double *x,
 		    double *seeded, int64_t *confidence, int64_t *observed);
+/* Figure 6.5's spread of a prediction: the standard deviation of the
+ * agreeing residuals of x's leaf and the least and greatest values
+ * observed there; 0 when the leaf has no observation. */
+int		RbRefinerSpread(const Rb_Refiner *r, const double *x,
+		    double *stddev, double *min, double *max);
 void		RbRefinerStats(const Rb_Refiner *r, int64_t *seeds,
 		    int64_t *observations, int *leaves);
 void		RbRefinerFree(Rb_Refiner *r);

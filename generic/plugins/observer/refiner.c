@@ -674,6 +674,43 @@ RbRefinerPredict(const Rb_Refiner *r, const double *x, double *seeded,
 }
 
 /*
+ * RbRefinerSpread --
+ *	What Figure 6.5 of the thesis shows with a prediction at x: the
+ *	standard deviation of the residuals its leaf agrees on (the
+ *	fullest bucket's), and the least and greatest values observed in
+ *	that leaf (each observation's residual plus the seeded answer at
+ *	its point).  Returns 0, setting nothing, when the leaf has no
+ *	observation.
+ */
+int
+RbRefinerSpread(const Rb_Refiner *r, const double *x, double *stddev,
+	double *min, double *max)
+{
+    const Node *n = LeafOf(r, x);
+    double lo, width, mean, ss = 0;
+    int i;
+
+    if (n->mode < 0) {
+	return 0;
+    }
+    Buckets(r, n, &lo, &width);
+    mean = n->sum[n->mode] / n->count[n->mode];
+    *min = INFINITY;
+    *max = -INFINITY;
+    for (i = 0; i < n->nobs; i++) {
+	double y = n->res[i] + RbRefinerSeeded(r, n->x + i * r->nf);
+
+	if (BucketOf(n->res[i], lo, width) == n->mode) {
+	    ss += (n->res[i] - mean) * (n->res[i] - mean);
+	}
+	*min = fmin(*min, y);
+	*max = fmax(*max, y);
+    }
+    *stddev = sqrt(ss / n->count[n->mode]);
+    return 1;
+}
+
+/*
  * CountLeaves --
  *	Leaves under n.
  */

@@ -275,24 +275,37 @@ AddSolution(int nc, const double *q, double *out, int *nfound, int max)
 }
 
 /*
- * CompareTotals --
- *	Orders solutions (rows of RbDiskQuantaSolve's nc quanta) by their
- *	total; the row length comes through solveWidth.
+ * SortByTotal --
+ *	Orders n solutions (rows of nc quanta in out) by their total, by
+ *	insertion (there are at most a few).
  */
-static int solveWidth;
-
-static int
-CompareTotals(const void *p, const void *r)
+static void
+SortByTotal(int nc, double *out, int n)
 {
-    const double *a = p, *b = r;
-    double sa = 0, sb = 0;
-    int c;
+    double *row = Rb_AllocArray(nc, sizeof(double));
+    int i, j, c;
 
-    for (c = 0; c < solveWidth; c++) {
-	sa += a[c];
-	sb += b[c];
+    for (i = 1; i < n; i++) {
+	double total = 0;
+
+	memcpy(row, out + i * nc, nc * sizeof(double));
+	for (c = 0; c < nc; c++) {
+	    total += row[c];
+	}
+	for (j = i; j > 0; j--) {
+	    double prev = 0;
+
+	    for (c = 0; c < nc; c++) {
+		prev += out[(j - 1) * nc + c];
+	    }
+	    if (prev <= total) {
+		break;
+	    }
+	    memcpy(out + j * nc, out + (j - 1) * nc, nc * sizeof(double));
+	}
+	memcpy(out + j * nc, row, nc * sizeof(double));
     }
-    return (sa > sb) - (sa < sb);
+    free(row);
 }
 
 /*
@@ -388,8 +401,7 @@ RbDiskQuantaSolve(int nc, const double *service, const double *target,
     }
     free(q);
     free(grid);
-    solveWidth = nc;
-    qsort(out, nfound, nc * sizeof(double), CompareTotals);
+    SortByTotal(nc, out, nfound);
     return nfound;
 }
 

@@ -489,8 +489,8 @@ ModelRow(Rb_Attribute *t, const char *name, double parsed, double model,
 
 /*
  * MgClustererReport --
- *	Sets the Attributes Clusters, ClusterCount, Outliers,
- *	WorkloadModel and ModelError on a's Flow.
+ *	Sets the Attributes Clusters, ClusterCount, MeanDiameter,
+ *	MeanSeparation, Outliers, WorkloadModel and ModelError on a's Flow.
  */
 void
 MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
@@ -513,8 +513,8 @@ MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
     Rb_Attribute *ct, *ot, *mt;
     const Form **rep = Rb_AllocArray(c->nclusters + 1, sizeof(Form *));
     double *diam = Rb_AllocArray(c->nclusters + 1, sizeof(double));
-    double mCpu = 0, mDisk = 0, mNet = 0, err;
-    int i, j, k;
+    double mCpu = 0, mDisk = 0, mNet = 0, err, sumDiam = 0, sumSep = 0;
+    int i, j, k, nsep = 0;
 
     for (i = 0; i < c->nclusters; i++) {
 	rep[i] = RepOf(&c->clusters[i]);
@@ -555,6 +555,11 @@ MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
 	Rb_AttrSetNum(ct, r, 6, diam[i]);
 	Rb_AttrSetNum(ct, r, 7, cl->radius);
 	Rb_AttrSetNum(ct, r, 8, nearest >= 0 ? sep : 0);
+	sumDiam += diam[i];
+	if (nearest >= 0) {
+	    sumSep += sep;
+	    nsep++;
+	}
 	Rb_AttrSetNum(ct, r, 9, nearest + 1);
 	Rb_AttrSetNum(ct, r, 10, (double)cl->forms);
 	Rb_AttrSetNum(ct, r, 11, cl->cpuNs / cl->size / 1e9);
@@ -588,6 +593,12 @@ MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
     Rb_AnalyzerSet(a, mt);
     Rb_AnalyzerSet(a, Rb_AttrScalar("ClusterCount", c->nclusters, "",
 	    "behavioural clusters found"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanDiameter", c->nclusters > 0
+	    ? sumDiam / c->nclusters : 0, "",
+	    "average cluster diameter (Magpie section 5)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanSeparation", nsep > 0
+	    ? sumSep / nsep : 0, "", "average distance from a cluster's "
+	    "representative to the nearest other's (Magpie section 5)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("ModelError", err, "", "largest "
 	    "relative error of the workload model's total resources"));
     free(rep);

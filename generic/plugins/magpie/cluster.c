@@ -2,20 +2,23 @@
  * cluster.c --
  *
  *	Behavioural clustering of canonical request forms and the workload
- *	model built from it (Magpie, section 4.2).  Clustering is
- *	incremental: a request joins the cluster whose leader (its first
- *	member) is nearest by MgEditDistance, if that distance is at most
- *	-threshold times the larger of the two forms' distances from the
- *	null request; otherwise it founds a new cluster.  A form seen
+ *	model built from it (Magpie, section 5).  Clustering is
+ *	incremental: a request joins the cluster whose representative (the
+ *	paper's centroid) is nearest by MgEditDistance, if that distance is
+ *	at most -threshold times the larger of the two forms' distances
+ *	from the null request; otherwise it founds a new cluster.  The
+ *	representative runs with the cluster: whenever a new distinct form
+ *	joins, it becomes the kept form of least count-weighted distance
+ *	to the cluster's other kept forms (its medoid).  A form seen
  *	before goes straight to its cluster (a hash of form texts, at most
  *	MAX_CACHED), so a steady workload costs one hash lookup per request.
  *
- *	Nothing per request is kept: a cluster holds its leader, counters,
- *	the first MAX_SAMPLE distinct forms of its members with their counts
- *	(for its representative and diameter), label counts (its contents)
- *	and the events of its first -outliers members (listed if the
- *	cluster stays that small).  Memory is bounded by the number of
- *	clusters.
+ *	Nothing per request is kept: a cluster holds its founding form,
+ *	counters, the first MAX_SAMPLE distinct forms of its members with
+ *	their counts and distances (for its representative and diameter),
+ *	label counts (its contents) and the events of its first -outliers
+ *	members (listed if the cluster stays that small).  Memory is
+ *	bounded by the number of clusters.
  */
 
 #include <math.h>
@@ -41,10 +44,15 @@ typedef struct Member {
 } Member;
 
 typedef struct Cluster {
-    Form leader;
-    double leaderD0;
+    Form leader;		/* The founding form. */
+    int rep;			/* The representative: sample[rep], or the
+				 * leader while nothing is sampled (-1). */
+    double repD0;		/* Its distance from the null request. */
+    double *dist;		/* [MAX_SAMPLE * MAX_SAMPLE] distances
+				 * between the sampled forms. */
     int64_t size;
-    double radius;		/* Largest member distance from the leader. */
+    double radius;		/* Largest distance of a form from the
+				 * representative when it joined. */
     double cpuNs, diskBytes, netBytes;	/* Sums over members. */
     Form sample[MAX_SAMPLE];
     int nsample;
@@ -138,6 +146,7 @@ MgClustererFree(MgClusterer *c)
 	Cluster *cl = &c->clusters[i];
 
 	FreeForm(&cl->leader);
+	free(cl->dist);
 	for (k = 0; k < cl->nsample; k++) {
 	    FreeForm(&cl->sample[k]);
 	}
@@ -164,11 +173,48 @@ MgClustererFree(MgClusterer *c)
 }
 
 /*
+ * RepOf --
+ *	The representative form of a cluster.
+ */
+static const Form *
+RepOf(const Cluster *cl)
+{
+    return cl->rep >= 0 ? &cl->sample[cl->rep] : &cl->leader;
+}
+
+/*
+ * Medoid --
+ *	The sampled form with the least distance, weighted by member
+ *	counts, to the other sampled forms (the first of equals), or -1
+ *	if nothing is sampled.
+ */
+static int
+Medoid(const Cluster *cl)
+{
+    double best = INFINITY;
+    int i, j, found = -1;
+
+    for (i = 0; i < cl->nsample; i++) {
+	double sum = 0;
+
+	for (j = 0; j < cl->nsample; j++) {
+	    sum += cl->dist[i * MAX_SAMPLE + j] * (double)cl->sample[j].count;
+	}
+	if (sum < best) {
+	    best = sum;
+	    found = i;
+	}
+    }
+    return found;
+}
+
+/*
  * Nearest --
- *	The cluster whose leader is nearest to the form, or -1 if none is
- *	within the threshold.  Leaders whose distance from the null request
- *	differs from the form's by more than the best distance so far are
- *	skipped (the triangle inequality bounds their distance below).
+ *	The cluster whose representative is nearest to the form, or -1 if
+ *	none is within the threshold.  Representatives whose distance from
+ *	the null request differs from the form's by more than the best
+ *	distance so far are skipped (the triangle inequality bounds their
+ *	distance below).
  */
 static int
 Nearest(MgClusterer *c, const MgToken *t, int n, double d0, double *dist)
@@ -178,23 +224,64 @@ Nearest(MgClusterer *c, const MgToken *t, int n, double d0, double *dist)
 
     for (i = 0; i < c->nclusters; i++) {
 	Cluster *cl = &c->clusters[i];
+	const Form *rep = RepOf(cl);
 	double d;
 
-	if (fabs(cl->leaderD0 - d0) >= best) {
+	if (fabs(cl->repD0 - d0) >= best) {
 	    continue;
 	}
-	d = MgEditDistance(t, n, cl->leader.tok, cl->leader.ntok, &c->cost);
+	d = MgEditDistance(t, n, rep->tok, rep->ntok, &c->cost);
 	if (d < best) {
 	    best = d;
 	    found = i;
 	}
     }
     if (found >= 0 && best <= c->threshold
-	    * fmax(d0, c->clusters[found].leaderD0)) {
+	    * fmax(d0, c->clusters[found].repD0)) {
 	*dist = best;
 	return found;
     }
     return -1;
+}
+
+/*
+ * ChooseRep --
+ *	Makes the cluster's medoid its representative, as its members'
+ *	counts now stand.
+ */
+static void
+ChooseRep(const MgClusterer *c, Cluster *cl)
+{
+    const Form *rep;
+
+    cl->rep = Medoid(cl);
+    rep = RepOf(cl);
+    cl->repD0 = MgTokensWeight(rep->tok, rep->ntok, &c->cost);
+}
+
+/*
+ * Resample --
+ *	Adds form t (text given) to cluster cl's samples: its distances to
+ *	the others, then the representative chosen again.
+ * Results: its sample slot.
+ */
+static int
+Resample(MgClusterer *c, Cluster *cl, const MgToken *t, int n,
+	const char *text, const MgRequest *r)
+{
+    int k = cl->nsample++, j;
+
+    CopyForm(&cl->sample[k], t, n, text, r);
+    if (cl->dist == NULL) {
+	cl->dist = Rb_AllocArray(MAX_SAMPLE * MAX_SAMPLE, sizeof(double));
+    }
+    for (j = 0; j <= k; j++) {
+	double d = j == k ? 0 : MgEditDistance(t, n, cl->sample[j].tok,
+		cl->sample[j].ntok, &c->cost);
+
+	cl->dist[k * MAX_SAMPLE + j] = cl->dist[j * MAX_SAMPLE + k] = d;
+    }
+    return k;
 }
 
 /*
@@ -255,7 +342,8 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
 	    cl = &c->clusters[x];
 	    memset(cl, 0, sizeof(*cl));
 	    CopyForm(&cl->leader, t, n, text, r);
-	    cl->leaderD0 = d0;
+	    cl->rep = -1;
+	    cl->repD0 = d0;
 	    cl->members = Rb_AllocArray(c->outliers, sizeof(Member));
 	}
     }
@@ -270,8 +358,7 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
 	    cached->cluster = x;
 	    cached->sample = -1;
 	    if (cl->nsample < MAX_SAMPLE) {
-		cached->sample = cl->nsample;
-		CopyForm(&cl->sample[cl->nsample++], t, n, text, r);
+		cached->sample = Resample(c, cl, t, n, text, r);
 	    }
 	    e = Tcl_CreateHashEntry(&c->cache, text, &isNew);
 	    Tcl_SetHashValue(e, cached);
@@ -279,6 +366,7 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
     }
     if (cached != NULL && cached->sample >= 0) {
 	cl->sample[cached->sample].count++;
+	ChooseRep(c, cl);
     }
     cl->size++;
     cl->cpuNs += (double)r->cpuNs;
@@ -306,39 +394,27 @@ MgClustererAdd(MgClusterer *c, const MgRequest *r, const MgToken *t, int n,
 }
 
 /*
- * Representative --
- *	The sampled form with the least distance, weighted by member
- *	counts, to the other sampled forms (the leader if nothing was
- *	sampled).  *diameter is the largest distance between two sampled
- *	forms.
+ * Diameter --
+ *	The cluster's diameter as Magpie's Table 2 gives it: the mean
+ *	distance of its members from its representative, over the members
+ *	whose forms were sampled (every member while the cluster has at
+ *	most MAX_SAMPLE distinct forms).
  */
-static const Form *
-Representative(const MgClusterer *c, const Cluster *cl, double *diameter)
+static double
+Diameter(const Cluster *cl)
 {
-    double best = INFINITY;
-    const Form *rep = &cl->leader;
-    int i, j;
+    double sum = 0, n = 0;
+    int j;
 
-    *diameter = 0;
-    for (i = 0; i < cl->nsample; i++) {
-	double sum = 0;
-
-	for (j = 0; j < cl->nsample; j++) {
-	    double d = i == j ? 0 : MgEditDistance(cl->sample[i].tok,
-		    cl->sample[i].ntok, cl->sample[j].tok, cl->sample[j].ntok,
-		    &c->cost);
-
-	    sum += d * (double)cl->sample[j].count;
-	    if (d > *diameter) {
-		*diameter = d;
-	    }
-	}
-	if (sum < best) {
-	    best = sum;
-	    rep = &cl->sample[i];
-	}
+    if (cl->rep < 0) {
+	return 0;
     }
-    return rep;
+    for (j = 0; j < cl->nsample; j++) {
+	sum += cl->dist[cl->rep * MAX_SAMPLE + j]
+		* (double)cl->sample[j].count;
+	n += (double)cl->sample[j].count;
+    }
+    return n > 0 ? sum / n : 0;
 }
 
 /*
@@ -413,8 +489,8 @@ ModelRow(Rb_Attribute *t, const char *name, double parsed, double model,
 
 /*
  * MgClustererReport --
- *	Sets the Attributes Clusters, ClusterCount, Outliers,
- *	WorkloadModel and ModelError on a's Flow.
+ *	Sets the Attributes Clusters, ClusterCount, MeanDiameter,
+ *	MeanSeparation, Outliers, WorkloadModel and ModelError on a's Flow.
  */
 void
 MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
@@ -437,11 +513,12 @@ MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
     Rb_Attribute *ct, *ot, *mt;
     const Form **rep = Rb_AllocArray(c->nclusters + 1, sizeof(Form *));
     double *diam = Rb_AllocArray(c->nclusters + 1, sizeof(double));
-    double mCpu = 0, mDisk = 0, mNet = 0, err;
-    int i, j, k;
+    double mCpu = 0, mDisk = 0, mNet = 0, err, sumDiam = 0, sumSep = 0;
+    int i, j, k, nsep = 0;
 
     for (i = 0; i < c->nclusters; i++) {
-	rep[i] = Representative(c, &c->clusters[i], &diam[i]);
+	rep[i] = RepOf(&c->clusters[i]);
+	diam[i] = Diameter(&c->clusters[i]);
     }
     ct = Rb_AttrCreate("Clusters", RB_ATTR_TABLE, "", "behavioural "
 	    "clusters of canonical request forms (Magpie's workload model)");
@@ -478,6 +555,11 @@ MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
 	Rb_AttrSetNum(ct, r, 6, diam[i]);
 	Rb_AttrSetNum(ct, r, 7, cl->radius);
 	Rb_AttrSetNum(ct, r, 8, nearest >= 0 ? sep : 0);
+	sumDiam += diam[i];
+	if (nearest >= 0) {
+	    sumSep += sep;
+	    nsep++;
+	}
 	Rb_AttrSetNum(ct, r, 9, nearest + 1);
 	Rb_AttrSetNum(ct, r, 10, (double)cl->forms);
 	Rb_AttrSetNum(ct, r, 11, cl->cpuNs / cl->size / 1e9);
@@ -511,6 +593,12 @@ MgClustererReport(MgClusterer *c, Rb_Analyzer *a, int partial)
     Rb_AnalyzerSet(a, mt);
     Rb_AnalyzerSet(a, Rb_AttrScalar("ClusterCount", c->nclusters, "",
 	    "behavioural clusters found"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanDiameter", c->nclusters > 0
+	    ? sumDiam / c->nclusters : 0, "",
+	    "average cluster diameter (Magpie section 5)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("MeanSeparation", nsep > 0
+	    ? sumSep / nsep : 0, "", "average distance from a cluster's "
+	    "representative to the nearest other's (Magpie section 5)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("ModelError", err, "", "largest "
 	    "relative error of the workload model's total resources"));
     free(rep);

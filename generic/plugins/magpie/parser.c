@@ -158,6 +158,7 @@ static const char *const parserAttrs[] = {
     "Requests", "RequestCount", "IncompleteSets", "DiscardedEvents",
     "UnknownEvents", "CpuAccountedFraction", "BusyCpu", "PeakInFlight",
     "StitchedPackets", "UnmatchedPackets", "Clusters", "ClusterCount",
+    "MeanDiameter", "MeanSeparation",
     "Outliers", "WorkloadModel", "ModelError", "RetiredIncomplete",
     "RetiredRequests", NULL
 };

@@ -5,8 +5,10 @@
  *	Lazowska et al. 1984, ch. 3) as one command, so that demands and
  *	populations can be derived from measured Attributes:
  *	  utilization  U = X D          demand     D = U / X
- *	  little       N = X R          forcedflow Xk = Vk X
+ *	  little       N = X (R + Z)    forcedflow Xk = Vk X
  *	  response     R = N / X - Z    (interactive response time law)
+ *	as the thesis's Table 3.2 gives them (Thereska 2007, section
+ *	3.3), Z the think time (default 0).
  */
 
 #include <string.h>
@@ -20,7 +22,7 @@ typedef struct Law {
 static const Law laws[] = {
     {"utilization", {"throughput", "demand", NULL}},
     {"demand", {"utilization", "throughput", NULL}},
-    {"little", {"throughput", "response", NULL}},
+    {"little", {"throughput", "response", "think"}},
     {"forcedflow", {"throughput", "visits", NULL}},
     {"response", {"population", "throughput", "think"}},
 };
@@ -76,7 +78,8 @@ RbObsLawCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	}
     }
     switch (li) {
-    case 0: case 2: case 3: r = v[0] * v[1]; break;
+    case 0: case 3: r = v[0] * v[1]; break;
+    case 2: r = v[0] * (v[1] + v[2]); break;
     case 1: case 4:
 	if (v[1] <= 0) {
 	    return Rb_SetInterpError(interp, "RUBICON OBSERVER VALUE",

@@ -122,9 +122,8 @@ int		RbCacheModelMerge(Rb_CacheModel *m, const Rb_CacheModel *o,
 		    const int *wmap);
 
 /*
- * The disk model: service time of a miss stream, sequential accesses
- * (block = previous block of the same workload + 1) charged apart from
- * random ones, with round-robin quanta among workloads breaking runs.
+ * The disk model (Thereska 2007, section 5.2.2; disk.c).  A RUN is
+ * requests of one operation each starting where the one before ended.
  */
 
 typedef struct Rb_DiskParams {
@@ -138,11 +137,29 @@ typedef struct Rb_DiskCharge {
     double busy;		/* s of service */
 } Rb_DiskCharge;
 
-/* Charges n accesses (workload, op, block); per workload into charge[]
- * of nw entries.  Returns the total busy time. */
+/* The head simulation: charges n accesses (workload, op, first block,
+ * blocks); per workload into charge[] of nw entries.  Returns the total
+ * busy time. */
 double		RbDiskModelCharge(const Rb_DiskParams *p, int n,
 		    const int *workload, const int *op, const int64_t *block,
-		    int nw, Rb_DiskCharge *charge);
+		    const int64_t *len, int nw, Rb_DiskCharge *charge);
+/* Equation (5.3): each request's service time from the RUNs of its
+ * client's own sequence; sequential[i] is 1 for a RUN's non-first. */
+void		RbDiskRequestService(const Rb_DiskParams *p, int n,
+		    const int *client, const int *op, const int64_t *block,
+		    const int64_t *len, int nc, double *service,
+		    int *sequential);
+/* Equation (5.4): the demand of a request of service time D' whose
+ * client has quantum q of a round of total quanta. */
+double		RbDiskQuantaDemand(double service, double quantum,
+		    double total);
+/* (5.4) inverted for nc clients (2 to RB_DISK_SOLVE_MAX): the positive
+ * quanta giving each client (mean service service[c]) its target
+ * demand.  Returns the number found (at most max), rows of nc quanta in
+ * out by increasing total. */
+#define RB_DISK_SOLVE_MAX 8
+int		RbDiskQuantaSolve(int nc, const double *service,
+		    const double *target, double *out, int max);
 
 /*
  * Observation-based refinement: a model's answers (seeds) corrected by
@@ -162,6 +179,11 @@ void		RbRefinerObserve(Rb_Refiner *r, const double *x, double y);
 double		RbRefinerSeeded(const Rb_Refiner *r, const double *x);
 double		RbRefinerPredict(const Rb_Refiner *r, const double *x,
 		    double *seeded, int64_t *confidence, int64_t *observed);
+/* Figure 6.5's spread of a prediction: the standard deviation of the
+ * agreeing residuals of x's leaf and the least and greatest values
+ * observed there; 0 when the leaf has no observation. */
+int		RbRefinerSpread(const Rb_Refiner *r, const double *x,
+		    double *stddev, double *min, double *max);
 void		RbRefinerStats(const Rb_Refiner *r, int64_t *seeds,
 		    int64_t *observations, int *leaves);
 void		RbRefinerFree(Rb_Refiner *r);

@@ -323,6 +323,7 @@ LeafAdd(const Rb_Refiner *r, Node *n, const double *x, double res)
 typedef struct Ranked {
     double key, res;
     int bucket;
+    int obs;			/* The observation's index in its leaf */
 } Ranked;
 
 /*
@@ -540,6 +541,7 @@ BestSplit(const Rb_Refiner *r, const Node *n, Split *best, double *before)
     memset(&all, 0, sizeof(all));
     Buckets(r, n, &lo, &width);
     for (i = 0; i < n->nobs; i++) {
+	v[i].obs = i;
 	v[i].res = n->res[i];
 	v[i].bucket = BucketOf(n->res[i], lo, width);
 	SideAdd(&all, &v[i], 1);
@@ -547,8 +549,12 @@ BestSplit(const Rb_Refiner *r, const Node *n, Split *best, double *before)
     *before = Impurity(r, &all);
     best->imp = INFINITY;
     for (f = 0; f < r->nf; f++) {
+	/*
+	 * The previous feature's sort reordered v: each entry's key is
+	 * read from its own observation, not from position i.
+	 */
 	for (i = 0; i < n->nobs; i++) {
-	    v[i].key = n->x[i * r->nf + f];
+	    v[i].key = n->x[v[i].obs * r->nf + f];
 	}
 	qsort(v, n->nobs, sizeof(Ranked), CompareRanked);
 	if (r->categorical[f]) {
@@ -665,6 +671,43 @@ RbRefinerPredict(const Rb_Refiner *r, const double *x, double *seeded,
     }
     *confidence = n->count[n->mode];
     return s + n->sum[n->mode] / n->count[n->mode];
+}
+
+/*
+ * RbRefinerSpread --
+ *	What Figure 6.5 of the thesis shows with a prediction at x: the
+ *	standard deviation of the residuals its leaf agrees on (the
+ *	fullest bucket's), and the least and greatest values observed in
+ *	that leaf (each observation's residual plus the seeded answer at
+ *	its point).  Returns 0, setting nothing, when the leaf has no
+ *	observation.
+ */
+int
+RbRefinerSpread(const Rb_Refiner *r, const double *x, double *stddev,
+	double *min, double *max)
+{
+    const Node *n = LeafOf(r, x);
+    double lo, width, mean, ss = 0;
+    int i;
+
+    if (n->mode < 0) {
+	return 0;
+    }
+    Buckets(r, n, &lo, &width);
+    mean = n->sum[n->mode] / n->count[n->mode];
+    *min = INFINITY;
+    *max = -INFINITY;
+    for (i = 0; i < n->nobs; i++) {
+	double y = n->res[i] + RbRefinerSeeded(r, n->x + i * r->nf);
+
+	if (BucketOf(n->res[i], lo, width) == n->mode) {
+	    ss += (n->res[i] - mean) * (n->res[i] - mean);
+	}
+	*min = fmin(*min, y);
+	*max = fmax(*max, y);
+    }
+    *stddev = sqrt(ss / n->count[n->mode]);
+    return 1;
 }
 
 /*

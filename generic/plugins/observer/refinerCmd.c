@@ -101,7 +101,7 @@ RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	"stats", "tree", "delete", NULL};
     enum { SEED, OBSERVE, PREDICT, STATS, TREE, DELETE };
     RefinerCmd *rc = cd;
-    double *x, y, seeded, value;
+    double *x, y, seeded, value, stddev, min, max;
     int64_t confidence, observed, seeds, observations;
     int sub, leaves;
 
@@ -141,10 +141,15 @@ RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	}
 	value = RbRefinerPredict(rc->refiner, x, &seeded, &confidence,
 		&observed);
+	if (!RbRefinerSpread(rc->refiner, x, &stddev, &min, &max)) {
+	    stddev = 0;
+	    min = max = value;
+	}
 	free(x);
 	Tcl_SetObjResult(interp, Tcl_ObjPrintf("value %.17g confidence %lld "
-		"seeded %.17g observations %lld", value, (long long) confidence,
-		seeded, (long long) observed));
+		"seeded %.17g observations %lld stddev %.17g min %.17g "
+		"max %.17g", value, (long long) confidence, seeded,
+		(long long) observed, stddev, min, max));
 	return TCL_OK;
     case STATS:
 	seeds = observations = 0;

@@ -174,7 +174,9 @@ GraphOp(FlowState *st, int64_t src, int64_t dst)
 /*
  * PointOf --
  *	The instrumentation point of record i: its type, then its service
- *	and name attributes when it has them.
+ *	attribute when it has one, and for a Call or Reply the name of the
+ *	call.  Another type's attribute that happens to be called name (a
+ *	file's, a user's) is a value of the record, not part of its point.
  * Results: the point's index, made on first use.
  */
 static int
@@ -183,10 +185,12 @@ PointOf(FlowState *st, const Rb_Batch *b, int i)
     const SdFields *f = &st->f;
     Tcl_DString ds;
     int k, point;
-    int fields[2] = {f->service, f->name};
+    int64_t type = b->col[f->type][i];
+    int fields[2] = {f->service,
+	type == f->tCall || type == f->tReply ? f->name : -1};
 
     Tcl_DStringInit(&ds);
-    Tcl_DStringAppend(&ds, Rb_SchemaString(b->schema, b->col[f->type][i]), -1);
+    Tcl_DStringAppend(&ds, Rb_SchemaString(b->schema, type), -1);
     for (k = 0; k < 2; k++) {
 	const char *text = fields[k] >= 0 && b->col[fields[k]][i] != RB_ABSENT
 		? Rb_SchemaString(b->schema, b->col[fields[k]][i]) : NULL;

@@ -75,8 +75,8 @@ typedef struct CellKey {
 } CellKey;
 
 static const Rb_Option txMixOptions[] = {
-    {"-window", RB_OPT_TIME, offsetof(TxMixState, windowNs), "60",
-	"length of a window"},
+    {"-window", RB_OPT_TIME, offsetof(TxMixState, windowNs), "300",
+	"length of a window (5 minutes, as Kelly & Zhang's intervals)"},
     {"-type", RB_OPT_FIELD, offsetof(TxMixState, typeField), "deviceNo",
 	"field holding the transaction type"},
     {"-start", RB_OPT_FIELD, offsetof(TxMixState, startField), "time",
@@ -100,7 +100,8 @@ static const Rb_Option txMixOptions[] = {
 
 static const char *const txMixAttrs[] = {
     "TxMixCounts", "TxMixTimes", "TxMixResponse", "TxMixUtilization",
-    "TxMixCoefficients", "TxMixFit", "TxMixError", NULL
+    "TxMixArrivalUtilization", "TxMixCoefficients", "TxMixFit",
+    "TxMixError", "TxMixErrorUtilization", NULL
 };
 
 /*
@@ -727,6 +728,74 @@ WindowUtilization(Rb_Analyzer *a, Tcl_Interp *interp, double **Uout,
 }
 
 /*
+ * UtilOrder --
+ *	qsort order of {utilization, transactions} pairs by utilization.
+ */
+static int
+UtilOrder(const void *p, const void *q)
+{
+    double a = ((const double *) p)[0], b = ((const double *) q)[0];
+
+    return (a > b) - (a < b);
+}
+
+/*
+ * ArrivalUtilization --
+ *	Kelly & Zhang's Figures 1 and 8: per resource, the CDF of the
+ *	utilization seen by arriving transactions, each transaction seeing
+ *	its window's U_ir.  A table of rows {resource, utilization,
+ *	fraction}: the share of transactions whose window's utilization is
+ *	at most that, one row per distinct utilization of a window with
+ *	transactions.
+ */
+static Rb_Attribute *
+ArrivalUtilization(const TxMixState *st, const double *N, const double *U,
+	int R, Tcl_Obj **resNames)
+{
+    Rb_Attribute *attr = Rb_AttrCreate("TxMixArrivalUtilization",
+	    RB_ATTR_TABLE, "", "CDF of the utilization seen by arriving "
+	    "transactions, per resource (Kelly & Zhang Figures 1, 8)");
+    double *pairs = Rb_AllocArray(2 * (size_t)st->nwin + 1, sizeof(double));
+    int r, i, j, k, np;
+
+    Rb_AttrAddColumn(attr, "resource", "", 1);
+    Rb_AttrAddColumn(attr, "utilization", "", 0);
+    Rb_AttrAddColumn(attr, "fraction", "", 0);
+    for (r = 0; r < R; r++) {
+	double total = 0, cum = 0;
+
+	for (i = np = 0; i < st->nwin; i++) {
+	    double n = 0;
+
+	    for (j = 0; j < st->ntypes; j++) {
+		n += N[(size_t)i * st->ntypes + j];
+	    }
+	    if (n > 0) {
+		pairs[2 * np] = U[(size_t)i * R + r];
+		pairs[2 * np + 1] = n;
+		total += n;
+		np++;
+	    }
+	}
+	qsort(pairs, np, 2 * sizeof(double), UtilOrder);
+	for (k = 0; k < np; k++) {
+	    int row;
+
+	    cum += pairs[2 * k + 1];
+	    if (k + 1 < np && pairs[2 * k + 2] == pairs[2 * k]) {
+		continue;
+	    }
+	    row = Rb_AttrAddRow(attr);
+	    Rb_AttrSetText(attr, row, 0, Tcl_GetString(resNames[r]));
+	    Rb_AttrSetNum(attr, row, 1, pairs[2 * k]);
+	    Rb_AttrSetNum(attr, row, 2, cum / total);
+	}
+    }
+    free(pairs);
+    return attr;
+}
+
+/*
  * SetFit --
  *	Calibrates the -model on every window and sets TxMixCoefficients
  *	(term, value), TxMixFit (time, y, predicted, residual) and
@@ -814,6 +883,30 @@ SetFit(Rb_Analyzer *a, const TxData *d, Tcl_Obj **resNames)
     Rb_AttrSetNum(attr, row, 3, acc.p90);
     Rb_AttrSetNum(attr, row, 4, acc.max);
     Rb_AnalyzerSet(a, attr);
+    if (d->R > 0) {
+	/* Kelly & Zhang's Figure 17: the error against utilization. */
+	attr = Rb_AttrCreate("TxMixErrorUtilization", RB_ATTR_TABLE, "",
+		"per window with transactions: |e|/y and the utilization of "
+		"each resource (Kelly & Zhang Figure 17)");
+	Rb_AttrAddColumn(attr, "time", "s", 0);
+	Rb_AttrAddColumn(attr, "error", "", 0);
+	for (t = 0; t < d->R; t++) {
+	    Rb_AttrAddColumn(attr, Tcl_GetString(resNames[t]), "", 0);
+	}
+	for (i = 0; i < d->m; i++) {
+	    if (!(d->y[i] > 0)) {
+		continue;
+	    }
+	    row = Rb_AttrAddRow(attr);
+	    Rb_AttrSetNum(attr, row, 0, (double)(st->origin
+		    + (int64_t)i * st->windowNs) / NS_PER_S);
+	    Rb_AttrSetNum(attr, row, 1, fabs(d->y[i] - yhat[i]) / d->y[i]);
+	    for (t = 0; t < d->R; t++) {
+		Rb_AttrSetNum(attr, row, 2 + t, d->U[(size_t)i * d->R + t]);
+	    }
+	}
+	Rb_AnalyzerSet(a, attr);
+    }
     free(yhat);
     RbTxmixFitFree(&fit);
     return TCL_OK;
@@ -892,6 +985,7 @@ TxMixEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    }
 	}
 	Rb_AnalyzerSet(a, attr);
+	Rb_AnalyzerSet(a, ArrivalUtilization(st, N, U, R, resNames));
     }
     if (st->model[0] && st->nwin > 0) {
 	TxData d = {st->nwin, st->ntypes, R, N, U, y};

@@ -105,9 +105,13 @@ proc ::rubicon::main {argList} {
     }
     set kind [notScript $config]
     if {$kind ne ""} {
+	# Named by its content where it is a trace Rubicon reads (inside
+	# its compression too), else by what the file is.
+	set trace [tracereport::traceName $config]
 	return -code error -errorcode {RUBICON CONFIG NOTSCRIPT} \
-	    "$config looks like $kind, not a configuration script; to\
-	    characterize it run: rubicon report $config"
+	    "[file tail $config] looks like [expr {$trace ne "" ? $trace
+	    : $kind}], not a configuration script; to characterize it run:\
+	    rubicon report $config"
     }
     set ::argv $traces
     set ::argc [llength $traces]
@@ -268,7 +272,12 @@ proc ::rubicon::nearClasses {name} {
 	set d [editDistance [string tolower $name] [string tolower $class]]
 	if {$d <= $most && $class ne $name} {lappend found [list $d $class]}
     }
-    lmap f [lsort -integer -index 0 $found] {lindex $f 1}
+    set found [lsort -integer -index 0 $found]
+    # A name that differs in case only is the one meant.
+    if {[lindex $found 0 0] == 0} {
+	set found [lsearch -all -inline -index 0 $found 0]
+    }
+    lmap f $found {lindex $f 1}
 }
 
 # rubicon::editDistance a b -- the Levenshtein distance of two strings.

@@ -388,17 +388,25 @@ proc ::rubicon::tracereport::notScript {path failed} {
 	    return
 	}
     }
+    set what [traceName $path]
+    if {$what eq ""} {return}
+    puts stderr "rubicon: [file tail $path] looks like $what,\
+	not a configuration script; to characterize it run:\
+	rubicon report [list $path]"
+    exit 2
+}
+
+# tracereport::traceName path -- "an SRT trace" when the file's content
+# (decompressed) is a trace Rubicon reads, else "".
+proc ::rubicon::tracereport::traceName {path} {
     set format [sniff $path]
-    if {$format eq ""} {return}
+    if {$format eq ""} {return ""}
     set names {msr MSR srt SRT spc SPC disksim DiskSim csv CSV
 	native {Rubicon native} chrome {Chrome trace-event}}
     set name [get $names $format $format]
     set article [expr {[string match -nocase {[aeiou]*} $name]
 	|| $name in {MSR SRT SPC} ? "an" : "a"}]
-    puts stderr "rubicon: [file tail $path] looks like $article $name trace,\
-	not a configuration script; to characterize it run:\
-	rubicon report [list $path]"
-    exit 2
+    return "$article $name trace"
 }
 
 # ---- rubicon report -------------------------------------------------------

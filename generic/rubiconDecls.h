@@ -141,7 +141,9 @@
     X(Rb_CacheSimAccess) \
     X(Rb_CacheSimFree) \
     X(Rb_BufPutKey) \
-    X(Rb_BufGetKey)
+    X(Rb_BufGetKey) \
+    X(Rb_SafeOutputLeft) \
+    X(Rb_SafeOutputCharge)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -330,6 +332,8 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_CacheSimFree (rbStubsPtr->Rb_CacheSimFree_p)
 #define Rb_BufPutKey (rbStubsPtr->Rb_BufPutKey_p)
 #define Rb_BufGetKey (rbStubsPtr->Rb_BufGetKey_p)
+#define Rb_SafeOutputLeft (rbStubsPtr->Rb_SafeOutputLeft_p)
+#define Rb_SafeOutputCharge (rbStubsPtr->Rb_SafeOutputCharge_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

@@ -2,6 +2,7 @@
 #
 #	rubicon::main, the batch entry of the rubicon program:
 #	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
+#		?-outlimit MB?
 #		?-format F? ?-onerror P? ?-quiet? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
@@ -9,8 +10,8 @@
 
 proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
-	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
-	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
+	    ?-timelimit SECONDS? ?-memlimit MB? ?-outlimit MB? ?-format FORMAT?\
+	    ?-onerror stop|skip|warn? ?-maxgap SECONDS? ?-quiet? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome? ?-quiet?\
 	    in ... out\
 	    \n       rubicon            (interactive shell)"
@@ -21,7 +22,10 @@ proc ::rubicon::main {argList} {
 	set convArgs [lrange $argList 1 end]
 	set quiet [expr {"-quiet" in $convArgs}]
 	set summary [convert {*}[lsearch -all -inline -not -exact $convArgs -quiet]]
-	if {!$quiet} {report $summary}
+	# Written to standard output ("-"), the trace keeps it to itself.
+	if {!$quiet} {
+	    report $summary [expr {[lindex $convArgs end] eq "-" ? "stderr" : "stdout"}]
+	}
 	return
     }
     set args $argList
@@ -31,21 +35,21 @@ proc ::rubicon::main {argList} {
     set quiet 0
     set outdir .
     # Safe mode's defaults, stated in rubicon(n).
-    array set limits {-timelimit 3600 -memlimit 4096}
+    array set limits {-timelimit 3600 -memlimit 4096 -outlimit 512}
     while {[string match -* [lindex $args 0]]} {
 	set args [lassign $args opt]
 	switch -- $opt {
-	    -format - -onerror {
+	    -format - -onerror - -maxgap {
 		set args [lassign $args val]
 		lappend runOpts $opt $val
 	    }
 	    -quiet {lappend runOpts -progress 0; set quiet 1}
 	    -safe {set safe 1}
 	    -outdir {set args [lassign $args outdir]}
-	    -timelimit - -memlimit {
+	    -timelimit - -memlimit - -outlimit {
 		set args [lassign $args val]
 		if {![string is double -strict $val] || $val < 0
-			|| ($opt eq "-memlimit" && ![string is wide -strict $val])} {
+			|| ($opt ne "-timelimit" && ![string is wide -strict $val])} {
 		    return -code error -errorcode USAGE \
 			"$opt wants a number >= 0 (0: no limit), not \"$val\""
 		}
@@ -67,11 +71,11 @@ proc ::rubicon::main {argList} {
     set ::rubicon::runOptions $runOpts
     if {$safe} {
 	return [::rubicon::safe::run $config $traces $runOpts $outdir \
-	    $limits(-timelimit) $limits(-memlimit)]
+	    $limits(-timelimit) $limits(-memlimit) $limits(-outlimit)]
     }
-    if {[info exists given(-timelimit)] || [info exists given(-memlimit)]} {
+    if {[array size given]} {
 	return -code error -errorcode USAGE \
-	    "-timelimit and -memlimit apply only with -safe"
+	    "-timelimit, -memlimit and -outlimit apply only with -safe"
     }
     set before [lastrun]
     sourceConfig $config
@@ -144,15 +148,15 @@ proc ::rubicon::sourceConfig {path} {
 }
 
 # rubicon::report summary -- prints a run summary on stdout.
-proc ::rubicon::report {summary} {
+proc ::rubicon::report {summary {chan stdout}} {
     dict with summary {
-	puts [format "rubicon: %d records read, %d skipped%s in %.2f s" \
+	puts $chan [format "rubicon: %d records read, %d skipped%s in %.2f s" \
 	    $records $skipped [expr {$partial ? " (partial)" : ""}] $seconds]
 	if {$skipped} {
-	    dict for {kind n} $skipcounts {puts "  skipped $n $kind"}
+	    dict for {kind n} $skipcounts {puts $chan "  skipped $n $kind"}
 	}
 	if {[info exists unreached] && [llength $unreached]} {
-	    puts "  not reached from the head (no records):\
+	    puts $chan "  not reached from the head (no records):\
 		    [join [lmap n $unreached {namespace tail $n}] {, }]"
 	}
     }

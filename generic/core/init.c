@@ -18,6 +18,9 @@ EngineFree(ClientData cd, Tcl_Interp *interp)
     Rb_Engine *eng = cd;
 
     Tcl_DeleteHashTable(&eng->classes);
+    if (eng->safe) {
+	RbSafeEnd();
+    }
     if (eng->safeReads) {
 	Tcl_DecrRefCount(eng->safeReads);
     }

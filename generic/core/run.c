@@ -82,6 +82,7 @@ typedef struct RunOpts {
     Tcl_Obj *progressCmd;
     Tcl_Obj *records;
     Tcl_Obj *readerOpts;
+    int64_t maxGap;		/* -maxgap in ns (0: none) */
 } RunOpts;
 
 /*
@@ -94,13 +95,14 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 {
     static const char *const opts[] = {
 	"-format", "-onerror", "-progress", "-progresscommand", "-records",
-	"-readeroptions", "--", "-merge", NULL
+	"-readeroptions", "--", "-merge", "-maxgap", NULL
     };
     static const char *const policies[] = {"stop", "skip", "warn", NULL};
     int i, idx, pol;
 
     memset(o, 0, sizeof(*o));
     o->progress = isatty(2);
+    o->maxGap = RB_DEFAULT_MAX_GAP;
     for (i = 1; i < objc; i++) {
 	const char *s = Tcl_GetString(objv[i]);
 
@@ -143,6 +145,19 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 		return -1;
 	    }
 	    break;
+	case 8: {
+	    double d;
+
+	    if (Tcl_GetDoubleFromObj(NULL, objv[i], &d) != TCL_OK
+		    || !(d >= 0 && d < 9e9)) {
+		Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+			"-maxgap wants seconds >= 0 (0: no limit), not \"%s\"",
+			Tcl_GetString(objv[i]));
+		return -1;
+	    }
+	    o->maxGap = (int64_t)(d * 1e9);
+	    break;
+	}
 	}
     }
     return i;
@@ -637,6 +652,22 @@ FinishReader(Rb_RunInfo *run, Rb_Reader *r)
 }
 
 /*
+ * OpenReader --
+ *	Rb_ReaderOpen with the run's options, -maxgap included.
+ */
+static Rb_Reader *
+OpenReader(const char *path, const RunOpts *o, Rb_Error *err)
+{
+    Rb_Reader *r = Rb_ReaderOpen(path, o->format, o->onError, o->readerOpts,
+	    err);
+
+    if (r != NULL) {
+	r->maxGap = o->maxGap;
+    }
+    return r;
+}
+
+/*
  * OpenLike --
  *	Opens another trace of the run; its schema must be the run's, and
  *	it decodes the given fields (those the DAG reads).
@@ -648,8 +679,7 @@ OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
 	Failure *failure)
 {
     Rb_Error err;
-    Rb_Reader *r = Rb_ReaderOpen(path, o->format, o->onError, o->readerOpts,
-	    &err);
+    Rb_Reader *r = OpenReader(path, o, &err);
 
     if (r == NULL) {
 	Rb_ErrorToInterp(interp, &err);
@@ -1077,8 +1107,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 
     /* Open the first trace now: its schema is the run's. */
     if (n > 0) {
-	reader = Rb_ReaderOpen(Tcl_GetString(objv[first]), o.format,
-		o.onError, o.readerOpts, &err);
+	reader = OpenReader(Tcl_GetString(objv[first]), &o, &err);
 	if (reader == NULL) {
 	    free(pieces);
 	    return Rb_ErrorToInterp(interp, &err);

@@ -16,6 +16,7 @@
 #include <zlib.h>
 #include "io/ioInt.h"
 #include "io/native.h"
+#include "core/engine.h"
 
 #define NATIVE_MAGIC	"RBNATIVE"
 #define NATIVE_VERSION	1
@@ -71,6 +72,9 @@ struct Rb_NativeWriter {
     uint64_t records;
     int failed;
     char why[256];		/* First failure, for the error message. */
+    Rb_Engine *eng;		/* Charged for bytes written (-outlimit). */
+    z_off_t charged;		/* Compressed bytes charged so far. */
+    int limited;		/* Failed on the output limit. */
 };
 
 /*
@@ -115,6 +119,33 @@ EndMember(Rb_NativeWriter *w)
 	w->failed = 1;
 	snprintf(w->why, sizeof(w->why), "%s",
 		errnum == Z_ERRNO ? strerror(errno) : msg);
+	return;
+    }
+    /* The member is on disk now: charge it to safe mode's -outlimit. */
+    if (w->eng != NULL && gzoffset(w->gz) > w->charged) {
+	z_off_t off = gzoffset(w->gz);
+
+	if (!RbSafeOutputTake(w->eng, (uint64_t)(off - w->charged))) {
+	    w->failed = w->limited = 1;
+	    snprintf(w->why, sizeof(w->why), "output limit reached");
+	}
+	w->charged = off;
+    }
+}
+
+/*
+ * SetWriteError --
+ *	err for w's first failure: RUBICON SAFE LIMIT OUTPUT when it was
+ *	the output limit, else RUBICON NATIVE WRITE with the reason.
+ */
+static void
+SetWriteError(Rb_NativeWriter *w, Rb_Error *err)
+{
+    if (w->limited) {
+	RbSafeOutputSetError(w->eng, err, w->path);
+    } else {
+	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
+		w->path, w->why);
     }
 }
 
@@ -149,29 +180,38 @@ WriteString(Rb_NativeWriter *w, const char *s)
 
 /*
  * RbNativeWriterOpen --
- *	Creates "path.tmp-PID" (removing those of dead processes) and writes
- *	the header for schema and epochNs.
+ *	Creates "path.tmp-PID" (removing those of dead processes), or opens
+ *	path itself when it is standard output ("-"), a device or a FIFO
+ *	(RbOutCreate), and writes the header for schema and epochNs.  With
+ *	interp, the bytes written are charged to its safe mode -outlimit.
  * Results: the writer, or NULL with err set naming path.
  * Side effects: retains schema until close.
  */
 Rb_NativeWriter *
-RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
-	Rb_Error *err)
+RbNativeWriterOpen(Tcl_Interp *interp, const char *path, Rb_Schema *schema,
+	int64_t epochNs, Rb_Error *err)
 {
     Rb_NativeWriter *w;
-    size_t n = strlen(path) + 32;
-    int f;
+    int f, fd;
 
     w = Rb_Alloc(sizeof(*w));
     w->path = Rb_Strdup(path);
-    w->tmpPath = Rb_Alloc(n);
-    RbOutRemoveStale(path);
-    snprintf(w->tmpPath, n, "%s.tmp-%ld", path, (long)getpid());
+    w->eng = interp != NULL ? RbEngineGet(interp) : NULL;
+    if (w->eng != NULL && w->eng->outLimit == 0) {
+	w->eng = NULL;
+    }
+    fd = RbOutCreate(path, &w->tmpPath);
     /* Level 1: columns of integers compress well even at the fastest. */
-    w->gz = gzopen(w->tmpPath, "wb1");
+    w->gz = fd < 0 ? NULL : gzdopen(fd, "wb1");
     if (w->gz == NULL) {
 	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
-		path, errno ? strerror(errno) : "gzopen failed");
+		path, errno ? strerror(errno) : "gzdopen failed");
+	if (fd >= 0) {
+	    close(fd);
+	}
+	if (w->tmpPath != NULL) {
+	    unlink(w->tmpPath);
+	}
 	free(w->tmpPath);
 	free(w->path);
 	free(w);
@@ -276,8 +316,7 @@ RbNativeWriterWrite(Rb_NativeWriter *w, const Rb_Batch *b,
 	WriteBlock(w, n);
     }
     if (w->failed) {
-	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
-		w->path, w->why);
+	SetWriteError(w, err);
 	return TCL_ERROR;
     }
     return TCL_OK;
@@ -303,14 +342,16 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 	snprintf(w->why, sizeof(w->why), "%s",
 		rc == Z_ERRNO ? strerror(errno) : "gzclose failed");
     }
-    if (!w->failed && rename(w->tmpPath, w->path) != 0) {
+    if (!w->failed && w->tmpPath != NULL
+	    && rename(w->tmpPath, w->path) != 0) {
 	w->failed = 1;
 	snprintf(w->why, sizeof(w->why), "rename: %s", strerror(errno));
     }
     if (w->failed) {
-	unlink(w->tmpPath);
-	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
-		w->path, w->why);
+	if (w->tmpPath != NULL) {
+	    unlink(w->tmpPath);
+	}
+	SetWriteError(w, err);
 	result = TCL_ERROR;
     }
     Rb_SchemaRelease(w->schema);

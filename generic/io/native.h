@@ -16,10 +16,12 @@ extern const Rb_ReaderClass Rb_NativeReaderClass;
 typedef struct Rb_NativeWriter Rb_NativeWriter;
 
 /* Starts writing records of schema (whose time 0 is Unix ns epochNs) to
- * path; the data goes to "path.tmp-PID" until RbNativeWriterClose.
- * Returns NULL with err set ("RUBICON NATIVE WRITE") on failure. */
-Rb_NativeWriter *RbNativeWriterOpen(const char *path, Rb_Schema *schema,
-		    int64_t epochNs, Rb_Error *err);
+ * path; the data goes to "path.tmp-PID" until RbNativeWriterClose (to
+ * path itself when it is "-", a device or a FIFO).  With interp, bytes
+ * count against its safe mode -outlimit.  Returns NULL with err set
+ * ("RUBICON NATIVE WRITE") on failure. */
+Rb_NativeWriter *RbNativeWriterOpen(Tcl_Interp *interp, const char *path,
+		    Rb_Schema *schema, int64_t epochNs, Rb_Error *err);
 /* Appends records sel[0..nsel) of b (all of b when sel is NULL; b has
  * the writer's schema).  Returns TCL_OK or TCL_ERROR with err set; after
  * an error the file will not be kept. */

@@ -726,6 +726,11 @@ void		Rb_OutAbort(Rb_Out *out);
  * DENIED in interp; always TCL_OK outside safe mode.  Rb_OutOpen checks
  * it; a plugin that writes files another way checks each path itself. */
 int		Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path);
+/* Safe mode: TCL_OK if the interpreter may read the file at path (one of
+ * the traces named on the command line), else TCL_ERROR with RUBICON SAFE
+ * DENIED in interp; always TCL_OK outside safe mode.  A plugin command
+ * that reads a file by name checks it. */
+int		Rb_SafeCheckRead(Tcl_Interp *interp, const char *path);
 /* Safe mode's -outlimit: the bytes outputs may still write (-1: no
  * limit). */
 Tcl_WideInt	Rb_SafeOutputLeft(Tcl_Interp *interp);

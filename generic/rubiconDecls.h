@@ -143,7 +143,8 @@
     X(Rb_BufPutKey) \
     X(Rb_BufGetKey) \
     X(Rb_SafeOutputLeft) \
-    X(Rb_SafeOutputCharge)
+    X(Rb_SafeOutputCharge) \
+    X(Rb_SafeCheckRead)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -334,6 +335,7 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_BufGetKey (rbStubsPtr->Rb_BufGetKey_p)
 #define Rb_SafeOutputLeft (rbStubsPtr->Rb_SafeOutputLeft_p)
 #define Rb_SafeOutputCharge (rbStubsPtr->Rb_SafeOutputCharge_p)
+#define Rb_SafeCheckRead (rbStubsPtr->Rb_SafeCheckRead_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

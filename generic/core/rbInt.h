@@ -60,10 +60,6 @@ int		RbOptionsCommand(Tcl_Interp *interp, int objc,
 extern const char Rb_LibraryScript[];
 const Rb_Stubs *	RbStubsTable(void);
 
-/* Safe mode (safe.c): TCL_OK if the interpreter may read the trace at
- * path, else TCL_ERROR with RUBICON SAFE DENIED.  Always TCL_OK outside
- * safe mode.  (Rb_SafeCheckWrite is public, in rubicon.h.) */
-int		RbSafeCheckRead(Tcl_Interp *interp, const char *path);
 /* Input from the middle of a file (io/input.c), for split runs: how its
  * records are found (mode), the true line and byte offset of the window's
  * start for messages, whether it ended before the file did. */

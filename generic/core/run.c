@@ -935,7 +935,7 @@ CheckRunArgs(Tcl_Interp *interp, Rb_Engine *eng, const RunOpts *o, int n,
 		"no trace files given");
     }
     for (i = 0; i < n; i++) {
-	if (RbSafeCheckRead(interp, Tcl_GetString(paths[i])) != TCL_OK) {
+	if (Rb_SafeCheckRead(interp, Tcl_GetString(paths[i])) != TCL_OK) {
 	    return TCL_ERROR;
 	}
 	if (strcmp(Tcl_GetString(paths[i]), RB_INPUT_STDIN) == 0

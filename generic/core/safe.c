@@ -334,7 +334,9 @@ IsNamed(Tcl_Obj *list, const char *path)
     Tcl_Obj *p, *norm, **allowed;
     int n, i, ok = 0;
 
-    p = Tcl_NewStringObj(path, -1);
+    /* Tcl would read a leading "~" as a home directory; the file opened
+     * (by open(), in C) is "./~...". */
+    p = Tcl_ObjPrintf("%s%s", path[0] == '~' ? "./" : "", path);
     Tcl_IncrRefCount(p);
     norm = Tcl_FSGetNormalizedPath(NULL, p);
     Tcl_ListObjGetElements(NULL, list, &n, &allowed);
@@ -366,11 +368,16 @@ RbSafeCheckImpliedRead(const char *path, Rb_Error *err)
 }
 
 /*
- * RbSafeCheckRead --
- *	In safe mode, only the traces the parent named may be read.
+ * Rb_SafeCheckRead --
+ *	In safe mode, only the traces the parent named may be read: by
+ *	rubicon::run, and by any command that reads a file by name
+ *	(stardust::spans).
+ * Results: TCL_OK (always outside safe mode), or TCL_ERROR with RUBICON
+ *	SAFE DENIED in interp naming path.
+ * Side effects: sets interp's result when it refuses.
  */
 int
-RbSafeCheckRead(Tcl_Interp *interp, const char *path)
+Rb_SafeCheckRead(Tcl_Interp *interp, const char *path)
 {
     Rb_Engine *eng = RbEngineGet(interp);
 

@@ -63,7 +63,7 @@ START_TEST(io_records_round_trip)
 	    in->col[f][i] = pick[(i + 3 * f) % 8];
 	}
     }
-    w = RbNativeWriterOpen(rbtest_tmp("io.rbn"), io, 1053281044000000000LL,
+    w = RbNativeWriterOpen(NULL, rbtest_tmp("io.rbn"), io, 1053281044000000000LL,
 	    &err);
     ck_assert_ptr_nonnull(w);
     ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
@@ -109,7 +109,7 @@ START_TEST(string_schema_and_selection_round_trip)
 	Rb_SetDouble(in, fLat, i, 0.5 * i);
     }
     in->col[fUrl][3] = Rb_SchemaIntern(s, "/late", 5);
-    w = RbNativeWriterOpen(rbtest_tmp("ev.rbn"), s, 0, &err);
+    w = RbNativeWriterOpen(NULL, rbtest_tmp("ev.rbn"), s, 0, &err);
     /* Record 3 alone first: its strings are defined before record 0's. */
     ck_assert_int_eq(RbNativeWriterWrite(w, in, sel + 2, 1, &err), TCL_OK);
     ck_assert_int_eq(RbNativeWriterWrite(w, in, sel, 3, &err), TCL_OK);
@@ -158,7 +158,7 @@ WriteIo(const char *path, int n)
 	b->col[RB_IO_TIME][i] = i;
 	b->col[RB_IO_SIZE][i] = 4096;
     }
-    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, &err);
+    w = RbNativeWriterOpen(NULL, path, Rb_IoSchema(), 0, &err);
     ck_assert_int_eq(RbNativeWriterWrite(w, b, NULL, 0, &err), TCL_OK);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     Rb_BatchFree(b);
@@ -290,7 +290,7 @@ START_TEST(failed_write_leaves_no_file)
     char path[600];
 
     snprintf(path, sizeof(path), "%s/no-dir/x.rbn", rbtest_tmpdir());
-    ck_assert_ptr_null(RbNativeWriterOpen(path, Rb_IoSchema(), 0, &err));
+    ck_assert_ptr_null(RbNativeWriterOpen(NULL, path, Rb_IoSchema(), 0, &err));
     ck_assert_str_eq(err.code, "RUBICON NATIVE WRITE");
     ck_assert_ptr_nonnull(strstr(err.msg, path));
 }
@@ -304,7 +304,7 @@ START_TEST(empty_file_round_trips)
     Rb_Error err;
     int rc;
 
-    w = RbNativeWriterOpen(rbtest_tmp("e.rbn"), Rb_IoSchema(), 7, &err);
+    w = RbNativeWriterOpen(NULL, rbtest_tmp("e.rbn"), Rb_IoSchema(), 7, &err);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     b = ReadBack(rbtest_tmp("e.rbn"), 0, &r, &err, &rc);
     ck_assert_int_eq(rc, 0);

@@ -17,7 +17,6 @@
 
 VERSION   = 0.1
 BUILD    ?= build
-SHARED   ?= ../shared
 OPT      ?= -O2
 SANITIZE ?=
 
@@ -145,7 +144,7 @@ unit: all $(UNITBIN)
 	@JOBS=$(JOBS) sh tests/run-unit.sh $(BUILD) $(UNITBIN)
 
 tcltest: all
-	@sh tests/run-tcltest.sh $(BUILD) $(SHARED) $(JOBS)
+	@sh tests/run-tcltest.sh $(BUILD) $(JOBS)
 
 # The full check, in two builds: the C units on the optimised build, then
 # the units and every tcltest file on the ASan/UBSan build in build-asan/.
@@ -162,15 +161,20 @@ check:
 	@$(MAKE) --no-print-directory $(JFLAG) all $(UNITBIN)
 	@rm -f $(BUILD)/results.txt
 	@JOBS=$(JOBS) sh tests/run-unit.sh $(BUILD) $(UNITBIN) | tee -a $(BUILD)/results.txt
-	@$(MAKE) --no-print-directory check-asan RESULTS=$(CURDIR)/$(BUILD)/results.txt
+	@$(MAKE) --no-print-directory check-asan RESULTS=$(CURDIR)/$(BUILD)/results.txt CHECKING=1
 	@sh tests/summary.sh $(BUILD)/results.txt
 
+# Alone, make check-asan keeps its own results and ends with the closing
+# line (and its exit status) too.
+RESULTS ?= $(CURDIR)/build-asan/results.txt
 check-asan:
 	@$(MAKE) --no-print-directory $(JFLAG) $(ASANFLAGS) all asan-units
+	@test -n "$(CHECKING)" || rm -f $(RESULTS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 JOBS=$(JOBS) \
 	    sh tests/run-unit.sh build-asan $(patsubst $(BUILD)/%,build-asan/%,$(UNITBIN)) | sed 's/^/asan /' | tee -a $(RESULTS)
 	@LD_PRELOAD=$$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
-	    sh tests/run-tcltest.sh build-asan $(SHARED) $(JOBS) | sed 's/^/asan /' | tee -a $(RESULTS)
+	    sh tests/run-tcltest.sh build-asan $(JOBS) | sed 's/^/asan /' | tee -a $(RESULTS)
+	@test -n "$(CHECKING)" || sh tests/summary.sh $(RESULTS)
 
 asan-units: $(UNITBIN)
 
@@ -179,11 +183,12 @@ check-valgrind: $(UNITBIN)
 	@VALGRIND=1 JOBS=$(JOBS) sh tests/run-unit.sh $(BUILD) $(UNITBIN) | sed 's/^/valgrind /' | tee -a $(BUILD)/results-valgrind.txt
 	@sh tests/summary.sh $(BUILD)/results-valgrind.txt
 
+# The demo's trace is kept in the repository (data/README.md says where it
+# comes from).
+DEMOTRACE = data/srt/hourly.03126.srt.bz2
 demo: all
-	@test -f $(SHARED)/data/srt/hourly.03126.srt.bz2 || \
-	    { echo "demo: the bundled trace $(SHARED)/data/srt/hourly.03126.srt.bz2 is missing"; exit 1; }
 	@mkdir -p $(BUILD)/demo
-	cd $(BUILD)/demo && ../rubicon ../../examples/demo.tcl ../../$(SHARED)/data/srt/hourly.03126.srt.bz2
+	cd $(BUILD)/demo && $(CURDIR)/$(BUILD)/rubicon $(CURDIR)/examples/demo.tcl $(CURDIR)/$(DEMOTRACE)
 	@echo "demo: reports written to $(BUILD)/demo/"
 
 bench: all

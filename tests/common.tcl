@@ -1,5 +1,5 @@
 # common.tcl -- shared set-up for the tcltest suites: loads the package
-# from the build tree and knows where fixtures and the shared data live.
+# from the build tree and knows where fixtures and the data live.
 package require tcltest 2
 namespace import -force ::tcltest::*
 if {![info exists ::env(RUBICON_BUILD)]} {
@@ -11,9 +11,11 @@ if {$::env(RUBICON_BUILD) ni $::auto_path} {
 package require rubicon
 set ::testsDir [file dirname [file normalize [info script]]]
 set ::fixtures [file join $::testsDir fixtures]
-set ::shared [expr {[info exists ::env(RUBICON_SHARED)] && $::env(RUBICON_SHARED) ne ""
-    ? $::env(RUBICON_SHARED) : [file normalize [file join $::testsDir .. .. shared]]}]
-set ::srtTrace [file join $::shared data srt hourly.03126.srt.bz2]
+# The real traces kept in the repository (data/README.md); RUBICON_DATA
+# names another copy of that folder.
+set ::datadir [expr {[info exists ::env(RUBICON_DATA)] && $::env(RUBICON_DATA) ne ""
+    ? $::env(RUBICON_DATA) : [file normalize [file join $::testsDir .. data]]}]
+set ::srtTrace [file join $::datadir srt hourly.03126.srt.bz2]
 set ::rubiconBin [file join $::env(RUBICON_BUILD) rubicon]
 testConstraint srtData [file exists $::srtTrace]
 testConstraint gnuplot [expr {[auto_execok gnuplot] ne ""}]
@@ -30,6 +32,7 @@ proc tmpdir {name} {
 # rbCleanup -- removes the test file's temporary directories and ends it.
 proc rbCleanup {} {
     foreach d [lsort -unique $::tmpdirs] {file delete -force $d}
+    file delete -force [file join [temporaryDirectory] data-plain]
     set ::tmpdirs {}
     rubicon::reset
     cleanupTests
@@ -61,4 +64,40 @@ proc readSrt {path} {
 	incr pos $len
     }
     return $out
+}
+
+# plainData REL -- the path of data/REL as published: the file itself, or
+# for a gzip-compressed one (REL ends in .gz) a decompressed copy made once
+# per test process under the temporary directory, for tests that read it
+# with awk, head or Tcl, or that cut and split its bytes.
+proc plainData {rel} {
+    set src [file join $::datadir $rel]
+    if {![string match *.gz $rel]} {return $src}
+    set dst [file join [temporaryDirectory] data-plain [file rootname $rel]]
+    if {![file exists $dst]} {
+	file mkdir [file dirname $dst]
+	set in [open $src rb]
+	zlib push gunzip $in
+	set out [open $dst.part wb]
+	fcopy $in $out
+	close $in
+	close $out
+	file rename -force $dst.part $dst
+    }
+    return $dst
+}
+
+# plainDir REL -- a directory holding every file of data/REL as published
+# (see plainData), for tests that name its files without .gz.
+proc plainDir {rel} {
+    set dir [file join [temporaryDirectory] data-plain $rel]
+    foreach f [glob -directory [file join $::datadir $rel] *] {
+	if {[string match *.gz $f]} {
+	    plainData $rel/[file tail $f]
+	} else {
+	    file mkdir $dir
+	    file copy -force $f $dir
+	}
+    }
+    return $dir
 }

@@ -2,16 +2,15 @@
 # fresh-debian.sh ?ROOT? -- run by hand as root, not by make check.
 # Bootstraps a minimal Debian 12 in ROOT (debootstrap --variant=minbase,
 # adding only git and make), clones this repository's HEAD into it with
-# the shared data beside it, and runs the README's two commands there as
+# nothing beside it (the clone holds its data), and runs the README's two
+# commands there as
 # root: make demo, then make check.  Then, as an unprivileged user in a
 # second clone, make demo must stop with the one apt-get line once a
 # package is missing.  Prints each command's wall time and closing lines.
 #   MIRROR   the Debian mirror (default: the first of this machine's)
-#   SHARED   the shared data directory (default: ../shared beside the tree)
 set -e
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${1:-/tmp/rubicon-fresh}
-shared=${SHARED:-$here/../shared}
 mirror=${MIRROR:-$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 
@@ -33,7 +32,8 @@ trap 'umount "$root/dev/pts" "$root/dev" "$root/sys" "$root/proc" 2>/dev/null ||
 rm -rf "$root/work"
 mkdir -p "$root/work"
 git clone -q "$here" "$root/work/rubicon"
-cp -a "$(cd "$shared" && pwd)/." "$root/work/shared/"
+# Nothing beside the clone: a clone must be complete on its own.
+test ! -e "$root/work/shared"
 
 step() {
     echo "fresh-debian: $1"

@@ -1,15 +1,16 @@
 #!/bin/sh
-# run-tcltest.sh BUILD SHARED ?JOBS? -- runs tests/*.test with tclsh against
-# the package in BUILD, one tclsh per file, JOBS files at a time (default
-# 2); prints the failures and one "tcltest: N passed, N failed" line.
+# run-tcltest.sh BUILD ?JOBS? -- runs tests/*.test with tclsh against the
+# package in BUILD, one tclsh per file, JOBS files at a time (default 2);
+# prints the failures, the skipped tests by the constraint that skipped
+# them, and one "tcltest: N passed, N failed, N skipped" line; exits 1 when
+# a test failed or a test file did not run to its end.
 # Files start longest first, by the times the last run left in
 # BUILD/tcltest-times (by size on a first run), so the last file to start
 # is a short one.
-build=$1; shared=$2; jobs=${3:-2}
+build=$1; jobs=${2:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 RUBICON_BUILD=$(cd "$build" && pwd)
-RUBICON_SHARED=$(cd "$shared" 2>/dev/null && pwd)
-export RUBICON_BUILD RUBICON_SHARED
+export RUBICON_BUILD
 out=$RUBICON_BUILD/tcltest-out
 rm -rf "$out"; mkdir -p "$out"
 times=$RUBICON_BUILD/tcltest-times
@@ -27,7 +28,7 @@ done | sort -rn | awk '{print $2}' |
 	echo "$(($(date +%s) - start)) $2" > "$1/$2.time"' "$here" "$out"
 
 cat "$out"/*.time > "$times" 2>/dev/null
-pass=0; fail=0
+pass=0; fail=0; skip=0
 for f in "$here"/*.test; do
     name=$(basename "$f")
     o=$out/$name.out
@@ -37,10 +38,20 @@ for f in "$here"/*.test; do
     n=$(printf '%s' "$tot" | sed -n 's/.*Failed[[:space:]]*\([0-9]*\).*/\1/p')
     errs=$(grep -c '^Test file error' "$o")
     rc=$(cat "$out/$name.rc" 2>/dev/null)
-    p=${p:-0}; n=${n:-0}
+    k=$(printf '%s' "$tot" | sed -n 's/.*Skipped[[:space:]]*\([0-9]*\).*/\1/p')
+    p=${p:-0}; n=${n:-0}; k=${k:-0}
     if [ -z "$tot" ] || [ "$rc" != 0 ]; then
 	n=$((n + 1)); echo "---- $name: exit ${rc:-none}"; tail -n 20 "$o"
     fi
-    pass=$((pass + p)); fail=$((fail + n + errs))
+    pass=$((pass + p)); fail=$((fail + n + errs)); skip=$((skip + k))
 done
-echo "tcltest: $pass passed, $fail failed"
+# tcltest lists, after its Total line, "Number of tests skipped for each
+# constraint:" and a "<count> <constraint>" line each.
+for f in "$out"/*.test.out; do
+    awk '/^Number of tests skipped for each constraint:/ {on = 1; next}
+	 on && /^[[:space:]]+[0-9]+[[:space:]]+[^[:space:]]+$/ {print $2, $1; next}
+	 {on = 0}' "$f"
+done | awk '{n[$1] += $2} END {for (c in n) printf "%s%s %d", (k++ ? ", " : ""), c, n[c]; if (k) print ""}' |
+    sed 's/^/tcltest skipped (by constraint): /'
+echo "tcltest: $pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

@@ -47,4 +47,5 @@ for t in "$@"; do
 	echo "FAILED $name (exit ${rc:-none})"
     fi
 done
-echo "unit: $pass passed, $fail failed"
+echo "unit: $pass passed, $fail failed, 0 skipped"
+[ "$fail" = 0 ]

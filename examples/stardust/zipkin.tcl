@@ -1,5 +1,5 @@
 # zipkin.tcl -- the request flow graph of a Zipkin v2 trace (for example
-# the SmartThings OAuth authorization trace in ../shared/data/zipkin),
+# the SmartThings OAuth authorization trace in data/zipkin),
 # as DOT, and as PNG when Graphviz is installed.
 #
 #   build/rubicon examples/stardust/zipkin.tcl TRACE.json ?OUT.dot?

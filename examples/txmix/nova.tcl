@@ -1,5 +1,5 @@
 # nova.tcl -- the Basic transaction-mix model on a real log: OpenStack
-# nova-api requests (../shared/data/logs/openstack-nova-2k.log).  A
+# nova-api requests (data/logs/openstack-nova-2k.log.gz).  A
 # request's type is its method and URL with ids replaced by {id}; its
 # response time is the "time:" field; the line is written at completion,
 # so it started that long before the line's timestamp.  Windows are 10 s:
@@ -13,13 +13,14 @@ lappend auto_path [file join [file dirname [info script]] .. .. build]
 package require rubicon
 
 set log [expr {[llength $argv] > 0 ? [lindex $argv 0]
-    : [file join [file dirname [info script]] .. .. .. shared data logs openstack-nova-2k.log]}]
+    : [file join [file dirname [info script]] .. .. data logs openstack-nova-2k.log.gz]}]
 set prefix [expr {[llength $argv] > 1 ? [lindex $argv 1] : "txmix"}]
 
 set types {}
 set records {}
 set epoch {}
 set f [open $log]
+if {[string match *.gz $log]} {zlib push gunzip $f}
 while {[gets $f line] >= 0} {
     if {![regexp {(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.(\d+) .*"(GET|POST|PUT|DELETE|HEAD) (\S+) HTTP[^"]*" status: \d+ len: \d+ time: ([\d.]+)} \
 	    $line -> ts frac method url rt]} {

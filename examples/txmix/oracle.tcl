@@ -1,6 +1,6 @@
 # oracle.tcl -- the utilization part of the Composite transaction-mix
 # model on real data: 360 two-minute intervals of an Oracle OLTP database
-# on a 4-way server (../shared/data/perfmodels/oracle-oltp-2min.csv:
+# on a 4-way server (data/perfmodels/oracle-oltp-2min.csv:
 # timestamp, db_time, cpu_time, call_rate, exec_rate, lio_rate, txn_rate,
 # cpu_util).  There are no per-transaction records, only per-interval
 # rates, so the "mix" N_i of interval i is its four rates per second:
@@ -201,7 +201,7 @@ proc oracleExample::report {res} {
 if {[info exists argv0] && [file normalize $argv0] eq [file normalize [info script]]
 	|| [info exists ::oracleQuiet]} {
     set csv [expr {[llength $argv] > 0 ? [lindex $argv 0]
-	: [file join [file dirname [info script]] .. .. .. shared data perfmodels oracle-oltp-2min.csv]}]
+	: [file join [file dirname [info script]] .. .. data perfmodels oracle-oltp-2min.csv]}]
     set prefix [expr {[llength $argv] > 1 ? [lindex $argv 1] : "txmix"}]
     set ::oracle [oracleExample::run $csv $prefix]
     if {!([info exists ::oracleQuiet] && $::oracleQuiet)} {

@@ -45,15 +45,15 @@ rbtest_interp(void)
     return rbtestInterp;
 }
 
-/* Path of a file under the shared data folder (RUBICON_SHARED or
- * ../shared relative to the repository root, where tests run). */
+/* Path of a file under the repository's data folder (RUBICON_DATA, or
+ * data/ relative to the repository root, where tests run). */
 static inline const char *
-rbtest_shared(const char *rel)
+rbtest_data(const char *rel)
 {
     static char buf[4096];
-    const char *root = getenv("RUBICON_SHARED");
+    const char *root = getenv("RUBICON_DATA");
 
-    snprintf(buf, sizeof(buf), "%s/%s", root ? root : "../shared", rel);
+    snprintf(buf, sizeof(buf), "%s/%s", root ? root : "data", rel);
     return buf;
 }
 

@@ -7,6 +7,7 @@
  *	implementation in this file that shares no code with the class.
  */
 
+#include <zlib.h>
 #include <math.h>
 #include "kitTest.h"
 
@@ -622,9 +623,8 @@ END_TEST
 
 START_TEST(reuse_distance_equals_lru_simulation_cloudphysics)
 {
-    const char *path = rbtest_shared(
-	    "data/cloudphysics/cloudphysics-vscsi-sample.csv");
-    FILE *fp = fopen(path, "r");
+    const char *path = rbtest_data("cloudphysics/cloudphysics-vscsi-sample.csv.gz");
+    gzFile fp = gzopen(path, "r");
     char line[256];
     Rb_Batch *b = NewBatch(120000);
     long long version, t, reqSize, lbn;
@@ -634,14 +634,14 @@ START_TEST(reuse_distance_equals_lru_simulation_cloudphysics)
      * sectors.  Each I/O is placed at its sector's 4 KiB block, so that
      * offsets are block-aligned for the simulation. */
     ck_assert_msg(fp != NULL, "cannot open %s", path);
-    ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
-    while (fgets(line, sizeof(line), fp) && b->n < b->cap) {
+    ck_assert_ptr_nonnull(gzgets(fp, line, sizeof(line)));
+    while (gzgets(fp, line, sizeof(line)) && b->n < b->cap) {
 	if (sscanf(line, "%lld,%lld,%7[^,],%lld,%lld", &version, &t, op,
 		&reqSize, &lbn) == 5) {
 	    AddIo(b, t * 1000, RB_OP_READ, reqSize, 1, lbn / 8 * 4096);
 	}
     }
-    fclose(fp);
+    gzclose(fp);
     ck_assert_int_gt(b->n, 100000);
     CheckAgainstLru(b, 4096, "1 16 1000 10000 30000");
     Rb_BatchFree(b);

@@ -297,7 +297,7 @@ END_TEST
 
 START_TEST(truncated_bzip2_is_an_error_naming_the_file)
 {
-    const char *real = rbtest_shared("data/srt/hourly.03126.srt.bz2");
+    const char *real = rbtest_data("srt/hourly.03126.srt.bz2");
     Rb_Error err;
     size_t n;
     int failed;

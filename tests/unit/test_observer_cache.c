@@ -10,6 +10,7 @@
  *	equal that simulation of the whole.
  */
 
+#include <zlib.h>
 #include "rbtest.h"
 #include "plugins/observer/observer.h"
 
@@ -227,9 +228,8 @@ START_TEST(cache_curve_equals_lru_cloudphysics)
 {
     static const int64_t sizes[] = {1, 16, 256, 1000, 4096, 10000, 30000,
 	100000};
-    const char *path = rbtest_shared(
-	    "data/cloudphysics/cloudphysics-vscsi-sample.csv");
-    FILE *fp = fopen(path, "r");
+    const char *path = rbtest_data("cloudphysics/cloudphysics-vscsi-sample.csv.gz");
+    gzFile fp = gzopen(path, "r");
     char line[256], op[8];
     long long version, t, reqSize, lbn;
     int64_t n = 0, cap = 1 << 20, blk;
@@ -237,8 +237,8 @@ START_TEST(cache_curve_equals_lru_cloudphysics)
     int64_t *b = malloc(cap * sizeof(int64_t));
 
     ck_assert_msg(fp != NULL, "cannot open %s", path);
-    ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
-    while (fgets(line, sizeof(line), fp)) {
+    ck_assert_ptr_nonnull(gzgets(fp, line, sizeof(line)));
+    while (gzgets(fp, line, sizeof(line))) {
 	if (sscanf(line, "%lld,%lld,%7[^,],%lld,%lld", &version, &t, op,
 		&reqSize, &lbn) != 5) {
 	    continue;
@@ -249,7 +249,7 @@ START_TEST(cache_curve_equals_lru_cloudphysics)
 	    b[n++] = blk;
 	}
     }
-    fclose(fp);
+    gzclose(fp);
     ck_assert_int_gt(n, 113000);
     CheckCurves(w, b, n, 2, sizes, sizeof(sizes) / sizeof(sizes[0]));
     free(w);

@@ -11,7 +11,7 @@
 #include "rbtest.h"
 #include "io/srt.h"
 
-#define TRACE "data/srt/hourly.03126.srt.bz2"
+#define TRACE "srt/hourly.03126.srt.bz2"
 #define HEADER_END 297		/* offset of the form feed */
 #define REC 88
 
@@ -24,7 +24,7 @@ static size_t rawLen;
 static void
 Setup(void)
 {
-    FILE *fp = fopen(rbtest_shared(TRACE), "rb");
+    FILE *fp = fopen(rbtest_data(TRACE), "rb");
     size_t cap = 4 << 20;
     BZFILE *bz;
     int bzerr, n;
@@ -201,7 +201,7 @@ START_TEST(real_trace_matches_simple_decoder)
 
     SimpleSummary(&want);
     ck_assert_uint_eq(want.records, 43000);
-    ck_assert_int_eq(ReaderSummary(rbtest_shared(TRACE), NULL,
+    ck_assert_int_eq(ReaderSummary(rbtest_data(TRACE), NULL,
 	    RB_ONERROR_STOP, &got, &r, &err), 0);
     ck_assert_str_eq(r->cls->name, "srt");
     ck_assert_uint_eq(r->records, 43000);
@@ -217,7 +217,7 @@ END_TEST
 START_TEST(first_record_by_hand)
 {
     Rb_Error err;
-    Rb_Reader *r = Rb_ReaderOpen(rbtest_shared(TRACE), "srt",
+    Rb_Reader *r = Rb_ReaderOpen(rbtest_data(TRACE), "srt",
 	    RB_ONERROR_STOP, NULL, &err);
     Rb_Batch *b;
 
@@ -258,7 +258,7 @@ START_TEST(fields_nothing_reads_are_left_absent)
     Rb_Error err;
 
     SimpleSummary(&want);
-    ck_assert_int_eq(ReaderSummaryOf(rbtest_shared(TRACE), NULL,
+    ck_assert_int_eq(ReaderSummaryOf(rbtest_data(TRACE), NULL,
 	    RB_ONERROR_STOP, fields, &got, &absent, NULL, &err), 0);
     CheckSameSummary(&got, &want);
     ck_assert_uint_eq(absent, 0);
@@ -469,7 +469,7 @@ END_TEST
 START_TEST(truncated_bzip2_trace_keeps_records_read)
 {
     const char *path = rbtest_tmp("cut.srt.bz2");
-    FILE *fp = fopen(rbtest_shared(TRACE), "rb");
+    FILE *fp = fopen(rbtest_data(TRACE), "rb");
     char *buf = malloc(200000);
     Summary s;
     Rb_Error err;

@@ -11,6 +11,7 @@
  *	slow path itself is checked by hand in test_readers.c.
  */
 
+#include <zlib.h>
 #include "rbtest.h"
 #include "io/text.h"
 
@@ -841,13 +842,13 @@ START_TEST(blkparse_real_and_mutated_lines)
 {
     static const char swaps[] = " \t,.+-[]9xAXC/";
     const char *path = rbtest_tmp("mutated.blkparse");
-    FILE *in = fopen(rbtest_shared("data/blkparse/hadoop-sdb-cfq.txt"), "r");
+    gzFile in = gzopen(rbtest_data("blkparse/hadoop-sdb-cfq.txt.gz"), "r");
     Tcl_DString ds;
     char line[1024];
     int taken, lines = 0;
 
     ck_assert_ptr_nonnull(in);
-    taken = SameBothWays(rbtest_shared("data/blkparse/hadoop-sdb-cfq.txt"),
+    taken = SameBothWays(rbtest_data("blkparse/hadoop-sdb-cfq.txt.gz"),
 	    "blkparse", NULL);
     ck_assert_int_gt(taken, 100);
     /* 50,000 lines, all in the common form but 4, found with awk: the
@@ -855,7 +856,7 @@ START_TEST(blkparse_real_and_mutated_lines)
      * completion without a length "C WS 1950885322 [0]" at line 804. */
     ck_assert_int_eq(lastFastLines, 49996);
     Tcl_DStringInit(&ds);
-    while (fgets(line, sizeof(line), in) != NULL && lines++ < 20000) {
+    while (gzgets(in, line, sizeof(line)) != NULL && lines++ < 20000) {
 	size_t n = strlen(line);
 
 	if (n > 2 && Rand() % 10 == 0) {
@@ -869,7 +870,7 @@ START_TEST(blkparse_real_and_mutated_lines)
 	}
 	Tcl_DStringAppend(&ds, line, -1);
     }
-    fclose(in);
+    gzclose(in);
     rbtest_write_file(path, Tcl_DStringValue(&ds),
 	    (size_t)Tcl_DStringLength(&ds));
     Tcl_DStringFree(&ds);

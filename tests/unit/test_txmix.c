@@ -14,7 +14,7 @@
 
 /*
  * Brownlee's stack-loss data (R's datasets::stackloss, the copy in
- * ../shared/data/perfmodels/stackloss.csv): Air.Flow, Water.Temp,
+ * data/perfmodels/stackloss.csv): Air.Flow, Water.Temp,
  * Acid.Conc., stack.loss.
  */
 static const double stackloss[21][4] = {
@@ -34,7 +34,7 @@ static const double stackloss[21][4] = {
 static void
 StacklossDesign(double *X, double *y)
 {
-    FILE *f = fopen(rbtest_shared("data/perfmodels/stackloss.csv"), "r");
+    FILE *f = fopen(rbtest_data("perfmodels/stackloss.csv"), "r");
     int i;
 
     for (i = 0; i < 21; i++) {

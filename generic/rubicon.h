@@ -706,7 +706,8 @@ void		Rb_CacheSimFree(Rb_CacheSim *sim);
 
 /* Safe output: data goes to "path.tmp-PID"; Rb_OutClose renames it to
  * path if every write succeeded, else removes it and sets an error that
- * names path.  "-" means stdout. */
+ * names path.  "-" means stdout; stdout and a path that exists and is not
+ * a regular file (a device, a FIFO) are written in place (tmpPath NULL). */
 typedef struct Rb_Out {
     FILE *fp;
     char *path;
@@ -725,6 +726,19 @@ void		Rb_OutAbort(Rb_Out *out);
  * DENIED in interp; always TCL_OK outside safe mode.  Rb_OutOpen checks
  * it; a plugin that writes files another way checks each path itself. */
 int		Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path);
+/* Safe mode: TCL_OK if the interpreter may read the file at path (one of
+ * the traces named on the command line), else TCL_ERROR with RUBICON SAFE
+ * DENIED in interp; always TCL_OK outside safe mode.  A plugin command
+ * that reads a file by name checks it. */
+int		Rb_SafeCheckRead(Tcl_Interp *interp, const char *path);
+/* Safe mode's -outlimit: the bytes outputs may still write (-1: no
+ * limit). */
+Tcl_WideInt	Rb_SafeOutputLeft(Tcl_Interp *interp);
+/* Charges bytes written to path other than through Rb_Out (a library
+ * writing by name) to -outlimit: TCL_ERROR with RUBICON SAFE LIMIT OUTPUT
+ * in interp when past the limit. */
+int		Rb_SafeOutputCharge(Tcl_Interp *interp, const char *path,
+		    Tcl_WideInt bytes);
 
 /*
  * ---------------------------------------------------------------------
@@ -804,7 +818,14 @@ struct Rb_Reader {
 				 * each; all unless the engine narrows it):
 				 * a reader may set the others RB_ABSENT
 				 * instead of decoding them. */
+    int64_t maxGap;		/* ns: a record later than the one before
+				 * by more is malformed ("time-jump");
+				 * 0: no limit.  RB_DEFAULT_MAX_GAP unless
+				 * rubicon::run -maxgap says otherwise. */
 };
+
+/* The default -maxgap: seven days, in ns. */
+#define RB_DEFAULT_MAX_GAP ((int64_t)7 * 86400 * 1000000000)
 
 /* Adds (or replaces) a format; TCL_ERROR when the registry is full. */
 int		Rb_RegisterReader(const Rb_ReaderClass *cls);

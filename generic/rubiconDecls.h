@@ -141,7 +141,10 @@
     X(Rb_CacheSimAccess) \
     X(Rb_CacheSimFree) \
     X(Rb_BufPutKey) \
-    X(Rb_BufGetKey)
+    X(Rb_BufGetKey) \
+    X(Rb_SafeOutputLeft) \
+    X(Rb_SafeOutputCharge) \
+    X(Rb_SafeCheckRead)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -330,6 +333,9 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_CacheSimFree (rbStubsPtr->Rb_CacheSimFree_p)
 #define Rb_BufPutKey (rbStubsPtr->Rb_BufPutKey_p)
 #define Rb_BufGetKey (rbStubsPtr->Rb_BufGetKey_p)
+#define Rb_SafeOutputLeft (rbStubsPtr->Rb_SafeOutputLeft_p)
+#define Rb_SafeOutputCharge (rbStubsPtr->Rb_SafeOutputCharge_p)
+#define Rb_SafeCheckRead (rbStubsPtr->Rb_SafeCheckRead_p)
 
 #ifdef RUBICON_STUBS_IMPLEMENTATION
 const Rb_Stubs *rbStubsPtr;

@@ -5,15 +5,16 @@
 #	or to CSV (every field of the schema, a header row), through a
 #	TraceWriter in a child interpreter so the caller's DAG is left alone.
 
-# rubicon::convert ?-format F? ?-onerror P? ?-readeroptions D?
+# rubicon::convert ?-format F? ?-onerror P? ?-maxgap S? ?-readeroptions D?
 #	?-to native|csv|chrome? ?-compression zstd|none|gzip? ?-progress bool?
 #	in ?in ...? out
-# An input "-" is standard input.  Returns the run summary.  OUT is CSV when it ends in .csv or with
-# "-to csv", else the native format (-compression: TraceWriter's); on
-# any error no OUT is left.
+# An input "-" is standard input, an output "-" standard output.  Returns
+# the run summary.  OUT is CSV when it ends in .csv or with "-to csv", else
+# the native format (-compression: TraceWriter's); on any error no OUT is
+# left.
 proc ::rubicon::convert {args} {
     set usage "usage: rubicon::convert ?-format F? ?-onerror stop|skip|warn?\
-	    ?-readeroptions dict? ?-to native|csv|chrome?\
+	    ?-maxgap S? ?-readeroptions dict? ?-to native|csv|chrome?\
 	    ?-compression zstd|none|gzip? ?-progress bool? in ?in ...? out"
     set runOpts {-progress 0}
     set writerOpts {}
@@ -26,7 +27,7 @@ proc ::rubicon::convert {args} {
 	}
 	set args [lassign $args val]
 	switch -- $opt {
-	    -format - -onerror - -readeroptions - -progress {lappend runOpts $opt $val}
+	    -format - -onerror - -readeroptions - -progress - -maxgap {lappend runOpts $opt $val}
 	    -to {lappend writerOpts -format $val}
 	    -compression {lappend writerOpts -compression $val}
 	    default {return -code error -errorcode {RUBICON CONVERT USAGE} $usage}

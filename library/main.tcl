@@ -2,17 +2,19 @@
 #
 #	rubicon::main, the batch entry of the rubicon program:
 #	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
-#		?-format F? ?-onerror P? ?-every S? ?-quiet? ?-debug? ?-checkpoint FILE
-#		?-checkpointevery N? ?-resume FILE? ?-sweep? config.tcl ?trace ...?
+#		?-outlimit MB? ?-format F? ?-onerror P? ?-maxgap S? ?-every S?
+#		?-quiet? ?-debug? ?-checkpoint FILE ?-checkpointevery N?
+#		?-resume FILE? ?-sweep? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
 
 proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
-	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT? ?-every SECONDS?\
-	    ?-onerror stop|skip|warn? ?-quiet? ?-debug? ?-checkpoint FILE\
-	    ?-checkpointevery N|Ns|Nm|Nh?? ?-resume FILE? ?-sweep? config.tcl ?trace ...?\
+	    ?-timelimit SECONDS? ?-memlimit MB? ?-outlimit MB? ?-format FORMAT?\
+	    ?-every SECONDS? ?-onerror stop|skip|warn? ?-maxgap SECONDS? ?-quiet?\
+	    ?-debug? ?-checkpoint FILE ?-checkpointevery N|Ns|Nm|Nh??\
+	    ?-resume FILE? ?-sweep? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome?\
 	    ?-compression zstd|none|gzip? ?-quiet?\
 	    in ... out\
@@ -42,7 +44,10 @@ proc ::rubicon::main {argList} {
 	set convArgs [lrange $argList 1 end]
 	set quiet [expr {"-quiet" in $convArgs}]
 	set summary [convert {*}[lsearch -all -inline -not -exact $convArgs -quiet]]
-	if {!$quiet} {report $summary}
+	# Written to standard output ("-"), the trace keeps it to itself.
+	if {!$quiet} {
+	    report $summary [expr {[lindex $convArgs end] eq "-" ? "stderr" : "stdout"}]
+	}
 	return
     }
     switch -- [lindex $argList 0] {
@@ -62,11 +67,11 @@ proc ::rubicon::main {argList} {
     set quiet 0
     set outdir .
     # Safe mode's defaults, stated in rubicon(n).
-    array set limits {-timelimit 3600 -memlimit 4096}
+    array set limits {-timelimit 3600 -memlimit 4096 -outlimit 512}
     while {[string match -* [lindex $args 0]]} {
 	set args [lassign $args opt]
 	switch -- $opt {
-	    -format - -onerror - -checkpoint - -checkpointevery - -resume {
+	    -format - -onerror - -maxgap - -checkpoint - -checkpointevery - -resume {
 		set args [lassign $args val]
 		lappend runOpts $opt $val
 	    }
@@ -82,10 +87,10 @@ proc ::rubicon::main {argList} {
 	    -safe {set safe 1}
 	    -debug {set ::rubicon::debug 1}
 	    -outdir {set args [lassign $args outdir]}
-	    -timelimit - -memlimit {
+	    -timelimit - -memlimit - -outlimit {
 		set args [lassign $args val]
 		if {![string is double -strict $val] || $val < 0
-			|| ($opt eq "-memlimit" && ![string is wide -strict $val])} {
+			|| ($opt ne "-timelimit" && ![string is wide -strict $val])} {
 		    return -code error -errorcode USAGE \
 			"$opt wants a number >= 0 (0: no limit), not \"$val\""
 		}
@@ -122,11 +127,11 @@ proc ::rubicon::main {argList} {
     }
     if {$safe} {
 	return [::rubicon::safe::run $config $traces $runOpts $outdir \
-	    $limits(-timelimit) $limits(-memlimit)]
+	    $limits(-timelimit) $limits(-memlimit) $limits(-outlimit)]
     }
-    if {[info exists given(-timelimit)] || [info exists given(-memlimit)]} {
+    if {[array size given]} {
 	return -code error -errorcode USAGE \
-	    "-timelimit and -memlimit apply only with -safe"
+	    "-timelimit, -memlimit and -outlimit apply only with -safe"
     }
     set before [lastrun]
     if {[catch {sourceConfig $config} msg opts]} {
@@ -325,25 +330,25 @@ proc ::rubicon::notScript {path} {
     return ""
 }
 
-# rubicon::report summary -- prints a run summary on stdout: records and
+# rubicon::report summary -- prints a run summary on chan (stdout): records and
 # skipped records, then every kind counted (malformed records skipped,
 # and well-formed input that yields no record: requests incomplete at the
 # end, completions of requests issued before the trace, lost events),
 # whether or not anything was skipped.
-proc ::rubicon::report {summary} {
+proc ::rubicon::report {summary {chan stdout}} {
     dict with summary {
-	puts [format "rubicon: %d records read, %d skipped%s in %.2f s" \
+	puts $chan [format "rubicon: %d records read, %d skipped%s in %.2f s" \
 	    $records $skipped [expr {$partial ? " (partial)" : ""}] $seconds]
 	if {[dict size $skipcounts]} {
-	    puts "  counted by kind: [join [lmap {kind n} $skipcounts {
+	    puts $chan "  counted by kind: [join [lmap {kind n} $skipcounts {
 		list $n $kind}] {, }]"
 	}
 	if {[info exists unreached] && [llength $unreached]} {
-	    puts "  not reached from the head (no records):\
+	    puts $chan "  not reached from the head (no records):\
 		    [join [lmap n $unreached {nodeLabel $n}] {, }]"
 	}
 	if {[info exists notes]} {
-	    foreach note $notes {puts "  note: $note"}
+	    foreach note $notes {puts $chan "  note: $note"}
 	}
     }
 }

@@ -15,18 +15,21 @@ proc ::rubicon::safe::denied {cmd args} {
 	"safe mode: \"$cmd\" is not allowed in a -safe configuration"
 }
 
-# rubicon::safe::run CONFIG TRACES RUNOPTS OUTDIR ?TIMELIMIT? ?MEMLIMIT? --
+# rubicon::safe::run CONFIG TRACES RUNOPTS OUTDIR ?TIMELIMIT? ?MEMLIMIT?
+#	?OUTLIMIT? --
 #	Evaluates the configuration text in a new safe interpreter with
 #	::argv set to the traces; runs once over them if it did not run.
 #	The configuration and its runs together may take TIMELIMIT seconds
 #	(a Tcl time limit on the safe interpreter, which rubicon::run also
-#	checks after every batch); the process may grow by MEMLIMIT MB.  0
-#	is no limit.  Reaching either is an error of code RUBICON SAFE LIMIT
-#	TIME or MEMORY naming the limit.  An error of the configuration is
+#	checks after every batch, and a watchdog that ends the process a
+#	few seconds later if a system call blocks); the process may grow by
+#	MEMLIMIT MB; its outputs may write OUTLIMIT MB.  0 is no limit.
+#	Reaching one is an error of code RUBICON SAFE LIMIT TIME, MEMORY or
+#	OUTPUT naming the limit.  An error of the configuration is
 #	"NAME:LINE: message" (the line of the top-level statement that
 #	failed), with its -errorcode and without the stack.
 proc ::rubicon::safe::run {config traces runOpts outdir {timelimit 0}
-	{memlimit 0}} {
+	{memlimit 0} {outlimit 0}} {
     set traces [lmap t $traces {file normalize $t}]
     set outdir [file normalize $outdir]
     file mkdir $outdir
@@ -51,7 +54,7 @@ proc ::rubicon::safe::run {config traces runOpts outdir {timelimit 0}
 	    }
 	}
 	$child eval [list ::rubicon::_restrict -read $traces -write $outdir \
-	    -memlimit $memlimit]
+	    -memlimit $memlimit -outlimit $outlimit -timelimit $timelimit]
 	$child eval [list set ::argv $traces]
 	$child eval [list set ::argc [llength $traces]]
 	$child eval [list set ::rubicon::config $config]

@@ -211,7 +211,7 @@ RbCkptCheck(Tcl_Interp *interp, RbCkpt *ck, Rb_Engine *eng, Rb_Flow **flows,
     }
     if (RbMpiCheckSplit(interp, eng, flows, nflows, 1) != TCL_OK
 	    || (ck->path && Rb_SafeCheckWrite(interp, ck->path) != TCL_OK)
-	    || (ck->resume && RbSafeCheckRead(interp, ck->resume) != TCL_OK)) {
+	    || (ck->resume && Rb_SafeCheckRead(interp, ck->resume) != TCL_OK)) {
 	return TCL_ERROR;
     }
     if (ck->path) {

@@ -133,6 +133,9 @@ struct Rb_Engine {
     Tcl_Obj *safeReads;		/* normalized trace paths that may be read */
     char *safeWriteDir;		/* real path of the one writable directory */
     Tcl_Time safeSince;		/* when safe mode began (RbEndCheckLimit) */
+    uint64_t outLimit;		/* -outlimit in bytes, 0: none */
+    uint64_t outWritten;	/* bytes charged against it */
+    int outReached;		/* a write was refused for the limit */
 };
 
 typedef enum ClassKind {
@@ -147,6 +150,12 @@ typedef struct ClassEntry {
 } ClassEntry;
 
 Rb_Engine *	RbEngineGet(Tcl_Interp *interp);
+/* Charges n bytes about to be written to eng's -outlimit (safe.c): 1 when
+ * they fit, else 0 and the limit is marked reached. */
+int		RbSafeOutputTake(Rb_Engine *eng, uint64_t n);
+/* Sets err to RUBICON SAFE LIMIT OUTPUT naming path and eng's limit. */
+void		RbSafeOutputSetError(Rb_Engine *eng, Rb_Error *err,
+		    const char *path);
 char *		RbEngineNewName(Rb_Engine *eng, const char *base);
 Tcl_Command	RbEngineNewObject(Tcl_Interp *interp, const char *base,
 		    Tcl_ObjCmdProc *proc, ClientData cd,

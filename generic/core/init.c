@@ -24,6 +24,9 @@ EngineFree(ClientData cd, Tcl_Interp *interp)
 	free(Tcl_GetHashValue(e));
     }
     Tcl_DeleteHashTable(&eng->classes);
+    if (eng->safe) {
+	RbSafeEnd();
+    }
     if (eng->safeReads) {
 	Tcl_DecrRefCount(eng->safeReads);
     }

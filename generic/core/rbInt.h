@@ -66,10 +66,6 @@ int		RbOptionsCommand(Tcl_Interp *interp, int objc,
 extern const char Rb_LibraryScript[];
 const Rb_Stubs *	RbStubsTable(void);
 
-/* Safe mode (safe.c): TCL_OK if the interpreter may read the trace at
- * path, else TCL_ERROR with RUBICON SAFE DENIED.  Always TCL_OK outside
- * safe mode.  (Rb_SafeCheckWrite is public, in rubicon.h.) */
-int		RbSafeCheckRead(Tcl_Interp *interp, const char *path);
 /* Input from the middle of a file (io/input.c), for split runs: how its
  * records are found (mode), the true line and byte offset of the window's
  * start for messages, whether it ended before the file did. */
@@ -87,6 +83,10 @@ int		RbSafeCheckRead(Tcl_Interp *interp, const char *path);
 int		RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end,
 		    int mode, Rb_Error *err);
 void		RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes);
+/* Rb_InputOpen; with regularOnly, refuses anything but a regular file,
+ * without blocking (for files a reader opens that nobody named). */
+Rb_Input *	RbInputOpenFile(const char *path, int regularOnly,
+		    Rb_Error *err);
 int		RbInputWindowCut(const Rb_Input *in, int *late);
 int		RbInputWindowShort(const Rb_Input *in);
 int		RbInputBlockWindow(const Rb_Input *in, uint64_t *begin,
@@ -96,6 +96,23 @@ int		RbInputPlainFd(const Rb_Input *in);
 /* Removes "path.tmp-PID" files left by processes that no longer exist
  * (out.c); every writer of such files calls it before making its own. */
 void		RbOutRemoveStale(const char *path);
+/* Outputs (out.c): whether path is written in place (stdout, a device, a
+ * FIFO) instead of through a renamed temporary; a descriptor for path as
+ * every output is written (*tmpPath NULL when in place); a stream over it
+ * counted against safe mode's -outlimit. */
+int		RbOutInPlace(const char *path);
+int		RbOutCreate(const char *path, char **tmpPath);
+FILE *		RbOutFdopen(Tcl_Interp *interp, int fd);
+/* Safe mode's -outlimit (safe.c): whether it was reached; the error
+ * RUBICON SAFE LIMIT OUTPUT naming path.  (RbSafeOutputTake: engine.h.) */
+int		RbSafeOutputReached(Tcl_Interp *interp);
+int		RbSafeOutputError(Tcl_Interp *interp, const char *path);
+/* Safe mode: TCL_OK if a reader may open path, a file the user did not
+ * name but a named trace implies (a blktrace's per-CPU siblings). */
+int		RbSafeCheckImpliedRead(const char *path, Rb_Error *err);
+/* Safe mode's interpreter is gone: stops the -timelimit watchdog and
+ * forgets the implied-read list. */
+void		RbSafeEnd(void);
 
 /* The schema named by a Filter's -schema (io, or a registered name with
  * an optional ":arg"), with a reference; NULL with err set if unknown. */

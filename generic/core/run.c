@@ -139,6 +139,7 @@ typedef struct RunOpts {
     Tcl_Obj *records;
     Tcl_Obj *readerOpts;
     int batchSize;		/* Records per batch read (1..RB_BATCH_SIZE). */
+    int64_t maxGap;		/* -maxgap in ns (0: none) */
     const char *checkpoint;	/* -checkpoint FILE */
     int64_t everyRecords;	/* -checkpointevery N (records) ... */
     double everySeconds;	/* ... or Ns, Nm, Nh (wall time) */
@@ -190,7 +191,7 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
     static const char *const opts[] = {
 	"-format", "-onerror", "-progress", "-progresscommand", "-records",
 	"-readeroptions", "--", "-merge", "-checkpoint", "-checkpointevery",
-	"-resume", "-batchsize", "-sweep", NULL
+	"-resume", "-batchsize", "-sweep", "-maxgap", NULL
     };
     static const char *const policies[] = {"stop", "skip", "warn", NULL};
     int i, idx, pol;
@@ -198,6 +199,7 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
     memset(o, 0, sizeof(*o));
     o->progress = isatty(2);
     o->batchSize = RB_BATCH_SIZE;
+    o->maxGap = RB_DEFAULT_MAX_GAP;
     o->everySeconds = CKPT_DEFAULT_SECONDS;
     for (i = 1; i < objc; i++) {
 	const char *s = Tcl_GetString(objv[i]);
@@ -262,6 +264,19 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 		return -1;
 	    }
 	    break;
+	case 13: {
+	    double d;
+
+	    if (Tcl_GetDoubleFromObj(NULL, objv[i], &d) != TCL_OK
+		    || !(d >= 0 && d < 9e9)) {
+		Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+			"-maxgap wants seconds >= 0 (0: no limit), not \"%s\"",
+			Tcl_GetString(objv[i]));
+		return -1;
+	    }
+	    o->maxGap = (int64_t)(d * 1e9);
+	    break;
+	}
 	}
     }
     return i;
@@ -885,6 +900,22 @@ FinishReader(Rb_RunInfo *run, Rb_Reader *r)
 }
 
 /*
+ * OpenReader --
+ *	Rb_ReaderOpen with the run's options, -maxgap included.
+ */
+static Rb_Reader *
+OpenReader(const char *path, const RunOpts *o, Rb_Error *err)
+{
+    Rb_Reader *r = Rb_ReaderOpen(path, o->format, o->onError, o->readerOpts,
+	    err);
+
+    if (r != NULL) {
+	r->maxGap = o->maxGap;
+    }
+    return r;
+}
+
+/*
  * OpenLike --
  *	Opens another trace of the run; its schema must be the run's, and
  *	it decodes the given fields (those the DAG reads).
@@ -896,8 +927,7 @@ OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
 	Failure *failure)
 {
     Rb_Error err;
-    Rb_Reader *r = Rb_ReaderOpen(path, o->format, o->onError, o->readerOpts,
-	    &err);
+    Rb_Reader *r = OpenReader(path, o, &err);
 
     if (r == NULL) {
 	Rb_ErrorToInterp(interp, &err);
@@ -1215,7 +1245,7 @@ CheckRunArgs(Tcl_Interp *interp, Rb_Engine *eng, const RunOpts *o, int n,
 		"no trace files given");
     }
     for (i = 0; i < n; i++) {
-	if (RbSafeCheckRead(interp, Tcl_GetString(paths[i])) != TCL_OK) {
+	if (Rb_SafeCheckRead(interp, Tcl_GetString(paths[i])) != TCL_OK) {
 	    return TCL_ERROR;
 	}
 	if (strcmp(Tcl_GetString(paths[i]), RB_INPUT_STDIN) == 0
@@ -1412,8 +1442,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 
     /* Open the first trace now: its schema is the run's. */
     if (n > 0) {
-	reader = Rb_ReaderOpen(Tcl_GetString(objv[first]), o.format,
-		o.onError, o.readerOpts, &err);
+	reader = OpenReader(Tcl_GetString(objv[first]), &o, &err);
 	if (reader == NULL) {
 	    free(pieces);
 	    RbCkptDone(&ck, 0);

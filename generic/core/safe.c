@@ -9,6 +9,13 @@
  *	limits with rubicon::_restrict right after loading the package; the
  *	command refuses a second call, so a configuration cannot lift them.
  *
+ *	Bytes written are bounded with -outlimit (RbSafeOutputTake, charged
+ *	by every output stream of out.c and by the writers that bypass it),
+ *	and time, besides the Tcl time limit the parent sets, by a watchdog
+ *	thread that ends the process a few seconds past -timelimit when a
+ *	system call blocks (an open of a FIFO with no writer) so that the
+ *	interpreter never gets to check its limit.
+ *
  *	Memory is bounded for the whole process with RLIMIT_AS: an
  *	allocation past the limit fails, Tcl either returns an error (code
  *	TCL MEMORY, which the parent turns into RUBICON SAFE LIMIT MEMORY)
@@ -19,9 +26,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "engine.h"
 
@@ -120,9 +130,134 @@ SetMemoryLimit(Tcl_Interp *interp, Tcl_WideInt mb)
 }
 
 /*
+ * The traces the parent named, normalized, for the readers that open
+ * files a named trace implies (RbSafeCheckImpliedRead) and have no
+ * interpreter at hand; NULL outside safe mode.  Set once per process.
+ */
+static Tcl_Obj *impliedReads;
+
+/* Seconds the watchdog waits past -timelimit before ending the process. */
+#define WATCHDOG_GRACE 5
+
+/* The watchdog's limit, and its stop signal (RbSafeEnd). */
+static double watchdogLimit;
+static int watchdogRunning, watchdogStop;
+static pthread_mutex_t watchdogLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watchdogWake;
+
+/*
+ * Watchdog --
+ *	The thread behind -timelimit: waits until the limit plus
+ *	WATCHDOG_GRACE seconds and, unless RbSafeEnd stopped it first (the
+ *	safe interpreter is gone), ends the process with status 1 and the
+ *	time limit's message: the interpreter's own limit did not stop the
+ *	run, as when a system call blocks.
+ */
+static void *
+Watchdog(void *arg)
+{
+    struct timespec until;
+    char msg[160];
+    int n, stop = 0;
+
+    (void) arg;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += (time_t) watchdogLimit + WATCHDOG_GRACE;
+    until.tv_nsec += (long) ((watchdogLimit - (double)(time_t) watchdogLimit)
+	    * 1e9);
+    if (until.tv_nsec >= 1000000000L) {
+	until.tv_sec++;
+	until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&watchdogLock);
+    while (!watchdogStop && pthread_cond_timedwait(&watchdogWake,
+	    &watchdogLock, &until) != ETIMEDOUT) {
+    }
+    stop = watchdogStop;
+    watchdogRunning = 0;
+    pthread_mutex_unlock(&watchdogLock);
+    if (stop) {
+	return NULL;
+    }
+    n = snprintf(msg, sizeof(msg), "rubicon: safe mode: time limit reached "
+	    "(-timelimit %g seconds): the configuration and its run were "
+	    "stopped\n", watchdogLimit);
+    if (n > 0 && write(STDERR_FILENO, msg, (size_t) n) < 0) {
+	n = 0;
+    }
+    _exit(1);
+    return NULL;
+}
+
+/*
+ * StartWatchdog --
+ *	Starts the -timelimit watchdog (a detached thread).
+ * Results: TCL_OK, or TCL_ERROR (RUBICON SAFE LIMIT) if it cannot start.
+ */
+static int
+StartWatchdog(Tcl_Interp *interp, double seconds)
+{
+    static int condMade;
+    pthread_attr_t attr;
+    pthread_t tid;
+    int rc;
+
+    pthread_mutex_lock(&watchdogLock);
+    if (!condMade) {
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&watchdogWake, &ca);
+	pthread_condattr_destroy(&ca);
+	condMade = 1;
+    }
+    watchdogLimit = seconds;
+    watchdogStop = 0;
+    watchdogRunning = 1;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    rc = pthread_create(&tid, &attr, Watchdog, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+	watchdogRunning = 0;
+    }
+    pthread_mutex_unlock(&watchdogLock);
+    if (rc != 0) {
+	return Rb_SetInterpError(interp, "RUBICON SAFE LIMIT",
+		"cannot start the time limit's watchdog: %s", strerror(rc));
+    }
+    return TCL_OK;
+}
+
+/*
+ * RbSafeEnd --
+ *	The safe interpreter is being deleted: stops the watchdog, if any,
+ *	and forgets the implied-read list, so that the process may go on
+ *	(a test, an embedding) without safe mode's limits.
+ */
+void
+RbSafeEnd(void)
+{
+    pthread_mutex_lock(&watchdogLock);
+    if (watchdogRunning) {
+	watchdogStop = 1;
+	pthread_cond_signal(&watchdogWake);
+    }
+    pthread_mutex_unlock(&watchdogLock);
+    if (impliedReads != NULL) {
+	Tcl_DecrRefCount(impliedReads);
+	impliedReads = NULL;
+    }
+}
+
+/*
  * RestrictCmd --
- *	rubicon::_restrict -read PATHS -write DIR ?-memlimit MB?: enters
- *	safe mode; with -memlimit (MB > 0) also bounds the process's memory.
+ *	rubicon::_restrict -read PATHS -write DIR ?-memlimit MB?
+ *	?-outlimit MB? ?-timelimit S?: enters safe mode; with -memlimit (MB
+ *	> 0) also bounds the process's memory, with -outlimit the bytes its
+ *	outputs may write, with -timelimit (S > 0) its time, by the watchdog
+ *	(the parent sets the interpreter's own time limit).
  */
 static int
 RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -130,8 +265,9 @@ RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     Rb_Engine *eng = RbEngineGet(interp);
     char real[PATH_MAX];
     Tcl_Obj *reads = NULL;
-    const char *dir = NULL;
-    Tcl_WideInt mb = 0;
+    const char *dir = NULL, *opt;
+    Tcl_WideInt mb = 0, outMb = 0;
+    double seconds = 0;
     int i;
 
     if (eng->safe) {
@@ -139,12 +275,22 @@ RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		"safe mode is already in force and cannot be changed");
     }
     for (i = 1; i + 1 < objc; i += 2) {
-	if (strcmp(Tcl_GetString(objv[i]), "-read") == 0) {
+	opt = Tcl_GetString(objv[i]);
+	if (strcmp(opt, "-read") == 0) {
 	    reads = objv[i + 1];
-	} else if (strcmp(Tcl_GetString(objv[i]), "-write") == 0) {
+	} else if (strcmp(opt, "-write") == 0) {
 	    dir = Tcl_GetString(objv[i + 1]);
-	} else if (strcmp(Tcl_GetString(objv[i]), "-memlimit") == 0) {
+	} else if (strcmp(opt, "-memlimit") == 0) {
 	    if (Tcl_GetWideIntFromObj(interp, objv[i + 1], &mb) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	} else if (strcmp(opt, "-outlimit") == 0) {
+	    if (Tcl_GetWideIntFromObj(interp, objv[i + 1], &outMb) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	} else if (strcmp(opt, "-timelimit") == 0) {
+	    if (Tcl_GetDoubleFromObj(interp, objv[i + 1], &seconds)
+		    != TCL_OK) {
 		return TCL_ERROR;
 	    }
 	} else {
@@ -152,8 +298,8 @@ RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	}
     }
     if (reads == NULL || dir == NULL || i != objc) {
-	Tcl_WrongNumArgs(interp, 1, objv,
-		"-read paths -write directory ?-memlimit MB?");
+	Tcl_WrongNumArgs(interp, 1, objv, "-read paths -write directory "
+		"?-memlimit MB? ?-outlimit MB? ?-timelimit seconds?");
 	return TCL_ERROR;
     }
     if (realpath(dir, real) == NULL) {
@@ -163,37 +309,80 @@ RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     if (mb > 0 && SetMemoryLimit(interp, mb) != TCL_OK) {
 	return TCL_ERROR;
     }
+    if (seconds > 0 && StartWatchdog(interp, seconds) != TCL_OK) {
+	return TCL_ERROR;
+    }
     eng->safe = 1;
     eng->safeReads = Tcl_DuplicateObj(reads);
     Tcl_IncrRefCount(eng->safeReads);
     eng->safeWriteDir = Rb_Strdup(real);
     Tcl_GetTime(&eng->safeSince);
+    eng->outLimit = outMb > 0 ? (uint64_t) outMb * 1024 * 1024 : 0;
+    if (impliedReads == NULL) {
+	impliedReads = Tcl_DuplicateObj(reads);
+	Tcl_IncrRefCount(impliedReads);
+    }
     return TCL_OK;
 }
 
 /*
- * RbSafeCheckRead --
- *	In safe mode, only the traces the parent named may be read.
+ * IsNamed --
+ *	1 if path, normalized, is one of the normalized paths in list.
  */
-int
-RbSafeCheckRead(Tcl_Interp *interp, const char *path)
+static int
+IsNamed(Tcl_Obj *list, const char *path)
 {
-    Rb_Engine *eng = RbEngineGet(interp);
     Tcl_Obj *p, *norm, **allowed;
     int n, i, ok = 0;
 
-    if (!eng->safe) {
-	return TCL_OK;
-    }
-    p = Tcl_NewStringObj(path, -1);
+    /* Tcl would read a leading "~" as a home directory; the file opened
+     * (by open(), in C) is "./~...". */
+    p = Tcl_ObjPrintf("%s%s", path[0] == '~' ? "./" : "", path);
     Tcl_IncrRefCount(p);
     norm = Tcl_FSGetNormalizedPath(NULL, p);
-    Tcl_ListObjGetElements(NULL, eng->safeReads, &n, &allowed);
+    Tcl_ListObjGetElements(NULL, list, &n, &allowed);
     for (i = 0; norm && i < n && !ok; i++) {
 	ok = strcmp(Tcl_GetString(norm), Tcl_GetString(allowed[i])) == 0;
     }
     Tcl_DecrRefCount(p);
-    if (!ok) {
+    return ok;
+}
+
+/*
+ * RbSafeCheckImpliedRead --
+ *	In safe mode, a file a reader opens because a named trace implies
+ *	it (a blktrace's per-CPU siblings) must have been named too: the
+ *	same rule as for the named traces, applied without an interpreter.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON SAFE DENIED in err naming
+ *	path.
+ */
+int
+RbSafeCheckImpliedRead(const char *path, Rb_Error *err)
+{
+    if (impliedReads == NULL || IsNamed(impliedReads, path)) {
+	return TCL_OK;
+    }
+    Rb_SetError(err, "RUBICON SAFE DENIED", "safe mode: \"%s\" is not one "
+	    "of the traces given on the command line (name it too, or read "
+	    "with -readeroptions {siblings 0})", path);
+    return TCL_ERROR;
+}
+
+/*
+ * Rb_SafeCheckRead --
+ *	In safe mode, only the traces the parent named may be read: by
+ *	rubicon::run, and by any command that reads a file by name
+ *	(stardust::spans).
+ * Results: TCL_OK (always outside safe mode), or TCL_ERROR with RUBICON
+ *	SAFE DENIED in interp naming path.
+ * Side effects: sets interp's result when it refuses.
+ */
+int
+Rb_SafeCheckRead(Tcl_Interp *interp, const char *path)
+{
+    Rb_Engine *eng = RbEngineGet(interp);
+
+    if (eng->safe && !IsNamed(eng->safeReads, path)) {
 	return Rb_SetInterpError(interp, "RUBICON SAFE DENIED",
 		"safe mode: \"%s\" is not one of the traces given on the "
 		"command line", path);
@@ -283,7 +472,8 @@ Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path)
 {
     Rb_Engine *eng = RbEngineGet(interp);
     Tcl_DString real;
-    char *copy;
+    char *copy, target[PATH_MAX];
+    struct stat st;
     size_t n;
     int ok;
 
@@ -293,6 +483,21 @@ Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path)
     copy = Rb_Strdup(path);
     ok = ResolveDir(dirname(copy), &real);
     free(copy);
+    if (ok && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+	/* A link is written through: where it leads must be inside too,
+	 * and one leading nowhere (which a write would create) is
+	 * refused. */
+	Tcl_DStringFree(&real);
+	Tcl_DStringInit(&real);
+	copy = realpath(path, target);
+	if (copy != NULL) {
+	    copy = Rb_Strdup(target);
+	    ok = ResolveDir(dirname(copy), &real);
+	    free(copy);
+	} else {
+	    ok = 0;
+	}
+    }
     n = strlen(eng->safeWriteDir);
     ok = ok && strncmp(Tcl_DStringValue(&real), eng->safeWriteDir, n) == 0
 	    && (Tcl_DStringValue(&real)[n] == '\0'
@@ -306,6 +511,100 @@ Rb_SafeCheckWrite(Tcl_Interp *interp, const char *path)
 	return Rb_SetInterpError(interp, "RUBICON SAFE DENIED",
 		"safe mode: \"%.*s\" is outside the output directory \"%s\"",
 		(int) n, path, eng->safeWriteDir);
+    }
+    return TCL_OK;
+}
+
+/*
+ * RbSafeOutputTake --
+ *	Charges n bytes about to be written to eng's -outlimit.
+ * Results: 1 if they fit (or there is no limit), else 0.
+ * Side effects: adds n to the bytes written; marks the limit reached
+ *	when they do not fit.
+ */
+int
+RbSafeOutputTake(Rb_Engine *eng, uint64_t n)
+{
+    if (eng->outLimit == 0) {
+	return 1;
+    }
+    if (n > eng->outLimit - eng->outWritten) {
+	eng->outReached = 1;
+	return 0;
+    }
+    eng->outWritten += n;
+    return 1;
+}
+
+/*
+ * RbSafeOutputReached --
+ *	1 if a write was refused for interp's -outlimit, else 0.
+ */
+int
+RbSafeOutputReached(Tcl_Interp *interp)
+{
+    return RbEngineGet(interp)->outReached;
+}
+
+/*
+ * RbSafeOutputSetError --
+ *	The error for an output stopped by eng's -outlimit.
+ * Side effects: sets err (RUBICON SAFE LIMIT OUTPUT) naming path and the
+ *	limit.
+ */
+void
+RbSafeOutputSetError(Rb_Engine *eng, Rb_Error *err, const char *path)
+{
+    Rb_SetError(err, "RUBICON SAFE LIMIT OUTPUT", "safe mode: output limit "
+	    "reached (-outlimit %llu MB): \"%s\" was not written",
+	    (unsigned long long) (eng->outLimit / 1048576), path);
+}
+
+/*
+ * RbSafeOutputError --
+ *	RbSafeOutputSetError for interp's engine, into interp.
+ * Results: TCL_ERROR.
+ */
+int
+RbSafeOutputError(Tcl_Interp *interp, const char *path)
+{
+    Rb_Error err;
+
+    RbSafeOutputSetError(RbEngineGet(interp), &err, path);
+    return Rb_ErrorToInterp(interp, &err);
+}
+
+/*
+ * Rb_SafeOutputLeft --
+ *	How much more interp's outputs may write under safe mode's
+ *	-outlimit.
+ * Results: the bytes left, or -1 when there is no limit.
+ * Side effects: none.
+ */
+Tcl_WideInt
+Rb_SafeOutputLeft(Tcl_Interp *interp)
+{
+    Rb_Engine *eng = RbEngineGet(interp);
+
+    return eng->outLimit == 0 ? -1
+	    : (Tcl_WideInt) (eng->outLimit - eng->outWritten);
+}
+
+/*
+ * Rb_SafeOutputCharge --
+ *	Charges bytes that a writer wrote to path outside Rb_Out (a
+ *	library writing by name: SQLite, gnuplot) to safe mode's -outlimit.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON SAFE LIMIT OUTPUT in interp
+ *	when they pass the limit (the caller removes what it wrote).
+ * Side effects: adds bytes to the total written, or marks the limit
+ *	reached.
+ */
+int
+Rb_SafeOutputCharge(Tcl_Interp *interp, const char *path, Tcl_WideInt bytes)
+{
+    if (bytes > 0 && !RbSafeOutputTake(RbEngineGet(interp),
+	    (uint64_t) bytes)) {
+	return RbSafeOutputError(interp, path);
     }
     return TCL_OK;
 }

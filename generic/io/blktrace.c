@@ -334,7 +334,8 @@ AddFile(BlktraceState *st, Rb_Input *in, const char *path)
  * BlktraceOpen --
  *	Opens the sibling per-CPU files too (unless readeroptions say
  *	"siblings 0"), reads the first event of each, and takes the
- *	earliest as time 0.
+ *	earliest as time 0.  A sibling must be a regular file and, in safe
+ *	mode, one of the named traces.
  * Results: TCL_OK, or TCL_ERROR with err set.
  */
 static int
@@ -360,7 +361,11 @@ BlktraceOpen(Rb_Reader *r, Rb_Error *err)
 	Tcl_IncrRefCount(siblings);
 	Tcl_ListObjGetElements(NULL, siblings, &npaths, &paths);
 	for (i = 0; i < npaths && st->nfiles < MAX_CPUS; i++) {
-	    Rb_Input *in = Rb_InputOpen(Tcl_GetString(paths[i]), err);
+	    /* Not named by the user: safe mode's rule for reads, and no
+	     * FIFO or device. */
+	    Rb_Input *in = RbSafeCheckImpliedRead(Tcl_GetString(paths[i]),
+		    err) != TCL_OK ? NULL
+		    : RbInputOpenFile(Tcl_GetString(paths[i]), 1, err);
 
 	    if (in == NULL) {
 		Tcl_DecrRefCount(siblings);

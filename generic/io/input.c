@@ -491,6 +491,38 @@ FillHead(Decoder *d)
 }
 
 /*
+ * OpenRegular --
+ *	Opens path for reading only if it is a regular file: opened without
+ *	blocking (a FIFO with no writer, a device, would otherwise hang the
+ *	open) and checked with fstat, then set back to blocking reads.
+ * Results: a descriptor, or -1 with errno set (EINVAL: not a regular
+ *	file).
+ */
+static int
+OpenRegular(const char *path)
+{
+    struct stat st;
+    int fd, flags;
+
+    do {
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+	return -1;
+    }
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+	errno = EINVAL;
+    } else if (fstat(fd, &st) == 0 && (flags = fcntl(fd, F_GETFL)) >= 0
+	    && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0) {
+	return fd;
+    }
+    flags = errno;
+    close(fd);
+    errno = flags;
+    return -1;
+}
+
+/*
  * Rb_InputOpen --
  *	Opens path, or standard input when path is "-" (RB_INPUT_STDIN),
  *	and tells its compression from its first bytes.  Standard input is
@@ -505,17 +537,36 @@ FillHead(Decoder *d)
 Rb_Input *
 Rb_InputOpen(const char *path, Rb_Error *err)
 {
+    return RbInputOpenFile(path, 0, err);
+}
+
+/*
+ * RbInputOpenFile --
+ *	Rb_InputOpen, and with regularOnly set a file a reader opens on its
+ *	own (one the user did not name: a blktrace's per-CPU siblings) must
+ *	be a regular file, never a FIFO or a device that could block or
+ *	endlessly feed the open or the reads.
+ * Results: as Rb_InputOpen's; "not a regular file" when refused.
+ */
+Rb_Input *
+RbInputOpenFile(const char *path, int regularOnly, Rb_Error *err)
+{
     Rb_Input *in;
     Decoder *d;
     int fd, isStdin = strcmp(path, RB_INPUT_STDIN) == 0;
     const char *name = isStdin ? "standard input" : path;
 
-    do {
-	fd = isStdin ? dup(0) : open(path, O_RDONLY);
-    } while (fd < 0 && errno == EINTR);
+    if (regularOnly && !isStdin) {
+	fd = OpenRegular(path);
+    } else {
+	do {
+	    fd = isStdin ? dup(0) : open(path, O_RDONLY);
+	} while (fd < 0 && errno == EINTR);
+    }
     if (fd < 0) {
 	Rb_SetError(err, "RUBICON READER OPEN", "cannot open trace \"%s\": %s",
-		name, strerror(errno));
+		name, errno == EINVAL && regularOnly ? "not a regular file"
+		: strerror(errno));
 	return NULL;
     }
     in = Rb_Alloc(sizeof(*in));

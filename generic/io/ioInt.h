@@ -11,6 +11,20 @@
 #include "core/rbInt.h"
 
 /*
+ * RbTimeJumps --
+ *	1 if time t, not before r->lastTime, is later than it by more than
+ *	r->maxGap (a corrupt time that would stretch every time series
+ *	over the gap): the record is malformed, of kind "time-jump".  The
+ *	first record of a reader is never one.
+ */
+static inline int
+RbTimeJumps(const Rb_Reader *r, int64_t t)
+{
+    return r->maxGap > 0 && r->lastTime != INT64_MIN
+	    && (uint64_t)t - (uint64_t)r->lastTime > (uint64_t)r->maxGap;
+}
+
+/*
  * RbReaderBadFatal --
  *	A malformed record after which the next record cannot be found
  *	(a wrong length word, a broken block): counts it through

@@ -200,37 +200,39 @@ WriteString(Rb_NativeWriter *w, const char *s)
 
 /*
  * RbNativeWriterOpen --
- *	Creates "path.tmp-PID" (removing those of dead processes) and writes
- *	the header for schema and epochNs: version 1 for RB_NATIVE_GZIP,
- *	else version 2 with columns compressed by zstd or not at all.
+ *	Creates "path.tmp-PID" (removing those of dead processes), or opens
+ *	path itself when it is standard output ("-"), a device or a FIFO
+ *	(RbOutCreate), and writes the header for schema and epochNs:
+ *	version 1 for RB_NATIVE_GZIP, else version 2 with columns compressed
+ *	by zstd or not at all.
  * Results: the writer, or NULL with err set naming path.
  * Side effects: retains schema until close.
  */
 Rb_NativeWriter *
-RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
-	int compression, Rb_Error *err)
+RbNativeWriterOpen(Tcl_Interp *interp, const char *path, Rb_Schema *schema,
+	int64_t epochNs, int compression, Rb_Error *err)
 {
     static const char zeros[8] = {0};
     Rb_NativeWriter *w;
-    size_t n = strlen(path) + 32;
-    int f;
+    int f, fd;
 
+    (void)interp;		/* -outlimit does not count native v2 yet */
     w = Rb_Alloc(sizeof(*w));
     w->path = Rb_Strdup(path);
-    w->tmpPath = Rb_Alloc(n);
-    RbOutRemoveStale(path);
-    snprintf(w->tmpPath, n, "%s.tmp-%ld", path, (long)getpid());
     w->version = compression == RB_NATIVE_GZIP ? VERSION_GZIP
 	    : VERSION_COLUMNS;
     errno = 0;
-    if (w->version == VERSION_GZIP) {
+    /* A temporary beside path, or path itself when it is "-", a device
+     * or a FIFO (RbOutCreate: tmpPath NULL). */
+    fd = RbOutCreate(path, &w->tmpPath);
+    if (fd >= 0 && w->version == VERSION_GZIP) {
 	/* Level 1: columns of integers compress well even at the fastest. */
-	w->gz = gzopen(w->tmpPath, "wb1");
+	w->gz = gzdopen(fd, "wb1");
 	if (w->gz != NULL) {
 	    gzbuffer(w->gz, 1 << 20);
 	}
-    } else {
-	w->fp = fopen(w->tmpPath, "wb");
+    } else if (fd >= 0) {
+	w->fp = fdopen(fd, "wb");
 	if (w->fp != NULL) {
 	    setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
 	    w->coder = RbColCoderCreate(compression == RB_NATIVE_ZSTD
@@ -240,12 +242,20 @@ RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
     if (w->gz == NULL && w->fp == NULL) {
 	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
 		path, errno ? strerror(errno) : "cannot open it");
+	if (fd >= 0) {
+	    close(fd);
+	}
+	if (w->tmpPath != NULL) {
+	    unlink(w->tmpPath);
+	}
 	free(w->tmpPath);
 	free(w->path);
 	free(w);
 	return NULL;
     }
-    RbTempAdd(w->tmpPath);
+    if (w->tmpPath != NULL) {
+	RbTempAdd(w->tmpPath);
+    }
     w->schema = schema;
     Rb_SchemaRetain(schema);
     w->cols = Rb_AllocArray(BLOCK_MAX * schema->nfields, sizeof(int64_t));
@@ -468,14 +478,17 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 	    Fail(w, rc == Z_ERRNO ? strerror(errno) : "gzclose failed");
 	}
     }
-    if (!w->failed && rename(w->tmpPath, w->path) != 0) {
+    if (!w->failed && w->tmpPath != NULL
+	    && rename(w->tmpPath, w->path) != 0) {
 	char why[200];
 
 	snprintf(why, sizeof(why), "rename: %s", strerror(errno));
 	Fail(w, why);
     }
     if (w->failed) {
-	unlink(w->tmpPath);
+	if (w->tmpPath != NULL) {
+	    unlink(w->tmpPath);
+	}
 	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
 		w->path, w->why);
 	result = TCL_ERROR;
@@ -484,7 +497,9 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
     RbColCoderFree(w->coder);
     free(w->blk);
     free(w->cols);
-    RbTempForget(w->tmpPath);
+    if (w->tmpPath != NULL) {
+	RbTempForget(w->tmpPath);
+    }
     free(w->tmpPath);
     free(w->path);
     free(w);

@@ -25,10 +25,13 @@ enum {
 
 /* Starts writing records of schema (whose time 0 is Unix ns epochNs) to
  * path, compressed as compression (RB_NATIVE_ZSTD ...); the data goes to
- * "path.tmp-PID" until RbNativeWriterClose.  Returns NULL with err set
- * ("RUBICON NATIVE WRITE") on failure. */
-Rb_NativeWriter *RbNativeWriterOpen(const char *path, Rb_Schema *schema,
-		    int64_t epochNs, int compression, Rb_Error *err);
+ * "path.tmp-PID" until RbNativeWriterClose (to path itself when it is
+ * "-", a device or a FIFO).  With interp, bytes count against its safe
+ * mode -outlimit.  Returns NULL with err set ("RUBICON NATIVE WRITE") on
+ * failure. */
+Rb_NativeWriter *RbNativeWriterOpen(Tcl_Interp *interp, const char *path,
+		    Rb_Schema *schema, int64_t epochNs, int compression,
+		    Rb_Error *err);
 /* Appends records sel[0..nsel) of b (all of b when sel is NULL; b has
  * the writer's schema).  Returns TCL_OK or TCL_ERROR with err set; after
  * an error the file will not be kept. */

@@ -150,6 +150,7 @@ Rb_ReaderOpen(const char *path, const char *format, Rb_OnError onError,
     r->skipCounts = Tcl_NewDictObj();
     Tcl_IncrRefCount(r->skipCounts);
     r->lastTime = INT64_MIN;
+    r->maxGap = RB_DEFAULT_MAX_GAP;
     r->fields = RB_ALL_FIELDS;
     if (options != NULL) {
 	r->options = options;

@@ -345,7 +345,8 @@ Refill(Rb_Reader *r, SrtState *st, size_t *pp)
  *	records in time order that lie in the buffer from *pp, up to the
  *	batch's capacity, setting each one's time and position.
  * Results: *pp is past them; it stops at the first record that needs a
- *	closer look (more bytes, another type or length, a time going back).
+ *	closer look (more bytes, another type or length, a time going back
+ *	or jumping ahead by more than -maxgap).
  */
 static void
 TakeRun(Rb_Reader *r, SrtState *st, Rb_Batch *b, size_t *pp, int64_t epochUs)
@@ -353,6 +354,7 @@ TakeRun(Rb_Reader *r, SrtState *st, Rb_Batch *b, size_t *pp, int64_t epochUs)
     const unsigned char *buf = st->buf;
     int64_t *cTime = b->col[RB_IO_TIME], last = r->lastTime;
     uint32_t *recPos = st->recPos;
+    uint64_t gap = r->maxGap > 0 ? (uint64_t)r->maxGap : UINT64_MAX;
     size_t p = *pp, room = (st->have - p) / SRT_REC_LEN;
     int n = b->n, end = b->cap - n < (int64_t)room ? b->cap : n + (int)room;
 
@@ -365,7 +367,8 @@ TakeRun(Rb_Reader *r, SrtState *st, Rb_Batch *b, size_t *pp, int64_t epochUs)
 	}
 	t = ((int64_t)Be32(rec + 8) * 1000000 + Be32(rec + 12) - epochUs)
 		* 1000;
-	if (t < last) {
+	if (t < last || ((uint64_t)t - (uint64_t)last > gap
+		&& last != INT64_MIN)) {
 	    break;
 	}
 	cTime[n] = last = t;
@@ -382,8 +385,8 @@ TakeRun(Rb_Reader *r, SrtState *st, Rb_Batch *b, size_t *pp, int64_t epochUs)
  *	Appends records to the batch until it is full or the input ends:
  *	each record is checked and its time decoded as it comes (TakeRun
  *	while all is well), its other columns (those the DAG reads) when the
- *	buffer is about to move and at the end.  Malformed records go through Rb_ReaderBad: "bad-type"
- *	and "out-of-order" can be skipped, "bad-length" always stops (the
+ *	buffer is about to move and at the end.  Malformed records go through Rb_ReaderBad: "bad-type",
+ *	"out-of-order" and "time-jump" can be skipped, "bad-length" always stops (the
  *	next record cannot be found), "short-record" ends the input.  An
  *	out-of-order record under the warn policy is delivered.
  * Results: records appended, 0 at the end, -1 on error (err set).
@@ -423,7 +426,8 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	avail = st->have - p;
 	if (avail >= SRT_REC_LEN && Be32(rec) == SRT_REC_LEN
 		&& Be32(rec + 4) == SRT_V7_IO) {
-	    /* A whole record TakeRun stopped at: its time goes back. */
+	    /* A whole record TakeRun stopped at: its time goes back, or
+	     * jumps ahead past -maxgap (skipped unless reading stops). */
 	    int i = b->n;
 	    int64_t t = ((int64_t)Be32(rec + 8) * 1000000
 		    + Be32(rec + 12) - epochUs) * 1000;
@@ -433,6 +437,16 @@ SrtNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	    st->recPos[i] = (uint32_t)p;
 	    p += SRT_REC_LEN;
 	    r->recordNo = st->recNo;
+	    if (t >= r->lastTime) {
+		if (Rb_ReaderBad(r, &st->pending, "time-jump",
+			st->bufOffset + p - SRT_REC_LEN, "enqueue time jumps "
+			"%.6f s past the record before, more than -maxgap "
+			"%.9g s", (double)(t - r->lastTime) / 1e9,
+			(double)r->maxGap / 1e9)) {
+		    return Fail(r, st, b, start, decoded, err);
+		}
+		continue;
+	    }
 	    if (Rb_ReaderBad(r, &st->pending, "out-of-order",
 		    st->bufOffset + p - SRT_REC_LEN, "enqueue time goes back "
 		    "%.6f s", (double)(r->lastTime - t) / 1e9)) {

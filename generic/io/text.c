@@ -226,9 +226,11 @@ RbTextFinish(Rb_Text *tx, Rb_Batch *b, int start, Rb_Error *err)
 
 /*
  * RbTextKeep --
- *	Applies the out-of-order rule to the last record of b (index i):
- *	a time earlier than the previous record's is reported and, under
- *	skip, dropped; under warn it is delivered as it is.  Never reorders.
+ *	Applies the time rules to the last record of b (index i): a time
+ *	earlier than the previous record's is reported ("out-of-order")
+ *	and, under skip, dropped, under warn delivered as it is (never
+ *	reordered); one later than it by more than -maxgap ("time-jump",
+ *	RbTimeJumps) is reported and dropped unless reading stops.
  * Results: 0 go on, -1 reading must stop (tx->pending set).
  */
 int
@@ -236,8 +238,19 @@ RbTextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i)
 {
     int64_t t = b->col[RB_IO_TIME][i];
 
-    if (t >= r->lastTime) {
+    if (t >= r->lastTime && !RbTimeJumps(r, t)) {
 	r->lastTime = t;
+	return 0;
+    }
+    if (t >= r->lastTime) {
+	if (RbTextBad(r, tx, "time-jump", "time jumps %.9f s past the "
+		"record before, more than -maxgap %.9g s",
+		((double)t - (double)r->lastTime) / 1e9,
+		(double)r->maxGap / 1e9)) {
+	    b->n--;
+	    return -1;
+	}
+	b->n--;
 	return 0;
     }
     if (RbTextBad(r, tx, "out-of-order", "time goes back %.9f s",
@@ -361,7 +374,7 @@ RbTextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	}
 	/* The out-of-order rule (RbTextKeep), its common case inline. */
 	t = b->col[RB_IO_TIME][i];
-	if (t >= r->lastTime) {
+	if (t >= r->lastTime && !RbTimeJumps(r, t)) {
 	    r->lastTime = t;
 	    continue;
 	}
@@ -371,7 +384,7 @@ RbTextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	    break;
 	}
 	if (b->n == i) {
-	    ClearRecords(b, i, i + 1);	/* out of order, dropped */
+	    ClearRecords(b, i, i + 1);	/* out of order or late, dropped */
 	}
     }
     r->recordNo = Rb_InputLineNo(r->in);

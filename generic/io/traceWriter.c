@@ -10,7 +10,8 @@
  *	    head [Mux [Filter "read" [TraceWriter -output reads.rbn.gz]] $flow]
  *
  *	The file is written under a temporary name and renamed when the run
- *	ends; a run that fails or is interrupted leaves no file.
+ *	ends; a run that fails or is interrupted leaves no file.  "-"
+ *	(standard output), a device and a FIFO are written in place.
  *
  *	The command is made by RbIoCommandsInit, which Rubicon_Init calls for
  *	every interpreter.  In safe mode the output must lie inside the
@@ -52,12 +53,33 @@ CsvAbort(TraceWriter *tw)
     }
     if (tw->fp != NULL) {
 	fclose(tw->fp);
-	unlink(tw->tmpPath);
+	if (tw->tmpPath != NULL) {
+	    unlink(tw->tmpPath);
+	}
 	tw->fp = NULL;
     }
     RbTempForget(tw->tmpPath);
     free(tw->tmpPath);
     tw->tmpPath = NULL;
+}
+
+/*
+ * CsvError --
+ *	err for a CSV or Chrome file that could not be written (errno):
+ *	RUBICON SAFE LIMIT OUTPUT when safe mode's -outlimit stopped it.
+ */
+static void
+CsvError(TraceWriter *tw, Rb_Error *err)
+{
+    int e = errno;
+
+    if (tw->run != NULL && tw->run->interp != NULL
+	    && RbSafeOutputReached(tw->run->interp)) {
+	RbSafeOutputSetError(RbEngineGet(tw->run->interp), err, tw->path);
+    } else {
+	Rb_SetError(err, "RUBICON TRACEWRITER", "cannot write \"%s\": %s",
+		tw->path, strerror(e));
+    }
 }
 
 /*
@@ -156,23 +178,24 @@ static int
 WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
 {
     TraceWriter *tw = cd;
-    int f;
+    int f, fd;
 
     Abandon(tw);
     tw->run = run;
     tw->schema = run->schema;
     if (tw->format == FORMAT_NATIVE) {
-	tw->native = RbNativeWriterOpen(tw->path, run->schema, run->epochNs,
-		tw->compression, err);
+	tw->native = RbNativeWriterOpen(run->interp, tw->path, run->schema,
+		run->epochNs, tw->compression, err);
 	return tw->native ? TCL_OK : TCL_ERROR;
     }
-    tw->tmpPath = Rb_Alloc(strlen(tw->path) + 32);
-    RbOutRemoveStale(tw->path);
-    sprintf(tw->tmpPath, "%s.tmp-%ld", tw->path, (long)getpid());
-    tw->fp = fopen(tw->tmpPath, "w");
+    fd = RbOutCreate(tw->path, &tw->tmpPath);
+    tw->fp = fd < 0 ? NULL : RbOutFdopen(run->interp, fd);
     if (tw->fp == NULL) {
 	Rb_SetError(err, "RUBICON TRACEWRITER", "cannot write \"%s\": %s",
 		tw->path, strerror(errno));
+	if (tw->tmpPath != NULL) {
+	    unlink(tw->tmpPath);
+	}
 	free(tw->tmpPath);
 	tw->tmpPath = NULL;
 	return TCL_ERROR;
@@ -244,8 +267,7 @@ WriterPush(void *cd, const Rb_Batch *b, const uint32_t *sel, int nsel,
 	putc('\n', tw->fp);
     }
     if (ferror(tw->fp)) {
-	Rb_SetError(err, "RUBICON TRACEWRITER", "cannot write \"%s\": %s",
-		tw->path, strerror(errno));
+	CsvError(tw, err);
 	CsvAbort(tw);
 	return TCL_ERROR;
     }
@@ -278,13 +300,15 @@ WriterEnd(void *cd, const Rb_RunInfo *unused, Rb_Error *err)
 	    RbChromeClose(tw->chrome, 0);
 	    tw->chrome = NULL;
 	}
-	bad = fclose(tw->fp) != 0;
+	bad = ferror(tw->fp) | (fclose(tw->fp) != 0);
 
 	tw->fp = NULL;
-	if (bad || rename(tw->tmpPath, tw->path) != 0) {
-	    Rb_SetError(err, "RUBICON TRACEWRITER", "cannot write \"%s\": %s",
-		    tw->path, strerror(errno));
-	    unlink(tw->tmpPath);
+	if (bad || (tw->tmpPath != NULL
+		&& rename(tw->tmpPath, tw->path) != 0)) {
+	    CsvError(tw, err);
+	    if (tw->tmpPath != NULL) {
+		unlink(tw->tmpPath);
+	    }
 	    rc = TCL_ERROR;
 	}
 	RbTempForget(tw->tmpPath);

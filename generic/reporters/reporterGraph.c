@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "util.h"
 
 typedef struct GraphState {
@@ -782,6 +783,23 @@ WriteData(Tcl_Interp *interp, const char *dir, const char *base,
 }
 
 /*
+ * ChargeFile --
+ *	Charges the size of file path, written by gnuplot, to safe mode's
+ *	-outlimit.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON SAFE LIMIT OUTPUT.
+ */
+static int
+ChargeFile(Tcl_Interp *interp, const char *path)
+{
+    struct stat sb;
+
+    if (stat(path, &sb) != 0) {
+	return TCL_OK;
+    }
+    return Rb_SafeOutputCharge(interp, path, (Tcl_WideInt) sb.st_size);
+}
+
+/*
  * Render --
  *	Runs gnuplot on dir/base.gp from dir, through Tcl's exec so that
  *	its output is captured for the error message.  Warnings on stderr
@@ -797,7 +815,7 @@ Render(Tcl_Interp *interp, const char *dir, const char *base)
     Tcl_Obj *cmd, *cd;
     Tcl_DString script, ds;
     Tcl_Interp *runIn = interp;
-    int code;
+    int code, limited = 0;
 
     /* A safe interpreter has no exec; its trusted parent runs gnuplot on
      * the script written here, whose only text from the configuration is
@@ -830,9 +848,20 @@ Render(Tcl_Interp *interp, const char *dir, const char *base)
     Tcl_DecrRefCount(cmd);
     if (code == TCL_OK) {
 	Tcl_ResetResult(runIn);
-	return TCL_OK;
-    }
-    if (runIn != interp) {
+	/* gnuplot wrote by name, past Rb_Out's count of bytes. */
+	RbReportJoinPath(dir, base, ".png", &ds);
+	code = ChargeFile(interp, Tcl_DStringValue(&ds));
+	Tcl_DStringFree(&ds);
+	RbReportJoinPath(dir, base, ".svg", &ds);
+	if (code == TCL_OK) {
+	    code = ChargeFile(interp, Tcl_DStringValue(&ds));
+	}
+	Tcl_DStringFree(&ds);
+	if (code == TCL_OK) {
+	    return TCL_OK;
+	}
+	limited = 1;
+    } else if (runIn != interp) {
 	Tcl_SetObjResult(interp, Tcl_GetObjResult(runIn));
 	Tcl_ResetResult(runIn);
     }
@@ -844,6 +873,10 @@ Render(Tcl_Interp *interp, const char *dir, const char *base)
     RbReportJoinPath(dir, base, ".svg", &ds);
     remove(Tcl_DStringValue(&ds));
     Tcl_DStringFree(&ds);
+    if (limited) {
+	Tcl_DStringFree(&script);
+	return TCL_ERROR;
+    }
     code = Rb_SetInterpError(interp, "RUBICON REPORTER GNUPLOT",
 	    "gnuplot failed on \"%s\": %s", Tcl_DStringValue(&script),
 	    Tcl_GetStringResult(interp));

@@ -3,12 +3,18 @@
  *
  *	ReporterLog: a flat, human-readable text report.  A run header, then
  *	per Flow one line per scalar ("flow  Name = value unit") and an
- *	aligned table with a header row for everything else.
+ *	aligned table with a header row for everything else.  A table cell
+ *	is cut at LOG_CELL_MAX characters, so that one long name (a corrupt
+ *	span name, a path) cannot pad every row of its column to its width.
  */
 
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
+
+/* The widest a table cell or column heading is written, in characters;
+ * a longer one ends in "..." (doc/ReporterLog.n). */
+#define LOG_CELL_MAX 256
 
 /*
  * LogEscape --
@@ -35,6 +41,25 @@ LogEscape(const char *s, Tcl_DString *out)
 	} else {
 	    Tcl_DStringAppend(out, (const char *) p, 1);
 	}
+    }
+    return Tcl_DStringValue(out);
+}
+
+/*
+ * LogCell --
+ *	LogEscape for a table cell or heading, cut to LOG_CELL_MAX
+ *	characters, the last three "..." when it was longer.
+ * Results: the cell, in out (initialized here).
+ */
+static const char *
+LogCell(const char *s, Tcl_DString *out)
+{
+    const char *e = LogEscape(s, out);
+
+    if (Tcl_NumUtfChars(e, Tcl_DStringLength(out)) > LOG_CELL_MAX) {
+	Tcl_DStringSetLength(out, (int) (Tcl_UtfAtIndex(e, LOG_CELL_MAX - 3)
+		- e));
+	Tcl_DStringAppend(out, "...", 3);
     }
     return Tcl_DStringValue(out);
 }
@@ -173,17 +198,20 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 	const char *unit = RbReportColUnit(a, c);
 
 	Tcl_DStringInit(&head[c]);
-	LogEscape(a->cols[c].name, &ds);
-	Tcl_DStringAppend(&head[c], Tcl_DStringValue(&ds), -1);
-	Tcl_DStringFree(&ds);
+	Tcl_DStringAppend(&head[c], a->cols[c].name, -1);
 	if (*unit) {
 	    Tcl_DStringAppend(&head[c], " (", 2);
 	    Tcl_DStringAppend(&head[c], unit, -1);
 	    Tcl_DStringAppend(&head[c], ")", 1);
 	}
+	LogCell(Tcl_DStringValue(&head[c]), &ds);
+	Tcl_DStringFree(&head[c]);
+	Tcl_DStringInit(&head[c]);
+	Tcl_DStringAppend(&head[c], Tcl_DStringValue(&ds), -1);
+	Tcl_DStringFree(&ds);
 	width[c] = Tcl_NumUtfChars(Tcl_DStringValue(&head[c]), -1);
 	for (r = 0; r < a->nrows; r++) {
-	    w = Tcl_NumUtfChars(LogEscape(RbReportRoundedCell(a, r, c, buf), &ds), -1);
+	    w = Tcl_NumUtfChars(LogCell(RbReportRoundedCell(a, r, c, buf), &ds), -1);
 	    Tcl_DStringFree(&ds);
 	    if (w > width[c]) {
 		width[c] = w;
@@ -201,7 +229,7 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 		cell = Tcl_DStringValue(&head[c]);
 		Tcl_DStringInit(&ds);
 	    } else {
-		cell = LogEscape(RbReportRoundedCell(a, r, c, buf), &ds);
+		cell = LogCell(RbReportRoundedCell(a, r, c, buf), &ds);
 	    }
 	    pad = width[c] - Tcl_NumUtfChars(cell, -1);
 	    if (a->cols[c].isText) {

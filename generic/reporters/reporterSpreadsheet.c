@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <xlsxwriter.h>
 #include "util.h"
 
@@ -270,6 +271,7 @@ static int
 SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 {
     lxw_workbook_options opts = {0};
+    struct stat sb;
     Rb_ReportSet set;
     Rb_Out out;
     Book book;
@@ -290,7 +292,8 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     }
     /* Rows go out in order, so the workbook need not sit in memory. */
     opts.constant_memory = LXW_TRUE;
-    book.wb = workbook_new_opt(out.tmpPath, &opts);
+    /* A device or FIFO is written in place (out.tmpPath NULL). */
+    book.wb = workbook_new_opt(out.tmpPath ? out.tmpPath : out.path, &opts);
     if (book.wb == NULL) {
 	Rb_OutAbort(&out);
 	RbReportSetFree(&set);
@@ -313,6 +316,13 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 	return Rb_SetInterpError(r->interp, "RUBICON OUTPUT WRITE",
 		"writing report \"%s\" failed: %s; nothing was left under "
 		"that name", r->output, lxw_strerror(err));
+    }
+    /* libxlsxwriter wrote by name, past Rb_Out's count of bytes. */
+    if (out.tmpPath != NULL && stat(out.tmpPath, &sb) == 0
+	    && Rb_SafeOutputCharge(r->interp, r->output,
+	    (Tcl_WideInt) sb.st_size) != TCL_OK) {
+	Rb_OutAbort(&out);
+	return TCL_ERROR;
     }
     return Rb_OutClose(r->interp, &out);
 }

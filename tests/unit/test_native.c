@@ -75,7 +75,7 @@ START_TEST(io_records_round_trip)
 	    in->col[f][i] = pick[(i + 3 * f) % 8];
 	}
     }
-    w = RbNativeWriterOpen(path, io, 1053281044000000000LL,
+    w = RbNativeWriterOpen(NULL, path, io, 1053281044000000000LL,
 	    compressions[_i], &err);
     ck_assert_ptr_nonnull(w);
     ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
@@ -121,7 +121,7 @@ START_TEST(string_schema_and_selection_round_trip)
 	Rb_SetDouble(in, fLat, i, 0.5 * i);
     }
     in->col[fUrl][3] = Rb_SchemaIntern(s, "/late", 5);
-    w = RbNativeWriterOpen(rbtest_tmp("ev.rbn"), s, 0, compressions[_i],
+    w = RbNativeWriterOpen(NULL, rbtest_tmp("ev.rbn"), s, 0, compressions[_i],
 	    &err);
     /* Record 3 alone first: its strings are defined before record 0's. */
     ck_assert_int_eq(RbNativeWriterWrite(w, in, sel + 2, 1, &err), TCL_OK);
@@ -171,7 +171,7 @@ WriteIo(const char *path, int n)
 	b->col[RB_IO_TIME][i] = i;
 	b->col[RB_IO_SIZE][i] = 4096;
     }
-    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, RB_NATIVE_GZIP, &err);
+    w = RbNativeWriterOpen(NULL, path, Rb_IoSchema(), 0, RB_NATIVE_GZIP, &err);
     ck_assert_int_eq(RbNativeWriterWrite(w, b, NULL, 0, &err), TCL_OK);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     Rb_BatchFree(b);
@@ -343,7 +343,7 @@ WriteVaried(const char *path, int n, int compression)
 	b->col[RB_IO_SIZE][i] = 512 * (i % 9);
 	b->col[RB_IO_DEVICE][i] = i % 3;
     }
-    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, compression, &err);
+    w = RbNativeWriterOpen(NULL, path, Rb_IoSchema(), 0, compression, &err);
     ck_assert_int_eq(RbNativeWriterWrite(w, b, NULL, 0, &err), TCL_OK);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     Rb_BatchFree(b);
@@ -496,7 +496,7 @@ START_TEST(every_column_encoding_round_trips)
 	in->col[5][i] = cycle[i % 5];
 	in->col[6][i] = 100000 + 3 * i;
     }
-    w = RbNativeWriterOpen(path, s, 0, RB_NATIVE_ZSTD, &err);
+    w = RbNativeWriterOpen(NULL, path, s, 0, RB_NATIVE_ZSTD, &err);
     ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     buf = Slurp(path, &n);
@@ -552,7 +552,7 @@ START_TEST(constant_columns_change_between_blocks)
 	in->col[RB_IO_SIZE][i] = blk == 0 || blk == 3 ? 7 : blk == 2
 		? 512 * (i % 5) : RB_ABSENT;
     }
-    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, compressions[_i], &err);
+    w = RbNativeWriterOpen(NULL, path, Rb_IoSchema(), 0, compressions[_i], &err);
     ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     r = Rb_ReaderOpen(path, NULL, RB_ONERROR_STOP, NULL, &err);
@@ -675,7 +675,7 @@ START_TEST(failed_write_leaves_no_file)
     char path[600];
 
     snprintf(path, sizeof(path), "%s/no-dir/x.rbn", rbtest_tmpdir());
-    ck_assert_ptr_null(RbNativeWriterOpen(path, Rb_IoSchema(), 0,
+    ck_assert_ptr_null(RbNativeWriterOpen(NULL, path, Rb_IoSchema(), 0,
 	    compressions[_i], &err));
     ck_assert_str_eq(err.code, "RUBICON NATIVE WRITE");
     ck_assert_ptr_nonnull(strstr(err.msg, path));
@@ -690,7 +690,7 @@ START_TEST(empty_file_round_trips)
     Rb_Error err;
     int rc;
 
-    w = RbNativeWriterOpen(rbtest_tmp("e.rbn"), Rb_IoSchema(), 7,
+    w = RbNativeWriterOpen(NULL, rbtest_tmp("e.rbn"), Rb_IoSchema(), 7,
 	    compressions[_i], &err);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     b = ReadBack(rbtest_tmp("e.rbn"), 0, &r, &err, &rc);

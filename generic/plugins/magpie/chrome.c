@@ -169,7 +169,8 @@ WriteRequest(FILE *fp, int *first, const MgSchema *mg, const MgRequest *r,
  * ChromeCmd --
  *	magpie::chrome FLOW FILE ?ATTRIBUTE?: writes every request listed
  *	by the MagpieParserAnalyzer that set ATTRIBUTE (default Requests)
- *	on FLOW to FILE, under a temporary name renamed when whole.
+ *	on FLOW to FILE through Rb_Out (a temporary name renamed when whole;
+ *	in safe mode only inside the output directory).
  * Results: the number of requests written.
  */
 static int
@@ -182,11 +183,11 @@ ChromeCmd(ClientData cd, Tcl_Interp *interp, int objc,
     const MgSchema *mg;
     const MgRequest *r;
     Tcl_HashTable named;
-    Tcl_DString tmp;
+    Rb_Out out;
     Rb_Flow *flow;
     FILE *fp;
     int64_t id;
-    int first = 1, bad;
+    int first = 1;
 
     if (objc != 3 && objc != 4) {
 	Tcl_WrongNumArgs(interp, 1, objv, "flow file ?attribute?");
@@ -203,16 +204,10 @@ ChromeCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		Rb_FlowName(flow), attrName);
     }
     path = Tcl_GetString(objv[2]);
-    Tcl_DStringInit(&tmp);
-    Tcl_DStringAppend(&tmp, path, -1);
-    Tcl_DStringAppend(&tmp, ".tmp", -1);
-    fp = fopen(Tcl_DStringValue(&tmp), "w");
-    if (fp == NULL) {
-	Rb_SetInterpError(interp, "RUBICON MAGPIE CHROME", "cannot write "
-		"\"%s\": %s", path, strerror(errno));
-	Tcl_DStringFree(&tmp);
+    if (Rb_OutOpen(interp, path, &out) != TCL_OK) {
 	return TCL_ERROR;
     }
+    fp = out.fp;
     Tcl_InitHashTable(&named, TCL_STRING_KEYS);
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"schema\":", fp);
     Rb_JsonString(fp, mg->rec->name);
@@ -222,15 +217,9 @@ ChromeCmd(ClientData cd, Tcl_Interp *interp, int objc,
     }
     fputs("\n]}\n", fp);
     Tcl_DeleteHashTable(&named);
-    bad = ferror(fp) | (fclose(fp) != 0);
-    if (bad || rename(Tcl_DStringValue(&tmp), path) != 0) {
-	Rb_SetInterpError(interp, "RUBICON MAGPIE CHROME", "cannot write "
-		"\"%s\": %s", path, strerror(errno));
-	unlink(Tcl_DStringValue(&tmp));
-	Tcl_DStringFree(&tmp);
+    if (Rb_OutClose(interp, &out) != TCL_OK) {
 	return TCL_ERROR;
     }
-    Tcl_DStringFree(&tmp);
     Tcl_SetObjResult(interp, Tcl_NewWideIntObj(id - 1));
     return TCL_OK;
 }

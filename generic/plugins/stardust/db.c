@@ -11,6 +11,12 @@
  *	written under a temporary name and renamed at the end of the run.
  *	Query it with the sqlite3 Tcl package or the sqlite3 program.
  *
+ *	The name reaches SQLite as a plain file name, never a URI (a
+ *	relative one is given as "./NAME", and the file SQLite opened is
+ *	checked against it), so that "file:/elsewhere.db?..." cannot move
+ *	the database out of safe mode's output directory; safe mode's
+ *	-outlimit bounds it with max_page_count.
+ *
  *	Mergeable, exactly: in a split run each shard's committed database
  *	file travels whole to the rank merging it, which appends its tables'
  *	rows to its own in their order; indexes, roll-up and views are built
@@ -19,8 +25,10 @@
 
 #ifdef HAVE_SQLITE3
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sqlite3.h>
 #include "plugins/stardust/stardust.h"
@@ -37,6 +45,8 @@ typedef struct DbState {
     int fields[SD_F_NFIXED];
     uint64_t rows;
     int batches;		/* in the open transaction */
+    Tcl_Interp *interp;		/* The run's, for -outlimit. */
+    int full;			/* An insert met the -outlimit bound. */
     char *partPath;		/* A later shard's database, received in a
 				 * split run, waiting for the merge. */
 } DbState;
@@ -176,15 +186,43 @@ DbFree(Rb_Analyzer *a)
 }
 
 /*
+ * LimitError --
+ *	The database met max_page_count, set from safe mode's -outlimit:
+ *	records the analyzer error RUBICON SAFE LIMIT OUTPUT (once).
+ */
+static void
+LimitError(Rb_Analyzer *a, DbState *st)
+{
+    if (st->full) {
+	return;
+    }
+    st->full = 1;
+    /* Charging more than is left marks the limit reached and words the
+     * message. */
+    Rb_SafeOutputCharge(st->interp, st->output, INT64_MAX);
+    Rb_AnalyzerError(a, "RUBICON SAFE LIMIT OUTPUT", "%s",
+	    Tcl_GetStringResult(st->interp));
+    Tcl_ResetResult(st->interp);
+}
+
+/*
  * Exec --
- *	Runs SQL; on failure records an analyzer error quoting SQLite.
+ *	Runs SQL; on failure records an analyzer error quoting SQLite (the
+ *	output limit's when the database is full under -outlimit).
  */
 static int
 Exec(Rb_Analyzer *a, DbState *st, const char *sql)
 {
     char *msg = NULL;
+    int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
 
-    if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    if (rc == SQLITE_FULL && st->interp != NULL
+	    && Rb_SafeOutputLeft(st->interp) >= 0) {
+	sqlite3_free(msg);
+	LimitError(a, st);
+	return TCL_ERROR;
+    }
+    if (rc != SQLITE_OK) {
 	Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: %s",
 		st->output, msg ? msg : sqlite3_errmsg(st->db));
 	sqlite3_free(msg);
@@ -275,6 +313,10 @@ static int
 DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     DbState *st = a->state;
+    char real[PATH_MAX];
+    const char *opened;
+    Tcl_WideInt left;
+    struct stat sb;
     size_t n;
     int k;
     static const char *const fixed[SD_F_NFIXED] = {
@@ -299,19 +341,52 @@ DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     st->set = Sd_TypeSetGet(st->typeset);
     /* Named for the instance too: a split run's merge starts another
-     * instance of the same -output in this process. */
+     * instance of the same -output in this process.  A relative name
+     * gets "./", so that SQLite never reads it as a "file:" URI. */
     n = strlen(st->output) + 64;
     st->tmpPath = Rb_Alloc(n);
-    snprintf(st->tmpPath, n, "%s.tmp-%d-%lx", st->output, (int)getpid(),
+    snprintf(st->tmpPath, n, "%s%s.tmp-%d-%lx",
+	    st->output[0] == '/' ? "" : "./", st->output, (int)getpid(),
 	    (unsigned long)(uintptr_t)st);
+    if (stat(st->output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+	Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: not a regular "
+		"file; a database is written only to one", st->output);
+	CloseDb(st, 0);
+	return TCL_ERROR;
+    }
     unlink(st->tmpPath);
-    /* One thread uses the connection: no SQLite mutexes. */
+    /* One thread uses the connection: no SQLite mutexes.  No URI flag,
+     * and no link followed. */
     if (sqlite3_open_v2(st->tmpPath, &st->db, SQLITE_OPEN_READWRITE
-	    | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	    | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+	    NULL) != SQLITE_OK) {
 	Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: %s",
 		st->output, sqlite3_errmsg(st->db));
 	CloseDb(st, 0);
 	return TCL_ERROR;
+    }
+    opened = sqlite3_db_filename(st->db, "main");
+    if (opened == NULL || realpath(st->tmpPath, real) == NULL
+	    || strcmp(opened, real) != 0) {
+	Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: SQLite opened "
+		"\"%s\", not the file named", st->output,
+		opened ? opened : "");
+	CloseDb(st, 0);
+	return TCL_ERROR;
+    }
+    st->interp = run->interp;
+    st->full = 0;
+    left = run->interp ? Rb_SafeOutputLeft(run->interp) : -1;
+    if (left >= 0) {
+	char *sql = sqlite3_mprintf("PRAGMA page_size=4096; "
+		"PRAGMA max_page_count=%lld;", (long long)(left / 4096));
+	int rc = Exec(a, st, sql);
+
+	sqlite3_free(sql);
+	if (rc != TCL_OK) {
+	    CloseDb(st, 0);
+	    return TCL_ERROR;
+	}
     }
     if (Exec(a, st, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 	    " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;")
@@ -368,10 +443,13 @@ DbBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel, int nsel)
 		sqlite3_bind_int64(s, x + 6, v);
 	    }
 	}
-	if (sqlite3_step(s) == SQLITE_DONE) {
-	    st->rows++;
-	}
+	x = sqlite3_step(s);
 	sqlite3_reset(s);
+	if (x == SQLITE_DONE) {
+	    st->rows++;
+	} else if (x == SQLITE_FULL && !st->full) {
+	    LimitError(a, st);
+	}
     }
     if (st->batches == TXN_BATCHES) {
 	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
@@ -424,8 +502,17 @@ DbEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	st->insert[k] = NULL;
     }
     if (ok && sqlite3_close(st->db) == SQLITE_OK) {
+	struct stat sb;
+
 	st->db = NULL;
-	if (rename(st->tmpPath, st->output) != 0) {
+	if (st->interp != NULL && stat(st->tmpPath, &sb) == 0
+		&& Rb_SafeOutputCharge(st->interp, st->output,
+		(Tcl_WideInt)sb.st_size) != TCL_OK) {
+	    Rb_AnalyzerError(a, "RUBICON SAFE LIMIT OUTPUT", "%s",
+		    Tcl_GetStringResult(st->interp));
+	    Tcl_ResetResult(st->interp);
+	    ok = 0;
+	} else if (rename(st->tmpPath, st->output) != 0) {
 	    Rb_AnalyzerError(a, "RUBICON STARDUST DATABASE", "%s: cannot "
 		    "rename the finished database into place", st->output);
 	    ok = 0;

@@ -59,7 +59,7 @@ INCS      = -Igeneric $(TCL_CFLAGS)
 CFLAGS_ALL = $(OPT) -g -std=gnu11 -fPIC -Wall -Wextra -Wno-unused-parameter \
 	     -Wno-missing-field-initializers -D_GNU_SOURCE -DUSE_TCL_STUBS \
 	     $(SANITIZE) $(INCS) $(XLSX_CFLAGS) $(STARDUST_CFLAGS) $(MPI_CFLAGS) $(CPPFLAGS) $(CFLAGS)
-LDLIBS_ALL = -lz -lbz2 -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS) $(MPI_LIBS)
+LDLIBS_ALL = -lz -lbz2 -lzstd -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS) $(MPI_LIBS)
 
 .PHONY: all deps check unit tcltest demo bench fuzz install install-files uninstall deb \
 	clean distclean \

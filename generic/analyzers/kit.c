@@ -58,6 +58,7 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_PeakRateAnalyzerClass,
     &Rb_ArrivalFitAnalyzerClass,
     &Rb_ThinkTimeAnalyzerClass,
+    &Rb_OneHitWonderAnalyzerClass,
 };
 
 /* The statistics classes that take -by (groupBy.c). */

@@ -11,7 +11,8 @@
 # Optional (installed when possible, their absence skips what needs them):
 # gnuplot-nox (graphs), valgrind (memcheck run), libxlsxwriter-dev (.xlsx
 # output), fio (checking job files), graphviz (DAG drawings), man-db
-# (install test of the man pages).
+# (install test of the man pages), iproute2 (split runs over network
+# namespaces, tests/hosts.test).
 need=""
 optional=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
@@ -20,7 +21,7 @@ for p in make gcc libc6-dev autoconf pkg-config tcl tcl-dev tcllib zlib1g-dev li
 	 procps bzip2 zstd python3 sqlite3 blktrace openmpi-bin libopenmpi-dev; do
     have_pkg "$p" || need="$need $p"
 done
-for p in gnuplot-nox valgrind libxlsxwriter-dev fio graphviz man-db; do
+for p in gnuplot-nox valgrind libxlsxwriter-dev fio graphviz man-db iproute2; do
     have_pkg "$p" || optional="$optional $p"
 done
 [ -z "$need$optional" ] && exit 0

@@ -469,7 +469,7 @@ RbNamedSchema(const char *spec, Rb_Error *err)
 	Rb_SchemaRetain(Rb_ObjectSchema());
 	return Rb_ObjectSchema();
     }
-    strcpy(known, "io, object, run");
+    strcpy(known, "io, run, object");
     Tcl_MutexLock(&namedMutex);
     for (i = 0; i < nNamedSchemas; i++) {
 	if (strlen(namedSchemas[i].name) == len

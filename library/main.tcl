@@ -2,7 +2,8 @@
 #
 #	rubicon::main, the batch entry of the rubicon program:
 #	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
-#		?-format F? ?-onerror P? ?-quiet? config.tcl ?trace ...?
+#		?-format F? ?-onerror P? ?-quiet? ?-checkpoint FILE
+#		?-checkpointevery N? ?-resume FILE? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
@@ -10,7 +11,8 @@
 proc ::rubicon::usage {} {
     return -code error -errorcode USAGE "usage: rubicon ?-safe? ?-outdir DIR?\
 	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
-	    ?-onerror stop|skip|warn? ?-quiet? config.tcl ?trace ...?\
+	    ?-onerror stop|skip|warn? ?-quiet? ?-checkpoint FILE\
+	    ?-checkpointevery N|Ns|Nm|Nh?? ?-resume FILE? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome? ?-quiet?\
 	    in ... out\
 	    \n       rubicon            (interactive shell)"
@@ -35,7 +37,7 @@ proc ::rubicon::main {argList} {
     while {[string match -* [lindex $args 0]]} {
 	set args [lassign $args opt]
 	switch -- $opt {
-	    -format - -onerror {
+	    -format - -onerror - -checkpoint - -checkpointevery - -resume {
 		set args [lassign $args val]
 		lappend runOpts $opt $val
 	    }

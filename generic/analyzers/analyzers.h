@@ -206,6 +206,7 @@ typedef struct Rb_DistinctSet {
     unsigned char *registers;	/* Non-NULL once estimating. */
 } Rb_DistinctSet;
 
+void		RbKeyTableReserve(Rb_KeyTable *t, uint64_t n);
 void		RbDistinctReset(Rb_DistinctSet *d, int64_t limit);
 void		RbDistinctAdd(Rb_DistinctSet *d, int64_t v);
 double		RbDistinctCount(const Rb_DistinctSet *d);

@@ -258,6 +258,9 @@ Rb_KeyTableGet(Rb_Buf *b, Rb_KeyTable *t, Rb_Schema *textSchema)
 	return;
     }
     n = Rb_BufGetCount(b, 8);
+    if (!b->bad) {
+	RbKeyTableReserve(t, t->count + (uint64_t)n);
+    }
     for (i = 0; i < n && !b->bad; i++) {
 	int64_t key = RbKitGetKey(b, textSchema);
 	unsigned char *v = Rb_KeyTableFind(t, key, 1);
@@ -410,6 +413,13 @@ RbDistinctAddRekeyed(Rb_DistinctSet *d, const Rb_DistinctSet *src,
 	}
 	RbDistinctMerge(d, src);
 	return 1;
+    }
+    if (RbDistinctIsExact(d)) {
+	uint64_t want = d->exact.count + src->exact.count;
+
+	/* Past the limit it becomes a sketch anyway: no room beyond it. */
+	RbKeyTableReserve(&d->exact, want < (uint64_t)d->limit + 1 ? want
+		: (uint64_t)d->limit + 1);
     }
     for (i = 0; i < src->exact.cap; i++) {
 	if (src->exact.used[i]) {

@@ -70,7 +70,7 @@ QueueDepthStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->m.nsAtDepth.lo = st->m.nsAtDepth.n = 0;
     RbKitPackedClear(&st->early);
     st->cut = 0;
-    st->keep = !(RbMpiSplit() && RbMpiRank() == 0);
+    st->keep = !(RbMergeWanted() && RbShardFirst());
     return TCL_OK;
 }
 

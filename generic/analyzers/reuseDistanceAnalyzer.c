@@ -332,7 +332,7 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->cold = st->accesses = 0;
     st->nfirsts = 0;
     st->failed = 0;
-    return st->sampled && RbMpiSplit() ? SampledRefusal(a) : TCL_OK;
+    return st->sampled && RbMergeWanted() ? SampledRefusal(a) : TCL_OK;
 }
 
 /*

@@ -237,7 +237,7 @@ StreamStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     memset(st->lengths, 0, sizeof(st->lengths));
     st->failed = 0;
     st->run = run;
-    if (st->gap > 0 && RbMpiSplit()) {
+    if (st->gap > 0 && RbMergeWanted()) {
 	return GapRefusal(a);
     }
     return TCL_OK;

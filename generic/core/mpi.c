@@ -125,6 +125,34 @@ RbMpiSplit(void)
 }
 
 /*
+ * RbMergeWanted, RbShardFirst, RbSetCheckpointMode --
+ *	Whether partial states will be merged in the run going on or next
+ *	(a split run, or one that takes or resumes from checkpoints), and
+ *	whether this process's records come first in it; run.c says when a
+ *	run checkpoints or resumes.
+ */
+static int ckptMode = 0, ckptResumed = 0;
+
+void
+RbSetCheckpointMode(int checkpointing, int resumed)
+{
+    ckptMode = checkpointing;
+    ckptResumed = resumed;
+}
+
+int
+RbMergeWanted(void)
+{
+    return RbMpiSplit() || ckptMode;
+}
+
+int
+RbShardFirst(void)
+{
+    return RbMpiSplit() ? mpiRank == 0 : !ckptResumed;
+}
+
+/*
  * RbMpiSplitOver --
  *	A run that is not split happened first (records given in Tcl,
  *	-merge, standard input): the other ranks have ended at it, so every
@@ -248,15 +276,16 @@ RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
 
 /*
  * RbMpiCheckSplit --
- *	Before reading: refuses a split run whose DAG holds something that
- *	cannot be merged, so that no wrong answer is computed.  Every rank
+ *	Before reading: refuses a split run (or, with checkpoint, a run that
+ *	checkpoints or resumes) whose DAG holds something that cannot be
+ *	merged, so that no wrong answer is computed.  Every rank
  *	evaluates the same configuration, so every rank refuses alike.
  * Results: TCL_OK, or TCL_ERROR with RUBICON SPLIT UNMERGEABLE naming the
  *	object and its class.
  */
 int
 RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
-	int nflows)
+	int nflows, int checkpoint)
 {
     Rb_Node *n;
     int i, j;
@@ -266,6 +295,14 @@ RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	    Rb_Analyzer *a = flows[i]->analyzers[j];
 	    const Rb_AnalyzerClass *c = a->cls;
 
+	    if ((!c->mergeable || !c->merge || !c->serialize
+		    || !c->deserialize) && checkpoint) {
+		return Rb_SetInterpError(interp,
+			"RUBICON CHECKPOINT UNMERGEABLE", "%s: class %s cannot "
+			"save and merge partial results, so its run cannot be "
+			"checkpointed or resumed; run it without -checkpoint",
+			a->cmdName ? a->cmdName : c->name, c->name);
+	    }
 	    if (!c->mergeable || !c->merge || !c->serialize
 		    || !c->deserialize) {
 		return Rb_SetInterpError(interp, "RUBICON SPLIT UNMERGEABLE",
@@ -297,6 +334,14 @@ RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	    cls = n->xf->cls->name;
 	}
 	Tcl_ResetResult(interp);
+	if (why && checkpoint) {
+	    return Rb_SetInterpError(interp, "RUBICON CHECKPOINT UNMERGEABLE",
+		    "%s: a %s cannot be checkpointed: %s; run it without "
+		    "-checkpoint", n->cmdName ? n->cmdName : cls, cls,
+		    strcmp(why, "each process would write its own share") == 0
+		    ? "what it wrote before the checkpoint would be written "
+		    "again" : why);
+	}
 	if (why) {
 	    return Rb_SetInterpError(interp, "RUBICON SPLIT UNMERGEABLE",
 		    "%s: a %s cannot be split over %d processes: %s; run it "
@@ -307,7 +352,6 @@ RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
     return TCL_OK;
 }
 
-#ifdef HAVE_MPI
 /*
  * PutObj, GetObj --
  *	A Tcl value as its string.
@@ -331,35 +375,19 @@ GetObj(Rb_Buf *b)
 }
 
 /*
- * Serialize --
- *	A rank's message: format version, its failure (if any), the run
- *	counts, the files it read, the records each rank of its subtree
- *	read, each Flow's record count and each
- *	Analyzer's state (class name, then the class's bytes), Flows and
- *	Analyzers in DAG order, the same on every rank.
+ * RbSerializeFlows --
+ *	The Flows' part of a shard's state (a split run's message, a
+ *	checkpoint): their number, then each Flow's record count and its
+ *	Analyzers' states (class name, length, the class's bytes), in DAG
+ *	order.
  * Results: TCL_OK, or TCL_ERROR with the analyzer's error in interp.
  */
-static int
-Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
-	const Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj *errResult,
-	Tcl_Obj *errOptions, Rb_Buf *b)
+int
+RbSerializeFlows(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
+	const Rb_RunInfo *run, Rb_Buf *b)
 {
     int i, j;
 
-    Rb_BufPutInt(b, MSG_VERSION);
-    Rb_BufPutInt(b, errResult != NULL);
-    if (errResult) {
-	PutObj(b, errResult);
-	PutObj(b, errOptions);
-    }
-    Rb_BufPutInt(b, (int64_t)run->records);
-    Rb_BufPutInt(b, (int64_t)run->skipped);
-    Rb_BufPutInt(b, run->firstTime);
-    Rb_BufPutInt(b, run->lastTime);
-    Rb_BufPutInt(b, run->partial);
-    PutObj(b, run->skipCounts);
-    PutObj(b, files);
-    PutObj(b, rankRecords);
     Rb_BufPutInt(b, nflows);
     for (i = 0; i < nflows; i++) {
 	Rb_BufPutInt(b, (int64_t)flows[i]->recordCount);
@@ -393,13 +421,46 @@ Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 }
 
 /*
- * CloneAnalyzer --
+ * Serialize --
+ *	A rank's message: format version, its failure (if any), the run
+ *	counts, the files it read, the records each rank of its subtree
+ *	read, each Flow's record count and each
+ *	Analyzer's state (class name, then the class's bytes), Flows and
+ *	Analyzers in DAG order, the same on every rank.
+ * Results: TCL_OK, or TCL_ERROR with the analyzer's error in interp.
+ */
+#ifdef HAVE_MPI
+static int
+Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
+	const Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj *errResult,
+	Tcl_Obj *errOptions, Rb_Buf *b)
+{
+    Rb_BufPutInt(b, MSG_VERSION);
+    Rb_BufPutInt(b, errResult != NULL);
+    if (errResult) {
+	PutObj(b, errResult);
+	PutObj(b, errOptions);
+    }
+    Rb_BufPutInt(b, (int64_t)run->records);
+    Rb_BufPutInt(b, (int64_t)run->skipped);
+    Rb_BufPutInt(b, run->firstTime);
+    Rb_BufPutInt(b, run->lastTime);
+    Rb_BufPutInt(b, run->partial);
+    PutObj(b, run->skipCounts);
+    PutObj(b, files);
+    PutObj(b, rankRecords);
+    return RbSerializeFlows(interp, flows, nflows, run, b);
+}
+#endif
+
+/*
+ * RbCloneAnalyzer --
  *	A fresh instance of a's class with a's options, started on run:
  *	what a shard's state is deserialized into before it is merged.
  * Results: the instance, or NULL with an error in interp.
  */
-static Rb_Analyzer *
-CloneAnalyzer(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
+Rb_Analyzer *
+RbCloneAnalyzer(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     Tcl_Obj *opts = RbOptionsList(a->cls->options, a->state), **ov;
     Rb_Analyzer *c;
@@ -420,6 +481,56 @@ CloneAnalyzer(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
     return c;
 }
 
+/*
+ * RbMergeState --
+ *	Merges a later shard's state of an Analyzer (len bytes at data, as
+ *	its serialize hook wrote them) into `into`, an instance of the same
+ *	class and options as like (often like itself): a clone of like
+ *	takes the bytes through deserialize and is merged into `into`.
+ *	from names the shard in errors ("rank 3", "checkpoint").
+ * Results: TCL_OK, or TCL_ERROR with the error in interp.
+ */
+int
+RbMergeState(Tcl_Interp *interp, Rb_Analyzer *into, Rb_Analyzer *like,
+	const Rb_RunInfo *run, const unsigned char *data, size_t len,
+	const char *from)
+{
+    Rb_Analyzer *c;
+    Rb_Buf part;
+    int rc;
+
+    memset(&part, 0, sizeof(part));
+    part.data = (unsigned char *)data;
+    part.len = data ? len : 0;
+    if ((c = RbCloneAnalyzer(interp, like, run)) == NULL) {
+	return TCL_ERROR;
+    }
+    rc = like->cls->deserialize(c, run, &part);
+    if (rc == TCL_OK && ((data == NULL && len > 0) || part.bad
+	    || part.pos != part.len)) {
+	Rb_AnalyzerError(c, "RUBICON MERGE MISMATCH", "state from %s is %s",
+		from, part.bad || data == NULL ? "truncated"
+		: "longer than its class reads");
+	rc = TCL_ERROR;
+    }
+    if (rc != TCL_OK) {
+	RbAnalyzerTakeError(interp, c);
+	RbAnalyzerDelete(c);
+	return TCL_ERROR;
+    }
+    rc = like->cls->merge(into, c);
+    RbAnalyzerDelete(c);
+    if (rc != TCL_OK || RbAnalyzerTakeError(interp, into) != TCL_OK) {
+	if (rc != TCL_OK && RbAnalyzerTakeError(interp, into) == TCL_OK) {
+	    Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
+		    "%s: cannot merge the state of %s", like->cmdName, from);
+	}
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+#ifdef HAVE_MPI
 /*
  * MergeMessage --
  *	Merges a later shard's message (from rank `from`) into this rank's
@@ -511,11 +622,10 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		    flows[i]->name);
 	}
 	for (j = 0; j < flows[i]->nanalyzers; j++) {
-	    Rb_Analyzer *a = flows[i]->analyzers[j], *c;
+	    Rb_Analyzer *a = flows[i]->analyzers[j];
 	    size_t nameLen, len;
 	    const char *name = Rb_BufGetString(b, &nameLen);
-	    Rb_Buf part;
-	    int rc;
+	    char fromText[32];
 
 	    len = (size_t)Rb_BufGetCount(b, 1);
 	    if (b->bad || nameLen != strlen(a->cls->name)
@@ -525,32 +635,10 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 			"rank must build the same DAG", from, a->cls->name,
 			a->cmdName);
 	    }
-	    memset(&part, 0, sizeof(part));
-	    part.data = (unsigned char *)Rb_BufGetBytes(b, len);
-	    part.len = len;
-	    if ((c = CloneAnalyzer(interp, a, run)) == NULL) {
-		return TCL_ERROR;
-	    }
-	    rc = a->cls->deserialize(c, run, &part);
-	    if (rc == TCL_OK && (part.bad || part.pos != part.len)) {
-		Rb_AnalyzerError(c, "RUBICON MERGE MISMATCH",
-			"state from rank %d is %s", from, part.bad
-			? "truncated" : "longer than its class reads");
-		rc = TCL_ERROR;
-	    }
-	    if (rc != TCL_OK) {
-		RbAnalyzerTakeError(interp, c);
-		RbAnalyzerDelete(c);
-		return TCL_ERROR;
-	    }
-	    rc = a->cls->merge(a, c);
-	    RbAnalyzerDelete(c);
-	    if (rc != TCL_OK || RbAnalyzerTakeError(interp, a) != TCL_OK) {
-		if (rc != TCL_OK && RbAnalyzerTakeError(interp, a) == TCL_OK) {
-		    Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
-			    "%s: cannot merge the state of rank %d",
-			    a->cmdName, from);
-		}
+	    snprintf(fromText, sizeof(fromText), "rank %d", from);
+	    if (RbMergeState(interp, a, a, run,
+		    (const unsigned char *)Rb_BufGetBytes(b, len), len,
+		    fromText) != TCL_OK) {
 		return TCL_ERROR;
 	    }
 	}

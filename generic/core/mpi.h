@@ -30,7 +30,7 @@ int		RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
 		    Tcl_Obj *readerOpts, int rank, int size,
 		    RbMpiPiece **pieces);
 int		RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng,
-		    Rb_Flow **flows, int nflows);
+		    Rb_Flow **flows, int nflows, int checkpoint);
 int		RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		    Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
 		    Tcl_Obj **errOptions);
@@ -38,6 +38,23 @@ Tcl_Obj *	RbMpiRankRecords(void);
 void		RbMpiReduceTimes(double *reduce, double *merge);
 void		RbMpiWorkerExit(int status);
 void		RbMpiAbort(int status);
+
+/* A shard's state, for split runs and checkpoints (mpi.c). */
+int		RbSerializeFlows(Tcl_Interp *interp, Rb_Flow **flows,
+		    int nflows, const Rb_RunInfo *run, Rb_Buf *b);
+Rb_Analyzer *	RbCloneAnalyzer(Tcl_Interp *interp, Rb_Analyzer *a,
+		    const Rb_RunInfo *run);
+int		RbMergeState(Tcl_Interp *interp, Rb_Analyzer *into,
+		    Rb_Analyzer *like, const Rb_RunInfo *run,
+		    const unsigned char *data, size_t len, const char *from);
+/* Whether the run going on (or next) will merge partial states: split
+ * over ranks, or checkpointed (its state may be merged into a resumed
+ * run's); and whether this process's records are the first of the run's
+ * (rank 0 of a split run, a run that is not a resumed one), so that no
+ * earlier state will be merged into its. */
+int		RbMergeWanted(void);
+int		RbShardFirst(void);
+void		RbSetCheckpointMode(int checkpointing, int resumed);
 
 /* run.c */
 void		RbMergeSkipCounts(Rb_RunInfo *run, Tcl_Obj *counts);

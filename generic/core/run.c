@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "engine.h"
+#include "checkpoint.h"
 #include "mpi.h"
 
 static Rb_Engine *sigintEngine;
@@ -82,7 +83,44 @@ typedef struct RunOpts {
     Tcl_Obj *progressCmd;
     Tcl_Obj *records;
     Tcl_Obj *readerOpts;
+    const char *checkpoint;	/* -checkpoint FILE */
+    int64_t everyRecords;	/* -checkpointevery N (records) ... */
+    double everySeconds;	/* ... or Ns, Nm, Nh (wall time) */
+    const char *resume;		/* -resume FILE */
 } RunOpts;
+
+/* Checkpoints come every minute of wall time unless -checkpointevery
+ * says otherwise (rubicon(n)). */
+#define CKPT_DEFAULT_SECONDS 60.0
+
+/*
+ * ParseEvery --
+ *	-checkpointevery: a count of records ("1000000"), or a time with its
+ *	unit ("30s", "5m", "1h").
+ * Results: TCL_OK, or TCL_ERROR saying what it takes.
+ */
+static int
+ParseEvery(Tcl_Interp *interp, Tcl_Obj *obj, RunOpts *o)
+{
+    const char *s = Tcl_GetString(obj);
+    char *end;
+    double v = strtod(s, &end);
+    Tcl_WideInt n;
+
+    if (Tcl_GetWideIntFromObj(NULL, obj, &n) == TCL_OK && n > 0) {
+	o->everyRecords = n;
+	return TCL_OK;
+    }
+    if (end != s && v > 0 && end[0] != '\0' && end[1] == '\0'
+	    && strchr("smh", end[0]) != NULL) {
+	o->everySeconds = v * (end[0] == 'h' ? 3600 : end[0] == 'm' ? 60 : 1);
+	o->everyRecords = 0;
+	return TCL_OK;
+    }
+    return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+	    "-checkpointevery wants a number of records (1000000) or a time "
+	    "(30s, 5m, 1h), not \"%s\"", s);
+}
 
 /*
  * ParseRunArgs --
@@ -94,13 +132,15 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 {
     static const char *const opts[] = {
 	"-format", "-onerror", "-progress", "-progresscommand", "-records",
-	"-readeroptions", "--", "-merge", NULL
+	"-readeroptions", "--", "-merge", "-checkpoint", "-checkpointevery",
+	"-resume", NULL
     };
     static const char *const policies[] = {"stop", "skip", "warn", NULL};
     int i, idx, pol;
 
     memset(o, 0, sizeof(*o));
     o->progress = isatty(2);
+    o->everySeconds = CKPT_DEFAULT_SECONDS;
     for (i = 1; i < objc; i++) {
 	const char *s = Tcl_GetString(objv[i]);
 
@@ -143,6 +183,13 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 		return -1;
 	    }
 	    break;
+	case 8: o->checkpoint = Tcl_GetString(objv[i]); break;
+	case 9:
+	    if (ParseEvery(interp, objv[i], o) != TCL_OK) {
+		return -1;
+	    }
+	    break;
+	case 10: o->resume = Tcl_GetString(objv[i]); break;
 	}
     }
     return i;
@@ -536,6 +583,18 @@ typedef struct Pump {
 				 * (see PushBatch), or RB_ABSENT. */
     int64_t localFirst;		/* Earliest time read meanwhile. */
     int timeBaseSet;		/* Filters count time from the first batch */
+    /* Checkpoints (checkpoint.c): */
+    RbCkpt *ck;
+    Rb_Flow **flows;
+    int nflows;
+    Tcl_Obj *files;		/* Files read so far. */
+    int traceIndex;		/* The trace being read (merged: 0) ... */
+    uint64_t traceRecords;	/* ... and its records read so far. */
+    uint64_t skipLeft;		/* Records of it read before the checkpoint
+				 * a resumed run started from: read again,
+				 * not pushed. */
+    Rb_Reader **readers;	/* The readers being read (their skip */
+    int nreaders;		/* counts are not yet the run's). */
 } Pump;
 
 /*
@@ -574,6 +633,67 @@ PushBatch(Pump *p)
 }
 
 /*
+ * DropFront --
+ *	In a resumed run: drops from the batch just read the records that
+ *	the checkpoint's run had already pushed (p->skipLeft of them).  When
+ *	the last is dropped, the readers forget the malformed records they
+ *	counted on the way (the checkpoint holds those counts) and warn
+ *	again from there.
+ */
+static void
+DropFront(Pump *p, Rb_Batch *b)
+{
+    int k = p->skipLeft < (uint64_t)b->n ? (int)p->skipLeft : b->n, f, i;
+
+    if (k < b->n) {
+	for (f = 0; f < b->schema->nfields; f++) {
+	    memmove(b->col[f], b->col[f] + k, (size_t)(b->n - k)
+		    * sizeof(int64_t));
+	}
+    }
+    b->n -= k;
+    b->firstRecord += (uint64_t)k;
+    p->skipLeft -= (uint64_t)k;
+    for (i = 0; i < p->nreaders && p->skipLeft == 0; i++) {
+	Rb_Reader *r = p->readers[i];
+
+	r->skipped = 0;
+	Tcl_DecrRefCount(r->skipCounts);
+	r->skipCounts = Tcl_NewDictObj();
+	Tcl_IncrRefCount(r->skipCounts);
+	r->onError = p->o->onError;
+    }
+}
+
+/*
+ * TakeCheckpoint --
+ *	Writes a checkpoint of the run at the batch boundary just passed:
+ *	the position is the trace being read and its records so far; the
+ *	skip counts are the run's and the open readers'.
+ */
+static int
+TakeCheckpoint(Pump *p, uint64_t offset)
+{
+    Tcl_Obj *counts = Tcl_DuplicateObj(p->run->skipCounts);
+    uint64_t skipped = p->run->skipped;
+    Rb_RunInfo tmp;
+    int i, rc;
+
+    Tcl_IncrRefCount(counts);
+    memset(&tmp, 0, sizeof(tmp));
+    tmp.skipCounts = counts;
+    for (i = 0; i < p->nreaders; i++) {
+	skipped += p->readers[i]->skipped;
+	RbMergeSkipCounts(&tmp, p->readers[i]->skipCounts);
+    }
+    rc = RbCkptWrite(p->interp, p->ck, p->flows, p->nflows, p->run,
+	    p->gridFirst, p->localFirst, p->traceIndex, p->traceRecords,
+	    offset, skipped, tmp.skipCounts, p->files, Now());
+    Tcl_DecrRefCount(tmp.skipCounts);
+    return rc;
+}
+
+/*
  * PumpRecords --
  *	Reads batches from a source and pushes them through the DAG until
  *	the source ends, the run is cancelled or something fails; runs the
@@ -596,7 +716,19 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	if (p->batch->n == 0) {
 	    break;
 	}
+	if (p->skipLeft > 0) {
+	    DropFront(p, p->batch);
+	    if (p->batch->n == 0) {
+		continue;
+	    }
+	}
 	PushBatch(p);
+	p->traceRecords += (uint64_t)p->batch->n;
+	if (p->ck && RbCkptDue(p->ck, p->run->records, Now())
+		&& TakeCheckpoint(p, offset(cd)) != TCL_OK) {
+	    Capture(p->interp, p->failure);
+	    break;
+	}
 	/* A time limit on the interpreter (rubicon -safe -timelimit) covers
 	 * the run too, though reading runs no Tcl command. */
 	if (Tcl_LimitTypeEnabled(p->interp, TCL_LIMIT_TIME)
@@ -772,6 +904,37 @@ OpenTrace(Pump *p, const Trace *t, Rb_Reader **firstOpen, Rb_Schema *schema,
 }
 
 /*
+ * StartPrefix, EndPrefix --
+ *	In a resumed run, around the reading of the trace it resumes in:
+ *	its readers skip malformed records silently while the records read
+ *	before are read again (they warned then); at the end, a trace that
+ *	ended before them is an error (it cannot be the checkpoint's).
+ */
+static void
+StartPrefix(Pump *p)
+{
+    int i;
+
+    for (i = 0; i < p->nreaders && p->skipLeft > 0; i++) {
+	if (p->readers[i]->onError == RB_ONERROR_WARN) {
+	    p->readers[i]->onError = RB_ONERROR_SKIP;
+	}
+    }
+}
+
+static void
+EndPrefix(Pump *p, const char *what)
+{
+    if (p->skipLeft > 0 && p->failure->result == NULL && !p->eng->cancel) {
+	Rb_SetInterpError(p->interp, "RUBICON CHECKPOINT MISMATCH",
+		"%s ended %llu records before where the checkpoint's run had "
+		"read it to", what, (unsigned long long)p->skipLeft);
+	Capture(p->interp, p->failure);
+    }
+    p->skipLeft = 0;
+}
+
+/*
  * ReadMerged --
  *	Reads every trace at once, merged by record time (ties in the order
  *	given), through one pump.
@@ -802,9 +965,16 @@ ReadMerged(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
 		paths[i], Tcl_NewStringObj(r->cls->name, -1)}));
     }
+    p->traceIndex = 0;
+    p->traceRecords = p->skipLeft;
+    p->readers = m.readers;
+    p->nreaders = m.n;
+    StartPrefix(p);
     if (p->failure->result == NULL) {
 	PumpRecords(p, MergerNext, MergerOffset, &m, "merged traces");
     }
+    EndPrefix(p, "the merged traces");
+    p->nreaders = 0;
     for (i = 0; i < m.n; i++) {
 	FinishReader(p->run, m.readers[i]);
 	Rb_BatchFree(m.batches[i]);
@@ -860,7 +1030,13 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	traces[k].path = Tcl_GetString(paths[split ? pieces[k].file : k]);
 	traces[k].piece = split ? &pieces[k] : NULL;
     }
-    for (k = 0; k < ntraces && p->failure->result == NULL
+    /* A resumed run starts in the trace its checkpoint was taken in. */
+    k = p->ck && p->ck->resumed ? p->ck->file : 0;
+    if (k > 0) {
+	Rb_ReaderClose(first);
+	first = NULL;
+    }
+    for (; k < ntraces && p->failure->result == NULL
 	    && !p->eng->cancel; k++) {
 	Rb_Reader *r = OpenTrace(p, &traces[k], &first, schema, fields,
 		Tcl_GetString(paths[0]));
@@ -873,7 +1049,14 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 		Tcl_NewStringObj(r->cls->name, -1)}));
 	src.r = r;
 	src.runEpochNs = p->run->epochNs;
+	p->traceIndex = k;
+	p->traceRecords = p->skipLeft;
+	p->readers = &src.r;
+	p->nreaders = 1;
+	StartPrefix(p);
 	PumpRecords(p, ReaderNextProc, ReaderOffsetProc, &src, traces[k].path);
+	EndPrefix(p, traces[k].path);
+	p->nreaders = 0;
 	FinishReader(p->run, r);
     }
     Rb_ReaderClose(first);
@@ -939,7 +1122,7 @@ StartDag(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, int split,
     RbNodeClearMarks(eng);
     ReachableFlows(eng->head, flows, nflows, &capFlows);
     if (RbEndAnalyzers(interp, eng, *flows, *nflows, run, 1) != TCL_OK
-	    || (split && RbMpiCheckSplit(interp, eng, *flows, *nflows)
+	    || (split && RbMpiCheckSplit(interp, eng, *flows, *nflows, 0)
 		!= TCL_OK)) {
 	return TCL_ERROR;
     }
@@ -1066,6 +1249,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     uint64_t fields;
     RbMpiPiece *pieces = NULL;
     double t0 = Now();
+    RbCkpt ck;
 
     if ((first = ParseRunArgs(interp, objc, objv, &o)) < 0
 	    || CheckRunArgs(interp, eng, &o, objc - first, objv + first)
@@ -1074,6 +1258,15 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     n = objc - first;
     split = SplitShard(&o, n, objv + first, &pieces, &npieces);
+    /* Before the DAG starts: Analyzers ask whether their state will be
+     * merged (RbMergeWanted, RbShardFirst). */
+    RbCkptInit(&ck, o.checkpoint, o.everyRecords, o.everySeconds, o.resume);
+    if (RbCkptCheckInputs(interp, &ck, n, objv + first, split,
+	    o.records != NULL) != TCL_OK) {
+	free(pieces);
+	RbCkptDone(&ck, 0);
+	return TCL_ERROR;
+    }
 
     /* Open the first trace now: its schema is the run's. */
     if (n > 0) {
@@ -1081,6 +1274,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		o.onError, o.readerOpts, &err);
 	if (reader == NULL) {
 	    free(pieces);
+	    RbCkptDone(&ck, 0);
 	    return Rb_ErrorToInterp(interp, &err);
 	}
 	schema = reader->schema;
@@ -1103,6 +1297,20 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    != TCL_OK) {
 	rc = TCL_ERROR;
 	goto done;
+    }
+    if (ck.active) {
+	Tcl_Obj *runOpts = Tcl_ObjPrintf("-format {%s} -onerror %d -merge %d "
+		"-readeroptions {%s}", o.format ? o.format : "", (int)o.onError,
+		o.merge, o.readerOpts ? Tcl_GetString(o.readerOpts) : "");
+
+	Tcl_IncrRefCount(runOpts);
+	rc = RbCkptCheck(interp, &ck, eng, flows, nflows, run.config, n,
+		objv + first, runOpts);
+	Tcl_DecrRefCount(runOpts);
+	if (rc != TCL_OK || RbCkptLoad(interp, &ck) != TCL_OK) {
+	    rc = TCL_ERROR;
+	    goto done;
+	}
     }
     if (reader) {
 	reader->fields = fields;
@@ -1141,9 +1349,28 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     files = Tcl_NewListObj(0, NULL);
     Tcl_IncrRefCount(files);
+    if (ck.active) {
+	pump.ck = &ck;
+	pump.flows = flows;
+	pump.nflows = nflows;
+	pump.files = files;
+    }
+    if (ck.resumed) {
+	/* Time bins and Filters count from the interrupted run's start. */
+	if (ck.gridFirst != INT64_MAX && ck.gridFirst != RB_ABSENT) {
+	    run.firstTime = ck.gridFirst;
+	    pump.gridFirst = pump.localFirst = ck.gridFirst;
+	}
+	pump.skipLeft = ck.fileRecords;
+    }
     ReadTraces(&pump, n, objv + first, reader, schema, fields, pieces,
 	    npieces, split, files);
     reader = NULL;
+    if (ck.path && eng->cancel == 1 && failure.result == NULL
+	    && TakeCheckpoint(&pump, 0) != TCL_OK) {
+	/* Stopped by a signal or rubicon::cancel: resume from here. */
+	Capture(interp, &failure);
+    }
     if (pump.gridFirst != RB_ABSENT) {
 	run.firstTime = pump.localFirst;	/* the earliest time read */
     }
@@ -1159,16 +1386,31 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		&failure.options);
 	run.partial |= (failure.result != NULL);
     }
+    if (ck.resumed) {
+	Tcl_Obj *all;
+
+	if (RbCkptMergeBefore(interp, &ck, flows, nflows, &run) != TCL_OK
+		&& failure.result == NULL) {
+	    Capture(interp, &failure);
+	    run.partial = 1;
+	}
+	all = RbCkptFiles(&ck, files);
+	Tcl_IncrRefCount(all);
+	Tcl_DecrRefCount(files);
+	files = all;
+    }
     if (run.records == 0) {
 	run.firstTime = run.lastTime = 0;
     }
     rc = EndRun(interp, eng, &run, flows, nflows, split, &failure, files,
 	    pump.t0);
+    RbCkptDone(&ck, !run.partial && rc == TCL_OK);
     Tcl_DecrRefCount(files);
     Rb_BatchFree(pump.batch);
     free(ident);
 
   done:
+    RbCkptDone(&ck, 0);
     eng->reading = 0;
     eng->stoppedBy = NULL;
     eng->running = 0;

@@ -1,0 +1,89 @@
+# mergeutil.tcl -- what the tests of merged partial states share (split
+# runs in mpi.test and hosts.test, checkpoints in checkpoint.test): a
+# configuration with every class that merges, and the comparison of two
+# dumps of its Attributes.
+
+# A configuration with every class that merges: one Flow of all I/Os and
+# one per device of the first two, fed by equality Filters through a Mux,
+# and staged Share of the first device's bytes.  After the run, rank 0
+# writes every Attribute of every Flow as a dict to $env(RB_DUMP).
+set ::kitConfig {
+    proc kit {name} {
+	Flow $name [RateAnalyzer -interval 10] [BandwidthAnalyzer -interval 10] \
+	    [SizeAnalyzer] [ReadFractionAnalyzer] [ResponseTimeAnalyzer] \
+	    [AlignmentAnalyzer] [FieldStatsAnalyzer -field size] \
+	    [FieldPercentilesAnalyzer -field size] \
+	    [FieldHistogramAnalyzer -field size] [SizeHistogramAnalyzer] \
+	    [DistinctAnalyzer -field devOffset] [TopKAnalyzer -field deviceNo] \
+	    [HotRegionAnalyzer] [SeriesAnalyzer -interval 10] \
+	    [DispersionAnalyzer] [HurstAnalyzer] [SeqRunAnalyzer] \
+	    [SeqRunAnalyzer -prefix Gap -gap 65536] [FootprintAnalyzer] \
+	    [InterArrivalAnalyzer] [SeekDistanceAnalyzer] \
+	    [ReReferenceAnalyzer] [PatternAnalyzer] [BlockLifetimeAnalyzer] \
+	    [StrideAnalyzer] [StrideAnalyzer -prefix Pid -by pid] \
+	    [EntropyAnalyzer] [EntropyAnalyzer -prefix Pid -field pid] \
+	    [BalanceAnalyzer] [BalanceAnalyzer -prefix Pid -field pid] \
+	    [SloAnalyzer -interval 10] \
+	    [ServiceModelAnalyzer] [PeakRateAnalyzer] [ArrivalFitAnalyzer] \
+	    [ThinkTimeAnalyzer]
+    }
+    set all [kit all]
+    set dev1 [kit dev1]
+    set dev2 [kit dev2]
+    $dev1 add [ShareAnalyzer -attribute Bytes -of $all]
+    head [Mux $all [Filter "deviceNo = $::env(RB_DEV1)" $dev1] \
+	[Filter "deviceNo = $::env(RB_DEV2)" $dev2]]
+    set summary [rubicon::run -progress 0 {*}$argv]
+    set out [open $env(RB_DUMP) w]
+    # (ranks, reduceseconds, mergeseconds: how a split run went, not a
+    # result)
+    puts $out [list summary [dict remove $summary seconds ranks reduceseconds \
+	mergeseconds]]
+    foreach flow [list $all $dev1 $dev2] {
+	foreach a [lsort [$flow attributes]] {
+	    puts $out [list [$flow name].$a [$flow get $a]]
+	}
+    }
+    close $out
+}
+
+# sameValues A B -- "" if the two values are equal word by word, numbers
+# within 1e-12 relative (sums of fractions in another order), else where
+# they first differ.
+proc sameValues {a b} {
+    if {[string is list $a] && [string is list $b] && [llength $a] > 1} {
+	if {[llength $a] != [llength $b]} {
+	    return "lengths [llength $a] and [llength $b]"
+	}
+	foreach x $a y $b {
+	    set why [sameValues $x $y]
+	    if {$why ne ""} {return $why}
+	}
+	return ""
+    }
+    if {$a eq $b} {return ""}
+    if {[string is double -strict $a] && [string is double -strict $b]
+	    && abs($a - $b) <= 1e-12 * max(abs($a), abs($b))} {
+	return ""
+    }
+    return "$a against $b"
+}
+
+# compareDumps ONE SPLIT -- every Attribute of the single-process dump in
+# the split one with the same value; returns the differences (empty when
+# none) and, as a check that something was compared, the count.
+proc compareDumps {one split} {
+    set diffs {}
+    foreach {k v} $one {
+	if {![dict exists $split $k]} {
+	    lappend diffs "$k missing"
+	} elseif {[set why [sameValues $v [dict get $split $k]]] ne ""} {
+	    lappend diffs "$k: $why"
+	}
+    }
+    foreach k [dict keys $split] {
+	if {![dict exists $one $k]} {lappend diffs "$k extra"}
+    }
+    return [list [llength [dict keys $one]] $diffs]
+}
+

@@ -6,12 +6,15 @@
 #	TraceWriter in a child interpreter so the caller's DAG is left alone.
 
 # rubicon::convert ?-format F? ?-onerror P? ?-readeroptions D?
-#	?-to native|csv|chrome? ?-progress bool? in ?in ...? out
+#	?-to native|csv|chrome? ?-compression zstd|none|gzip? ?-progress bool?
+#	in ?in ...? out
 # An input "-" is standard input.  Returns the run summary.  OUT is CSV when it ends in .csv or with
-# "-to csv", else the native format; on any error no OUT is left.
+# "-to csv", else the native format (-compression: TraceWriter's); on
+# any error no OUT is left.
 proc ::rubicon::convert {args} {
     set usage "usage: rubicon::convert ?-format F? ?-onerror stop|skip|warn?\
-	    ?-readeroptions dict? ?-to native|csv|chrome? ?-progress bool? in ?in ...? out"
+	    ?-readeroptions dict? ?-to native|csv|chrome?\
+	    ?-compression zstd|none|gzip? ?-progress bool? in ?in ...? out"
     set runOpts {-progress 0}
     set writerOpts {}
     # "-" alone is a trace: standard input
@@ -25,6 +28,7 @@ proc ::rubicon::convert {args} {
 	switch -- $opt {
 	    -format - -onerror - -readeroptions - -progress {lappend runOpts $opt $val}
 	    -to {lappend writerOpts -format $val}
+	    -compression {lappend writerOpts -compression $val}
 	    default {return -code error -errorcode {RUBICON CONVERT USAGE} $usage}
 	}
     }

@@ -13,7 +13,8 @@ proc ::rubicon::usage {} {
 	    ?-timelimit SECONDS? ?-memlimit MB? ?-format FORMAT?\
 	    ?-onerror stop|skip|warn? ?-quiet? ?-checkpoint FILE\
 	    ?-checkpointevery N|Ns|Nm|Nh?? ?-resume FILE? config.tcl ?trace ...?\
-	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome? ?-quiet?\
+	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome?\
+	    ?-compression zstd|none|gzip? ?-quiet?\
 	    in ... out\
 	    \n       rubicon            (interactive shell)"
 }

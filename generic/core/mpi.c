@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "engine.h"
 #include "mpi.h"
+#include "io/native.h"
 
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -131,13 +132,13 @@ RbMpiSplit(void)
  *	whether this process's records come first in it; run.c says when a
  *	run checkpoints or resumes.
  */
-static int ckptMode = 0, ckptResumed = 0;
+static int ckptMode = 0;
 
 void
 RbSetCheckpointMode(int checkpointing, int resumed)
 {
+    (void)resumed;
     ckptMode = checkpointing;
-    ckptResumed = resumed;
 }
 
 int
@@ -149,7 +150,10 @@ RbMergeWanted(void)
 int
 RbShardFirst(void)
 {
-    return RbMpiSplit() ? mpiRank == 0 : !ckptResumed;
+    /* A checkpoint's state is merged, at the end of the run resumed from
+     * it, into an empty one as a later shard's would be: it keeps what a
+     * later shard keeps. */
+    return RbMpiSplit() ? mpiRank == 0 : !ckptMode;
 }
 
 /*
@@ -170,7 +174,7 @@ RbMpiSplitOver(void)
  *	one record per line (msr, spc, disksim, csv, alibaba, tencent,
  *	twitter), plain or gzip/bzip2/zstd (cut at members or frames,
  *	RB_WINDOW_LINES); 2 for plain SRT; 3 for the native
- *	format without string fields (cut at gzip members that begin blocks;
+ *	format without string fields (cut at its blocks: RbNativeSplittable;
  *	a later block may use strings an earlier one defined); else 0 (it is
  *	read whole by one rank).  (RbMpiShard makes 2 into 4, SRT cut where
  *	the record heads line up, when the cut points are far enough apart
@@ -194,14 +198,10 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
     for (i = 0; lines[i]; i++) {
 	kind = strcmp(r->cls->name, lines[i]) == 0 ? 1 : kind;
     }
-    if (strcmp(comp, "none") == 0) {
+    if (strcmp(r->cls->name, "native") == 0) {
+	kind = RbNativeSplittable(r) ? 3 : 0;
+    } else if (strcmp(comp, "none") == 0) {
 	kind = strcmp(r->cls->name, "srt") == 0 ? 2 : kind;
-    } else if (strcmp(r->cls->name, "native") == 0
-	    && strcmp(comp, "gzip") == 0) {
-	kind = 3;
-	for (i = 0; i < r->schema->nfields; i++) {
-	    kind = r->schema->fields[i].type == RB_FT_STRING ? 0 : kind;
-	}
     }
     Rb_ReaderClose(r);
     return kind;

@@ -49,9 +49,10 @@ int		RbMergeState(Tcl_Interp *interp, Rb_Analyzer *into,
 		    const unsigned char *data, size_t len, const char *from);
 /* Whether the run going on (or next) will merge partial states: split
  * over ranks, or checkpointed (its state may be merged into a resumed
- * run's); and whether this process's records are the first of the run's
- * (rank 0 of a split run, a run that is not a resumed one), so that no
- * earlier state will be merged into its. */
+ * run's); and whether this process's state is the run's first, into which
+ * others are merged but which is merged into no other (rank 0 of a split
+ * run; never with checkpoints, whose states are merged into an empty
+ * one). */
 int		RbMergeWanted(void);
 int		RbShardFirst(void);
 void		RbSetCheckpointMode(int checkpointing, int resumed);

@@ -69,7 +69,11 @@ int		RbSafeCheckRead(Tcl_Interp *interp, const char *path);
  * start for messages, whether it ended before the file did. */
 #define RB_WINDOW_LINES 0	/* Lines (plain, or gzip/bzip2 members). */
 #define RB_WINDOW_SRT 1		/* Plain SRT length-prefixed records. */
-#define RB_WINDOW_BLOCKS 2	/* gzip members that each begin a block. */
+#define RB_WINDOW_BLOCKS 2	/* Native blocks: gzip members that each
+				 * begin one, or (a plain file) the blocks
+				 * of format 2 that begin in the range,
+				 * which its reader finds itself
+				 * (RbInputBlockWindow). */
 #define RB_WINDOW_SRT_RESYNC 3	/* Plain SRT, cut where record heads line
 				 * up: only for cut points at least
 				 * RB_RESYNC_SPACING bytes apart. */
@@ -79,6 +83,9 @@ int		RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end,
 void		RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes);
 int		RbInputWindowCut(const Rb_Input *in, int *late);
 int		RbInputWindowShort(const Rb_Input *in);
+int		RbInputBlockWindow(const Rb_Input *in, uint64_t *begin,
+		    uint64_t *end);
+int		RbInputPlainFd(const Rb_Input *in);
 
 /* Removes "path.tmp-PID" files left by processes that no longer exist
  * (out.c); every writer of such files calls it before making its own. */

@@ -95,6 +95,7 @@ struct Rb_Input {
 				 * after dec.mark (compressed lines). */
     int cutDone;		/* ... and they have. */
     uint64_t winFrom;		/* Plain: the file offset it starts at, */
+    uint64_t winTo;		/* (plain blocks: and ends at), */
     uint64_t winHead;		/* and where the header ended. */
     int winMode;
     int winShort;		/* Plain: it ends before the file does. */
@@ -1302,6 +1303,14 @@ RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
     if (d->comp != COMP_NONE) {
 	return CompressedWindow(in, begin, end, mode, err);
     }
+    if (mode == RB_WINDOW_BLOCKS && in->ring == NULL) {
+	/* Native format 2: its reader walks its blocks (RbInputBlockWindow). */
+	in->windowed = 1;
+	in->winMode = mode;
+	in->winFrom = begin;
+	in->winTo = end;
+	return TCL_OK;
+    }
     if (mode == RB_WINDOW_BLOCKS || in->ring != NULL
 	    || (sz = lseek(d->fd, 0, SEEK_END)) < 0) {
 	Rb_SetError(err, "RUBICON READER SPLIT", "%s: cannot be read from "
@@ -1459,6 +1468,43 @@ RbInputWindowCut(const Rb_Input *in, int *late)
 {
     *late = in->windowed && (in->dec.winRaw > 0 || in->winFrom > 0);
     return in->cutDone || in->dec.cut;
+}
+
+/*
+ * RbInputBlockWindow --
+ *	The byte range [*begin, *end) of a plain file that RbInputWindow
+ *	gave in mode RB_WINDOW_BLOCKS: native format 2 reads the blocks that
+ *	begin in it.
+ * Results: 1 with the range set, 0 when there is no such window.
+ */
+int
+RbInputBlockWindow(const Rb_Input *in, uint64_t *begin, uint64_t *end)
+{
+    if (!in->windowed || in->winMode != RB_WINDOW_BLOCKS
+	    || in->dec.comp != COMP_NONE) {
+	return 0;
+    }
+    *begin = in->winFrom;
+    *end = in->winTo;
+    return 1;
+}
+
+/*
+ * RbInputPlainFd --
+ *	The descriptor of an uncompressed regular file, for a reader that
+ *	maps it (native format 2): the stream's own reads stay usable.
+ * Results: the descriptor, or -1 (compressed, a pipe or a device).
+ */
+int
+RbInputPlainFd(const Rb_Input *in)
+{
+    struct stat sb;
+
+    if (in->dec.comp != COMP_NONE || fstat(in->dec.fd, &sb) != 0
+	    || !S_ISREG(sb.st_mode)) {
+	return -1;
+    }
+    return in->dec.fd;
 }
 
 /*

@@ -1,30 +1,50 @@
 /*
  * native.c --
  *
- *	Rubicon's own trace format: a gzip stream with a header (magic,
- *	version, epoch, schema) and blocks of up to RB_BATCH_SIZE records
- *	stored column by column as little-endian int64, so that reading a
- *	block is a copy per column.  Strings of RB_FT_STRING fields travel
- *	in the block that first uses them.  An end marker with the record
- *	count closes the stream.  See doc/native.n.
+ *	Rubicon's own trace format: a header (magic, version, epoch, schema)
+ *	and blocks of up to RB_BATCH_SIZE records stored column by column,
+ *	so that reading a block is a copy (or a decompression) per column.
+ *	Strings of RB_FT_STRING fields travel in the block that first uses
+ *	them.  An end marker with the record count closes the file.
+ *
+ *	Version 2 (the default) is a plain file: a block's columns are raw,
+ *	constant or zstd frames (nativeCols.c), each 8-byte aligned, so an
+ *	uncompressed file is read through a memory map without a copy into
+ *	a buffer, and the reader decodes only the columns the DAG reads, on
+ *	a thread of its own for zstd.  Version 1 (written with -compression
+ *	gzip) is the same records as a gzip stream, a member per block; it
+ *	is still read and written.  See doc/native.n.
  */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "io/ioInt.h"
 #include "io/native.h"
+#include "io/nativeInt.h"
+#include "io/ring.h"
 
 #define NATIVE_MAGIC	"RBNATIVE"
-#define NATIVE_VERSION	1
+#define VERSION_GZIP	1		/* the gzip stream of members */
+#define VERSION_COLUMNS	2		/* plain, columns encoded alone */
 #define BLOCK_MAGIC	"RBBK"
 #define END_MAGIC	"RBEN"
 #define BLOCK_MAX	RB_BATCH_SIZE	/* records per block */
 #define NAME_MAX_LEN	65536		/* schema, field names and help */
 #define STRING_MAX_LEN	(1 << 20)	/* one string field value */
 #define STRINGS_MAX	(1 << 24)	/* distinct strings in a file */
+#define BLOCK_HEAD	24		/* version 2 block head, bytes */
+#define END_LEN		16		/* version 2 end marker, bytes */
+#define ZSTD_LEVEL	3		/* the writer's zstd level */
+#define DECODE_AHEAD	4		/* blocks the decoding thread keeps
+					 * ready */
+
+/* Bytes to add to n to make it a multiple of 8. */
+#define PAD8(n)		((8 - ((n) & 7)) & 7)
 
 /*
  * ToLe64, FromLe64 --
@@ -64,7 +84,13 @@ GetLe64(const unsigned char *p)
 struct Rb_NativeWriter {
     char *path;
     char *tmpPath;
-    gzFile gz;
+    int version;		/* VERSION_GZIP or VERSION_COLUMNS */
+    gzFile gz;			/* Version 1's stream, */
+    FILE *fp;			/* or version 2's file. */
+    uint64_t written;		/* Bytes written to fp. */
+    RbColCoder *coder;		/* Version 2's columns. */
+    unsigned char *blk;		/* Version 2: the block being built. */
+    size_t blkLen, blkCap;
     Rb_Schema *schema;
     int64_t *cols;		/* BLOCK_MAX values per field */
     int64_t stringsWritten;	/* Ids below this are in the file. */
@@ -74,9 +100,22 @@ struct Rb_NativeWriter {
 };
 
 /*
+ * Fail --
+ *	Marks w failed, keeping the first reason.
+ */
+static void
+Fail(Rb_NativeWriter *w, const char *why)
+{
+    if (!w->failed) {
+	w->failed = 1;
+	snprintf(w->why, sizeof(w->why), "%s", why);
+    }
+}
+
+/*
  * WriteBytes --
- *	Appends n bytes to the stream; on failure marks w failed and keeps
- *	the first reason.
+ *	Appends n bytes to the file (version 1: to the gzip stream); on
+ *	failure marks w failed.
  */
 static void
 WriteBytes(Rb_NativeWriter *w, const void *p, size_t n)
@@ -87,42 +126,54 @@ WriteBytes(Rb_NativeWriter *w, const void *p, size_t n)
     if (w->failed || n == 0) {
 	return;
     }
-    if (gzwrite(w->gz, p, (unsigned)n) != (int)n) {
+    if (w->fp != NULL) {
+	if (fwrite(p, 1, n, w->fp) != n) {
+	    Fail(w, strerror(errno));
+	}
+	w->written += n;
+    } else if (gzwrite(w->gz, p, (unsigned)n) != (int)n) {
 	msg = gzerror(w->gz, &errnum);
-	w->failed = 1;
-	snprintf(w->why, sizeof(w->why), "%s",
-		errnum == Z_ERRNO ? strerror(errno) : msg);
+	Fail(w, errnum == Z_ERRNO ? strerror(errno) : msg);
     }
 }
 
 /*
  * EndMember --
- *	Ends the gzip member under way, so that the next bytes begin a new
- *	one: the header and every block are members of their own, where a
- *	split run can start reading (RbInputWindow, RB_WINDOW_BLOCKS).
+ *	Version 1: ends the gzip member under way, so that the next bytes
+ *	begin a new one: the header and every block are members of their
+ *	own, where a split run can start reading (RbInputWindow,
+ *	RB_WINDOW_BLOCKS).  Version 2: nothing.
  */
 static void
 EndMember(Rb_NativeWriter *w)
 {
     int errnum, rc;
 
-    if (w->failed) {
+    if (w->failed || w->gz == NULL) {
 	return;
     }
     if ((rc = gzflush(w->gz, Z_FINISH)) != Z_OK) {
 	const char *msg = gzerror(w->gz, &errnum);
 
-	w->failed = 1;
-	snprintf(w->why, sizeof(w->why), "%s",
-		errnum == Z_ERRNO ? strerror(errno) : msg);
+	Fail(w, errnum == Z_ERRNO ? strerror(errno) : msg);
     }
+}
+
+static void
+PutLe32(unsigned char *b, uint32_t v)
+{
+    b[0] = v;
+    b[1] = v >> 8;
+    b[2] = v >> 16;
+    b[3] = v >> 24;
 }
 
 static void
 WriteU32(Rb_NativeWriter *w, uint32_t v)
 {
-    unsigned char b[4] = {v, v >> 8, v >> 16, v >> 24};
+    unsigned char b[4];
 
+    PutLe32(b, v);
     WriteBytes(w, b, 4);
 }
 
@@ -150,14 +201,16 @@ WriteString(Rb_NativeWriter *w, const char *s)
 /*
  * RbNativeWriterOpen --
  *	Creates "path.tmp-PID" (removing those of dead processes) and writes
- *	the header for schema and epochNs.
+ *	the header for schema and epochNs: version 1 for RB_NATIVE_GZIP,
+ *	else version 2 with columns compressed by zstd or not at all.
  * Results: the writer, or NULL with err set naming path.
  * Side effects: retains schema until close.
  */
 Rb_NativeWriter *
 RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
-	Rb_Error *err)
+	int compression, Rb_Error *err)
 {
+    static const char zeros[8] = {0};
     Rb_NativeWriter *w;
     size_t n = strlen(path) + 32;
     int f;
@@ -167,22 +220,39 @@ RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
     w->tmpPath = Rb_Alloc(n);
     RbOutRemoveStale(path);
     snprintf(w->tmpPath, n, "%s.tmp-%ld", path, (long)getpid());
-    /* Level 1: columns of integers compress well even at the fastest. */
-    w->gz = gzopen(w->tmpPath, "wb1");
-    if (w->gz == NULL) {
+    w->version = compression == RB_NATIVE_GZIP ? VERSION_GZIP
+	    : VERSION_COLUMNS;
+    errno = 0;
+    if (w->version == VERSION_GZIP) {
+	/* Level 1: columns of integers compress well even at the fastest. */
+	w->gz = gzopen(w->tmpPath, "wb1");
+	if (w->gz != NULL) {
+	    gzbuffer(w->gz, 1 << 20);
+	}
+    } else {
+	w->fp = fopen(w->tmpPath, "wb");
+	if (w->fp != NULL) {
+	    setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
+	    w->coder = RbColCoderCreate(compression == RB_NATIVE_ZSTD
+		    ? ZSTD_LEVEL : 0);
+	}
+    }
+    if (w->gz == NULL && w->fp == NULL) {
 	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
-		path, errno ? strerror(errno) : "gzopen failed");
+		path, errno ? strerror(errno) : "cannot open it");
 	free(w->tmpPath);
 	free(w->path);
 	free(w);
 	return NULL;
     }
-    gzbuffer(w->gz, 1 << 20);
     w->schema = schema;
     Rb_SchemaRetain(schema);
     w->cols = Rb_AllocArray(BLOCK_MAX * schema->nfields, sizeof(int64_t));
     WriteBytes(w, NATIVE_MAGIC, 8);
-    WriteU32(w, NATIVE_VERSION);
+    WriteU32(w, (uint32_t)w->version);
+    if (w->version == VERSION_COLUMNS) {
+	WriteU32(w, compression == RB_NATIVE_ZSTD ? 1 : 0);
+    }
     WriteU64(w, (uint64_t)epochNs);
     WriteString(w, schema->name);
     WriteU32(w, (uint32_t)schema->nfields);
@@ -192,8 +262,91 @@ RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
 	WriteU32(w, schema->fields[f].unit);
 	WriteString(w, schema->fields[f].help);
     }
+    if (w->version == VERSION_COLUMNS) {
+	WriteBytes(w, zeros, PAD8(w->written));
+    }
     EndMember(w);
     return w;
+}
+
+/*
+ * BlockRoom --
+ *	Version 2: makes room for n more bytes of the block being built.
+ * Results: where they go.
+ */
+static unsigned char *
+BlockRoom(Rb_NativeWriter *w, size_t n)
+{
+    if (w->blkLen + n + 8 > w->blkCap) {
+	w->blkCap = 2 * (w->blkLen + n + 8);
+	w->blk = Rb_Realloc(w->blk, w->blkCap);
+    }
+    return w->blk + w->blkLen;
+}
+
+/*
+ * BlockAppend --
+ *	Version 2: appends n bytes and the zeros that make the block's
+ *	length a multiple of 8.
+ */
+static void
+BlockAppend(Rb_NativeWriter *w, const void *p, size_t n)
+{
+    unsigned char *at = BlockRoom(w, n);
+
+    memcpy(at, p, n);
+    memset(at + n, 0, PAD8(n));
+    w->blkLen += n + PAD8(n);
+}
+
+/*
+ * WriteColumnsBlock --
+ *	Version 2: the block of the n records in w->cols, its new strings
+ *	(count S, first..S-1 of the schema's ids) and each column encoded
+ *	by RbColEncode.  Layout in doc/native.n.
+ */
+static void
+WriteColumnsBlock(Rb_NativeWriter *w, int n, int64_t first, uint32_t count)
+{
+    Rb_Schema *s = w->schema;
+    size_t table = BLOCK_HEAD, strBytes = 0;
+    unsigned char *p;
+    int64_t id;
+    int f;
+
+    w->blkLen = 0;
+    p = BlockRoom(w, BLOCK_HEAD + 8 * (size_t)s->nfields);
+    memset(p, 0, BLOCK_HEAD + 8 * (size_t)s->nfields);
+    memcpy(p, BLOCK_MAGIC, 4);
+    PutLe32(p + 8, (uint32_t)n);
+    PutLe32(p + 12, count);
+    w->blkLen = BLOCK_HEAD + 8 * (size_t)s->nfields;
+    for (id = first; id < first + count; id++) {
+	const char *text = Rb_SchemaString(s, id);
+	size_t len = strlen(text);
+
+	p = BlockRoom(w, 4 + len);
+	PutLe32(p, (uint32_t)len);
+	memcpy(p + 4, text, len);
+	w->blkLen += 4 + len;
+	strBytes += 4 + len;
+    }
+    p = BlockRoom(w, 0);
+    memset(p, 0, PAD8(strBytes));
+    w->blkLen += PAD8(strBytes);
+    PutLe32(w->blk + 16, (uint32_t)strBytes);
+    for (f = 0; f < s->nfields; f++) {
+	const void *payload;
+	size_t len;
+	int kind = RbColEncode(w->coder, w->cols + (size_t)f * BLOCK_MAX, n,
+		&payload, &len);
+
+	PutLe32(w->blk + table + 8 * f, (uint32_t)kind);
+	PutLe32(w->blk + table + 8 * f + 4, (uint32_t)len);
+	BlockAppend(w, payload, len);
+    }
+    PutLe32(w->blk + 4, (uint32_t)w->blkLen);
+    WriteBytes(w, w->blk, w->blkLen);
 }
 
 /*
@@ -206,7 +359,8 @@ static void
 WriteBlock(Rb_NativeWriter *w, int n)
 {
     Rb_Schema *s = w->schema;
-    int64_t maxId = -1, id;
+    int64_t maxId = -1, id, first = w->stringsWritten;
+    uint32_t count;
     int f, i;
 
     for (f = 0; f < s->nfields; f++) {
@@ -221,14 +375,19 @@ WriteBlock(Rb_NativeWriter *w, int n)
 	    }
 	}
     }
-    WriteBytes(w, BLOCK_MAGIC, 4);
-    WriteU32(w, maxId >= w->stringsWritten
-	    ? (uint32_t)(maxId + 1 - w->stringsWritten) : 0);
-    for (id = w->stringsWritten; id <= maxId; id++) {
-	WriteString(w, Rb_SchemaString(s, id));
-    }
-    if (maxId >= w->stringsWritten) {
+    count = maxId >= first ? (uint32_t)(maxId + 1 - first) : 0;
+    if (maxId >= first) {
 	w->stringsWritten = maxId + 1;
+    }
+    w->records += n;
+    if (w->version == VERSION_COLUMNS) {
+	WriteColumnsBlock(w, n, first, count);
+	return;
+    }
+    WriteBytes(w, BLOCK_MAGIC, 4);
+    WriteU32(w, count);
+    for (id = first; id < first + count; id++) {
+	WriteString(w, Rb_SchemaString(s, id));
     }
     WriteU32(w, (uint32_t)n);
     for (f = 0; f < s->nfields; f++) {
@@ -240,7 +399,6 @@ WriteBlock(Rb_NativeWriter *w, int n)
 	WriteBytes(w, c, sizeof(int64_t) * n);
     }
     EndMember(w);
-    w->records += n;
 }
 
 /*
@@ -256,8 +414,7 @@ RbNativeWriterWrite(Rb_NativeWriter *w, const Rb_Batch *b,
     int done, n, f, i;
 
     if (b->schema->nfields != w->schema->nfields) {
-	w->failed = 1;
-	snprintf(w->why, sizeof(w->why), "a batch of another schema");
+	Fail(w, "a batch of another schema");
     }
     for (done = 0; done < total && !w->failed; done += n) {
 	n = total - done < BLOCK_MAX ? total - done : BLOCK_MAX;
@@ -285,8 +442,8 @@ RbNativeWriterWrite(Rb_NativeWriter *w, const Rb_Batch *b,
 
 /*
  * RbNativeWriterClose --
- *	Writes the end marker, closes the stream and renames the temporary
- *	file to the path; after any failure removes it instead.
+ *	Writes the end marker, closes the file and renames it to the path;
+ *	after any failure removes it instead.
  * Results: TCL_OK, or TCL_ERROR with err set naming the path.
  * Side effects: frees w.
  */
@@ -296,16 +453,25 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
     int rc, result = TCL_OK;
 
     WriteBytes(w, END_MAGIC, 4);
+    if (w->version == VERSION_COLUMNS) {
+	WriteU32(w, 0);
+    }
     WriteU64(w, w->records);
-    rc = gzclose(w->gz);
-    if (!w->failed && rc != Z_OK) {
-	w->failed = 1;
-	snprintf(w->why, sizeof(w->why), "%s",
-		rc == Z_ERRNO ? strerror(errno) : "gzclose failed");
+    if (w->fp != NULL) {
+	if (fclose(w->fp) != 0) {
+	    Fail(w, strerror(errno));
+	}
+    } else {
+	rc = gzclose(w->gz);
+	if (rc != Z_OK) {
+	    Fail(w, rc == Z_ERRNO ? strerror(errno) : "gzclose failed");
+	}
     }
     if (!w->failed && rename(w->tmpPath, w->path) != 0) {
-	w->failed = 1;
-	snprintf(w->why, sizeof(w->why), "rename: %s", strerror(errno));
+	char why[200];
+
+	snprintf(why, sizeof(why), "rename: %s", strerror(errno));
+	Fail(w, why);
     }
     if (w->failed) {
 	unlink(w->tmpPath);
@@ -314,6 +480,8 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 	result = TCL_ERROR;
     }
     Rb_SchemaRelease(w->schema);
+    RbColCoderFree(w->coder);
+    free(w->blk);
     free(w->cols);
     free(w->tmpPath);
     free(w->path);
@@ -334,10 +502,7 @@ RbNativeWriterAbort(Rb_NativeWriter *w)
     if (w == NULL) {
 	return;
     }
-    if (!w->failed) {
-	w->failed = 1;
-	snprintf(w->why, sizeof(w->why), "abandoned");
-    }
+    Fail(w, "abandoned");
     RbNativeWriterClose(w, &ignored);
 }
 
@@ -347,8 +512,59 @@ RbNativeWriterAbort(Rb_NativeWriter *w)
  * ---------------------------------------------------------------------
  */
 
+/*
+ * Version 2 is read a block at a time into a Decoded: its columns the
+ * DAG reads, each either in the memory map (a raw column) or decoded
+ * into the storage after it.  A Walk makes them, on the decoding
+ * thread (a ring of DECODE_AHEAD of them) or inline.
+ */
+enum { DEC_BLOCK, DEC_END, DEC_BAD, DEC_ERROR };
+
+typedef struct Decoded {
+    int status;			/* DEC_BLOCK, or how the blocks ended: */
+    Rb_Error err;		/* DEC_ERROR: the error; DEC_BAD: msg is
+				 * what is wrong with the block */
+    int n;			/* Records. */
+    uint64_t blockNo;		/* 1-based, from the window's first. */
+    uint64_t offset;		/* The block's byte offset. */
+    uint64_t before;		/* Records in the blocks before it. */
+    const int64_t *col[RB_MAX_FIELDS];	/* NULL: not decoded. */
+    uint64_t at[RB_MAX_FIELDS];	/* A raw column of a mapped file: its
+				 * byte offset (it is read from there by
+				 * pread), else 0. */
+    unsigned char isConst[RB_MAX_FIELDS];	/* A constant column: */
+    int64_t constant[RB_MAX_FIELDS];	/* its value (col unused). */
+} Decoded;
+
+/* Bytes of a Decoded before its storage (BLOCK_MAX values per field). */
+#define DECODED_HEAD	((sizeof(Decoded) + 63) & ~(size_t)63)
+
+typedef struct Walk {
+    const char *path;
+    const unsigned char *map;	/* The whole file, or NULL: blocks come */
+    uint64_t size;		/* from in, through buf. */
+    Rb_Input *in;
+    unsigned char *buf;
+    size_t bufCap;
+    uint64_t pos;		/* Map: the next block's offset. */
+    uint64_t first;		/* The first block's offset. */
+    int windowed;		/* A split run's range: the blocks that */
+    uint64_t winBegin, winEnd;	/* begin in [winBegin, winEnd). */
+    uint64_t blockNo, inBlocks;	/* Blocks and records walked. */
+    uint64_t fields;		/* Decoded: RB_FIELD_BIT of each. */
+    Rb_Reader *r;		/* Inline: strings are interned through it
+				 * (NULL on the thread, whose schema has
+				 * no string fields). */
+    struct NativeState *st;
+    RbColCoder *coder;
+    int ended;			/* The thread has made its last. */
+} Walk;
+
 typedef struct NativeState {
-    int64_t *block;		/* Current block, field f at f * blockN. */
+    int version;
+    int zstd;			/* Version 2: written with zstd. */
+    int64_t *block;		/* Version 1: current block, field f at
+				 * f * blockN. */
     int blockN;			/* Records in it. */
     int blockPos;		/* Records of it already delivered. */
     uint64_t blockNo;		/* Blocks read (1-based number of block). */
@@ -360,6 +576,22 @@ typedef struct NativeState {
     int done;
     int failed;			/* pending holds an error for next call. */
     Rb_Error pending;
+
+    /* Version 2. */
+    Walk walk;
+    int started;		/* The walk has begun (first next call). */
+    Rb_Ring *ring;		/* The decoding thread, or NULL: inline. */
+    Decoded *cur;		/* The current block. */
+    Decoded *inlineDec;
+    struct RingWalk *ringWalk;	/* The thread's walk. */
+    unsigned char *map;
+    size_t mapLen;
+    int fd;			/* The mapped file's descriptor. */
+    const Rb_Batch *absentBatch;/* Its columns not decoded are absent. */
+    const Rb_Batch *constIn[RB_MAX_FIELDS];	/* Column f of this batch
+						 * holds constOf[f] over its
+						 * capacity. */
+    int64_t constOf[RB_MAX_FIELDS];
 } NativeState;
 
 /*
@@ -558,6 +790,362 @@ ReadSchema(Rb_Reader *r, Rb_Schema **sp, Rb_Error *err)
 }
 
 /*
+ * OpenWalk --
+ *	Version 2, its header read: maps an uncompressed regular file
+ *	(blocks are then read in place), else leaves the blocks to come
+ *	through the input stream.
+ * Results: TCL_OK.
+ */
+static int
+OpenWalk(Rb_Reader *r, NativeState *st)
+{
+    Walk *w = &st->walk;
+    int fd = RbInputPlainFd(r->in);
+    struct stat sb;
+
+    w->path = Rb_InputPath(r->in);
+    w->in = r->in;
+    w->first = w->pos = Rb_InputOffset(r->in);
+    if (fd >= 0 && fstat(fd, &sb) == 0 && sb.st_size > 0
+	    && (uint64_t)sb.st_size == (size_t)sb.st_size) {
+	void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
+		fd, 0);
+
+	if (map != MAP_FAILED) {
+	    madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
+	    st->map = map;
+	    st->mapLen = (size_t)sb.st_size;
+	    st->fd = fd;
+	    w->map = map;
+	    w->size = (uint64_t)sb.st_size;
+	}
+    }
+    return TCL_OK;
+}
+
+/*
+ * AddString --
+ *	A string of the file's table: interned into the schema, its id
+ *	mapped.
+ */
+static void
+AddString(Rb_Reader *r, NativeState *st, const char *text, size_t len)
+{
+    if (st->nstr == st->strCap) {
+	st->strCap = st->strCap ? 2 * st->strCap : 256;
+	st->strMap = Rb_ReallocArray(st->strMap, st->strCap, sizeof(int64_t));
+    }
+    st->strMap[st->nstr++] = Rb_SchemaIntern(r->schema, text, len);
+}
+
+/*
+ * WalkFail --
+ *	Ends the walk on d: status DEC_BAD (a broken block; fmt says what is
+ *	wrong) or DEC_ERROR with code (the whole message).
+ */
+static void
+WalkFail(Decoded *d, int status, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+WalkFail(Decoded *d, int status, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+
+    d->status = status;
+    snprintf(d->err.code, sizeof(d->err.code), "%s", code);
+    va_start(ap, fmt);
+    vsnprintf(d->err.msg, sizeof(d->err.msg), fmt, ap);
+    va_end(ap);
+}
+
+/*
+ * WalkBytes --
+ *	The next block's bytes (*p, *len; in the map, or read into w->buf),
+ *	or the end marker's, which ends the walk.
+ * Results: 1 a block; 0 the end or a failure, with d's status set.
+ */
+static int
+WalkBytes(Walk *w, Decoded *d, const unsigned char **p, uint32_t *len)
+{
+    unsigned char head[END_LEN];
+    const unsigned char *at = head;
+    uint64_t total;
+    uint32_t n;
+    Rb_Error err;
+    int rc;
+
+    if (w->map != NULL) {
+	if (w->size - w->pos < 8) {
+	    WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
+		    "ends before block %llu or the end marker, at byte offset "
+		    "%llu", w->path, (unsigned long long)d->blockNo,
+		    (unsigned long long)w->pos);
+	    return 0;
+	}
+	at = w->map + w->pos;
+    } else if ((rc = Rb_InputReadFull(w->in, head, 8, &err)) != 1) {
+	if (rc == 0) {
+	    WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
+		    "ends before block %llu or the end marker, at byte offset "
+		    "%llu", w->path, (unsigned long long)d->blockNo,
+		    (unsigned long long)d->offset);
+	} else {
+	    d->status = DEC_ERROR;
+	    d->err = err;
+	}
+	return 0;
+    }
+    if (memcmp(at, END_MAGIC, 4) == 0) {
+	if (w->map != NULL ? w->size - w->pos < END_LEN
+		: Rb_InputReadFull(w->in, head + 8, 8, &err) != 1) {
+	    WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
+		    "ends inside the end marker at byte offset %llu", w->path,
+		    (unsigned long long)d->offset);
+	    return 0;
+	}
+	total = GetLe64(at + 8);
+	d->status = DEC_END;
+	if (total != w->inBlocks && !(w->windowed
+		&& w->winBegin > w->first)) {
+	    WalkFail(d, DEC_BAD, "", "the end marker counts %llu records, "
+		    "the blocks hold %llu", (unsigned long long)total,
+		    (unsigned long long)w->inBlocks);
+	} else if (w->map != NULL ? w->size - w->pos > END_LEN
+		: Rb_InputRead(w->in, head, 1, &err) != 0) {
+	    WalkFail(d, DEC_BAD, "", "data follows the end marker");
+	}
+	return 0;
+    }
+    if (memcmp(at, BLOCK_MAGIC, 4) != 0) {
+	WalkFail(d, DEC_BAD, "", "no block magic");
+	return 0;
+    }
+    n = GetLe32(at + 4);
+    if (n < BLOCK_HEAD || n % 8 != 0 || n > (1u << 30)) {
+	WalkFail(d, DEC_BAD, "", "a block length of %u bytes", n);
+	return 0;
+    }
+    if (w->map != NULL) {
+	if (w->size - w->pos < n) {
+	    WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
+		    "ends inside block %llu (%u bytes from byte offset %llu; "
+		    "the file has %llu)", w->path,
+		    (unsigned long long)d->blockNo, n,
+		    (unsigned long long)w->pos, (unsigned long long)w->size);
+	    return 0;
+	}
+	w->pos += n;
+    } else {
+	if (w->bufCap < n) {
+	    free(w->buf);
+	    w->buf = Rb_Alloc(n);
+	    w->bufCap = n;
+	}
+	memcpy(w->buf, head, 8);
+	if ((rc = Rb_InputReadFull(w->in, w->buf + 8, n - 8, &err)) != 1) {
+	    if (rc == 0 || strcmp(err.code, "RUBICON READER TRUNCATED") == 0) {
+		WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the "
+			"data ends inside block %llu (%u bytes from byte "
+			"offset %llu)", w->path,
+			(unsigned long long)d->blockNo, n,
+			(unsigned long long)d->offset);
+	    } else {
+		d->status = DEC_ERROR;
+		d->err = err;
+	    }
+	    return 0;
+	}
+	at = w->buf;
+    }
+    *p = at;
+    *len = n;
+    return 1;
+}
+
+/*
+ * DecodeBlock --
+ *	Decodes the block p[0..len) into d: its strings (inline only), and
+ *	the columns in w->fields.  A raw column of a mapped file is used
+ *	where it lies.
+ * Results: 1, or 0 with d's status DEC_BAD.
+ */
+static int
+DecodeBlock(Walk *w, const Rb_Schema *s, Decoded *d, const unsigned char *p,
+	uint32_t len)
+{
+    int64_t *store = (int64_t *)((char *)d + DECODED_HEAD);
+    uint32_t n = GetLe32(p + 8), count = GetLe32(p + 12);
+    uint32_t strBytes = GetLe32(p + 16), kind, clen, i;
+    size_t q = BLOCK_HEAD + 8 * (size_t)s->nfields;
+    char why[256];
+    int f;
+
+    if (n < 1 || n > BLOCK_MAX) {
+	WalkFail(d, DEC_BAD, "", "record count out of range");
+	return 0;
+    }
+    if (q > len || strBytes > len - q) {
+	WalkFail(d, DEC_BAD, "", "its strings run past its end");
+	return 0;
+    }
+    if (count > 0) {
+	const unsigned char *at = p + q, *end = at + strBytes;
+
+	if (w->r == NULL || !w->st->stringFields) {
+	    WalkFail(d, DEC_BAD, "", "strings in a schema without string "
+		    "fields");
+	    return 0;
+	}
+	if (count > STRINGS_MAX - w->st->nstr) {
+	    WalkFail(d, DEC_BAD, "", "too many strings");
+	    return 0;
+	}
+	for (i = 0; i < count; i++) {
+	    uint32_t slen;
+
+	    if (end - at < 4 || (slen = GetLe32(at)) > (size_t)(end - at) - 4
+		    || slen > STRING_MAX_LEN || memchr(at + 4, '\0', slen)) {
+		WalkFail(d, DEC_BAD, "", "string %u of the block is broken",
+			i + 1);
+		return 0;
+	    }
+	    AddString(w->r, w->st, (const char *)at + 4, slen);
+	    at += 4 + slen;
+	}
+    }
+    q += strBytes + PAD8(strBytes);
+    for (f = 0; f < s->nfields; f++) {
+	const unsigned char *src = p + q;
+	int64_t *dst = store + (size_t)f * BLOCK_MAX;
+
+	kind = GetLe32(p + BLOCK_HEAD + 8 * f);
+	clen = GetLe32(p + BLOCK_HEAD + 8 * f + 4);
+	if (q > len || clen > len - q) {
+	    WalkFail(d, DEC_BAD, "", "column \"%s\" runs past its end",
+		    s->fields[f].name);
+	    return 0;
+	}
+	q += clen + PAD8(clen);
+	d->col[f] = NULL;
+	d->at[f] = 0;
+	if (!(w->fields & RB_FIELD_BIT(f))) {
+	    if (kind >= RB_NCOL_KINDS) {
+		WalkFail(d, DEC_BAD, "", "column \"%s\": unknown encoding %u",
+			s->fields[f].name, kind);
+		return 0;
+	    }
+	    continue;
+	}
+	d->isConst[f] = kind == RB_NCOL_CONST && clen == sizeof(int64_t)
+		&& s->fields[f].type != RB_FT_STRING;
+	if (d->isConst[f]) {
+	    d->constant[f] = (int64_t)GetLe64(src);
+	    d->col[f] = dst;
+	    continue;
+	}
+#if __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+	if (kind == RB_NCOL_RAW && clen == sizeof(int64_t) * n
+		&& s->fields[f].type != RB_FT_STRING) {
+	    /* 8-byte aligned: blocks and columns start at multiples of 8. */
+	    d->col[f] = (const int64_t *)(const void *)src;
+	    d->at[f] = w->map != NULL ? (uint64_t)(src - w->map) : 0;
+	    continue;
+	}
+#endif
+	if (!RbColDecode(w->coder, (int)kind, src, clen, dst, (int)n, why,
+		sizeof(why))) {
+	    WalkFail(d, DEC_BAD, "", "column \"%s\": %s", s->fields[f].name,
+		    why);
+	    return 0;
+	}
+	if (s->fields[f].type == RB_FT_STRING) {
+	    for (i = 0; i < n; i++) {
+		if (dst[i] == RB_ABSENT) {
+		    continue;
+		}
+		if (dst[i] < 0 || dst[i] >= w->st->nstr) {
+		    WalkFail(d, DEC_BAD, "", "a string id that was never "
+			    "defined");
+		    return 0;
+		}
+		dst[i] = w->st->strMap[dst[i]];
+	    }
+	}
+	d->col[f] = dst;
+    }
+    if (q != len) {
+	WalkFail(d, DEC_BAD, "", "its columns end at byte %zu of its %u",
+		q, len);
+	return 0;
+    }
+    d->n = (int)n;
+    return 1;
+}
+
+/*
+ * WalkNext --
+ *	Makes d the next block of the walk (of its window, in a split run),
+ *	or says how the walk ended (d->status).
+ */
+static void
+WalkNext(Walk *w, const Rb_Schema *s, Decoded *d)
+{
+    const unsigned char *p;
+    uint32_t len;
+
+    for (;;) {
+	d->status = DEC_BLOCK;
+	d->n = 0;
+	d->blockNo = w->blockNo + 1;
+	d->offset = w->map != NULL ? w->pos : Rb_InputOffset(w->in);
+	d->before = w->inBlocks;
+	if (w->windowed && d->offset >= w->winEnd) {
+	    d->status = DEC_END;	/* the next rank's blocks */
+	    return;
+	}
+	if (!WalkBytes(w, d, &p, &len)) {
+	    return;
+	}
+	if (w->windowed && d->offset < w->winBegin) {
+	    continue;			/* an earlier rank's block */
+	}
+	if (DecodeBlock(w, s, d, p, len)) {
+	    w->blockNo++;
+	    w->inBlocks += (uint64_t)d->n;
+	}
+	return;
+    }
+}
+
+/*
+ * DecodeInRing --
+ *	The decoding thread's producer: the next block into the ring's
+ *	chunk, or the end of the walk as its last chunk.
+ */
+typedef struct RingWalk {
+    Walk *walk;
+    const Rb_Schema *schema;
+} RingWalk;
+
+
+static size_t
+DecodeInRing(void *cd, char *dst, size_t cap)
+{
+    RingWalk *rw = cd;
+    Decoded *d = (Decoded *)(void *)dst;
+
+    if (rw->walk->ended) {
+	return 0;
+    }
+    WalkNext(rw->walk, rw->schema, d);
+    if (d->status != DEC_BLOCK) {
+	rw->walk->ended = 1;
+    }
+    return cap;
+}
+
+/*
  * NativeOpen --
  *	Reads the header: magic, version, epoch and schema.  A schema equal
  *	to the I/O schema becomes Rb_IoSchema() itself.
@@ -567,7 +1155,7 @@ static int
 NativeOpen(Rb_Reader *r, Rb_Error *err)
 {
     NativeState *st = r->state;
-    unsigned char head[20];
+    unsigned char head[20], pad[8];
     Rb_Schema *s;
     uint32_t version;
     int f;
@@ -581,13 +1169,23 @@ NativeOpen(Rb_Reader *r, Rb_Error *err)
 	return TCL_ERROR;
     }
     version = GetLe32(head + 8);
-    if (version != NATIVE_VERSION) {
+    if (version != VERSION_GZIP && version != VERSION_COLUMNS) {
 	Rb_SetError(err, "RUBICON READER FORMAT", "%s: native format version "
-		"%u is not supported (only %d)", Rb_InputPath(r->in), version,
-		NATIVE_VERSION);
+		"%u is not supported (only %d and %d)", Rb_InputPath(r->in),
+		version, VERSION_GZIP, VERSION_COLUMNS);
 	return TCL_ERROR;
     }
-    r->epochNs = (int64_t)GetLe64(head + 12);
+    st->version = (int)version;
+    if (version == VERSION_GZIP) {
+	r->epochNs = (int64_t)GetLe64(head + 12);
+    } else {
+	st->zstd = GetLe32(head + 12) == 1;
+	memcpy(pad, head + 16, 4);
+	if (ReadPart(r, pad + 4, 4, "native header", err) != 1) {
+	    return TCL_ERROR;
+	}
+	r->epochNs = (int64_t)GetLe64(pad);
+    }
     if (ReadSchema(r, &s, err) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -601,8 +1199,16 @@ NativeOpen(Rb_Reader *r, Rb_Error *err)
 	    st->stringFields = 1;
 	}
     }
-    st->block = Rb_AllocArray(BLOCK_MAX * s->nfields, sizeof(int64_t));
-    return TCL_OK;
+    if (version == VERSION_GZIP) {
+	st->block = Rb_AllocArray(BLOCK_MAX * s->nfields, sizeof(int64_t));
+	return TCL_OK;
+    }
+    /* Zeros to a multiple of 8 bytes: blocks are 8-byte aligned. */
+    if (ReadPart(r, pad, PAD8(Rb_InputOffset(r->in)), "native header",
+	    err) != 1) {
+	return TCL_ERROR;
+    }
+    return OpenWalk(r, st);
 }
 
 /*
@@ -740,6 +1346,206 @@ ReadBlock(Rb_Reader *r, NativeState *st)
 }
 
 /*
+ * StartWalk --
+ *	Version 2, at the first next call (when r->fields, what the DAG
+ *	reads, and a split run's window are known): decodes those fields
+ *	and the time, on a thread of its own for a mapped zstd file without
+ *	string fields when a second core is online and RUBICON_THREADS is
+ *	not 0, else inline.
+ * Results: TCL_OK, or TCL_ERROR with st->pending set (a window of a file
+ *	that is not mapped).
+ */
+static int
+StartWalk(Rb_Reader *r, NativeState *st)
+{
+    Walk *w = &st->walk;
+    int nf = r->schema->nfields;
+    uint64_t all = nf >= 64 ? RB_ALL_FIELDS : RB_FIELD_BIT(nf) - 1;
+    size_t chunk = DECODED_HEAD + sizeof(int64_t) * BLOCK_MAX * nf;
+    const char *env = getenv("RUBICON_THREADS");
+
+    st->started = 1;
+    w->fields = (r->fields | RB_FIELD_BIT(RB_IO_TIME)) & all;
+    w->coder = RbColCoderCreate(0);
+    if (RbInputBlockWindow(r->in, &w->winBegin, &w->winEnd)) {
+	if (w->map == NULL) {
+	    Rb_SetError(&st->pending, "RUBICON READER SPLIT", "%s: cannot be "
+		    "read from the middle", w->path);
+	    return TCL_ERROR;
+	}
+	w->windowed = 1;
+    }
+    if (w->map != NULL && st->zstd && !st->stringFields
+	    && sysconf(_SC_NPROCESSORS_ONLN) >= 2
+	    && (env == NULL || strcmp(env, "0") != 0)) {
+	RingWalk *rw = Rb_Alloc(sizeof(*rw));
+
+	rw->walk = w;
+	rw->schema = r->schema;
+	st->ring = RbRingStart(DecodeInRing, rw, chunk, DECODE_AHEAD);
+	if (st->ring != NULL) {
+	    st->ringWalk = rw;
+	    return TCL_OK;
+	}
+	free(rw);
+    }
+    w->r = r;
+    w->st = st;
+    st->inlineDec = Rb_Alloc(chunk);
+    return TCL_OK;
+}
+
+/*
+ * NextDecoded --
+ *	Makes st->cur the next decoded block.
+ * Results: 1 a block, 0 the end, -1 on error (st->pending set).
+ */
+static int
+NextDecoded(Rb_Reader *r, NativeState *st)
+{
+    Decoded *d;
+    size_t len;
+
+    if (st->ring != NULL) {
+	if (st->cur != NULL) {
+	    RbRingRelease(st->ring);
+	}
+	st->cur = (Decoded *)(void *)RbRingPeek(st->ring, &len);
+	if (st->cur == NULL) {
+	    return 0;
+	}
+    } else {
+	WalkNext(&st->walk, r->schema, st->inlineDec);
+	st->cur = st->inlineDec;
+    }
+    d = st->cur;
+    st->blockNo = d->blockNo;
+    st->blockOffset = d->offset;
+    st->inBlocks = d->before;
+    switch (d->status) {
+    case DEC_BLOCK:
+	st->blockN = d->n;
+	st->blockPos = 0;
+	st->inBlocks += (uint64_t)d->n;
+	return 1;
+    case DEC_END:
+	return 0;
+    case DEC_BAD:
+	return BadBlock(r, st, d->err.msg);
+    default:
+	st->pending = d->err;
+	return -1;
+    }
+}
+
+/*
+ * PrepareAbsent --
+ *	The first time b comes, sets the columns not decoded to RB_ABSENT
+ *	over its whole capacity: they are never written, so they stay so.
+ */
+static void
+PrepareAbsent(const Rb_Reader *r, NativeState *st, Rb_Batch *b)
+{
+    int f, i;
+
+    if (b == st->absentBatch) {
+	return;
+    }
+    for (f = 0; f < r->schema->nfields; f++) {
+	if (!(st->walk.fields & RB_FIELD_BIT(f))) {
+	    for (i = 0; i < b->cap; i++) {
+		b->col[f][i] = RB_ABSENT;
+	    }
+	}
+    }
+    st->absentBatch = b;
+}
+
+/*
+ * NextColumns --
+ *	Version 2's next: copies the decoded columns of the current block
+ *	into the batch, taking blocks as needed.
+ * Results: as NativeNext.
+ */
+static int
+NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
+{
+    NativeState *st = r->state;
+    int start = b->n, k, k2, f, rc;
+
+    if (!st->started && StartWalk(r, st) != TCL_OK) {
+	st->done = 1;
+	*err = st->pending;
+	return -1;
+    }
+    PrepareAbsent(r, st, b);
+    while (!st->done && b->n < b->cap) {
+	if (st->blockPos == st->blockN) {
+	    rc = NextDecoded(r, st);
+	    if (rc <= 0) {
+		if (rc == 0) {
+		    st->done = 1;
+		    break;
+		}
+		return RbReaderFail(&st->done, &st->failed, &st->pending, b,
+			start, err);
+	    }
+	}
+	k = st->blockN - st->blockPos;
+	if (k > b->cap - b->n) {
+	    k = b->cap - b->n;
+	}
+	for (f = 0; f < r->schema->nfields; f++) {
+	    size_t bytes = sizeof(int64_t) * k;
+	    int64_t *to = b->col[f] + b->n;
+	    int i;
+
+	    if (st->cur->col[f] == NULL) {
+		continue;
+	    }
+	    if (st->cur->isConst[f]) {
+		int64_t v = st->cur->constant[f];
+
+		/* Filled over the batch's capacity once, then left as long
+		 * as this reader writes nothing else there: nothing
+		 * downstream writes a reader's batch, but a later trace's
+		 * times are moved in place (RebaseTimes, fields 0-2), so
+		 * those are kept only when absent, which it leaves. */
+		if (st->constIn[f] == b && st->constOf[f] == v) {
+		    continue;
+		}
+		if (v == RB_ABSENT || f > RB_IO_FINISH) {
+		    to = b->col[f];
+		    k2 = b->cap;
+		    st->constIn[f] = b;
+		    st->constOf[f] = v;
+		} else {
+		    k2 = k;
+		    st->constIn[f] = NULL;
+		}
+		for (i = 0; i < k2; i++) {
+		    to[i] = v;
+		}
+		continue;
+	    }
+	    st->constIn[f] = NULL;
+	    /* A raw column of the file: pread copies it from the page
+	     * cache to the batch, as read(2) does for cat, where the map
+	     * would take a page fault for every few pages first. */
+	    if (st->cur->at[f] == 0 || pread(st->fd, to, bytes,
+		    (off_t)(st->cur->at[f] + sizeof(int64_t) * st->blockPos))
+		    != (ssize_t)bytes) {
+		memcpy(to, st->cur->col[f] + st->blockPos, bytes);
+	    }
+	}
+	b->n += k;
+	st->blockPos += k;
+    }
+    r->recordNo = st->inBlocks - (uint64_t)(st->blockN - st->blockPos);
+    return b->n - start;
+}
+
+/*
  * NativeNext --
  *	Copies records from the current block into the batch, reading
  *	blocks as needed.
@@ -759,6 +1565,9 @@ NativeNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
     }
     if (b->n == 0) {
 	b->firstRecord = r->records + 1;
+    }
+    if (st->version == VERSION_COLUMNS) {
+	return st->done ? 0 : NextColumns(r, b, err);
     }
     while (!st->done && b->n < b->cap) {
 	if (st->blockPos == st->blockN) {
@@ -801,13 +1610,43 @@ NativeClose(Rb_Reader *r)
 {
     NativeState *st = r->state;
 
+    if (st->ring != NULL) {
+	RbRingStop(st->ring);
+    }
+    free(st->ringWalk);
+    free(st->inlineDec);
+    RbColCoderFree(st->walk.coder);
+    free(st->walk.buf);
+    if (st->map != NULL) {
+	munmap(st->map, st->mapLen);
+    }
     free(st->block);
     free(st->strMap);
 }
 
+/*
+ * RbNativeSplittable --
+ *	Whether a split run may cut r's file into ranges of blocks: a
+ *	version 1 file that is gzip (a member per block), or a mapped
+ *	version 2 file, without string fields (a later block may use
+ *	strings an earlier one defined).
+ */
+int
+RbNativeSplittable(const Rb_Reader *r)
+{
+    const NativeState *st = r->state;
+
+    if (r->cls != &Rb_NativeReaderClass || st->stringFields) {
+	return 0;
+    }
+    return st->version == VERSION_GZIP
+	    ? strcmp(Rb_InputCompression(r->in), "gzip") == 0
+	    : st->map != NULL;
+}
+
 const Rb_ReaderClass Rb_NativeReaderClass = {
     "native",
-    "Rubicon's native format (gzip, columnar int64 blocks)",
+    "Rubicon's native format (columnar int64 blocks, zstd, raw or gzip)",
     sizeof(NativeState),
     NativeSniff,
     NativeOpen,

@@ -172,6 +172,48 @@ RbRingTake(Rb_Ring *ring, char *dst, size_t cap)
 }
 
 /*
+ * RbRingPeek --
+ *	The next filled chunk, in place, waiting for the producer when none
+ *	is ready; the consumer owns it until RbRingRelease.  For producers
+ *	that write one record-like unit per chunk (native.c's decoded
+ *	blocks): no byte is copied out.  Do not mix with RbRingTake.
+ * Results: the chunk (*len its bytes), or NULL once the producer has
+ *	ended and every chunk is taken.
+ */
+char *
+RbRingPeek(Rb_Ring *ring, size_t *len)
+{
+    int head;
+
+    pthread_mutex_lock(&ring->lock);
+    while (ring->filled == 0 && !ring->ended) {
+	pthread_cond_wait(&ring->changed, &ring->lock);
+    }
+    if (ring->filled == 0) {
+	pthread_mutex_unlock(&ring->lock);
+	return NULL;
+    }
+    head = ring->head;
+    pthread_mutex_unlock(&ring->lock);
+    *len = ring->len[head];
+    return ring->chunk[head];
+}
+
+/*
+ * RbRingRelease --
+ *	Gives the chunk RbRingPeek returned back to the producer.
+ */
+void
+RbRingRelease(Rb_Ring *ring)
+{
+    pthread_mutex_lock(&ring->lock);
+    ring->head = (ring->head + 1) % ring->nchunks;
+    ring->filled--;
+    pthread_cond_broadcast(&ring->changed);
+    pthread_mutex_unlock(&ring->lock);
+}
+
+/*
  * RbRingStop --
  *	Tells the thread to return, waits for it (it finishes the produce
  *	call it is in, if any) and frees the ring.

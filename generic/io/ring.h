@@ -25,6 +25,11 @@ Rb_Ring *	RbRingStart(Rb_RingProduceProc *produce, void *cd,
 /* Copies up to cap of the next bytes to dst, waiting for them; 0 once
  * produce has returned 0, after which cd may be read again. */
 size_t		RbRingTake(Rb_Ring *ring, char *dst, size_t cap);
+/* The next filled chunk in place (*len its bytes), waiting for it; NULL
+ * once produce has ended.  The consumer owns it until RbRingRelease. */
+char *		RbRingPeek(Rb_Ring *ring, size_t *len);
+/* Gives the chunk from RbRingPeek back to the producer. */
+void		RbRingRelease(Rb_Ring *ring);
 /* Stops the thread (after the produce call under way) and frees ring. */
 void		RbRingStop(Rb_Ring *ring);
 

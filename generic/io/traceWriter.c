@@ -30,6 +30,7 @@ enum { FORMAT_NATIVE, FORMAT_CSV, FORMAT_CHROME };
 typedef struct TraceWriter {
     char *path;
     int format;			/* FORMAT_* */
+    int compression;		/* Native: RB_NATIVE_ZSTD ... */
     const Rb_RunInfo *run;	/* Valid from start to end. */
     Rb_Schema *schema;
     Rb_NativeWriter *native;
@@ -161,7 +162,7 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
     tw->schema = run->schema;
     if (tw->format == FORMAT_NATIVE) {
 	tw->native = RbNativeWriterOpen(tw->path, run->schema, run->epochNs,
-		err);
+		tw->compression, err);
 	return tw->native ? TCL_OK : TCL_ERROR;
     }
     tw->tmpPath = Rb_Alloc(strlen(tw->path) + 32);
@@ -311,23 +312,27 @@ static const Rb_SinkClass traceWriterClass = {
 
 /*
  * TraceWriterCmd --
- *	"TraceWriter -output file ?-format native|csv|chrome?": a sink
- *	node.  The format defaults to csv for a name ending in .csv, chrome
- *	for .json, else native.
+ *	"TraceWriter -output file ?-format native|csv|chrome?
+ *	?-compression zstd|none|gzip?": a sink node.  The format defaults to
+ *	csv for a name ending in .csv, chrome for .json, else native;
+ *	-compression (native only) to zstd.
  */
 static int
 TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
-    static const char *const opts[] = {"-output", "-format", NULL};
+    static const char *const opts[] = {"-output", "-format", "-compression",
+	    NULL};
     static const char *const formats[] = {"native", "csv", "chrome", NULL};
+    /* In the order of RB_NATIVE_ZSTD, RB_NATIVE_NONE, RB_NATIVE_GZIP. */
+    static const char *const compressions[] = {"zstd", "none", "gzip", NULL};
     const char *path = NULL;
-    int i, idx, format = -1;
+    int i, idx, format = -1, compression = -1;
     TraceWriter *tw;
 
     if (objc % 2 == 0) {
-	Tcl_WrongNumArgs(interp, 1, objv,
-		"-output file ?-format native|csv|chrome?");
+	Tcl_WrongNumArgs(interp, 1, objv, "-output file ?-format "
+		"native|csv|chrome? ?-compression zstd|none|gzip?");
 	return TCL_ERROR;
     }
     for (i = 1; i < objc; i += 2) {
@@ -337,8 +342,13 @@ TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	}
 	if (idx == 0) {
 	    path = Tcl_GetString(objv[i + 1]);
-	} else if (Tcl_GetIndexFromObj(interp, objv[i + 1], formats, "format",
-		0, &format) != TCL_OK) {
+	} else if (idx == 1) {
+	    if (Tcl_GetIndexFromObj(interp, objv[i + 1], formats, "format",
+		    0, &format) != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	} else if (Tcl_GetIndexFromObj(interp, objv[i + 1], compressions,
+		"compression", 0, &compression) != TCL_OK) {
 	    return TCL_ERROR;
 	}
     }
@@ -356,9 +366,15 @@ TraceWriterCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		: n >= 5 && strcasecmp(path + n - 5, ".json") == 0
 		? FORMAT_CHROME : FORMAT_NATIVE;
     }
+    if (compression >= 0 && format != FORMAT_NATIVE) {
+	return Rb_SetInterpError(interp, "RUBICON TRACEWRITER",
+		"-compression is for the native format, not %s",
+		formats[format]);
+    }
     tw = Rb_Alloc(sizeof(*tw));
     tw->path = Rb_Strdup(path);
     tw->format = format;
+    tw->compression = compression >= 0 ? compression : RB_NATIVE_ZSTD;
     RbNodeCreateSink(interp, &traceWriterClass, tw);
     return TCL_OK;
 }
@@ -374,7 +390,8 @@ RbIoCommandsInit(Tcl_Interp *interp)
     Tcl_CreateObjCommand(interp, "::rubicon::TraceWriter", TraceWriterCmd,
 	    NULL, NULL);
     RbEngineAddClass(RbEngineGet(interp), CLASS_CORE, "TraceWriter",
-	    "TraceWriter -output file ?-format native|csv|chrome?: writes the "
+	    "TraceWriter -output file ?-format native|csv|chrome? "
+	    "?-compression zstd|none|gzip?: writes the "
 	    "records reaching it to a trace file", NULL);
     return TCL_OK;
 }

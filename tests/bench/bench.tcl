@@ -18,7 +18,9 @@ set kitTrace [file join $data t200k.srt]
 set csv1 [file join $data t1m.csv]
 set spc1 [file join $data t1m.spc]
 set nativeGz [file join $data t1m.rbn.gz]
-set native [file join $data t10m.rbn]
+set native [file join $data t10m-gzip.rbn]
+set nativeZstd [file join $data t10m-zstd.rbn]
+set nativeRaw [file join $data t10m-none.rbn]
 set magpieLog [file join $data magpie web1.log]
 set stardustTrace [file join $data stardust.sdact]
 set haveSqlite [expr {[auto_execok sqlite3] ne ""}]
@@ -119,6 +121,31 @@ proc peakRss {cmd {n {}}} {
     median $kb
 }
 
+# measureCpu CASE {NAME CMD ...} -- times every command RUNS times under
+# /usr/bin/time, rounds interleaved, and stores the medians of its CPU
+# seconds (user + system) in ::cpu(CASE,NAME) and of its wall seconds in
+# ::wall(CASE,NAME).
+proc measureCpu {case commands} {
+    global runs cpu wall
+    set out [file join [file dirname $::big] cpu.txt]
+    puts stderr "bench: $case ([expr {[llength $commands] / 2}] programs x $runs runs, CPU time)"
+    for {set r 0} {$r < $runs} {incr r} {
+	foreach {name cmd} $commands {
+	    timeit [list /usr/bin/time -f "%e %U %S" -o $out {*}$cmd]
+	    set f [open $out]
+	    lassign [string trim [read $f]] e u sy
+	    close $f
+	    lappend c($name) [expr {$u + $sy}]
+	    lappend w($name) $e
+	}
+    }
+    file delete $out
+    foreach {name cmd} $commands {
+	set cpu($case,$name) [median $c($name)]
+	set wall($case,$name) [median $w($name)]
+    }
+}
+
 # Records: the file after the header's form feed, 88 bytes each.
 set f [open $big rb]
 set nrec [expr {([file size $big] - [string first \f [read $f 65536]] - 1) / 88}]
@@ -152,9 +179,29 @@ measure native [list \
     fig4 [list {*}$inlineRb [file join $here fig4.tcl] $native] \
     fig4c [list $srtbase fig4 $native] \
     fig4thread [list {*}$rubicon [file join $here fig4.tcl] $native] \
+    fig4zstd [list {*}$rubicon [file join $here fig4.tcl] $nativeZstd] \
     store4 [list {*}$inlineRb [file join $here perstore4.tcl] $native] \
     store4c [list $srtbase perstore4 $native] \
-    store4thread [list {*}$rubicon [file join $here perstore4.tcl] $native]] 1
+    store4thread [list {*}$rubicon [file join $here perstore4.tcl] $native] \
+    store4zstd [list {*}$rubicon [file join $here perstore4.tcl] $nativeZstd]] 1
+
+# (1r) Reading the 10 M records: one RateAnalyzer and Figure 4 on the
+# CSV, SRT and the three native files, in CPU seconds (user + system: the
+# decompression thread's included); every field of the raw native file
+# (readall.tcl) against cat of it.
+if {$haveTime} {
+    set cmds {}
+    foreach {cfg script} {rate rate.tcl fig4 fig4.tcl} {
+	foreach {fmt opts file} [list csv {-format msr} $csv srt {} $big \
+		gzip {} $native zstd {} $nativeZstd none {} $nativeRaw] {
+	    lappend cmds $cfg,$fmt [list {*}$rubicon {*}$opts \
+		[file join $here $script] $file]
+	}
+    }
+    lappend cmds readall [list {*}$rubicon [file join $here readall.tcl] $nativeRaw]
+    lappend cmds cat [list sh -c {cat "$1" >/dev/null} sh $nativeRaw]
+    measureCpu read $cmds
+}
 
 # (1t) Per-store analysis by the tools, on the first 1 M lines of the CSV
 # (on all 10 M, awk, Python and sqlite3 would take the bench past ten
@@ -246,6 +293,15 @@ measure nativegz [list \
 # Its uncompressed size: the file is a gzip member per block, and gzip -l
 # gives only the last member's.
 set nativeMb [expr {[exec sh -c {zcat "$1" | wc -c} sh $nativeGz] / 1e6}]
+
+# (4s) Start-up: the fixed cost of a run (the program, Tcl, the package
+# with its four plugins, a config and a 3-record trace): medians of 21
+# runs of its CPU time (getrusage, startup.py; /usr/bin/time counts in
+# 10 ms) and wall time.
+puts stderr "bench: start-up (21 runs)"
+lassign [exec python3 [file join $here startup.py] 21 {*}$rubicon \
+    [file join $here empty.tcl] [file join $here .. fixtures msr small.csv]] \
+    startCpuMs startWallMs
 
 # (5) Filter and Mux overheads, timed inside one process (overhead.tcl).
 puts stderr "bench: Filter and Mux overheads (8 variants x 5 runs)"
@@ -346,11 +402,13 @@ proc r {a b} {format "%6.2f" [expr {$a / $b}]}
 proc nativeRow {label row target} {
     global t
     set ratio [expr {$t(native,$row) / $t(native,${row}c)}]
-    puts [format "%-34s %9s %9s %6s   (target <= %s: %s; 1 run, t10m.rbn,\
-	decompression inline; with Rubicon's thread %s)" $label \
+    puts [format "%-34s %9s %9s %6s   (target <= %s: %s; 1 run, gzip native\
+	(version 1), decompression inline; with Rubicon's thread %s; zstd\
+	native %s)" $label \
 	[s $t(native,$row)] [s $t(native,${row}c)] [r $t(native,$row) \
 	$t(native,${row}c)] $target [expr {$ratio <= $target ? "met" \
-	: "NOT met"}] [string trim [s $t(native,${row}thread)]]]
+	: "NOT met"}] [string trim [s $t(native,${row}thread)]] \
+	[string trim [s $t(native,${row}zstd)]]]
 }
 set line [string repeat - 104]
 puts ""
@@ -403,6 +461,35 @@ foreach {label rb c} {
 	$t(perstore,$c)] [expr {$storeRatio <= 1.3 ? "met" : "NOT met"}]]
 }
 nativeRow "    same, both reading native" store4 1.3
+if {$haveTime} {
+    puts [format "%-34s %9s   %s" "(1r) the 10 M records, CPU s" "" \
+	"CSV       SRT       gzip native  zstd native  raw native  (user + sys, medians of $runs)"]
+    foreach {cfg label} {rate "    RateAnalyzer" fig4 "    Figure 4"} {
+	puts [format "%-34s %9s   %-9s %-9s %-12s %-12s %s" $label "" \
+	    [format %.2f $cpu(read,$cfg,csv)] [format %.2f $cpu(read,$cfg,srt)] \
+	    [format %.2f $cpu(read,$cfg,gzip)] [format %.2f $cpu(read,$cfg,zstd)] \
+	    [format %.2f $cpu(read,$cfg,none)]]
+    }
+    set csvRate [expr {$cpu(read,rate,csv) / $cpu(read,rate,zstd)}]
+    set csvFig4 [expr {$cpu(read,fig4,csv) / $cpu(read,fig4,zstd)}]
+    puts [format "%-34s %9s   RateAnalyzer %.2f, Figure 4 %.2f (target >= 3: %s)" \
+	"    CSV / zstd native, CPU" "" $csvRate $csvFig4 \
+	[expr {$csvRate >= 3 && $csvFig4 >= 3 ? "met" : "NOT met"}]]
+    set catCpu [expr {$cpu(read,readall) / $cpu(read,cat)}]
+    set catWall [expr {$wall(read,readall) / $wall(read,cat)}]
+    puts [format "%-34s %9s   CPU %.2f s / %.2f s = %.2f, wall %.2f s / %.2f s = %.2f (target <= 1.5: %s)" \
+	"    raw native, every field / cat" "" $cpu(read,readall) \
+	$cpu(read,cat) $catCpu $wall(read,readall) $wall(read,cat) $catWall \
+	[expr {$catCpu <= 1.5 ? "met" : "NOT met"}]]
+    set zMb [expr {[file size $nativeZstd] / 1e6}]
+    set gMb [expr {[file size $native] / 1e6}]
+    puts [format "%-34s %9s   zstd %.0f MB, gzip %.0f MB, raw %.0f MB: zstd / gzip %.2f (target <= 1: %s)" \
+	"    native file sizes" "" $zMb $gMb [expr {[file size $nativeRaw] / 1e6}] \
+	[expr {$zMb / $gMb}] [expr {$zMb <= $gMb ? "met" : "NOT met"}]]
+} else {
+    puts [format "%-34s %9s   skipped: needs /usr/bin/time (apt-get install time)" \
+	"(1r) the 10 M records, CPU s" ""]
+}
 puts [format "%-34s %9s %9s %6s   per-store / one flow = %.2f (target <= 1.5: %s)" \
     "    same analysis, one flow" [s $t(perstore,oneflow)] "" "" \
     $perstoreRatio [expr {$perstoreRatio <= 1.5 ? "met" : "NOT met"}]]
@@ -501,6 +588,9 @@ if {[file exists $hundred] && $haveTime} {
     puts [format "%-34s %9s   skipped: RUBICON_BENCH_BIG=1 make bench (6 GB of disk, some minutes)" \
 	"(4c) 100 M-line CSV" ""]
 }
+puts [format "%-34s %9s   %.1f ms CPU, %.1f ms wall, medians of 21 (target < 10 ms CPU: %s)" \
+    "(4s) start-up, plugins loaded" "" $startCpuMs $startWallMs \
+    [expr {$startCpuMs < 10 ? "met" : "NOT met"}]]
 puts [format "%-34s %9s   %.2f ns per record (16 in a chain; fastest runs: %.2f)" \
     "(5) one equality Filter" "" $chainNs $chainFastNs]
 puts [format "%-34s %9s   %.2f ns per record, within the noise of +-%.1f ns" \

@@ -108,7 +108,7 @@ fi
 
 # The parse rows' inputs, 1 M records each: the first million lines of
 # the CSV, the same records as SPC, and the 1 M-record trace converted to
-# the native format, gzip-compressed.
+# the native format of version 1 (gzip).
 if ! [ -s "$data/t1m.csv" ] || ! [ "$data/t1m.csv" -nt "$data/t10m.csv" ]; then
     echo "bench: taking the first 1 M records of the CSV" >&2
     head -n 1000000 "$data/t10m.csv" > "$data/t1m.csv.tmp"
@@ -126,15 +126,20 @@ if ! [ -s "$data/t1m.rbn.gz" ] || ! [ "$data/t1m.rbn.gz" -nt "$data/t1m.srt" ] |
     # convert writes under a temporary name itself; the .tmp suffix would
     # hide the .gz from it, so the old file is removed first instead.
     rm -f "$data/t1m.rbn.gz"
-    "$build/rubicon" convert "$data/t1m.srt" "$data/t1m.rbn.gz" >/dev/null
+    "$build/rubicon" convert -compression gzip "$data/t1m.srt" "$data/t1m.rbn.gz" >/dev/null
 fi
-# The native rows' input: the 10 M records in the native format.
-if ! [ -s "$data/t10m.rbn" ] || ! [ "$data/t10m.rbn" -nt "$data/t10m.srt" ] || \
-	! [ "$data/t10m.rbn" -nt "$build/rubicon" ]; then
-    echo "bench: converting the 10 M-record trace to native (about 15 s)" >&2
-    rm -f "$data/t10m.rbn"
-    "$build/rubicon" convert "$data/t10m.srt" "$data/t10m.rbn" >/dev/null
-fi
+# The native rows' inputs: the 10 M records in the native format, its
+# columns zstd-compressed (the default), raw (read through a memory map)
+# and gzip (version 1, which the C baseline srtbase reads).
+for c in zstd none gzip; do
+    f=$data/t10m-$c.rbn
+    if ! [ -s "$f" ] || ! [ "$f" -nt "$data/t10m.srt" ] || ! [ "$f" -nt "$build/rubicon" ]; then
+	echo "bench: converting the 10 M-record trace to native, -compression $c (about 15 s)" >&2
+	rm -f "$f"
+	"$build/rubicon" convert -compression $c "$data/t10m.srt" "$f" >/dev/null
+    fi
+done
+rm -f "$data/t10m.rbn"
 # The Magpie row's log: tests/magpie/sim.tcl, 5 clients, 92,000 requests
 # (about 1 M events: the paper's run had 1.2 M).  The simulator
 # is Tcl and slow (about 20 k events a second), so the log is kept.

@@ -2,11 +2,15 @@
  * test_native.c --
  *
  *	The native format: records with hand-chosen values (absent values,
- *	extremes, a string schema) written and read back equal; the I/O
- *	schema comes back as itself; truncated and corrupt files are errors
- *	that name the file.
+ *	extremes, a string schema) written and read back equal under each
+ *	compression (zstd, none and gzip: versions 2 and 1); the I/O schema
+ *	comes back as itself; version 2's bytes are those doc/native.n
+ *	lays out; truncated and corrupt files (a damaged zstd frame among
+ *	them) are errors that name the file and block, with the decoding
+ *	thread and without.
  */
 
+#include <stdlib.h>
 #include <zlib.h>
 #include <unistd.h>
 #include "rbtest.h"
@@ -46,6 +50,10 @@ ReadBack(const char *path, int cap, Rb_Reader **rp, Rb_Error *err, int *rc)
     return b;
 }
 
+/* The compressions of the loop tests, by _i. */
+static const int compressions[] = {RB_NATIVE_ZSTD, RB_NATIVE_NONE,
+    RB_NATIVE_GZIP};
+
 START_TEST(io_records_round_trip)
 {
     static const int64_t pick[] = {0, 1, -1, RB_ABSENT, INT64_MAX,
@@ -55,22 +63,26 @@ START_TEST(io_records_round_trip)
     Rb_NativeWriter *w;
     Rb_Reader *r;
     Rb_Error err;
+    char name[32];
+    const char *path;
     int i, f, rc;
 
+    snprintf(name, sizeof(name), "io%d.rbn", _i);
+    path = rbtest_tmp(name);
     for (i = 0; i < in->cap; i++) {
 	Rb_BatchAppend(in);
 	for (f = 0; f < io->nfields; f++) {
 	    in->col[f][i] = pick[(i + 3 * f) % 8];
 	}
     }
-    w = RbNativeWriterOpen(rbtest_tmp("io.rbn"), io, 1053281044000000000LL,
-	    &err);
+    w = RbNativeWriterOpen(path, io, 1053281044000000000LL,
+	    compressions[_i], &err);
     ck_assert_ptr_nonnull(w);
     ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
     ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
-    ck_assert_int_eq(access(rbtest_tmp("io.rbn"), F_OK), -1);
+    ck_assert_int_eq(access(path, F_OK), -1);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
-    out = ReadBack(rbtest_tmp("io.rbn"), 3 * RB_BATCH_SIZE, &r, &err, &rc);
+    out = ReadBack(path, 3 * RB_BATCH_SIZE, &r, &err, &rc);
     ck_assert_int_eq(rc, 0);
     ck_assert_ptr_eq(r->schema, io);
     ck_assert_int_eq(r->epochNs, 1053281044000000000LL);
@@ -109,7 +121,8 @@ START_TEST(string_schema_and_selection_round_trip)
 	Rb_SetDouble(in, fLat, i, 0.5 * i);
     }
     in->col[fUrl][3] = Rb_SchemaIntern(s, "/late", 5);
-    w = RbNativeWriterOpen(rbtest_tmp("ev.rbn"), s, 0, &err);
+    w = RbNativeWriterOpen(rbtest_tmp("ev.rbn"), s, 0, compressions[_i],
+	    &err);
     /* Record 3 alone first: its strings are defined before record 0's. */
     ck_assert_int_eq(RbNativeWriterWrite(w, in, sel + 2, 1, &err), TCL_OK);
     ck_assert_int_eq(RbNativeWriterWrite(w, in, sel, 3, &err), TCL_OK);
@@ -144,7 +157,7 @@ START_TEST(string_schema_and_selection_round_trip)
 }
 END_TEST
 
-/* Writes n I/O records with time i to path. */
+/* Writes n I/O records with time i to path (version 1, gzip). */
 static void
 WriteIo(const char *path, int n)
 {
@@ -158,7 +171,7 @@ WriteIo(const char *path, int n)
 	b->col[RB_IO_TIME][i] = i;
 	b->col[RB_IO_SIZE][i] = 4096;
     }
-    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, &err);
+    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, RB_NATIVE_GZIP, &err);
     ck_assert_int_eq(RbNativeWriterWrite(w, b, NULL, 0, &err), TCL_OK);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     Rb_BatchFree(b);
@@ -284,13 +297,386 @@ START_TEST(corrupt_block_names_file_block_and_offset)
 }
 END_TEST
 
+/* Little-endian words of a file's bytes. */
+static uint32_t
+Le32(const unsigned char *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t
+Le64(const unsigned char *p)
+{
+    return Le32(p) | (uint64_t)Le32(p + 4) << 32;
+}
+
+/* The bytes of version 2's header for the I/O schema, by doc/native.n:
+ * magic, version, compression, epoch, name "io", field count, each
+ * field, zeros to a multiple of 8. */
+static long
+V2HeaderBytes(void)
+{
+    Rb_Schema *io = Rb_IoSchema();
+    long n = 8 + 4 + 4 + 8 + 4 + 2 + 4;
+    int f;
+
+    for (f = 0; f < io->nfields; f++) {
+	n += 4 + strlen(io->fields[f].name) + 4 + 4 + 4
+		+ strlen(io->fields[f].help);
+    }
+    return n + (8 - n % 8) % 8;
+}
+
+/* Writes n I/O records to path under compression: time 1000 i + i % 7
+ * (rising unevenly), size 512 (i % 9), deviceNo i % 3, the rest absent. */
+static void
+WriteVaried(const char *path, int n, int compression)
+{
+    Rb_Batch *b = Rb_BatchCreate(Rb_IoSchema(), n);
+    Rb_NativeWriter *w;
+    Rb_Error err;
+    int i;
+
+    for (i = 0; i < n; i++) {
+	Rb_BatchAppend(b);
+	b->col[RB_IO_TIME][i] = 1000LL * i + i % 7;
+	b->col[RB_IO_SIZE][i] = 512 * (i % 9);
+	b->col[RB_IO_DEVICE][i] = i % 3;
+    }
+    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, compression, &err);
+    ck_assert_int_eq(RbNativeWriterWrite(w, b, NULL, 0, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
+    Rb_BatchFree(b);
+}
+
+START_TEST(uncompressed_layout_is_the_documented_one)
+{
+    const char *path = rbtest_tmp("raw.rbn");
+    long n, hdr = V2HeaderBytes(), at, col;
+    unsigned char *buf;
+    int f, i;
+
+    WriteVaried(path, 5000, RB_NATIVE_NONE);
+    buf = Slurp(path, &n);
+    ck_assert(memcmp(buf, "RBNATIVE", 8) == 0);
+    ck_assert_uint_eq(Le32(buf + 8), 2);
+    ck_assert_uint_eq(Le32(buf + 12), 0);
+    ck_assert_uint_eq(Le64(buf + 16), 0);
+    ck_assert_uint_eq(Le32(buf + 24), 2);
+    ck_assert(memcmp(buf + 28, "io", 2) == 0);
+    /* Block 1: head, column table, no strings, then the columns: time,
+     * size and deviceNo raw, each of the others one RB_ABSENT. */
+    at = hdr;
+    ck_assert(memcmp(buf + at, "RBBK", 4) == 0);
+    ck_assert_uint_eq(Le32(buf + at + 4), 24 + 8 * RB_IO_NFIELDS
+	    + 3 * 8 * 4096 + 8 * (RB_IO_NFIELDS - 3));
+    ck_assert_uint_eq(Le32(buf + at + 8), 4096);
+    ck_assert_uint_eq(Le32(buf + at + 12), 0);
+    ck_assert_uint_eq(Le32(buf + at + 16), 0);
+    col = at + 24 + 8 * RB_IO_NFIELDS;
+    for (f = 0; f < RB_IO_NFIELDS; f++) {
+	int raw = f == RB_IO_TIME || f == RB_IO_SIZE || f == RB_IO_DEVICE;
+
+	ck_assert_uint_eq(Le32(buf + at + 24 + 8 * f), raw ? 0 : 1);
+	ck_assert_uint_eq(Le32(buf + at + 28 + 8 * f), raw ? 8 * 4096 : 8);
+	if (f == RB_IO_TIME) {
+	    for (i = 0; i < 4096; i++) {
+		ck_assert_uint_eq(Le64(buf + col + 8 * i),
+			1000ULL * i + i % 7);
+	    }
+	} else if (f == RB_IO_SIZE) {
+	    ck_assert_uint_eq(Le64(buf + col + 8 * 10), 512);
+	} else if (!raw) {
+	    ck_assert_uint_eq(Le64(buf + col), (uint64_t)RB_ABSENT);
+	}
+	col += raw ? 8 * 4096 : 8;
+    }
+    /* Block 2 (904 records), then the end marker closes the file. */
+    at += Le32(buf + at + 4);
+    ck_assert_int_eq(at, col);
+    ck_assert(memcmp(buf + at, "RBBK", 4) == 0);
+    ck_assert_uint_eq(Le32(buf + at + 8), 904);
+    at += Le32(buf + at + 4);
+    ck_assert(memcmp(buf + at, "RBEN", 4) == 0);
+    ck_assert_uint_eq(Le32(buf + at + 4), 0);
+    ck_assert_uint_eq(Le64(buf + at + 8), 5000);
+    ck_assert_int_eq(at + 16, n);
+    free(buf);
+}
+END_TEST
+
+/* Reads path with the decoding thread (_i 0) or inline (_i 1), only the
+ * fields in `fields` (0: all). */
+static Rb_Batch *
+ReadV2(const char *path, int cap, uint64_t fields, Rb_Reader **rp,
+	Rb_Error *err, int *rc, int inlineOnly)
+{
+    Rb_Reader *r;
+    Rb_Batch *b;
+    int n;
+
+    if (inlineOnly) {
+	setenv("RUBICON_THREADS", "0", 1);
+    } else {
+	unsetenv("RUBICON_THREADS");
+    }
+    r = Rb_ReaderOpen(path, NULL, RB_ONERROR_STOP, NULL, err);
+    ck_assert_msg(r != NULL, "open: %s", err->msg);
+    if (fields != 0) {
+	r->fields = fields;
+    }
+    b = Rb_BatchCreate(r->schema, cap);
+    do {
+	n = Rb_ReaderNext(r, b, err);
+    } while (n > 0 && b->n < b->cap);
+    *rc = n > 0 ? Rb_ReaderNext(r, b, err) : n;
+    *rp = r;
+    unsetenv("RUBICON_THREADS");
+    return b;
+}
+
+START_TEST(zstd_reads_only_the_fields_asked_for)
+{
+    const char *path = rbtest_tmp("f.rbn");
+    Rb_Reader *r;
+    Rb_Batch *b;
+    Rb_Error err;
+    int i, rc;
+
+    WriteVaried(path, 10000, RB_NATIVE_ZSTD);
+    b = ReadV2(path, 10000, RB_FIELD_BIT(RB_IO_SIZE), &r, &err, &rc, _i);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(b->n, 10000);
+    for (i = 0; i < 10000; i++) {
+	/* The time always comes; deviceNo was not asked for. */
+	ck_assert_int_eq(b->col[RB_IO_TIME][i], 1000LL * i + i % 7);
+	ck_assert_int_eq(b->col[RB_IO_SIZE][i], 512 * (i % 9));
+	ck_assert_int_eq(b->col[RB_IO_DEVICE][i], RB_ABSENT);
+    }
+    Rb_ReaderClose(r);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(every_column_encoding_round_trips)
+{
+    /* Columns chosen to take each encoding of doc/native.n: a
+     * constant (1), random 64-bit values (0), random bytes (4: zstd
+     * cannot save a third), random rising steps (5), a short repeating
+     * cycle of sizes (2), an even rise (3). */
+    Rb_Schema *s = Rb_SchemaCreate("kinds");
+    const char *path = rbtest_tmp("kinds.rbn");
+    static const int64_t cycle[] = {4096, 8192, 65536, 512, 131072};
+    Rb_Batch *in, *out;
+    Rb_NativeWriter *w;
+    Rb_Reader *r;
+    Rb_Error err;
+    unsigned char *buf;
+    uint64_t x = 88172645463325252ULL, seen = 0;
+    int64_t rise = 0;
+    long n, at;
+    int i, f, rc;
+
+    for (f = 1; f <= 6; f++) {
+	char name[16];
+
+	snprintf(name, sizeof(name), "c%d", f);
+	Rb_SchemaAddField(s, name, RB_FT_INT, RB_UNIT_NONE, NULL);
+    }
+    in = Rb_BatchCreate(s, 0);
+    for (i = 0; i < in->cap; i++) {
+	Rb_BatchAppend(in);
+	x ^= x << 13; x ^= x >> 7; x ^= x << 17;	/* xorshift64 */
+	rise += 1 + (int64_t)(x % 200);
+	in->col[0][i] = 1000 * i;
+	in->col[1][i] = 7;
+	in->col[2][i] = (int64_t)x;
+	in->col[3][i] = (int64_t)(x >> 56);
+	in->col[4][i] = rise;
+	in->col[5][i] = cycle[i % 5];
+	in->col[6][i] = 100000 + 3 * i;
+    }
+    w = RbNativeWriterOpen(path, s, 0, RB_NATIVE_ZSTD, &err);
+    ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
+    buf = Slurp(path, &n);
+    /* The header: magic, version, compression, epoch, "kinds", 7
+     * fields, each name, type, unit and help; zeros to 8. */
+    at = 8 + 4 + 4 + 8 + 4 + 5 + 4;
+    for (f = 0; f <= 6; f++) {
+	at += 4 + strlen(s->fields[f].name) + 4 + 4 + 4
+		+ strlen(s->fields[f].help);
+    }
+    at += (8 - at % 8) % 8;
+    ck_assert(memcmp(buf + at, "RBBK", 4) == 0);
+    for (f = 1; f <= 6; f++) {
+	seen |= 1u << Le32(buf + at + 24 + 8 * f);
+    }
+    free(buf);
+    ck_assert_uint_eq(seen, 0x3f);
+    for (i = 0; i < 2; i++) {
+	out = ReadV2(path, 0, 0, &r, &err, &rc, i);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(out->n, in->n);
+	for (f = 0; f <= 6; f++) {
+	    ck_assert(memcmp(out->col[f], in->col[f],
+		    sizeof(int64_t) * in->n) == 0);
+	}
+	Rb_ReaderClose(r);
+	Rb_BatchFree(out);
+    }
+    Rb_BatchFree(in);
+    Rb_SchemaRelease(s);
+}
+END_TEST
+
+START_TEST(constant_columns_change_between_blocks)
+{
+    /* Field size: 7 in block 1, absent in block 2, varied in block 3,
+     * 7 in block 4, then a short block 5 absent; the reader reuses one
+     * batch of a block's size, so a value it left there must never
+     * stand for the next block's.  startTime (a time, moved in place
+     * for a later trace) constant 5 in blocks 1 and 2. */
+    const char *path = rbtest_tmp("consts.rbn");
+    Rb_Batch *in = Rb_BatchCreate(Rb_IoSchema(), 5 * 4096), *b;
+    Rb_NativeWriter *w;
+    Rb_Reader *r;
+    Rb_Error err;
+    int i, n, blk, total = 4 * 4096 + 100;
+
+    for (i = 0; i < total; i++) {
+	Rb_BatchAppend(in);
+	blk = i / 4096;
+	in->col[RB_IO_TIME][i] = i;
+	in->col[RB_IO_START][i] = blk < 2 ? 5 : i;
+	in->col[RB_IO_SIZE][i] = blk == 0 || blk == 3 ? 7 : blk == 2
+		? 512 * (i % 5) : RB_ABSENT;
+    }
+    w = RbNativeWriterOpen(path, Rb_IoSchema(), 0, compressions[_i], &err);
+    ck_assert_int_eq(RbNativeWriterWrite(w, in, NULL, 0, &err), TCL_OK);
+    ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
+    r = Rb_ReaderOpen(path, NULL, RB_ONERROR_STOP, NULL, &err);
+    ck_assert_ptr_nonnull(r);
+    b = Rb_BatchCreate(r->schema, 4096);
+    n = 0;
+    for (;;) {
+	int got;
+
+	Rb_BatchClear(b);
+	got = Rb_ReaderNext(r, b, &err);
+	ck_assert_int_ge(got, 0);
+	if (got == 0) {
+	    break;
+	}
+	for (i = 0; i < b->n; i++) {
+	    ck_assert_int_eq(b->col[RB_IO_TIME][i], n + i);
+	    ck_assert_int_eq(b->col[RB_IO_START][i],
+		    in->col[RB_IO_START][n + i]);
+	    ck_assert_int_eq(b->col[RB_IO_SIZE][i],
+		    in->col[RB_IO_SIZE][n + i]);
+	}
+	n += b->n;
+    }
+    ck_assert_int_eq(n, total);
+    Rb_ReaderClose(r);
+    Rb_BatchFree(b);
+    Rb_BatchFree(in);
+}
+END_TEST
+
+/* The offset of block k (1-based) of a version 2 file in buf. */
+static long
+V2Block(const unsigned char *buf, int k)
+{
+    long at = V2HeaderBytes();
+
+    while (--k > 0) {
+	at += Le32(buf + at + 4);
+    }
+    return at;
+}
+
+START_TEST(damaged_zstd_block_names_file_block_and_column)
+{
+    const char *path = rbtest_tmp("z.rbn"), *bad = rbtest_tmp("zbad.rbn");
+    unsigned char *buf;
+    long n, at, size, flip;
+    Rb_Reader *r;
+    Rb_Batch *b;
+    Rb_Error err;
+    char where[128];
+    int rc;
+
+    WriteVaried(path, 10000, RB_NATIVE_ZSTD);
+    buf = Slurp(path, &n);
+    at = V2Block(buf, 2);
+    /* The size column (field 6) is a zstd frame after the strings
+     * (none) and the time..op columns: flip a byte in its middle. */
+    {
+	long col = at + 24 + 8 * RB_IO_NFIELDS;
+	int f;
+
+	for (f = 0; f < RB_IO_SIZE; f++) {
+	    long len = Le32(buf + at + 28 + 8 * f);
+
+	    col += len + (8 - len % 8) % 8;
+	}
+	/* packed values or differences, in a zstd frame */
+	ck_assert_uint_ge(Le32(buf + at + 24 + 8 * RB_IO_SIZE), 2);
+	size = Le32(buf + at + 28 + 8 * RB_IO_SIZE);
+	flip = col + size / 2;
+	buf[flip] ^= 0x55;
+    }
+    rbtest_write_file(bad, buf, n);
+    b = ReadV2(bad, 20000, 0, &r, &err, &rc, _i);
+    ck_assert_int_eq(rc, -1);
+    ck_assert_int_eq(b->n, 4096);
+    ck_assert_str_eq(err.code, "RUBICON READER CORRUPT");
+    ck_assert_ptr_nonnull(strstr(err.msg, bad));
+    snprintf(where, sizeof(where), "record 4097 at byte offset %ld: block 2",
+	    at);
+    ck_assert_msg(strstr(err.msg, where) != NULL, "message: %s", err.msg);
+    ck_assert_msg(strstr(err.msg, "column \"size\": zstd") != NULL,
+	    "message: %s", err.msg);
+    Rb_ReaderClose(r);
+    Rb_BatchFree(b);
+
+    /* The file (undamaged) cut inside block 2: the records of block 1,
+     * then the error naming block 2. */
+    buf[flip] ^= 0x55;
+    rbtest_write_file(bad, buf, at + 100);
+    b = ReadV2(bad, 20000, 0, &r, &err, &rc, _i);
+    ck_assert_int_eq(rc, -1);
+    ck_assert_int_eq(b->n, 4096);
+    ck_assert_str_eq(err.code, "RUBICON READER TRUNCATED");
+    ck_assert_ptr_nonnull(strstr(err.msg, bad));
+    ck_assert_msg(strstr(err.msg, "inside block 2") != NULL, "message: %s",
+	    err.msg);
+    Rb_ReaderClose(r);
+    Rb_BatchFree(b);
+
+    /* Cut before the end marker. */
+    rbtest_write_file(bad, buf, V2Block(buf, 4));
+    b = ReadV2(bad, 20000, 0, &r, &err, &rc, _i);
+    ck_assert_int_eq(rc, -1);
+    ck_assert_int_eq(b->n, 10000);
+    ck_assert_str_eq(err.code, "RUBICON READER TRUNCATED");
+    ck_assert_msg(strstr(err.msg, "before block 4 or the end marker")
+	    != NULL, "message: %s", err.msg);
+    Rb_ReaderClose(r);
+    Rb_BatchFree(b);
+    free(buf);
+}
+END_TEST
+
 START_TEST(failed_write_leaves_no_file)
 {
     Rb_Error err;
     char path[600];
 
     snprintf(path, sizeof(path), "%s/no-dir/x.rbn", rbtest_tmpdir());
-    ck_assert_ptr_null(RbNativeWriterOpen(path, Rb_IoSchema(), 0, &err));
+    ck_assert_ptr_null(RbNativeWriterOpen(path, Rb_IoSchema(), 0,
+	    compressions[_i], &err));
     ck_assert_str_eq(err.code, "RUBICON NATIVE WRITE");
     ck_assert_ptr_nonnull(strstr(err.msg, path));
 }
@@ -304,7 +690,8 @@ START_TEST(empty_file_round_trips)
     Rb_Error err;
     int rc;
 
-    w = RbNativeWriterOpen(rbtest_tmp("e.rbn"), Rb_IoSchema(), 7, &err);
+    w = RbNativeWriterOpen(rbtest_tmp("e.rbn"), Rb_IoSchema(), 7,
+	    compressions[_i], &err);
     ck_assert_int_eq(RbNativeWriterClose(w, &err), TCL_OK);
     b = ReadBack(rbtest_tmp("e.rbn"), 0, &r, &err, &rc);
     ck_assert_int_eq(rc, 0);
@@ -323,12 +710,18 @@ rbtest_suite(void)
 
     tcase_add_unchecked_fixture(tc, Setup, Teardown);
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, io_records_round_trip);
-    tcase_add_test(tc, string_schema_and_selection_round_trip);
+    tcase_add_loop_test(tc, io_records_round_trip, 0, 3);
+    tcase_add_loop_test(tc, string_schema_and_selection_round_trip, 0, 3);
     tcase_add_test(tc, truncated_file_is_an_error_naming_it);
     tcase_add_test(tc, corrupt_block_names_file_block_and_offset);
-    tcase_add_test(tc, failed_write_leaves_no_file);
-    tcase_add_test(tc, empty_file_round_trips);
+    tcase_add_test(tc, uncompressed_layout_is_the_documented_one);
+    tcase_add_loop_test(tc, zstd_reads_only_the_fields_asked_for, 0, 2);
+    tcase_add_test(tc, every_column_encoding_round_trips);
+    tcase_add_loop_test(tc, constant_columns_change_between_blocks, 0, 3);
+    tcase_add_loop_test(tc, damaged_zstd_block_names_file_block_and_column,
+	    0, 2);
+    tcase_add_loop_test(tc, failed_write_leaves_no_file, 0, 3);
+    tcase_add_loop_test(tc, empty_file_round_trips, 0, 3);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -165,15 +165,24 @@ check:
 	@sh tests/summary.sh $(BUILD)/results.txt
 
 # Alone, make check-asan keeps its own results and ends with the closing
-# line (and its exit status) too.
+# line (and its exit status) too.  The tcltest pass runs with leak
+# detection on; its reports go to build-asan/lsan/ (they would otherwise
+# reach the stderr of every program the tests start, gnuplot and fio
+# included, whose own leaks are not Rubicon's), and tests/lsan-check.sh
+# fails the pass on each one with a frame in Rubicon's sources.  No
+# suppression is needed: Tcl's own allocations are freed at exit.
 RESULTS ?= $(CURDIR)/build-asan/results.txt
 check-asan:
 	@$(MAKE) --no-print-directory $(JFLAG) $(ASANFLAGS) all asan-units
 	@test -n "$(CHECKING)" || rm -f $(RESULTS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 JOBS=$(JOBS) \
 	    sh tests/run-unit.sh build-asan $(patsubst $(BUILD)/%,build-asan/%,$(UNITBIN)) | sed 's/^/asan /' | tee -a $(RESULTS)
-	@LD_PRELOAD=$$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
+	@rm -rf build-asan/lsan; mkdir -p build-asan/lsan
+	@LD_PRELOAD=$$(gcc -print-file-name=libasan.so) \
+	    ASAN_OPTIONS=detect_leaks=1:log_path=$(CURDIR)/build-asan/lsan/log \
+	    LSAN_OPTIONS=exitcode=0 \
 	    sh tests/run-tcltest.sh build-asan $(JOBS) | sed 's/^/asan /' | tee -a $(RESULTS)
+	@sh tests/lsan-check.sh build-asan/lsan | sed 's/^/asan /' | tee -a $(RESULTS)
 	@test -n "$(CHECKING)" || sh tests/summary.sh $(RESULTS)
 
 asan-units: $(UNITBIN)
@@ -206,7 +215,14 @@ fuzz:
 #                                    stubs table (plugins link no Rubicon
 #                                    library, only Tcl's stub library)
 #   lib/pkgconfig/rubicon.pc         pkg-config --cflags --libs rubicon
-#   share/man/mann/*.n               a page per command and class
+#   share/man/mann/rubicon.n, rubicon-genconfig.n, and rubicon-X.n for
+#                                    each other page doc/X.n (its own name:
+#                                    doc/csv.n is rubicon-csv(n), so that
+#                                    `man csv` still finds tcllib's csv;
+#                                    references such as csv(n) in the
+#                                    pages say rubicon-csv(n))
+#   lib/tcltk/rubicon$(VERSION)/install-dirs   the directories install
+#                                    created, for uninstall
 bindir     = $(PREFIX)/bin
 tcltkdir  ?= $(PREFIX)/lib/tcltk
 pkgdir     = $(tcltkdir)/rubicon$(VERSION)
@@ -214,19 +230,31 @@ includedir = $(PREFIX)/include
 pcdir     ?= $(PREFIX)/lib/pkgconfig
 mandir     = $(PREFIX)/share/man
 MANPAGES  := $(sort $(wildcard doc/*.n))
+MANPROGS   = rubicon rubicon-genconfig
+MANNAMES   = $(foreach p,$(MANPAGES:doc/%.n=%),$(if $(filter $(MANPROGS),$(p)),$(p),rubicon-$(p)))
 SDKHDRS    = generic/rubicon.h generic/rubiconDecls.h
 INSTALLED  = $(bindir)/rubicon $(bindir)/rubicon-genconfig \
 	     $(SDKHDRS:generic/%=$(includedir)/%) $(pcdir)/rubicon.pc \
-	     $(MANPAGES:doc/%=$(mandir)/mann/%)
+	     $(MANNAMES:%=$(mandir)/mann/%.n)
+INSTALLDIRS = $(bindir) $(pkgdir) $(includedir) $(pcdir) $(mandir)/mann
+DIRLIST    = $(DESTDIR)$(pkgdir)/install-dirs
 
 install: all
 	@$(MAKE) --no-print-directory install-files
 
 # Installs what the build left in $(BUILD) without building, so a test can
-# install the build it runs on (build-asan included).
+# install the build it runs on (build-asan included).  Before creating
+# them, notes in DIRLIST each directory (and parent) that did not exist,
+# keeping what an earlier install noted: uninstall removes only those.
 install-files:
+	@for d in $(INSTALLDIRS); do \
+	    while [ "$$d" != / ] && [ "$$d" != . ] && [ ! -d "$(DESTDIR)$$d" ]; do \
+		echo "$$d"; d=$$(dirname "$$d"); done; \
+	done > $(BUILD)/install-dirs.new; \
+	test ! -f $(DIRLIST) || cat $(DIRLIST) >> $(BUILD)/install-dirs.new
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(pkgdir) $(DESTDIR)$(includedir) \
 	    $(DESTDIR)$(pcdir) $(DESTDIR)$(mandir)/mann
+	LC_ALL=C sort -u $(BUILD)/install-dirs.new > $(DIRLIST); rm -f $(BUILD)/install-dirs.new
 	install -m 755 $(BUILD)/rubicon $(DESTDIR)$(bindir)/rubicon
 	sed -e '/^set here /i lappend auto_path $(tcltkdir)' scripts/rubicon-genconfig \
 	    > $(DESTDIR)$(bindir)/rubicon-genconfig
@@ -238,23 +266,38 @@ install-files:
 	    -e 's|@TCL_CFLAGS@|$(TCL_CFLAGS)|; s|@TCL_STUBLIBS@|$(TCL_STUBLIBS)|' \
 	    -e 's|@TCLTKDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(tcltkdir))|' \
 	    unix/rubicon.pc.in > $(DESTDIR)$(pcdir)/rubicon.pc
-	install -m 644 $(MANPAGES) $(DESTDIR)$(mandir)/mann/
+	@for b in $(MANPAGES:doc/%.n=%); do \
+	    case " $(MANPROGS) " in *" $$b "*) continue;; esac; \
+	    t=$$(sed -n 's/^\.TH \([^ ]*\) .*/\1/p' doc/$$b.n | head -n 1); \
+	    printf '%s\n' 's/\(^\|[^A-Za-z0-9_:-]\)'"$$t"'(n)/\1rubicon-'"$$b"'(n)/g' \
+		's/\\fB'"$$t"'\\fR(n)/\\fBrubicon-'"$$b"'\\fR(n)/g'; \
+	done > $(BUILD)/man-names.sed
+	@for b in $(MANPAGES:doc/%.n=%); do \
+	    case " $(MANPROGS) " in *" $$b "*) n=$$b;; *) n=rubicon-$$b;; esac; \
+	    sed -e "1,/^\.TH /s/^\.TH [^ ]* /.TH $$n /" -e "/^\.SH NAME/{n;s/^$$b\([ ,]\)/$$n\1/;}" \
+		-f $(BUILD)/man-names.sed doc/$$b.n > $(DESTDIR)$(mandir)/mann/$$n.n || exit 1; \
+	    chmod 644 $(DESTDIR)$(mandir)/mann/$$n.n; \
+	done
 
-# Removes the files install-files wrote and the package directory, then
-# those of the directories it wrote into that are left empty.
+# Removes the files install-files wrote and the package's own directory,
+# then, deepest first, those directories install created (DIRLIST) that
+# are empty: never one that was there before the install.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	rm -rf $(DESTDIR)$(pkgdir)
-	-@for d in $(bindir) $(includedir) $(pcdir) $(mandir)/mann $(mandir) $(tcltkdir) \
-	    $(PREFIX)/lib $(PREFIX)/share; do \
-	    rmdir $(DESTDIR)$$d 2>/dev/null; done; true
+	@dirs=$$(LC_ALL=C sort -r $(DIRLIST) 2>/dev/null); \
+	rm -rf $(DESTDIR)$(pkgdir); \
+	for d in $$dirs; do \
+	    if [ -d "$(DESTDIR)$$d" ] && [ -z "$$(ls -A "$(DESTDIR)$$d")" ]; then \
+		echo "rmdir $(DESTDIR)$$d"; rmdir "$(DESTDIR)$$d"; fi; \
+	done
 
 # A Debian binary package of the installed layout under /usr, built by
 # dpkg-deb into $(BUILD)/deb/: compiled in $(BUILD)/deb-build with Debian's
 # hardening flags, the Tcl package in Debian's arch-dependent Tcl
 # directory, the pages in sections 1 (the two programs) and 3tcl (the
-# commands and classes) as Debian's Tcl policy has them, Depends from
-# dpkg-shlibdeps.
+# commands and classes, under their installed names: rubicon-csv.3tcl
+# beside tcllib's csv.3tcl) as Debian's Tcl policy has them, Depends from
+# dpkg-shlibdeps.  tests/fresh-debian.sh installs it beside tcllib.
 DEBARCH   = $(shell dpkg --print-architecture)
 MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 DEBVER    = $(VERSION)-1
@@ -270,6 +313,7 @@ deb:
 	$(MAKE) --no-print-directory -s install-files BUILD=$(BUILD)/deb-build \
 	    DESTDIR=$(CURDIR)/$(DEBROOT) PREFIX=/usr \
 	    tcltkdir=/usr/lib/tcltk/$(MULTIARCH) pcdir=/usr/lib/$(MULTIARCH)/pkgconfig
+	rm $(DEBROOT)/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/install-dirs
 	sed -i '1s|^#!/usr/bin/env tclsh|#!/usr/bin/tclsh|' $(DEBROOT)/usr/bin/rubicon-genconfig
 	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
 	    $(DEBROOT)/usr/bin/rubicon $(DEBROOT)/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/*.so
@@ -277,7 +321,10 @@ deb:
 	for f in $(MANDEB)/mann/*.n; do \
 	    b=$$(basename $$f .n); \
 	    case $$b in rubicon|rubicon-genconfig) s=1;; *) s=3tcl;; esac; \
-	    sed "/^\.TH/s/^\(\.TH [^ ]*\) n /\1 $$s /" $$f | gzip -9n \
+	    sed -e "/^\.TH/s/^\(\.TH [^ ]*\) n /\1 $$s /" \
+		-e 's/\(rubicon-genconfig\(\\fR\)*\)(n)/\1(1)/g' \
+		-e 's/\(rubicon-[A-Za-z0-9_]*\(\\fR\)*\)(n)/\1(3tcl)/g' \
+		-e 's/\(rubicon\(\\fR\)*\)(n)/\1(1)/g' $$f | gzip -9n \
 		> $(MANDEB)/man$${s%tcl}/$$b.$$s.gz; \
 	done; rm -r $(MANDEB)/mann
 	install -d $(DEBROOT)/usr/share/doc/rubicon $(DEBROOT)/DEBIAN

@@ -22,7 +22,9 @@ proc ::rubicon::safe::denied {cmd args} {
 #	(a Tcl time limit on the safe interpreter, which rubicon::run also
 #	checks after every batch); the process may grow by MEMLIMIT MB.  0
 #	is no limit.  Reaching either is an error of code RUBICON SAFE LIMIT
-#	TIME or MEMORY naming the limit.
+#	TIME or MEMORY naming the limit.  An error of the configuration is
+#	"NAME:LINE: message" (the line of the top-level statement that
+#	failed), with its -errorcode and without the stack.
 proc ::rubicon::safe::run {config traces runOpts outdir {timelimit 0}
 	{memlimit 0}} {
     set traces [lmap t $traces {file normalize $t}]
@@ -62,15 +64,24 @@ proc ::rubicon::safe::run {config traces runOpts outdir {timelimit 0}
 		-milliseconds [expr {$end % 1000}] -granularity 1
 	}
 	try {
-	    $child eval $script
-	    if {[$child eval ::rubicon::lastrun] eq $before && [llength $traces]
-		    && [$child eval {::rubicon::dag head}] ne ""} {
+	    # Caught in the child, where the options name the line of the
+	    # statement that failed (a limit passes through the catch).
+	    if {[$child eval [list ::catch $script ::rubicon::safeMsg \
+		    ::rubicon::safeOpts]] == 1} {
+		set opts [$child eval {set ::rubicon::safeOpts}]
+		throw [dict get $opts -errorcode] "$config:[dict get $opts\
+		    -errorline]: [$child eval {set ::rubicon::safeMsg}]"
+	    }
+	    if {[$child eval ::rubicon::lastrun] eq $before} {
+		::rubicon::checkBatchRun $config \
+		    [$child eval {::rubicon::dag head}] $traces
 		::rubicon::report [$child eval [list ::rubicon::run {*}$runOpts {*}$traces]]
 	    }
 	} trap {TCL MEMORY} {msg} {
 	    return -code error -errorcode {RUBICON SAFE LIMIT MEMORY} \
 		"safe mode: memory limit reached (-memlimit $memlimit MB): $msg"
 	} on error {msg opts} {
+	    set ::rubicon::configFailed 1
 	    if {$timelimit > 0 && [clock milliseconds] >= $end} {
 		return -code error -errorcode {RUBICON SAFE LIMIT TIME} \
 		    "safe mode: time limit reached (-timelimit $timelimit\

@@ -12,7 +12,8 @@
 # gnuplot-nox (graphs), valgrind (memcheck run), libxlsxwriter-dev (.xlsx
 # output), fio (checking job files), graphviz (DAG drawings), man-db
 # (install test of the man pages), iproute2 (split runs over network
-# namespaces, tests/hosts.test).
+# namespaces, tests/hosts.test), chromium (report.html opened headless,
+# tests/report.test).
 need=""
 optional=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
@@ -21,12 +22,13 @@ for p in make gcc libc6-dev autoconf pkg-config tcl tcl-dev tcllib zlib1g-dev li
 	 procps bzip2 zstd python3 sqlite3 blktrace openmpi-bin libopenmpi-dev; do
     have_pkg "$p" || need="$need $p"
 done
-for p in gnuplot-nox valgrind libxlsxwriter-dev fio graphviz man-db iproute2; do
+for p in gnuplot-nox valgrind libxlsxwriter-dev fio graphviz man-db iproute2 chromium; do
     have_pkg "$p" || optional="$optional $p"
 done
 [ -z "$need$optional" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "ensure-deps: installing$need$optional"
+    echo "ensure-deps: (apt-get runs quietly; this takes a few minutes on a fresh machine)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null 2>&1 || true
     if [ -n "$need" ]; then

@@ -4,8 +4,13 @@
 # adding only git and make), clones this repository's HEAD into it with
 # nothing beside it (the clone holds its data), and runs the README's two
 # commands there as
-# root: make demo, then make check.  Then, as an unprivileged user in a
-# second clone, make demo must stop with the one apt-get line once a
+# root: make demo, then make check.  Then the package: make deb, no file of
+# it already owned by an installed package (dpkg -c against dpkg -S),
+# dpkg -i beside tcllib, man csv still tcllib's and man rubicon-csv
+# Rubicon's; make install and make uninstall into /usr/local as Debian
+# populates it (nothing that was there before goes), and pkg-config
+# --define-prefix on a DESTDIR staging.  Then, as an unprivileged user in
+# a second clone, make demo must stop with the one apt-get line once a
 # package is missing.  Prints each command's wall time and closing lines.
 #   MIRROR   the Debian mirror (default: the first of this machine's)
 set -e
@@ -44,6 +49,30 @@ step() {
 }
 step "make demo (as root)" "cd /work/rubicon && make demo" demo
 step "make check (as root)" "cd /work/rubicon && make check" check 6
+
+step "make deb, dpkg -c against dpkg -S, dpkg -i beside tcllib" '
+cd /work/rubicon && make -s deb >/dev/null && deb=$(ls build/deb/rubicon_*.deb) &&
+dpkg -s tcllib | grep "^Version" &&
+n=0; for f in $(dpkg -c "$deb" | awk "{print \$6}" | sed "s|^\\./|/|"); do
+    case $f in */) continue;; esac
+    if o=$(dpkg -S "$f" 2>/dev/null); then echo "collision: $o"; n=$((n + 1)); fi
+done; echo "$(dpkg -c "$deb" | grep -vc "/\$") files, $n owned by an installed package" &&
+test $n = 0 && dpkg -i "$deb" && dpkg -s rubicon | grep "^Status" &&
+echo "man -w csv: $(man -w csv)" && echo "man -w rubicon-csv: $(man -w rubicon-csv)" &&
+man -w csv | grep -q "/csv.3tcl" && man -w rubicon-csv | grep -q "rubicon-csv.3tcl" &&
+echo "installed rubicon: $(echo "puts [package require rubicon]" | tclsh)" &&
+dpkg -r rubicon >/dev/null && echo "dpkg -r: ok"' deb 8
+
+step "make install, make uninstall into a populated /usr/local; pkg-config on a DESTDIR staging" '
+cd /work/rubicon && touch /usr/local/bin/other /usr/local/include/other.h &&
+mkdir -p /usr/local/share/man/man1 && touch /usr/local/share/man/man1/other.1 &&
+find /usr/local | sort > /tmp/before && make -s install >/dev/null &&
+test -x /usr/local/bin/rubicon && make -s uninstall >/dev/null &&
+find /usr/local | sort > /tmp/after && diff /tmp/before /tmp/after &&
+echo "/usr/local after uninstall: as before ($(wc -l < /tmp/before) entries)" &&
+make -s install-files DESTDIR=/tmp/stage >/dev/null &&
+PKG_CONFIG_PATH=/tmp/stage/usr/local/lib/pkgconfig pkg-config --define-prefix --cflags rubicon &&
+make -s uninstall DESTDIR=/tmp/stage >/dev/null && echo "staging left: $(find /tmp/stage -mindepth 1 | wc -l) entries"' install 4
 
 # Non-root on a machine missing a package: a second clone whose dependency
 # list names one more package, built by nobody.

@@ -35,10 +35,10 @@ set ::kitConfig {
 	[Filter "deviceNo = $::env(RB_DEV2)" $dev2]]
     set summary [rubicon::run -progress 0 {*}$argv]
     set out [open $env(RB_DUMP) w]
-    # (ranks, reduceseconds, mergeseconds: how a split run went, not a
-    # result)
+    # (ranks, reduceseconds, mergeseconds, notes: how a split run went,
+    # not a result)
     puts $out [list summary [dict remove $summary seconds ranks reduceseconds \
-	mergeseconds]]
+	mergeseconds notes]]
     foreach flow [list $all $dev1 $dev2] {
 	foreach a [lsort [$flow attributes]] {
 	    puts $out [list [$flow name].$a [$flow get $a]]

@@ -90,10 +90,31 @@ StatusAfter(Tcl_Interp *interp, int status)
 }
 
 /*
+ * ShowStack --
+ *	Whether a failed batch run prints the Tcl stack after its message:
+ *	only for an error that may be a bug of the program's own Tcl code.
+ *	Not for Rubicon's errors and usage errors, whose messages say it
+ *	all; not for an error of the configuration (::rubicon::configFailed
+ *	set, "file:line: message"), whose stack would show only the
+ *	library's frames, nor in safe mode, which shows nothing of them;
+ *	not for a failed write to a channel (POSIX codes: a full disk, a
+ *	closed pipe on stdout), whose message names the channel.
+ */
+static int
+ShowStack(Tcl_Interp *interp, const char *codeStr)
+{
+    return strncmp(codeStr, "RUBICON", 7) != 0 && strcmp(codeStr, "USAGE")
+	    && strncmp(codeStr, "POSIX ", 6) != 0
+	    && Tcl_GetVar(interp, "::rubicon::configFailed", TCL_GLOBAL_ONLY)
+		== NULL;
+}
+
+/*
  * RunConfig --
  *	Runs a configuration script in batch mode. The script sees the trace
  *	files in ::argv; "rubicon::main" (library/main.tcl) does the work.
- * Results: the process exit status: 0, 1 on an error, 128 + the signal
+ * Results: the process exit status: 0, 1 on an error (2 when the
+ *	configuration is not a script), 128 + the signal
  *	after an interrupted run.
  */
 static int
@@ -120,6 +141,7 @@ RunConfig(int argc, char **argv)
 	Tcl_Obj *opts = Tcl_GetReturnOptions(interp, rc);
 	Tcl_Obj *key = Tcl_NewStringObj("-errorcode", -1), *code = NULL;
 	const char *codeStr;
+	int status;
 
 	Tcl_IncrRefCount(opts);
 	Tcl_IncrRefCount(key);
@@ -137,14 +159,20 @@ RunConfig(int argc, char **argv)
 		    Tcl_GetStringResult(interp));
 	    RbMpiAbort(1);
 	}
-	if (RbMpiRank() == 0 && strncmp(codeStr, "RUBICON", 7) != 0
-		&& strcmp(codeStr, "USAGE")) {
+	/* The message says what and where; the Tcl stack is for -debug or
+	 * RUBICON_DEBUG (rubicon(n), ERRORS), or for an error that may be a
+	 * bug of the program's own Tcl code (ShowStack).  A file that is not
+	 * a script (a trace given as the configuration) is a usage error: 2. */
+	status = strcmp(codeStr, "RUBICON CONFIG NOTSCRIPT") == 0 ? 2 : 1;
+	if (RbMpiRank() == 0 && (ShowStack(interp, codeStr)
+		|| (Tcl_Eval(interp, "::rubicon::debugging") == TCL_OK
+		&& strcmp(Tcl_GetStringResult(interp), "1") == 0))) {
 	    fprintf(stderr, "%s\n", Tcl_GetVar(interp, "errorInfo",
 		    TCL_GLOBAL_ONLY));
 	}
 	Tcl_DecrRefCount(key);
 	Tcl_DecrRefCount(opts);
-	rc = StatusAfter(interp, 1);
+	rc = StatusAfter(interp, status);
 	Tcl_DeleteInterp(interp);
 	return rc;
     }

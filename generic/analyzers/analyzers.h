@@ -28,6 +28,7 @@ extern const Rb_AnalyzerClass Rb_FieldPercentilesAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_DistinctAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_InterArrivalAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_UtilizationAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_LiveAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_QueueDepthAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_SeekDistanceAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_FootprintAnalyzerClass;
@@ -200,14 +201,23 @@ double		RbPearson(const double *x, const double *y, int64_t n);
  */
 #define RB_HLL_BITS 14
 
+typedef struct Rb_BlockMap Rb_BlockMap;
+
 typedef struct Rb_DistinctSet {
     int64_t limit;
     Rb_KeyTable exact;
     unsigned char *registers;	/* Non-NULL once estimating. */
+    const Rb_BlockMap *blocks;	/* Values are block keys of this map:
+				 * the sketch counts (device, block), so
+				 * that sketches of shards that numbered
+				 * their devices otherwise still merge. */
+    int64_t *devices;		/* RbBlockMapDevices of blocks, for */
+    uint64_t ndevices;		/* that many devices. */
 } Rb_DistinctSet;
 
 void		RbKeyTableReserve(Rb_KeyTable *t, uint64_t n);
 void		RbDistinctReset(Rb_DistinctSet *d, int64_t limit);
+void		RbDistinctOfBlocks(Rb_DistinctSet *d, const Rb_BlockMap *m);
 void		RbDistinctAdd(Rb_DistinctSet *d, int64_t v);
 double		RbDistinctCount(const Rb_DistinctSet *d);
 int		RbDistinctIsExact(const Rb_DistinctSet *d);
@@ -237,14 +247,14 @@ int		RbKitIntegerField(Rb_Analyzer *a, const Rb_RunInfo *run,
  */
 #define RB_MAX_IO_BLOCKS 65536
 
-typedef struct Rb_BlockMap {
+struct Rb_BlockMap {
     char *deviceField;		/* -field (device) */
     char *offsetField;		/* -offsetField */
     int64_t block;		/* -block, bytes */
     int deviceIndex, offsetIndex;
     Rb_KeyTable devices;	/* device -> dense id + 1 */
     uint64_t skipped;
-} Rb_BlockMap;
+};
 
 int		RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m,
 		    const Rb_RunInfo *run);

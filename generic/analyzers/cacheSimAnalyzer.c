@@ -1,112 +1,240 @@
 /*
  * cacheSimAnalyzer.c --
  *
- *	CacheSimAnalyzer: an exact simulation of a block cache of each size
- *	of -sizes under one replacement policy (LRU, FIFO, CLOCK, LFU, ARC or
- *	S3-FIFO), fed every block access of the I/Os in order, giving the
- *	hit ratio by accesses and by bytes of each size.
+ *	CacheSimAnalyzer: an exact simulation of a cache of each size of
+ *	-sizes under each replacement policy of -policy (LRU, FIFO, CLOCK,
+ *	LFU, ARC, S3-FIFO, SIEVE, 2Q, SLRU or Belady's OPT), fed every block
+ *	access of the I/Os in order, or with -key one access per record to
+ *	an object of its own size, giving the hit ratio by accesses and by
+ *	bytes of each cache.
  *
- *	Every policy keeps its blocks in nodes of one pool, linked into up
- *	to four lists (most recent at the head), with a key table from block
- *	to node; LFU orders its nodes in an indexed min-heap instead.  The
- *	rules of each policy, as published, are in CacheSimAnalyzer.n.
+ *	Every policy keeps its entries in nodes of one pool, linked into up
+ *	to four lists (most recent at the head), with a key index of node
+ *	numbers; LFU and OPT order their nodes in an indexed heap instead.
+ *	Capacities are weights: 1 per block or object, or an object's bytes.
+ *	Sizes given as fractions of the working set, and OPT without a
+ *	next-access field, need the whole trace first: the accesses are then
+ *	spooled to an unlinked temporary file and simulated at the end (the
+ *	next accesses found by a backward pass over the spool).  The rules of
+ *	each policy, as published, are in CacheSimAnalyzer.n.
  */
 
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "analyzers.h"
+#include "core/mpi.h"
 
 enum { POLICY_LRU, POLICY_FIFO, POLICY_CLOCK, POLICY_LFU, POLICY_ARC,
-    POLICY_S3FIFO };
+    POLICY_S3FIFO, POLICY_SIEVE, POLICY_2Q, POLICY_SLRU, POLICY_OPT };
 
 static const char *const policyNames[] = {
-    "lru", "fifo", "clock", "lfu", "arc", "s3fifo", NULL
+    "lru", "fifo", "clock", "lfu", "arc", "s3fifo", "sieve", "2q", "slru",
+    "opt", NULL
 };
+#define POLICY_LIST "lru, fifo, clock, lfu, arc, s3fifo, sieve, 2q, slru " \
+	"or opt"
 
 /* The lists a node may be in: the cache's (T1, T2 of ARC; S, M of
- * S3-FIFO; one list for LRU, FIFO, CLOCK) and the ghosts (B1, B2; G). */
+ * S3-FIFO; A1in, Am of 2Q; probationary and protected of SLRU; T1 alone
+ * for LRU, FIFO, CLOCK and SIEVE) and the ghosts (B1, B2; G; A1out). */
 enum { LIST_T1, LIST_T2, LIST_B1, LIST_B2, NLISTS };
 #define LIST_S LIST_T1
 #define LIST_M LIST_T2
 #define LIST_G LIST_B1
 
 #define NIL (-1)
+#define NEVER INT64_MAX
 
-/* The most blocks one cache may hold (node numbers are int32). */
+/* The most nodes one cache may hold (node numbers are int32). */
 #define MAX_CACHE_BLOCKS ((int64_t)1 << 28)
 
 typedef struct Node {
     int64_t key;
+    int64_t weight;		/* 1, or the object's bytes. */
     int32_t prev, next;		/* In its list; NIL at the ends. */
-    int32_t list;		/* LIST_*, or the heap position for LFU. */
-    uint32_t freq;		/* CLOCK bit, S3-FIFO counter, LFU count. */
-    uint64_t seq;		/* LFU: last access, for ties. */
+    int32_t list;		/* LIST_*, or the heap position (LFU, OPT). */
+    uint32_t freq;		/* CLOCK and SIEVE bit, S3-FIFO counter, LFU
+				 * count. */
 } Node;
 
 typedef struct List {
     int32_t head, tail;
-    int64_t n;
+    int64_t n;			/* Nodes. */
+    int64_t w;			/* Their weight. */
 } List;
 
 typedef struct Rb_CacheSim {
     int policy;			/* POLICY_* */
+    int ttl;			/* Nodes may expire. */
     uint64_t seq;		/* Accesses so far (LFU's recency). */
-    int64_t size;		/* Blocks. */
+    int64_t size;		/* Capacity (weight). */
     int64_t small, main;	/* S3-FIFO: capacities of S and M (G's is
-				 * main's). */
+				 * main's); 2Q: Kin and Kout; SLRU: the
+				 * protected segment's in main. */
     double p;			/* ARC: target size of T1. */
     Node *nodes;
     int32_t nnodes, cap, freeNode;
-    Rb_KeyTable index;		/* key -> int32 node */
+    int32_t indexed;		/* Nodes in the key index. */
+    uint64_t *seqs;		/* Per node, LFU: last access; OPT: next
+				 * access (NULL for other policies). */
+    int64_t *expiry;		/* Per node, trace ns (NEVER: no TTL); NULL
+				 * unless ttl. */
+    int32_t hand;		/* SIEVE: next to look at, NIL: the tail. */
+    int32_t *slots;		/* Key index: node + 1 (0: free), open
+				 * addressing, at most half full. */
+    uint64_t slotMask;
     List lists[NLISTS];
-    int32_t *heap;		/* LFU: nodes by (freq, seq), grown as
-				 * blocks come in. */
-    int64_t nheap, heapCap;
+    int32_t *heap;		/* LFU: nodes by (freq, seq); OPT: by next
+				 * access, farthest first. */
+    int64_t nheap, heapCap, heapW;
     uint64_t hits, hitBytes;
 } Cache;
 
+/* One access, as fed to every cache (and spooled). */
+typedef struct Access {
+    int64_t key;
+    int64_t bytes;		/* For the byte hit ratio. */
+    int64_t weight;		/* What it takes of the capacity. */
+    int64_t time;		/* Trace ns. */
+    int64_t ttl;		/* ns; 0: none. */
+    int64_t next;		/* OPT: index of its key's next access. */
+} Access;
+
+/* A size of -sizes: a count (blocks, objects or bytes), bytes given with
+ * a unit, or a fraction of the working set. */
+typedef struct SizeSpec {
+    int kind;			/* SIZE_COUNT, SIZE_BYTES, SIZE_FRACTION */
+    int64_t count;
+    double fraction;
+} SizeSpec;
+enum { SIZE_COUNT, SIZE_BYTES, SIZE_FRACTION };
+
 typedef struct CacheSimState {
     Rb_BlockMap map;		/* -field, -offsetField, -block */
-    char *policyName;		/* -policy */
+    Tcl_Obj *policyObj;		/* -policy */
     Tcl_Obj *sizesObj;		/* -sizes */
-    int policy;
-    int ncaches;
+    char *key;			/* -key: a field, or "" for blocks */
+    char *sizeField;		/* -sizeField */
+    char *ttlField;		/* -ttlField */
+    char *nextField;		/* -nextField */
+    int64_t limit;		/* -limit: distinct keys of the spool */
+    int keyIndex, sizeIndex, ttlIndex, nextIndex;	/* -1: none */
+    double ttlScale;		/* To ns. */
+    int npolicies, nsizes;
+    int *policies;
+    SizeSpec *specs;
+    int ncaches;		/* npolicies * nsizes, policy-major */
     Cache *caches;
-    uint64_t accesses, bytes;
+    unsigned char *mine;	/* Per cache: this process simulates it
+				 * (all but a share of them in a sweep). */
+    int spool;			/* Accesses go to spoolFile first. */
+    FILE *spoolFile;
+    int needNext;		/* OPT without -nextField. */
+    Rb_KeyTable seen;		/* Spool: key -> int64 (working set, next) */
+    int64_t workingSet;		/* Weight of the distinct keys. */
+    int failed;
+    int finished;		/* Spool simulated, or nothing to do. */
+    uint64_t accesses, bytes, skipped;
 } CacheSimState;
 
 static const Rb_Option cacheSimOptions[] = {
-    {"-policy", RB_OPT_STRING, offsetof(CacheSimState, policyName), "lru",
-	"replacement policy: lru, fifo, clock, lfu, arc or s3fifo"},
+    {"-policy", RB_OPT_OBJ, offsetof(CacheSimState, policyObj), "lru",
+	"replacement policy, or a list of them: " POLICY_LIST},
     {"-sizes", RB_OPT_OBJ, offsetof(CacheSimState, sizesObj),
-	"1000 10000 100000", "cache sizes in blocks, each simulated exactly"},
+	"1000 10000 100000", "cache sizes: blocks or objects, bytes "
+	"(64MB, 1GB) or fractions of the working set (0.01), each "
+	"simulated exactly"},
     {"-block", RB_OPT_INT, offsetof(CacheSimState, map.block), "4096",
 	"block (cache line) size in bytes"},
     {"-field", RB_OPT_FIELD, offsetof(CacheSimState, map.deviceField),
 	"deviceNo", "field naming the device"},
     {"-offsetField", RB_OPT_FIELD, offsetof(CacheSimState, map.offsetField),
 	"devOffset", "field holding the offset in bytes"},
+    {"-key", RB_OPT_FIELD, offsetof(CacheSimState, key), "",
+	"field whose values are the objects; empty: the blocks the I/Os "
+	"touch"},
+    {"-sizeField", RB_OPT_FIELD, offsetof(CacheSimState, sizeField), "",
+	"with -key: field holding each object's size in bytes; empty: "
+	"every object counts as one"},
+    {"-ttlField", RB_OPT_FIELD, offsetof(CacheSimState, ttlField), "",
+	"with -key: field holding a time to live (seconds unless in ns); "
+	"an access past it misses"},
+    {"-nextField", RB_OPT_FIELD, offsetof(CacheSimState, nextField), "",
+	"with -key: field holding the index of the object's next access "
+	"(negative: never), for opt"},
+    {"-limit", RB_OPT_INT, offsetof(CacheSimState, limit), "100000000",
+	"most distinct keys held for fractions and opt (the run stops "
+	"beyond)"},
     {NULL}
 };
 
 static const char *const cacheSimAttrs[] = {
-    "HitRatioCurve", "BlockAccesses", NULL
+    "HitRatioCurve", "BlockAccesses", "WorkingSet", NULL
 };
 
 /*
- * ParseSizes --
- *	Reads -sizes.
- * Results: the number of sizes (> 0) with *sizes malloc'd (when sizes
- *	is not NULL), or -1 when the list is empty or holds something other
- *	than sizes from 1 to MAX_CACHE_BLOCKS.
+ * ParseSize --
+ *	One element of -sizes: an integer (a count), a number with a unit
+ *	B, KB, MB, GB, TB (or KiB ... TiB; powers of 1024), or a real from 0
+ *	to 1 (exclusive of 0, inclusive of 1): a fraction of the working
+ *	set.
+ * Results: 1 with *spec set, or 0.
  */
 static int
-ParseSizes(Tcl_Obj *obj, int64_t **sizes)
+ParseSize(Tcl_Obj *obj, SizeSpec *spec)
+{
+    static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
+    static const char *const iec[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    const char *s = Tcl_GetString(obj);
+    Tcl_WideInt v;
+    double d;
+    char *end;
+    int u;
+
+    memset(spec, 0, sizeof(*spec));
+    if (Tcl_GetWideIntFromObj(NULL, obj, &v) == TCL_OK) {
+	spec->kind = SIZE_COUNT;
+	spec->count = v;
+	return v >= 1 && v <= MAX_CACHE_BLOCKS;
+    }
+    d = strtod(s, &end);
+    if (end == s || !isfinite(d)) {
+	return 0;
+    }
+    if (*end == '\0') {
+	spec->kind = SIZE_FRACTION;
+	spec->fraction = d;
+	return d > 0 && d <= 1;
+    }
+    for (u = 0; u < 5; u++) {
+	if (strcmp(end, units[u]) == 0 || strcmp(end, iec[u]) == 0) {
+	    double bytes = d * pow(1024.0, u);
+
+	    spec->kind = SIZE_BYTES;
+	    spec->count = (int64_t)bytes;
+	    return bytes >= 1 && bytes < 9e18;
+	}
+    }
+    return 0;
+}
+
+/*
+ * ParseSizes, ParsePolicies --
+ *	Read -sizes and -policy.
+ * Results: the number of elements (> 0) with *out malloc'd (when out is
+ *	not NULL), or -1 when the list is empty or holds something else.
+ */
+static int
+ParseSizes(Tcl_Obj *obj, SizeSpec **out)
 {
     Tcl_Obj **objv;
-    Tcl_WideInt v;
+    SizeSpec spec;
     int objc, i;
 
     if (obj == NULL || Tcl_ListObjGetElements(NULL, obj, &objc, &objv)
@@ -114,16 +242,14 @@ ParseSizes(Tcl_Obj *obj, int64_t **sizes)
 	return -1;
     }
     for (i = 0; i < objc; i++) {
-	if (Tcl_GetWideIntFromObj(NULL, objv[i], &v) != TCL_OK || v < 1
-		|| v > MAX_CACHE_BLOCKS) {
+	if (!ParseSize(objv[i], &spec)) {
 	    return -1;
 	}
     }
-    if (sizes != NULL) {
-	*sizes = Rb_Realloc(NULL, (size_t)objc * sizeof(int64_t));
+    if (out != NULL) {
+	*out = Rb_Realloc(NULL, (size_t)objc * sizeof(SizeSpec));
 	for (i = 0; i < objc; i++) {
-	    Tcl_GetWideIntFromObj(NULL, objv[i], &v);
-	    (*sizes)[i] = v;
+	    ParseSize(objv[i], &(*out)[i]);
 	}
     }
     return objc;
@@ -146,37 +272,98 @@ PolicyIndex(const char *name)
     return -1;
 }
 
+static int
+ParsePolicies(Tcl_Obj *obj, int **out)
+{
+    Tcl_Obj **objv;
+    int objc, i;
+
+    if (obj == NULL || Tcl_ListObjGetElements(NULL, obj, &objc, &objv)
+	    != TCL_OK || objc == 0) {
+	return -1;
+    }
+    for (i = 0; i < objc; i++) {
+	if (PolicyIndex(Tcl_GetString(objv[i])) < 0) {
+	    return -1;
+	}
+    }
+    if (out != NULL) {
+	*out = Rb_Realloc(NULL, (size_t)objc * sizeof(int));
+	for (i = 0; i < objc; i++) {
+	    (*out)[i] = PolicyIndex(Tcl_GetString(objv[i]));
+	}
+    }
+    return objc;
+}
+
+/*
+ * HasField --
+ *	Whether a field option is given.
+ */
+static int
+HasField(const char *name)
+{
+    return name != NULL && name[0] != '\0';
+}
+
 /*
  * CacheSimInit --
- *	Checks -policy, -sizes and -block.
+ *	Checks -policy, -sizes, -block, -limit and how the object options go
+ *	together.
  */
 static int
 CacheSimInit(Rb_Analyzer *a, Tcl_Interp *interp)
 {
     CacheSimState *st = a->state;
-    const char *name = st->policyName ? st->policyName : "";
-    int k = PolicyIndex(name);
+    SizeSpec *specs = NULL;
+    int *policies = NULL;
+    int np, ns, i, objects = HasField(st->key), bytes = 0, arc = 0;
 
-    if (k < 0) {
+    if ((np = ParsePolicies(st->policyObj, &policies)) < 0) {
 	return RbKitOptionError(a, interp, "bad -policy \"%s\": must be "
-		"lru, fifo, clock, lfu, arc or s3fifo", name);
+		"one or more of " POLICY_LIST, st->policyObj
+		? Tcl_GetString(st->policyObj) : "");
     }
-    st->policy = k;
-    if (ParseSizes(st->sizesObj, NULL) < 0) {
+    for (i = 0; i < np; i++) {
+	arc |= policies[i] == POLICY_ARC;
+    }
+    free(policies);
+    if ((ns = ParseSizes(st->sizesObj, &specs)) < 0) {
 	return RbKitOptionError(a, interp, "-sizes must be a non-empty "
-		"list of cache sizes from 1 to %" PRId64 " blocks",
-		MAX_CACHE_BLOCKS);
+		"list of cache sizes: counts from 1 to %" PRId64 ", bytes "
+		"with a unit (64MB, 1GB) or fractions of the working set "
+		"above 0 and at most 1", MAX_CACHE_BLOCKS);
     }
+    for (i = 0; i < ns; i++) {
+	bytes |= specs[i].kind == SIZE_BYTES;
+    }
+    free(specs);
     if (st->map.block <= 0) {
 	return RbKitOptionError(a, interp,
 		"-block must be a positive number of bytes");
+    }
+    if (st->limit <= 0) {
+	return RbKitOptionError(a, interp, "-limit must be positive");
+    }
+    if (!objects && (HasField(st->sizeField) || HasField(st->ttlField)
+	    || HasField(st->nextField))) {
+	return RbKitOptionError(a, interp, "-sizeField, -ttlField and "
+		"-nextField need -key (objects)");
+    }
+    if (objects && bytes && !HasField(st->sizeField)) {
+	return RbKitOptionError(a, interp, "-sizes in bytes need "
+		"-sizeField: without it every object counts as one");
+    }
+    if (arc && HasField(st->sizeField)) {
+	return RbKitOptionError(a, interp, "arc counts entries, not bytes: "
+		"it cannot run with -sizeField");
     }
     return TCL_OK;
 }
 
 /*
  * InitCache, FreeCacheContents --
- *	An empty cache of size blocks under policy; the release of what a
+ *	An empty cache of capacity size under policy; the release of what a
  *	cache holds (not of the structure itself).
  */
 static void
@@ -187,10 +374,23 @@ InitCache(Cache *ca, int policy, int64_t size)
     memset(ca, 0, sizeof(Cache));
     ca->policy = policy;
     ca->size = size;
-    ca->small = ca->size / 10 > 0 ? ca->size / 10 : 1;
-    ca->main = ca->size - ca->small;
+    switch (policy) {
+    case POLICY_2Q:
+	/* Johnson and Shasha: Kin a quarter, Kout half of the cache. */
+	ca->small = size / 4;
+	ca->main = size / 2 > 0 ? size / 2 : 1;
+	break;
+    case POLICY_SLRU:
+	ca->small = size - size * 4 / 5;
+	ca->main = size * 4 / 5;
+	break;
+    default:
+	ca->small = ca->size / 10 > 0 ? ca->size / 10 : 1;
+	ca->main = ca->size - ca->small;
+	break;
+    }
     ca->freeNode = NIL;
-    Rb_KeyTableInit(&ca->index, sizeof(int32_t));
+    ca->hand = NIL;
     for (l = 0; l < NLISTS; l++) {
 	ca->lists[l].head = ca->lists[l].tail = NIL;
     }
@@ -199,14 +399,16 @@ InitCache(Cache *ca, int policy, int64_t size)
 static void
 FreeCacheContents(Cache *ca)
 {
+    free(ca->seqs);
+    free(ca->expiry);
     free(ca->nodes);
     free(ca->heap);
-    Rb_KeyTableFree(&ca->index);
+    free(ca->slots);
 }
 
 /*
  * FreeCaches --
- *	Frees every cache.
+ *	Frees every cache and the spool.
  */
 static void
 FreeCaches(CacheSimState *st)
@@ -214,37 +416,259 @@ FreeCaches(CacheSimState *st)
     int c;
 
     for (c = 0; c < st->ncaches; c++) {
-	FreeCacheContents(&st->caches[c]);
+	if (st->mine[c]) {
+	    FreeCacheContents(&st->caches[c]);
+	}
     }
     free(st->caches);
+    free(st->mine);
+    free(st->policies);
+    free(st->specs);
     st->caches = NULL;
+    st->mine = NULL;
+    st->policies = NULL;
+    st->specs = NULL;
     st->ncaches = 0;
+    if (st->spoolFile != NULL) {
+	fclose(st->spoolFile);
+	st->spoolFile = NULL;
+    }
+    if (st->seen.valSize != 0) {
+	Rb_KeyTableFree(&st->seen);
+	memset(&st->seen, 0, sizeof(st->seen));
+    }
+}
+
+/*
+ * Capacity --
+ *	The capacity of size spec (in the weight accesses carry): a count
+ *	as it is, bytes in blocks of -block for block keys, a fraction of
+ *	the working set rounded down (at least 1).
+ */
+static int64_t
+Capacity(const CacheSimState *st, const SizeSpec *spec)
+{
+    int64_t c;
+
+    switch (spec->kind) {
+    case SIZE_BYTES:
+	c = HasField(st->key) ? spec->count : spec->count / st->map.block;
+	break;
+    case SIZE_FRACTION:
+	c = (int64_t)floor(spec->fraction * (double)st->workingSet);
+	break;
+    default:
+	c = spec->count;
+	break;
+    }
+    return c > 0 ? c : 1;
+}
+
+/*
+ * MakeCaches --
+ *	One empty cache per policy and size that this process simulates,
+ *	with the capacities known now.
+ */
+static void
+MakeCaches(CacheSimState *st)
+{
+    int c;
+
+    for (c = 0; c < st->ncaches; c++) {
+	if (st->mine[c]) {
+	    InitCache(&st->caches[c], st->policies[c / st->nsizes],
+		    Capacity(st, &st->specs[c % st->nsizes]));
+	    st->caches[c].ttl = st->ttlIndex >= 0;
+	}
+    }
+}
+
+/*
+ * ObjectField --
+ *	Resolves an optional integer field option into *index (-1 when not
+ *	given).
+ */
+static int
+ObjectField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
+	int *index)
+{
+    *index = -1;
+    if (!HasField(name)) {
+	return TCL_OK;
+    }
+    return RbKitIntegerField(a, run, name, index);
+}
+
+/*
+ * OpenSpool --
+ *	A temporary file for the accesses, in $TMPDIR (else /tmp), unlinked
+ *	at once so that nothing is left behind however the process ends.
+ * Results: the open file, or NULL with errno set.
+ */
+static FILE *
+OpenSpool(void)
+{
+    const char *dir = getenv("TMPDIR");
+    Tcl_DString path;
+    FILE *f = NULL;
+    int fd;
+
+    Tcl_DStringInit(&path);
+    Tcl_DStringAppend(&path, dir != NULL && dir[0] != '\0' ? dir : "/tmp",
+	    -1);
+    Tcl_DStringAppend(&path, "/rubicon-cachesim-XXXXXX", -1);
+    fd = mkstemp(Tcl_DStringValue(&path));
+    if (fd >= 0) {
+	unlink(Tcl_DStringValue(&path));
+	if ((f = fdopen(fd, "w+b")) == NULL) {
+	    close(fd);
+	}
+    }
+    Tcl_DStringFree(&path);
+    return f;
 }
 
 /*
  * CacheSimStart --
- *	Checks the options and makes an empty cache of each size.
+ *	Checks the options, resolves the fields, shares the caches out in a
+ *	sweep and makes an empty cache of each size (or, when it must see
+ *	the whole trace first, opens the spool).
  */
 static int
 CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     CacheSimState *st = a->state;
-    int64_t *sizes = NULL;
-    int c;
+    int c, k, opt = 0;
 
-    if (CacheSimInit(a, NULL) != TCL_OK
-	    || RbBlockMapStart(a, &st->map, run) != TCL_OK) {
+    if (CacheSimInit(a, NULL) != TCL_OK) {
 	return TCL_ERROR;
     }
     FreeCaches(st);
-    st->ncaches = ParseSizes(st->sizesObj, &sizes);
-    st->caches = Rb_Realloc(NULL, (size_t)st->ncaches * sizeof(Cache));
-    for (c = 0; c < st->ncaches; c++) {
-	InitCache(&st->caches[c], st->policy, sizes[c]);
+    st->keyIndex = st->sizeIndex = st->ttlIndex = st->nextIndex = -1;
+    if (HasField(st->key)) {
+	if (Rb_AnalyzerTypedField(a, run, st->key, RB_FT_BIT(RB_FT_INT)
+		| RB_FT_BIT(RB_FT_STRING), &st->keyIndex) != TCL_OK
+		|| ObjectField(a, run, st->sizeField, &st->sizeIndex)
+		!= TCL_OK
+		|| ObjectField(a, run, st->ttlField, &st->ttlIndex) != TCL_OK
+		|| ObjectField(a, run, st->nextField, &st->nextIndex)
+		!= TCL_OK) {
+	    return TCL_ERROR;
+	}
+	if (st->ttlIndex >= 0) {
+	    st->ttlScale = run->schema->fields[st->ttlIndex].unit
+		    == RB_UNIT_NS ? 1.0 : (double)RB_NS_PER_S;
+	}
+    } else if (RbBlockKeysStart(a, &st->map, run, "-key") != TCL_OK) {
+	return TCL_ERROR;
     }
-    free(sizes);
-    st->accesses = st->bytes = 0;
+    st->npolicies = ParsePolicies(st->policyObj, &st->policies);
+    st->nsizes = ParseSizes(st->sizesObj, &st->specs);
+    st->ncaches = st->npolicies * st->nsizes;
+    st->caches = Rb_Realloc(NULL, (size_t)st->ncaches * sizeof(Cache));
+    memset(st->caches, 0, (size_t)st->ncaches * sizeof(Cache));
+    st->mine = Rb_Realloc(NULL, (size_t)st->ncaches);
+    for (c = 0; c < st->ncaches; c++) {
+	st->mine[c] = !RbMpiSweep() || c % RbMpiSize() == RbMpiRank();
+    }
+    st->spool = 0;
+    for (k = 0; k < st->nsizes; k++) {
+	st->spool |= st->specs[k].kind == SIZE_FRACTION;
+    }
+    for (k = 0; k < st->npolicies; k++) {
+	opt |= st->policies[k] == POLICY_OPT;
+    }
+    st->needNext = opt && st->nextIndex < 0;
+    st->spool |= st->needNext;
+    st->workingSet = 0;
+    st->accesses = st->bytes = st->skipped = 0;
+    st->failed = 0;
+    st->finished = 0;
+    if (st->spool) {
+	if ((st->spoolFile = OpenSpool()) == NULL) {
+	    Rb_AnalyzerError(a, "RUBICON ANALYZER SPOOL", "%s: cannot make "
+		    "a temporary file for the accesses (fractions of the "
+		    "working set and opt need the whole trace): %s",
+		    a->cls->name, Tcl_ErrnoMsg(errno));
+	    return TCL_ERROR;
+	}
+	Rb_KeyTableInit(&st->seen, sizeof(int64_t));
+    } else {
+	MakeCaches(st);
+    }
     return TCL_OK;
+}
+
+/*
+ * SlotOf, IndexGrow, IndexAdd, IndexRemove --
+ *	The key index of a cache: a table of node numbers (plus 1) by the
+ *	hash of their keys, probed linearly and compared with the nodes'
+ *	keys, kept at most half full; a removal moves the later entries of
+ *	its probe run back into the hole, so no tombstones build up.
+ *	SlotOf gives key's slot, or the free slot where it would go.
+ */
+static uint64_t
+SlotOf(const Cache *ca, int64_t key)
+{
+    uint64_t s = Rb_HashKey(key) & ca->slotMask;
+
+    while (ca->slots[s] != 0 && ca->nodes[ca->slots[s] - 1].key != key) {
+	s = (s + 1) & ca->slotMask;
+    }
+    return s;
+}
+
+static void
+IndexGrow(Cache *ca)
+{
+    uint64_t oldCap = ca->slots ? ca->slotMask + 1 : 0, i;
+    int32_t *old = ca->slots;
+
+    ca->slotMask = oldCap ? 2 * oldCap - 1 : 127;
+    ca->slots = Rb_AllocArray(ca->slotMask + 1, sizeof(int32_t));
+    memset(ca->slots, 0, (ca->slotMask + 1) * sizeof(int32_t));
+    for (i = 0; i < oldCap; i++) {
+	if (old[i] != 0) {
+	    ca->slots[SlotOf(ca, ca->nodes[old[i] - 1].key)] = old[i];
+	}
+    }
+    free(old);
+}
+
+static void
+IndexAdd(Cache *ca, int32_t n)
+{
+    if (ca->slots == NULL
+	    || (uint64_t)ca->indexed * 2 + 2 > ca->slotMask + 1) {
+	IndexGrow(ca);
+    }
+    ca->slots[SlotOf(ca, ca->nodes[n].key)] = n + 1;
+    ca->indexed++;
+}
+
+static void
+IndexRemove(Cache *ca, int64_t key)
+{
+    uint64_t mask = ca->slotMask, hole = SlotOf(ca, key), j = hole;
+
+    ca->slots[hole] = 0;
+    ca->indexed--;
+    for (;;) {
+	uint64_t home;
+
+	j = (j + 1) & mask;
+	if (ca->slots[j] == 0) {
+	    return;
+	}
+	home = Rb_HashKey(ca->nodes[ca->slots[j] - 1].key) & mask;
+	/* Entry j may fill the hole unless its home lies cyclically in
+	 * (hole, j]. */
+	if (((j - home) & mask) >= ((j - hole) & mask)) {
+	    ca->slots[hole] = ca->slots[j];
+	    ca->slots[j] = 0;
+	    hole = j;
+	}
+    }
 }
 
 /*
@@ -253,7 +677,7 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
  *	return to the pool (out of its list and the index).
  */
 static int32_t
-NewNode(Cache *ca, int64_t key)
+NewNode(Cache *ca, int64_t key, int64_t weight)
 {
     int32_t n;
 
@@ -265,23 +689,47 @@ NewNode(Cache *ca, int64_t key)
 	    ca->cap = ca->cap ? 2 * ca->cap : 64;
 	    ca->nodes = Rb_Realloc(ca->nodes, (size_t)ca->cap
 		    * sizeof(Node));
+	    if (ca->policy == POLICY_LFU || ca->policy == POLICY_OPT) {
+		ca->seqs = Rb_Realloc(ca->seqs, (size_t)ca->cap
+			* sizeof(uint64_t));
+	    }
+	    if (ca->ttl) {
+		ca->expiry = Rb_Realloc(ca->expiry, (size_t)ca->cap
+			* sizeof(int64_t));
+	    }
 	}
 	n = ca->nnodes++;
     }
     memset(&ca->nodes[n], 0, sizeof(Node));
     ca->nodes[n].key = key;
+    ca->nodes[n].weight = weight;
+    if (ca->expiry != NULL) {
+	ca->expiry[n] = NEVER;
+    }
     ca->nodes[n].prev = ca->nodes[n].next = NIL;
     ca->nodes[n].list = NIL;
-    *(int32_t *)Rb_KeyTableFind(&ca->index, key, 1) = n;
+    IndexAdd(ca, n);
     return n;
 }
 
 static void
 FreeNode(Cache *ca, int32_t n)
 {
-    Rb_KeyTableRemove(&ca->index, ca->nodes[n].key);
+    IndexRemove(ca, ca->nodes[n].key);
     ca->nodes[n].next = ca->freeNode;
     ca->freeNode = n;
+}
+
+/*
+ * ClearExpiry --
+ *	A ghost brought back into the cache forgets its old time to live.
+ */
+static void
+ClearExpiry(Cache *ca, int32_t n)
+{
+    if (ca->expiry != NULL) {
+	ca->expiry[n] = NEVER;
+    }
 }
 
 /*
@@ -305,6 +753,7 @@ Unlink(Cache *ca, int32_t n)
 	l->tail = x->prev;
     }
     l->n--;
+    l->w -= x->weight;
     x->prev = x->next = NIL;
 }
 
@@ -324,6 +773,7 @@ PushHead(Cache *ca, int32_t n, int l)
     }
     list->head = n;
     list->n++;
+    list->w += x->weight;
 }
 
 /*
@@ -339,7 +789,7 @@ MoveHead(Cache *ca, int32_t n, int l)
 
 /*
  * DropTail --
- *	Removes the block at the tail of list l from the cache altogether.
+ *	Removes the entry at the tail of list l from the cache altogether.
  */
 static void
 DropTail(Cache *ca, int l)
@@ -357,22 +807,27 @@ DropTail(Cache *ca, int l)
 static int32_t
 Lookup(Cache *ca, int64_t key)
 {
-    int32_t *n = Rb_KeyTableFind(&ca->index, key, 0);
-
-    return n != NULL ? *n : NIL;
+    return ca->slots != NULL ? ca->slots[SlotOf(ca, key)] - 1 : NIL;
 }
 
 /*
- * LfuLess, HeapSwap, SiftDown, SiftUp --
- *	The LFU heap: least frequently used first, the least recently used
- *	first among equals; each node's list field holds its heap position.
+ * HeapBefore, HeapSwap, SiftDown, SiftUp --
+ *	The heap of LFU and OPT, the next victim first: LFU's least
+ *	frequently used (the least recently used among equals), OPT's
+ *	farthest next access; each node's list field holds its heap
+ *	position.
  */
 static int
-LfuLess(const Cache *ca, int32_t a, int32_t b)
+HeapBefore(const Cache *ca, int32_t a, int32_t b)
 {
     const Node *x = &ca->nodes[a], *y = &ca->nodes[b];
+    uint64_t sa = ca->seqs[a], sb = ca->seqs[b];
 
-    return x->freq != y->freq ? x->freq < y->freq : x->seq < y->seq;
+    if (ca->policy == POLICY_OPT) {
+	/* Among entries never used again, the heaviest goes first. */
+	return sa != sb ? sa > sb : x->weight > y->weight;
+    }
+    return x->freq != y->freq ? x->freq < y->freq : sa < sb;
 }
 
 static void
@@ -392,10 +847,10 @@ SiftDown(Cache *ca, int64_t i)
     for (;;) {
 	int64_t l = 2 * i + 1, r = l + 1, m = i;
 
-	if (l < ca->nheap && LfuLess(ca, ca->heap[l], ca->heap[m])) {
+	if (l < ca->nheap && HeapBefore(ca, ca->heap[l], ca->heap[m])) {
 	    m = l;
 	}
-	if (r < ca->nheap && LfuLess(ca, ca->heap[r], ca->heap[m])) {
+	if (r < ca->nheap && HeapBefore(ca, ca->heap[r], ca->heap[m])) {
 	    m = r;
 	}
 	if (m == i) {
@@ -409,36 +864,36 @@ SiftDown(Cache *ca, int64_t i)
 static void
 SiftUp(Cache *ca, int64_t i)
 {
-    while (i > 0 && LfuLess(ca, ca->heap[i], ca->heap[(i - 1) / 2])) {
+    while (i > 0 && HeapBefore(ca, ca->heap[i], ca->heap[(i - 1) / 2])) {
 	HeapSwap(ca, i, (i - 1) / 2);
 	i = (i - 1) / 2;
     }
 }
 
 /*
- * AccessLfu --
- *	LFU: a hit counts one more use; a miss into a full cache evicts the
- *	block of fewest uses (the least recently used of them).
- * Results: 1 for a hit.
+ * HeapRemove, HeapInsert --
+ *	Takes the node at heap position i out of the cache; puts a new node
+ *	for key in.
  */
-static int
-AccessLfu(Cache *ca, int64_t key, uint64_t seq)
+static void
+HeapRemove(Cache *ca, int64_t i)
 {
-    int32_t n = Lookup(ca, key);
+    int32_t victim = ca->heap[i];
 
-    if (n != NIL) {
-	ca->nodes[n].freq++;
-	ca->nodes[n].seq = seq;
-	SiftDown(ca, ca->nodes[n].list);
-	return 1;
+    ca->heapW -= ca->nodes[victim].weight;
+    HeapSwap(ca, i, --ca->nheap);
+    if (i < ca->nheap) {
+	SiftDown(ca, i);
+	SiftUp(ca, i);
     }
-    if (ca->nheap == ca->size) {
-	int32_t victim = ca->heap[0];
+    FreeNode(ca, victim);
+}
 
-	HeapSwap(ca, 0, --ca->nheap);
-	SiftDown(ca, 0);
-	FreeNode(ca, victim);
-    }
+static int32_t
+HeapInsert(Cache *ca, int64_t key, int64_t weight)
+{
+    int32_t n;
+
     if (ca->nheap == ca->heapCap) {
 	ca->heapCap = ca->heapCap ? 2 * ca->heapCap : 64;
 	if (ca->heapCap > ca->size) {
@@ -447,12 +902,75 @@ AccessLfu(Cache *ca, int64_t key, uint64_t seq)
 	ca->heap = Rb_Realloc(ca->heap, (size_t)ca->heapCap
 		* sizeof(int32_t));
     }
-    n = NewNode(ca, key);
-    ca->nodes[n].freq = 1;
-    ca->nodes[n].seq = seq;
+    n = NewNode(ca, key, weight);
     ca->heap[ca->nheap] = n;
     ca->nodes[n].list = (int32_t)ca->nheap;
-    SiftUp(ca, ca->nheap++);
+    ca->heapW += weight;
+    ca->nheap++;
+    return n;
+}
+
+/*
+ * AccessLfu --
+ *	LFU: a hit counts one more use; a miss evicts the entries of fewest
+ *	uses (the least recently used of them) until the new one fits.
+ * Results: 1 for a hit.
+ */
+static int
+AccessLfu(Cache *ca, const Access *x)
+{
+    int32_t n = Lookup(ca, x->key);
+
+    if (n != NIL) {
+	ca->nodes[n].freq++;
+	ca->seqs[n] = ca->seq;
+	SiftDown(ca, ca->nodes[n].list);
+	return 1;
+    }
+    if (x->weight > ca->size) {
+	return 0;
+    }
+    while (ca->heapW + x->weight > ca->size) {
+	HeapRemove(ca, 0);
+    }
+    n = HeapInsert(ca, x->key, x->weight);
+    ca->nodes[n].freq = 1;
+    ca->seqs[n] = ca->seq;
+    SiftUp(ca, ca->nheap - 1);
+    return 0;
+}
+
+/*
+ * AccessOpt --
+ *	Belady's OPT: a hit notes the entry's next access; a miss whose next
+ *	access is never, or not sooner than the farthest next access held
+ *	when room must be made, bypasses the cache; otherwise the entries of
+ *	farthest next access are evicted until the new one fits.
+ * Results: 1 for a hit.
+ */
+static int
+AccessOpt(Cache *ca, const Access *x)
+{
+    int32_t n = Lookup(ca, x->key);
+    uint64_t next = (uint64_t)x->next;
+
+    if (n != NIL) {
+	ca->seqs[n] = next;
+	SiftDown(ca, ca->nodes[n].list);
+	SiftUp(ca, ca->nodes[n].list);
+	return 1;
+    }
+    if (x->weight > ca->size || x->next == NEVER
+	    || (ca->heapW + x->weight > ca->size
+	    && next >= ca->seqs[ca->heap[0]])) {
+	return 0;
+    }
+    while (ca->heapW + x->weight > ca->size) {
+	HeapRemove(ca, 0);
+    }
+    n = HeapInsert(ca, x->key, x->weight);
+    ca->seqs[n] = next;
+    SiftUp(ca, ca->nheap - 1);
     return 0;
 }
 
@@ -478,7 +996,8 @@ ArcReplace(Cache *ca, int inB2)
  * AccessArc --
  *	ARC (Megiddo and Modha, FAST 2003, Figure 4), cache size c: T1 and
  *	T2 hold the cached blocks, B1 and B2 the ghosts of blocks evicted
- *	from them, p adapts on ghost hits.
+ *	from them, p adapts on ghost hits.  Entries weigh 1 (CacheSimInit
+ *	refuses object sizes).
  * Results: 1 for a hit (in T1 or T2).
  */
 static int
@@ -498,6 +1017,7 @@ AccessArc(Cache *ca, int64_t key)
 
 	ca->p = ca->p + delta < c ? ca->p + delta : c;
 	ArcReplace(ca, 0);
+	ClearExpiry(ca, n);
 	MoveHead(ca, n, LIST_T2);
 	return 0;
     }
@@ -506,6 +1026,7 @@ AccessArc(Cache *ca, int64_t key)
 
 	ca->p = ca->p - delta > 0 ? ca->p - delta : 0.0;
 	ArcReplace(ca, 1);
+	ClearExpiry(ca, n);
 	MoveHead(ca, n, LIST_T2);
 	return 0;
     }
@@ -522,7 +1043,7 @@ AccessArc(Cache *ca, int64_t key)
 	}
 	ArcReplace(ca, 0);
     }
-    PushHead(ca, NewNode(ca, key), LIST_T1);
+    PushHead(ca, NewNode(ca, key, 1), LIST_T1);
     return 0;
 }
 
@@ -530,7 +1051,7 @@ AccessArc(Cache *ca, int64_t key)
  * S3EvictMain, S3EvictSmall, AccessS3Fifo --
  *	S3-FIFO (Yang et al., SOSP 2023, Algorithm 1): a small FIFO S of a
  *	tenth of the cache, a main FIFO M of the rest, a ghost FIFO G of as
- *	many entries as M; a counter of uses, capped at 3, per block.
+ *	much as M; a counter of uses, capped at 3, per entry.
  */
 static void
 S3EvictMain(Cache *ca)
@@ -557,12 +1078,12 @@ S3EvictSmall(Cache *ca)
 	if (ca->nodes[t].freq > 1) {
 	    ca->nodes[t].freq = 0;
 	    MoveHead(ca, t, LIST_M);
-	    if (ca->lists[LIST_M].n > ca->main) {
+	    while (ca->lists[LIST_M].w > ca->main) {
 		S3EvictMain(ca);
 	    }
 	} else {
 	    MoveHead(ca, t, LIST_G);
-	    if (ca->lists[LIST_G].n > ca->main) {
+	    while (ca->lists[LIST_G].w > ca->main) {
 		DropTail(ca, LIST_G);
 	    }
 	    return;
@@ -571,9 +1092,9 @@ S3EvictSmall(Cache *ca)
 }
 
 static int
-AccessS3Fifo(Cache *ca, int64_t key)
+AccessS3Fifo(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, key);
+    int32_t n = Lookup(ca, x->key);
 
     if (n != NIL && ca->nodes[n].list != LIST_G) {
 	if (ca->nodes[n].freq < 3) {
@@ -581,21 +1102,160 @@ AccessS3Fifo(Cache *ca, int64_t key)
 	}
 	return 1;
     }
-    while (ca->lists[LIST_S].n + ca->lists[LIST_M].n >= ca->size) {
-	if (ca->lists[LIST_S].n >= ca->small) {
+    if (x->weight > ca->size) {
+	return 0;
+    }
+    while (ca->lists[LIST_S].w + ca->lists[LIST_M].w + x->weight
+	    > ca->size) {
+	if (ca->lists[LIST_S].w >= ca->small || ca->lists[LIST_M].n == 0) {
 	    S3EvictSmall(ca);
 	} else {
 	    S3EvictMain(ca);
 	}
     }
     /* Evicting may have pushed the ghost of key out of G. */
-    if (n != NIL && (n = Lookup(ca, key)) != NIL) {
-	/* A ghost: its block goes straight to M. */
+    if (n != NIL && (n = Lookup(ca, x->key)) != NIL) {
+	/* A ghost: its entry goes straight to M. */
+	Unlink(ca, n);
 	ca->nodes[n].freq = 0;
-	MoveHead(ca, n, LIST_M);
+	ca->nodes[n].weight = x->weight;
+	ClearExpiry(ca, n);
+	PushHead(ca, n, LIST_M);
     } else {
-	PushHead(ca, NewNode(ca, key), LIST_S);
+	PushHead(ca, NewNode(ca, x->key, x->weight), LIST_S);
     }
+    return 0;
+}
+
+/*
+ * SieveEvict, AccessSieve --
+ *	SIEVE (Zhang et al., NSDI 2024): one FIFO queue, a visited bit per
+ *	entry set by a hit, and a hand that moves from the tail (oldest)
+ *	toward the head, clearing set bits, and evicts the first entry whose
+ *	bit is clear; it stays where it stopped, wrapping to the tail.  New
+ *	entries go to the head.
+ */
+static void
+SieveEvict(Cache *ca)
+{
+    int32_t n = ca->hand != NIL ? ca->hand : ca->lists[LIST_T1].tail;
+
+    while (ca->nodes[n].freq) {
+	ca->nodes[n].freq = 0;
+	n = ca->nodes[n].prev;
+	if (n == NIL) {
+	    n = ca->lists[LIST_T1].tail;
+	}
+    }
+    ca->hand = ca->nodes[n].prev;
+    Unlink(ca, n);
+    FreeNode(ca, n);
+}
+
+static int
+AccessSieve(Cache *ca, const Access *x)
+{
+    int32_t n = Lookup(ca, x->key);
+
+    if (n != NIL) {
+	ca->nodes[n].freq = 1;
+	return 1;
+    }
+    if (x->weight > ca->size) {
+	return 0;
+    }
+    while (ca->lists[LIST_T1].w + x->weight > ca->size) {
+	SieveEvict(ca);
+    }
+    PushHead(ca, NewNode(ca, x->key, x->weight), LIST_T1);
+    return 0;
+}
+
+/*
+ * Access2Q --
+ *	2Q (Johnson and Shasha, VLDB 1994, the full version): A1in a FIFO
+ *	of entries seen once (Kin, a quarter of the cache, is its share),
+ *	Am an LRU list of entries seen again, A1out the ghosts of entries
+ *	paged out of A1in (at most Kout, half the cache).  A hit in Am moves
+ *	the entry to Am's head; one in A1in changes nothing.  A miss whose
+ *	key is in A1out takes it out of A1out, reclaims room and goes to the
+ *	head of Am; any other miss reclaims room and goes to the head of
+ *	A1in.  Reclaiming, while the new entry does not fit: when A1in holds
+ *	more than Kin (or Am is empty), its tail is paged out to the head of
+ *	A1out, A1out dropping its tail beyond Kout; else Am's tail is paged
+ *	out and forgotten.
+ * Results: 1 for a hit.
+ */
+static int
+Access2Q(Cache *ca, const Access *x)
+{
+    int32_t n = Lookup(ca, x->key);
+    List *in = &ca->lists[LIST_T1], *am = &ca->lists[LIST_T2];
+    List *out = &ca->lists[LIST_B1];
+
+    if (n != NIL && ca->nodes[n].list != LIST_B1) {
+	if (ca->nodes[n].list == LIST_T2) {
+	    MoveHead(ca, n, LIST_T2);
+	}
+	return 1;
+    }
+    if (x->weight > ca->size) {
+	return 0;
+    }
+    if (n != NIL) {
+	Unlink(ca, n);
+    }
+    while (in->w + am->w + x->weight > ca->size) {
+	if (in->n > 0 && (in->w > ca->small || am->n == 0)) {
+	    MoveHead(ca, in->tail, LIST_B1);
+	    while (out->w > ca->main) {
+		DropTail(ca, LIST_B1);
+	    }
+	} else {
+	    DropTail(ca, LIST_T2);
+	}
+    }
+    if (n != NIL) {
+	ca->nodes[n].weight = x->weight;
+	ClearExpiry(ca, n);
+	PushHead(ca, n, LIST_T2);
+    } else {
+	PushHead(ca, NewNode(ca, x->key, x->weight), LIST_T1);
+    }
+    return 0;
+}
+
+/*
+ * AccessSlru --
+ *	SLRU (Karedla, Love and Wherry, IEEE Computer 1994): a probationary
+ *	and a protected segment, each an LRU list.  A miss goes to the head
+ *	of the probationary segment; a hit goes to the head of the protected
+ *	one, which, above its limit (four fifths of the cache), moves its
+ *	tail to the head of the probationary segment.  Room is made from
+ *	the tail of the probationary segment (of the protected one when it
+ *	is empty).
+ * Results: 1 for a hit.
+ */
+static int
+AccessSlru(Cache *ca, const Access *x)
+{
+    int32_t n = Lookup(ca, x->key);
+    List *prob = &ca->lists[LIST_T1], *prot = &ca->lists[LIST_T2];
+
+    if (n != NIL) {
+	MoveHead(ca, n, LIST_T2);
+	while (prot->w > ca->main) {
+	    MoveHead(ca, prot->tail, LIST_T1);
+	}
+	return 1;
+    }
+    if (x->weight > ca->size) {
+	return 0;
+    }
+    while (prob->w + prot->w + x->weight > ca->size) {
+	DropTail(ca, prob->n > 0 ? LIST_T1 : LIST_T2);
+    }
+    PushHead(ca, NewNode(ca, x->key, x->weight), LIST_T1);
     return 0;
 }
 
@@ -603,15 +1263,16 @@ AccessS3Fifo(Cache *ca, int64_t key)
  * AccessList --
  *	LRU, FIFO and CLOCK on one list, most recent insertion (LRU: most
  *	recent use) at the head.  LRU moves a hit to the head; FIFO leaves
- *	it; CLOCK sets its reference bit.  A miss into a full cache evicts
- *	the tail, CLOCK first giving a second chance to each tail block
- *	whose bit is set (bit cleared, moved to the head: the clock hand).
+ *	it; CLOCK sets its reference bit.  A miss evicts the tail until the
+ *	new entry fits, CLOCK first giving a second chance to each tail
+ *	entry whose bit is set (bit cleared, moved to the head: the clock
+ *	hand).
  * Results: 1 for a hit.
  */
 static int
-AccessList(Cache *ca, int policy, int64_t key)
+AccessList(Cache *ca, int policy, const Access *x)
 {
-    int32_t n = Lookup(ca, key), t;
+    int32_t n = Lookup(ca, x->key), t;
     List *l = &ca->lists[0];
 
     if (n != NIL) {
@@ -622,115 +1283,472 @@ AccessList(Cache *ca, int policy, int64_t key)
 	}
 	return 1;
     }
-    if (l->n == ca->size) {
+    if (x->weight > ca->size) {
+	return 0;
+    }
+    while (l->w + x->weight > ca->size) {
 	while (policy == POLICY_CLOCK && ca->nodes[t = l->tail].freq) {
 	    ca->nodes[t].freq = 0;
 	    MoveHead(ca, t, 0);
 	}
 	DropTail(ca, 0);
     }
-    PushHead(ca, NewNode(ca, key), 0);
+    PushHead(ca, NewNode(ca, x->key, x->weight), 0);
     return 0;
 }
 
 /*
- * CacheAccess --
- *	One access of key to the cache, under its policy.
- * Results: 1 for a hit.
+ * Expire --
+ *	Before an access at time now: takes key's entry out of the cache
+ *	when its time to live has passed (ghosts are left alone).
  */
-static int
-CacheAccess(Cache *ca, int64_t key)
+static void
+Expire(Cache *ca, int64_t key, int64_t now)
 {
-    ca->seq++;
-    switch (ca->policy) {
-    case POLICY_LFU:
-	return AccessLfu(ca, key, ca->seq);
-    case POLICY_ARC:
-	return AccessArc(ca, key);
-    case POLICY_S3FIFO:
-	return AccessS3Fifo(ca, key);
-    default:
-	return AccessList(ca, ca->policy, key);
+    int32_t n = Lookup(ca, key);
+
+    if (n == NIL || ca->expiry[n] > now) {
+	return;
+    }
+    if (ca->policy == POLICY_LFU || ca->policy == POLICY_OPT) {
+	HeapRemove(ca, ca->nodes[n].list);
+	return;
+    }
+    if (ca->nodes[n].list > LIST_T2) {
+	return;
+    }
+    if (ca->hand == n) {
+	ca->hand = ca->nodes[n].prev;
+    }
+    Unlink(ca, n);
+    FreeNode(ca, n);
+}
+
+/*
+ * SetExpiry --
+ *	After an access carrying a time to live: the entry of its key, if
+ *	the cache holds it, expires that long after the access.
+ */
+static void
+SetExpiry(Cache *ca, const Access *x)
+{
+    int32_t n = Lookup(ca, x->key);
+
+    if (n != NIL && (ca->policy == POLICY_LFU || ca->policy == POLICY_OPT
+	    || ca->nodes[n].list <= LIST_T2)) {
+	ca->expiry[n] = x->time + x->ttl;
     }
 }
 
 /*
+ * CacheAccess --
+ *	One access to the cache, under its policy.
+ * Results: 1 for a hit.
+ */
+static int
+CacheAccess(Cache *ca, const Access *x)
+{
+    int hit;
+
+    ca->seq++;
+    if (ca->ttl) {
+	Expire(ca, x->key, x->time);
+    }
+    switch (ca->policy) {
+    case POLICY_LFU: hit = AccessLfu(ca, x); break;
+    case POLICY_OPT: hit = AccessOpt(ca, x); break;
+    case POLICY_ARC: hit = AccessArc(ca, x->key); break;
+    case POLICY_S3FIFO: hit = AccessS3Fifo(ca, x); break;
+    case POLICY_SIEVE: hit = AccessSieve(ca, x); break;
+    case POLICY_2Q: hit = Access2Q(ca, x); break;
+    case POLICY_SLRU: hit = AccessSlru(ca, x); break;
+    default: hit = AccessList(ca, ca->policy, x); break;
+    }
+    if (ca->ttl && x->ttl > 0) {
+	SetExpiry(ca, x);
+    }
+    return hit;
+}
+
+/*
+ * Feed --
+ *	One access to every cache this process simulates.
+ */
+static void
+Feed(CacheSimState *st, const Access *x)
+{
+    int c;
+
+    for (c = 0; c < st->ncaches; c++) {
+	Cache *ca = &st->caches[c];
+
+	if (st->mine[c] && CacheAccess(ca, x)) {
+	    ca->hits++;
+	    ca->hitBytes += (uint64_t)x->bytes;
+	}
+    }
+}
+
+/*
+ * Take --
+ *	One access of the trace: counted, then fed to the caches, or spooled
+ *	(its key noted for the working set).
+ * Results: 1, or 0 (with the run stopped) when the spool cannot take it.
+ */
+static int
+Take(Rb_Analyzer *a, const Access *x, uint64_t record)
+{
+    CacheSimState *st = a->state;
+
+    st->accesses++;
+    st->bytes += (uint64_t)x->bytes;
+    if (!st->spool) {
+	Feed(st, x);
+	return 1;
+    }
+    {
+	int64_t *w = Rb_KeyTableFindLimited(&st->seen, x->key, st->limit);
+
+	if (w == NULL) {
+	    st->failed = 1;
+	    RbKitKeyLimit(a, st->limit, HasField(st->key) ? st->key
+		    : "blocks", record, 24);
+	    return 0;
+	}
+	if (*w == 0) {
+	    *w = 1;
+	    st->workingSet += x->weight;
+	}
+    }
+    if (fwrite(x, sizeof(Access), 1, st->spoolFile) != 1) {
+	st->failed = 1;
+	Rb_AnalyzerError(a, "RUBICON ANALYZER SPOOL", "%s: cannot write "
+		"the accesses to its temporary file at record %" PRIu64
+		": %s", a->cls->name, record, Tcl_ErrnoMsg(errno));
+	return 0;
+    }
+    return 1;
+}
+
+/*
  * CacheSimBatch --
- *	Feeds every block of each selected I/O, in order, to every cache.
+ *	Takes every block of each selected I/O, in order, or each selected
+ *	record's object.
  */
 static void
 CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     CacheSimState *st = a->state;
-    const int64_t *offset = b->col[st->map.offsetIndex];
-    const int64_t *size = b->col[RB_IO_SIZE];
-    int j, c;
+    const int64_t *time = b->col[0];
+    Access x;
+    int j;
 
-    for (j = 0; j < nsel; j++) {
+    memset(&x, 0, sizeof(x));
+    x.next = NEVER;
+    for (j = 0; j < nsel && !st->failed; j++) {
+	uint64_t record = b->firstRecord + sel[j];
 	int64_t first, count, k;
 
+	x.time = time[sel[j]];
+	if (st->keyIndex >= 0) {
+	    x.key = b->col[st->keyIndex][sel[j]];
+	    x.weight = 1;
+	    if (st->sizeIndex >= 0) {
+		int64_t size = b->col[st->sizeIndex][sel[j]];
+
+		x.weight = size > 1 ? size : 1;
+	    }
+	    if (x.key == RB_ABSENT || (st->sizeIndex >= 0
+		    && b->col[st->sizeIndex][sel[j]] == RB_ABSENT)) {
+		st->skipped++;
+		continue;
+	    }
+	    x.bytes = x.weight;
+	    x.ttl = 0;
+	    if (st->ttlIndex >= 0) {
+		int64_t ttl = b->col[st->ttlIndex][sel[j]];
+
+		x.ttl = ttl > 0 && ttl != RB_ABSENT
+			? (int64_t)((double)ttl * st->ttlScale) : 0;
+	    }
+	    if (st->nextIndex >= 0) {
+		int64_t next = b->col[st->nextIndex][sel[j]];
+
+		x.next = next < 0 ? NEVER : next;
+	    }
+	    Take(a, &x, record);
+	    continue;
+	}
 	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
+	x.weight = 1;
 	for (k = 0; k < count; k++) {
-	    uint64_t bytes = (uint64_t)RbBlockBytes(&st->map,
-		    offset[sel[j]], size[sel[j]], k);
-
-	    st->accesses++;
-	    st->bytes += bytes;
-	    for (c = 0; c < st->ncaches; c++) {
-		Cache *ca = &st->caches[c];
-
-		if (CacheAccess(ca, first + k)) {
-		    ca->hits++;
-		    ca->hitBytes += bytes;
-		}
+	    x.key = first + k;
+	    x.bytes = RbBlockBytes(&st->map, b->col[st->map.offsetIndex]
+		    [sel[j]], b->col[RB_IO_SIZE][sel[j]], k);
+	    if (!Take(a, &x, record)) {
+		break;
 	    }
 	}
     }
 }
 
+#define SPOOL_CHUNK 8192
+
+/*
+ * NextAccesses --
+ *	The backward pass over the spool: each access's next is the index of
+ *	its key's next access (NEVER when there is none), written back in
+ *	place, a chunk at a time from the end.
+ * Results: TCL_OK, or TCL_ERROR with an analyzer error.
+ */
+static int
+NextAccesses(Rb_Analyzer *a)
+{
+    CacheSimState *st = a->state;
+    Access *chunk = Rb_Alloc(SPOOL_CHUNK * sizeof(Access));
+    uint64_t end = st->accesses;
+
+    Rb_KeyTableClear(&st->seen);
+    while (end > 0) {
+	uint64_t start = end > SPOOL_CHUNK ? end - SPOOL_CHUNK : 0;
+	size_t n = (size_t)(end - start), i;
+
+	if (fseeko(st->spoolFile, (off_t)(start * sizeof(Access)), SEEK_SET)
+		!= 0 || fread(chunk, sizeof(Access), n, st->spoolFile) != n) {
+	    break;
+	}
+	for (i = n; i-- > 0;) {
+	    int64_t *later = Rb_KeyTableFind(&st->seen, chunk[i].key, 1);
+
+	    chunk[i].next = *later ? *later - 1 : NEVER;
+	    *later = (int64_t)(start + i) + 1;
+	}
+	if (fseeko(st->spoolFile, (off_t)(start * sizeof(Access)), SEEK_SET)
+		!= 0 || fwrite(chunk, sizeof(Access), n, st->spoolFile) != n) {
+	    break;
+	}
+	end = start;
+    }
+    free(chunk);
+    if (end > 0) {
+	Rb_AnalyzerError(a, "RUBICON ANALYZER SPOOL", "%s: cannot read "
+		"back its temporary file of accesses: %s", a->cls->name,
+		Tcl_ErrnoMsg(errno));
+	return TCL_ERROR;
+    }
+    return TCL_OK;
+}
+
+/*
+ * Finish --
+ *	Once the trace is read: with a spool, finds the next accesses (for
+ *	OPT), makes the caches at the capacities the working set gives and
+ *	feeds them the spooled accesses in order.
+ * Results: TCL_OK, or TCL_ERROR with an analyzer error.
+ */
+static int
+Finish(Rb_Analyzer *a)
+{
+    CacheSimState *st = a->state;
+    Access *chunk;
+    size_t n, i;
+
+    if (st->finished || !st->spool || st->failed) {
+	st->finished = 1;
+	return st->failed ? TCL_ERROR : TCL_OK;
+    }
+    st->finished = 1;
+    if (fflush(st->spoolFile) != 0
+	    || (st->needNext && NextAccesses(a) != TCL_OK)) {
+	return TCL_ERROR;
+    }
+    MakeCaches(st);
+    chunk = Rb_Alloc(SPOOL_CHUNK * sizeof(Access));
+    rewind(st->spoolFile);
+    while ((n = fread(chunk, sizeof(Access), SPOOL_CHUNK, st->spoolFile))
+	    > 0) {
+	for (i = 0; i < n; i++) {
+	    Feed(st, &chunk[i]);
+	}
+    }
+    free(chunk);
+    fclose(st->spoolFile);
+    st->spoolFile = NULL;
+    Rb_KeyTableFree(&st->seen);
+    memset(&st->seen, 0, sizeof(st->seen));
+    return TCL_OK;
+}
+
 /*
  * CacheSimEnd --
- *	Sets HitRatioCurve (one row per size, in -sizes order) and
- *	BlockAccesses.
+ *	Sets HitRatioCurve (one row per policy and size, in -policy then
+ *	-sizes order), BlockAccesses and, after a spool, WorkingSet.
  */
 static int
 CacheSimEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     CacheSimState *st = a->state;
-    Rb_Attribute *curve = Rb_AttrCreate("HitRatioCurve", RB_ATTR_TABLE, "",
-	    "hits and hit ratio of a cache of each size under the policy");
-    int sizeCol = Rb_AttrAddColumn(curve, "cacheSize", "blocks", 0);
-    int bytesCol = Rb_AttrAddColumn(curve, "cacheBytes", "bytes", 0);
-    int hitsCol = Rb_AttrAddColumn(curve, "hits", "", 0);
-    int ratioCol = Rb_AttrAddColumn(curve, "hitRatio", "", 0);
-    int byteRatioCol = Rb_AttrAddColumn(curve, "byteHitRatio", "", 0);
-    int c;
+    Rb_Attribute *curve;
+    int sizeCol, bytesCol, hitsCol, ratioCol, byteRatioCol, policyCol = -1;
+    int objects = st->keyIndex >= 0, c;
+    const char *unit = !objects ? "blocks" : st->sizeIndex >= 0 ? "bytes"
+	    : "objects";
 
+    (void)run;
+    if (Finish(a) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    curve = Rb_AttrCreate("HitRatioCurve", RB_ATTR_TABLE, "",
+	    "hits and hit ratio of a cache of each size under the policy");
+    sizeCol = Rb_AttrAddColumn(curve, "cacheSize", unit, 0);
+    bytesCol = Rb_AttrAddColumn(curve, "cacheBytes", "bytes", 0);
+    hitsCol = Rb_AttrAddColumn(curve, "hits", "", 0);
+    ratioCol = Rb_AttrAddColumn(curve, "hitRatio", "", 0);
+    byteRatioCol = Rb_AttrAddColumn(curve, "byteHitRatio", "", 0);
+    if (st->npolicies > 1) {
+	policyCol = Rb_AttrAddColumn(curve, "policy", "", 1);
+    }
     for (c = 0; c < st->ncaches; c++) {
 	const Cache *ca = &st->caches[c];
 	int row = Rb_AttrAddRow(curve);
+	double bytes = !objects ? (double)ca->size * (double)st->map.block
+		: st->sizeIndex >= 0 ? (double)ca->size : 0.0;
 
 	Rb_AttrSetNum(curve, row, sizeCol, (double)ca->size);
-	Rb_AttrSetNum(curve, row, bytesCol,
-		(double)ca->size * (double)st->map.block);
+	Rb_AttrSetNum(curve, row, bytesCol, bytes);
 	Rb_AttrSetNum(curve, row, hitsCol, (double)ca->hits);
 	Rb_AttrSetNum(curve, row, ratioCol, st->accesses
 		? (double)ca->hits / (double)st->accesses : 0.0);
 	Rb_AttrSetNum(curve, row, byteRatioCol, st->bytes
 		? (double)ca->hitBytes / (double)st->bytes : 0.0);
+	if (policyCol >= 0) {
+	    Rb_AttrSetText(curve, row, policyCol,
+		    policyNames[st->policies[c / st->nsizes]]);
+	}
     }
     Rb_AnalyzerSet(a, curve);
     Rb_AnalyzerSet(a, Rb_AttrScalar("BlockAccesses", (double)st->accesses,
-	    "", "block accesses (an I/O accesses each block it touches)"));
+	    "", objects ? "requests (one per record with a key)"
+	    : "block accesses (an I/O accesses each block it touches)"));
+    if (st->spool) {
+	Rb_AnalyzerSet(a, Rb_AttrScalar("WorkingSet",
+		(double)st->workingSet, unit, "distinct keys, weighed as the "
+		"caches weigh them: what fractions of -sizes are of"));
+    }
+    return TCL_OK;
+}
+
+/*
+ * CacheSimSerialize, CacheSimDeserialize, CacheSimMerge --
+ *	A sweep (rubicon::run -sweep 1 under mpirun): every rank reads the
+ *	whole trace and simulates its share of the caches (every N-th of
+ *	them, from its rank); the results of each, with the access counts,
+ *	travel to rank 0, which takes the caches it did not simulate from
+ *	the rank that did.  No other split run is possible (mergeable is 0:
+ *	RbMpiCheckSplit refuses it).
+ */
+static int
+CacheSimSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    CacheSimState *st = a->state;
+    int c;
+
+    (void)run;
+    if (Finish(a) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    Rb_BufPutInt(buf, 1);
+    Rb_BufPutInt(buf, (int64_t)st->accesses);
+    Rb_BufPutInt(buf, (int64_t)st->bytes);
+    Rb_BufPutInt(buf, st->workingSet);
+    Rb_BufPutInt(buf, st->ncaches);
+    for (c = 0; c < st->ncaches; c++) {
+	Rb_BufPutInt(buf, st->mine[c]);
+	if (st->mine[c]) {
+	    Rb_BufPutInt(buf, st->caches[c].size);
+	    Rb_BufPutInt(buf, (int64_t)st->caches[c].hits);
+	    Rb_BufPutInt(buf, (int64_t)st->caches[c].hitBytes);
+	}
+    }
+    return TCL_OK;
+}
+
+static int
+CacheSimDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
+{
+    CacheSimState *st = a->state;
+    int c;
+
+    (void)run;
+    if (Rb_BufGetInt(buf) != 1) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
+		"%s: state of another format version", a->cls->name);
+	return TCL_ERROR;
+    }
+    st->finished = 1;
+    if (st->spoolFile != NULL) {
+	fclose(st->spoolFile);
+	st->spoolFile = NULL;
+    }
+    st->accesses = (uint64_t)Rb_BufGetInt(buf);
+    st->bytes = (uint64_t)Rb_BufGetInt(buf);
+    st->workingSet = Rb_BufGetInt(buf);
+    if (Rb_BufGetInt(buf) != st->ncaches) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: another number "
+		"of caches", a->cls->name);
+	return TCL_ERROR;
+    }
+    for (c = 0; c < st->ncaches && !buf->bad; c++) {
+	Cache *ca = &st->caches[c];
+
+	if (st->mine[c]) {
+	    FreeCacheContents(ca);
+	}
+	memset(ca, 0, sizeof(Cache));
+	st->mine[c] = (unsigned char)Rb_BufGetInt(buf);
+	if (st->mine[c]) {
+	    InitCache(ca, st->policies[c / st->nsizes], Rb_BufGetInt(buf));
+	    ca->hits = (uint64_t)Rb_BufGetInt(buf);
+	    ca->hitBytes = (uint64_t)Rb_BufGetInt(buf);
+	}
+    }
+    return TCL_OK;
+}
+
+static int
+CacheSimMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    CacheSimState *st = a->state;
+    const CacheSimState *os = other->state;
+    int c;
+
+    if (Finish(a) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (!RbMpiSweep() || os->accesses != st->accesses) {
+	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: only a sweep "
+		"(every rank reading the whole trace) merges", a->cls->name);
+	return TCL_ERROR;
+    }
+    for (c = 0; c < st->ncaches; c++) {
+	if (os->mine[c] && !st->mine[c]) {
+	    Cache *ca = &st->caches[c];
+
+	    InitCache(ca, os->caches[c].policy, os->caches[c].size);
+	    ca->hits = os->caches[c].hits;
+	    ca->hitBytes = os->caches[c].hitBytes;
+	    st->mine[c] = 1;
+	}
+    }
     return TCL_OK;
 }
 
 /*
  * CacheSimFree --
- *	Frees the caches and the device table.
+ *	Frees the caches, the spool and the device table.
  */
 static void
 CacheSimFree(Rb_Analyzer *a)
@@ -744,12 +1762,13 @@ CacheSimFree(Rb_Analyzer *a)
 /*
  * Rb_CacheSimCreate --
  *	An empty cache of blocks blocks under the replacement policy named
- *	policy (lru, fifo, clock, lfu, arc or s3fifo, as CacheSimAnalyzer(n)
- *	describes them), for a plugin to feed block accesses to with
+ *	policy (lru, fifo, clock, lfu, arc, s3fifo, sieve, 2q or slru, as
+ *	CacheSimAnalyzer(n) describes them; opt needs the future and is
+ *	refused), for a plugin to feed block accesses to with
  *	Rb_CacheSimAccess: the same simulation as CacheSimAnalyzer's.
  * Results: the cache, or NULL when the policy is none of those or blocks
  *	is outside 1 to 2**28.
- * Side effects: allocates; memory grows with the blocks held (about 40
+ * Side effects: allocates; memory grows with the blocks held (40 to 60
  *	bytes each, ghosts included), up to blocks (ARC: twice as many).
  */
 Rb_CacheSim *
@@ -758,7 +1777,8 @@ Rb_CacheSimCreate(const char *policy, int64_t blocks)
     int k = PolicyIndex(policy);
     Cache *ca;
 
-    if (k < 0 || blocks < 1 || blocks > MAX_CACHE_BLOCKS) {
+    if (k < 0 || k == POLICY_OPT || blocks < 1
+	    || blocks > MAX_CACHE_BLOCKS) {
 	return NULL;
     }
     ca = Rb_Alloc(sizeof(Cache));
@@ -777,9 +1797,14 @@ Rb_CacheSimCreate(const char *policy, int64_t blocks)
 int
 Rb_CacheSimAccess(Rb_CacheSim *sim, int64_t block)
 {
-    int hit = CacheAccess(sim, block);
+    Access x;
+    int hit;
 
-    if (hit) {
+    memset(&x, 0, sizeof(x));
+    x.key = block;
+    x.weight = x.bytes = 1;
+    x.next = NEVER;
+    if ((hit = CacheAccess(sim, &x)) != 0) {
 	sim->hits++;
     }
     return hit;
@@ -801,13 +1826,15 @@ Rb_CacheSimFree(Rb_CacheSim *sim)
 }
 
 /*
- * Not mergeable: what a cache holds depends on every access before, in
- * whichever shard.
+ * Not mergeable in an ordinary split run: what a cache holds depends on
+ * every access before, in whichever shard.  The serialize hooks serve
+ * sweeps only.
  */
 const Rb_AnalyzerClass Rb_CacheSimAnalyzerClass = {
     .name = "CacheSimAnalyzer",
-    .help = "exact simulation of an LRU, FIFO, CLOCK, LFU, ARC or S3-FIFO "
-	    "block cache of each given size: hit ratio by accesses and bytes",
+    .help = "exact simulation of an LRU, FIFO, CLOCK, LFU, ARC, S3-FIFO, "
+	    "SIEVE, 2Q, SLRU or OPT cache of blocks or objects of each given "
+	    "size: hit ratio by accesses and bytes",
     .stateSize = sizeof(CacheSimState),
     .options = cacheSimOptions,
     .attrs = cacheSimAttrs,
@@ -818,5 +1845,8 @@ const Rb_AnalyzerClass Rb_CacheSimAnalyzerClass = {
     .batch = CacheSimBatch,
     .end = CacheSimEnd,
     .freeState = CacheSimFree,
-    .fields = RB_FIELD_BIT(RB_IO_SIZE),
+    .serialize = CacheSimSerialize,
+    .deserialize = CacheSimDeserialize,
+    .merge = CacheSimMerge,
+    .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

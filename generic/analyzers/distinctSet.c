@@ -31,6 +31,44 @@ RbDistinctReset(Rb_DistinctSet *d, int64_t limit)
     free(d->registers);
     d->registers = NULL;
     d->limit = limit;
+    free(d->devices);
+    d->devices = NULL;
+    d->ndevices = 0;
+}
+
+/*
+ * RbDistinctOfBlocks --
+ *	Makes d count block keys of m (RbBlockKey): exact as ever, but its
+ *	sketch counts each block by its device's number and block number,
+ *	not by the dense id m gave the device, so that the sketches of two
+ *	shards merge whatever order they saw their devices in.
+ */
+void
+RbDistinctOfBlocks(Rb_DistinctSet *d, const Rb_BlockMap *m)
+{
+    d->blocks = m;
+}
+
+/*
+ * SketchKey --
+ *	What the sketch hashes for value v: v itself, or for a block key
+ *	its device number and block number mixed.
+ */
+static int64_t
+SketchKey(Rb_DistinctSet *d, int64_t v)
+{
+    int64_t dev, blockNo;
+
+    if (d->blocks == NULL) {
+	return v;
+    }
+    if (d->ndevices != d->blocks->devices.count) {
+	free(d->devices);
+	d->devices = RbBlockMapDevices(d->blocks);
+	d->ndevices = d->blocks->devices.count;
+    }
+    RbBlockOfKey(d->devices, v, &dev, &blockNo);
+    return (int64_t)(Rb_HashKey(dev) ^ (uint64_t)blockNo);
 }
 
 /*
@@ -64,7 +102,7 @@ SwitchToSketch(Rb_DistinctSet *d)
     memset(d->registers, 0, NREGISTERS);
     for (i = 0; i < d->exact.cap; i++) {
 	if (d->exact.used[i]) {
-	    Sketch(d->registers, d->exact.keys[i]);
+	    Sketch(d->registers, SketchKey(d, d->exact.keys[i]));
 	}
     }
     Rb_KeyTableFree(&d->exact);
@@ -78,7 +116,7 @@ void
 RbDistinctAdd(Rb_DistinctSet *d, int64_t v)
 {
     if (d->registers != NULL) {
-	Sketch(d->registers, v);
+	Sketch(d->registers, SketchKey(d, v));
 	return;
     }
     Rb_KeyTableFind(&d->exact, v, 1);
@@ -158,5 +196,8 @@ RbDistinctFree(Rb_DistinctSet *d)
 {
     Rb_KeyTableFree(&d->exact);
     free(d->registers);
+    free(d->devices);
+    d->devices = NULL;
+    d->ndevices = 0;
     d->registers = NULL;
 }

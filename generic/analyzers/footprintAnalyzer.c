@@ -45,6 +45,7 @@ FootprintStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     RbDistinctReset(&st->blocks, st->limit);
+    RbDistinctOfBlocks(&st->blocks, &st->map);
     return TCL_OK;
 }
 
@@ -151,23 +152,18 @@ FootprintMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 		"%s: more than 32768 devices to merge", a->cls->name);
 	return TCL_ERROR;
     }
-    if (!RbDistinctAddRekeyed(&st->blocks, &ost->blocks, &st->map,
-	    devices, sameIds)) {
-	free(devices);
-	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: shards that "
-		"first saw their devices in different orders hold estimates "
-		"beyond -limit that cannot be merged (raise -limit)",
-		a->cls->name);
-	return TCL_ERROR;
-    }
+    /* Sketches count (device, block) (RbDistinctOfBlocks): they merge
+     * whatever ids the shards gave their devices. */
+    RbDistinctAddRekeyed(&st->blocks, &ost->blocks, &st->map, devices,
+	    sameIds);
     free(devices);
     return TCL_OK;
 }
 
 /*
  * Mergeable in time order: blocks are keyed again with the ids one pass
- * would give (FootprintMerge); estimates beyond -limit merge when the
- * shards number their devices alike.
+ * would give (FootprintMerge); estimates beyond -limit merge register by
+ * register, as they count (device, block).
  */
 const Rb_AnalyzerClass Rb_FootprintAnalyzerClass = {
     .name = "FootprintAnalyzer",

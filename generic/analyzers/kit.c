@@ -28,6 +28,7 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_DistinctAnalyzerClass,
     &Rb_InterArrivalAnalyzerClass,
     &Rb_UtilizationAnalyzerClass,
+    &Rb_LiveAnalyzerClass,
     &Rb_QueueDepthAnalyzerClass,
     &Rb_SeekDistanceAnalyzerClass,
     &Rb_FootprintAnalyzerClass,

@@ -399,7 +399,8 @@ RbBlockRekey(Rb_BlockMap *m, const int64_t *devices, int64_t key)
  *	Adds to d the block keys of src, a set of the shard whose devices
  *	RbBlockMapAdopt returned, keyed again in m.
  * Results: 1, or 0 when src is a sketch of keys numbered otherwise than
- *	m's (sameIds 0), which cannot be keyed again.
+ *	m's (sameIds 0), which cannot be keyed again, unless both sketches
+ *	count (device, block) (RbDistinctOfBlocks).
  */
 int
 RbDistinctAddRekeyed(Rb_DistinctSet *d, const Rb_DistinctSet *src,
@@ -408,7 +409,7 @@ RbDistinctAddRekeyed(Rb_DistinctSet *d, const Rb_DistinctSet *src,
     uint64_t i;
 
     if (!RbDistinctIsExact(src)) {
-	if (!sameIds) {
+	if (!sameIds && !(d->blocks != NULL && src->blocks != NULL)) {
 	    return 0;
 	}
 	RbDistinctMerge(d, src);

@@ -65,7 +65,8 @@ ReReferenceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
  *	For each block of each selected I/O with a time: counts the time
  *	since the block's previous access (none for a first access) and
  *	notes this one.  A time earlier than the previous access (out of
- *	order) gives no interval.
+ *	order) gives no interval.  Once -limit blocks are held, the blocks
+ *	of later I/Os are counted untracked without a look-up.
  */
 static void
 ReReferenceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -80,6 +81,14 @@ ReReferenceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
 	if (t == RB_ABSENT
 		|| !RbBlockRange(&st->map, b, sel[j], &first, &count)) {
+	    continue;
+	}
+	if ((int64_t)st->last.count >= st->limit) {
+	    /* Full: the result is inexact already, and looking up every
+	     * block of every I/O in a full table (most of them misses, on
+	     * corrupt offsets) would cost far more than filling it. */
+	    st->accesses += count;
+	    st->untracked += count;
 	    continue;
 	}
 	for (k = first; k < first + count; k++) {

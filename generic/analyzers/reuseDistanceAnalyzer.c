@@ -710,7 +710,8 @@ CompareSizes(const void *p, const void *q)
  * CacheSizes --
  *	The cache sizes of the curve: 1, 2, 4 ... up to the number of
  *	distinct blocks (then it is flat), that number, and those of -sizes.
- * Results: a malloc'd sorted array; *n set to its length.
+ * Results: a malloc'd sorted array without repeats; *n set to its
+ *	length.
  */
 static int64_t *
 CacheSizes(const ReuseDistanceState *st, int64_t distinct, int *n)
@@ -718,7 +719,7 @@ CacheSizes(const ReuseDistanceState *st, int64_t distinct, int *n)
     int64_t c, *sizes = NULL;
     const char *p = st->sizes ? st->sizes : "";
     char *end;
-    int k = 0;
+    int k = 0, i, j;
 
     for (c = 1; c < distinct; c *= 2) {
 	sizes = Rb_ReallocArray(sizes, (size_t)(k + 1), sizeof(int64_t));
@@ -738,7 +739,14 @@ CacheSizes(const ReuseDistanceState *st, int64_t distinct, int *n)
 	}
     }
     qsort(sizes, (size_t)k, sizeof(int64_t), CompareSizes);
-    *n = k;
+    /* A -sizes entry that is also a power of two, or the number of
+     * distinct blocks, is one row. */
+    for (i = 0, j = 0; i < k; i++) {
+	if (j == 0 || sizes[i] != sizes[j - 1]) {
+	    sizes[j++] = sizes[i];
+	}
+    }
+    *n = j;
     return sizes;
 }
 
@@ -876,6 +884,13 @@ ReuseDistanceEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	for (; j < n && d[j].distance <= (double)sizes[s]; j++) {
 	    hits += d[j].count;
 	    hitBytes += d[j].bytes;
+	}
+	if (st->sampled && (double)sizes[s] * (double)(st->threshold + 1)
+		< (double)SAMPLE_P) {
+	    /* Below 1/R a sampled cache holds less than one block: its
+	     * estimate means nothing, so the row is left out (R is T/P,
+	     * T truncated from R P: T + 1 keeps a size of exactly 1/R). */
+	    continue;
 	}
 	row = Rb_AttrAddRow(curve);
 	Rb_AttrSetNum(curve, row, sizeCol, (double)sizes[s]);

@@ -69,6 +69,7 @@ WorkingSetStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	return TCL_ERROR;
     }
     RbDistinctReset(&st->current, st->limit);
+    RbDistinctOfBlocks(&st->current, &st->map);
     Rb_TimeBinsStart(&st->sizes, st->window, run);
     st->hasOpen = 0;
     st->exact = 1;
@@ -101,6 +102,7 @@ CloseWindow(WorkingSetState *st, int64_t closer)
 	memset(&st->current, 0, sizeof(st->current));
     }
     RbDistinctReset(&st->current, st->limit);
+    RbDistinctOfBlocks(&st->current, &st->map);
     st->hasOpen = 0;
 }
 
@@ -255,6 +257,7 @@ WorkingSetDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	st->keptWindow[k] = Rb_BufGetInt(b);
 	st->keptCloser[k] = Rb_BufGetInt(b);
 	RbDistinctReset(&st->kept[k], st->limit);
+	RbDistinctOfBlocks(&st->kept[k], &st->map);
 	st->nkept = k + 1;
 	RbDistinctGet(b, &st->kept[k], NULL);
     }
@@ -344,11 +347,13 @@ WorkingSetMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	st->keptWindow[st->nkept] = ost->keptWindow[k] + shift;
 	st->keptCloser[st->nkept] = ost->keptCloser[k] + shift;
 	RbDistinctReset(&st->kept[st->nkept], st->limit);
+	RbDistinctOfBlocks(&st->kept[st->nkept], &st->map);
 	ok = RbDistinctAddRekeyed(&st->kept[st->nkept++], &ost->kept[k],
 		&st->map, devices, sameIds);
     }
     if (ok) {
 	RbDistinctReset(&st->current, st->limit);
+	RbDistinctOfBlocks(&st->current, &st->map);
 	ok = RbDistinctAddRekeyed(&st->current, &ost->current, &st->map,
 		devices, sameIds);
 	st->open = ost->open + shift;

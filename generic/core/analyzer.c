@@ -377,7 +377,11 @@ CheckIoFields(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
 int
 RbAnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
 {
-    ((AnalyzerPriv *)a->engine)->resolved = 0;
+    AnalyzerPriv *priv = a->engine;
+
+    priv->resolved = 0;
+    priv->given = 0;
+    priv->present = 0;
     if (CheckIoFields(interp, a, run) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -472,7 +476,9 @@ Visit(Tcl_Interp *interp, Rb_Analyzer *a, Rb_Analyzer ***order, int *n,
  * RbEndAnalyzers --
  *	Calls end on every analyzer of the given flows, and on analyzers of
  *	other flows they need, so that each runs after its producers.  With
- *	dryRun, only checks the order (cycles, missing producers).
+ *	dryRun, only checks the order (cycles, missing producers).  Before
+ *	each end, a time limit on interp is checked (RbEndCheckLimit): past
+ *	it, the analyzers not ended yet are not.
  * Results: TCL_OK or TCL_ERROR.
  */
 int
@@ -497,6 +503,10 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
     for (i = 0; i < n && rc == TCL_OK && !dryRun; i++) {
 	Rb_Analyzer *a = order[i];
 
+	if (RbEndCheckLimit(interp) != TCL_OK) {
+	    rc = TCL_ERROR;
+	    break;
+	}
 	if (a->cls->end && a->cls->end(a, run) != TCL_OK) {
 	    if (RbAnalyzerTakeError(interp, a) == TCL_OK) {
 		Rb_SetInterpError(interp, "RUBICON ANALYZER END",
@@ -523,6 +533,89 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
     }
     free(order);
     return rc;
+}
+
+/*
+ * NothingSet --
+ *	Whether every Attribute a set on its Flow is 0 or empty: scalars 0
+ *	(or NaN), other kinds without rows, no text.
+ */
+static int
+NothingSet(Rb_Analyzer *a)
+{
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
+    int any = 0;
+
+    for (e = Tcl_FirstHashEntry(&a->flow->attrs, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	Rb_Attribute *attr = Tcl_GetHashValue(e);
+
+	if (attr->producer != a) {
+	    continue;
+	}
+	any = 1;
+	if (attr->kind == RB_ATTR_TEXT) {
+	    if (attr->text && attr->text[0]) {
+		return 0;
+	    }
+	} else if (attr->kind == RB_ATTR_SCALAR) {
+	    if (attr->nrows > 0 && attr->ncols > 0 && !attr->cols[0].isText) {
+		double v = Rb_AttrNum(attr, 0, 0);
+
+		if (v == v && v != 0.0) {
+		    return 0;
+		}
+	    }
+	} else if (attr->nrows > 0) {
+	    return 0;
+	}
+    }
+    return any;
+}
+
+/*
+ * RbAnalyzersBlind --
+ *	After a run's end hooks: for each Analyzer of flows that was given
+ *	records, found a field its class declares absent in every one of
+ *	them, and set only zeros and empty Attributes, appends to notes
+ *	"UtilizationAnalyzer in Flow all: startTime absent in every record
+ *	it was given; its Attributes are all 0 or empty" (so a result of 0
+ *	for want of a field is not taken for a measurement).  After a split
+ *	run, rank 0 judges by the records it read itself.
+ */
+void
+RbAnalyzersBlind(Rb_Flow **flows, int nflows, const Rb_RunInfo *run,
+	Tcl_Obj *notes)
+{
+    int i, j, f;
+
+    for (i = 0; i < nflows; i++) {
+	for (j = 0; j < flows[i]->nanalyzers; j++) {
+	    Rb_Analyzer *a = flows[i]->analyzers[j];
+	    AnalyzerPriv *priv = a->engine;
+	    uint64_t missing = a->cls->fields & ~RB_FIELD_BIT(RB_IO_TIME)
+		    & ~priv->present;
+	    Tcl_Obj *names;
+
+	    if (priv->given == 0 || missing == 0 || !NothingSet(a)) {
+		continue;
+	    }
+	    names = Tcl_NewObj();
+	    for (f = 0; f < RB_IO_NFIELDS && f < run->schema->nfields; f++) {
+		if (missing & RB_FIELD_BIT(f)) {
+		    Tcl_AppendPrintfToObj(names, "%s%s",
+			    Tcl_GetCharLength(names) ? ", " : "",
+			    run->schema->fields[f].name);
+		}
+	    }
+	    Tcl_ListObjAppendElement(NULL, notes, Tcl_ObjPrintf(
+		    "%s in Flow %s: %s absent in every record it was given; "
+		    "its Attributes are all 0 or empty", a->cls->name,
+		    flows[i]->name, Tcl_GetString(names)));
+	    Tcl_DecrRefCount(names);
+	}
+    }
 }
 
 /*
@@ -694,7 +787,28 @@ void
 RbAnalyzerPush(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
+    AnalyzerPriv *priv = a->engine;
+    uint64_t unseen = a->cls->fields & ~RB_FIELD_BIT(RB_IO_TIME)
+	    & ~priv->present;
     int k;
+
+    /* Which declared fields these records hold (RbAnalyzersBlind): a
+     * field is looked for only until a record has it. */
+    priv->given += (uint64_t)nsel;
+    while (unseen) {
+	int f = __builtin_ctzll(unseen);
+
+	unseen &= unseen - 1;
+	if (f >= RB_IO_NFIELDS) {
+	    continue;
+	}
+	for (k = 0; k < nsel; k++) {
+	    if (b->col[f][sel[k]] != RB_ABSENT) {
+		priv->present |= RB_FIELD_BIT(f);
+		break;
+	    }
+	}
+    }
 
     if (a->cls->batch) {
 	a->cls->batch(a, b, sel, nsel);

@@ -225,6 +225,9 @@ RbCkptCheck(Tcl_Interp *interp, RbCkpt *ck, Rb_Engine *eng, Rb_Flow **flows,
 	/* A run killed while writing one left its temporary file. */
 	RbOutRemoveStale(ck->path);
     }
+    if (ck->resume) {
+	RbOutRemoveStale(ck->resume);
+    }
     fp = Tcl_NewListObj(0, NULL);
     Tcl_ListObjAppendElement(NULL, fp, Tcl_NewStringObj("dag", -1));
     dag = DagFingerprint(interp, flows, nflows);

@@ -17,6 +17,12 @@ typedef enum NodeKind {
 } NodeKind;
 
 typedef struct Rb_Engine Rb_Engine;
+
+/* The most nodes a path through the DAG may have: every traversal of the DAG
+ * recurses along paths, and a chain of some thousands of Filters or Muxes
+ * would overflow the C stack.  RbNodeAddChild refuses an edge that would
+ * make a longer one (RUBICON DAG DEPTH). */
+#define RB_MAX_DAG_DEPTH 1000
 typedef struct Rb_Node Rb_Node;
 typedef struct MuxTable MuxTable;
 
@@ -42,6 +48,8 @@ struct Rb_Node {
     int nparents;		/* Nodes that have it among their children. */
     uint64_t dupMark;		/* For the check of RbNodeAddChild. */
     Rb_Node *dupOrigin;
+    uint64_t depthMark;		/* For the depth check of RbNodeAddChild: */
+    int depthValue;		/* a path length worked out under it. */
     Rb_Node *nextNode;		/* All nodes of the engine. */
 
     /* NODE_FILTER */
@@ -98,6 +106,9 @@ typedef struct AnalyzerPriv {
 				 * with Rb_AnalyzerField since start. */
     struct Rb_Node *node;	/* Its DAG node, made the first time a Mux
 				 * or Filter names it; NULL until then. */
+    uint64_t given;		/* Records given to it since start. */
+    uint64_t present;		/* RB_FIELD_BIT of each declared field
+				 * present in one of them at least. */
 } AnalyzerPriv;
 
 struct Rb_Engine {
@@ -121,6 +132,7 @@ struct Rb_Engine {
     int safe;
     Tcl_Obj *safeReads;		/* normalized trace paths that may be read */
     char *safeWriteDir;		/* real path of the one writable directory */
+    Tcl_Time safeSince;		/* when safe mode began (RbEndCheckLimit) */
 };
 
 typedef enum ClassKind {
@@ -194,12 +206,15 @@ Rb_Analyzer *	RbAnalyzerFromCmdInfo(const Tcl_CmdInfo *info);
 Rb_Node *	RbAnalyzerNode(Rb_Analyzer *a);
 void		RbAnalyzerPush(Rb_Analyzer *a, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
+void		RbAnalyzersBlind(Rb_Flow **flows, int nflows,
+		    const Rb_RunInfo *run, Tcl_Obj *notes);
 
 /* Reporters (reporter.c) and the run driver (run.c). */
 int		RbReportersWrite(Tcl_Interp *interp, Rb_Engine *eng,
 		    const Rb_RunInfo *run);
 void		RbReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow);
 int		RbRunInitCmds(Tcl_Interp *interp);
+int		RbEndCheckLimit(Tcl_Interp *interp);
 int		RbSafeInitCmds(Tcl_Interp *interp);
 
 #endif /* RB_ENGINE_H */

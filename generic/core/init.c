@@ -16,7 +16,13 @@ static void
 EngineFree(ClientData cd, Tcl_Interp *interp)
 {
     Rb_Engine *eng = cd;
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
 
+    for (e = Tcl_FirstHashEntry(&eng->classes, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	free(Tcl_GetHashValue(e));
+    }
     Tcl_DeleteHashTable(&eng->classes);
     if (eng->safeReads) {
 	Tcl_DecrRefCount(eng->safeReads);
@@ -154,6 +160,60 @@ CompareStr(const void *a, const void *b)
 }
 
 /*
+ * AtInteractiveTop --
+ *	Whether the command running was typed at the top level of an
+ *	interactive session (tcl_interactive set: tclsh or rubicon on a
+ *	terminal), where its result is printed for a person to read.
+ */
+static int
+AtInteractiveTop(Tcl_Interp *interp)
+{
+    const char *inter = Tcl_GetVar2(interp, "tcl_interactive", NULL,
+	    TCL_GLOBAL_ONLY);
+    int level = -1;
+
+    if (inter == NULL || strcmp(inter, "1") != 0
+	    || Tcl_Eval(interp, "::info level") != TCL_OK
+	    || Tcl_GetIntFromObj(NULL, Tcl_GetObjResult(interp), &level)
+		!= TCL_OK) {
+	Tcl_ResetResult(interp);
+	return 0;
+    }
+    Tcl_ResetResult(interp);
+    return level == 0;
+}
+
+/*
+ * OneElementPerLine --
+ *	The same list written with a newline between its elements (a string
+ *	that is still that list, element for element), so that a shell
+ *	prints one element per line.  Frees list when it had no reference.
+ */
+static Tcl_Obj *
+OneElementPerLine(Tcl_Obj *list)
+{
+    Tcl_Obj **elems, *text = Tcl_NewObj();
+    int n, i;
+
+    Tcl_IncrRefCount(list);
+    Tcl_ListObjGetElements(NULL, list, &n, &elems);
+    for (i = 0; i < n; i++) {
+	/* A one-element list's string is the element quoted as a list
+	 * element. */
+	Tcl_Obj *one = Tcl_NewListObj(1, &elems[i]);
+
+	Tcl_IncrRefCount(one);
+	if (i > 0) {
+	    Tcl_AppendToObj(text, "\n", 1);
+	}
+	Tcl_AppendObjToObj(text, one);
+	Tcl_DecrRefCount(one);
+    }
+    Tcl_DecrRefCount(list);
+    return text;
+}
+
+/*
  * TypesCmd --
  *	rubicon::types ?kind?: a list of {kind name help} for every class,
  *	sorted by kind then name; kind is analyzer, reporter, transformer,
@@ -212,6 +272,9 @@ TypesCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 		    Tcl_NewStringObj(readers[i]->name, -1),
 		    Tcl_NewStringObj(readers[i]->help, -1)}));
 	}
+    }
+    if (AtInteractiveTop(interp)) {
+	list = OneElementPerLine(list);
     }
     Tcl_SetObjResult(interp, list);
     return TCL_OK;

@@ -24,13 +24,25 @@
 #include <mpi.h>
 #endif
 
-#define MSG_VERSION 3
+#define MSG_VERSION 4
 #define MSG_TAG 1717
+#define BEAT_TAG 1718		/* "still here", while reading or waiting */
+
+/* The seconds a rank waits for a rank it merges from (a child in the
+ * reduction tree) without hearing from it (no state, no heartbeat) before
+ * it ends the job: the environment's RUBICON_MPI_SILENCE, or this. */
+#define SILENCE_DEFAULT 60.0
 
 static int mpiRank = 0, mpiSize = 1, mpiActive = 0;
 static int splitDone = 0;
+static int sweepRun = 0;		/* The split run going on is a sweep. */
 static Tcl_Obj *rankRecords = NULL;	/* Records each rank read, in rank
 					 * order (rank 0, after a split run). */
+static int shardSignal, shardSignalRank;	/* The first signal that
+					 * stopped a rank of this rank's subtree,
+					 * and that rank (sent up with the state). */
+static double lastBeat;			/* When this rank last sent one. */
+static int reducing;			/* In RbMpiReduce. */
 static double reduceSeconds, mergeSeconds;	/* Rank 0's last reduction:
 					 * all of it (waiting for the others
 					 * included), and the deserializing and
@@ -169,6 +181,25 @@ RbMpiSplitOver(void)
 }
 
 /*
+ * RbMpiSweep, RbMpiSetSweep --
+ *	Whether the split run going on is a sweep (rubicon::run -sweep 1):
+ *	every rank reads every trace whole, and the Analyzers, all of them
+ *	CacheSimAnalyzers, each simulate their share of the caches; set by
+ *	the run driver for the run.
+ */
+int
+RbMpiSweep(void)
+{
+    return sweepRun;
+}
+
+void
+RbMpiSetSweep(int on)
+{
+    sweepRun = on;
+}
+
+/*
  * SplitKind --
  *	How a trace may be cut by byte ranges (RbInputWindow): 1 for text of
  *	one record per line (msr, spc, disksim, csv, alibaba, tencent,
@@ -302,6 +333,16 @@ RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 			"save and merge partial results, so its run cannot be "
 			"checkpointed or resumed; run it without -checkpoint",
 			a->cmdName ? a->cmdName : c->name, c->name);
+	    }
+	    if (sweepRun && strcmp(c->name, "CacheSimAnalyzer") != 0) {
+		return Rb_SetInterpError(interp, "RUBICON SPLIT UNMERGEABLE",
+			"%s: a sweep (-sweep 1) gives every process the whole "
+			"trace, which only CacheSimAnalyzers share out; run "
+			"%s in another run", a->cmdName ? a->cmdName
+			: c->name, c->name);
+	    }
+	    if (sweepRun) {
+		continue;
 	    }
 	    if (!c->mergeable || !c->merge || !c->serialize
 		    || !c->deserialize) {
@@ -446,6 +487,8 @@ Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
     Rb_BufPutInt(b, run->firstTime);
     Rb_BufPutInt(b, run->lastTime);
     Rb_BufPutInt(b, run->partial);
+    Rb_BufPutInt(b, RbRunSignal() ? RbRunSignal() : shardSignal);
+    Rb_BufPutInt(b, RbRunSignal() ? mpiRank : shardSignalRank);
     PutObj(b, run->skipCounts);
     PutObj(b, files);
     PutObj(b, rankRecords);
@@ -545,7 +588,7 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	Rb_RunInfo *run, Tcl_Obj *files, Tcl_Obj **errResult,
 	Tcl_Obj **errOptions, Rb_Buf *b, int from)
 {
-    int i, j, nf, failed;
+    int i, j, nf, failed, sig, sigRank;
     int64_t first, last;
     Tcl_Obj *counts, *theirFiles, **fv;
 
@@ -566,19 +609,36 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	    Tcl_DecrRefCount(Tcl_NewListObj(2, (Tcl_Obj *[]){r, o}));
 	}
     }
-    run->records += (uint64_t)Rb_BufGetInt(b);
-    run->skipped += (uint64_t)Rb_BufGetInt(b);
+    {
+	/* In a sweep every rank read the same records. */
+	uint64_t records = (uint64_t)Rb_BufGetInt(b);
+	uint64_t skipped = (uint64_t)Rb_BufGetInt(b);
+
+	if (!sweepRun) {
+	    run->records += records;
+	    run->skipped += skipped;
+	}
+    }
     first = Rb_BufGetInt(b);
     last = Rb_BufGetInt(b);
     run->firstTime = first < run->firstTime ? first : run->firstTime;
     run->lastTime = last > run->lastTime ? last : run->lastTime;
     run->partial |= (int)Rb_BufGetInt(b);
+    sig = (int)Rb_BufGetInt(b);
+    sigRank = (int)Rb_BufGetInt(b);
+    if (sig != 0 && shardSignal == 0) {
+	shardSignal = sig;
+	shardSignalRank = sigRank;
+    }
     counts = GetObj(b);
-    RbMergeSkipCounts(run, counts);
+    if (!sweepRun) {
+	RbMergeSkipCounts(run, counts);
+    }
     Tcl_DecrRefCount(Tcl_NewListObj(1, &counts));
     theirFiles = GetObj(b);
     Tcl_IncrRefCount(theirFiles);
-    if (Tcl_ListObjGetElements(NULL, theirFiles, &nf, &fv) == TCL_OK) {
+    if (!sweepRun
+	    && Tcl_ListObjGetElements(NULL, theirFiles, &nf, &fv) == TCL_OK) {
 	for (i = 0; i < nf; i++) {
 	    Tcl_Obj *last = NULL;
 	    int n;
@@ -614,7 +674,11 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		"the same DAG", from, nf, nflows);
     }
     for (i = 0; i < nflows && !b->bad; i++) {
-	flows[i]->recordCount += (uint64_t)Rb_BufGetInt(b);
+	uint64_t flowRecords = (uint64_t)Rb_BufGetInt(b);
+
+	if (!sweepRun) {
+	    flows[i]->recordCount += flowRecords;
+	}
 	if (Rb_BufGetInt(b) != flows[i]->nanalyzers) {
 	    return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
 		    "rank %d has another number of Analyzers in Flow %s: "
@@ -668,19 +732,67 @@ Doze(void)
 }
 
 /*
+ * Silence --
+ *	RUBICON_MPI_SILENCE seconds if set to a positive number, else
+ *	SILENCE_DEFAULT.
+ */
+static double
+Silence(void)
+{
+    const char *s = getenv("RUBICON_MPI_SILENCE");
+    double v = s ? atof(s) : 0;
+
+    return v > 0 ? v : SILENCE_DEFAULT;
+}
+
+/*
+ * DrainBeats --
+ *	Receives every heartbeat rank from has sent.
+ * Results: 1 if there was one.
+ */
+static int
+DrainBeats(int from)
+{
+    int flag = 1, beat, heard = 0;
+    MPI_Status status;
+
+    while (MPI_Iprobe(from, BEAT_TAG, MPI_COMM_WORLD, &flag, &status)
+	    == MPI_SUCCESS && flag) {
+	MPI_Recv(&beat, 1, MPI_INT, from, BEAT_TAG, MPI_COMM_WORLD,
+		MPI_STATUS_IGNORE);
+	heard = 1;
+    }
+    return heard;
+}
+
+/*
  * WaitProbe --
- *	MPI_Probe of rank from's message, dozing between polls.
+ *	MPI_Probe of rank from's message, dozing between polls; meanwhile
+ *	this rank's own heartbeats go on.  A rank that sends neither its
+ *	state nor a heartbeat for Silence() seconds (stopped with SIGSTOP,
+ *	hung, or on a machine that went away without its connection
+ *	closing) ends the job: the message names it, and every rank exits.
  */
 static void
 WaitProbe(int from, MPI_Status *status)
 {
     int flag = 0;
+    double heard = Now(), silence = Silence();
 
     for (;;) {
 	MPI_Iprobe(from, MSG_TAG, MPI_COMM_WORLD, &flag, status);
 	if (flag) {
 	    return;
 	}
+	if (DrainBeats(from)) {
+	    heard = Now();
+	} else if (Now() - heard > silence) {
+	    fprintf(stderr, "rubicon: rank %d: rank %d has sent nothing for "
+		    "%g s (stopped or hung; RUBICON_MPI_SILENCE): ending the "
+		    "job\n", mpiRank, from, silence);
+	    RbMpiAbort(1);
+	}
+	RbMpiHeartbeat();
 	Doze();
     }
 }
@@ -708,6 +820,37 @@ SendWaiting(Rb_Buf *b, int to)
 #endif
 
 /*
+ * RbMpiHeartbeat --
+ *	During a split run, on a rank other than 0: at most once a second,
+ *	tells the rank it will send its state to (its parent in the
+ *	reduction tree) that it is alive, so that the parent can tell a slow
+ *	rank from a stopped one (WaitProbe).  Cheap enough to call per
+ *	batch.
+ */
+void
+RbMpiHeartbeat(void)
+{
+#ifdef HAVE_MPI
+    static int beat = 1;
+    MPI_Request req;
+    double now;
+
+    if (!mpiActive || mpiRank == 0 || mpiSize < 2
+	    || !(RbMpiSplit() || reducing)) {
+	return;
+    }
+    now = Now();
+    if (now - lastBeat < 1.0) {
+	return;
+    }
+    lastBeat = now;
+    MPI_Isend(&beat, 1, MPI_INT, mpiRank - (mpiRank & -mpiRank), BEAT_TAG,
+	    MPI_COMM_WORLD, &req);
+    MPI_Request_free(&req);
+#endif
+}
+
+/*
  * RbMpiReduce --
  *	After a rank has read its shard: reduces every rank's partial state
  *	in rank order to rank 0 along a binomial tree (O(log N) steps: at
@@ -728,6 +871,8 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
     Rb_Buf b;
 
     splitDone = 1;
+    reducing = 1;
+    shardSignal = shardSignalRank = 0;
     mergeSeconds = 0;
     if (rankRecords != NULL) {
 	Tcl_DecrRefCount(rankRecords);
@@ -759,6 +904,7 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 	    b.len = b.cap = (size_t)count;
 	    MPI_Recv(b.data, count, MPI_BYTE, from, MSG_TAG, MPI_COMM_WORLD,
 		    MPI_STATUS_IGNORE);
+	    DrainBeats(from);
 	    if (rc == TCL_OK) {
 		t1 = Now();
 		rc = MergeMessage(interp, flows, nflows, run, files, errResult,
@@ -794,8 +940,17 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 	    break;
 	}
     }
+    reducing = 0;
     if (mpiRank != 0) {
 	RbMpiWorkerExit(0);
+    }
+    if (shardSignal != 0 && RbRunSignal() == 0) {
+	/* The results lack the rest of that rank's share: the run is
+	 * partial, and the program exits as if the signal came here. */
+	fprintf(stderr, "rubicon: rank %d was stopped by signal %d before "
+		"the end of its share: the results are partial\n",
+		shardSignalRank, shardSignal);
+	RbRunNoteSignal(shardSignal);
     }
     reduceSeconds = Now() - t0;
     return rc;

@@ -17,6 +17,8 @@ int		RbMpiRank(void);
 int		RbMpiSize(void);
 int		RbMpiSplit(void);
 void		RbMpiSplitOver(void);
+int		RbMpiSweep(void);
+void		RbMpiSetSweep(int on);
 /* A rank's piece of the traces: a file, or its records in a byte range
  * of it (kind 1 lines, 2 SRT records, 3 native blocks, 4 SRT records cut
  * where their heads line up; 0 the whole file). */
@@ -59,5 +61,8 @@ void		RbSetCheckpointMode(int checkpointing, int resumed);
 
 /* run.c */
 void		RbMergeSkipCounts(Rb_RunInfo *run, Tcl_Obj *counts);
+int		RbRunSignal(void);
+void		RbRunNoteSignal(int sig);
+void		RbMpiHeartbeat(void);
 
 #endif /* RB_MPI_H */

@@ -122,23 +122,86 @@ RbNodeFromObj(Tcl_Interp *interp, Tcl_Obj *obj)
 }
 
 /*
- * Reaches --
- *	1 if target can be reached from n (n included).
+ * PathBelow --
+ *	The longest path from n down to a node with no children, in edges,
+ *	or -1 when target is n or below it (an edge to n from target would
+ *	close a cycle).  Each node is worked out once under mark; the
+ *	recursion is as deep as the longest path, which RbNodeAddChild
+ *	keeps within RB_MAX_DAG_DEPTH.
  */
 static int
-Reaches(Rb_Node *n, Rb_Node *target)
+PathBelow(Rb_Node *n, Rb_Node *target, uint64_t mark)
 {
-    int i;
+    int i, longest = 0;
 
     if (n == target) {
-	return 1;
+	return -1;
+    }
+    if (n->depthMark == mark) {
+	return n->depthValue;
     }
     for (i = 0; i < n->nchildren; i++) {
-	if (Reaches(n->children[i], target)) {
-	    return 1;
+	int below = PathBelow(n->children[i], target, mark);
+
+	if (below < 0) {
+	    return -1;
+	}
+	longest = below + 1 > longest ? below + 1 : longest;
+    }
+    n->depthMark = mark;
+    n->depthValue = longest;
+    return longest;
+}
+
+/*
+ * PathTo --
+ *	The longest path from n down to target, in edges, or -1 when there
+ *	is none; each node worked out once under mark.
+ */
+static int
+PathTo(Rb_Node *n, Rb_Node *target, uint64_t mark)
+{
+    int i, longest = -1;
+
+    if (n == target) {
+	return 0;
+    }
+    if (n->depthMark == mark) {
+	return n->depthValue;
+    }
+    for (i = 0; i < n->nchildren; i++) {
+	int to = PathTo(n->children[i], target, mark);
+
+	if (to >= 0 && to + 1 > longest) {
+	    longest = to + 1;
 	}
     }
-    return 0;
+    n->depthMark = mark;
+    n->depthValue = longest;
+    return longest;
+}
+
+/*
+ * PathAbove --
+ *	The longest path from any node down to n, in edges (0 when nothing
+ *	feeds n).
+ */
+static int
+PathAbove(Rb_Node *n)
+{
+    uint64_t mark = ++n->eng->dupGeneration;
+    Rb_Node *p;
+    int longest = 0;
+
+    if (n->nparents == 0) {
+	return 0;
+    }
+    for (p = n->eng->nodes; p; p = p->nextNode) {
+	int to = PathTo(p, n, mark);
+
+	longest = to > longest ? to : longest;
+    }
+    return longest;
 }
 
 /*
@@ -253,22 +316,32 @@ SecondCopy(Rb_Node *parent, Rb_Node *child, Rb_Node **fromPtr)
  *	Connects parent -> child. Flows and sinks take no children; a
  *	connection that would close a cycle is refused, and so is one that
  *	would make a node get every record of another twice (the same node
- *	twice under one Mux, directly or through other Muxes: see Mux(n)).
+ *	twice under one Mux, directly or through other Muxes: see Mux(n)),
+ *	and one that would make a path through more than RB_MAX_DAG_DEPTH
+ *	nodes.
  */
 int
 RbNodeAddChild(Tcl_Interp *interp, Rb_Node *parent, Rb_Node *child)
 {
     Rb_Node *twice, *from;
+    int below, above;
 
     if (parent->kind == NODE_FLOW || parent->kind == NODE_SINK
 	    || parent->kind == NODE_ANALYZER) {
 	return Rb_SetInterpError(interp, "RUBICON DAG NODE",
 		"%s is a sink and cannot feed other nodes", parent->cmdName);
     }
-    if (Reaches(child, parent)) {
+    if ((below = PathBelow(child, parent, ++parent->eng->dupGeneration))
+	    < 0) {
 	return Rb_SetInterpError(interp, "RUBICON DAG CYCLE",
 		"connecting %s to %s would make a cycle", parent->cmdName,
 		child->cmdName);
+    }
+    if ((above = PathAbove(parent)) + below + 2 > RB_MAX_DAG_DEPTH) {
+	return Rb_SetInterpError(interp, "RUBICON DAG DEPTH",
+		"connecting %s to %s would make a path of %d nodes through "
+		"the DAG; at most %d are allowed", NodeName(parent),
+		NodeName(child), above + below + 2, RB_MAX_DAG_DEPTH);
     }
     if ((twice = SecondCopy(parent, child, &from)) != NULL) {
 	return Rb_SetInterpError(interp, "RUBICON DAG DUPLICATE",
@@ -419,6 +492,20 @@ RbNodesUnreached(Rb_Engine *eng)
 }
 
 /*
+ * FilterError --
+ *	A Filter's compile error, its expression quoted at most 60
+ *	characters long so that the reason (which follows it) is never cut
+ *	from the message.
+ * Results: TCL_ERROR.
+ */
+static int
+FilterError(Tcl_Interp *interp, const Rb_Node *n, const Rb_Error *err)
+{
+    return Rb_SetInterpError(interp, err->code, "Filter \"%.60s%s\": %s",
+	    n->expr, strlen(n->expr) > 60 ? "..." : "", err->msg);
+}
+
+/*
  * CompileFilter --
  *	(Re)compiles a filter node's expression against schema.
  */
@@ -429,8 +516,7 @@ CompileFilter(Tcl_Interp *interp, Rb_Node *n, Rb_Schema *schema)
     Rb_FilterProg *prog = Rb_FilterCompile(schema, n->expr, &err);
 
     if (prog == NULL) {
-	return Rb_SetInterpError(interp, err.code, "Filter \"%s\": %s",
-		n->expr, err.msg);
+	return FilterError(interp, n, &err);
     }
     if (n->prog) {
 	Rb_FilterFree(n->prog);
@@ -459,8 +545,7 @@ CompileNamed(Tcl_Interp *interp, Rb_Node *n)
     }
     schema = RbNamedSchema(n->schemaSpec ? n->schemaSpec : "io", &err);
     if (schema == NULL) {
-	return Rb_SetInterpError(interp, err.code, "Filter \"%s\": %s",
-		n->expr, err.msg);
+	return FilterError(interp, n, &err);
     }
     rc = CompileFilter(interp, n, schema);
     Rb_SchemaRelease(schema);

@@ -107,6 +107,7 @@ Rb_OutOpen(Tcl_Interp *interp, const char *path, Rb_Out *out)
 	memset(out, 0, sizeof(*out));
 	return TCL_ERROR;
     }
+    RbTempAdd(out->tmpPath);
     return TCL_OK;
 }
 
@@ -151,6 +152,7 @@ Rb_OutClose(Tcl_Interp *interp, Rb_Out *out)
 		"writing report \"%s\" failed: %s; nothing was left under "
 		"that name", out->path, strerror(e));
     }
+    RbTempForget(out->tmpPath);
     free(out->tmpPath);
     free(out->path);
     memset(out, 0, sizeof(*out));
@@ -172,6 +174,7 @@ Rb_OutAbort(Rb_Out *out)
 	fclose(out->fp);
 	unlink(out->tmpPath);
     }
+    RbTempForget(out->tmpPath);
     free(out->tmpPath);
     free(out->path);
     memset(out, 0, sizeof(*out));

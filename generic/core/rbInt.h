@@ -36,6 +36,12 @@ int		RbFilterSelectResidual(const Rb_FilterProg *p, int field,
 		    const Rb_Batch *b, const uint32_t *in, int nIn,
 		    uint32_t *out);
 
+/* Temporary files being written, removed by a signal that ends the
+ * process at once (temps.c). */
+void		RbTempAdd(const char *path);
+void		RbTempForget(const char *path);
+void		RbTempRemoveAll(void);
+
 /* Options (options.c). */
 int		RbOptionsDefault(Tcl_Interp *interp, const Rb_Option *opts,
 		    void *state);

@@ -173,7 +173,8 @@ RbReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow)
  *	in binding order, attributes in the order of -attributes if given
  *	(a name the flow lacks is skipped), else every one by name.
  * Results: TCL_OK, or the first result of fn that is not TCL_OK (the
- *	walk stops there).
+ *	walk stops there), or TCL_ERROR when a time limit has passed
+ *	(RbEndCheckLimit, checked before each flow).
  * Side effects: those of fn; asking a flow for one of the paper's names
  *	makes its alias view (see Rb_FlowGetAttr).
  */
@@ -184,6 +185,10 @@ Rb_ReporterEach(Rb_Reporter *r, Rb_AttrVisitor *fn, void *cd)
 
     for (i = 0; i < r->nflows; i++) {
 	Rb_Flow *flow = r->flows[i];
+
+	if (RbEndCheckLimit(r->interp) != TCL_OK) {
+	    return TCL_ERROR;
+	}
 
 	if (r->nattrs > 0) {
 	    for (j = 0; j < r->nattrs; j++) {
@@ -221,7 +226,9 @@ RbReporterWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 
 /*
  * RbReportersWrite --
- *	After a run: every reporter writes; all are tried even if one fails.
+ *	After a run: every reporter writes; all are tried even if one fails,
+ *	unless a time limit has passed (RbEndCheckLimit, checked before
+ *	each).
  * Results: TCL_OK, or the first failure's error.
  */
 int
@@ -231,7 +238,8 @@ RbReportersWrite(Tcl_Interp *interp, Rb_Engine *eng, const Rb_RunInfo *run)
     int i;
 
     for (i = 0; i < eng->nreporters; i++) {
-	if (RbReporterWrite(eng->reporters[i], run) != TCL_OK
+	if ((RbEndCheckLimit(interp) != TCL_OK
+		|| RbReporterWrite(eng->reporters[i], run) != TCL_OK)
 		&& firstErr == NULL) {
 	    Tcl_Obj *opts = Tcl_GetReturnOptions(interp, TCL_ERROR);
 

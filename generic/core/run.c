@@ -4,8 +4,9 @@
  *	rubicon::run: reads traces (format sniffed or given), pushes their
  *	records through the DAG in batches, ends the Analyzers in dependency
  *	order, writes every Reporter, and returns a summary.  Progress is
- *	shown on a terminal; SIGINT, SIGTERM or rubicon::cancel stops at a
- *	batch boundary with every result kept and marked partial.
+ *	shown on a terminal; SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 or
+ *	rubicon::cancel stops at a batch boundary with every result kept and
+ *	marked partial; a second signal ends the process at once.
  */
 
 #include <signal.h>
@@ -18,23 +19,77 @@
 
 static Rb_Engine *sigintEngine;
 
-/* The last signal (SIGINT or SIGTERM) that stopped a run in this process,
- * 0 if none: the rubicon program exits 128 + it (rubicon::_signal). */
+/* The last signal that stopped a run in this process, 0 if none: the
+ * rubicon program exits 128 + it (rubicon::_signal). */
 static volatile sig_atomic_t stoppedBySignal;
+
+/* Signals received during the current run. */
+static volatile sig_atomic_t signalsSeen;
+
+/* The signals a run handles, all alike; the default action of each would
+ * end the process and leave its temporary files. */
+static const int runSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1};
+#define NSIGNALS ((int)(sizeof(runSignals) / sizeof(runSignals[0])))
 
 /*
  * OnSignal --
- *	SIGINT and SIGTERM during a run: stop reading at the next batch
- *	boundary; the run ends its analyzers and writes its reports marked
- *	partial.
+ *	A signal during a run (from its start to its last report): the
+ *	first stops reading at the next batch boundary, and the run ends its
+ *	analyzers and writes its reports (marked partial if reading was
+ *	cut); a report being written when it comes is finished.  A second
+ *	ends the process at once, status 128 + the signal, after removing
+ *	every temporary file being written (RbTempRemoveAll).
  */
 static void
 OnSignal(int sig)
 {
+    static const char msg[] = "rubicon: second signal: stopped at once; "
+	    "unfinished reports and traces removed\n";
+
+    if (signalsSeen++ > 0) {
+	RbTempRemoveAll();
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+	    /* Nothing more can be done. */
+	}
+	_exit(128 + sig);
+    }
     if (sigintEngine) {
 	sigintEngine->cancel = 1;
 	stoppedBySignal = sig;
     }
+}
+
+/*
+ * RbEndCheckLimit --
+ *	While Analyzers end and Reporters write: whether a time limit on
+ *	interp (rubicon -safe -timelimit) has passed by more than the grace
+ *	given to ending a run, a tenth of the limit and at least 1 s, so
+ *	that a run stopped by the limit while reading still writes what it
+ *	read, and one that reaches it later ends within that grace.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON SAFE LIMIT TIME.
+ */
+int
+RbEndCheckLimit(Tcl_Interp *interp)
+{
+    Rb_Engine *eng = RbEngineGet(interp);
+    Tcl_Time limit, now;
+    double span, grace, over;
+
+    if (!Tcl_LimitTypeEnabled(interp, TCL_LIMIT_TIME)) {
+	return TCL_OK;
+    }
+    Tcl_LimitGetTime(interp, &limit);
+    Tcl_GetTime(&now);
+    span = eng->safe ? (limit.sec - eng->safeSince.sec)
+	    + (limit.usec - eng->safeSince.usec) / 1e6 : 0;
+    grace = span / 10 > 1 ? span / 10 : 1;
+    over = (now.sec - limit.sec) + (now.usec - limit.usec) / 1e6;
+    if (over <= grace) {
+	return TCL_OK;
+    }
+    return Rb_SetInterpError(interp, "RUBICON SAFE LIMIT TIME",
+	    "time limit reached: %.3g s past it, more than the %.3g s given "
+	    "to end the analyzers and write the reports", over, grace);
 }
 
 static double
@@ -83,10 +138,12 @@ typedef struct RunOpts {
     Tcl_Obj *progressCmd;
     Tcl_Obj *records;
     Tcl_Obj *readerOpts;
+    int batchSize;		/* Records per batch read (1..RB_BATCH_SIZE). */
     const char *checkpoint;	/* -checkpoint FILE */
     int64_t everyRecords;	/* -checkpointevery N (records) ... */
     double everySeconds;	/* ... or Ns, Nm, Nh (wall time) */
     const char *resume;		/* -resume FILE */
+    int sweep;			/* -sweep */
 } RunOpts;
 
 /* Checkpoints come every minute of wall time unless -checkpointevery
@@ -133,13 +190,14 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
     static const char *const opts[] = {
 	"-format", "-onerror", "-progress", "-progresscommand", "-records",
 	"-readeroptions", "--", "-merge", "-checkpoint", "-checkpointevery",
-	"-resume", NULL
+	"-resume", "-batchsize", "-sweep", NULL
     };
     static const char *const policies[] = {"stop", "skip", "warn", NULL};
     int i, idx, pol;
 
     memset(o, 0, sizeof(*o));
     o->progress = isatty(2);
+    o->batchSize = RB_BATCH_SIZE;
     o->everySeconds = CKPT_DEFAULT_SECONDS;
     for (i = 1; i < objc; i++) {
 	const char *s = Tcl_GetString(objv[i]);
@@ -190,6 +248,20 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 	    }
 	    break;
 	case 10: o->resume = Tcl_GetString(objv[i]); break;
+	case 11:
+	    if (Tcl_GetIntFromObj(NULL, objv[i], &o->batchSize) != TCL_OK
+		    || o->batchSize < 1 || o->batchSize > RB_BATCH_SIZE) {
+		Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+			"-batchsize wants an integer from 1 to %d, not \"%s\"",
+			RB_BATCH_SIZE, Tcl_GetString(objv[i]));
+		return -1;
+	    }
+	    break;
+	case 12:
+	    if (Tcl_GetBooleanFromObj(interp, objv[i], &o->sweep) != TCL_OK) {
+		return -1;
+	    }
+	    break;
 	}
     }
     return i;
@@ -335,6 +407,45 @@ SummaryObj(const Rb_RunInfo *run, Tcl_Obj *files, double seconds,
 }
 
 /*
+ * OneRankNote --
+ *	After a split run: when one rank read every record and the others
+ *	none (a trace that cannot be cut, most often a file compressed as
+ *	one gzip member or bzip2 stream), says so with what to do.
+ * Results: the note (a new object), or NULL when the work was shared.
+ */
+static Tcl_Obj *
+OneRankNote(Tcl_Obj *ranks)
+{
+    int n, i;
+    Tcl_Obj **counts;
+    Tcl_WideInt c, total = 0;
+    int busy = 0, who = 0;
+
+    if (Tcl_ListObjGetElements(NULL, ranks, &n, &counts) != TCL_OK
+	    || n < 2) {
+	return NULL;
+    }
+    for (i = 0; i < n; i++) {
+	if (Tcl_GetWideIntFromObj(NULL, counts[i], &c) == TCL_OK && c > 0) {
+	    busy++;
+	    who = i;
+	    total += c;
+	}
+    }
+    if (busy != 1) {
+	return NULL;
+    }
+    return Tcl_ObjPrintf("rank %d of %d read all %" TCL_LL_MODIFIER "d "
+	    "records and the others none, so the run was not shared out: a "
+	    "file that cannot be cut (compressed as one gzip member or bzip2 "
+	    "stream, as gzip and bzip2 write; a compressed SRT; a blktrace "
+	    "file: SCALE-OUT in rubicon(n)) is read whole by one rank; "
+	    "decompress such a file, or recompress it in several gzip members "
+	    "or bzip2 streams (bgzip, pbzip2) to share it out", who, n,
+	    total);
+}
+
+/*
  * RbMergeSkipCounts --
  *	Adds a reader's (or a rank's) per-kind skip counts into the run's.
  */
@@ -422,6 +533,10 @@ Capture(Tcl_Interp *interp, Failure *f)
     f->result = Tcl_GetObjResult(interp);
     Tcl_IncrRefCount(f->result);
     f->options = Tcl_GetReturnOptions(interp, TCL_ERROR);
+    /* Where it is raised again, rubicon::run's caller is the place: the
+     * line and stack of this moment would name line 1 of the script. */
+    Tcl_DictObjRemove(NULL, f->options, Tcl_NewStringObj("-errorinfo", -1));
+    Tcl_DictObjRemove(NULL, f->options, Tcl_NewStringObj("-errorline", -1));
     Tcl_IncrRefCount(f->options);
 }
 
@@ -736,6 +851,7 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	    Capture(p->interp, p->failure);
 	    break;
 	}
+	RbMpiHeartbeat();
 	if ((++p->nbatches & 15) == 0) {
 	    double now = Now();
 
@@ -806,7 +922,8 @@ OpenLike(Tcl_Interp *interp, const char *path, const RunOpts *o,
  *	rank's share of the n trace files, *npieces pieces (whole files or
  *	byte ranges).  Records given in Tcl, -merge and standard input are
  *	read by rank 0 alone, and a rank other than 0 then has nothing to do
- *	and ends at once.
+ *	and ends at once.  A sweep (-sweep 1) gives every rank every file
+ *	whole: its Analyzers share the work out among themselves.
  * Results: 1 for a split run, else 0.
  */
 static int
@@ -830,8 +947,18 @@ SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], RbMpiPiece **pieces,
 	RbMpiSplitOver();	/* no rank is left to share a later run */
 	return 0;
     }
-    *npieces = RbMpiShard(n, paths, o->format, o->readerOpts, RbMpiRank(),
-	    RbMpiSize(), pieces);
+    if (o->sweep) {
+	*pieces = Rb_Alloc((n + 1) * sizeof(RbMpiPiece));
+	for (i = 0; i < n; i++) {
+	    memset(&(*pieces)[i], 0, sizeof(RbMpiPiece));
+	    (*pieces)[i].file = i;
+	}
+	*npieces = n;
+	RbMpiSetSweep(1);
+    } else {
+	*npieces = RbMpiShard(n, paths, o->format, o->readerOpts,
+		RbMpiRank(), RbMpiSize(), pieces);
+    }
     if (RbMpiRank() != 0) {
 	o->progress = 0;
     }
@@ -1168,6 +1295,7 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	int nflows, int split, Failure *failure, Tcl_Obj *files, double t0)
 {
     Rb_Node *n;
+    Tcl_Obj *notes = Tcl_NewListObj(0, NULL), *note;
 
     for (n = eng->nodes; n; n = n->nextNode) {
 	n->visitMark = 0;
@@ -1181,6 +1309,7 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	    && failure->result == NULL) {
 	Capture(interp, failure);
     }
+    RbAnalyzersBlind(flows, nflows, run, notes);
     if (!(split && failure->result) && RbReportersWrite(interp, eng, run)
 	    != TCL_OK && failure->result == NULL) {
 	Capture(interp, failure);
@@ -1204,7 +1333,20 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 		-1), Tcl_NewDoubleObj(reduce));
 	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("mergeseconds",
 		-1), Tcl_NewDoubleObj(merge));
+	note = OneRankNote(RbMpiRankRecords());
+	if (note != NULL) {
+	    Tcl_Channel err = Tcl_GetStdChannel(TCL_STDERR);
+
+	    Tcl_ListObjAppendElement(NULL, notes, note);
+	    if (err != NULL) {
+		Tcl_WriteChars(err, "rubicon: note: ", -1);
+		Tcl_WriteObj(err, note);
+		Tcl_WriteChars(err, "\n", 1);
+		Tcl_Flush(err);
+	    }
+	}
     }
+    Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("notes", -1), notes);
     Tcl_IncrRefCount(eng->lastRun);
     if (failure->result) {
 	Tcl_SetObjResult(interp, failure->result);
@@ -1221,7 +1363,7 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
  * RunCmd --
  *	rubicon::run ?-format F? ?-onerror stop|skip|warn? ?-progress bool?
  *	    ?-progresscommand script? ?-records list? ?-readeroptions dict?
- *	    ?-merge bool? ?--? ?trace ...?
+ *	    ?-merge bool? ?-sweep bool? ?--? ?trace ...?
  *	Traces are read one after another, or with -merge 1 merged by record
  *	time (ties in the order given).  Under mpirun with several ranks the
  *	run is split over them (SplitShard, mpi.c): each reads its share,
@@ -1241,7 +1383,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     int nflows = 0, first, n, k, rc = TCL_OK, split, npieces;
     Pump pump;
     uint32_t *ident;
-    struct sigaction sa, oldSa, oldTermSa;
+    struct sigaction sa, oldSa[NSIGNALS];
     Tcl_Obj *files, *script;
     Failure failure = {NULL, NULL};
     Tcl_DString traces;
@@ -1326,17 +1468,19 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     eng->stoppedBy = NULL;
     eng->cancel = 0;
     sigintEngine = eng;
+    signalsSeen = 0;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = OnSignal;
-    sigaction(SIGINT, &sa, &oldSa);
-    sigaction(SIGTERM, &sa, &oldTermSa);
+    for (k = 0; k < NSIGNALS; k++) {
+	sigaction(runSignals[k], &sa, &oldSa[k]);
+    }
 
     memset(&pump, 0, sizeof(pump));
     pump.interp = interp;
     pump.eng = eng;
     pump.run = &run;
     pump.o = &o;
-    pump.batch = Rb_BatchCreate(schema, RB_BATCH_SIZE);
+    pump.batch = Rb_BatchCreate(schema, o.batchSize);
     pump.ident = ident = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
     for (k = 0; k < RB_BATCH_SIZE; k++) {
 	ident[k] = k;
@@ -1374,9 +1518,6 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     if (pump.gridFirst != RB_ABSENT) {
 	run.firstTime = pump.localFirst;	/* the earliest time read */
     }
-    sigaction(SIGINT, &oldSa, NULL);
-    sigaction(SIGTERM, &oldTermSa, NULL);
-    sigintEngine = NULL;
     eng->reading = 0;
     NodeFailure(interp, eng, &failure);
     run.partial = (failure.result != NULL || eng->cancel != 0);
@@ -1404,6 +1545,10 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     }
     rc = EndRun(interp, eng, &run, flows, nflows, split, &failure, files,
 	    pump.t0);
+    for (k = 0; k < NSIGNALS; k++) {
+	sigaction(runSignals[k], &oldSa[k], NULL);
+    }
+    sigintEngine = NULL;
     RbCkptDone(&ck, !run.partial && rc == TCL_OK);
     Tcl_DecrRefCount(files);
     Rb_BatchFree(pump.batch);
@@ -1419,6 +1564,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     RbRunInfoFree(&run);
     Tcl_DStringFree(&traces);
     free(pieces);
+    RbMpiSetSweep(0);
     if (split && RbMpiRank() != 0) {
 	RbMpiWorkerExit(0);	/* failed before reading, as rank 0 did */
     }
@@ -1438,9 +1584,28 @@ CancelCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 }
 
 /*
+ * RbRunSignal, RbRunNoteSignal --
+ *	The last signal that stopped a run in this process (0 if none), and
+ *	making one stop it as if received here (rank 0 of a split run one of
+ *	whose ranks a signal stopped: the results lack the rest of that
+ *	rank's share, and the program must not exit 0).
+ */
+int
+RbRunSignal(void)
+{
+    return stoppedBySignal;
+}
+
+void
+RbRunNoteSignal(int sig)
+{
+    stoppedBySignal = sig;
+}
+
+/*
  * SignalCmd --
- *	rubicon::_signal: the number of the last signal (SIGINT, SIGTERM)
- *	that stopped a run in this process, 0 if none.  The rubicon program
+ *	rubicon::_signal: the number of the last signal that stopped a run
+ *	in this process, 0 if none.  The rubicon program
  *	exits with 128 plus it, as a shell reports a process the signal
  *	killed, so that scripts can tell an interrupted run.
  */

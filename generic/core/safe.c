@@ -167,6 +167,7 @@ RestrictCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     eng->safeReads = Tcl_DuplicateObj(reads);
     Tcl_IncrRefCount(eng->safeReads);
     eng->safeWriteDir = Rb_Strdup(real);
+    Tcl_GetTime(&eng->safeSince);
     return TCL_OK;
 }
 

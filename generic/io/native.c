@@ -245,6 +245,7 @@ RbNativeWriterOpen(const char *path, Rb_Schema *schema, int64_t epochNs,
 	free(w);
 	return NULL;
     }
+    RbTempAdd(w->tmpPath);
     w->schema = schema;
     Rb_SchemaRetain(schema);
     w->cols = Rb_AllocArray(BLOCK_MAX * schema->nfields, sizeof(int64_t));
@@ -483,6 +484,7 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
     RbColCoderFree(w->coder);
     free(w->blk);
     free(w->cols);
+    RbTempForget(w->tmpPath);
     free(w->tmpPath);
     free(w->path);
     free(w);

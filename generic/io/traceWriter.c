@@ -55,6 +55,7 @@ CsvAbort(TraceWriter *tw)
 	unlink(tw->tmpPath);
 	tw->fp = NULL;
     }
+    RbTempForget(tw->tmpPath);
     free(tw->tmpPath);
     tw->tmpPath = NULL;
 }
@@ -176,6 +177,7 @@ WriterStart(void *cd, const Rb_RunInfo *run, Rb_Error *err)
 	tw->tmpPath = NULL;
 	return TCL_ERROR;
     }
+    RbTempAdd(tw->tmpPath);
     if (tw->format == FORMAT_CHROME) {
 	tw->chrome = RbChromeOpen(tw->fp, run->schema, run->epochNs);
 	return TCL_OK;
@@ -285,6 +287,7 @@ WriterEnd(void *cd, const Rb_RunInfo *unused, Rb_Error *err)
 	    unlink(tw->tmpPath);
 	    rc = TCL_ERROR;
 	}
+	RbTempForget(tw->tmpPath);
 	free(tw->tmpPath);
 	tw->tmpPath = NULL;
     }

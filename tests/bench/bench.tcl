@@ -169,6 +169,18 @@ foreach tool $tools {
 }
 measure fig4 $cmds 1
 
+# (1r) rubicon report (no configuration) on the same 10 M-line CSV, its
+# per-block analyses on 1 in 512 offsets, once: time against Figure 4 on
+# it, and peak RSS.
+set reportDir [file join [file dirname $big] report-bench]
+set reportCmd [list [file join $build rubicon] report -quiet -sample 512 \
+    -outdir $reportDir -format msr $csv]
+measure report [list rubicon $reportCmd] 1
+if {$haveTime} {
+    set rssReport [peakRss $reportCmd 1]
+}
+file delete -force $reportDir
+
 # (1n) and (2n) Figure 4 and per-store analysis from the native format (the
 # 10 M records, gzip): decompression is most of the time, for Rubicon and
 # C alike, so one run each keeps make bench under ten minutes.  Rubicon
@@ -360,7 +372,12 @@ lappend pluginRows [plugin stardust.tcl $stardustTrace 3]
 # block trace (cachebench.tcl): CPU user time per block access against
 # stackdist.c, a hand-written C Fenwick-tree stack whose curve must equal
 # ReuseDistanceAnalyzer's.
-lappend pluginRows [plugin cachebench.tcl [file join $data zipf8m.srt] $runs]
+# (10b) Object caches (issue 31) on the Zipf trace of 10 M I/Os, each a
+# request to the object its offset names: CacheSim LRU, S3-FIFO and
+# SIEVE against objlru.c, a hand-written C LRU of objects, and a sweep of
+# 8 policies by 3 sizes at 1 and 2 MPI ranks.
+lappend pluginRows [plugin cachebench.tcl [file join $data zipf8m.srt] $runs \
+    [file join $data zipf10m.srt]]
 
 # (11) A run split over 2 MPI ranks against one process (scaleout.tcl),
 # when Open MPI and /usr/bin/time are installed.
@@ -429,6 +446,11 @@ foreach {label rb c} {
 	[expr {$fig4Ratio <= 1.15 ? "met" : "NOT met"}]]
 }
 nativeRow "    same, both reading native" fig4 1.15
+puts [format "%-34s %9s   %s x Figure 4 on the CSV (aim: at most 3)%s" \
+    "(1r) rubicon report -sample 512" [s $t(report,rubicon)] \
+    [r $t(report,rubicon) $t(fig4,rubiconcsv)] \
+    [expr {$haveTime ? [format ", peak RSS %.0f MB (aim: at most 200)" \
+	[expr {$rssReport / 1024.0}]] : ""}]]
 # (1t) The tools users compare with, each against Rubicon reading the
 # same CSV: Figure 4 on the 10 M-line file, per-store on 1 M lines.
 puts [format "%-34s %9s   %s" "(1t) the tools, same CSV" "" \

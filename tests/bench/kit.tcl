@@ -6,9 +6,11 @@
 
 # kitAnalyzer CLASS FLOW -- a new CLASS Analyzer with its defaults, plus
 # the least a class that cannot run on defaults alone needs (ShareAnalyzer
-# needs a reference Flow: FLOW itself).
+# needs a reference Flow: FLOW itself), and LiveAnalyzer a command that
+# takes its interval rows instead of printing them among the results.
 proc kitAnalyzer {class flow} {
-    set required [dict create ShareAnalyzer [list -of $flow]]
+    set required [dict create ShareAnalyzer [list -of $flow] \
+	LiveAnalyzer [list -command {apply {args {}}}]]
     $class {*}[expr {[dict exists $required $class]
 	? [dict get $required $class] : {}}]
 }

@@ -38,6 +38,20 @@ static Rb_Schema *discovered[MAX_DISCOVERED];
 static int ndiscovered;
 
 /*
+ * MgEventLogSchemasFree --
+ *	At exit: releases the discovered schemas.
+ */
+void
+MgEventLogSchemasFree(void)
+{
+    pthread_mutex_lock(&discoveredLock);
+    while (ndiscovered > 0) {
+	Rb_SchemaRelease(discovered[--ndiscovered]);
+    }
+    pthread_mutex_unlock(&discoveredLock);
+}
+
+/*
  * SplitLine --
  *	Splits s in place at commas into at most max trimmed fields.
  * Results: the number of fields, or max + 1 when text is left after

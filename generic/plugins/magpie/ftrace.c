@@ -70,6 +70,19 @@ MakeSchema(void)
 }
 
 /*
+ * MgFtraceSchemaFree --
+ *	At exit: releases the ftrace schema, if it was made.
+ */
+void
+MgFtraceSchemaFree(void)
+{
+    if (ftraceSchema != NULL) {
+	Rb_SchemaRelease(ftraceSchema);
+	ftraceSchema = NULL;
+    }
+}
+
+/*
  * FindCpu --
  *	The " [NNN]" CPU column of a line.
  * Results: pointer to its '[', or NULL.

@@ -16,13 +16,30 @@
 static pthread_once_t readersOnce = PTHREAD_ONCE_INIT;
 
 /*
+ * FreeSchemas --
+ *	Tcl exit handler: releases the schemas the plugin holds for the life
+ *	of the process (ftrace's, the discovered event-log ones, the
+ *	declared Magpie ones), before Tcl_Finalize unloads the plugin and
+ *	the only pointers to them with it.
+ */
+static void
+FreeSchemas(ClientData cd)
+{
+    MgFtraceSchemaFree();
+    MgEventLogSchemasFree();
+    MgSchemaRegistryFree();
+}
+
+/*
  * RegisterReaders --
  *	The event-log (text and CSV) and ftrace formats, and the records of
- *	a declared Magpie schema for "Filter -schema magpie:NAME".
+ *	a declared Magpie schema for "Filter -schema magpie:NAME"; the exit
+ *	handler that frees the schemas.
  */
 static void
 RegisterReaders(void)
 {
+    Tcl_CreateExitHandler(FreeSchemas, NULL);
     Rb_RegisterReader(&MgEventLogReaderClass);
     Rb_RegisterReader(&MgCsvLogReaderClass);
     Rb_RegisterReader(&MgFtraceReaderClass);

@@ -195,6 +195,9 @@ int		MgThreadField(const MgSchema *mg);
  * readers are; a later definition of a name replaces the earlier). */
 MgSchema *	MgSchemaFind(const char *name);	/* retained, or NULL */
 void		MgSchemaRelease(MgSchema *s);
+void		MgSchemaRegistryFree(void);
+void		MgFtraceSchemaFree(void);
+void		MgEventLogSchemasFree(void);
 Rb_Schema *	MgNamedRecordSchema(const char *arg, Rb_Error *err);
 int		MgSchemaEventIndex(const MgSchema *s, const char *name);
 int		MgSchemaInitCmds(Tcl_Interp *interp);

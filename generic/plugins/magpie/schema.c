@@ -118,6 +118,26 @@ SchemaFree(MgSchema *s)
 }
 
 /*
+ * MgSchemaRegistryFree --
+ *	At exit: releases every registered schema.
+ */
+void
+MgSchemaRegistryFree(void)
+{
+    MgSchema *s;
+
+    for (;;) {
+	pthread_mutex_lock(&registryLock);
+	s = nregistry > 0 ? registry[--nregistry] : NULL;
+	pthread_mutex_unlock(&registryLock);
+	if (s == NULL) {
+	    return;
+	}
+	MgSchemaRelease(s);	/* takes registryLock itself */
+    }
+}
+
+/*
  * MgSchemaFind --
  *	The registered schema of that name, with a reference for the
  *	caller, or NULL.

@@ -15,7 +15,7 @@
  *	workload; -limit bounds it, and the access beyond it stops the run
  *	with RUBICON LIMIT DISTINCT.
  *
- *	With -policy other than lru (fifo, clock, lfu, arc, s3fifo: the
+ *	With -policy other than lru (fifo ... s3fifo, sieve, 2q, slru: the
  *	kit's simulation, Rb_CacheSimCreate) every access is also fed to a
  *	simulated cache of each size of -sizes, shared and per workload,
  *	and the rows are those sizes' simulated hits.
@@ -89,7 +89,8 @@ static const Rb_Option cacheOptions[] = {
 	"workload's partition; one more stops the run with an error"},
     {"-policy", RB_OPT_STRING, offsetof(CacheState, policy), "lru",
 	"replacement policy: lru (every size from stack distances), or "
-	"fifo, clock, lfu, arc, s3fifo (each size of -sizes simulated)"},
+	"fifo, clock, lfu, arc, s3fifo, sieve, 2q, slru (each size of "
+	"-sizes simulated)"},
     {NULL}
 };
 
@@ -174,7 +175,7 @@ CheckPolicy(Tcl_Interp *interp, const CacheState *st)
     if ((probe = Rb_CacheSimCreate(policy, 1)) == NULL) {
 	return Rb_SetInterpError(interp, "RUBICON ANALYZER OPTION",
 		"ObserverCacheAnalyzer: bad -policy \"%s\": must be lru, "
-		"fifo, clock, lfu, arc or s3fifo", policy);
+		"fifo, clock, lfu, arc, s3fifo, sieve, 2q or slru", policy);
     }
     Rb_CacheSimFree(probe);
     sizes = ParseSizes(st->sizes, &n);

@@ -1,0 +1,1273 @@
+# report.tcl --
+#
+#	"rubicon info" and "rubicon report": a first look at a block-I/O
+#	trace without a configuration.  info runs one small DAG over each
+#	trace and says what is in it; report writes a configuration
+#	(report.tcl, the DAG it runs), runs it, and turns its Flows into
+#	report.txt (iostat -x shaped), report.json and report.html.  See
+#	rubicon-report(n).
+
+namespace eval ::rubicon::tracereport {
+    # The I/O fields info looks for, and what their absence means.
+    variable fieldMeaning {
+	startTime {no service start times: utilization, service time and
+	    queue time are not available}
+	finishTime {no completion times: await (response time), queue depth
+	    and utilization are not available}
+	queueLen {no queue length seen at enqueue}
+	op {no operation: reads and writes cannot be told apart}
+	size {no request sizes: bandwidth and sizes are not available}
+	deviceNo {no device numbers: one device}
+	devOffset {no offsets: sequentiality, footprint, reuse, cache and
+	    popularity are not available}
+	lvNo {no logical volumes: no per-volume table}
+	lvOffset {no logical volume offsets}
+	pid {no process ids: no per-process table}
+	thread {no thread ids}
+	machine {no machine ids}
+    }
+    # Most keys a per-key table holds (-limit of its Analyzers).
+    variable keyLimit 100000
+}
+if {![info exists ::rubicon::runOptions]} {
+    set ::rubicon::runOptions {}
+}
+
+# ---- JSON text ------------------------------------------------------------
+
+# tracereport::jstr s -- s as a JSON string.
+proc ::rubicon::tracereport::jstr {s} {
+    set map {\\ \\\\ \" \\\" \n \\n \r \\r \t \\t}
+    set s [string map $map $s]
+    regsub -all {[\x00-\x1f]} $s {} s
+    return "\"$s\""
+}
+
+# tracereport::jnum v -- v as a JSON number; null when it is not a finite
+# number (NaN, Inf, empty).
+proc ::rubicon::tracereport::jnum {v} {
+    if {![string is double -strict $v] || [string match -nocase *n* $v]} {
+	return null
+    }
+    if {[string is wide -strict $v]} {return [expr {wide($v)}]}
+    return [format %.10g $v]
+}
+
+# tracereport::jobj {key encoded ...} -- a JSON object of encoded values.
+proc ::rubicon::tracereport::jobj {pairs} {
+    set parts {}
+    foreach {k v} $pairs {lappend parts "[jstr $k]: $v"}
+    return "{[join $parts {, }]}"
+}
+
+# tracereport::jarr list -- a JSON array of encoded values.
+proc ::rubicon::tracereport::jarr {items} {
+    return "\[[join $items {, }]\]"
+}
+
+# tracereport::jval v -- a Tcl value as JSON: a number, or a string.
+proc ::rubicon::tracereport::jval {v} {
+    if {[string is double -strict $v]} {return [jnum $v]}
+    return [jstr $v]
+}
+
+# tracereport::jrows rows -- a list of row lists as a JSON array of arrays.
+proc ::rubicon::tracereport::jrows {rows} {
+    jarr [lmap r $rows {jarr [lmap v $r {jval $v}]}]
+}
+
+# ---- Small helpers --------------------------------------------------------
+
+# tracereport::compression path -- the compression of a trace file from its
+# first bytes: gzip, bzip2, zstd or none ("unknown" for standard input).
+proc ::rubicon::tracereport::compression {path} {
+    if {$path eq "-"} {return unknown}
+    set ch [open $path rb]
+    set head [read $ch 4]
+    close $ch
+    binary scan $head H* hex
+    switch -glob -- $hex {
+	1f8b* {return gzip}
+	425a68* {return bzip2}
+	28b52ffd {return zstd}
+	default {return none}
+    }
+}
+
+# tracereport::devName format dev -- a device number as users of the
+# format know it: "major,minor" for Linux traces (major << 20 | minor),
+# "major/0xminor" for HP-UX SRT (8-bit major, 24-bit minor), else the number.
+proc ::rubicon::tracereport::devName {format dev} {
+    if {![string is wide -strict $dev]} {return $dev}
+    switch -- $format {
+	blkparse - blktrace - blktracer - blockevents - ftrace {
+	    return "[expr {$dev >> 20}],[expr {$dev & 0xfffff}]"
+	}
+	srt {
+	    return [format "%d/0x%06x" [expr {$dev >> 24}] [expr {$dev & 0xffffff}]]
+	}
+    }
+    return $dev
+}
+
+# tracereport::bytes n -- n bytes in B, KiB, MiB, GiB.
+proc ::rubicon::tracereport::bytes {n} {
+    if {![string is double -strict $n]} {return -}
+    foreach {unit div} {GiB 1073741824 MiB 1048576 KiB 1024} {
+	if {abs($n) >= $div} {
+	    return [format "%.1f %s" [expr {double($n) / $div}] $unit]
+	}
+    }
+    return [format "%.0f B" $n]
+}
+
+# tracereport::when summary t -- a trace time (seconds from the epoch) as a
+# UTC date when the trace has an epoch, else as seconds.
+proc ::rubicon::tracereport::when {summary t} {
+    set epoch [dict get $summary epoch]
+    if {$epoch == 0} {return [format "%.6f s" $t]}
+    set abs [expr {$epoch + $t}]
+    set s [expr {int(floor($abs))}]
+    return "[clock format $s -format {%Y-%m-%d %H:%M:%S} -gmt 1][string range \
+	[format %.6f [expr {$abs - $s}]] 1 end] UTC"
+}
+
+# tracereport::rowsOf flow attr -- the rows of an Attribute ({} if unset).
+proc ::rubicon::tracereport::rowsOf {flow attr} {
+    if {$attr ni [$flow attributes]} {return {}}
+    dict get [$flow get $attr] rows
+}
+
+# tracereport::get dict key ?default? -- dict value or default.
+proc ::rubicon::tracereport::get {d key {default 0}} {
+    if {[dict exists $d $key]} {return [dict get $d $key]}
+    return $default
+}
+
+# tracereport::scalar flow attr -- a scalar Attribute, or "" when unset.
+proc ::rubicon::tracereport::scalar {flow attr} {
+    if {$attr ni [$flow attributes]} {return ""}
+    $flow get $attr
+}
+
+# ---- rubicon info ---------------------------------------------------------
+
+# rubicon::traceInfo ?-json? ?-format F? ?-readeroptions D? trace ... --
+# one pass over each trace; returns the text (or JSON) of what it holds.
+# The run replaces the DAG (rubicon::reset).
+proc ::rubicon::traceInfo {args} {
+    set json 0
+    set runOpts {-onerror skip -progress 0}
+    while {[string match -?* [lindex $args 0]]} {
+	set args [lassign $args opt]
+	switch -- $opt {
+	    -json {set json 1}
+	    -format - -readeroptions {
+		set args [lassign $args val]
+		lappend runOpts $opt $val
+	    }
+	    -quiet {}
+	    default {
+		return -code error -errorcode USAGE \
+		    "usage: rubicon info ?-json? ?-format F? ?-readeroptions D? trace ..."
+	    }
+	}
+    }
+    if {![llength $args]} {
+	return -code error -errorcode USAGE \
+	    "usage: rubicon info ?-json? ?-format F? ?-readeroptions D? trace ..."
+    }
+    set facts {}
+    foreach trace $args {
+	lappend facts [tracereport::infoFacts $trace $runOpts]
+    }
+    if {$json} {
+	if {[llength $facts] == 1} {return [tracereport::infoJson [lindex $facts 0]]}
+	return [tracereport::jarr [lmap f $facts {tracereport::infoJson $f}]]
+    }
+    join [lmap f $facts {tracereport::infoText $f}] \n\n
+}
+
+# tracereport::infoFacts trace runOpts -- runs the info DAG over one trace;
+# returns a dict of its facts.
+proc ::rubicon::tracereport::infoFacts {trace runOpts} {
+    variable fieldMeaning
+    if {$trace ne "-" && ![file readable $trace]} {
+	return -code error -errorcode {RUBICON RUN OPEN} \
+	    "cannot read trace \"$trace\""
+    }
+    ::rubicon::reset
+    set analyzers [list \
+	[TopKAnalyzer -field deviceNo -k 10 -limit $::rubicon::tracereport::keyLimit] \
+	[ReadFractionAnalyzer] [SizeAnalyzer]]
+    foreach field [dict keys $fieldMeaning] {
+	lappend analyzers [FieldStatsAnalyzer -field $field -prefix F$field]
+    }
+    set flow [Flow info {*}$analyzers]
+    head $flow
+    if {[catch {::rubicon::run {*}$runOpts $trace} summary opts]} {
+	set code [dict get $opts -errorcode]
+	if {$trace eq "-" || [lrange $code 0 1] ne {RUBICON ANALYZER}
+		|| [lindex $code 2] ni {SCHEMA FIELD}} {
+	    return -options $opts $summary
+	}
+	# Not block I/O: an event trace (Magpie, Stardust, Zipkin spans).
+	return [eventFacts $trace $runOpts]
+    }
+    set format [lindex [dict get $summary files] 0 1]
+    set records [dict get $summary records]
+    set devices {}
+    foreach r [rowsOf $flow TopKByRequests] {
+	lassign $r key n bytes
+	lappend devices [list [devName $format $key] $n $bytes]
+    }
+    set inTop 0
+    foreach d $devices {incr inTop [lindex $d 1]}
+    set has {}
+    set lacks {}
+    foreach {field meaning} $fieldMeaning {
+	if {[scalar $flow F${field}FieldCount] > 0} {
+	    lappend has $field
+	} else {
+	    lappend lacks $field [regsub -all {\s+} $meaning { }]
+	}
+    }
+    set reads [scalar $flow Reads]
+    set writes [scalar $flow Writes]
+    set first [dict get $summary first]
+    set last [dict get $summary last]
+    dict create trace $trace format $format \
+	compression [compression $trace] records $records \
+	skipped [dict get $summary skipped] \
+	skipcounts [dict get $summary skipcounts] \
+	epoch [dict get $summary epoch] first $first last $last \
+	span [expr {$records ? $last - $first : 0}] \
+	from [when $summary $first] to [when $summary $last] \
+	devices $devices deviceCount [scalar $flow Keys] \
+	otherIos [expr {[scalar $flow FdeviceNoFieldCount] - $inTop}] \
+	reads $reads writes $writes \
+	otherOps [expr {$records - $reads - $writes}] \
+	minSize [scalar $flow MinSize] maxSize [scalar $flow MaxSize] \
+	meanSize [scalar $flow MeanSize] has $has lacks $lacks
+}
+
+# tracereport::eventFacts trace runOpts -- the facts of a trace whose
+# records are events, not I/Os: format, records, span and the schema.
+proc ::rubicon::tracereport::eventFacts {trace runOpts} {
+    ::rubicon::reset
+    head [Flow info [RateAnalyzer]]
+    set summary [::rubicon::run {*}$runOpts $trace]
+    set records [dict get $summary records]
+    set first [dict get $summary first]
+    set last [dict get $summary last]
+    dict create trace $trace format [lindex [dict get $summary files] 0 1] \
+	compression [compression $trace] records $records \
+	skipped [dict get $summary skipped] \
+	skipcounts [dict get $summary skipcounts] \
+	epoch [dict get $summary epoch] first $first last $last \
+	span [expr {$records ? $last - $first : 0}] \
+	from [when $summary $first] to [when $summary $last] events 1
+}
+
+# tracereport::infoText facts -- the facts as lines of text.
+proc ::rubicon::tracereport::infoText {f} {
+    if {[dict exists $f events]} {
+	dict with f {}
+	set lines [list "trace        $trace" \
+	    "format       $format (sniffed), compression $compression" \
+	    "records      $records events read, $skipped malformed and skipped"]
+	if {$records} {
+	    lappend lines [format "span         %.6f s: %s to %s" $span $from $to]
+	}
+	lappend lines "kind         events, not block I/O: no devices, sizes or\
+	    operations; rubicon report characterizes block-I/O traces (for\
+	    requests and services see Magpie(n) and Stardust(n))"
+	return [join $lines \n]
+    }
+    dict with f {}
+    set lines [list "trace        $trace" \
+	"format       $format (sniffed), compression $compression"]
+    set line "records      $records read, $skipped malformed and skipped"
+    if {[llength $skipcounts]} {
+	append line "; counted apart: " \
+	    [join [lmap {k n} $skipcounts {list $n $k}] {, }]
+    }
+    lappend lines $line
+    if {$records} {
+	lappend lines [format "span         %.6f s: %s to %s" $span $from $to]
+    }
+    set devs [lmap d $devices {
+	lassign $d name n
+	format "%s (%d)" $name $n
+    }]
+    set line "devices      [expr {$deviceCount eq {} ? 0 : $deviceCount}]"
+    if {[llength $devs]} {append line ": " [join $devs {, }]}
+    if {$otherIos > 0} {
+	append line ", and $otherIos I/Os on the other\
+	    [expr {$deviceCount - [llength $devices]}]"
+    }
+    lappend lines $line
+    if {$records} {
+	lappend lines [format "operations   %d reads (%.1f%%), %d writes (%.1f%%), %d other" \
+	    $reads [expr {100.0 * $reads / $records}] \
+	    $writes [expr {100.0 * $writes / $records}] $otherOps]
+    }
+    if {$minSize ne ""} {
+	lappend lines "sizes        [bytes $minSize] to [bytes $maxSize],\
+	    mean [bytes $meanSize]"
+    }
+    lappend lines "fields       [join $has {, }]"
+    foreach {field meaning} $lacks {
+	lappend lines "lacks        $field: $meaning"
+    }
+    join $lines \n
+}
+
+# tracereport::infoJson facts -- the facts as a JSON object.
+proc ::rubicon::tracereport::infoJson {f} {
+    if {[dict exists $f events]} {
+	set pairs [list kind [jstr events]]
+	foreach k {trace format compression from to} {
+	    lappend pairs $k [jstr [dict get $f $k]]
+	}
+	foreach k {records skipped epoch first last span} {
+	    lappend pairs $k [jnum [dict get $f $k]]
+	}
+	return [jobj $pairs]
+    }
+    set pairs {}
+    foreach k {trace format compression} {
+	lappend pairs $k [jstr [dict get $f $k]]
+    }
+    foreach k {records skipped epoch first last span} {
+	lappend pairs $k [jnum [dict get $f $k]]
+    }
+    set sc {}
+    foreach {k n} [dict get $f skipcounts] {lappend sc $k [jnum $n]}
+    lappend pairs skipcounts [jobj $sc] \
+	from [jstr [dict get $f from]] to [jstr [dict get $f to]] \
+	deviceCount [jnum [dict get $f deviceCount]] \
+	devices [jarr [lmap d [dict get $f devices] {
+	    lassign $d name n bytes
+	    jobj [list name [jstr $name] ios [jnum $n] bytes [jnum $bytes]]
+	}]] otherIos [jnum [dict get $f otherIos]]
+    foreach k {reads writes otherOps minSize maxSize meanSize} {
+	lappend pairs $k [jnum [dict get $f $k]]
+    }
+    lappend pairs has [jarr [lmap h [dict get $f has] {jstr $h}]] \
+	lacks [jobj [concat {*}[lmap {k m} [dict get $f lacks] {
+	    list $k [jstr $m]
+	}]]]
+    jobj $pairs
+}
+
+# tracereport::sniff path -- the format Rubicon reads path as, from its
+# first batch of records; "" when it is not a trace Rubicon reads.  The
+# DAG is replaced (rubicon::reset).
+proc ::rubicon::tracereport::sniff {path} {
+    ::rubicon::reset
+    head [Flow sniff]
+    set code [catch {::rubicon::run -progress 0 -onerror stop \
+	-progresscommand ::rubicon::cancel $path} summary]
+    ::rubicon::reset
+    if {$code || [dict get $summary records] == 0} {return ""}
+    lindex [dict get $summary files] 0 1
+}
+
+# tracereport::notScript path failed -- called before a configuration
+# script is sourced (failed 0) and after sourcing failed on an unknown
+# command (failed 1): when path is a trace Rubicon can read (before
+# sourcing, only a compressed or binary file is tried), prints a hint to
+# run "rubicon report" on it and exits with status 2.
+proc ::rubicon::tracereport::notScript {path failed} {
+    if {!$failed} {
+	set ch [open $path rb]
+	set head [read $ch 4096]
+	close $ch
+	if {[compression $path] eq "none" && [string first \0 $head] < 0} {
+	    return
+	}
+    }
+    set format [sniff $path]
+    if {$format eq ""} {return}
+    set names {msr MSR srt SRT spc SPC disksim DiskSim csv CSV
+	native {Rubicon native} chrome {Chrome trace-event}}
+    set name [get $names $format $format]
+    set article [expr {[string match -nocase {[aeiou]*} $name]
+	|| $name in {MSR SRT SPC} ? "an" : "a"}]
+    puts stderr "rubicon: [file tail $path] looks like $article $name trace,\
+	not a configuration script; to characterize it run:\
+	rubicon report [list $path]"
+    exit 2
+}
+
+# ---- rubicon report -------------------------------------------------------
+
+# tracereport::main argList -- "rubicon report ?options? trace ...":
+# writes OUTDIR/report.tcl, the configuration of the report, and runs it
+# as "rubicon report.tcl trace ..." would.
+proc ::rubicon::tracereport::main {argList} {
+    set usage "usage: rubicon report ?-by device|volume|pid|op|none?\
+	?-interval SECONDS? ?-top N? ?-sample N? ?-live SECONDS?\
+	?-format F? ?-readeroptions DICT?\
+	?-onerror stop|skip|warn? ?-quiet? ?-outdir DIR? trace ..."
+    set opts {-by device -interval 10 -top 10 -outdir rubicon-report
+	-quiet 0 -runoptions {} -sample 1 -live 0}
+    set args $argList
+    while {[string match -?* [lindex $args 0]]} {
+	set args [lassign $args opt]
+	if {$opt eq "-quiet"} {
+	    dict set opts -quiet 1
+	    continue
+	}
+	if {![llength $args]} {
+	    return -code error -errorcode USAGE "$opt wants a value; $usage"
+	}
+	set args [lassign $args val]
+	switch -- $opt {
+	    -by {
+		if {$val ni {device volume pid op none}} {
+		    return -code error -errorcode USAGE \
+			"bad -by \"$val\": must be device, volume, pid, op or none"
+		}
+		dict set opts -by $val
+	    }
+	    -interval {
+		if {![string is double -strict $val] || $val <= 0} {
+		    return -code error -errorcode USAGE \
+			"-interval wants seconds > 0, not \"$val\""
+		}
+		dict set opts -interval $val
+	    }
+	    -top - -sample {
+		if {![string is integer -strict $val] || $val < 1} {
+		    return -code error -errorcode USAGE \
+			"$opt wants an integer >= 1, not \"$val\""
+		}
+		dict set opts $opt $val
+	    }
+	    -live {
+		if {![string is double -strict $val] || $val <= 0} {
+		    return -code error -errorcode USAGE \
+			"-live wants seconds > 0, not \"$val\""
+		}
+		dict set opts -live $val
+	    }
+	    -outdir {dict set opts -outdir $val}
+	    -format - -readeroptions - -onerror {
+		dict lappend opts -runoptions $opt $val
+	    }
+	    default {return -code error -errorcode USAGE $usage}
+	}
+    }
+    if {![llength $args]} {
+	return -code error -errorcode USAGE $usage
+    }
+    foreach t $args {
+	if {$t ne "-" && ![file readable $t]} {
+	    return -code error -errorcode {RUBICON RUN OPEN} \
+		"cannot read trace \"$t\""
+	}
+    }
+    set outdir [dict get $opts -outdir]
+    file mkdir $outdir
+    set script [file join $outdir report.tcl]
+    writeFile $script [config $opts]
+    set ::argv $args
+    set ::argc [llength $args]
+    set ::rubicon::runOptions [expr {[dict get $opts -quiet]
+	? {-progress 0} : {}}]
+    set ::rubicon::tracereport::quiet [dict get $opts -quiet]
+    ::rubicon::reset
+    if {[catch {::rubicon::sourceConfig $script} msg opts]} {
+	set code [dict get $opts -errorcode]
+	if {[lrange $code 0 1] eq {RUBICON ANALYZER}
+		&& [lindex $code 2] in {SCHEMA FIELD}
+		&& [regexp {schema "([^"]+)"|known fields: time, type} $msg]} {
+	    return -code error -errorcode {RUBICON REPORT EVENTS} \
+		"[join $args {, }]: events, not block I/O: rubicon report\
+		characterizes block-I/O traces (rubicon info describes any trace;\
+		for requests and services see Magpie(n) and Stardust(n))"
+	}
+	return -options [dict incr opts -level] $msg
+    }
+}
+
+# tracereport::liveRows from to rows -- a LiveAnalyzer's -command: prints
+# one interval's rows (key, IO/s, MB/s, read share, await mean and p99 in
+# ms, queue depth) on stdout as they come.
+proc ::rubicon::tracereport::liveRows {from to rows} {
+    set len [expr {$to - $from}]
+    set out [list [format "interval %.6g-%.6g s %9s %8s %6s %8s %8s %7s" \
+	$from $to IO/s MB/s %read await aw99 aqu-sz]]
+    foreach r $rows {
+	lassign $r key ios reads bytes mean p99 depth
+	lappend out [format "  %-24s %9.2f %8.2f %6.1f %8s %8s %7s" $key \
+	    [expr {$ios / $len}] [expr {$bytes / $len / 1048576.0}] \
+	    [expr {100.0 * $reads / $ios}] [cell [scaled $mean 1e3] %.3f] \
+	    [cell [scaled $p99 1e3] %.3f] [cell $depth %.3f]]
+    }
+    puts [join $out \n]
+    flush stdout
+}
+
+# tracereport::writeFile path text -- writes text to path through a
+# temporary file renamed into place.
+proc ::rubicon::tracereport::writeFile {path text} {
+    set tmp $path.tmp-[pid]
+    set ch [open $tmp w]
+    fconfigure $ch -encoding utf-8
+    puts -nonewline $ch $text
+    close $ch
+    file rename -force $tmp $path
+}
+
+# tracereport::keyField by -- the I/O field a -by value groups by ("" for
+# none).
+proc ::rubicon::tracereport::keyField {by} {
+    dict get {device deviceNo volume lvNo pid pid op op none ""} $by
+}
+
+# tracereport::config opts -- the text of report.tcl: a configuration
+# that builds the report's DAG, runs it over its ::argv and writes the
+# report (tracereport::write).
+proc ::rubicon::tracereport::config {opts} {
+    variable keyLimit
+    set by [dict get $opts -by]
+    set key [keyField $by]
+    set iv [dict get $opts -interval]
+    set sample [dict get $opts -sample]
+    set by_ [expr {$key eq "" ? "" : " -by $key -limit $keyLimit"}]
+    set lines [list \
+	"# Rubicon configuration written by \"rubicon report\" (rubicon-report(n))." \
+	"# Run: rubicon report.tcl TRACE...  It builds the DAG below, runs it" \
+	"# over the traces, and writes report.txt, report.json and report.html" \
+	"# into outdir from its Flows.  Change an Analyzer's options, add one" \
+	"# (rubicon::types analyzer lists them), or add a Reporter, and run it again." \
+	"" \
+	[list set outdir [dict get $opts -outdir]] \
+	[list set reportOptions [dict create -by $by -interval $iv \
+	    -top [dict get $opts -top] -sample $sample]] \
+	"" \
+	"# The whole trace: overview, per-interval series, distributions," \
+	"# burstiness." \
+	"set total \[Flow total \\" \
+	"    \[SeriesAnalyzer -interval $iv -stats {count rate bandwidth responseTime responseTimeP50 responseTimeP99}\] \\" \
+	"    \[SizeAnalyzer\] \[ReadFractionAnalyzer\] \[ResponseTimeAnalyzer\] \\" \
+	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
+	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv\] \\" \
+	"    \[HurstAnalyzer\] \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
+	"    \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
+	"" \
+	"# Per block: footprint, popularity, read-after-write, LRU reuse" \
+	"# distances (SHARDS-sampled past 262144 blocks; exact in a run split" \
+	"# over MPI ranks, as SHARDS cannot merge), FIFO and S3-FIFO" \
+	"# caches[expr {$sample > 1 ? {, on the I/Os whose offset hashes to 0 modulo the sample rate} : {}}]." \
+	"# FIFO and S3-FIFO depend on the order of all accesses: a run split" \
+	"# over MPI ranks cannot merge them and leaves them out." \
+	"set cacheSims {}" \
+	"if {!\[rubicon::mpi split\]} {" \
+	"    lappend cacheSims \\" \
+	"\t\[CacheSimAnalyzer -policy fifo -prefix Fifo -sizes {1024 16384 262144}\] \\" \
+	"\t\[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {1024 16384 262144}\]" \
+	"}" \
+	"set blocks \[Flow blocks \[FootprintAnalyzer\] \[PopularityAnalyzer\] \\" \
+	"    \[ReadAfterWriteAnalyzer\] \\" \
+	"    \[ReuseDistanceAnalyzer {*}\[expr {\[rubicon::mpi split\] ? {} : {-samplesize 262144}}\]\] \\" \
+	"    {*}\$cacheSims\]" \
+	"" \
+	"# One row per [expr {$key eq {} ? {run} : $key}]: all I/Os, then reads and writes apart." \
+	"set keyed \[Flow keyed \\"]
+    set keyedAnalyzers [list "\[RateAnalyzer$by_ -interval $iv\]" \
+	"\[ResponseTimeAnalyzer$by_\]"]
+    if {$by eq "device"} {
+	lappend keyedAnalyzers \
+	    "\[UtilizationAnalyzer -field deviceNo -limit $keyLimit\]" \
+	    "\[SeqRunAnalyzer -field deviceNo -offsetField devOffset -limit $keyLimit\]"
+    } elseif {$by eq "volume"} {
+	lappend keyedAnalyzers \
+	    "\[SeqRunAnalyzer -field lvNo -offsetField lvOffset -limit $keyLimit\]"
+    }
+    if {[dict get $opts -live] > 0} {
+	lappend keyedAnalyzers "\[LiveAnalyzer -interval [dict get $opts -live]\
+	    -field [expr {$key eq {} ? {deviceNo} : $key}]\
+	    -command rubicon::tracereport::liveRows\]"
+    }
+    lappend lines "    [join $keyedAnalyzers " \\\n    "]\]"
+    foreach op {reads writes} {
+	lappend lines "set $op \[Flow $op \[RateAnalyzer$by_ -interval $iv\]\
+	    \[BandwidthAnalyzer$by_ -interval $iv\] \[SizeAnalyzer$by_\]\
+	    \[ResponseTimeAnalyzer$by_\]\]"
+    }
+    set branches {{[Filter read $reads]} {[Filter write $writes]} {$keyed} {$total}}
+    if {$sample > 1} {
+	lappend branches "\[SampleTransformer -key devOffset -every $sample \$blocks\]"
+    } else {
+	lappend branches {$blocks}
+    }
+    set flowNames {total keyed reads writes blocks}
+    foreach {name field} {processes pid volumes lvNo} {
+	if {$field eq $key} continue
+	lappend lines "" "# Per [expr {$field eq {pid} ? {process} : {logical volume}}]\
+	    (shown where the trace has the field)." \
+	    "set $name \[Flow $name \[RateAnalyzer -by $field -limit $keyLimit -interval 86400\]\
+	    \[BandwidthAnalyzer -by $field -limit $keyLimit -interval 86400\]\
+	    \[ReadFractionAnalyzer -by $field -limit $keyLimit\]\
+	    \[ResponseTimeAnalyzer -by $field -limit $keyLimit\]\]"
+	lappend branches "\$$name"
+	lappend flowNames $name
+    }
+    lappend lines "" "head \[Mux [join $branches]\]" ""
+    set run {set summary [rubicon::run}
+    if {[dict get $opts -live] > 0} {
+	# Small batches, so that rows come while a pipe is slow.
+	append run " -batchsize 64"
+    }
+    foreach {k v} [dict get $opts -runoptions] {
+	append run " " [list $k $v]
+    }
+    append run { {*}$rubicon::runOptions {*}$argv]}
+    lappend lines $run \
+	"rubicon::tracereport::write \$summary \$outdir \$reportOptions \\" \
+	"    \[dict create [join [lmap f $flowNames {string cat $f " \$" $f}]]\]"
+    join $lines \n
+}
+
+# tracereport::perKey flow attr ?col? -- a per-key Attribute as a dict
+# key -> value.  Without -by (key "all") a scalar is one key; from a
+# percentile Attribute col names the percentile (p99).
+proc ::rubicon::tracereport::perKey {flow attr {col value}} {
+    if {$attr ni [$flow attributes]} {return {}}
+    set t [$flow get $attr]
+    if {![dict exists $t kind]} {return [dict create all $t]}
+    set cols [dict get $t columns]
+    if {[dict get $t kind] eq "percentiles"} {
+	foreach r [dict get $t rows] {
+	    if {"p[lindex $r 0]" eq $col} {return [dict create all [lindex $r 1]]}
+	}
+	return {}
+    }
+    set i [lsearch -exact $cols $col]
+    set out {}
+    foreach r [dict get $t rows] {dict set out [lindex $r 0] [lindex $r $i]}
+    return $out
+}
+
+# tracereport::scaled v factor -- v * factor, or "" when v is not a number
+# (an I/O class with no value measured).
+proc ::rubicon::tracereport::scaled {v factor} {
+    if {![string is double -strict $v] || [string match -nocase *n* $v]} {
+	return ""
+    }
+    expr {$v * $factor}
+}
+
+# tracereport::deviceRows summary flows format by -- the rows of the
+# iostat-shaped table, busiest first: a list of dicts.
+proc ::rubicon::tracereport::deviceRows {summary flows format by} {
+    set span [expr {[dict get $summary last] - [dict get $summary first]}]
+    set keyed [dict get $flows keyed]
+    set count [perKey $keyed Count]
+    set rtCount [perKey $keyed ResponseTimeCount]
+    set rtMean [perKey $keyed MeanResponseTime]
+    set util [perKey $keyed UtilizationByDevice utilization]
+    set runs [perKey $keyed SeqRunsByDevice runs]
+    set hasStart [expr {[scalar [dict get $flows total] StartTimeFieldCount] > 0}]
+    foreach op {reads writes} {
+	set f [dict get $flows $op]
+	set n($op) [perKey $f Count]
+	set rate($op) [perKey $f Rate]
+	set bw($op) [perKey $f Bandwidth]
+	set size($op) [perKey $f MeanSize]
+	set await($op) [perKey $f MeanResponseTime]
+	set p99($op) [perKey $f ResponseTime p99]
+	set measured($op) [perKey $f ResponseTimeCount]
+    }
+    set rows {}
+    dict for {key ios} $count {
+	set row [dict create key $key \
+	    name [expr {$by eq "device" ? [devName $format $key] : $key}] \
+	    ios $ios]
+	foreach op {reads writes} c {r w} {
+	    dict set row $op [get $n($op) $key]
+	    dict set row ${c}_s [get $rate($op) $key]
+	    dict set row ${c}MB_s [expr {[get $bw($op) $key] / 1048576.0}]
+	    dict set row ${c}areq_kB [scaled [get $size($op) $key ""] [expr {1 / 1024.0}]]
+	    set m [get $measured($op) $key]
+	    dict set row ${c}_await_ms [expr {$m ? [scaled [get $await($op) $key ""] 1000] : ""}]
+	    dict set row ${c}_await_p99_ms [expr {$m ? [scaled [get $p99($op) $key ""] 1000] : ""}]
+	}
+	set m [get $rtCount $key]
+	dict set row aqu_sz [expr {$m && $span > 0
+	    ? $m * [get $rtMean $key] / $span : ""}]
+	dict set row util_pct [expr {$hasStart && [dict exists $util $key]
+	    ? 100.0 * [dict get $util $key] : ""}]
+	dict set row seq_pct [expr {[dict exists $runs $key] && $ios
+	    ? 100.0 * ($ios - [dict get $runs $key]) / $ios : ""}]
+	lappend rows $row
+    }
+    lsort -command [list apply {{a b} {
+	set d [expr {[dict get $b ios] - [dict get $a ios]}]
+	if {$d} {return [expr {$d > 0 ? 1 : -1}]}
+	string compare [dict get $a key] [dict get $b key]
+    }}] $rows
+}
+
+# tracereport::groupRows summary flow format -- rows of a per-process or
+# per-volume table, busiest first; format names volumes as devices (an
+# empty format leaves keys as they are).
+proc ::rubicon::tracereport::groupRows {summary flow format} {
+    set count [perKey $flow Count]
+    set rate [perKey $flow Rate]
+    set bw [perKey $flow Bandwidth]
+    set rf [perKey $flow ReadFraction]
+    set mean [perKey $flow MeanResponseTime]
+    set p99 [perKey $flow ResponseTime p99]
+    set measured [perKey $flow ResponseTimeCount]
+    set rows {}
+    dict for {key ios} $count {
+	set m [get $measured $key]
+	lappend rows [dict create key $key name [devName $format $key] \
+	    ios $ios iops [get $rate $key] \
+	    MB_s [expr {[get $bw $key] / 1048576.0}] \
+	    read_pct [scaled [get $rf $key ""] 100] \
+	    await_ms [expr {$m ? [scaled [get $mean $key ""] 1000] : ""}] \
+	    await_p99_ms [expr {$m ? [scaled [get $p99 $key ""] 1000] : ""}]]
+    }
+    lsort -command [list apply {{a b} {
+	set d [expr {[dict get $b ios] - [dict get $a ios]}]
+	if {$d} {return [expr {$d > 0 ? 1 : -1}]}
+	string compare [dict get $a key] [dict get $b key]
+    }}] $rows
+}
+
+# tracereport::figures summary flows options -- every figure of the
+# report, as a dict (what report.json holds).
+proc ::rubicon::tracereport::figures {summary flows options} {
+    set total [dict get $flows total]
+    set format [lindex [dict get $summary files] 0 1]
+    set by [dict get $options -by]
+    set records [dict get $summary records]
+    set first [dict get $summary first]
+    set last [dict get $summary last]
+    set span [expr {$records ? $last - $first : 0}]
+    set measured [scalar $total ResponseTimeCount]
+    set hasStart [expr {[scalar $total StartTimeFieldCount] > 0}]
+    set ov [dict create records $records \
+	skipped [dict get $summary skipped] \
+	skipcounts [dict get $summary skipcounts] \
+	partial [dict get $summary partial] \
+	epoch [dict get $summary epoch] first $first last $last span $span \
+	from [when $summary $first] to [when $summary $last] \
+	reads [scalar $total Reads] writes [scalar $total Writes] \
+	readFraction [scalar $total ReadFraction] \
+	meanSize [scalar $total MeanSize] minSize [scalar $total MinSize] \
+	maxSize [scalar $total MaxSize] \
+	iops [expr {$span > 0 ? $records / $span : ""}] \
+	responseTimesMeasured $measured]
+    if {$measured} {
+	dict set ov meanResponseTime [scalar $total MeanResponseTime]
+	foreach r [rowsOf $total ResponseTime] {
+	    dict set ov responseTimeP[lindex $r 0] [lindex $r 1]
+	}
+	dict set ov meanQueueDepth [scalar $total MeanQueueDepth]
+	dict set ov maxQueueDepth [scalar $total MaxQueueDepth]
+    }
+    set f [dict create overview $ov \
+	traces [lmap t [dict get $summary files] {
+	    dict create path [lindex $t 0] format [lindex $t 1]
+	}] \
+	options [dict create by $by interval [dict get $options -interval] \
+	    top [dict get $options -top] sample [dict get $options -sample]] \
+	table [deviceRows $summary $flows $format $by]]
+    foreach name {processes volumes} {
+	if {[dict exists $flows $name]} {
+	    dict set f $name [groupRows $summary [dict get $flows $name] \
+		[expr {$name eq "volumes" ? $format : ""}]]
+	}
+    }
+    set series {}
+    set cols {IntervalCount IntervalRate IntervalBandwidth
+	IntervalResponseTime IntervalResponseTimeP50 IntervalResponseTimeP99}
+    foreach c $cols {set s($c) [rowsOf $total $c]}
+    set n [llength $s(IntervalCount)]
+    for {set i 0} {$i < $n} {incr i} {
+	set row [list [lindex $s(IntervalCount) $i 0]]
+	foreach c $cols {lappend row [lindex $s($c) $i 1]}
+	lappend series $row
+    }
+    dict set f series [dict create \
+	columns {time count iops bandwidth meanResponseTime p50 p99} rows $series]
+    dict set f sizeHistogram [rowsOf $total SizeHistogram]
+    dict set f responseTimePercentiles [rowsOf $total ResponseTime]
+    dict set f queueDepth [rowsOf $total QueueDepth]
+    dict set f heatmap [lmap r [rowsOf $total Heatmap] {lrange $r 2 6}]
+    # Behind a sample of 1 in N I/Os (by offset), a count of blocks
+    # estimates N times as many, and a cache of S blocks stands for one of
+    # N S (as SHARDS scales its sizes).
+    set blocks [dict get $flows blocks]
+    set n [dict get $options -sample]
+    set scaleRows [list apply {{n rows} {
+	if {$n == 1} {return $rows}
+	lmap r $rows {
+	    list [expr {$n * [lindex $r 0]}] [expr {$n * [lindex $r 1]}] \
+		[::rubicon::tracereport::scaled [lindex $r 2] $n] [lindex $r 3]
+	}
+    }} $n]
+    dict set f cache [dict create sample $n \
+	footprintBytes [scaled [scalar $blocks FootprintBytes] $n] \
+	lru [{*}$scaleRows [lmap r [rowsOf $blocks HitRatioCurve] {lrange $r 0 3}]] \
+	lruSampleRate [scalar $blocks SampleRate] \
+	fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {lrange $r 0 3}]] \
+	s3fifo [{*}$scaleRows [lmap r [rowsOf $blocks S3fifoHitRatioCurve] {lrange $r 0 3}]]]
+    dict set f popularity [dict create sample $n \
+	distinctKeys [scaled [scalar $blocks DistinctKeys] $n] \
+	top1PercentShare [scalar $blocks Top1PercentShare] \
+	top10PercentShare [scalar $blocks Top10PercentShare] \
+	zipfExponent [scalar $blocks ZipfExponent] \
+	zipfFitR2 [scalar $blocks ZipfFitR2] \
+	rankFrequency [lmap r [rowsOf $blocks RankFrequency] {
+	    list [lindex $r 0] [lindex $r 3]
+	}]]
+    dict set f burstiness [dict create \
+	hurstRescaledRange [scalar $total HurstRescaledRange] \
+	hurstVarianceTime [scalar $total HurstVarianceTime] \
+	peakToMean [lmap r [rowsOf $total PeakRate] {
+	    list [lindex $r 0] [lindex $r 3]
+	}]]
+    dict set f readAfterWrite [dict create sample $n \
+	readAfterWriteFraction [scalar $blocks ReadAfterWriteFraction] \
+	overwriteFraction [scalar $blocks OverwriteFraction]]
+    set cannot {}
+    if {!$measured} {
+	lappend cannot "await, latency percentiles, queue depth: the trace\
+	    has no completion times"
+    }
+    if {!$hasStart} {
+	lappend cannot "%util, service and queue time: the trace has no\
+	    service start (issue) times"
+    }
+    foreach name {processes volumes} what {"process ids" "logical volumes"} \
+	    table {"per-process table" "per-volume table"} {
+	if {[dict exists $f $name] && ![llength [dict get $f $name]]} {
+	    lappend cannot "$table: the trace has no $what"
+	}
+    }
+    if {$records && $by ne "none" && ![llength [dict get $f table]]} {
+	lappend cannot "per-$by table: the trace has no [keyField $by]\
+	    (rubicon report -by none gives one row for the whole trace)"
+    }
+    if {$records && ![llength [dict get $f cache fifo]]} {
+	lappend cannot "FIFO and S3-FIFO hit ratios: not simulated in a run split\
+	    over MPI ranks (they cannot merge)"
+    }
+    dict set f cannot $cannot
+    return $f
+}
+
+# tracereport::jdict d -- a flat dict of numbers and strings as a JSON
+# object.
+proc ::rubicon::tracereport::jdict {d} {
+    jobj [concat {*}[lmap {k v} $d {list $k [jval $v]}]]
+}
+
+# tracereport::json figures -- report.json's text.
+proc ::rubicon::tracereport::json {f} {
+    set ov [dict get $f overview]
+    set sc [dict get $ov skipcounts]
+    dict unset ov skipcounts
+    set ovj [string range [jdict $ov] 0 end-1]
+    append ovj ", \"skipcounts\": [jdict $sc]" \}
+    set pairs [list \
+	traces [jarr [lmap t [dict get $f traces] {jdict $t}]] \
+	options [jdict [dict get $f options]] \
+	overview $ovj \
+	table [jarr [lmap r [dict get $f table] {jdict $r}]]]
+    foreach name {processes volumes} {
+	if {[dict exists $f $name]} {
+	    lappend pairs $name [jarr [lmap r [dict get $f $name] {jdict $r}]]
+	}
+    }
+    set s [dict get $f series]
+    lappend pairs series [jobj [list \
+	columns [jarr [lmap c [dict get $s columns] {jstr $c}]] \
+	rows [jrows [dict get $s rows]]]]
+    foreach {k cols} {
+	sizeHistogram {lo hi count}
+	responseTimePercentiles {p seconds}
+	queueDepth {lo hi seconds fraction}
+	heatmap {timeLo timeHi offsetLo offsetHi count}
+    } {
+	lappend pairs $k [jobj [list \
+	    columns [jarr [lmap c $cols {jstr $c}]] \
+	    rows [jrows [dict get $f $k]]]]
+    }
+    foreach {k tables} {
+	cache {lru fifo s3fifo} popularity rankFrequency
+	burstiness peakToMean readAfterWrite {}
+    } {
+	set d [dict get $f $k]
+	set inner {}
+	dict for {name v} $d {
+	    lappend inner $name [expr {$name in $tables ? [jrows $v] : [jval $v]}]
+	}
+	lappend pairs $k [jobj $inner]
+    }
+    lappend pairs cannot [jarr [lmap c [dict get $f cannot] {
+	jstr [regsub -all {\s+} $c { }]
+    }]]
+    return [jobj $pairs]\n
+}
+
+# tracereport::cell v fmt -- v formatted, or "-" when not a number.
+proc ::rubicon::tracereport::cell {v fmt} {
+    if {![string is double -strict $v] || [string match -nocase *n* $v]} {
+	return -
+    }
+    format $fmt $v
+}
+
+# tracereport::text figures -- report.txt's text.
+proc ::rubicon::tracereport::text {f} {
+    set ov [dict get $f overview]
+    set top [dict get $f options top]
+    set lines {}
+    foreach t [dict get $f traces] {
+	set path [dict get $t path]
+	if {$path eq "-"} {set path "standard input"}
+	lappend lines "trace     $path ([dict get $t format])"
+    }
+    dict with ov {}
+    set line "records   $records, $skipped malformed and skipped"
+    if {[llength $skipcounts]} {
+	append line "; counted apart: " \
+	    [join [lmap {k n} $skipcounts {list $n $k}] {, }]
+    }
+    if {$partial} {append line ", partial (the run was stopped)"}
+    lappend lines $line
+    if {$records} {
+	lappend lines [format "span      %.3f s, %s to %s" $span $from $to]
+	lappend lines [format "I/Os      %s IO/s; %d reads (%s%%), %d writes;\
+	    size %s to %s, mean %s" [cell $iops %.2f] $reads \
+	    [cell [scaled $readFraction 100] %.1f] $writes \
+	    [bytes $minSize] [bytes $maxSize] [bytes $meanSize]]
+    }
+    if {$responseTimesMeasured} {
+	lappend lines [format "latency   mean %s ms, p50 %s ms, p99 %s ms,\
+	    max %s ms (enqueue to completion)" \
+	    [cell [scaled $meanResponseTime 1e3] %.3f] \
+	    [cell [scaled $responseTimeP50 1e3] %.3f] \
+	    [cell [scaled $responseTimeP99 1e3] %.3f] \
+	    [cell [scaled $responseTimeP100 1e3] %.3f]]
+	lappend lines [format "queue     mean depth %s, max %s" \
+	    [cell $meanQueueDepth %.3f] $maxQueueDepth]
+    }
+    set by [dict get $f options by]
+    set rows [dict get $f table]
+    set head [format "%-16s %9s %9s %8s %8s %8s %8s %8s %8s %8s %8s %7s %6s %6s" \
+	[expr {$by eq "none" ? "" : [string totitle $by]}] \
+	r/s w/s rMB/s wMB/s rareq-sz wareq-sz r_await r_aw99 w_await w_aw99 \
+	aqu-sz %util %seq]
+    lappend lines "" $head
+    foreach r [lrange $rows 0 [expr {$top - 1}]] {
+	dict with r {}
+	lappend lines [format "%-16s %9s %9s %8s %8s %8s %8s %8s %8s %8s %8s %7s %6s %6s" \
+	    $name [cell $r_s %.2f] [cell $w_s %.2f] [cell $rMB_s %.2f] \
+	    [cell $wMB_s %.2f] [cell $rareq_kB %.1f] [cell $wareq_kB %.1f] \
+	    [cell $r_await_ms %.2f] [cell $r_await_p99_ms %.2f] \
+	    [cell $w_await_ms %.2f] [cell $w_await_p99_ms %.2f] \
+	    [cell $aqu_sz %.2f] [cell $util_pct %.1f] [cell $seq_pct %.1f]]
+    }
+    if {[llength $rows] > $top} {
+	lappend lines "([expr {[llength $rows] - $top}] more in report.json)"
+    }
+    foreach name {processes volumes} title {Process Volume} {
+	if {![dict exists $f $name] || ![llength [dict get $f $name]]} continue
+	set rows [dict get $f $name]
+	lappend lines "" [format "%-16s %9s %9s %8s %7s %8s %8s" \
+	    $title I/Os IO/s MB/s %read await aw99]
+	foreach r [lrange $rows 0 [expr {$top - 1}]] {
+	    dict with r {}
+	    lappend lines [format "%-16s %9d %9s %8s %7s %8s %8s" $name $ios \
+		[cell $iops %.2f] [cell $MB_s %.2f] [cell $read_pct %.1f] \
+		[cell $await_ms %.2f] [cell $await_p99_ms %.2f]]
+	}
+	if {[llength $rows] > $top} {
+	    lappend lines "([expr {[llength $rows] - $top}] more in report.json)"
+	}
+    }
+    lappend lines "" \
+	"r/s, w/s: I/Os per second over the span; MB: 2^20 bytes; rareq-sz," \
+	"wareq-sz: mean size in KiB; r_await, w_await: mean response time" \
+	"(enqueue to completion) in ms, r_aw99, w_aw99: its 99th percentile;" \
+	"aqu-sz: mean I/Os outstanding (summed response time over the span);" \
+	"%seq: I/Os that continue the device's previous one."
+    foreach c [dict get $f cannot] {
+	lappend lines "not known: [regsub -all {\s+} $c { }]"
+    }
+    join $lines \n
+}
+
+# tracereport::write summary outdir options flows -- writes report.txt
+# (also on stdout unless -quiet), report.json and report.html into
+# outdir from the report's Flows (on rank 0 of a split run only).
+proc ::rubicon::tracereport::write {summary outdir options flows} {
+    if {[::rubicon::mpi rank] != 0} return
+    file mkdir $outdir
+    set f [figures $summary $flows $options]
+    set txt [text $f]
+    writeFile [file join $outdir report.txt] $txt\n
+    writeFile [file join $outdir report.json] [json $f]
+    writeFile [file join $outdir report.html] [html $f]
+    variable quiet
+    if {![info exists quiet] || !$quiet} {
+	puts $txt
+	puts "wrote [file join $outdir report.txt], report.json, report.html, report.tcl"
+    }
+    return $f
+}
+
+# ---- report.html ------------------------------------------------------------
+
+# tracereport::esc s -- s escaped for HTML text.
+proc ::rubicon::tracereport::esc {s} {
+    string map {& &amp; < &lt; > &gt; \" &quot;} $s
+}
+
+# tracereport::finite v -- whether v is a finite number.
+proc ::rubicon::tracereport::finite {v} {
+    expr {[string is double -strict $v] && ![string match -nocase *n* $v]}
+}
+
+# tracereport::axisLabel log v -- the label of an axis position v (10^v
+# on a log axis).
+proc ::rubicon::tracereport::axisLabel {log v} {
+    if {$log} {set v [expr {10 ** $v}]}
+    format %.4g $v
+}
+
+# tracereport::svgPlot title xlabel ylabel series ?logx? ?logy? ?bars? --
+# an inline SVG chart.  series is a list of {name points}, points a list of
+# {x y}; points with a non-finite value, or not positive on a log axis, are
+# left out.  bars draws the first series as bars.
+proc ::rubicon::tracereport::svgPlot {title xlabel ylabel series {logx 0} {logy 0} {bars 0}} {
+    set W 640; set H 260; set L 70; set R 20; set T 28; set B 42
+    set xs {}; set ys {}
+    set clean {}
+    foreach s $series {
+	lassign $s name pts
+	set keep {}
+	foreach p $pts {
+	    lassign $p x y
+	    if {![finite $x] || ![finite $y]} continue
+	    if {($logx && $x <= 0) || ($logy && $y <= 0)} continue
+	    set x [expr {$logx ? log10($x) : double($x)}]
+	    set y [expr {$logy ? log10($y) : double($y)}]
+	    lappend keep [list $x $y]
+	    lappend xs $x; lappend ys $y
+	}
+	lappend clean [list $name $keep]
+    }
+    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"[esc $title]\">"
+    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">[esc $title]</text>"
+    if {![llength $xs]} {
+	append out "<text x=\"[expr {$W / 2}]\" y=\"[expr {$H / 2}]\" text-anchor=\"middle\">no data</text></svg></figure>"
+	return $out
+    }
+    set x0 [tcl::mathfunc::min {*}$xs]; set x1 [tcl::mathfunc::max {*}$xs]
+    set y0 [expr {$logy ? [tcl::mathfunc::min {*}$ys] : min(0.0, [tcl::mathfunc::min {*}$ys])}]
+    set y1 [tcl::mathfunc::max {*}$ys]
+    if {$x1 == $x0} {
+	set x0 [expr {$x0 - 0.5}]
+	set x1 [expr {$x1 + 0.5}]
+    }
+    if {$bars} {
+	# Room for the end bars' halves.
+	set pad [expr {($x1 - $x0) / (2.0 * max(1, [llength [lindex $clean 0 1]] - 1))}]
+	set x0 [expr {$x0 - $pad}]
+	set x1 [expr {$x1 + $pad}]
+    }
+    if {$y1 == $y0} {set y1 [expr {$y0 + 1}]}
+    set sx [expr {($W - $L - $R) / ($x1 - $x0)}]
+    set sy [expr {($H - $T - $B) / ($y1 - $y0)}]
+    set px [list apply {{L x0 sx x} {format %.1f [expr {$L + ($x - $x0) * $sx}]}} $L $x0 $sx]
+    set py [list apply {{H B y0 sy y} {format %.1f [expr {$H - $B - ($y - $y0) * $sy}]}} $H $B $y0 $sy]
+    append out "<rect x=\"$L\" y=\"$T\" width=\"[expr {$W - $L - $R}]\" height=\"[expr {$H - $T - $B}]\" class=\"f\"/>"
+    # Axis labels: the ends and middle of each axis, 10^v on log axes.
+    foreach v [list $x0 [expr {($x0 + $x1) / 2}] $x1] {
+	set lab [axisLabel $logx $v]
+	append out "<text x=\"[{*}$px $v]\" y=\"[expr {$H - $B + 14}]\" text-anchor=\"middle\">$lab</text>"
+    }
+    foreach v [list $y0 [expr {($y0 + $y1) / 2}] $y1] {
+	set lab [axisLabel $logy $v]
+	append out "<text x=\"[expr {$L - 4}]\" y=\"[{*}$py $v]\" text-anchor=\"end\">$lab</text>"
+    }
+    append out "<text x=\"[expr {$W / 2}]\" y=\"[expr {$H - 6}]\" text-anchor=\"middle\">[esc $xlabel][expr {$logx ? { (log)} : {}}]</text>"
+    append out "<text x=\"12\" y=\"[expr {$H / 2}]\" transform=\"rotate(-90 12 [expr {$H / 2}])\" text-anchor=\"middle\">[esc $ylabel][expr {$logy ? { (log)} : {}}]</text>"
+    set colors {#1f77b4 #d62728 #2ca02c #9467bd}
+    set i 0
+    foreach s $clean {
+	lassign $s name pts
+	set c [lindex $colors [expr {$i % 4}]]
+	if {$bars && $i == 0} {
+	    set bw [expr {max(1.0, ($W - $L - $R) / max(1.0, [llength $pts]) - 1)}]
+	    foreach p $pts {
+		lassign $p x y
+		set top [{*}$py $y]
+		append out "<rect x=\"[format %.1f [expr {[{*}$px $x] - $bw / 2}]]\" y=\"$top\" width=\"[format %.1f $bw]\" height=\"[format %.1f [expr {max(0, [{*}$py $y0] - $top)}]]\" fill=\"$c\"/>"
+	    }
+	} elseif {[llength $pts]} {
+	    set d [join [lmap p $pts {string cat [{*}$px [lindex $p 0]] , [{*}$py [lindex $p 1]]}]]
+	    append out "<polyline fill=\"none\" stroke=\"$c\" stroke-width=\"1.5\" points=\"$d\"/>"
+	    if {[llength $pts] <= 60} {
+		# Few points: mark each (one alone draws no line).
+		foreach p $pts {
+		    append out "<circle cx=\"[{*}$px [lindex $p 0]]\" cy=\"[{*}$py [lindex $p 1]]\" r=\"2.5\" fill=\"$c\"/>"
+		}
+	    }
+	}
+	if {[llength $clean] > 1} {
+	    append out "<text x=\"[expr {$W - $R - 4}]\" y=\"[expr {$T + 14 + 14 * $i}]\" text-anchor=\"end\" fill=\"$c\">[esc $name]</text>"
+	}
+	incr i
+    }
+    append out "</svg></figure>"
+}
+
+# tracereport::svgHeatmap cells -- the offset-by-time heat map: cells
+# {timeLo timeHi offsetLo offsetHi count}, shaded by log count.
+proc ::rubicon::tracereport::svgHeatmap {cells} {
+    set W 640; set H 300; set L 70; set R 20; set T 28; set B 42
+    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"offset by time\">"
+    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">I/Os by offset (GiB) and time (s)</text>"
+    if {![llength $cells]} {
+	return "$out<text x=\"[expr {$W / 2}]\" y=\"[expr {$H / 2}]\" text-anchor=\"middle\">no data</text></svg></figure>"
+    }
+    set tx [concat {*}[lmap c $cells {lrange $c 0 1}]]
+    set oy [concat {*}[lmap c $cells {lrange $c 2 3}]]
+    set t0 [tcl::mathfunc::min {*}$tx]; set t1 [tcl::mathfunc::max {*}$tx]
+    set o0 [tcl::mathfunc::min {*}$oy]; set o1 [tcl::mathfunc::max {*}$oy]
+    set cmax [tcl::mathfunc::max {*}[lmap c $cells {lindex $c 4}]]
+    set sx [expr {($W - $L - $R) / double(max($t1 - $t0, 1e-9))}]
+    set sy [expr {($H - $T - $B) / double(max($o1 - $o0, 1))}]
+    foreach c $cells {
+	lassign $c a b lo hi n
+	set shade [expr {int(255 - 225 * log(1 + $n) / log(1 + $cmax))}]
+	append out [format "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,255)\"/>" \
+	    [expr {$L + ($a - $t0) * $sx}] [expr {$H - $B - ($hi - $o0) * $sy}] \
+	    [expr {max(1.0, ($b - $a) * $sx)}] [expr {max(1.0, ($hi - $lo) * $sy)}] \
+	    $shade $shade]
+    }
+    append out "<text x=\"$L\" y=\"[expr {$H - $B + 14}]\">[format %.4g $t0]</text>"
+    append out "<text x=\"[expr {$W - $R}]\" y=\"[expr {$H - $B + 14}]\" text-anchor=\"end\">[format %.4g $t1]</text>"
+    append out "<text x=\"[expr {$L - 4}]\" y=\"[expr {$H - $B}]\" text-anchor=\"end\">[format %.4g [expr {$o0 / 1073741824.0}]]</text>"
+    append out "<text x=\"[expr {$L - 4}]\" y=\"[expr {$T + 10}]\" text-anchor=\"end\">[format %.4g [expr {$o1 / 1073741824.0}]]</text>"
+    append out "</svg></figure>"
+}
+
+# tracereport::skewed values -- whether values span more than two decades
+# (a log axis shows them better).
+proc ::rubicon::tracereport::skewed {values} {
+    set v [lmap x $values {expr {[finite $x] && $x > 0 ? $x : [continue]}}]
+    if {[llength $v] < 2} {return 0}
+    expr {[tcl::mathfunc::max {*}$v] > 100 * [tcl::mathfunc::min {*}$v]}
+}
+
+# tracereport::zipfLine rows alpha -- points {rank count} of the line of
+# slope -alpha (log-log) through the first row's count, at the rows' ranks.
+proc ::rubicon::tracereport::zipfLine {rows alpha} {
+    if {![llength $rows] || ![finite $alpha]} {return {}}
+    set c1 [lindex $rows 0 1]
+    lmap r $rows {
+	list [lindex $r 0] [expr {$c1 * pow([lindex $r 0], -$alpha)}]
+    }
+}
+
+# tracereport::html figures -- report.html: one self-contained page (styles
+# and SVG plots inline, nothing fetched).
+proc ::rubicon::tracereport::html {f} {
+    set ov [dict get $f overview]
+    set out "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+	<title>Rubicon report</title><style>\
+	body{font-family:sans-serif;margin:1.5em;max-width:60em}\
+	pre{font-size:12px;overflow-x:auto}\
+	svg text{font-size:11px}svg .t{font-size:13px;font-weight:bold}\
+	svg .f{fill:#fafafa;stroke:#ccc}table{border-collapse:collapse}\
+	td,th{padding:2px 6px;border-bottom:1px solid #ddd;text-align:right}\
+	</style></head><body>\n<h1>Rubicon report</h1>\n"
+    set txt [text $f]
+    set cut [string first "\n\n" $txt]
+    append out "<section id=\"overview\"><h2>Overview</h2><pre>[esc [string range $txt 0 $cut]]</pre></section>\n"
+    append out "<section id=\"table\"><h2>Per [esc [dict get $f options by]]</h2><pre>[esc [string range $txt $cut+2 end]]</pre></section>\n"
+    set rows [dict get $f series rows]
+    set iops [lmap r $rows {list [lindex $r 0] [lindex $r 2]}]
+    set mbs [lmap r $rows {list [lindex $r 0] [expr {[finite [lindex $r 3]] ? [lindex $r 3] / 1048576.0 : "nan"}]}]
+    set p50 [lmap r $rows {list [lindex $r 0] [scaled [lindex $r 5] 1e3]}]
+    set p99 [lmap r $rows {list [lindex $r 0] [scaled [lindex $r 6] 1e3]}]
+    append out "<section id=\"series\"><h2>Per interval ([dict get $f options interval] s)</h2>" \
+	[svgPlot "I/Os per second" "time (s)" IO/s [list [list IOPS $iops]]] \
+	[svgPlot "MB per second" "time (s)" MB/s [list [list MB/s $mbs]]] \
+	[svgPlot "latency p50 and p99" "time (s)" ms [list [list p50 $p50] [list p99 $p99]] \
+	    0 [skewed [concat {*}[lmap p $p99 {lindex $p 1}]]]] "</section>\n"
+    set pct [lmap r [dict get $f responseTimePercentiles] {list [lindex $r 0] [scaled [lindex $r 1] 1e3]}]
+    set sizes [lmap r [dict get $f sizeHistogram] {list [lindex $r 0] [lindex $r 2]}]
+    append out "<section id=\"distributions\"><h2>Latency and size</h2>" \
+	[svgPlot "response time by percentile" "percentile" ms [list [list latency $pct]] \
+	    0 [skewed [lmap p $pct {lindex $p 1}]]] \
+	[svgPlot "request sizes" "size (bytes)" I/Os [list [list I/Os $sizes]] 1 \
+	    [skewed [lmap p $sizes {lindex $p 1}]] 1] "</section>\n"
+    append out "<section id=\"heatmap\"><h2>Offset by time</h2>" \
+	[svgHeatmap [dict get $f heatmap]] "</section>\n"
+    set qd [lmap r [dict get $f queueDepth] {list [lindex $r 0] [lindex $r 3]}]
+    append out "<section id=\"queue\"><h2>Queue depth</h2>" \
+	[svgPlot "share of time at each queue depth" "I/Os outstanding" "share of time" \
+	    [list [list depth $qd]] 0 [skewed [lmap p $qd {lindex $p 1}]] 1] "</section>\n"
+    set cache [dict get $f cache]
+    set curves {}
+    foreach {k name} {lru LRU fifo FIFO s3fifo S3-FIFO} {
+	lappend curves [list $name [lmap r [dict get $cache $k] {
+	    list [lindex $r 1] [lindex $r 3]
+	}]]
+    }
+    set rate [dict get $cache lruSampleRate]
+    append out "<section id=\"cache\"><h2>Cacheability</h2>" \
+	"<p>Footprint [esc [bytes [dict get $cache footprintBytes]]]; LRU from\
+	reuse distances ([expr {[finite $rate] && $rate < 1
+	    ? "SHARDS-sampled at rate [format %.4g $rate]" : "exact"}]),\
+	FIFO and S3-FIFO simulated at 4 MiB, 64 MiB and 1 GiB (4 KiB blocks)[expr {
+	    [dict get $cache sample] > 1 ? " on the I/Os of 1 in [dict get $cache sample]\
+	    offsets, sizes and footprint scaled by [dict get $cache sample]" : ""}].</p>" \
+	[svgPlot "hit ratio by cache size" "cache size (bytes)" "hit ratio" $curves 1] \
+	"</section>\n"
+    set pop [dict get $f popularity]
+    append out "<section id=\"popularity\"><h2>Popularity</h2><p>" \
+	[esc [format "%s distinct blocks; the top 1%% take %s%% of accesses, the top 10%% %s%%;\
+	    Zipf exponent %s (R\u00b2 %s)" [dict get $pop distinctKeys] \
+	    [cell [scaled [dict get $pop top1PercentShare] 100] %.1f] \
+	    [cell [scaled [dict get $pop top10PercentShare] 100] %.1f] \
+	    [cell [dict get $pop zipfExponent] %.3f] [cell [dict get $pop zipfFitR2] %.3f]]] \
+	"</p>" [svgPlot "accesses by rank" rank accesses [list \
+	    [list accesses [dict get $pop rankFrequency]] \
+	    [list "Zipf slope from rank 1" [zipfLine [dict get $pop rankFrequency] \
+		[dict get $pop zipfExponent]]]] 1 1] "</section>\n"
+    set b [dict get $f burstiness]
+    append out "<section id=\"burstiness\"><h2>Burstiness</h2><p>" \
+	[esc [format "Hurst parameter %s (rescaled range), %s (variance-time)" \
+	    [cell [dict get $b hurstRescaledRange] %.3f] \
+	    [cell [dict get $b hurstVarianceTime] %.3f]]] "</p>" \
+	[svgPlot "peak-to-mean I/O rate by window" "window (s)" "peak / mean" \
+	    [list [list peak [dict get $b peakToMean]]] 1 1] "</section>\n"
+    set raw [dict get $f readAfterWrite]
+    append out "<section id=\"readafterwrite\"><h2>Read after write</h2><p>" \
+	[esc [format "%s%% of block reads read a block written earlier in the run;\
+	    %s%% of block writes overwrite one." \
+	    [cell [scaled [dict get $raw readAfterWriteFraction] 100] %.1f] \
+	    [cell [scaled [dict get $raw overwriteFraction] 100] %.1f]]] \
+	"</p></section>\n"
+    append out "<section id=\"cannot\"><h2>What this trace cannot tell</h2><ul>"
+    foreach c [dict get $f cannot] {
+	append out "<li>[esc [regsub -all {\s+} $c { }]]</li>"
+    }
+    if {![llength [dict get $f cannot]]} {append out "<li>nothing the report looks for is missing</li>"}
+    append out "</ul></section>\n</body></html>\n"
+}

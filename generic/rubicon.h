@@ -158,8 +158,38 @@ enum {
 
 #define RB_OP_READ	0
 #define RB_OP_WRITE	1
+#define RB_OP_DELETE	2	/* object traces only */
 
 Rb_Schema *	Rb_IoSchema(void);	/* shared singleton, never freed */
+
+/*
+ * The object schema, of cache and key-value traces (oraclegeneral,
+ * twitter): requests for whole objects named by an id.  Fixed indices as
+ * for I/O; "op" has the index and meaning it has in the I/O schema
+ * (plus RB_OP_DELETE), and "objectSize" answers to the name "size" too,
+ * so that the classes reading op and size by index read objects.
+ */
+enum {
+    RB_OBJ_TIME = 0,		/* request time, ns */
+    RB_OBJ_ID,			/* object id: a numeric id as it is, a
+				 * string key's Rb_ObjectKeyHash */
+    RB_OBJ_KEYSIZE,		/* key bytes */
+    RB_OBJ_VALUESIZE,		/* value bytes */
+    RB_OBJ_TTL,			/* time to live, ns (0: none given) */
+    RB_OBJ_OP,			/* RB_OP_READ, RB_OP_WRITE, RB_OP_DELETE */
+    RB_OBJ_SIZE,		/* object bytes: key plus value */
+    RB_OBJ_CLIENT,		/* client id */
+    RB_OBJ_NAMESPACE,		/* text: the key's namespace */
+    RB_OBJ_OPNAME,		/* text: the operation as the trace names it */
+    RB_OBJ_NEXTACCESS,		/* the record number of the object's next
+				 * request, as the trace gives it (-1:
+				 * none) */
+    RB_OBJ_NFIELDS
+};
+
+Rb_Schema *	Rb_ObjectSchema(void);	/* shared singleton, never freed */
+/* The 64-bit FNV-1a hash of a string key of len bytes: its objectId. */
+uint64_t	Rb_ObjectKeyHash(const char *key, size_t len);
 
 /*
  * Named schemas, for compiling a Filter before any trace is read

@@ -144,7 +144,9 @@
     X(Rb_BufGetKey) \
     X(Rb_SafeOutputLeft) \
     X(Rb_SafeOutputCharge) \
-    X(Rb_SafeCheckRead)
+    X(Rb_SafeCheckRead) \
+    X(Rb_ObjectSchema) \
+    X(Rb_ObjectKeyHash)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -223,6 +225,8 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_SchemaString (rbStubsPtr->Rb_SchemaString_p)
 #define Rb_SchemaFieldList (rbStubsPtr->Rb_SchemaFieldList_p)
 #define Rb_IoSchema (rbStubsPtr->Rb_IoSchema_p)
+#define Rb_ObjectSchema (rbStubsPtr->Rb_ObjectSchema_p)
+#define Rb_ObjectKeyHash (rbStubsPtr->Rb_ObjectKeyHash_p)
 #define Rb_BatchCreate (rbStubsPtr->Rb_BatchCreate_p)
 #define Rb_BatchFree (rbStubsPtr->Rb_BatchFree_p)
 #define Rb_BatchClear (rbStubsPtr->Rb_BatchClear_p)

@@ -6,7 +6,7 @@
 # Required: everything the build, `make check` and `make demo` run on a
 # minimal Debian 12 (debootstrap, with only git and make added): the
 # compilers and libraries, tclsh and tcllib, and the programs the tests
-# exec (kill from procps, bzip2, python3, sqlite3, blkparse and btt from
+# exec (kill from procps, bzip2, zstd, python3, sqlite3, blkparse and btt from
 # blktrace), and Open MPI for the distributed run.
 # Optional (installed when possible, their absence skips what needs them):
 # gnuplot-nox (graphs), valgrind (memcheck run), libxlsxwriter-dev (.xlsx
@@ -19,7 +19,7 @@ optional=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 for p in make gcc libc6-dev autoconf pkg-config tcl tcl-dev tcllib zlib1g-dev libbz2-dev libzstd-dev \
 	 check libsubunit-dev libjansson-dev libsqlite3-dev libsqlite3-tcl \
-	 procps bzip2 python3 sqlite3 blktrace openmpi-bin libopenmpi-dev; do
+	 procps bzip2 zstd python3 sqlite3 blktrace openmpi-bin libopenmpi-dev; do
     have_pkg "$p" || need="$need $p"
 done
 for p in gnuplot-nox valgrind libxlsxwriter-dev fio graphviz man-db iproute2 chromium; do

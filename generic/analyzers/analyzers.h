@@ -59,6 +59,8 @@ extern const Rb_AnalyzerClass Rb_ServiceModelAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_PeakRateAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ArrivalFitAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ThinkTimeAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_OneHitWonderAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ObjectSizeAnalyzerClass;
 
 #define RB_NS_PER_S 1e9
 

@@ -59,6 +59,8 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_PeakRateAnalyzerClass,
     &Rb_ArrivalFitAnalyzerClass,
     &Rb_ThinkTimeAnalyzerClass,
+    &Rb_OneHitWonderAnalyzerClass,
+    &Rb_ObjectSizeAnalyzerClass,
 };
 
 /* The statistics classes that take -by (groupBy.c). */

@@ -55,6 +55,9 @@ typedef struct PosTable {
 
 typedef struct ReuseDistanceState {
     Rb_BlockMap map;		/* -field, -offsetField, -block */
+    char *key;			/* -key: a field, or "" for blocks */
+    int keyIndex;		/* -1: blocks */
+    int sizeIndex;		/* With -key: the records' size field. */
     char *sizes;		/* -sizes: extra cache sizes, in blocks */
     int64_t limit;		/* -limit: most distinct blocks held */
     int failed;			/* -limit was reached: ignore the rest. */
@@ -94,6 +97,9 @@ typedef struct Weight {
 } Weight;
 
 static const Rb_Option reuseDistanceOptions[] = {
+    {"-key", RB_OPT_FIELD, offsetof(ReuseDistanceState, key), "",
+	"integer field whose values are the keys (objectId for objects), "
+	"one access per record; empty: the blocks the I/Os touch"},
     {"-field", RB_OPT_FIELD, offsetof(ReuseDistanceState, map.deviceField),
 	"deviceNo", "field naming the device"},
     {"-offsetField", RB_OPT_FIELD, offsetof(ReuseDistanceState,
@@ -288,8 +294,26 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     ReuseDistanceState *st = a->state;
 
-    if (RbBlockMapStart(a, &st->map, run) != TCL_OK
-	    || ReuseDistanceInit(a, NULL) != TCL_OK) {
+    st->keyIndex = -1;
+    if (ReuseDistanceInit(a, NULL) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (st->key != NULL && st->key[0] != '\0') {
+	/* Keys of a field: no devices, so the map stays empty (a split
+	 * run's partial state still carries it). */
+	if (Rb_AnalyzerTypedField(a, run, st->key, RB_FT_BIT(RB_FT_INT),
+		&st->keyIndex) != TCL_OK
+		|| RbKitIntegerField(a, run, "size", &st->sizeIndex)
+		!= TCL_OK) {
+	    st->keyIndex = -1;
+	    return TCL_ERROR;
+	}
+	if (st->map.devices.valSize == 0) {
+	    Rb_KeyTableInit(&st->map.devices, sizeof(int64_t));
+	}
+	Rb_KeyTableClear(&st->map.devices);
+	st->map.skipped = 0;
+    } else if (RbBlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
     st->sampled = st->sample < 1.0 || st->sampleSize > 0;
@@ -585,17 +609,49 @@ Prefetch(ReuseDistanceState *st, const Ahead *acc, int i, int n)
 }
 
 /*
+ * FieldAccesses --
+ *	With -key: the accesses of the selected records from sel[*j] on,
+ *	one per record with a key, into acc (at most AHEAD_KEYS).  A key
+ *	is taken modulo 2^63 (its sign bit cleared: the position table
+ *	holds keys of 0 and up); a record without a size counts no bytes.
+ * Results: the number of accesses; *j moves past the records taken.
+ */
+static int
+FieldAccesses(ReuseDistanceState *st, const Rb_Batch *b,
+	const uint32_t *sel, int nsel, int *j, Ahead *acc)
+{
+    const int64_t *keys = b->col[st->keyIndex];
+    const int64_t *size = b->col[st->sizeIndex];
+    int n = 0;
+
+    for (; *j < nsel && n < AHEAD_KEYS; (*j)++) {
+	int rec = (int)sel[*j];
+
+	if (keys[rec] == RB_ABSENT) {
+	    st->map.skipped++;
+	    continue;
+	}
+	acc[n].key = keys[rec] & INT64_MAX;
+	acc[n].bytes = size[rec] > 0 ? (uint64_t)size[rec] : 0;
+	acc[n].record = b->firstRecord + (uint64_t)rec;
+	n++;
+    }
+    return n;
+}
+
+/*
  * ReuseDistanceBatch --
- *	Accesses, in order, every block of each selected I/O, up to the
- *	first block beyond -limit; that one stops the run with an error
- *	naming its record.
+ *	Accesses, in order, every block of each selected I/O (with -key,
+ *	the key of each selected record), up to the first block beyond
+ *	-limit; that one stops the run with an error naming its record.
  */
 static void
 ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     ReuseDistanceState *st = a->state;
-    const int64_t *offset = b->col[st->map.offsetIndex];
+    const int64_t *offset = st->keyIndex < 0 ? b->col[st->map.offsetIndex]
+	    : NULL;
     const int64_t *size = b->col[RB_IO_SIZE];
     Ahead acc[AHEAD_KEYS];
     int64_t first = 0, count = 0, k = 0;
@@ -603,7 +659,7 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
     while (!st->failed && (j < nsel || k < count)) {
 	/* The next accesses, resuming inside an I/O of many blocks. */
-	for (n = 0; n < AHEAD_KEYS; n++, k++) {
+	for (n = 0; st->keyIndex < 0 && n < AHEAD_KEYS; n++, k++) {
 	    while (k == count && j < nsel) {
 		k = count = 0;
 		if (RbBlockRange(&st->map, b, sel[j], &first, &count)) {
@@ -618,6 +674,9 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    acc[n].bytes = (uint64_t)RbBlockBytes(&st->map, offset[rec],
 		    size[rec], k);
 	    acc[n].record = b->firstRecord + (uint64_t)rec;
+	}
+	if (st->keyIndex >= 0) {
+	    n = FieldAccesses(st, b, sel, nsel, &j, acc);
 	}
 	for (i = 0; i < n; i++) {
 	    if (!st->sampled) {
@@ -975,6 +1034,17 @@ ReuseDistanceDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 }
 
 /*
+ * Rekey --
+ *	The key in a's numbering of a key of other's: a block's keyed again
+ *	by its device (RbBlockRekey), a -key value as it is.
+ */
+static int64_t
+Rekey(ReuseDistanceState *st, const int64_t *devices, int64_t key)
+{
+    return st->keyIndex >= 0 ? key : RbBlockRekey(&st->map, devices, key);
+}
+
+/*
  * SettleFirsts --
  *	Passes other's cold accesses, in order, to a's final stack: the
  *	k-th is to a block a holds at position q, at distance 1 + k (the
@@ -993,7 +1063,7 @@ SettleFirsts(ReuseDistanceState *st, const ReuseDistanceState *ost,
 
     *hitBytes = 0;
     for (k = 0; k < ost->nfirsts; k++) {
-	int64_t key = RbBlockRekey(&st->map, devices, ost->firsts[2 * k]);
+	int64_t key = Rekey(st, devices, ost->firsts[2 * k]);
 	int64_t bytes = ost->firsts[2 * k + 1], distance;
 	int64_t *last = PosFind(&st->lastPos, key, 0);
 
@@ -1049,8 +1119,7 @@ ReuseDistanceMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     }
     for (pos = 1; pos < ost->next; pos++) {
 	if (ost->owner[pos - 1] != RB_ABSENT) {
-	    stack[live++] = RbBlockRekey(&st->map, devices,
-		    ost->owner[pos - 1]);
+	    stack[live++] = Rekey(st, devices, ost->owner[pos - 1]);
 	}
     }
     free(devices);

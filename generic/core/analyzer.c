@@ -330,8 +330,10 @@ Rb_AnalyzerNeeds(Rb_Analyzer *a, Rb_Flow *flow, const char *attrName)
  * CheckIoFields --
  *	Checks that the run's schema has every I/O field a's class declares
  *	it reads by fixed index (its fields mask, RB_IO_SIZE and the like):
- *	the same name, type and unit at the same index, as in the I/O schema
- *	itself or a copy of it.  Field 0, the record time, is in every
+ *	the same name (or a field the name stands for, Rb_SchemaFieldIndex:
+ *	the object schema's objectSize is "size"), type and unit at the same
+ *	index, as in the I/O schema itself, a copy of it, or the object
+ *	schema for op and size.  Field 0, the record time, is in every
  *	schema; a class that declares no fields is not checked.
  * Results: TCL_OK, or TCL_ERROR with RUBICON ANALYZER SCHEMA in interp
  *	naming the analyzer, its class, the field and the run's schema.
@@ -351,7 +353,7 @@ CheckIoFields(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
 	char *known;
 
 	if (!(need & RB_FIELD_BIT(f)) || (f < s->nfields
-		&& strcmp(got->name, want->name) == 0
+		&& Rb_SchemaFieldIndex(s, want->name) == f
 		&& got->type == want->type && got->unit == want->unit)) {
 	    continue;
 	}

@@ -202,8 +202,9 @@ RbMpiSetSweep(int on)
 /*
  * SplitKind --
  *	How a trace may be cut by byte ranges (RbInputWindow): 1 for text of
- *	one record per line (msr, spc, disksim, csv), plain or gzip/bzip2
- *	(cut at members, RB_WINDOW_LINES); 2 for plain SRT; 3 for the native
+ *	one record per line (msr, spc, disksim, csv, alibaba, tencent,
+ *	twitter), plain or gzip/bzip2/zstd (cut at members or frames,
+ *	RB_WINDOW_LINES); 2 for plain SRT; 3 for the native
  *	format without string fields (cut at its blocks: RbNativeSplittable;
  *	a later block may use strings an earlier one defined); else 0 (it is
  *	read whole by one rank).  (RbMpiShard makes 2 into 4, SRT cut where
@@ -213,7 +214,8 @@ RbMpiSetSweep(int on)
 static int
 SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
 {
-    static const char *const lines[] = {"msr", "spc", "disksim", "csv", NULL};
+    static const char *const lines[] = {"msr", "spc", "disksim", "csv",
+	"alibaba", "tencent", "twitter", NULL};
     Rb_Error err;
     Rb_Reader *r = Rb_ReaderOpen(path, format, RB_ONERROR_STOP, readerOpts,
 	    &err);

@@ -117,6 +117,9 @@ void		RbSafeEnd(void);
 /* The schema named by a Filter's -schema (io, or a registered name with
  * an optional ":arg"), with a reference; NULL with err set if unknown. */
 Rb_Schema *	RbNamedSchema(const char *spec, Rb_Error *err);
+int64_t		RbSchemaLookup(const Rb_Schema *s, const char *str,
+		    size_t len);
+int64_t		RbSchemaStringCount(const Rb_Schema *s);
 
 /*
  * The engine without Tcl wiring (engine.c): for C unit tests and for

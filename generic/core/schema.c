@@ -92,6 +92,8 @@ static const struct { const char *alias, *name; } fieldAliases[] = {
     {"operation", "op"},
     {"reqSize", "size"},
     {"qlen", "queueLen"},
+    {"size", "objectSize"},
+    {"key", "objectId"},
 };
 
 /*
@@ -99,7 +101,8 @@ static const struct { const char *alias, *name; } fieldAliases[] = {
  *	Looks a field up by name, without regard to case; a name of the
  *	paper's filter language (createTime, offset, startAddress,
  *	lvDeviceNo, operation, reqSize, qlen) finds the field it stands for
- *	when the schema has no field of that name itself.
+ *	when the schema has no field of that name itself, as do "size"
+ *	(objectSize) and "key" (objectId) in the object schema.
  * Results: the index or -1.
  * Side effects: none.
  */
@@ -229,6 +232,39 @@ Rb_SchemaIntern(Rb_Schema *s, const char *str, size_t len)
 }
 
 /*
+ * RbSchemaLookup --
+ *	Rb_SchemaIntern without adding: the id of a string of len bytes
+ *	(ending at an embedded NUL), or -1 when s's table lacks it.
+ */
+int64_t
+RbSchemaLookup(const Rb_Schema *s, const char *str, size_t len)
+{
+    char small[256], *key = small;
+    Tcl_HashEntry *e;
+
+    if (len >= sizeof(small)) {
+	key = Rb_Alloc(len + 1);
+    }
+    memcpy(key, str, len);
+    key[len] = '\0';
+    e = Tcl_FindHashEntry((Tcl_HashTable *)&s->strings->byText, key);
+    if (key != small) {
+	free(key);
+    }
+    return e ? (int64_t)(intptr_t)Tcl_GetHashValue(e) : -1;
+}
+
+/*
+ * RbSchemaStringCount --
+ *	The number of strings in s's table.
+ */
+int64_t
+RbSchemaStringCount(const Rb_Schema *s)
+{
+    return s->strings->n;
+}
+
+/*
  * Rb_SchemaString --
  *	Gives the text of an id that Rb_SchemaIntern returned for s.
  * Results: the text, owned by the schema and valid while it lives; ""
@@ -285,6 +321,80 @@ Rb_IoSchema(void)
 	io->refCount = 1 << 30;
     }
     return io;
+}
+
+/*
+ * Rb_ObjectSchema --
+ *	Gives the object schema of cache and key-value traces: "time" then
+ *	the fields of the RB_OBJ_* indices in order (objectId, keySize ...
+ *	nextAccess); namespace and opName are text, the others integers.
+ * Results: the process-wide schema "object"; callers may retain and
+ *	release it but it is never freed.  Its string table holds the
+ *	operation names and namespaces of every run of the process (readers
+ *	bound the namespaces: RB_OBJ_MAX_STRINGS).
+ * Side effects: the first call creates it.
+ */
+Rb_Schema *
+Rb_ObjectSchema(void)
+{
+    static Rb_Schema *obj = NULL;
+    static const struct {
+	const char *name;
+	Rb_FieldType type;
+	Rb_Unit unit;
+	const char *help;
+    } fields[] = {
+	{"objectId", RB_FT_INT, RB_UNIT_NONE, "object id: a numeric id as "
+	    "the trace gives it, or the 64-bit FNV-1a hash of a string key"},
+	{"keySize", RB_FT_INT, RB_UNIT_BYTES, "key size, bytes"},
+	{"valueSize", RB_FT_INT, RB_UNIT_BYTES, "value size, bytes"},
+	{"ttl", RB_FT_INT, RB_UNIT_NS, "time to live, ns (0: none)"},
+	{"op", RB_FT_INT, RB_UNIT_NONE, "0 read, 1 write, 2 delete (filter "
+	    "words read, write, delete)"},
+	{"objectSize", RB_FT_INT, RB_UNIT_BYTES, "object size (key plus "
+	    "value), bytes; also called size"},
+	{"client", RB_FT_INT, RB_UNIT_NONE, "client id"},
+	{"namespace", RB_FT_STRING, RB_UNIT_NONE, "the key's namespace "
+	    "(reader option namespace)"},
+	{"opName", RB_FT_STRING, RB_UNIT_NONE, "the operation as the trace "
+	    "names it (get, set, ...)"},
+	{"nextAccess", RB_FT_INT, RB_UNIT_NONE, "record number of the "
+	    "object's next request as the trace gives it, -1 none"},
+    };
+    size_t i;
+
+    if (obj == NULL) {
+	obj = Rb_SchemaCreate("object");
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+	    Rb_SchemaAddField(obj, fields[i].name, fields[i].type,
+		    fields[i].unit, fields[i].help);
+	}
+	obj->refCount = 1 << 30;
+    }
+    return obj;
+}
+
+/*
+ * Rb_ObjectKeyHash --
+ *	The objectId of a string key: the 64-bit FNV-1a hash of its len
+ *	bytes (offset basis 14695981039346656037, prime 1099511628211; for
+ *	each byte, xor it in, then multiply modulo 2^64), as a uint64 (an
+ *	int64 field holds its bit pattern).  Two keys share an id with a
+ *	chance of about n^2 / 2^65 among n keys.
+ * Results: the hash.
+ * Side effects: none.
+ */
+uint64_t
+Rb_ObjectKeyHash(const char *key, size_t len)
+{
+    uint64_t h = 14695981039346656037ULL;
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+	h ^= (unsigned char)key[i];
+	h *= 1099511628211ULL;
+    }
+    return h;
 }
 
 /*
@@ -355,7 +465,11 @@ RbNamedSchema(const char *spec, Rb_Error *err)
 	Rb_SchemaRetain(Rb_IoSchema());
 	return Rb_IoSchema();
     }
-    strcpy(known, "io, run");
+    if (strcmp(spec, "object") == 0) {
+	Rb_SchemaRetain(Rb_ObjectSchema());
+	return Rb_ObjectSchema();
+    }
+    strcpy(known, "io, run, object");
     Tcl_MutexLock(&namedMutex);
     for (i = 0; i < nNamedSchemas; i++) {
 	if (strlen(namedSchemas[i].name) == len

@@ -11,7 +11,7 @@
  *	    or      := and { ("or" | "||") and }
  *	    and     := not { ("and" | "&&") not }
  *	    not     := { "not" | "!" } primary
- *	    primary := "(" or ")" | "read" | "write"
+ *	    primary := "(" or ")" | "read" | "write" | "delete"
  *		     | operand cmp operand
  *		     | operand "between" operand "and" operand
  *	    operand := field | ["-"] number | string
@@ -218,6 +218,18 @@ FieldError(Parser *ps, const char *detail)
 }
 
 /*
+ * OpCode --
+ *	The op code a word of the language stands for: "read" RB_OP_READ,
+ *	"write" RB_OP_WRITE, "delete" RB_OP_DELETE (object traces).
+ */
+static int
+OpCode(FTokType type)
+{
+    return type == TK_WRITE ? RB_OP_WRITE : type == TK_DELETE
+	    ? RB_OP_DELETE : RB_OP_READ;
+}
+
+/*
  * ParseOperand --
  *	Parses a field name, a number (with an optional minus sign) or a
  *	string.  "after" names what came before, for the message.
@@ -274,11 +286,12 @@ ParseOperand(Parser *ps, Operand *o, const char *after)
 	return Advance(ps);
     case TK_READ:
     case TK_WRITE:
+    case TK_DELETE:
 	/* "operation = read": the words are the op codes. */
 	o->kind = OPD_NUMBER;
 	o->tok.type = TK_NUMBER;
 	o->tok.isInt = 1;
-	o->tok.ival = ps->tok.type == TK_WRITE ? RB_OP_WRITE : RB_OP_READ;
+	o->tok.ival = OpCode(ps->tok.type);
 	o->tok.dval = (double)o->tok.ival;
 	return Advance(ps);
     case TK_STRING:
@@ -694,23 +707,24 @@ OpOfToken(FTokType type, FCmp *op)
 
 /*
  * ParseReadWrite --
- *	Compiles the bare words "read" and "write" as op = RB_OP_READ and
- *	op = RB_OP_WRITE.
+ *	Compiles the bare words "read", "write" and "delete" as op =
+ *	RB_OP_READ, RB_OP_WRITE and RB_OP_DELETE.
  * Results: 0 with *out set, or -1 with the error set (no field "op").
  */
 static int
 ParseReadWrite(Parser *ps, int neg, FNode **out)
 {
     Operand field, value;
-    int isWrite = ps->tok.type == TK_WRITE;
+    int code = OpCode(ps->tok.type);
     int f = Rb_SchemaFieldIndex(ps->schema, "op");
 
     if (f < 0) {
 	char detail[200];
 
 	snprintf(detail, sizeof(detail), "\"%s\" at column %d needs a field "
-		"\"op\", which schema \"%.64s\" lacks",
-		isWrite ? "write" : "read", ps->tok.col, ps->schema->name);
+		"\"op\", which schema \"%.64s\" lacks", code == RB_OP_READ
+		? "read" : code == RB_OP_WRITE ? "write" : "delete",
+		ps->tok.col, ps->schema->name);
 	return FieldError(ps, detail);
     }
     memset(&field, 0, sizeof(field));
@@ -720,7 +734,7 @@ ParseReadWrite(Parser *ps, int neg, FNode **out)
     field.col = value.col = ps->tok.col;
     value.kind = OPD_NUMBER;
     value.tok.isInt = 1;
-    value.tok.ival = isWrite ? RB_OP_WRITE : RB_OP_READ;
+    value.tok.ival = code;
     value.tok.dval = (double)value.tok.ival;
     if (Compare(ps, &field, CMP_EQ, &value, neg, out) < 0) {
 	return -1;
@@ -757,12 +771,14 @@ ParsePrimary(Parser *ps, int neg, FNode **out)
 	ps->nesting--;
 	return Advance(ps);
     }
-    if (ps->tok.type == TK_READ || ps->tok.type == TK_WRITE) {
+    if (ps->tok.type == TK_READ || ps->tok.type == TK_WRITE
+	    || ps->tok.type == TK_DELETE) {
 	return ParseReadWrite(ps, neg, out);
     }
     memset(&b, 0, sizeof(b));
     memset(&c, 0, sizeof(c));
-    if (ParseOperand(ps, &a, "(or \"(\", \"not\", \"read\", \"write\")") < 0) {
+    if (ParseOperand(ps, &a, "(or \"(\", \"not\", \"read\", \"write\", "
+	    "\"delete\")") < 0) {
 	goto done;
     }
     snprintf(after, sizeof(after), "after \"%.*s\"", a.len > 40 ? 40 : a.len,

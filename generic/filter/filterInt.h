@@ -32,6 +32,7 @@ typedef enum FTokType {
     TK_BETWEEN,
     TK_READ,
     TK_WRITE,
+    TK_DELETE,			/* op = RB_OP_DELETE (object traces) */
     TK_BITAND			/* & (a bit test against a constant) */
 } FTokType;
 

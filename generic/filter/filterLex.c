@@ -230,7 +230,8 @@ LexWord(FLexer *lx, FToken *t)
 {
     static const struct { const char *word; FTokType type; } keywords[] = {
 	{"not", TK_NOT}, {"and", TK_AND}, {"or", TK_OR},
-	{"between", TK_BETWEEN}, {"read", TK_READ}, {"write", TK_WRITE}
+	{"between", TK_BETWEEN}, {"read", TK_READ}, {"write", TK_WRITE},
+	{"delete", TK_DELETE}
     };
     const char *p = lx->p;
     size_t i, len;

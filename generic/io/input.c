@@ -1,13 +1,13 @@
 /*
  * input.c --
  *
- *	Rb_Input: a byte stream over a trace file that is plain, gzip or
- *	bzip2, told apart by magic bytes.  Decompressed bytes land in one
+ *	Rb_Input: a byte stream over a trace file that is plain, gzip,
+ *	bzip2 or zstd, told apart by magic bytes.  Decompressed bytes land in one
  *	growable buffer that Read, Peek and GetLine consume from; the
  *	uncompressed offset and the line number are kept for error messages.
  *
  *	The decompressor (a Decoder, Produce) writes into a caller-given
- *	region and touches no consumer state.  For gzip and bzip2 input it
+ *	region and touches no consumer state.  For compressed input it
  *	runs on a thread of its own filling a ring of chunks (ring.c) when a
  *	second core is online, unless the environment variable
  *	RUBICON_THREADS is 0; the consumer side is the same either way.
@@ -23,12 +23,15 @@
 #include <bzlib.h>
 #include "core/rbInt.h"
 #include "io/ring.h"
+#include "io/zstdInput.h"
 
 #define CHUNK (1 << 20)		/* Size of raw reads and of the buffer. */
 #define DIRECT_MIN (1 << 16)	/* Reads this large bypass the buffer. */
 #define RING_CHUNKS 4		/* Chunks of CHUNK bytes decompressed ahead. */
 
-typedef enum { COMP_NONE, COMP_GZIP, COMP_BZIP2 } Compression;
+typedef enum { COMP_NONE, COMP_GZIP, COMP_BZIP2, COMP_ZSTD } Compression;
+
+static const char *const compNames[] = {"none", "gzip", "bzip2", "zstd"};
 
 /*
  * The producer side: the file and its decompressor.  Only the thread
@@ -48,7 +51,8 @@ typedef struct Decoder {
 
     z_stream z;
     bz_stream bz;
-    int streamOpen;		/* z or bz initialized. */
+    RbZstd *zs;
+    int streamOpen;		/* z, bz or zs initialized. */
     int streamEnded;		/* Last member ended cleanly. */
 
     uint64_t produced;		/* Decompressed bytes produced so far. */
@@ -174,7 +178,7 @@ static void
 StreamFailure(Decoder *d, int truncated, const char *detail)
 {
     char what[512];
-    const char *kind = d->comp == COMP_GZIP ? "gzip" : "bzip2";
+    const char *kind = compNames[d->comp];
 
     if (truncated) {
 	snprintf(what, sizeof(what), "%s data truncated after %llu "
@@ -193,8 +197,8 @@ StreamFailure(Decoder *d, int truncated, const char *detail)
 /*
  * NextMember --
  *	After a compressed stream ended, decides whether another member
- *	follows (concatenated gzip or bzip2 files) and restarts the
- *	decompressor for it.
+ *	follows (concatenated gzip or bzip2 files, zstd frames) and
+ *	restarts the decompressor for it.
  * Results: 1 a new member started, 0 clean end of data, -1 failure set.
  */
 static int
@@ -215,6 +219,12 @@ NextMember(Decoder *d)
 	    return -1;
 	}
 	inflateReset(&d->z);
+    } else if (d->comp == COMP_ZSTD) {
+	if (c != 0x28 && (c & 0xf0) != 0x50) {	/* a frame's magic */
+	    StreamFailure(d, 0, "trailing bytes after the last zstd frame");
+	    return -1;
+	}
+	/* libzstd starts the next frame by itself. */
     } else {
 	if (c != 'B') {
 	    StreamFailure(d, 0, "trailing bytes after the last bzip2 stream");
@@ -316,6 +326,26 @@ Produce(Decoder *d, char *dst, size_t cap)
 		StreamFailure(d, 0, d->z.msg ? d->z.msg : "inflate error");
 		return got;
 	    }
+	} else if (d->comp == COMP_ZSTD) {
+	    const char *msg = NULL;
+	    size_t used;
+	    RbZstdStatus zrc = RbZstdDecompress(d->zs, d->raw + d->rawPos,
+		    d->rawLen - d->rawPos, &used, dst, cap, &got, &msg);
+
+	    d->rawPos += used;
+	    if (zrc == RB_ZSTD_FRAME_END) {
+		d->streamEnded = 1;
+	    } else if (zrc == RB_ZSTD_ERROR) {
+		d->produced += got;
+		StreamFailure(d, 0, msg);
+		return got;
+	    } else if (used == 0 && got == 0) {
+		/* All the input was taken and the frame needs more. */
+		if (d->rawPos < d->rawLen) {
+		    StreamFailure(d, 0, "zstd makes no progress");
+		    return 0;
+		}
+	    }
 	} else {
 	    d->bz.next_in = (char *)d->raw + d->rawPos;
 	    d->bz.avail_in = (unsigned)(d->rawLen - d->rawPos);
@@ -397,7 +427,7 @@ Obtain(Rb_Input *in, char *dst, size_t cap)
 
 /*
  * StartThread --
- *	Moves the decompression of a gzip or bzip2 stream to a thread of its
+ *	Moves the decompression of a compressed stream to a thread of its
  *	own when a second core is online and RUBICON_THREADS is not 0;
  *	otherwise, or if the thread cannot start, it stays inline.
  */
@@ -475,7 +505,7 @@ ReportEnd(Rb_Input *in, Rb_Error *err)
  *	read.
  * Results: 0 ok, -1 on a read error (failure set).
  */
-#define MAGIC_LEN 3
+#define MAGIC_LEN 4
 static int
 FillHead(Decoder *d)
 {
@@ -531,7 +561,7 @@ OpenRegular(const char *path)
  * Results: the stream, or NULL with err set ("RUBICON READER OPEN" and
  *	the system's reason when the file cannot be opened or read).
  * Side effects: opens a descriptor and reads the first bytes; for a
- *	gzip or bzip2 file with a second core online (and RUBICON_THREADS
+ *	compressed file with a second core online (and RUBICON_THREADS
  *	not 0) starts a decompression thread.  Rb_InputClose undoes it all.
  */
 Rb_Input *
@@ -598,6 +628,15 @@ RbInputOpenFile(const char *path, int regularOnly, Rb_Error *err)
 	if (BZ2_bzDecompressInit(&d->bz, 0, 0) != BZ_OK) {
 	    Rb_SetError(err, "RUBICON READER OPEN", "%s: cannot start the "
 		    "bzip2 decompressor", path);
+	    Rb_InputClose(in);
+	    return NULL;
+	}
+	d->streamOpen = 1;
+    } else if (RbZstdIsMagic(d->raw, d->rawLen)) {
+	d->comp = COMP_ZSTD;
+	if ((d->zs = RbZstdCreate()) == NULL) {
+	    Rb_SetError(err, "RUBICON READER OPEN", "%s: cannot start the "
+		    "zstd decompressor", path);
 	    Rb_InputClose(in);
 	    return NULL;
 	}
@@ -990,8 +1029,8 @@ SrtCut(int fd, uint64_t at, uint64_t size, uint64_t here, uint64_t *cut)
 
 /*
  * DecodeRange --
- *	Decompresses, by pread (not disturbing the stream), the gzip members
- *	or bzip2 streams that begin at compressed byte at: one (once), or
+ *	Decompresses, by pread (not disturbing the stream), the gzip members,
+ *	bzip2 streams or zstd frames that begin at compressed byte at: one (once), or
  *	all of them up to byte to, where one must end.  Counts the bytes and
  *	newlines they give and keeps the first four bytes.
  * Results: 1 when they end cleanly there (their checksums good), else 0.
@@ -1011,13 +1050,18 @@ DecodeRange(int fd, Compression comp, uint64_t at, uint64_t to, int once,
     uint64_t pos = at;
     z_stream z;
     bz_stream bz;
+    RbZstd *zs = NULL;
     int ok = 0, open;
 
     memset(c, 0, sizeof(*c));
     memset(&z, 0, sizeof(z));
     memset(&bz, 0, sizeof(bz));
-    open = comp == COMP_GZIP ? inflateInit2(&z, 15 + 16) == Z_OK
-	    : BZ2_bzDecompressInit(&bz, 0, 0) == BZ_OK;
+    if (comp == COMP_ZSTD) {
+	open = (zs = RbZstdCreate()) != NULL;
+    } else {
+	open = comp == COMP_GZIP ? inflateInit2(&z, 15 + 16) == Z_OK
+		: BZ2_bzDecompressInit(&bz, 0, 0) == BZ_OK;
+    }
     while (open) {
 	size_t made, took, k;
 	int rc, ended;
@@ -1044,6 +1088,13 @@ DecodeRange(int fd, Compression comp, uint64_t at, uint64_t to, int once,
 	    made = OUT - z.avail_out;
 	    ended = rc == Z_STREAM_END;
 	    rc = ended || rc == Z_OK || rc == Z_BUF_ERROR;
+	} else if (comp == COMP_ZSTD) {
+	    const char *msg;
+	    RbZstdStatus zrc = RbZstdDecompress(zs, raw + used, have - used,
+		    &took, out, OUT, &made, &msg);
+
+	    ended = zrc == RB_ZSTD_FRAME_END;
+	    rc = zrc != RB_ZSTD_ERROR;
 	} else {
 	    bz.next_in = (char *)raw + used;
 	    bz.avail_in = (unsigned)(have - used);
@@ -1076,7 +1127,7 @@ DecodeRange(int fd, Compression comp, uint64_t at, uint64_t to, int once,
 	}
 	if (comp == COMP_GZIP) {
 	    inflateReset(&z);
-	} else {
+	} else if (comp == COMP_BZIP2) {
 	    BZ2_bzDecompressEnd(&bz);
 	    memset(&bz, 0, sizeof(bz));
 	    open = BZ2_bzDecompressInit(&bz, 0, 0) == BZ_OK;
@@ -1084,6 +1135,8 @@ DecodeRange(int fd, Compression comp, uint64_t at, uint64_t to, int once,
     }
     if (comp == COMP_GZIP) {
 	inflateEnd(&z);
+    } else if (comp == COMP_ZSTD) {
+	RbZstdFree(zs);
     } else if (open) {
 	BZ2_bzDecompressEnd(&bz);
     }
@@ -1095,8 +1148,9 @@ DecodeRange(int fd, Compression comp, uint64_t at, uint64_t to, int once,
 /*
  * IsMemberHead --
  *	Whether the n bytes at p can begin a gzip member (magic, deflate,
- *	no reserved flag) or a bzip2 stream ("BZh", a level, then the magic
- *	of a block or of the end of the stream).
+ *	no reserved flag), a bzip2 stream ("BZh", a level, then the magic
+ *	of a block or of the end of the stream) or a zstd data frame
+ *	(RbZstdIsFrameHead).
  */
 static int
 IsMemberHead(const unsigned char *p, size_t n, Compression comp)
@@ -1108,6 +1162,9 @@ IsMemberHead(const unsigned char *p, size_t n, Compression comp)
 	return p[0] == 0x1f && p[1] == 0x8b && p[2] == 8
 		&& (p[3] & 0xe0) == 0;
     }
+    if (comp == COMP_ZSTD) {
+	return RbZstdIsFrameHead(p, n);
+    }
     return p[0] == 'B' && p[1] == 'Z' && p[2] == 'h' && p[3] >= '1'
 	    && p[3] <= '9' && (memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6)
 	    == 0 || memcmp(p + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0);
@@ -1115,7 +1172,7 @@ IsMemberHead(const unsigned char *p, size_t n, Compression comp)
 
 /*
  * FindMember --
- *	The first gzip member (bzip2 stream) of the file that begins at or
+ *	The first gzip member (bzip2 stream, zstd frame) of the file that begins at or
  *	after compressed byte from and before to: a place that looks like
  *	one (IsMemberHead) is one when it decompresses to a clean end, its
  *	checksum good (a false match inside compressed data would have to
@@ -1159,7 +1216,7 @@ FindMember(int fd, Compression comp, uint64_t from, uint64_t to,
 
 /*
  * CompressedWindow --
- *	RbInputWindow of a gzip or bzip2 stream, whose reader has read its
+ *	RbInputWindow of a gzip, bzip2 or zstd stream, whose reader has read its
  *	header.  The window's members are those that begin in [begin, end)
  *	(a range beginning at 0 holds the first); with none, the window is
  *	empty.  Its data are those of its members, and past them:
@@ -1212,6 +1269,8 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
     }
     if (d->comp == COMP_GZIP) {
 	inflateReset(&d->z);
+    } else if (d->comp == COMP_ZSTD) {
+	RbZstdReset(d->zs);
     } else {
 	BZ2_bzDecompressEnd(&d->bz);
 	memset(&d->bz, 0, sizeof(d->bz));
@@ -1264,7 +1323,8 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
  * RbInputWindow --
  *	Limits a stream, whose reader has read its header, to its share of
  *	the byte range [begin, end) of the file.  A compressed one
- *	(CompressedWindow) is cut at gzip members or bzip2 streams.  A
+ *	(CompressedWindow) is cut at gzip members, bzip2 streams or zstd
+ *	frames.  A
  *	plain one reads the records that begin in the range:
  *	the stream moves to the first record boundary at or after begin
  *	(and after the header) and ends at the first one at or after end,
@@ -1540,15 +1600,13 @@ Rb_InputPath(const Rb_Input *in)
 /*
  * Rb_InputCompression --
  *	Tells what compression Rb_InputOpen found in the first bytes.
- * Results: "none", "gzip" or "bzip2", a static string.
+ * Results: "none", "gzip", "bzip2" or "zstd", a static string.
  * Side effects: none.
  */
 const char *
 Rb_InputCompression(const Rb_Input *in)
 {
-    static const char *const names[] = {"none", "gzip", "bzip2"};
-
-    return names[in->dec.comp];
+    return compNames[in->dec.comp];
 }
 
 /*
@@ -1571,6 +1629,8 @@ Rb_InputClose(Rb_Input *in)
     if (in->dec.streamOpen) {
 	if (in->dec.comp == COMP_GZIP) {
 	    inflateEnd(&in->dec.z);
+	} else if (in->dec.comp == COMP_ZSTD) {
+	    RbZstdFree(in->dec.zs);
 	} else {
 	    BZ2_bzDecompressEnd(&in->dec.bz);
 	}

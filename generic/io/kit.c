@@ -27,4 +27,9 @@ RbReaderKitInit(void)
     Rb_RegisterReader(&Rb_BlktraceReaderClass);
     Rb_RegisterReader(&Rb_BlktracerReaderClass);
     Rb_RegisterReader(&Rb_BlockeventsReaderClass);
+    Rb_RegisterReader(&Rb_AlibabaReaderClass);
+    Rb_RegisterReader(&Rb_TencentReaderClass);
+    Rb_RegisterReader(&Rb_OracleGeneralReaderClass);
+    Rb_RegisterReader(&Rb_VscsiReaderClass);
+    Rb_RegisterReader(&Rb_TwitterReaderClass);
 }

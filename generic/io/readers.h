@@ -18,5 +18,10 @@ extern const Rb_ReaderClass Rb_BlkparseReaderClass;
 extern const Rb_ReaderClass Rb_BlktraceReaderClass;
 extern const Rb_ReaderClass Rb_BlktracerReaderClass;
 extern const Rb_ReaderClass Rb_BlockeventsReaderClass;
+extern const Rb_ReaderClass Rb_AlibabaReaderClass;
+extern const Rb_ReaderClass Rb_TencentReaderClass;
+extern const Rb_ReaderClass Rb_OracleGeneralReaderClass;
+extern const Rb_ReaderClass Rb_VscsiReaderClass;
+extern const Rb_ReaderClass Rb_TwitterReaderClass;
 
 #endif /* RB_READERS_H */

@@ -12,11 +12,14 @@ tcl=/usr/include/tcl8.6
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Igeneric -I$tcl"
 libs="-ltcl8.6 -ltclstub8.6 -lz -lbz2 -lzstd -lm -lpthread"
 core="generic/core/error.c generic/core/schema.c generic/core/batch.c generic/core/timefmt.c"
-io="generic/io/input.c generic/io/ring.c generic/io/srt.c generic/io/native.c generic/io/nativeCols.c generic/io/kit.c generic/io/reader.c
+io="generic/io/input.c generic/io/ring.c generic/io/zstdInput.c generic/io/srt.c generic/io/native.c generic/io/nativeCols.c generic/io/kit.c generic/io/reader.c
     generic/io/text.c generic/io/msr.c generic/io/spc.c generic/io/disksim.c generic/io/csv.c
     generic/io/blkpair.c generic/io/blkparse.c generic/io/blktrace.c
-    generic/io/ftrace.c generic/io/blktracer.c generic/io/blockevents.c"
-readers="msr spc disksim csv csvtrace blkparse blktrace blktracer blockevents"
+    generic/io/ftrace.c generic/io/blktracer.c generic/io/blockevents.c
+    generic/io/fixed.c generic/io/alibaba.c generic/io/tencent.c
+    generic/io/oracleGeneral.c generic/io/vscsi.c generic/io/twitter.c"
+readers="msr spc disksim csv csvtrace blkparse blktrace blktracer blockevents
+    alibaba tencent oraclegeneral vscsi twitter"
 mkdir -p build/fuzz fuzz-out
 
 build() {	# build NAME SOURCES...

@@ -32,6 +32,9 @@ set ::hostileText {
     magpiecsv magpiecsv {} {time,event,Thread,Bytes} {%T,Net/Send,4,%S} T
     ftrace ftrace {} {} {  app-100   (  100) [000] ....  %T: tracing_mark_write: hello %S} T
     stardust-text stardust-text {} {#stardust} {%T 0x0100000000000001 7 1 DiskOpStart 1 %I %O %S 1} T
+    alibaba alibaba {} {} {1,R,%O,%S,%T} S
+    tencent tencent {} {} {%T,%L,8,0,5} L
+    twitter twitter {namespace {: 1}} {} {%T,ns:k%I,4,%S,1,get,0} S
 }
 
 # The number of data records in every generated text trace.
@@ -42,6 +45,8 @@ set ::hostileN 6
 proc hostileTimeOf {format i} {
     switch $format {
 	msr {return [expr {128166372000000000 + $i * 10000000}]}
+	alibaba {return [expr {1577808000000000 + $i * 1000000}]}
+	tencent {return [expr {1538323199 + $i}]}
 	disksim {return [expr {$i * 1000}]}
 	stardust-text {return [expr {$i * 1000000}]}
 	default {return "$i.000001"}
@@ -213,7 +218,9 @@ proc hostileCompressedCases {file c n} {
 # of tests/stardust is five spans, each a Call, a Reply and a SpanSelf,
 # four with a parent and three with a peer.service: 22 records; the
 # ftrace blk tracer's merge is two bios merged into one I/O, the block
-# events' heads two I/Os.
+# events' heads two I/Os; oraclegeneral's five five 24-byte records,
+# vscsi's v1-five five 32-byte records (both written from their formats'
+# descriptions, tests/fuzz/corpus).
 set ::hostileBinary {
     srt srt fuzz/corpus/srt/five-records 5 ff 88
     native native fuzz/corpus/native/io-five.plain 10 0 0
@@ -224,6 +231,8 @@ set ::hostileBinary {
     otlp otlp stardust/otlp-shop.json 22 0 0
     blktracer blktracer fuzz/corpus/blktracer/merge 1 0 0
     blockevents blockevents fuzz/corpus/blockevents/heads 2 0 0
+    oraclegeneral oraclegeneral fuzz/corpus/oraclegeneral/five 5 0 24
+    vscsi vscsi fuzz/corpus/vscsi/v1-five 5 0 32
 }
 
 # hostileBlkparse -- blkparse's text of 3 reads, each queued, issued and

@@ -267,9 +267,12 @@ CopyModel(const Model *m)
 	n->centers[c].speed = m->centers[c].speed;
     }
     for (k = 0; k < m->nk; k++) {
+	char *name;
+
 	AddWorkload(n, m->workloads[k].name);
+	name = n->workloads[k].name;	/* AddWorkload's copy */
 	n->workloads[k] = m->workloads[k];
-	n->workloads[k].name = Dup(m->workloads[k].name);
+	n->workloads[k].name = name;
 	for (c = 0; c < m->nc; c++) {
 	    *DemandAt(n, k, c) = m->demand[k * m->capC + c];
 	    *VisitsAt(n, k, c) = m->visits[k * m->capC + c];

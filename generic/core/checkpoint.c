@@ -251,24 +251,6 @@ RbCkptCheck(Tcl_Interp *interp, RbCkpt *ck, Rb_Engine *eng, Rb_Flow **flows,
     return TCL_OK;
 }
 
-static void
-PutObj(Rb_Buf *b, Tcl_Obj *o)
-{
-    int len;
-    const char *s = Tcl_GetStringFromObj(o, &len);
-
-    Rb_BufPutString(b, s, (size_t)len);
-}
-
-static Tcl_Obj *
-GetObj(Rb_Buf *b)
-{
-    size_t len;
-    const char *s = Rb_BufGetString(b, &len);
-
-    return Tcl_NewStringObj(s ? s : "", s ? (int)len : 0);
-}
-
 /*
  * Mismatch --
  *	Why the fingerprint of a checkpoint (was) and of this run (now)
@@ -390,7 +372,7 @@ RbCkptLoad(Tcl_Interp *interp, RbCkpt *ck)
     }
     b.len -= 8;
     b.pos = magic;
-    fp = GetObj(&b);
+    fp = RbGetObj(&b);
     Tcl_IncrRefCount(fp);
     if ((why = Mismatch(fp, ck->fingerprint)) != NULL) {
 	Tcl_DecrRefCount(fp);
@@ -410,9 +392,9 @@ RbCkptLoad(Tcl_Interp *interp, RbCkpt *ck)
     ck->gridFirst = Rb_BufGetInt(&b);
     ck->localFirst = Rb_BufGetInt(&b);
     ck->lastTime = Rb_BufGetInt(&b);
-    ck->skipCounts = GetObj(&b);
+    ck->skipCounts = RbGetObj(&b);
     Tcl_IncrRefCount(ck->skipCounts);
-    ck->files = GetObj(&b);
+    ck->files = RbGetObj(&b);
     Tcl_IncrRefCount(ck->files);
     ck->nshards = (int)Rb_BufGetCount(&b, 8);
     ck->shards = Rb_AllocArray(ck->nshards + 1, sizeof(Rb_Buf));
@@ -538,7 +520,7 @@ RbCkptWrite(Tcl_Interp *interp, RbCkpt *ck, Rb_Flow **flows, int nflows,
 	return TCL_ERROR;
     }
     Rb_BufPutBytes(&b, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1);
-    PutObj(&b, ck->fingerprint);
+    RbPutObj(&b, ck->fingerprint);
     Rb_BufPutInt(&b, file);
     Rb_BufPutInt(&b, (int64_t)fileRecords);
     Rb_BufPutInt(&b, (int64_t)offset);
@@ -570,10 +552,10 @@ RbCkptWrite(Tcl_Interp *interp, RbCkpt *ck, Rb_Flow **flows, int nflows,
 	    }
 	    Tcl_DictObjDone(&s);
 	}
-	PutObj(&b, counts);
+	RbPutObj(&b, counts);
 	Tcl_DecrRefCount(counts);
     }
-    PutObj(&b, allFiles);
+    RbPutObj(&b, allFiles);
     Tcl_DecrRefCount(allFiles);
     Rb_BufPutInt(&b, ck->nshards + 1);
     for (i = 0; i < ck->nshards; i++) {

@@ -394,11 +394,11 @@ RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 }
 
 /*
- * PutObj, GetObj --
+ * RbPutObj, RbGetObj --
  *	A Tcl value as its string.
  */
-static void
-PutObj(Rb_Buf *b, Tcl_Obj *obj)
+void
+RbPutObj(Rb_Buf *b, Tcl_Obj *obj)
 {
     int len;
     const char *s = Tcl_GetStringFromObj(obj, &len);
@@ -406,8 +406,8 @@ PutObj(Rb_Buf *b, Tcl_Obj *obj)
     Rb_BufPutString(b, s, (size_t)len);
 }
 
-static Tcl_Obj *
-GetObj(Rb_Buf *b)
+Tcl_Obj *
+RbGetObj(Rb_Buf *b)
 {
     size_t len;
     const char *s = Rb_BufGetString(b, &len);
@@ -479,8 +479,8 @@ Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
     Rb_BufPutInt(b, MSG_VERSION);
     Rb_BufPutInt(b, errResult != NULL);
     if (errResult) {
-	PutObj(b, errResult);
-	PutObj(b, errOptions);
+	RbPutObj(b, errResult);
+	RbPutObj(b, errOptions);
     }
     Rb_BufPutInt(b, (int64_t)run->records);
     Rb_BufPutInt(b, (int64_t)run->skipped);
@@ -489,9 +489,9 @@ Serialize(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
     Rb_BufPutInt(b, run->partial);
     Rb_BufPutInt(b, RbRunSignal() ? RbRunSignal() : shardSignal);
     Rb_BufPutInt(b, RbRunSignal() ? mpiRank : shardSignalRank);
-    PutObj(b, run->skipCounts);
-    PutObj(b, files);
-    PutObj(b, rankRecords);
+    RbPutObj(b, run->skipCounts);
+    RbPutObj(b, files);
+    RbPutObj(b, rankRecords);
     return RbSerializeFlows(interp, flows, nflows, run, b);
 }
 #endif
@@ -598,7 +598,7 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		"(mixed rubicon builds?)", from);
     }
     if ((failed = (int)Rb_BufGetInt(b)) != 0) {
-	Tcl_Obj *r = GetObj(b), *o = GetObj(b);
+	Tcl_Obj *r = RbGetObj(b), *o = RbGetObj(b);
 
 	if (*errResult == NULL) {
 	    *errResult = r;
@@ -630,12 +630,12 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 	shardSignal = sig;
 	shardSignalRank = sigRank;
     }
-    counts = GetObj(b);
+    counts = RbGetObj(b);
     if (!sweepRun) {
 	RbMergeSkipCounts(run, counts);
     }
     Tcl_DecrRefCount(Tcl_NewListObj(1, &counts));
-    theirFiles = GetObj(b);
+    theirFiles = RbGetObj(b);
     Tcl_IncrRefCount(theirFiles);
     if (!sweepRun
 	    && Tcl_ListObjGetElements(NULL, theirFiles, &nf, &fv) == TCL_OK) {
@@ -655,7 +655,7 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
     }
     Tcl_DecrRefCount(theirFiles);
     {
-	Tcl_Obj *theirs = GetObj(b);
+	Tcl_Obj *theirs = RbGetObj(b);
 
 	/* Their ranks follow ours. */
 	Tcl_IncrRefCount(theirs);

@@ -41,7 +41,10 @@ void		RbMpiReduceTimes(double *reduce, double *merge);
 void		RbMpiWorkerExit(int status);
 void		RbMpiAbort(int status);
 
-/* A shard's state, for split runs and checkpoints (mpi.c). */
+/* A shard's state, for split runs and checkpoints (mpi.c); a Tcl value
+ * in it as its string. */
+void		RbPutObj(Rb_Buf *b, Tcl_Obj *obj);
+Tcl_Obj *	RbGetObj(Rb_Buf *b);
 int		RbSerializeFlows(Tcl_Interp *interp, Rb_Flow **flows,
 		    int nflows, const Rb_RunInfo *run, Rb_Buf *b);
 Rb_Analyzer *	RbCloneAnalyzer(Tcl_Interp *interp, Rb_Analyzer *a,

@@ -6,7 +6,7 @@
  *	overwrites.
  */
 
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 #define BLOCK_BITS 48
 #define MAX_DEVICES ((int64_t)1 << 15)

@@ -7,7 +7,7 @@
 
 #include <string.h>
 #include <stdlib.h>
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 /*
  * Rb_TimeBinsStart --

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 #define NREGISTERS ((size_t)1 << RB_HLL_BITS)
 

@@ -9,7 +9,7 @@
  */
 
 #include <math.h>
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 /*
  * RbBurstStart --

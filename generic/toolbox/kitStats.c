@@ -6,7 +6,7 @@
  */
 
 #include <math.h>
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 /*
  * Rb_MomentsReset --

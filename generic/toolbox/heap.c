@@ -6,7 +6,7 @@
  */
 
 #include <stdlib.h>
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 /*
  * RbHeapPush --

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 #define MAX_BASE_OPTIONS 14
 #define MAX_GROUPED 8

@@ -15,7 +15,7 @@
 
 #include <math.h>
 #include <string.h>
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 /* The percentiles reported; 0 and 100 are the exact minimum and maximum. */
 static const double reportedPercentiles[] = {

@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 /*
  * RbKitPutCounters, RbKitGetCounters --

@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "analyzers.h"
+#include "toolbox/toolbox.h"
 
 /*
  * Rb_KeyTableInit --

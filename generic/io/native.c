@@ -1479,6 +1479,74 @@ PrepareAbsent(const Rb_Reader *r, NativeState *st, Rb_Batch *b)
 }
 
 /*
+ * DropJumps --
+ *	The -maxgap guard over the records from to b->n - 1 just copied
+ *	into b (native files carry no per-record check of their own): a
+ *	record whose time is later than the latest before it by more than
+ *	-maxgap is "time-jump" (Rb_ReaderTimeJump) and is removed from the
+ *	batch, the records after it moving down.  first is the file's
+ *	record number of record from, for errors; the byte offset named is
+ *	that of the block the records came from.  A time before the latest
+ *	(native files may hold any order) is delivered and leaves the
+ *	latest as it is.
+ * Results: 0, or -1 when reading must stop (st->pending set, b->n cut
+ *	to the records before the bad one).
+ */
+static int
+DropJumps(Rb_Reader *r, NativeState *st, Rb_Batch *b, int from,
+	uint64_t first)
+{
+    const int64_t *time = b->col[0];
+    int64_t last = r->lastTime;
+    int i, w, f, nf = r->schema->nfields;
+
+    for (i = from; i < b->n; i++) {
+	if (time[i] < last) {
+	    continue;
+	}
+	if (r->maxGap > 0 && last != INT64_MIN && (uint64_t)time[i]
+		- (uint64_t)last > (uint64_t)r->maxGap) {
+	    break;
+	}
+	last = time[i];
+    }
+    if (i == b->n) {
+	r->lastTime = last;
+	return 0;
+    }
+    /* The slow path, from the first jump on. */
+    for (w = i; i < b->n; i++) {
+	int rc = 0;
+
+	if (time[i] >= last) {
+	    r->recordNo = first + (uint64_t)(i - from);
+	    rc = Rb_ReaderTimeJump(r, &st->pending, time[i], last,
+		    st->blockOffset + FileBase(r));
+	    if (rc < 0) {
+		b->n = w;
+		r->lastTime = last;
+		return -1;
+	    }
+	    if (rc == 0) {
+		last = time[i];
+	    }
+	}
+	if (rc > 0) {
+	    continue;
+	}
+	if (w != i) {
+	    for (f = 0; f < nf; f++) {
+		b->col[f][w] = b->col[f][i];
+	    }
+	}
+	w++;
+    }
+    b->n = w;
+    r->lastTime = last;
+    return 0;
+}
+
+/*
  * NextColumns --
  *	Version 2's next: copies the decoded columns of the current block
  *	into the batch, taking blocks as needed.
@@ -1488,7 +1556,8 @@ static int
 NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     NativeState *st = r->state;
-    int start = b->n, k, k2, f, rc;
+    int start = b->n, k, k2, f, rc, from;
+    uint64_t first;
 
     if (!st->started && StartWalk(r, st) != TCL_OK) {
 	st->done = 1;
@@ -1555,8 +1624,14 @@ NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 		memcpy(to, st->cur->col[f] + st->blockPos, bytes);
 	    }
 	}
+	from = b->n;
 	b->n += k;
+	first = st->inBlocks - (uint64_t)(st->blockN - st->blockPos) + 1;
 	st->blockPos += k;
+	if (DropJumps(r, st, b, from, first) < 0) {
+	    return RbReaderFail(&st->done, &st->failed, &st->pending, b,
+		    start, err);
+	}
     }
     r->recordNo = st->inBlocks - (uint64_t)(st->blockN - st->blockPos);
     return b->n - start;
@@ -1573,7 +1648,8 @@ static int
 NativeNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     NativeState *st = r->state;
-    int start = b->n, k, f, rc;
+    int start = b->n, k, f, rc, from;
+    uint64_t first;
 
     if (st->failed) {
 	st->failed = 0;
@@ -1611,8 +1687,19 @@ NativeNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 		    st->block + (size_t)f * st->blockN + st->blockPos,
 		    sizeof(int64_t) * k);
 	}
+	from = b->n;
 	b->n += k;
+	first = st->inBlocks - (uint64_t)(st->blockN - st->blockPos) + 1;
 	st->blockPos += k;
+	if (DropJumps(r, st, b, from, first) < 0) {
+	    st->done = 1;
+	    if (b->n > start) {
+		st->failed = 1;
+		break;
+	    }
+	    *err = st->pending;
+	    return -1;
+	}
     }
     r->recordNo = st->inBlocks - (st->blockN - st->blockPos);
     return b->n - start;

@@ -26,6 +26,7 @@
 #include "io/ioInt.h"
 #include "io/native.h"
 #include "io/nativeInt.h"
+#include "core/engine.h"
 #include "io/ring.h"
 
 #define NATIVE_MAGIC	"RBNATIVE"
@@ -95,6 +96,10 @@ struct Rb_NativeWriter {
     int64_t *cols;		/* BLOCK_MAX values per field */
     int64_t stringsWritten;	/* Ids below this are in the file. */
     uint64_t records;
+    Tcl_Interp *interp;		/* Whose -outlimit counts the bytes, or
+				 * NULL. */
+    int fd;			/* Version 1: the descriptor under gz. */
+    uint64_t charged;		/* Version 1: bytes charged so far. */
     int failed;
     char why[256];		/* First failure, for the error message. */
 };
@@ -138,6 +143,42 @@ WriteBytes(Rb_NativeWriter *w, const void *p, size_t n)
 }
 
 /*
+ * WriterError --
+ *	err for a writer that failed: RUBICON SAFE LIMIT OUTPUT when safe
+ *	mode's -outlimit stopped it, else RUBICON NATIVE WRITE with the
+ *	first reason.
+ */
+static void
+WriterError(Rb_NativeWriter *w, Rb_Error *err)
+{
+    if (w->interp != NULL && RbSafeOutputReached(w->interp)) {
+	RbSafeOutputSetError(RbEngineGet(w->interp), err, w->path);
+    } else {
+	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
+		w->path, w->why);
+    }
+}
+
+/*
+ * ChargeGz --
+ *	Version 1: charges the file's bytes up to size (its length so far,
+ *	all written by gzflush or gzclose) to the -outlimit of w's
+ *	interpreter; past the limit marks w failed.
+ */
+static void
+ChargeGz(Rb_NativeWriter *w, uint64_t size)
+{
+    if (w->interp == NULL || w->failed || size <= w->charged
+	    || size == (uint64_t)-1) {
+	return;
+    }
+    if (!RbSafeOutputTake(RbEngineGet(w->interp), size - w->charged)) {
+	Fail(w, "output limit reached");
+    }
+    w->charged = size;
+}
+
+/*
  * EndMember --
  *	Version 1: ends the gzip member under way, so that the next bytes
  *	begin a new one: the header and every block are members of their
@@ -157,6 +198,7 @@ EndMember(Rb_NativeWriter *w)
 
 	Fail(w, errnum == Z_ERRNO ? strerror(errno) : msg);
     }
+    ChargeGz(w, (uint64_t)lseek(w->fd, 0, SEEK_CUR));
 }
 
 static void
@@ -216,8 +258,8 @@ RbNativeWriterOpen(Tcl_Interp *interp, const char *path, Rb_Schema *schema,
     Rb_NativeWriter *w;
     int f, fd;
 
-    (void)interp;		/* -outlimit does not count native v2 yet */
     w = Rb_Alloc(sizeof(*w));
+    w->interp = interp;
     w->path = Rb_Strdup(path);
     w->version = compression == RB_NATIVE_GZIP ? VERSION_GZIP
 	    : VERSION_COLUMNS;
@@ -225,15 +267,21 @@ RbNativeWriterOpen(Tcl_Interp *interp, const char *path, Rb_Schema *schema,
     /* A temporary beside path, or path itself when it is "-", a device
      * or a FIFO (RbOutCreate: tmpPath NULL). */
     fd = RbOutCreate(path, &w->tmpPath);
+    w->fd = fd;
     if (fd >= 0 && w->version == VERSION_GZIP) {
-	/* Level 1: columns of integers compress well even at the fastest. */
+	/* Level 1: columns of integers compress well even at the fastest.
+	 * The compressed bytes are charged to -outlimit as each member
+	 * ends (ChargeGz). */
 	w->gz = gzdopen(fd, "wb1");
 	if (w->gz != NULL) {
 	    gzbuffer(w->gz, 1 << 20);
 	}
     } else if (fd >= 0) {
-	w->fp = fdopen(fd, "wb");
-	if (w->fp != NULL) {
+	/* Every byte charged to interp's -outlimit as it is written. */
+	w->fp = RbOutFdopen(interp, fd);
+	if (w->fp == NULL) {
+	    fd = -1;		/* closed by RbOutFdopen */
+	} else {
 	    setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
 	    w->coder = RbColCoderCreate(compression == RB_NATIVE_ZSTD
 		    ? ZSTD_LEVEL : 0);
@@ -444,8 +492,7 @@ RbNativeWriterWrite(Rb_NativeWriter *w, const Rb_Batch *b,
 	WriteBlock(w, n);
     }
     if (w->failed) {
-	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
-		w->path, w->why);
+	WriterError(w, err);
 	return TCL_ERROR;
     }
     return TCL_OK;
@@ -473,9 +520,16 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 	    Fail(w, strerror(errno));
 	}
     } else {
+	struct stat sb;
+
 	rc = gzclose(w->gz);
 	if (rc != Z_OK) {
 	    Fail(w, rc == Z_ERRNO ? strerror(errno) : "gzclose failed");
+	}
+	/* The last member's bytes (a path written in place, a device or
+	 * FIFO, has no length to charge). */
+	if (w->tmpPath != NULL && stat(w->tmpPath, &sb) == 0) {
+	    ChargeGz(w, (uint64_t)sb.st_size);
 	}
     }
     if (!w->failed && w->tmpPath != NULL
@@ -489,8 +543,7 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 	if (w->tmpPath != NULL) {
 	    unlink(w->tmpPath);
 	}
-	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
-		w->path, w->why);
+	WriterError(w, err);
 	result = TCL_ERROR;
     }
     Rb_SchemaRelease(w->schema);

@@ -277,6 +277,8 @@ Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,
  *	through Rb_ReaderBad like any other.
  * Results: 0 keep the record, 1 skip it, -1 stop reading (err set,
  *	naming the file, record and byte offset).
+ * Side effects: on a jump, what Rb_ReaderBad does (counts the kind,
+ *	r->skipped, a warning under "warn").
  */
 int
 Rb_ReaderTimeJump(Rb_Reader *r, Rb_Error *err, int64_t t, int64_t last,

@@ -1440,6 +1440,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    o.records != NULL) != TCL_OK) {
 	free(pieces);
 	RbCkptDone(&ck, 0);
+	if (split && RbMpiRank() != 0) {
+	    RbMpiWorkerExit(0);	/* every rank refuses alike; 0 says why */
+	}
 	return TCL_ERROR;
     }
 

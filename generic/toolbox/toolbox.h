@@ -227,6 +227,16 @@ void		RbBlockOfKey(const int64_t *devices, int64_t key,
 void		RbBlockMapFree(Rb_BlockMap *m);
 
 /*
+ * Power-of-two histograms (pow2Hist.c): counts of non-negative integers
+ * in bins [0,1), [1,2), [2,4) ... [2^62, 2^63).
+ */
+#define RB_POW2_BINS 65
+
+int		RbPow2Bin(int64_t v);
+Rb_Attribute *	RbPow2HistAttr(const char *name, const uint64_t *counts,
+		    const char *unit, double scale, const char *help);
+
+/*
  * Min-heaps of (key, value) pairs ordered by key (heap.c), for pending
  * completions and not yet issued busy intervals.
  */

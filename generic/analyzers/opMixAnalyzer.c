@@ -92,29 +92,6 @@ OpMixBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 }
 
 /*
- * NameOrder --
- *	qsort_r order of the slots of the ops table: by name for a text
- *	field (schema given), else by number.
- */
-static int
-NameOrder(const void *p, const void *q, void *cd)
-{
-    const void *const *ctx = cd;
-    const Rb_KeyTable *t = ctx[0];
-    const Rb_Schema *text = ctx[1];
-    int64_t k1 = t->keys[*(const uint64_t *)p];
-    int64_t k2 = t->keys[*(const uint64_t *)q];
-
-    if (text != NULL) {
-	const char *s1 = Rb_SchemaString(text, k1);
-	const char *s2 = Rb_SchemaString(text, k2);
-
-	return strcmp(s1 ? s1 : "", s2 ? s2 : "");
-    }
-    return (k1 > k2) - (k1 < k2);
-}
-
-/*
  * OpMixEnd --
  *	Sets the OpMix table (a row per operation, in name order) and the
  *	counts and write ratio.
@@ -134,7 +111,7 @@ OpMixEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 
     ctx[0] = &st->ops;
     ctx[1] = text;
-    qsort_r(slots, st->ops.count, sizeof(uint64_t), NameOrder, ctx);
+    qsort_r(slots, st->ops.count, sizeof(uint64_t), RbKitKeyOrder, ctx);
     for (s = 0; s < st->ops.count; s++) {
 	int64_t name = st->ops.keys[slots[s]];
 	uint64_t n = *(uint64_t *)Rb_KeyTableValue(&st->ops, slots[s]);

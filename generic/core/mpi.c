@@ -210,9 +210,9 @@ RbMpiSetSweep(int on)
  *	records of a fixed length (vscsi, oraclegeneral: their readers set
  *	it, RbInputSetRecordLength); else 0 (it is read whole by one rank:
  *	a compressed file of fixed-length records, whose members or frames
- *	need not end at a record's end).  (RbMpiShard makes 2 into 4, SRT cut where
- *	the record heads line up, when the cut points are far enough apart
- *	for that: RB_RESYNC_SPACING.)
+ *	need not end at a record's end).  (RbMpiShard makes 2 into 4, SRT
+ *	cut where the record heads line up, when the cut points are far
+ *	enough apart for that: RB_RESYNC_SPACING.)
  */
 static int
 SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)

@@ -1380,10 +1380,10 @@ RbInputRecordLength(const Rb_Input *in)
  *	those of the file.
  * Results: TCL_OK, or TCL_ERROR with err set when the stream cannot be
  *	split so (mode RB_WINDOW_LINES, RB_WINDOW_SRT, RB_WINDOW_SRT_RESYNC,
- *	RB_WINDOW_FIXED or RB_WINDOW_BLOCKS).  RB_WINDOW_SRT walks the records from the
- *	header to find the boundaries; RB_WINDOW_SRT_RESYNC finds them
- *	where the record heads line up (SrtCut), and the reader then checks
- *	that the window's last record ends exactly at its end
+ *	RB_WINDOW_FIXED or RB_WINDOW_BLOCKS).  RB_WINDOW_SRT walks the
+ *	records from the header to find the boundaries; RB_WINDOW_SRT_RESYNC
+ *	finds them where the record heads line up (SrtCut), and the reader
+ *	then checks that the window's last record ends exactly at its end
  *	(RbInputWindowShort).
  */
 int

@@ -53,6 +53,7 @@ RbLatencyNs(int64_t t0, int64_t t1, int64_t *ns)
  * added, one row per value of the field.
  */
 const Rb_AnalyzerClass *RbKitGroupedClass(const Rb_AnalyzerClass *base);
+int		RbKitKeyOrder(const void *p, const void *q, void *cd);
 
 /*
  * RbSecondsBetween --

@@ -150,6 +150,76 @@ RbCkptInit(RbCkpt *ck, const char *path, int64_t everyRecords,
 }
 
 /*
+ * RbCkptSplit --
+ *	In a run split over MPI ranks: each rank checkpoints its own share
+ *	to FILE.RANK and resumes from FILE.RANK, and the fingerprint gains
+ *	the number of ranks, this rank and its pieces of the traces, so
+ *	that a resumed split run must cut them alike.
+ */
+void
+RbCkptSplit(RbCkpt *ck, int rank, int size, const RbMpiPiece *pieces,
+	int npieces)
+{
+    Tcl_Obj *l;
+    int i;
+
+    if (!ck->active) {
+	return;
+    }
+    if (ck->path) {
+	ck->path = ck->rankPath = Rb_Strdup(Tcl_GetString(Tcl_ObjPrintf(
+		"%s.%d", ck->path, rank)));
+    }
+    if (ck->resume) {
+	ck->resume = ck->rankResume = Rb_Strdup(Tcl_GetString(Tcl_ObjPrintf(
+		"%s.%d", ck->resume, rank)));
+    }
+    l = Tcl_NewListObj(0, NULL);
+    for (i = 0; i < npieces; i++) {
+	Tcl_ListObjAppendElement(NULL, l, Tcl_ObjPrintf("%d %d %llu %llu",
+		pieces[i].file, pieces[i].kind,
+		(unsigned long long)pieces[i].begin,
+		(unsigned long long)pieces[i].end));
+    }
+    ck->split = Tcl_ObjPrintf("%d %d {%s}", size, rank, Tcl_GetString(l));
+    Tcl_IncrRefCount(ck->split);
+    Tcl_DecrRefCount(Tcl_NewListObj(1, &l));
+}
+
+/*
+ * RbCkptAgree --
+ *	In a split run, once each rank has checked and loaded its checkpoint
+ *	(rc): whether every rank can go on.  With -resume, a rank whose file
+ *	is missing (killed before its first checkpoint) reads its share from
+ *	the start, unless no rank has one, which is an error.
+ * Results: TCL_OK, or TCL_ERROR on every rank, rank 0's interp saying
+ *	why (naming the rank that refused).
+ */
+int
+RbCkptAgree(Tcl_Interp *interp, RbCkpt *ck, int rc)
+{
+    int found = ck->resumed;
+    const char *dot;
+
+    if (RbMpiAgree(interp, rc == TCL_OK, &found) != TCL_OK) {
+	return TCL_ERROR;
+    }
+    if (ck->resume && found == 0) {
+	dot = strrchr(ck->resume, '.');
+	return Rb_SetInterpError(interp, "RUBICON CHECKPOINT OPEN",
+		"no checkpoint of this split run: none of %.*s.0 to %.*s.%d "
+		"exists", (int)(dot - ck->resume), ck->resume,
+		(int)(dot - ck->resume), ck->resume, RbMpiSize() - 1);
+    }
+    if (ck->missing) {
+	fprintf(stderr, "rubicon: rank %d: no checkpoint \"%s\" (stopped "
+		"before its first): reading its share from the start\n",
+		RbMpiRank(), ck->resume);
+    }
+    return TCL_OK;
+}
+
+/*
  * RbCkptCheckInputs --
  *	Before the first trace is opened: refuses what cannot be read again
  *	(standard input, pipes, devices, records given in Tcl) and runs
@@ -165,10 +235,11 @@ RbCkptCheckInputs(Tcl_Interp *interp, RbCkpt *ck, int n,
     if (!ck->active) {
 	return TCL_OK;
     }
-    if (split) {
+    if (split && RbMpiSweep()) {
 	return Rb_SetInterpError(interp, "RUBICON CHECKPOINT SPLIT",
-		"-checkpoint and -resume are not available in a run split over "
-		"MPI ranks; run it in one process, or split it without them");
+		"-checkpoint and -resume are not available in a sweep "
+		"(-sweep 1): every rank reads every trace; run the sweep "
+		"without them");
     }
     if (records) {
 	return Rb_SetInterpError(interp, "RUBICON CHECKPOINT INPUT",
@@ -246,6 +317,9 @@ RbCkptCheck(Tcl_Interp *interp, RbCkpt *ck, Rb_Engine *eng, Rb_Flow **flows,
     }
     Tcl_ListObjAppendElement(NULL, fp, Tcl_NewStringObj("traces", -1));
     Tcl_ListObjAppendElement(NULL, fp, traces);
+    Tcl_ListObjAppendElement(NULL, fp, Tcl_NewStringObj("split", -1));
+    Tcl_ListObjAppendElement(NULL, fp, ck->split ? ck->split
+	    : Tcl_NewListObj(0, NULL));
     ck->fingerprint = fp;
     Tcl_IncrRefCount(fp);
     return TCL_OK;
@@ -279,6 +353,29 @@ Mismatch(Tcl_Obj *was, Tcl_Obj *now)
 	    || strcmp(Tcl_GetString(w), Tcl_GetString(n)) != 0) {
 	return Tcl_NewStringObj("the configuration script has changed since "
 		"the checkpoint", -1);
+    }
+    Tcl_ListObjIndex(NULL, was, 7, &w);
+    Tcl_ListObjIndex(NULL, now, 7, &n);
+    if (w == NULL || n == NULL
+	    || strcmp(Tcl_GetString(w), Tcl_GetString(n)) != 0) {
+	Tcl_Obj *ws = NULL, *ns = NULL;
+
+	if (w) {
+	    Tcl_ListObjIndex(NULL, w, 0, &ws);
+	}
+	if (n) {
+	    Tcl_ListObjIndex(NULL, n, 0, &ns);
+	}
+	if (!ws || !ns || strcmp(Tcl_GetString(ws), Tcl_GetString(ns)) != 0) {
+	    return Tcl_ObjPrintf("the checkpoint was taken by a run %s%s%s, "
+		    "this run is %s%s%s (resume with as many ranks)",
+		    ws ? "split over " : "in one process",
+		    ws ? Tcl_GetString(ws) : "", ws ? " ranks" : "",
+		    ns ? "split over " : "in one process",
+		    ns ? Tcl_GetString(ns) : "", ns ? " ranks" : "");
+	}
+	return Tcl_NewStringObj("this rank's share of the traces is not the "
+		"one the checkpoint was taken of", -1);
     }
     Tcl_ListObjIndex(NULL, was, 5, &w);
     Tcl_ListObjIndex(NULL, now, 5, &n);
@@ -341,7 +438,12 @@ RbCkptLoad(Tcl_Interp *interp, RbCkpt *ck)
 	return TCL_OK;
     }
     memset(&b, 0, sizeof(b));
-    if ((f = fopen(ck->resume, "rb")) == NULL) {
+    if ((f = fopen(ck->resume, "rb")) == NULL && errno == ENOENT
+	    && ck->split != NULL) {
+	ck->missing = 1;		/* see RbCkptAgree */
+	return TCL_OK;
+    }
+    if (f == NULL) {
 	return Rb_SetInterpError(interp, "RUBICON CHECKPOINT OPEN",
 		"cannot read checkpoint \"%s\": %s", ck->resume,
 		strerror(errno));
@@ -741,6 +843,11 @@ RbCkptDone(RbCkpt *ck, int complete)
 	Rb_BufFree(&ck->shards[i]);
     }
     free(ck->shards);
+    free(ck->rankPath);
+    free(ck->rankResume);
+    if (ck->split) {
+	Tcl_DecrRefCount(ck->split);
+    }
     RbSetCheckpointMode(0, 0);
     memset(ck, 0, sizeof(*ck));
 }

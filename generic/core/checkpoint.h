@@ -9,6 +9,7 @@
 #define RB_CHECKPOINT_H
 
 #include "engine.h"
+#include "mpi.h"
 
 typedef struct RbCkpt {
     int active;			/* -checkpoint or -resume given */
@@ -16,6 +17,9 @@ typedef struct RbCkpt {
     int64_t everyRecords;	/* -checkpointevery in records, or 0 */
     double everySeconds;	/* ... in seconds of wall time */
     const char *resume;		/* -resume FILE, or NULL */
+    char *rankPath, *rankResume;	/* Split run: FILE.RANK of each. */
+    Tcl_Obj *split;		/* Split run: {ranks rank pieces}, or {}. */
+    int missing;		/* Split run: no -resume file for this rank. */
     Tcl_Obj *fingerprint;	/* This run's configuration and traces. */
     double lastAt;		/* When the last checkpoint was taken. */
     uint64_t lastRecords;	/* The run's records then. */
@@ -35,6 +39,9 @@ typedef struct RbCkpt {
 void		RbCkptInit(RbCkpt *ck, const char *path,
 		    int64_t everyRecords, double everySeconds,
 		    const char *resume);
+void		RbCkptSplit(RbCkpt *ck, int rank, int size,
+		    const RbMpiPiece *pieces, int npieces);
+int		RbCkptAgree(Tcl_Interp *interp, RbCkpt *ck, int rc);
 int		RbCkptCheckInputs(Tcl_Interp *interp, RbCkpt *ck, int n,
 		    Tcl_Obj *const paths[], int split, int records);
 int		RbCkptCheck(Tcl_Interp *interp, RbCkpt *ck, Rb_Engine *eng,

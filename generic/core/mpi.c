@@ -165,7 +165,7 @@ RbShardFirst(void)
     /* A checkpoint's state is merged, at the end of the run resumed from
      * it, into an empty one as a later shard's would be: it keeps what a
      * later shard keeps. */
-    return RbMpiSplit() ? mpiRank == 0 : !ckptMode;
+    return RbMpiSplit() ? mpiRank == 0 && !ckptMode : !ckptMode;
 }
 
 /*
@@ -824,6 +824,86 @@ SendWaiting(Rb_Buf *b, int to)
 #endif
 
 /*
+ * RbMpiAgree --
+ *	In a split run, before reading: every rank says whether it can go
+ *	on (ok; if not, its error is in interp) and adds its *count (the
+ *	checkpoints it found, say), which becomes the sum over the ranks.
+ *	When some rank cannot go on, every rank gets TCL_ERROR, and rank
+ *	0's interp holds the error of the first rank that failed, with its
+ *	error code, named ("rank N: ...") when it is not rank 0's own.
+ * Results: TCL_OK when every rank can go on.
+ */
+#define AGREE_LEN 2048
+
+int
+RbMpiAgree(Tcl_Interp *interp, int ok, int *count)
+{
+#ifdef HAVE_MPI
+    int in[2], out[2], r;
+    char msg[AGREE_LEN], *all = NULL;
+
+    if (!mpiActive || mpiSize < 2) {
+	return ok ? TCL_OK : TCL_ERROR;
+    }
+    in[0] = !ok;
+    in[1] = *count;
+    MPI_Allreduce(in, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    *count = out[1];
+    if (out[0] == 0) {
+	return TCL_OK;
+    }
+    memset(msg, 0, sizeof(msg));
+    if (!ok) {
+	Tcl_Obj *opts = Tcl_GetReturnOptions(interp, TCL_ERROR), *code = NULL;
+	size_t len;
+
+	Tcl_IncrRefCount(opts);
+	Tcl_DictObjGet(NULL, opts, Tcl_NewStringObj("-errorcode", -1), &code);
+	snprintf(msg, sizeof(msg) / 4, "%s", code ? Tcl_GetString(code)
+		: "RUBICON");
+	len = strlen(msg) + 1;
+	snprintf(msg + len, sizeof(msg) - len, "%s",
+		Tcl_GetStringResult(interp));
+	Tcl_DecrRefCount(opts);
+    }
+    if (mpiRank == 0) {
+	all = Rb_Alloc((size_t)AGREE_LEN * mpiSize);
+    }
+    MPI_Gather(msg, AGREE_LEN, MPI_CHAR, all, AGREE_LEN, MPI_CHAR, 0,
+	    MPI_COMM_WORLD);
+    for (r = 1; all != NULL && ok && r < mpiSize; r++) {
+	const char *m = all + (size_t)r * AGREE_LEN;
+
+	if (*m != '\0') {
+	    Tcl_SetObjResult(interp, Tcl_ObjPrintf("rank %d: %s", r,
+		    m + strlen(m) + 1));
+	    Tcl_SetObjErrorCode(interp, Tcl_NewStringObj(m, -1));
+	    break;
+	}
+    }
+    free(all);
+    return TCL_ERROR;
+#else
+    return ok ? TCL_OK : TCL_ERROR;
+#endif
+}
+
+/*
+ * RbMpiRemoveAfterSend --
+ *	On a rank other than 0 of a split run: the file (its checkpoint) to
+ *	remove once its state has reached its parent in the reduction; NULL
+ *	for none.
+ */
+static char *removeAfterSend;
+
+void
+RbMpiRemoveAfterSend(const char *path)
+{
+    free(removeAfterSend);
+    removeAfterSend = path ? Rb_Strdup(path) : NULL;
+}
+
+/*
  * RbMpiHeartbeat --
  *	During a split run, on a rank other than 0: at most once a second,
  *	tells the rank it will send its state to (its parent in the
@@ -941,6 +1021,9 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 	    }
 	    SendWaiting(&b, mpiRank - step);
 	    Rb_BufFree(&b);
+	    if (removeAfterSend != NULL) {
+		unlink(removeAfterSend);
+	    }
 	    break;
 	}
     }

@@ -39,6 +39,8 @@ int		RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 Tcl_Obj *	RbMpiRankRecords(void);
 void		RbMpiReduceTimes(double *reduce, double *merge);
 void		RbMpiWorkerExit(int status);
+int		RbMpiAgree(Tcl_Interp *interp, int ok, int *count);
+void		RbMpiRemoveAfterSend(const char *path);
 void		RbMpiAbort(int status);
 
 /* A shard's state, for split runs and checkpoints (mpi.c); a Tcl value

@@ -1434,6 +1434,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     /* Before the DAG starts: Analyzers ask whether their state will be
      * merged (RbMergeWanted, RbShardFirst). */
     RbCkptInit(&ck, o.checkpoint, o.everyRecords, o.everySeconds, o.resume);
+    if (split) {
+	RbCkptSplit(&ck, RbMpiRank(), RbMpiSize(), pieces, npieces);
+    }
     if (RbCkptCheckInputs(interp, &ck, n, objv + first, split,
 	    o.records != NULL) != TCL_OK) {
 	free(pieces);
@@ -1479,8 +1482,14 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	rc = RbCkptCheck(interp, &ck, eng, flows, nflows, run.config, n,
 		objv + first, runOpts);
 	Tcl_DecrRefCount(runOpts);
-	if (rc != TCL_OK || RbCkptLoad(interp, &ck) != TCL_OK) {
-	    rc = TCL_ERROR;
+	if (rc == TCL_OK) {
+	    rc = RbCkptLoad(interp, &ck);
+	}
+	if (split) {
+	    /* Every rank goes on, or none (rank 0 says why). */
+	    rc = RbCkptAgree(interp, &ck, rc);
+	}
+	if (rc != TCL_OK) {
 	    goto done;
 	}
     }
@@ -1551,13 +1560,8 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     eng->reading = 0;
     NodeFailure(interp, eng, &failure);
     run.partial = (failure.result != NULL || eng->cancel != 0);
-    if (split) {
-	/* Rank 0 goes on with every rank's results; the others end. */
-	RbMpiReduce(interp, flows, nflows, &run, files, &failure.result,
-		&failure.options);
-	run.partial |= (failure.result != NULL);
-    }
     if (ck.resumed) {
+	/* A resumed rank holds its whole share before the ranks merge. */
 	Tcl_Obj *all;
 
 	if (RbCkptMergeBefore(interp, &ck, flows, nflows, &run) != TCL_OK
@@ -1569,6 +1573,14 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	Tcl_IncrRefCount(all);
 	Tcl_DecrRefCount(files);
 	files = all;
+    }
+    if (split) {
+	/* Rank 0 goes on with every rank's results; the others end, and
+	 * remove their checkpoints once their share is merged. */
+	RbMpiRemoveAfterSend(ck.path && !run.partial ? ck.path : NULL);
+	RbMpiReduce(interp, flows, nflows, &run, files, &failure.result,
+		&failure.options);
+	run.partial |= (failure.result != NULL);
     }
     if (run.records == 0) {
 	run.firstTime = run.lastTime = 0;

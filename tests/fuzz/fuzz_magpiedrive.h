@@ -31,6 +31,9 @@
  * Rubicon_Init sets up. */
 
 int Rubicon_Init(Tcl_Interp *interp);
+/* The plugin's registration, linked in directly (the package is a
+ * shared library of its own in the program). */
+int RbMagpieInit(Tcl_Interp *interp);
 
 static Tcl_Interp *fuzzInterp;
 static char fuzzDir[64];
@@ -89,6 +92,7 @@ FuzzDriveInit(const char *setup)
     Tcl_FindExecutable(NULL);
     fuzzInterp = Tcl_CreateInterp();
     if (Rubicon_Init(fuzzInterp) != TCL_OK
+	    || RbMagpieInit(fuzzInterp) != TCL_OK
 	    || Tcl_Eval(fuzzInterp, fuzzScript) != TCL_OK
 	    || Tcl_Eval(fuzzInterp, setup) != TCL_OK) {
 	fprintf(stderr, "fuzz: %s\n", Tcl_GetStringResult(fuzzInterp));

@@ -11,43 +11,18 @@ command -v clang >/dev/null || { echo "fuzz: clang is needed (apt-get install cl
 tcl=/usr/include/tcl8.6
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Igeneric -I$tcl"
 libs="-ltcl8.6 -ltclstub8.6 -lz -lbz2 -lzstd -lm -lpthread"
-core="generic/core/error.c generic/core/schema.c generic/core/batch.c generic/core/timefmt.c"
-io="generic/io/input.c generic/io/ring.c generic/io/zstdInput.c generic/io/srt.c generic/io/native.c generic/io/nativeCols.c generic/io/kit.c generic/io/reader.c
-    generic/io/text.c generic/io/msr.c generic/io/spc.c generic/io/disksim.c generic/io/csv.c
-    generic/io/blkpair.c generic/io/blkparse.c generic/io/blktrace.c
-    generic/io/ftrace.c generic/io/blktracer.c generic/io/blockevents.c
-    generic/io/fixed.c generic/io/alibaba.c generic/io/tencent.c
-    generic/io/oracleGeneral.c generic/io/vscsi.c generic/io/twitter.c"
 readers="msr spc disksim csv csvtrace blkparse blktrace blktracer blockevents
     alibaba tencent oraclegeneral vscsi twitter"
-mkdir -p build/fuzz fuzz-out
+mkdir -p build/fuzz/lib fuzz-out
 
-build() {	# build NAME SOURCES...
-    name=$1; shift
-    echo "fuzz: building $name"
-    clang $flags "$@" $libs -o build/fuzz/$name
-}
-build filter tests/fuzz/fuzz_filter.c generic/filter/filter*.c $core
-build srt -DUSE_TCL_STUBS tests/fuzz/fuzz_srt.c $io $core
-build native -DUSE_TCL_STUBS tests/fuzz/fuzz_native.c $io $core
-for name in $readers; do
-    build $name -DUSE_TCL_STUBS tests/fuzz/fuzz_$name.c $io $core
-done
-build magpie -DUSE_TCL_STUBS tests/fuzz/fuzz_magpie.c \
-    generic/plugins/magpie/eventlog.c generic/plugins/magpie/schema.c $io $core
-build magpiecsv -DUSE_TCL_STUBS tests/fuzz/fuzz_magpiecsv.c \
-    generic/plugins/magpie/csvlog.c generic/plugins/magpie/eventlog.c \
-    generic/plugins/magpie/schema.c $io $core
-
-# The request-parser harnesses drive the whole package through its Tcl
-# commands: every library source, compiled once (again when it or a
-# header changes) with the harnesses' instrumentation.
+# Every harness links the whole library, compiled once (again when a
+# source or a header changes) with the harnesses' instrumentation, so a
+# reader that calls into the engine links as it does in the program.
 libflags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -D_GNU_SOURCE
     -DUSE_TCL_STUBS -Igeneric -I$tcl $(sed -n 's/^\(XLSX\|STARDUST\)_CFLAGS = //p' config.mk)"
 liblibs="$(sed -n 's/^\(XLSX\|STARDUST\)_LIBS = //p' config.mk) -lpthread"
-mkdir -p build/fuzz/lib
 tclsh scripts/embed.tcl build/fuzz/lib/libscript.c library/*.tcl
-echo "fuzz: building the library for the parser harnesses"
+echo "fuzz: building the library"
 libobjs=""
 for src in $(find generic -name '*.c' | sort) build/fuzz/lib/libscript.c; do
     obj=build/fuzz/lib/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')
@@ -56,26 +31,28 @@ for src in $(find generic -name '*.c' | sort) build/fuzz/lib/libscript.c; do
     fi
     libobjs="$libobjs $obj"
 done
-for name in magpieparser magpieschema; do
-    echo "fuzz: building $name"
-    clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Igeneric \
-	-I$tcl tests/fuzz/fuzz_$name.c $libobjs $libs $liblibs \
-	-o build/fuzz/$name
-done
 
-stardust="generic/plugins/stardust/reader.c generic/plugins/stardust/types.c"
-build stardust -DUSE_TCL_STUBS tests/fuzz/fuzz_stardust.c $stardust $io $core
-build stardust_text -DUSE_TCL_STUBS tests/fuzz/fuzz_stardust_text.c $stardust \
-    $io $core
-# The Zipkin reader needs libjansson (as the library build does).
+build() {	# build NAME FLAGS...
+    name=$1; shift
+    echo "fuzz: building $name"
+    clang $flags "$@" tests/fuzz/fuzz_$name.c $libobjs $libs $liblibs \
+	-o build/fuzz/$name
+}
+# The library calls Tcl through the stubs table: a harness either fills it
+# itself (-DUSE_TCL_STUBS: it calls libtcl directly, then Tcl_InitStubs)
+# or loads the package (the request parsers: Rubicon_Init fills it).
+for name in filter srt native $readers magpie magpiecsv stardust \
+	stardust_text; do
+    build $name -DUSE_TCL_STUBS
+done
+build magpieparser
+build magpieschema
 zipkin=""
-if [ -f /usr/include/jansson.h ]; then
+if grep -q HAVE_JANSSON config.mk; then
     zipkin=zipkin
-    build zipkin -DUSE_TCL_STUBS -DHAVE_JANSSON tests/fuzz/fuzz_zipkin.c \
-	generic/plugins/stardust/zipkin.c generic/plugins/stardust/spans.c \
-	$stardust $io $core -ljansson
+    build zipkin -DUSE_TCL_STUBS -DHAVE_JANSSON
 else
-    echo "fuzz: libjansson-dev is missing; skipping zipkin"
+    echo "fuzz: built without libjansson; skipping zipkin"
 fi
 
 status=0

@@ -244,8 +244,11 @@ RbKeyWindowsSeries(const RbKeyWindows *kw, const char *name,
 	kw->close(open[0], all + 1);
 	n++;
     }
-    memcpy(all + stride * n, kw->rows, kw->nrows * stride * sizeof(double));
-    n += kw->nrows;
+    if (kw->nrows > 0) {
+	memcpy(all + stride * n, kw->rows, kw->nrows * stride
+		* sizeof(double));
+	n += kw->nrows;
+    }
     if (open[1]->no >= 0) {
 	row = all + stride * n++;
 	row[0] = (double)open[1]->no;

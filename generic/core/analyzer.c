@@ -482,6 +482,7 @@ static Tcl_Time endDeadline;
  *	end: for loops in end and merge hooks that may run long.
  * Results: 1 with the analyzer error RUBICON SAFE LIMIT TIME recorded,
  *	or 0.
+ * Side effects: as Rb_AnalyzerError when it returns 1.
  */
 int
 Rb_AnalyzerPastLimit(Rb_Analyzer *a)

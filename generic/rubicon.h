@@ -669,6 +669,12 @@ void		Rb_FlowScratchFree(Rb_Flow *flow);
 void		Rb_AnalyzerError(Rb_Analyzer *a, const char *code,
 		    const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));
+/* For long loops in end hooks: whether the run's time limit
+ * and the grace given to ending it have passed.  Cheap (one clock read),
+ * call it every few thousand steps.  Returns 1 after recording the
+ * analyzer error RUBICON SAFE LIMIT TIME (the hook then returns
+ * TCL_ERROR), else 0; always 0 without a time limit. */
+int		Rb_AnalyzerPastLimit(Rb_Analyzer *a);
 
 /*
  * ---------------------------------------------------------------------

@@ -28,6 +28,13 @@ namespace eval ::rubicon::tracereport {
     }
     # Most keys a per-key table holds (-limit of its Analyzers).
     variable keyLimit 100000
+    # Most blocks the LRU curve and the popularity ranking hold
+    # (-samplesize of ReuseDistanceAnalyzer and PopularityAnalyzer): exact
+    # up to this many distinct blocks (1 GiB of 4 KiB blocks), a
+    # fixed-size sample of them beyond.
+    variable sampleSize 262144
+    # The FIFO and S3-FIFO cache sizes: fractions of the distinct blocks.
+    variable cacheFractions {0.001 0.01 0.1}
 }
 if {![info exists ::rubicon::runOptions]} {
     set ::rubicon::runOptions {}
@@ -541,6 +548,8 @@ proc ::rubicon::tracereport::keyField {by} {
 # report (tracereport::write).
 proc ::rubicon::tracereport::config {opts} {
     variable keyLimit
+    variable sampleSize
+    variable cacheFractions
     set by [dict get $opts -by]
     set key [keyField $by]
     set iv [dict get $opts -interval]
@@ -568,20 +577,21 @@ proc ::rubicon::tracereport::config {opts} {
 	"    \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
 	"" \
 	"# Per block: footprint, popularity, read-after-write, LRU reuse" \
-	"# distances (SHARDS-sampled past 262144 blocks; exact in a run split" \
-	"# over MPI ranks, as SHARDS cannot merge), FIFO and S3-FIFO" \
-	"# caches[expr {$sample > 1 ? {, on the I/Os whose offset hashes to 0 modulo the sample rate} : {}}]." \
+	"# distances (popularity and LRU exact up to $sampleSize distinct blocks," \
+	"# a fixed-size sample of that many blocks by hash beyond; exact in a" \
+	"# run split over MPI ranks, as a sample cannot merge), FIFO and S3-FIFO" \
+	"# caches of $cacheFractions of the distinct blocks (the same sample)[expr {$sample > 1 ? {, on the I/Os whose offset hashes to 0 modulo the sample rate} : {}}]." \
 	"# FIFO and S3-FIFO depend on the order of all accesses: a run split" \
 	"# over MPI ranks cannot merge them and leaves them out." \
 	"set cacheSims {}" \
 	"if {!\[rubicon::mpi split\]} {" \
 	"    lappend cacheSims \\" \
-	"\t\[CacheSimAnalyzer -policy fifo -prefix Fifo -sizes {1024 16384 262144}\] \\" \
-	"\t\[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {1024 16384 262144}\]" \
+	"\t\[CacheSimAnalyzer -policy fifo -prefix Fifo -sizes {$cacheFractions} -samplesize $sampleSize\] \\" \
+	"\t\[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {$cacheFractions} -samplesize $sampleSize\]" \
 	"}" \
-	"set blocks \[Flow blocks \[FootprintAnalyzer\] \[PopularityAnalyzer\] \\" \
-	"    \[ReadAfterWriteAnalyzer\] \\" \
-	"    \[ReuseDistanceAnalyzer {*}\[expr {\[rubicon::mpi split\] ? {} : {-samplesize 262144}}\]\] \\" \
+	"set sampled \[expr {\[rubicon::mpi split\] ? {} : {-samplesize $sampleSize}}\]" \
+	"set blocks \[Flow blocks \[FootprintAnalyzer\] \[PopularityAnalyzer {*}\$sampled\] \\" \
+	"    \[ReadAfterWriteAnalyzer\] \[ReuseDistanceAnalyzer {*}\$sampled\] \\" \
 	"    {*}\$cacheSims\]" \
 	"" \
 	"# One row per [expr {$key eq {} ? {run} : $key}]: all I/Os, then reads and writes apart." \
@@ -827,9 +837,11 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	lru [{*}$scaleRows [lmap r [rowsOf $blocks HitRatioCurve] {lrange $r 0 3}]] \
 	lruSampleRate [scalar $blocks SampleRate] \
 	fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {lrange $r 0 3}]] \
+	fifoSampleRate [scalar $blocks FifoSampleRate] \
 	s3fifo [{*}$scaleRows [lmap r [rowsOf $blocks S3fifoHitRatioCurve] {lrange $r 0 3}]]]
     dict set f popularity [dict create sample $n \
 	distinctKeys [scaled [scalar $blocks DistinctKeys] $n] \
+	sampleRate [scalar $blocks KeySampleRate] \
 	top1PercentShare [scalar $blocks Top1PercentShare] \
 	top10PercentShare [scalar $blocks Top10PercentShare] \
 	zipfExponent [scalar $blocks ZipfExponent] \
@@ -1238,11 +1250,16 @@ proc ::rubicon::tracereport::html {f} {
 	}]]
     }
     set rate [dict get $cache lruSampleRate]
+    set frate [dict get $cache fifoSampleRate]
     append out "<section id=\"cache\"><h2>Cacheability</h2>" \
 	"<p>Footprint [esc [bytes [dict get $cache footprintBytes]]]; LRU from\
 	reuse distances ([expr {[finite $rate] && $rate < 1
 	    ? "SHARDS-sampled at rate [format %.4g $rate]" : "exact"}]),\
-	FIFO and S3-FIFO simulated at 4 MiB, 64 MiB and 1 GiB (4 KiB blocks)[expr {
+	FIFO and S3-FIFO simulated at\
+	[join [lmap x $::rubicon::tracereport::cacheFractions {
+	    string cat [expr {$x * 100}] %
+	}] {, }] of the distinct 4 KiB blocks ([expr {[finite $frate] && $frate < 1
+	    ? "on a sample of the blocks by hash, rate [format %.4g $frate]" : "exact"}])[expr {
 	    [dict get $cache sample] > 1 ? " on the I/Os of 1 in [dict get $cache sample]\
 	    offsets, sizes and footprint scaled by [dict get $cache sample]" : ""}].</p>" \
 	[svgPlot "hit ratio by cache size" "cache size (bytes)" "hit ratio" $curves 1] \

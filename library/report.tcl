@@ -573,6 +573,8 @@ proc ::rubicon::tracereport::config {opts} {
 	"    \[SizeAnalyzer\] \[ReadFractionAnalyzer\] \[ResponseTimeAnalyzer\] \\" \
 	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
 	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv\] \\" \
+	"    \[HeatmapAnalyzer -key deviceNo -x time -y devOffset -xwidth $iv -prefix Device\] \\" \
+	"    \[HeatmapAnalyzer -x responseTime -y responseTime -xbins log2 -ybins log2 -xbase 1e-6 -ybase 1e-6 -prefix Latency\] \\" \
 	"    \[HurstAnalyzer\] \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
 	"    \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
 	"" \
@@ -820,6 +822,16 @@ proc ::rubicon::tracereport::figures {summary flows options} {
     dict set f responseTimePercentiles [rowsOf $total ResponseTime]
     dict set f queueDepth [rowsOf $total QueueDepth]
     dict set f heatmap [lmap r [rowsOf $total Heatmap] {lrange $r 2 6}]
+    # Per device: {key timeLo timeHi offsetLo offsetHi count} rows.
+    dict set f deviceHeatmaps [lmap r [rowsOf $total DeviceHeatmap] {
+	concat [lindex $r 0] [lrange $r 3 7]
+    }]
+    # The log2 latency histogram, in microseconds: the diagonal cells of
+    # the response time against itself.
+    dict set f latencyHistogram [lmap r [rowsOf $total LatencyHeatmap] {
+	list [expr {[lindex $r 2] * 1e6}] [expr {[lindex $r 3] * 1e6}] \
+	    [expr {int([lindex $r 6])}]
+    }]
     # Behind a sample of 1 in N I/Os (by offset), a count of blocks
     # estimates N times as many, and a cache of S blocks stands for one of
     # N S (as SHARDS scales its sizes).
@@ -917,6 +929,8 @@ proc ::rubicon::tracereport::json {f} {
 	responseTimePercentiles {p seconds}
 	queueDepth {lo hi seconds fraction}
 	heatmap {timeLo timeHi offsetLo offsetHi count}
+	deviceHeatmaps {key timeLo timeHi offsetLo offsetHi count}
+	latencyHistogram {loUs hiUs count}
     } {
 	lappend pairs $k [jobj [list \
 	    columns [jarr [lmap c $cols {jstr $c}]] \
@@ -947,8 +961,35 @@ proc ::rubicon::tracereport::cell {v fmt} {
     format $fmt $v
 }
 
-# tracereport::text figures -- report.txt's text.
-proc ::rubicon::tracereport::text {f} {
+# tracereport::usec v -- a bucket bound in microseconds: an integer, or
+# a fraction below 1.
+proc ::rubicon::tracereport::usec {v} {
+    if {$v >= 1} {return [format %.0f $v]}
+    format %.4g $v
+}
+
+# tracereport::latencyLines figures -- the log2 latency histogram as
+# biolatency prints it: buckets [2^k, 2^(k+1)) us, their counts and a bar
+# of up to 40 stars scaled to the largest.
+proc ::rubicon::tracereport::latencyLines {f} {
+    set rows [dict get $f latencyHistogram]
+    set max [tcl::mathfunc::max 1 {*}[lmap r $rows {lindex $r 2}]]
+    set lines [list "latency histogram (enqueue to completion):" \
+	[format "%21s : %-8s %s" usecs count distribution]]
+    foreach r $rows {
+	lassign $r lo hi n
+	set hiShown [expr {$hi >= 2 ? [usec [expr {$hi - 1}]] : [usec $hi]}]
+	set stars [expr {int(40.0 * $n / $max)}]
+	if {$n > 0 && $stars == 0} {set stars 1}
+	lappend lines [format "%10s -> %-7s : %-8d |%-40s|" [usec $lo] \
+	    $hiShown $n [string repeat * $stars]]
+    }
+    return $lines
+}
+
+# tracereport::text figures ?hist? -- report.txt's text (without the
+# latency histogram when hist is 0).
+proc ::rubicon::tracereport::text {f {hist 1}} {
     set ov [dict get $f overview]
     set top [dict get $f options top]
     set lines {}
@@ -1022,6 +1063,9 @@ proc ::rubicon::tracereport::text {f} {
 	"(enqueue to completion) in ms, r_aw99, w_aw99: its 99th percentile;" \
 	"aqu-sz: mean I/Os outstanding (summed response time over the span);" \
 	"%seq: I/Os that continue the device's previous one."
+    if {$hist && [llength [dict get $f latencyHistogram]]} {
+	lappend lines "" {*}[latencyLines $f]
+    }
     foreach c [dict get $f cannot] {
 	lappend lines "not known: [regsub -all {\s+} $c { }]"
     }
@@ -1156,10 +1200,10 @@ proc ::rubicon::tracereport::svgPlot {title xlabel ylabel series {logx 0} {logy 
 
 # tracereport::svgHeatmap cells -- the offset-by-time heat map: cells
 # {timeLo timeHi offsetLo offsetHi count}, shaded by log count.
-proc ::rubicon::tracereport::svgHeatmap {cells} {
+proc ::rubicon::tracereport::svgHeatmap {cells {title "I/Os by offset (GiB) and time (s)"}} {
     set W 640; set H 300; set L 70; set R 20; set T 28; set B 42
-    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"offset by time\">"
-    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">I/Os by offset (GiB) and time (s)</text>"
+    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"[esc $title]\">"
+    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">[esc $title]</text>"
     if {![llength $cells]} {
 	return "$out<text x=\"[expr {$W / 2}]\" y=\"[expr {$H / 2}]\" text-anchor=\"middle\">no data</text></svg></figure>"
     }
@@ -1215,7 +1259,7 @@ proc ::rubicon::tracereport::html {f} {
 	svg .f{fill:#fafafa;stroke:#ccc}table{border-collapse:collapse}\
 	td,th{padding:2px 6px;border-bottom:1px solid #ddd;text-align:right}\
 	</style></head><body>\n<h1>Rubicon report</h1>\n"
-    set txt [text $f]
+    set txt [text $f 0]
     set cut [string first "\n\n" $txt]
     append out "<section id=\"overview\"><h2>Overview</h2><pre>[esc [string range $txt 0 $cut]]</pre></section>\n"
     append out "<section id=\"table\"><h2>Per [esc [dict get $f options by]]</h2><pre>[esc [string range $txt $cut+2 end]]</pre></section>\n"
@@ -1236,8 +1280,39 @@ proc ::rubicon::tracereport::html {f} {
 	    0 [skewed [lmap p $pct {lindex $p 1}]]] \
 	[svgPlot "request sizes" "size (bytes)" I/Os [list [list I/Os $sizes]] 1 \
 	    [skewed [lmap p $sizes {lindex $p 1}]] 1] "</section>\n"
+    set lh [dict get $f latencyHistogram]
+    append out "<section id=\"latencyhist\"><h2>Latency histogram</h2>"
+    if {[llength $lh]} {
+	append out "<pre>[esc [join [latencyLines $f] \n]]</pre>" \
+	    [svgPlot "I/Os by response time (log2 buckets)" "response time (us)" I/Os \
+		[list [list I/Os [lmap r $lh {
+		    list [expr {[lindex $r 0] > 0 ? [lindex $r 0] : [lindex $r 1] / 2.0}] [lindex $r 2]
+		}]]] 1 [skewed [lmap r $lh {lindex $r 2}]] 1]
+    } else {
+	append out "<p>The trace has no completion times.</p>"
+    }
+    append out "</section>\n"
     append out "<section id=\"heatmap\"><h2>Offset by time</h2>" \
 	[svgHeatmap [dict get $f heatmap]] "</section>\n"
+    set nmaps [expr {min([dict get $f options top], 4)}]
+    append out "<section id=\"deviceheatmaps\"><h2>Offset by time, busiest devices</h2>"
+    set shown 0
+    foreach row [dict get $f table] {
+	if {$shown >= $nmaps || [dict get $f options by] ne "device"} break
+	set key [dict get $row key]
+	set cells [lmap c [dict get $f deviceHeatmaps] {
+	    expr {[lindex $c 0] == $key ? [lrange $c 1 end] : [continue]}
+	}]
+	if {![llength $cells]} continue
+	append out "<h3>[esc [dict get $row name]]</h3>" \
+	    [svgHeatmap $cells "[dict get $row name]: I/Os by offset (GiB) and time (s)"]
+	incr shown
+    }
+    if {!$shown} {
+	append out "<p>No per-device offsets: the table is not per device,\
+	    or the trace has no device numbers.</p>"
+    }
+    append out "</section>\n"
     set qd [lmap r [dict get $f queueDepth] {list [lindex $r 0] [lindex $r 3]}]
     append out "<section id=\"queue\"><h2>Queue depth</h2>" \
 	[svgPlot "share of time at each queue depth" "I/Os outstanding" "share of time" \

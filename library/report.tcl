@@ -403,6 +403,27 @@ proc ::rubicon::tracereport::notScript {path failed} {
     exit 2
 }
 
+# tracereport::spanKind path -- zipkin or otlp when path (plain or gzip)
+# opens as a Zipkin v2 or OTLP JSON span file, else "".  It reads the
+# first 64 KiB only and runs nothing: a run here would be the process's
+# first, which under mpirun is the one split over the ranks.
+proc ::rubicon::tracereport::spanKind {path} {
+    set ch [open $path rb]
+    try {
+	if {[compression $path] eq "gzip"} {zlib push gunzip $ch}
+	set head [read $ch 65536]
+    } on error {} {
+	return ""
+    } finally {
+	close $ch
+    }
+    if {[regexp {^\s*\{\s*"resourceSpans"} $head]} {return otlp}
+    if {[regexp {^\s*\[\s*[\[\{]} $head] && [string first "\"traceId\"" $head] >= 0} {
+	return zipkin
+    }
+    return ""
+}
+
 # tracereport::traceName path -- "an SRT trace" when the file's content
 # (decompressed) is a trace Rubicon reads, else "".
 proc ::rubicon::tracereport::traceName {path} {
@@ -487,7 +508,7 @@ proc ::rubicon::tracereport::main {argList} {
     set outdir [dict get $opts -outdir]
     set t0 [lindex $args 0]
     set spanFormat [expr {$t0 eq "-" || [dict exists [dict get $opts -runoptions] -format]
-	? "" : [sniff $t0]}]
+	? "" : [spanKind $t0]}]
     if {$spanFormat in {zipkin otlp}} {
 	foreach t $args {
 	    if {$t eq "-"} {
@@ -588,14 +609,14 @@ proc ::rubicon::tracereport::config {opts} {
 	"    \[SeriesAnalyzer -interval $iv -stats {count rate bandwidth responseTime responseTimeP50 responseTimeP99}\] \\" \
 	"    \[SizeAnalyzer\] \[ReadFractionAnalyzer\] \[ResponseTimeAnalyzer\] \\" \
 	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
-	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv\] \\" \
-	"    \[HeatmapAnalyzer -key deviceNo -x time -y devOffset -xwidth $iv -prefix Device\] \\" \
+	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv -maxcells $sampleSize\] \\" \
+	"    \[HeatmapAnalyzer -key deviceNo -x time -y devOffset -xwidth $iv -maxcells $sampleSize -prefix Device\] \\" \
 	"    \[HeatmapAnalyzer -x responseTime -y responseTime -xbins log2 -ybins log2 -xbase 1e-6 -ybase 1e-6 -prefix Latency\] \\" \
 	"    \[HurstAnalyzer\] \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
 	"    \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
 	"" \
-	"# Per block: footprint, popularity, read-after-write, LRU reuse" \
-	"# distances (popularity and LRU exact up to $sampleSize distinct blocks," \
+	"# Per block: footprint (exact up to $sampleSize blocks, HyperLogLog beyond)," \
+	"# popularity, read-after-write, LRU reuse distances (exact up to $sampleSize distinct blocks," \
 	"# a fixed-size sample of that many blocks by hash beyond; exact in a" \
 	"# run split over MPI ranks, as a sample cannot merge), FIFO and S3-FIFO" \
 	"# caches of $cacheFractions of the distinct blocks (the same sample)[expr {$sample > 1 ? {, on the I/Os whose offset hashes to 0 modulo the sample rate} : {}}]." \
@@ -608,8 +629,8 @@ proc ::rubicon::tracereport::config {opts} {
 	"\t\[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {$cacheFractions} -samplesize $sampleSize\]" \
 	"}" \
 	"set sampled \[expr {\[rubicon::mpi split\] ? {} : {-samplesize $sampleSize}}\]" \
-	"set blocks \[Flow blocks \[FootprintAnalyzer\] \[PopularityAnalyzer {*}\$sampled\] \\" \
-	"    \[ReadAfterWriteAnalyzer\] \[ReuseDistanceAnalyzer {*}\$sampled\] \\" \
+	"set blocks \[Flow blocks \[FootprintAnalyzer -limit $sampleSize\] \[PopularityAnalyzer {*}\$sampled\] \\" \
+	"    \[ReadAfterWriteAnalyzer {*}\$sampled\] \[ReuseDistanceAnalyzer {*}\$sampled\] \\" \
 	"    {*}\$cacheSims\]" \
 	"" \
 	"# One row per [expr {$key eq {} ? {run} : $key}]: all I/Os, then reads and writes apart." \
@@ -884,6 +905,7 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	    list [lindex $r 0] [lindex $r 3]
 	}]]
     dict set f readAfterWrite [dict create sample $n \
+	sampleRate [scalar $blocks ReadAfterWriteSampleRate] \
 	readAfterWriteFraction [scalar $blocks ReadAfterWriteFraction] \
 	overwriteFraction [scalar $blocks OverwriteFraction]]
     set cannot {}

@@ -61,6 +61,10 @@ typedef struct HeatmapState {
     int64_t ngrids, gridCap;
     uint64_t ncells;		/* Cells of every grid. */
     int64_t limit;		/* -limit: most cells held */
+    int64_t maxCells;		/* -maxcells: past it x bins widen; 0: no */
+    double xwidth0;		/* -xwidth as given (x bins widen from it) */
+    int widenings;		/* x width is xwidth0 * 2^widenings */
+    int64_t minKx, maxKx;	/* x bins held (minKx > maxKx: none) */
     int sizeIndex;		/* -1 when the schema has no size */
     int failed;
     int hasOrigin;
@@ -93,6 +97,9 @@ static const Rb_Option heatmapOptions[] = {
     {"-key", RB_OPT_FIELD, offsetof(HeatmapState, key), "",
 	"integer field whose values get a heat map each (deviceNo: one "
 	"per device); empty: one for all records"},
+    {"-maxcells", RB_OPT_INT, offsetof(HeatmapState, maxCells), "0",
+	"with linear x bins: when more cells than this are held, double "
+	"the x bin width, merging columns (0: never)"},
     {"-limit", RB_OPT_INT, offsetof(HeatmapState, limit), "1000000",
 	"most non-empty cells held (the run stops beyond)"},
     {NULL}
@@ -138,6 +145,10 @@ HeatmapInit(Rb_Analyzer *a, Tcl_Interp *interp)
     }
     if (st->limit <= 0) {
 	return RbKitOptionError(a, interp, "-limit must be positive");
+    }
+    if (st->maxCells < 0) {
+	return RbKitOptionError(a, interp,
+		"-maxcells must be 0 (never) or positive");
     }
     return TCL_OK;
 }
@@ -254,6 +265,65 @@ FindCell(HeatmapState *st, Rb_KeyTable *t, int64_t key)
     return Rb_KeyTableFind(t, key, 1);
 }
 
+static int64_t	CellKey(int32_t kx, int32_t ky);
+static void	CellOfKey(int64_t key, int32_t *kx, int32_t *ky);
+
+/*
+ * Widen --
+ *	Doubles the x bin width: each cell moves to column floor(kx / 2) of
+ *	its grid, merging with its neighbour's.
+ */
+static void
+WidenTable(Rb_KeyTable *t)
+{
+    Rb_KeyTable old = *t;
+    uint64_t i;
+
+    Rb_KeyTableInit(t, sizeof(Cell));
+    for (i = 0; i < old.cap; i++) {
+	int32_t kx, ky;
+	const Cell *oc;
+	Cell *c;
+
+	if (!old.used[i]) {
+	    continue;
+	}
+	CellOfKey(old.keys[i], &kx, &ky);
+	oc = Rb_KeyTableValue(&old, i);
+	c = Rb_KeyTableFind(t, CellKey(kx >> 1, ky), 1);
+	c->count += oc->count;
+	c->bytes += oc->bytes;
+    }
+    Rb_KeyTableFree(&old);
+}
+
+static void
+Widen(HeatmapState *st)
+{
+    int64_t g;
+
+    st->axis[0].width *= 2;
+    st->widenings++;
+    st->minKx >>= 1;
+    st->maxKx >>= 1;
+    WidenTable(&st->cells);
+    st->ncells = 0;
+    for (g = 0; g < st->ngrids; g++) {
+	WidenTable(&st->grids[g]);
+	st->ncells += st->grids[g].count;
+    }
+}
+
+/*
+ * CellsHeld --
+ *	Cells of every grid.
+ */
+static uint64_t
+CellsHeld(const HeatmapState *st)
+{
+    return st->cells.count + st->ncells;
+}
+
 /*
  * HeatmapStart --
  *	Checks the options, resolves both axes and the size, and empties
@@ -274,6 +344,14 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    && RbKitIntegerField(a, run, "size", &st->sizeIndex) != TCL_OK) {
 	return TCL_ERROR;
     }
+    if (st->xwidth0 > 0) {
+	/* A previous run widened the bins: start from -xwidth again. */
+	st->axis[0].width = st->xwidth0;
+    }
+    st->xwidth0 = st->axis[0].width;
+    st->widenings = 0;
+    st->minKx = INT64_MAX;
+    st->maxKx = INT64_MIN;
     st->keyIndex = -1;
     if (st->key != NULL && st->key[0] != '\0'
 	    && RbKitIntegerField(a, run, st->key, &st->keyIndex) != TCL_OK) {
@@ -428,6 +506,19 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	st->counted++;
 	if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
 	    c->bytes += (uint64_t)size[i];
+	}
+	if (kx < st->minKx) {
+	    st->minKx = kx;
+	}
+	if (kx > st->maxKx) {
+	    st->maxKx = kx;
+	}
+	/* Widen while columns remain to merge (one column of more cells
+	 * is left to -limit). */
+	while (st->maxCells > 0 && !st->axis[0].log2
+		&& CellsHeld(st) > (uint64_t)st->maxCells
+		&& st->maxKx > st->minKx) {
+	    Widen(st);
 	}
     }
 }
@@ -589,6 +680,7 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     const HeatmapState *ost = other->state;
     uint64_t i;
     int64_t g;
+    int shift;
 
     if (ost->hasOrigin && st->hasOrigin && ost->origin != st->origin
 	    && (st->axis[0].isTime || st->axis[1].isTime)) {
@@ -600,6 +692,12 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	st->hasOrigin = ost->hasOrigin;
 	st->origin = ost->origin;
     }
+    /* With -maxcells the shards' x bins may have widened apart: merge at
+     * the wider. */
+    while (st->widenings < ost->widenings) {
+	Widen(st);
+    }
+    shift = st->widenings - ost->widenings;
     for (g = -1; g < ost->ngrids; g++) {
 	const Rb_KeyTable *ot = g < 0 ? &ost->cells : &ost->grids[g];
 	Rb_KeyTable *t = g < 0 ? &st->cells : GridOf(st, ost->keyVals[g]);
@@ -607,15 +705,26 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	for (i = 0; i < ot->cap; i++) {
 	    const Cell *oc;
 	    Cell *c;
+	    int32_t kx, ky;
+	    int64_t key;
 
 	    if (!ot->used[i]) {
 		continue;
 	    }
 	    oc = Rb_KeyTableValue(ot, i);
-	    if (g >= 0 && Rb_KeyTableFind(t, ot->keys[i], 0) == NULL) {
+	    CellOfKey(ot->keys[i], &kx, &ky);
+	    kx >>= shift;
+	    key = CellKey(kx, ky);
+	    if (kx < st->minKx) {
+		st->minKx = kx;
+	    }
+	    if (kx > st->maxKx) {
+		st->maxKx = kx;
+	    }
+	    if (g >= 0 && Rb_KeyTableFind(t, key, 0) == NULL) {
 		st->ncells++;
 	    }
-	    c = Rb_KeyTableFind(t, ot->keys[i], 1);
+	    c = Rb_KeyTableFind(t, key, 1);
 	    c->count += oc->count;
 	    c->bytes += oc->bytes;
 	}
@@ -645,6 +754,9 @@ HeatmapSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_BufPutInt(b, st->origin);
     RbKitPutCounters(b, &st->counted, 2);
     Rb_KeyTablePut(b, &st->cells, NULL);
+    Rb_BufPutInt(b, st->widenings);
+    Rb_BufPutInt(b, st->minKx);
+    Rb_BufPutInt(b, st->maxKx);
     Rb_BufPutInt(b, st->ngrids);
     for (g = 0; g < st->ngrids; g++) {
 	Rb_BufPutInt(b, st->keyVals[g]);
@@ -664,6 +776,11 @@ HeatmapDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     st->origin = Rb_BufGetInt(b);
     RbKitGetCounters(b, &st->counted, 2);
     Rb_KeyTableGet(b, &st->cells, NULL);
+    /* The shard's bins as they were (the cells read are at its width). */
+    st->widenings = (int)Rb_BufGetInt(b);
+    st->axis[0].width = st->xwidth0 * ldexp(1.0, st->widenings);
+    st->minKx = Rb_BufGetInt(b);
+    st->maxKx = Rb_BufGetInt(b);
     n = Rb_BufGetInt(b);
     for (g = 0; g < n && !b->bad; g++) {
 	Rb_KeyTable *t = GridOf(st, Rb_BufGetInt(b));

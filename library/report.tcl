@@ -35,6 +35,9 @@ namespace eval ::rubicon::tracereport {
     variable sampleSize 262144
     # The FIFO and S3-FIFO cache sizes: fractions of the distinct blocks.
     variable cacheFractions {0.001 0.01 0.1}
+    # Most cells of each offset-by-time heat map (HeatmapAnalyzer
+    # -maxcells): past it the bins widen.
+    variable heatCells 65536
 }
 if {![info exists ::rubicon::runOptions]} {
     set ::rubicon::runOptions {}
@@ -587,6 +590,7 @@ proc ::rubicon::tracereport::config {opts} {
     variable keyLimit
     variable sampleSize
     variable cacheFractions
+    variable heatCells
     set by [dict get $opts -by]
     set key [keyField $by]
     set iv [dict get $opts -interval]
@@ -609,8 +613,8 @@ proc ::rubicon::tracereport::config {opts} {
 	"    \[SeriesAnalyzer -interval $iv -stats {count rate bandwidth responseTime responseTimeP50 responseTimeP99}\] \\" \
 	"    \[SizeAnalyzer\] \[ReadFractionAnalyzer\] \[ResponseTimeAnalyzer\] \\" \
 	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
-	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv -maxcells $sampleSize\] \\" \
-	"    \[HeatmapAnalyzer -key deviceNo -x time -y devOffset -xwidth $iv -maxcells $sampleSize -prefix Device\] \\" \
+	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv -maxcells $heatCells\] \\" \
+	"    \[HeatmapAnalyzer -key deviceNo -x time -y devOffset -xwidth $iv -maxcells $heatCells -prefix Device\] \\" \
 	"    \[HeatmapAnalyzer -x responseTime -y responseTime -xbins log2 -ybins log2 -xbase 1e-6 -ybase 1e-6 -prefix Latency\] \\" \
 	"    \[HurstAnalyzer\] \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
 	"    \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \

@@ -65,6 +65,9 @@ typedef struct HeatmapState {
     double xwidth0;		/* -xwidth as given (x bins widen from it) */
     int widenings;		/* x width is xwidth0 * 2^widenings */
     int64_t minKx, maxKx;	/* x bins held (minKx > maxKx: none) */
+    double ywidth0;		/* -ywidth as given */
+    int ywidenings;		/* y width is ywidth0 * 2^ywidenings */
+    int64_t minKy, maxKy;	/* y bins held */
     int sizeIndex;		/* -1 when the schema has no size */
     int failed;
     int hasOrigin;
@@ -274,7 +277,7 @@ static void	CellOfKey(int64_t key, int32_t *kx, int32_t *ky);
  *	its grid, merging with its neighbour's.
  */
 static void
-WidenTable(Rb_KeyTable *t)
+WidenTable(Rb_KeyTable *t, int axis)
 {
     Rb_KeyTable old = *t;
     uint64_t i;
@@ -290,7 +293,8 @@ WidenTable(Rb_KeyTable *t)
 	}
 	CellOfKey(old.keys[i], &kx, &ky);
 	oc = Rb_KeyTableValue(&old, i);
-	c = Rb_KeyTableFind(t, CellKey(kx >> 1, ky), 1);
+	c = Rb_KeyTableFind(t, axis == 0 ? CellKey(kx >> 1, ky)
+		: CellKey(kx, ky >> 1), 1);
 	c->count += oc->count;
 	c->bytes += oc->bytes;
     }
@@ -298,20 +302,51 @@ WidenTable(Rb_KeyTable *t)
 }
 
 static void
-Widen(HeatmapState *st)
+WidenAxis(HeatmapState *st, int axis)
 {
     int64_t g;
 
-    st->axis[0].width *= 2;
-    st->widenings++;
-    st->minKx >>= 1;
-    st->maxKx >>= 1;
-    WidenTable(&st->cells);
+    st->axis[axis].width *= 2;
+    if (axis == 0) {
+	st->widenings++;
+	st->minKx >>= 1;
+	st->maxKx >>= 1;
+    } else {
+	st->ywidenings++;
+	st->minKy >>= 1;
+	st->maxKy >>= 1;
+    }
+    WidenTable(&st->cells, axis);
     st->ncells = 0;
     for (g = 0; g < st->ngrids; g++) {
-	WidenTable(&st->grids[g]);
+	WidenTable(&st->grids[g], axis);
 	st->ncells += st->grids[g].count;
     }
+}
+
+static void
+Widen(HeatmapState *st)
+{
+    WidenAxis(st, 0);
+}
+
+/*
+ * WidenOne --
+ *	With -maxcells: widens the linear axis that spans more bins (x on
+ *	a tie).
+ * Results: 1, or 0 when neither can widen (one bin each, or log2).
+ */
+static int
+WidenOne(HeatmapState *st)
+{
+    int64_t nx = st->axis[0].log2 ? 0 : st->maxKx - st->minKx;
+    int64_t ny = st->axis[1].log2 ? 0 : st->maxKy - st->minKy;
+
+    if (nx <= 0 && ny <= 0) {
+	return 0;
+    }
+    WidenAxis(st, nx >= ny ? 0 : 1);
+    return 1;
 }
 
 /*
@@ -348,10 +383,14 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	/* A previous run widened the bins: start from -xwidth again. */
 	st->axis[0].width = st->xwidth0;
     }
+    if (st->ywidth0 > 0) {
+	st->axis[1].width = st->ywidth0;
+    }
     st->xwidth0 = st->axis[0].width;
-    st->widenings = 0;
-    st->minKx = INT64_MAX;
-    st->maxKx = INT64_MIN;
+    st->ywidth0 = st->axis[1].width;
+    st->widenings = st->ywidenings = 0;
+    st->minKx = st->minKy = INT64_MAX;
+    st->maxKx = st->maxKy = INT64_MIN;
     st->keyIndex = -1;
     if (st->key != NULL && st->key[0] != '\0'
 	    && RbKitIntegerField(a, run, st->key, &st->keyIndex) != TCL_OK) {
@@ -513,12 +552,16 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	if (kx > st->maxKx) {
 	    st->maxKx = kx;
 	}
-	/* Widen while columns remain to merge (one column of more cells
-	 * is left to -limit). */
-	while (st->maxCells > 0 && !st->axis[0].log2
-		&& CellsHeld(st) > (uint64_t)st->maxCells
-		&& st->maxKx > st->minKx) {
-	    Widen(st);
+	if (ky < st->minKy) {
+	    st->minKy = ky;
+	}
+	if (ky > st->maxKy) {
+	    st->maxKy = ky;
+	}
+	/* Widen while bins remain to merge (one cell of a grid more than
+	 * -maxcells is left to -limit). */
+	while (st->maxCells > 0 && CellsHeld(st) > (uint64_t)st->maxCells
+		&& WidenOne(st)) {
 	}
     }
 }
@@ -680,7 +723,7 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     const HeatmapState *ost = other->state;
     uint64_t i;
     int64_t g;
-    int shift;
+    int shift, yshift;
 
     if (ost->hasOrigin && st->hasOrigin && ost->origin != st->origin
 	    && (st->axis[0].isTime || st->axis[1].isTime)) {
@@ -697,7 +740,11 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     while (st->widenings < ost->widenings) {
 	Widen(st);
     }
+    while (st->ywidenings < ost->ywidenings) {
+	WidenAxis(st, 1);
+    }
     shift = st->widenings - ost->widenings;
+    yshift = st->ywidenings - ost->ywidenings;
     for (g = -1; g < ost->ngrids; g++) {
 	const Rb_KeyTable *ot = g < 0 ? &ost->cells : &ost->grids[g];
 	Rb_KeyTable *t = g < 0 ? &st->cells : GridOf(st, ost->keyVals[g]);
@@ -714,12 +761,19 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    oc = Rb_KeyTableValue(ot, i);
 	    CellOfKey(ot->keys[i], &kx, &ky);
 	    kx >>= shift;
+	    ky >>= yshift;
 	    key = CellKey(kx, ky);
 	    if (kx < st->minKx) {
 		st->minKx = kx;
 	    }
 	    if (kx > st->maxKx) {
 		st->maxKx = kx;
+	    }
+	    if (ky < st->minKy) {
+		st->minKy = ky;
+	    }
+	    if (ky > st->maxKy) {
+		st->maxKy = ky;
 	    }
 	    if (g >= 0 && Rb_KeyTableFind(t, key, 0) == NULL) {
 		st->ncells++;
@@ -757,6 +811,9 @@ HeatmapSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     Rb_BufPutInt(b, st->widenings);
     Rb_BufPutInt(b, st->minKx);
     Rb_BufPutInt(b, st->maxKx);
+    Rb_BufPutInt(b, st->ywidenings);
+    Rb_BufPutInt(b, st->minKy);
+    Rb_BufPutInt(b, st->maxKy);
     Rb_BufPutInt(b, st->ngrids);
     for (g = 0; g < st->ngrids; g++) {
 	Rb_BufPutInt(b, st->keyVals[g]);
@@ -781,6 +838,10 @@ HeatmapDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     st->axis[0].width = st->xwidth0 * ldexp(1.0, st->widenings);
     st->minKx = Rb_BufGetInt(b);
     st->maxKx = Rb_BufGetInt(b);
+    st->ywidenings = (int)Rb_BufGetInt(b);
+    st->axis[1].width = st->ywidth0 * ldexp(1.0, st->ywidenings);
+    st->minKy = Rb_BufGetInt(b);
+    st->maxKy = Rb_BufGetInt(b);
     n = Rb_BufGetInt(b);
     for (g = 0; g < n && !b->bad; g++) {
 	Rb_KeyTable *t = GridOf(st, Rb_BufGetInt(b));

@@ -628,9 +628,8 @@ proc ::rubicon::tracereport::config {opts} {
 	"# over MPI ranks cannot merge them and leaves them out." \
 	"set cacheSims {}" \
 	"if {!\[rubicon::mpi split\]} {" \
-	"    lappend cacheSims \\" \
-	"\t\[CacheSimAnalyzer -policy fifo -prefix Fifo -sizes {$cacheFractions} -samplesize $sampleSize\] \\" \
-	"\t\[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {$cacheFractions} -samplesize $sampleSize\]" \
+	"    lappend cacheSims \[CacheSimAnalyzer -policy {fifo s3fifo} -prefix Fifo \\" \
+	"\t-sizes {$cacheFractions} -samplesize $sampleSize\]" \
 	"}" \
 	"set sampled \[expr {\[rubicon::mpi split\] ? {} : {-samplesize $sampleSize}}\]" \
 	"set blocks \[Flow blocks \[FootprintAnalyzer -limit $sampleSize\] \[PopularityAnalyzer {*}\$sampled\] \\" \
@@ -889,9 +888,13 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	footprintBytes [scaled [scalar $blocks FootprintBytes] $n] \
 	lru [{*}$scaleRows [lmap r [rowsOf $blocks HitRatioCurve] {lrange $r 0 3}]] \
 	lruSampleRate [scalar $blocks SampleRate] \
-	fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {lrange $r 0 3}]] \
+	fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {
+	    expr {[lindex $r 5] eq "fifo" ? [lrange $r 0 3] : [continue]}
+	}]] \
 	fifoSampleRate [scalar $blocks FifoSampleRate] \
-	s3fifo [{*}$scaleRows [lmap r [rowsOf $blocks S3fifoHitRatioCurve] {lrange $r 0 3}]]]
+	s3fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {
+	    expr {[lindex $r 5] eq "s3fifo" ? [lrange $r 0 3] : [continue]}
+	}]]]
     dict set f popularity [dict create sample $n \
 	distinctKeys [scaled [scalar $blocks DistinctKeys] $n] \
 	sampleRate [scalar $blocks KeySampleRate] \

@@ -877,6 +877,14 @@ void		Rb_ReaderClose(Rb_Reader *r);
 int		Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind,
 		    uint64_t offset, const char *fmt, ...)
 		    __attribute__((format(printf, 5, 6)));
+/* The -maxgap guard every reader applies: a record of time t (starting
+ * at byte offset) later than last, the time of the record before, by
+ * more than r->maxGap is a malformed record of kind "time-jump" (through
+ * Rb_ReaderBad).  Never one when last is INT64_MIN (no record yet), t is
+ * before last, or r->maxGap is 0.  Returns 0 to keep the record, 1 to
+ * skip it, -1 when reading must stop (err set). */
+int		Rb_ReaderTimeJump(Rb_Reader *r, Rb_Error *err, int64_t t,
+		    int64_t last, uint64_t offset);
 
 /*
  * ---------------------------------------------------------------------

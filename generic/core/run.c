@@ -1092,7 +1092,8 @@ OpenTrace(Pump *p, const Trace *t, Rb_Reader **firstOpen, Rb_Schema *schema,
     if (t->piece && t->piece->kind && RbInputWindow(r->in, t->piece->begin,
 	    t->piece->end, t->piece->kind == 2 ? RB_WINDOW_SRT
 	    : t->piece->kind == 3 ? RB_WINDOW_BLOCKS : t->piece->kind == 4
-	    ? RB_WINDOW_SRT_RESYNC : RB_WINDOW_LINES, &err)
+	    ? RB_WINDOW_SRT_RESYNC : t->piece->kind == 5 ? RB_WINDOW_FIXED
+	    : RB_WINDOW_LINES, &err)
 	    != TCL_OK) {
 	Rb_ErrorToInterp(p->interp, &err);
 	Capture(p->interp, p->failure);
@@ -1501,6 +1502,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    o.records != NULL) != TCL_OK) {
 	free(pieces);
 	RbCkptDone(&ck, 0);
+	if (split && RbMpiRank() != 0) {
+	    RbMpiWorkerExit(0);	/* every rank refuses alike; 0 says why */
+	}
 	return TCL_ERROR;
     }
 

@@ -28,6 +28,16 @@ namespace eval ::rubicon::tracereport {
     }
     # Most keys a per-key table holds (-limit of its Analyzers).
     variable keyLimit 100000
+    # Most blocks the LRU curve and the popularity ranking hold
+    # (-samplesize of ReuseDistanceAnalyzer and PopularityAnalyzer): exact
+    # up to this many distinct blocks (1 GiB of 4 KiB blocks), a
+    # fixed-size sample of them beyond.
+    variable sampleSize 262144
+    # The FIFO and S3-FIFO cache sizes: fractions of the distinct blocks.
+    variable cacheFractions {0.001 0.01 0.1}
+    # Most cells of each offset-by-time heat map (HeatmapAnalyzer
+    # -maxcells): past it the bins widen.
+    variable heatCells 65536
 }
 if {![info exists ::rubicon::runOptions]} {
     set ::rubicon::runOptions {}
@@ -396,6 +406,27 @@ proc ::rubicon::tracereport::notScript {path failed} {
     exit 2
 }
 
+# tracereport::spanKind path -- zipkin or otlp when path (plain or gzip)
+# opens as a Zipkin v2 or OTLP JSON span file, else "".  It reads the
+# first 64 KiB only and runs nothing: a run here would be the process's
+# first, which under mpirun is the one split over the ranks.
+proc ::rubicon::tracereport::spanKind {path} {
+    set ch [open $path rb]
+    try {
+	if {[compression $path] eq "gzip"} {zlib push gunzip $ch}
+	set head [read $ch 65536]
+    } on error {} {
+	return ""
+    } finally {
+	close $ch
+    }
+    if {[regexp {^\s*\{\s*"resourceSpans"} $head]} {return otlp}
+    if {[regexp {^\s*\[\s*[\[\{]} $head] && [string first "\"traceId\"" $head] >= 0} {
+	return zipkin
+    }
+    return ""
+}
+
 # tracereport::traceName path -- "an SRT trace" when the file's content
 # (decompressed) is a trace Rubicon reads, else "".
 proc ::rubicon::tracereport::traceName {path} {
@@ -478,9 +509,24 @@ proc ::rubicon::tracereport::main {argList} {
 	}
     }
     set outdir [dict get $opts -outdir]
-    file mkdir $outdir
-    set script [file join $outdir report.tcl]
-    writeFile $script [config $opts]
+    set t0 [lindex $args 0]
+    set spanFormat [expr {$t0 eq "-" || [dict exists [dict get $opts -runoptions] -format]
+	? "" : [spanKind $t0]}]
+    if {$spanFormat in {zipkin otlp}} {
+	foreach t $args {
+	    if {$t eq "-"} {
+		return -code error -errorcode USAGE "a span report reads\
+		    files: save the spans from standard input to a file first"
+	    }
+	}
+	file mkdir $outdir
+	set script [file join $outdir report.tcl]
+	writeFile $script [spanConfig $opts]
+    } else {
+	file mkdir $outdir
+	set script [file join $outdir report.tcl]
+	writeFile $script [config $opts]
+    }
     set ::argv $args
     set ::argc [llength $args]
     set ::rubicon::runOptions [expr {[dict get $opts -quiet]
@@ -489,13 +535,14 @@ proc ::rubicon::tracereport::main {argList} {
     ::rubicon::reset
     if {[catch {::rubicon::sourceConfig $script} msg opts]} {
 	set code [dict get $opts -errorcode]
-	if {[lrange $code 0 1] eq {RUBICON ANALYZER}
+	if {[lrange $code 0 1] in {{RUBICON ANALYZER} {RUBICON FILTER}}
 		&& [lindex $code 2] in {SCHEMA FIELD}
-		&& [regexp {schema "([^"]+)"|known fields: time, type} $msg]} {
+		&& [regexp {schema "([^"]+)"|known fields: time, } $msg]} {
 	    return -code error -errorcode {RUBICON REPORT EVENTS} \
 		"[join $args {, }]: events, not block I/O: rubicon report\
-		characterizes block-I/O traces (rubicon info describes any trace;\
-		for requests and services see Magpie(n) and Stardust(n))"
+		characterizes block-I/O traces and Zipkin or OTLP span files\
+		(rubicon info describes any trace; for Magpie logs and Stardust\
+		records see Magpie(n) and Stardust(n))"
 	}
 	return -options [dict incr opts -level] $msg
     }
@@ -541,6 +588,9 @@ proc ::rubicon::tracereport::keyField {by} {
 # report (tracereport::write).
 proc ::rubicon::tracereport::config {opts} {
     variable keyLimit
+    variable sampleSize
+    variable cacheFractions
+    variable heatCells
     set by [dict get $opts -by]
     set key [keyField $by]
     set iv [dict get $opts -interval]
@@ -563,25 +613,27 @@ proc ::rubicon::tracereport::config {opts} {
 	"    \[SeriesAnalyzer -interval $iv -stats {count rate bandwidth responseTime responseTimeP50 responseTimeP99}\] \\" \
 	"    \[SizeAnalyzer\] \[ReadFractionAnalyzer\] \[ResponseTimeAnalyzer\] \\" \
 	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
-	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv\] \\" \
+	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv -maxcells $heatCells\] \\" \
+	"    \[HeatmapAnalyzer -key deviceNo -x time -y devOffset -xwidth $iv -maxcells $heatCells -prefix Device\] \\" \
+	"    \[HeatmapAnalyzer -x responseTime -y responseTime -xbins log2 -ybins log2 -xbase 1e-6 -ybase 1e-6 -prefix Latency\] \\" \
 	"    \[HurstAnalyzer\] \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
 	"    \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
 	"" \
-	"# Per block: footprint, popularity, read-after-write, LRU reuse" \
-	"# distances (SHARDS-sampled past 262144 blocks; exact in a run split" \
-	"# over MPI ranks, as SHARDS cannot merge), FIFO and S3-FIFO" \
-	"# caches[expr {$sample > 1 ? {, on the I/Os whose offset hashes to 0 modulo the sample rate} : {}}]." \
+	"# Per block: footprint (exact up to $sampleSize blocks, HyperLogLog beyond)," \
+	"# popularity, read-after-write, LRU reuse distances (exact up to $sampleSize distinct blocks," \
+	"# a fixed-size sample of that many blocks by hash beyond; exact in a" \
+	"# run split over MPI ranks, as a sample cannot merge), FIFO and S3-FIFO" \
+	"# caches of $cacheFractions of the distinct blocks (the same sample)[expr {$sample > 1 ? {, on the I/Os whose offset hashes to 0 modulo the sample rate} : {}}]." \
 	"# FIFO and S3-FIFO depend on the order of all accesses: a run split" \
 	"# over MPI ranks cannot merge them and leaves them out." \
 	"set cacheSims {}" \
 	"if {!\[rubicon::mpi split\]} {" \
-	"    lappend cacheSims \\" \
-	"\t\[CacheSimAnalyzer -policy fifo -prefix Fifo -sizes {1024 16384 262144}\] \\" \
-	"\t\[CacheSimAnalyzer -policy s3fifo -prefix S3fifo -sizes {1024 16384 262144}\]" \
+	"    lappend cacheSims \[CacheSimAnalyzer -policy {fifo s3fifo} -prefix Fifo \\" \
+	"\t-sizes {$cacheFractions} -samplesize $sampleSize\]" \
 	"}" \
-	"set blocks \[Flow blocks \[FootprintAnalyzer\] \[PopularityAnalyzer\] \\" \
-	"    \[ReadAfterWriteAnalyzer\] \\" \
-	"    \[ReuseDistanceAnalyzer {*}\[expr {\[rubicon::mpi split\] ? {} : {-samplesize 262144}}\]\] \\" \
+	"set sampled \[expr {\[rubicon::mpi split\] ? {} : {-samplesize $sampleSize}}\]" \
+	"set blocks \[Flow blocks \[FootprintAnalyzer -limit $sampleSize\] \[PopularityAnalyzer {*}\$sampled\] \\" \
+	"    \[ReadAfterWriteAnalyzer {*}\$sampled\] \[ReuseDistanceAnalyzer {*}\$sampled\] \\" \
 	"    {*}\$cacheSims\]" \
 	"" \
 	"# One row per [expr {$key eq {} ? {run} : $key}]: all I/Os, then reads and writes apart." \
@@ -810,6 +862,16 @@ proc ::rubicon::tracereport::figures {summary flows options} {
     dict set f responseTimePercentiles [rowsOf $total ResponseTime]
     dict set f queueDepth [rowsOf $total QueueDepth]
     dict set f heatmap [lmap r [rowsOf $total Heatmap] {lrange $r 2 6}]
+    # Per device: {key timeLo timeHi offsetLo offsetHi count} rows.
+    dict set f deviceHeatmaps [lmap r [rowsOf $total DeviceHeatmap] {
+	concat [lindex $r 0] [lrange $r 3 7]
+    }]
+    # The log2 latency histogram, in microseconds: the diagonal cells of
+    # the response time against itself.
+    dict set f latencyHistogram [lmap r [rowsOf $total LatencyHeatmap] {
+	list [expr {[lindex $r 2] * 1e6}] [expr {[lindex $r 3] * 1e6}] \
+	    [expr {int([lindex $r 6])}]
+    }]
     # Behind a sample of 1 in N I/Os (by offset), a count of blocks
     # estimates N times as many, and a cache of S blocks stands for one of
     # N S (as SHARDS scales its sizes).
@@ -826,10 +888,16 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	footprintBytes [scaled [scalar $blocks FootprintBytes] $n] \
 	lru [{*}$scaleRows [lmap r [rowsOf $blocks HitRatioCurve] {lrange $r 0 3}]] \
 	lruSampleRate [scalar $blocks SampleRate] \
-	fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {lrange $r 0 3}]] \
-	s3fifo [{*}$scaleRows [lmap r [rowsOf $blocks S3fifoHitRatioCurve] {lrange $r 0 3}]]]
+	fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {
+	    expr {[lindex $r 5] eq "fifo" ? [lrange $r 0 3] : [continue]}
+	}]] \
+	fifoSampleRate [scalar $blocks FifoSampleRate] \
+	s3fifo [{*}$scaleRows [lmap r [rowsOf $blocks FifoHitRatioCurve] {
+	    expr {[lindex $r 5] eq "s3fifo" ? [lrange $r 0 3] : [continue]}
+	}]]]
     dict set f popularity [dict create sample $n \
 	distinctKeys [scaled [scalar $blocks DistinctKeys] $n] \
+	sampleRate [scalar $blocks KeySampleRate] \
 	top1PercentShare [scalar $blocks Top1PercentShare] \
 	top10PercentShare [scalar $blocks Top10PercentShare] \
 	zipfExponent [scalar $blocks ZipfExponent] \
@@ -844,6 +912,7 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	    list [lindex $r 0] [lindex $r 3]
 	}]]
     dict set f readAfterWrite [dict create sample $n \
+	sampleRate [scalar $blocks ReadAfterWriteSampleRate] \
 	readAfterWriteFraction [scalar $blocks ReadAfterWriteFraction] \
 	overwriteFraction [scalar $blocks OverwriteFraction]]
     set cannot {}
@@ -905,6 +974,8 @@ proc ::rubicon::tracereport::json {f} {
 	responseTimePercentiles {p seconds}
 	queueDepth {lo hi seconds fraction}
 	heatmap {timeLo timeHi offsetLo offsetHi count}
+	deviceHeatmaps {key timeLo timeHi offsetLo offsetHi count}
+	latencyHistogram {loUs hiUs count}
     } {
 	lappend pairs $k [jobj [list \
 	    columns [jarr [lmap c $cols {jstr $c}]] \
@@ -935,8 +1006,35 @@ proc ::rubicon::tracereport::cell {v fmt} {
     format $fmt $v
 }
 
-# tracereport::text figures -- report.txt's text.
-proc ::rubicon::tracereport::text {f} {
+# tracereport::usec v -- a bucket bound in microseconds: an integer, or
+# a fraction below 1.
+proc ::rubicon::tracereport::usec {v} {
+    if {$v >= 1} {return [format %.0f $v]}
+    format %.4g $v
+}
+
+# tracereport::latencyLines figures -- the log2 latency histogram as
+# biolatency prints it: buckets [2^k, 2^(k+1)) us, their counts and a bar
+# of up to 40 stars scaled to the largest.
+proc ::rubicon::tracereport::latencyLines {f} {
+    set rows [dict get $f latencyHistogram]
+    set max [tcl::mathfunc::max 1 {*}[lmap r $rows {lindex $r 2}]]
+    set lines [list "latency histogram (enqueue to completion):" \
+	[format "%21s : %-8s %s" usecs count distribution]]
+    foreach r $rows {
+	lassign $r lo hi n
+	set hiShown [expr {$hi >= 2 ? [usec [expr {$hi - 1}]] : [usec $hi]}]
+	set stars [expr {int(40.0 * $n / $max)}]
+	if {$n > 0 && $stars == 0} {set stars 1}
+	lappend lines [format "%10s -> %-7s : %-8d |%-40s|" [usec $lo] \
+	    $hiShown $n [string repeat * $stars]]
+    }
+    return $lines
+}
+
+# tracereport::text figures ?hist? -- report.txt's text (without the
+# latency histogram when hist is 0).
+proc ::rubicon::tracereport::text {f {hist 1}} {
     set ov [dict get $f overview]
     set top [dict get $f options top]
     set lines {}
@@ -1010,6 +1108,9 @@ proc ::rubicon::tracereport::text {f} {
 	"(enqueue to completion) in ms, r_aw99, w_aw99: its 99th percentile;" \
 	"aqu-sz: mean I/Os outstanding (summed response time over the span);" \
 	"%seq: I/Os that continue the device's previous one."
+    if {$hist && [llength [dict get $f latencyHistogram]]} {
+	lappend lines "" {*}[latencyLines $f]
+    }
     foreach c [dict get $f cannot] {
 	lappend lines "not known: [regsub -all {\s+} $c { }]"
     }
@@ -1027,6 +1128,307 @@ proc ::rubicon::tracereport::write {summary outdir options flows} {
     writeFile [file join $outdir report.txt] $txt\n
     writeFile [file join $outdir report.json] [json $f]
     writeFile [file join $outdir report.html] [html $f]
+    variable quiet
+    if {![info exists quiet] || !$quiet} {
+	puts $txt
+	puts "wrote [file join $outdir report.txt], report.json, report.html, report.tcl"
+    }
+    return $f
+}
+
+# ---- Span reports -----------------------------------------------------------
+
+# tracereport::spanConfig opts -- the text of report.tcl for Zipkin or
+# OTLP span files: stardust::spans over each, then writeSpans.
+proc ::rubicon::tracereport::spanConfig {opts} {
+    join [list \
+	"# Rubicon configuration written by \"rubicon report\" (rubicon-report(n))" \
+	"# for span traces (Zipkin v2 or OTLP JSON).  Run: rubicon report.tcl FILE..." \
+	"# stardust::spans (Stardust(n)) reads each file and answers its requests," \
+	"# operations, self time per service and service graph; writeSpans adds" \
+	"# them up and writes report.txt, report.json and report.html into outdir." \
+	"# The run reads the files' span records (Stardust Call and Reply records)" \
+	"# for the time they cover." \
+	"" \
+	[list set outdir [dict get $opts -outdir]] \
+	[list set reportOptions [dict create -top [dict get $opts -top]]] \
+	"head \[Flow events \[RateAnalyzer\]\]" \
+	"set summary \[rubicon::run {*}\$rubicon::runOptions {*}\$argv\]" \
+	"set spans {}" \
+	"foreach trace \$argv {" \
+	"    lappend spans \$trace \[stardust::spans \$trace\]" \
+	"}" \
+	"rubicon::tracereport::writeSpans \$summary \$spans \$outdir \$reportOptions"] \n
+}
+
+# tracereport::nearestRank sorted p -- the p-th percentile (nearest rank)
+# of a sorted list.
+proc ::rubicon::tracereport::nearestRank {sorted p} {
+    set n [llength $sorted]
+    set i [expr {max(0, int(ceil($p / 100.0 * $n)) - 1)}]
+    lindex $sorted $i
+}
+
+# tracereport::durationRows dict -- {service {name {durations}}} (of all
+# files, lists concatenated) as rows {service name count mean p50 p90 p99
+# max} (seconds), most first (ties by service and name).
+proc ::rubicon::tracereport::durationRows {d} {
+    set rows {}
+    dict for {svc names} $d {
+	dict for {name ds} $names {
+	    set l [lsort -real $ds]
+	    lappend rows [list $svc $name [llength $l] \
+		[expr {[tcl::mathop::+ {*}$l] / [llength $l]}] \
+		[nearestRank $l 50] [nearestRank $l 90] [nearestRank $l 99] \
+		[lindex $l end]]
+	}
+    }
+    lsort -command [list apply {{a b} {
+	set d [expr {[lindex $b 2] - [lindex $a 2]}]
+	if {$d} {return [expr {$d > 0 ? 1 : -1}]}
+	string compare [lrange $a 0 1] [lrange $b 0 1]
+    }}] $rows
+}
+
+# tracereport::spanFigures spans options -- every figure of a span report
+# from {path stardust::spans-dict ...}: a dict (report.json's content).
+proc ::rubicon::tracereport::spanFigures {summary spans options} {
+    set traces {}
+    set req {}
+    set ops {}
+    set svc {}
+    set edges {}
+    set skew 0
+    foreach {path d} $spans {
+	lappend traces [dict create path $path format [dict get $d format] \
+	    spans [dict get $d spans] traces [dict get $d traces]]
+	incr skew [dict get $d skew count]
+	foreach {key var} {requests req operations ops} {
+	    dict for {s names} [dict get $d $key] {
+		dict for {n ds} $names {
+		    dict lappend $var [list $s $n] {*}$ds
+		}
+	    }
+	}
+	dict for {s v} [dict get $d services] {
+	    dict set svc $s spans [expr {[get [get $svc $s {}] spans] + [dict get $v spans]}]
+	    dict set svc $s self [expr {[get [get $svc $s {}] self] + [dict get $v self]}]
+	}
+	foreach e [dict get $d serviceGraph edges] {
+	    set k [list [dict get $e client] [dict get $e server]]
+	    foreach c {requests errors virtual} {
+		dict set edges $k $c [expr {[get [get $edges $k {}] $c] + [dict get $e edge $c]}]
+	    }
+	}
+    }
+    foreach var {req ops} {
+	set nested {}
+	dict for {k ds} [set $var] {dict set nested {*}$k $ds}
+	set $var [durationRows $nested]
+    }
+    set total 0.0
+    dict for {s v} $svc {set total [expr {$total + [dict get $v self]}]}
+    set demand [lsort -real -decreasing -index 2 [lmap {s v} $svc {
+	list $s [dict get $v spans] [dict get $v self] \
+	    [expr {$total > 0 ? [dict get $v self] / $total : 0.0}]
+    }]]
+    set graph [lsort -command [list apply {{a b} {
+	set d [expr {[lindex $b 2] - [lindex $a 2]}]
+	if {$d} {return [expr {$d > 0 ? 1 : -1}]}
+	string compare [lrange $a 0 1] [lrange $b 0 1]
+    }}] [lmap {k v} $edges {
+	list {*}$k [dict get $v requests] [dict get $v errors] [dict get $v virtual]
+    }]]
+    dict create kind spans traces $traces \
+	options [dict create top [dict get $options -top]] \
+	overview [dict create files [llength $traces] \
+	    records [dict get $summary records] \
+	    epoch [dict get $summary epoch] \
+	    first [dict get $summary first] last [dict get $summary last] \
+	    span [expr {[dict get $summary records]
+		? [dict get $summary last] - [dict get $summary first] : 0}] \
+	    from [when $summary [dict get $summary first]] \
+	    to [when $summary [dict get $summary last]] \
+	    spans [tcl::mathop::+ 0 {*}[lmap t $traces {dict get $t spans}]] \
+	    traces [tcl::mathop::+ 0 {*}[lmap t $traces {dict get $t traces}]] \
+	    requests [tcl::mathop::+ 0 {*}[lmap r $req {lindex $r 2}]] \
+	    services [dict size $svc] edges [llength $graph] \
+	    skewCorrections $skew selfSeconds $total] \
+	requests $req operations $ops serviceGraph $graph demand $demand
+}
+
+# tracereport::printable s -- s with each run of white space and control
+# characters (a span name may hold a line break) as one space.
+proc ::rubicon::tracereport::printable {s} {
+    regsub -all {[[:space:][:cntrl:]]+} $s { }
+}
+
+# tracereport::spanText figures -- report.txt of a span report.
+proc ::rubicon::tracereport::spanText {f} {
+    set top [dict get $f options top]
+    set lines {}
+    foreach t [dict get $f traces] {
+	lappend lines "trace     [dict get $t path] ([dict get $t format]): [dict get $t spans] spans, [dict get $t traces] traces"
+    }
+    set ov [dict get $f overview]
+    lappend lines [format "time      %.6f s: %s to %s" [dict get $ov span] \
+	[dict get $ov from] [dict get $ov to]]
+    lappend lines "spans     [dict get $ov spans] in [dict get $ov traces] traces;\
+	[dict get $ov requests] requests (root spans), [dict get $ov services]\
+	services, [dict get $ov edges] service-graph edges,\
+	[dict get $ov skewCorrections] clock-skew corrections"
+    foreach {key title} {requests "Request type (root span)" operations "Operation (every span)"} {
+	set rows [dict get $f $key]
+	lappend lines "" [format "%-40s %7s %9s %9s %9s %9s %9s" $title count \
+	    mean_ms p50_ms p90_ms p99_ms max_ms]
+	foreach r [lrange $rows 0 [expr {$top - 1}]] {
+	    lassign $r s n c mean p50 p90 p99 max
+	    lappend lines [format "%-40s %7d %9.3f %9.3f %9.3f %9.3f %9.3f" \
+		[string range [printable "$s: $n"] 0 39] $c [expr {$mean * 1e3}] \
+		[expr {$p50 * 1e3}] [expr {$p90 * 1e3}] [expr {$p99 * 1e3}] \
+		[expr {$max * 1e3}]]
+	}
+	if {[llength $rows] > $top} {
+	    lappend lines "([expr {[llength $rows] - $top}] more in report.json)"
+	}
+    }
+    lappend lines "" [format "%-24s    %-24s %8s %7s %8s" client server requests errors virtual]
+    foreach e [dict get $f serviceGraph] {
+	lassign $e c sv n err v
+	lappend lines [format "%-24s -> %-24s %8d %7d %8d" [printable $c] \
+	    [printable $sv] $n $err $v]
+    }
+    lappend lines "" [format "%-32s %7s %10s %7s" "Service (demand: self time)" spans self_ms %self]
+    foreach r [lrange [dict get $f demand] 0 [expr {$top - 1}]] {
+	lassign $r s n self share
+	lappend lines [format "%-32s %7d %10.3f %7.1f" [printable $s] $n [expr {$self * 1e3}] [expr {100 * $share}]]
+    }
+    lappend lines "" \
+	"Requests: root spans (no parent) by service and name; operations:" \
+	"every span with a duration; percentiles by nearest rank.  Service" \
+	"graph: client to server service, as OpenTelemetry's service-graph" \
+	"connector counts them (virtual: to a remote service no span answers)." \
+	"Self time: a span's duration less its children's (Stardust(n))."
+    join $lines \n
+}
+
+# tracereport::spanJson figures -- report.json of a span report.
+proc ::rubicon::tracereport::spanJson {f} {
+    set pairs [list kind [jstr spans] \
+	traces [jarr [lmap t [dict get $f traces] {jdict $t}]] \
+	options [jdict [dict get $f options]] \
+	overview [jdict [dict get $f overview]]]
+    foreach {k cols} {
+	requests {service name count mean p50 p90 p99 max}
+	operations {service name count mean p50 p90 p99 max}
+	serviceGraph {client server requests errors virtual}
+	demand {service spans selfSeconds share}
+    } {
+	lappend pairs $k [jobj [list \
+	    columns [jarr [lmap c $cols {jstr $c}]] \
+	    rows [jrows [dict get $f $k]]]]
+    }
+    return [jobj $pairs]\n
+}
+
+# tracereport::svgBars title rows -- a horizontal bar chart of {label
+# value} rows, longest bar the largest value.
+proc ::rubicon::tracereport::svgBars {title rows} {
+    set W 640; set L 200; set R 60; set bh 18
+    set H [expr {40 + $bh * max(1, [llength $rows])}]
+    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"[esc $title]\">"
+    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">[esc $title]</text>"
+    set max [tcl::mathfunc::max 1e-300 {*}[lmap r $rows {lindex $r 1}]]
+    set y 28
+    foreach r $rows {
+	lassign $r label v
+	set w [expr {max(1.0, ($W - $L - $R) * $v / $max)}]
+	append out "<text x=\"[expr {$L - 4}]\" y=\"[expr {$y + 13}]\" text-anchor=\"end\">[esc [string range $label 0 30]]</text>"
+	append out [format "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#1f77b4\"/>" $L $y $w [expr {$bh - 3}]]
+	append out [format "<text x=\"%.1f\" y=\"%d\">%.4g</text>" [expr {$L + $w + 4}] [expr {$y + 13}] $v]
+	incr y $bh
+    }
+    append out "</svg></figure>"
+}
+
+# tracereport::svgGraph edges -- the service graph: services on a circle,
+# an arrow per edge labelled with its requests.
+proc ::rubicon::tracereport::svgGraph {edges} {
+    set W 640; set H 480
+    set nodes {}
+    foreach e $edges {
+	foreach n [lrange $e 0 1] {
+	    if {$n ni $nodes} {lappend nodes $n}
+	}
+    }
+    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"service graph\">"
+    append out "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#666\"/></marker></defs>"
+    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">Service graph (requests per edge)</text>"
+    set n [llength $nodes]
+    set pi [expr {acos(-1)}]
+    set i 0
+    foreach node $nodes {
+	set a [expr {2 * $pi * $i / max(1, $n) - $pi / 2}]
+	set pos($node) [list [expr {$W / 2 + 220 * cos($a)}] [expr {$H / 2 + 10 + 190 * sin($a)}]]
+	incr i
+    }
+    foreach e $edges {
+	lassign $e c s req
+	lassign $pos($c) x1 y1
+	lassign $pos($s) x2 y2
+	set len [expr {max(1e-9, hypot($x2 - $x1, $y2 - $y1))}]
+	# Stop short of the node's dot.
+	set x2s [expr {$x2 - 8 * ($x2 - $x1) / $len}]
+	set y2s [expr {$y2 - 8 * ($y2 - $y1) / $len}]
+	append out [format "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#666\" marker-end=\"url(#arrow)\"/>" $x1 $y1 $x2s $y2s]
+	append out [format "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">%d</text>" \
+	    [expr {($x1 + $x2) / 2}] [expr {($y1 + $y2) / 2}] $req]
+    }
+    foreach node $nodes {
+	lassign $pos($node) x y
+	append out [format "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#1f77b4\"/>" $x $y]
+	append out [format "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>" $x [expr {$y - 10}] [esc $node]]
+    }
+    append out "</svg></figure>"
+}
+
+# tracereport::spanHtml figures -- report.html of a span report.
+proc ::rubicon::tracereport::spanHtml {f} {
+    set top [dict get $f options top]
+    set out "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+	<title>Rubicon span report</title><style>\
+	body{font-family:sans-serif;margin:1.5em;max-width:60em}\
+	pre{font-size:12px;overflow-x:auto}\
+	svg text{font-size:11px}svg .t{font-size:13px;font-weight:bold}\
+	</style></head><body>\n<h1>Rubicon span report</h1>\n"
+    set txt [spanText $f]
+    set cut [string first "\n\n" $txt]
+    append out "<section id=\"overview\"><h2>Overview</h2><pre>[esc [string range $txt 0 $cut]]</pre></section>\n"
+    append out "<section id=\"requests\"><h2>Requests and operations</h2><pre>[esc [string range $txt $cut+2 end]]</pre>" \
+	[svgBars "requests by type (root spans)" [lmap r [lrange [dict get $f requests] 0 [expr {$top - 1}]] {
+	    list "[lindex $r 0]: [lindex $r 1]" [lindex $r 2]
+	}]] \
+	[svgBars "p99 span duration by operation (ms)" [lmap r [lrange [dict get $f operations] 0 [expr {$top - 1}]] {
+	    list "[lindex $r 0]: [lindex $r 1]" [expr {[lindex $r 6] * 1e3}]
+	}]] "</section>\n"
+    append out "<section id=\"servicegraph\"><h2>Service graph</h2>" \
+	[svgGraph [dict get $f serviceGraph]] "</section>\n"
+    append out "<section id=\"demand\"><h2>Demand per service</h2>" \
+	[svgBars "self time per service (ms)" [lmap r [lrange [dict get $f demand] 0 [expr {$top - 1}]] {
+	    list [lindex $r 0] [expr {[lindex $r 2] * 1e3}]
+	}]] "</section>\n</body></html>\n"
+}
+
+# tracereport::writeSpans spans outdir options -- writes report.txt (also
+# on stdout unless -quiet), report.json and report.html of span files.
+proc ::rubicon::tracereport::writeSpans {summary spans outdir options} {
+    if {[::rubicon::mpi rank] != 0} return
+    file mkdir $outdir
+    set f [spanFigures $summary $spans $options]
+    set txt [spanText $f]
+    writeFile [file join $outdir report.txt] $txt\n
+    writeFile [file join $outdir report.json] [spanJson $f]
+    writeFile [file join $outdir report.html] [spanHtml $f]
     variable quiet
     if {![info exists quiet] || !$quiet} {
 	puts $txt
@@ -1144,10 +1546,10 @@ proc ::rubicon::tracereport::svgPlot {title xlabel ylabel series {logx 0} {logy 
 
 # tracereport::svgHeatmap cells -- the offset-by-time heat map: cells
 # {timeLo timeHi offsetLo offsetHi count}, shaded by log count.
-proc ::rubicon::tracereport::svgHeatmap {cells} {
+proc ::rubicon::tracereport::svgHeatmap {cells {title "I/Os by offset (GiB) and time (s)"}} {
     set W 640; set H 300; set L 70; set R 20; set T 28; set B 42
-    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"offset by time\">"
-    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">I/Os by offset (GiB) and time (s)</text>"
+    set out "<figure><svg width=\"$W\" height=\"$H\" role=\"img\" aria-label=\"[esc $title]\">"
+    append out "<text x=\"[expr {$W / 2}]\" y=\"16\" text-anchor=\"middle\" class=\"t\">[esc $title]</text>"
     if {![llength $cells]} {
 	return "$out<text x=\"[expr {$W / 2}]\" y=\"[expr {$H / 2}]\" text-anchor=\"middle\">no data</text></svg></figure>"
     }
@@ -1203,7 +1605,7 @@ proc ::rubicon::tracereport::html {f} {
 	svg .f{fill:#fafafa;stroke:#ccc}table{border-collapse:collapse}\
 	td,th{padding:2px 6px;border-bottom:1px solid #ddd;text-align:right}\
 	</style></head><body>\n<h1>Rubicon report</h1>\n"
-    set txt [text $f]
+    set txt [text $f 0]
     set cut [string first "\n\n" $txt]
     append out "<section id=\"overview\"><h2>Overview</h2><pre>[esc [string range $txt 0 $cut]]</pre></section>\n"
     append out "<section id=\"table\"><h2>Per [esc [dict get $f options by]]</h2><pre>[esc [string range $txt $cut+2 end]]</pre></section>\n"
@@ -1224,8 +1626,39 @@ proc ::rubicon::tracereport::html {f} {
 	    0 [skewed [lmap p $pct {lindex $p 1}]]] \
 	[svgPlot "request sizes" "size (bytes)" I/Os [list [list I/Os $sizes]] 1 \
 	    [skewed [lmap p $sizes {lindex $p 1}]] 1] "</section>\n"
+    set lh [dict get $f latencyHistogram]
+    append out "<section id=\"latencyhist\"><h2>Latency histogram</h2>"
+    if {[llength $lh]} {
+	append out "<pre>[esc [join [latencyLines $f] \n]]</pre>" \
+	    [svgPlot "I/Os by response time (log2 buckets)" "response time (us)" I/Os \
+		[list [list I/Os [lmap r $lh {
+		    list [expr {[lindex $r 0] > 0 ? [lindex $r 0] : [lindex $r 1] / 2.0}] [lindex $r 2]
+		}]]] 1 [skewed [lmap r $lh {lindex $r 2}]] 1]
+    } else {
+	append out "<p>The trace has no completion times.</p>"
+    }
+    append out "</section>\n"
     append out "<section id=\"heatmap\"><h2>Offset by time</h2>" \
 	[svgHeatmap [dict get $f heatmap]] "</section>\n"
+    set nmaps [expr {min([dict get $f options top], 4)}]
+    append out "<section id=\"deviceheatmaps\"><h2>Offset by time, busiest devices</h2>"
+    set shown 0
+    foreach row [dict get $f table] {
+	if {$shown >= $nmaps || [dict get $f options by] ne "device"} break
+	set key [dict get $row key]
+	set cells [lmap c [dict get $f deviceHeatmaps] {
+	    expr {[lindex $c 0] == $key ? [lrange $c 1 end] : [continue]}
+	}]
+	if {![llength $cells]} continue
+	append out "<h3>[esc [dict get $row name]]</h3>" \
+	    [svgHeatmap $cells "[dict get $row name]: I/Os by offset (GiB) and time (s)"]
+	incr shown
+    }
+    if {!$shown} {
+	append out "<p>No per-device offsets: the table is not per device,\
+	    or the trace has no device numbers.</p>"
+    }
+    append out "</section>\n"
     set qd [lmap r [dict get $f queueDepth] {list [lindex $r 0] [lindex $r 3]}]
     append out "<section id=\"queue\"><h2>Queue depth</h2>" \
 	[svgPlot "share of time at each queue depth" "I/Os outstanding" "share of time" \
@@ -1238,11 +1671,16 @@ proc ::rubicon::tracereport::html {f} {
 	}]]
     }
     set rate [dict get $cache lruSampleRate]
+    set frate [dict get $cache fifoSampleRate]
     append out "<section id=\"cache\"><h2>Cacheability</h2>" \
 	"<p>Footprint [esc [bytes [dict get $cache footprintBytes]]]; LRU from\
 	reuse distances ([expr {[finite $rate] && $rate < 1
 	    ? "SHARDS-sampled at rate [format %.4g $rate]" : "exact"}]),\
-	FIFO and S3-FIFO simulated at 4 MiB, 64 MiB and 1 GiB (4 KiB blocks)[expr {
+	FIFO and S3-FIFO simulated at\
+	[join [lmap x $::rubicon::tracereport::cacheFractions {
+	    string cat [expr {$x * 100}] %
+	}] {, }] of the distinct 4 KiB blocks ([expr {[finite $frate] && $frate < 1
+	    ? "on a sample of the blocks by hash, rate [format %.4g $frate]" : "exact"}])[expr {
 	    [dict get $cache sample] > 1 ? " on the I/Os of 1 in [dict get $cache sample]\
 	    offsets, sizes and footprint scaled by [dict get $cache sample]" : ""}].</p>" \
 	[svgPlot "hit ratio by cache size" "cache size (bytes)" "hit ratio" $curves 1] \

@@ -15,8 +15,13 @@
  *	Sizes given as fractions of the working set, and OPT without a
  *	next-access field, need the whole trace first: the accesses are then
  *	spooled to an unlinked temporary file and simulated at the end (the
- *	next accesses found by a backward pass over the spool).  The rules of
- *	each policy, as published, are in CacheSimAnalyzer.n.
+ *	next accesses found by a backward pass over the spool).  With
+ *	-samplesize S (fractions only) the spool holds the accesses of the
+ *	keys whose hash is below a threshold, halved whenever more than S
+ *	keys are seen, and the end simulates the keys below the last one: a
+ *	spatially hashed sample, as in miniature simulations (Waldspurger et
+ *	al., 2017).  The rules of each policy, as published, are in
+ *	CacheSimAnalyzer.n.
  */
 
 #include <errno.h>
@@ -138,6 +143,10 @@ typedef struct CacheSimState {
     int needNext;		/* OPT without -nextField. */
     Rb_KeyTable seen;		/* Spool: key -> int64 (working set, next) */
     int64_t workingSet;		/* Weight of the distinct keys. */
+    int64_t sampleSize;		/* -samplesize: most keys seen; 0: all. */
+    uint64_t threshold;		/* Keys whose KEYHASH32 is below are
+				 * simulated. */
+    uint64_t fed, fedBytes;	/* Accesses (and bytes) fed to the caches. */
     int failed;
     int finished;		/* Spool simulated, or nothing to do. */
     uint64_t accesses, bytes, skipped;
@@ -171,12 +180,20 @@ static const Rb_Option cacheSimOptions[] = {
     {"-limit", RB_OPT_INT, offsetof(CacheSimState, limit), "100000000",
 	"most distinct keys held for fractions and opt (the run stops "
 	"beyond)"},
+    {"-samplesize", RB_OPT_INT, offsetof(CacheSimState, sampleSize), "0",
+	"with fractions only: simulate a sample of the keys by hash, at "
+	"most this many (0: every key)"},
     {NULL}
 };
 
 static const char *const cacheSimAttrs[] = {
-    "HitRatioCurve", "BlockAccesses", "WorkingSet", NULL
+    "HitRatioCurve", "BlockAccesses", "WorkingSet", "SampleRate", NULL
 };
+
+/* The sampling hash of a key: the top 32 bits of Rb_HashKey (the caches'
+ * key indexes use its low bits). */
+#define KEYHASH32(key)	(Rb_HashKey(key) >> 32)
+#define KEYHASH_SPACE	((uint64_t)1 << 32)
 
 /*
  * ParseSize --
@@ -344,6 +361,23 @@ CacheSimInit(Rb_Analyzer *a, Tcl_Interp *interp)
     }
     if (st->limit <= 0) {
 	return RbKitOptionError(a, interp, "-limit must be positive");
+    }
+    if (st->sampleSize < 0) {
+	return RbKitOptionError(a, interp,
+		"-samplesize must be 0 (none) or positive");
+    }
+    if (st->sampleSize > 0) {
+	int fractions = 1;
+
+	ParseSizes(st->sizesObj, &specs);
+	for (i = 0; i < ns; i++) {
+	    fractions &= specs[i].kind == SIZE_FRACTION;
+	}
+	free(specs);
+	if (!fractions) {
+	    return RbKitOptionError(a, interp, "-samplesize needs every "
+		    "size of -sizes a fraction of the working set");
+	}
     }
     if (!objects && (HasField(st->sizeField) || HasField(st->ttlField)
 	    || HasField(st->nextField))) {
@@ -581,6 +615,8 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->needNext = opt && st->nextIndex < 0;
     st->spool |= st->needNext;
     st->workingSet = 0;
+    st->threshold = KEYHASH_SPACE;
+    st->fed = st->fedBytes = 0;
     st->accesses = st->bytes = st->skipped = 0;
     st->failed = 0;
     st->finished = 0;
@@ -1390,6 +1426,35 @@ Feed(CacheSimState *st, const Access *x)
 }
 
 /*
+ * Shrink --
+ *	Halves the sampling threshold, forgetting the keys at or above it
+ *	(their spooled accesses are skipped at the end), until at most
+ *	-samplesize keys are seen.
+ */
+static void
+Shrink(CacheSimState *st)
+{
+    while ((int64_t)st->seen.count > st->sampleSize && st->threshold > 1) {
+	int64_t *drop = Rb_AllocArray(st->seen.count, sizeof(int64_t));
+	uint64_t i, n = 0;
+
+	st->threshold /= 2;
+	for (i = 0; i < st->seen.cap; i++) {
+	    if (st->seen.used[i]
+		    && KEYHASH32(st->seen.keys[i]) >= st->threshold) {
+		drop[n++] = st->seen.keys[i];
+		st->workingSet -= *(const int64_t *)Rb_KeyTableValue(
+			&st->seen, i);
+	    }
+	}
+	for (i = 0; i < n; i++) {
+	    Rb_KeyTableRemove(&st->seen, drop[i]);
+	}
+	free(drop);
+    }
+}
+
+/*
  * Take --
  *	One access of the trace: counted, then fed to the caches, or spooled
  *	(its key noted for the working set).
@@ -1406,6 +1471,9 @@ Take(Rb_Analyzer *a, const Access *x, uint64_t record)
 	Feed(st, x);
 	return 1;
     }
+    if (st->sampleSize > 0 && KEYHASH32(x->key) >= st->threshold) {
+	return 1;
+    }
     {
 	int64_t *w = Rb_KeyTableFindLimited(&st->seen, x->key, st->limit);
 
@@ -1416,8 +1484,12 @@ Take(Rb_Analyzer *a, const Access *x, uint64_t record)
 	    return 0;
 	}
 	if (*w == 0) {
-	    *w = 1;
+	    *w = x->weight;
 	    st->workingSet += x->weight;
+	    if (st->sampleSize > 0
+		    && (int64_t)st->seen.count > st->sampleSize) {
+		Shrink(st);
+	    }
 	}
     }
     if (fwrite(x, sizeof(Access), 1, st->spoolFile) != 1) {
@@ -1571,7 +1643,13 @@ Finish(Rb_Analyzer *a)
     while ((n = fread(chunk, sizeof(Access), SPOOL_CHUNK, st->spoolFile))
 	    > 0) {
 	for (i = 0; i < n; i++) {
+	    if (st->sampleSize > 0
+		    && KEYHASH32(chunk[i].key) >= st->threshold) {
+		continue;
+	    }
 	    Feed(st, &chunk[i]);
+	    st->fed++;
+	    st->fedBytes += (uint64_t)chunk[i].bytes;
 	}
 	if (Rb_AnalyzerPastLimit(a)) {
 	    st->failed = 1;
@@ -1600,11 +1678,14 @@ CacheSimEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int objects = st->keyIndex >= 0, c;
     const char *unit = !objects ? "blocks" : st->sizeIndex >= 0 ? "bytes"
 	    : "objects";
+    int sampled = st->spool && st->sampleSize > 0;
+    double rate;
 
     (void)run;
     if (Finish(a) != TCL_OK) {
 	return TCL_ERROR;
     }
+    rate = sampled ? (double)st->threshold / (double)KEYHASH_SPACE : 1.0;
     curve = Rb_AttrCreate("HitRatioCurve", RB_ATTR_TABLE, "",
 	    "hits and hit ratio of a cache of each size under the policy");
     sizeCol = Rb_AttrAddColumn(curve, "cacheSize", unit, 0);
@@ -1620,14 +1701,18 @@ CacheSimEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	int row = Rb_AttrAddRow(curve);
 	double bytes = !objects ? (double)ca->size * (double)st->map.block
 		: st->sizeIndex >= 0 ? (double)ca->size : 0.0;
+	/* Sampled: the sample's caches stand for caches 1/rate as large
+	 * over all accesses; their ratios are the sample's. */
+	uint64_t n = sampled ? st->fed : st->accesses;
+	uint64_t nb = sampled ? st->fedBytes : st->bytes;
 
-	Rb_AttrSetNum(curve, row, sizeCol, (double)ca->size);
-	Rb_AttrSetNum(curve, row, bytesCol, bytes);
-	Rb_AttrSetNum(curve, row, hitsCol, (double)ca->hits);
-	Rb_AttrSetNum(curve, row, ratioCol, st->accesses
-		? (double)ca->hits / (double)st->accesses : 0.0);
-	Rb_AttrSetNum(curve, row, byteRatioCol, st->bytes
-		? (double)ca->hitBytes / (double)st->bytes : 0.0);
+	Rb_AttrSetNum(curve, row, sizeCol, (double)ca->size / rate);
+	Rb_AttrSetNum(curve, row, bytesCol, bytes / rate);
+	Rb_AttrSetNum(curve, row, hitsCol, (double)ca->hits / rate);
+	Rb_AttrSetNum(curve, row, ratioCol, n
+		? (double)ca->hits / (double)n : 0.0);
+	Rb_AttrSetNum(curve, row, byteRatioCol, nb
+		? (double)ca->hitBytes / (double)nb : 0.0);
 	if (policyCol >= 0) {
 	    Rb_AttrSetText(curve, row, policyCol,
 		    policyNames[st->policies[c / st->nsizes]]);
@@ -1639,8 +1724,11 @@ CacheSimEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    : "block accesses (an I/O accesses each block it touches)"));
     if (st->spool) {
 	Rb_AnalyzerSet(a, Rb_AttrScalar("WorkingSet",
-		(double)st->workingSet, unit, "distinct keys, weighed as the "
-		"caches weigh them: what fractions of -sizes are of"));
+		(double)st->workingSet / rate, unit, "distinct keys, weighed "
+		"as the caches weigh them: what fractions of -sizes are of "
+		"(sampled: the sample's over SampleRate)"));
+	Rb_AnalyzerSet(a, Rb_AttrScalar("SampleRate", rate, "",
+		"share of the key hash space simulated (1: every key)"));
     }
     return TCL_OK;
 }
@@ -1664,10 +1752,13 @@ CacheSimSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
     if (Finish(a) != TCL_OK) {
 	return TCL_ERROR;
     }
-    Rb_BufPutInt(buf, 1);
+    Rb_BufPutInt(buf, 2);
     Rb_BufPutInt(buf, (int64_t)st->accesses);
     Rb_BufPutInt(buf, (int64_t)st->bytes);
     Rb_BufPutInt(buf, st->workingSet);
+    Rb_BufPutInt(buf, (int64_t)st->threshold);
+    Rb_BufPutInt(buf, (int64_t)st->fed);
+    Rb_BufPutInt(buf, (int64_t)st->fedBytes);
     Rb_BufPutInt(buf, st->ncaches);
     for (c = 0; c < st->ncaches; c++) {
 	Rb_BufPutInt(buf, st->mine[c]);
@@ -1687,7 +1778,7 @@ CacheSimDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
     int c;
 
     (void)run;
-    if (Rb_BufGetInt(buf) != 1) {
+    if (Rb_BufGetInt(buf) != 2) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
 		"%s: state of another format version", a->cls->name);
 	return TCL_ERROR;
@@ -1700,6 +1791,9 @@ CacheSimDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *buf)
     st->accesses = (uint64_t)Rb_BufGetInt(buf);
     st->bytes = (uint64_t)Rb_BufGetInt(buf);
     st->workingSet = Rb_BufGetInt(buf);
+    st->threshold = (uint64_t)Rb_BufGetInt(buf);
+    st->fed = (uint64_t)Rb_BufGetInt(buf);
+    st->fedBytes = (uint64_t)Rb_BufGetInt(buf);
     if (Rb_BufGetInt(buf) != st->ncaches) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "%s: another number "
 		"of caches", a->cls->name);

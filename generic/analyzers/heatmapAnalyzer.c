@@ -6,7 +6,9 @@
  *	bytes per cell of a grid whose bins are linear (a width) or log2 on
  *	each axis.  Only the cells that hold an I/O are kept, in a key table
  *	of at most -limit cells, so memory follows what the trace touches,
- *	not the extent of the grid.
+ *	not the extent of the grid.  With -key field, one such grid per
+ *	value of the field (a device's offsets by time, per device), the
+ *	-limit shared by all of them.
  */
 
 #include <inttypes.h>
@@ -33,6 +35,7 @@ typedef struct Axis {
     char *field;		/* -x, -y */
     char *bins;			/* -xbins, -ybins: linear or log2 */
     double width;		/* -xwidth, -ywidth, in reported units */
+    double base;		/* -xbase, -ybase: log2 bin 0's start */
     int log2;
     int index;			/* The field, or -1 for a duration: */
     int from, to;		/* its two time fields. */
@@ -49,7 +52,22 @@ typedef struct Cell {
 
 typedef struct HeatmapState {
     Axis axis[2];
+    char *key;			/* -key: field whose values get a grid
+				 * each, or "" */
+    int keyIndex;		/* -1 without -key */
+    Rb_KeyTable keyIds;		/* -key value -> int64 grid number + 1 */
+    int64_t *keyVals;		/* Per grid: its -key value */
+    Rb_KeyTable *grids;		/* Per grid: (xbin << 32 | ybin) -> Cell */
+    int64_t ngrids, gridCap;
+    uint64_t ncells;		/* Cells of every grid. */
     int64_t limit;		/* -limit: most cells held */
+    int64_t maxCells;		/* -maxcells: past it x bins widen; 0: no */
+    double xwidth0;		/* -xwidth as given (x bins widen from it) */
+    int widenings;		/* x width is xwidth0 * 2^widenings */
+    int64_t minKx, maxKx;	/* x bins held (minKx > maxKx: none) */
+    double ywidth0;		/* -ywidth as given */
+    int ywidenings;		/* y width is ywidth0 * 2^ywidenings */
+    int64_t minKy, maxKy;	/* y bins held */
     int sizeIndex;		/* -1 when the schema has no size */
     int failed;
     int hasOrigin;
@@ -74,6 +92,17 @@ static const Rb_Option heatmapOptions[] = {
 	"sizes and offsets)"},
     {"-ywidth", RB_OPT_DOUBLE, offsetof(HeatmapState, axis[1].width),
 	"1073741824", "y bin width with -ybins linear"},
+    {"-xbase", RB_OPT_DOUBLE, offsetof(HeatmapState, axis[0].base), "1",
+	"with -xbins log2: bin k holds [base 2^k, base 2^(k+1)) (1e-6: "
+	"power-of-two microseconds for times)"},
+    {"-ybase", RB_OPT_DOUBLE, offsetof(HeatmapState, axis[1].base), "1",
+	"with -ybins log2: as -xbase"},
+    {"-key", RB_OPT_FIELD, offsetof(HeatmapState, key), "",
+	"integer field whose values get a heat map each (deviceNo: one "
+	"per device); empty: one for all records"},
+    {"-maxcells", RB_OPT_INT, offsetof(HeatmapState, maxCells), "0",
+	"with linear x bins: when more cells than this are held, double "
+	"the x bin width, merging columns (0: never)"},
     {"-limit", RB_OPT_INT, offsetof(HeatmapState, limit), "1000000",
 	"most non-empty cells held (the run stops beyond)"},
     {NULL}
@@ -102,6 +131,10 @@ HeatmapInit(Rb_Analyzer *a, Tcl_Interp *interp)
 
 	if (strcmp(bins, "log2") == 0) {
 	    ax->log2 = 1;
+	    if (!(ax->base > 0) || !isfinite(ax->base)) {
+		return RbKitOptionError(a, interp,
+			"-%cbase must be a positive number", c);
+	    }
 	} else if (strcmp(bins, "linear") == 0) {
 	    ax->log2 = 0;
 	    if (!(ax->width > 0) || !isfinite(ax->width)) {
@@ -115,6 +148,10 @@ HeatmapInit(Rb_Analyzer *a, Tcl_Interp *interp)
     }
     if (st->limit <= 0) {
 	return RbKitOptionError(a, interp, "-limit must be positive");
+    }
+    if (st->maxCells < 0) {
+	return RbKitOptionError(a, interp,
+		"-maxcells must be 0 (never) or positive");
     }
     return TCL_OK;
 }
@@ -162,6 +199,167 @@ ResolveAxis(Rb_Analyzer *a, const Rb_RunInfo *run, Axis *ax)
 }
 
 /*
+ * FreeGrids --
+ *	Frees the grids of -key (none left).
+ */
+static void
+FreeGrids(HeatmapState *st)
+{
+    int64_t g;
+
+    for (g = 0; g < st->ngrids; g++) {
+	Rb_KeyTableFree(&st->grids[g]);
+    }
+    free(st->grids);
+    free(st->keyVals);
+    st->grids = NULL;
+    st->keyVals = NULL;
+    st->ngrids = st->gridCap = 0;
+    st->ncells = 0;
+    if (st->keyIds.valSize != 0) {
+	Rb_KeyTableClear(&st->keyIds);
+    }
+}
+
+/*
+ * GridOf --
+ *	The grid of -key value v, made when new.
+ */
+static Rb_KeyTable *
+GridOf(HeatmapState *st, int64_t v)
+{
+    int64_t *id = Rb_KeyTableFind(&st->keyIds, v, 1);
+
+    if (*id == 0) {
+	if (st->ngrids == st->gridCap) {
+	    st->gridCap = st->gridCap ? 2 * st->gridCap : 8;
+	    st->grids = Rb_Realloc(st->grids,
+		    (size_t)st->gridCap * sizeof(Rb_KeyTable));
+	    st->keyVals = Rb_Realloc(st->keyVals,
+		    (size_t)st->gridCap * sizeof(int64_t));
+	}
+	Rb_KeyTableInit(&st->grids[st->ngrids], sizeof(Cell));
+	st->keyVals[st->ngrids] = v;
+	*id = ++st->ngrids;
+    }
+    return &st->grids[*id - 1];
+}
+
+/*
+ * FindCell --
+ *	Cell key of grid t, made when new unless -limit cells are held.
+ * Results: the cell, or NULL at the limit.
+ */
+static Cell *
+FindCell(HeatmapState *st, Rb_KeyTable *t, int64_t key)
+{
+    Cell *c;
+
+    if (t == &st->cells) {
+	return Rb_KeyTableFindLimited(t, key, st->limit);
+    }
+    if ((c = Rb_KeyTableFind(t, key, 0)) != NULL) {
+	return c;
+    }
+    if (st->ncells >= (uint64_t)st->limit) {
+	return NULL;
+    }
+    st->ncells++;
+    return Rb_KeyTableFind(t, key, 1);
+}
+
+static int64_t	CellKey(int32_t kx, int32_t ky);
+static void	CellOfKey(int64_t key, int32_t *kx, int32_t *ky);
+
+/*
+ * Widen --
+ *	Doubles the x bin width: each cell moves to column floor(kx / 2) of
+ *	its grid, merging with its neighbour's.
+ */
+static void
+WidenTable(Rb_KeyTable *t, int axis)
+{
+    Rb_KeyTable old = *t;
+    uint64_t i;
+
+    Rb_KeyTableInit(t, sizeof(Cell));
+    for (i = 0; i < old.cap; i++) {
+	int32_t kx, ky;
+	const Cell *oc;
+	Cell *c;
+
+	if (!old.used[i]) {
+	    continue;
+	}
+	CellOfKey(old.keys[i], &kx, &ky);
+	oc = Rb_KeyTableValue(&old, i);
+	c = Rb_KeyTableFind(t, axis == 0 ? CellKey(kx >> 1, ky)
+		: CellKey(kx, ky >> 1), 1);
+	c->count += oc->count;
+	c->bytes += oc->bytes;
+    }
+    Rb_KeyTableFree(&old);
+}
+
+static void
+WidenAxis(HeatmapState *st, int axis)
+{
+    int64_t g;
+
+    st->axis[axis].width *= 2;
+    if (axis == 0) {
+	st->widenings++;
+	st->minKx >>= 1;
+	st->maxKx >>= 1;
+    } else {
+	st->ywidenings++;
+	st->minKy >>= 1;
+	st->maxKy >>= 1;
+    }
+    WidenTable(&st->cells, axis);
+    st->ncells = 0;
+    for (g = 0; g < st->ngrids; g++) {
+	WidenTable(&st->grids[g], axis);
+	st->ncells += st->grids[g].count;
+    }
+}
+
+static void
+Widen(HeatmapState *st)
+{
+    WidenAxis(st, 0);
+}
+
+/*
+ * WidenOne --
+ *	With -maxcells: widens the linear axis that spans more bins (x on
+ *	a tie).
+ * Results: 1, or 0 when neither can widen (one bin each, or log2).
+ */
+static int
+WidenOne(HeatmapState *st)
+{
+    int64_t nx = st->axis[0].log2 ? 0 : st->maxKx - st->minKx;
+    int64_t ny = st->axis[1].log2 ? 0 : st->maxKy - st->minKy;
+
+    if (nx <= 0 && ny <= 0) {
+	return 0;
+    }
+    WidenAxis(st, nx >= ny ? 0 : 1);
+    return 1;
+}
+
+/*
+ * CellsHeld --
+ *	Cells of every grid.
+ */
+static uint64_t
+CellsHeld(const HeatmapState *st)
+{
+    return st->cells.count + st->ncells;
+}
+
+/*
  * HeatmapStart --
  *	Checks the options, resolves both axes and the size, and empties
  *	the cells.
@@ -181,10 +379,29 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    && RbKitIntegerField(a, run, "size", &st->sizeIndex) != TCL_OK) {
 	return TCL_ERROR;
     }
+    if (st->xwidth0 > 0) {
+	/* A previous run widened the bins: start from -xwidth again. */
+	st->axis[0].width = st->xwidth0;
+    }
+    if (st->ywidth0 > 0) {
+	st->axis[1].width = st->ywidth0;
+    }
+    st->xwidth0 = st->axis[0].width;
+    st->ywidth0 = st->axis[1].width;
+    st->widenings = st->ywidenings = 0;
+    st->minKx = st->minKy = INT64_MAX;
+    st->maxKx = st->maxKy = INT64_MIN;
+    st->keyIndex = -1;
+    if (st->key != NULL && st->key[0] != '\0'
+	    && RbKitIntegerField(a, run, st->key, &st->keyIndex) != TCL_OK) {
+	return TCL_ERROR;
+    }
     if (st->cells.valSize == 0) {
 	Rb_KeyTableInit(&st->cells, sizeof(Cell));
+	Rb_KeyTableInit(&st->keyIds, sizeof(int64_t));
     }
     Rb_KeyTableClear(&st->cells);
+    FreeGrids(st);
     st->counted = st->skipped = 0;
     st->failed = 0;
     st->hasOrigin = 0;
@@ -247,7 +464,7 @@ BinOf(const Axis *ax, double v, int32_t *k)
 	    *k = ZERO_BIN;
 	    return 1;
 	}
-	frexp(v, &e);
+	frexp(v / ax->base, &e);
 	*k = e - 1;
 	return 1;
     }
@@ -301,14 +518,24 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	double x, y;
 	int32_t kx, ky;
 	Cell *c;
+	Rb_KeyTable *t = &st->cells;
 
+	if (st->keyIndex >= 0) {
+	    if (b->col[st->keyIndex][i] == RB_ABSENT) {
+		st->skipped++;
+		continue;
+	    }
+	}
 	if (!AxisValue(st, &st->axis[0], b, i, &x)
 		|| !AxisValue(st, &st->axis[1], b, i, &y)
 		|| !BinOf(&st->axis[0], x, &kx) || !BinOf(&st->axis[1], y, &ky)) {
 	    st->skipped++;
 	    continue;
 	}
-	c = Rb_KeyTableFindLimited(&st->cells, CellKey(kx, ky), st->limit);
+	if (st->keyIndex >= 0) {
+	    t = GridOf(st, b->col[st->keyIndex][i]);
+	}
+	c = FindCell(st, t, CellKey(kx, ky));
 	if (c == NULL) {
 	    st->failed = 1;
 	    RbKitKeyLimit(a, st->limit, "cells", b->firstRecord + sel[j], 40);
@@ -318,6 +545,23 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	st->counted++;
 	if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
 	    c->bytes += (uint64_t)size[i];
+	}
+	if (kx < st->minKx) {
+	    st->minKx = kx;
+	}
+	if (kx > st->maxKx) {
+	    st->maxKx = kx;
+	}
+	if (ky < st->minKy) {
+	    st->minKy = ky;
+	}
+	if (ky > st->maxKy) {
+	    st->maxKy = ky;
+	}
+	/* Widen while bins remain to merge (one cell of a grid more than
+	 * -maxcells is left to -limit). */
+	while (st->maxCells > 0 && CellsHeld(st) > (uint64_t)st->maxCells
+		&& WidenOne(st)) {
 	}
     }
 }
@@ -332,8 +576,8 @@ BinBounds(const Axis *ax, int64_t k, int64_t zeroBin, double *lo,
 	double *hi)
 {
     if (ax->log2) {
-	*lo = k == zeroBin ? 0.0 : ldexp(1.0, (int)k);
-	*hi = ldexp(1.0, (int)k + 1);
+	*lo = k == zeroBin ? 0.0 : ax->base * ldexp(1.0, (int)k);
+	*hi = ax->base * ldexp(1.0, (int)k + 1);
     } else {
 	*lo = (double)k * ax->width;
 	*hi = (double)(k + 1) * ax->width;
@@ -341,19 +585,23 @@ BinBounds(const Axis *ax, int64_t k, int64_t zeroBin, double *lo,
 }
 
 typedef struct Row {
+    int64_t key;		/* -key value (0 without -key). */
     int64_t kx, ky;
     const Cell *cell;
 } Row;
 
 /*
  * CompareRows --
- *	qsort order of rows: by x bin, then y bin.
+ *	qsort order of rows: by -key value, x bin, then y bin.
  */
 static int
 CompareRows(const void *p, const void *q)
 {
     const Row *r1 = p, *r2 = q;
 
+    if (r1->key != r2->key) {
+	return r1->key < r2->key ? -1 : 1;
+    }
     if (r1->kx != r2->kx) {
 	return r1->kx < r2->kx ? -1 : 1;
     }
@@ -372,9 +620,11 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     HeatmapState *st = a->state;
     Rb_Attribute *attr;
     int64_t minBin[2] = {INT64_MAX, INT64_MAX}, zeroBin[2];
-    Row *rows = Rb_Realloc(NULL, (st->cells.count + 1) * sizeof(Row));
+    Row *rows = Rb_Realloc(NULL, (st->cells.count + st->ncells + 1)
+	    * sizeof(Row));
     uint64_t i, n = 0;
-    int c, col[8];
+    int64_t g;
+    int c, col[8], keyCol = -1;
     char name[256];
 
     /* The help names the axes, for a Reporter's labels. */
@@ -382,16 +632,20 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    st->axis[0].field, st->axis[1].field);
     attr = Rb_AttrCreate("Heatmap", RB_ATTR_HEATMAP, "", name);
 
-    for (i = 0; i < st->cells.cap; i++) {
+    for (g = -1; g < st->ngrids; g++) {
+      const Rb_KeyTable *t = g < 0 ? &st->cells : &st->grids[g];
+
+      for (i = 0; i < t->cap; i++) {
 	int32_t kx, ky;
 
-	if (!st->cells.used[i]) {
+	if (!t->used[i]) {
 	    continue;
 	}
-	CellOfKey(st->cells.keys[i], &kx, &ky);
+	CellOfKey(t->keys[i], &kx, &ky);
+	rows[n].key = g < 0 ? 0 : st->keyVals[g];
 	rows[n].kx = kx;
 	rows[n].ky = ky;
-	rows[n].cell = Rb_KeyTableValue(&st->cells, i);
+	rows[n].cell = Rb_KeyTableValue(t, i);
 	if (kx != ZERO_BIN && kx < minBin[0]) {
 	    minBin[0] = kx;
 	}
@@ -399,6 +653,7 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    minBin[1] = ky;
 	}
 	n++;
+      }
     }
     for (c = 0; c < 2; c++) {
 	zeroBin[c] = minBin[c] == INT64_MAX ? 0 : minBin[c] - 1;
@@ -412,6 +667,9 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
     }
     qsort(rows, n, sizeof(Row), CompareRows);
+    if (st->keyIndex >= 0) {
+	keyCol = Rb_AttrAddColumn(attr, st->key, "", 0);
+    }
     col[0] = Rb_AttrAddColumn(attr, "xbin", "", 0);
     col[1] = Rb_AttrAddColumn(attr, "ybin", "", 0);
     for (c = 0; c < 2; c++) {
@@ -426,6 +684,9 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	int row = Rb_AttrAddRow(attr);
 	double lo, hi;
 
+	if (keyCol >= 0) {
+	    Rb_AttrSetNum(attr, row, keyCol, (double)rows[i].key);
+	}
 	Rb_AttrSetNum(attr, row, col[0], (double)rows[i].kx);
 	Rb_AttrSetNum(attr, row, col[1], (double)rows[i].ky);
 	BinBounds(&st->axis[0], rows[i].kx, st->axis[0].log2 ? zeroBin[0]
@@ -461,6 +722,8 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     HeatmapState *st = a->state;
     const HeatmapState *ost = other->state;
     uint64_t i;
+    int64_t g;
+    int shift, yshift;
 
     if (ost->hasOrigin && st->hasOrigin && ost->origin != st->origin
 	    && (st->axis[0].isTime || st->axis[1].isTime)) {
@@ -472,22 +735,58 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	st->hasOrigin = ost->hasOrigin;
 	st->origin = ost->origin;
     }
-    for (i = 0; i < ost->cells.cap; i++) {
-	const Cell *oc;
-	Cell *c;
+    /* With -maxcells the shards' x bins may have widened apart: merge at
+     * the wider. */
+    while (st->widenings < ost->widenings) {
+	Widen(st);
+    }
+    while (st->ywidenings < ost->ywidenings) {
+	WidenAxis(st, 1);
+    }
+    shift = st->widenings - ost->widenings;
+    yshift = st->ywidenings - ost->ywidenings;
+    for (g = -1; g < ost->ngrids; g++) {
+	const Rb_KeyTable *ot = g < 0 ? &ost->cells : &ost->grids[g];
+	Rb_KeyTable *t = g < 0 ? &st->cells : GridOf(st, ost->keyVals[g]);
 
-	if (!ost->cells.used[i]) {
-	    continue;
+	for (i = 0; i < ot->cap; i++) {
+	    const Cell *oc;
+	    Cell *c;
+	    int32_t kx, ky;
+	    int64_t key;
+
+	    if (!ot->used[i]) {
+		continue;
+	    }
+	    oc = Rb_KeyTableValue(ot, i);
+	    CellOfKey(ot->keys[i], &kx, &ky);
+	    kx >>= shift;
+	    ky >>= yshift;
+	    key = CellKey(kx, ky);
+	    if (kx < st->minKx) {
+		st->minKx = kx;
+	    }
+	    if (kx > st->maxKx) {
+		st->maxKx = kx;
+	    }
+	    if (ky < st->minKy) {
+		st->minKy = ky;
+	    }
+	    if (ky > st->maxKy) {
+		st->maxKy = ky;
+	    }
+	    if (g >= 0 && Rb_KeyTableFind(t, key, 0) == NULL) {
+		st->ncells++;
+	    }
+	    c = Rb_KeyTableFind(t, key, 1);
+	    c->count += oc->count;
+	    c->bytes += oc->bytes;
 	}
-	oc = Rb_KeyTableValue(&ost->cells, i);
-	c = Rb_KeyTableFind(&st->cells, ost->cells.keys[i], 1);
-	c->count += oc->count;
-	c->bytes += oc->bytes;
     }
     st->counted += ost->counted;
     st->skipped += ost->skipped;
     st->failed |= ost->failed;
-    if (st->cells.count > (uint64_t)st->limit) {
+    if (st->cells.count + st->ncells > (uint64_t)st->limit) {
 	RbKitKeyLimit(a, st->limit, "cells", 0, 40);
 	return TCL_ERROR;
     }
@@ -502,12 +801,24 @@ static int
 HeatmapSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     HeatmapState *st = a->state;
+    int64_t g;
 
     Rb_BufPutInt(b, st->failed);
     Rb_BufPutInt(b, st->hasOrigin);
     Rb_BufPutInt(b, st->origin);
     RbKitPutCounters(b, &st->counted, 2);
     Rb_KeyTablePut(b, &st->cells, NULL);
+    Rb_BufPutInt(b, st->widenings);
+    Rb_BufPutInt(b, st->minKx);
+    Rb_BufPutInt(b, st->maxKx);
+    Rb_BufPutInt(b, st->ywidenings);
+    Rb_BufPutInt(b, st->minKy);
+    Rb_BufPutInt(b, st->maxKy);
+    Rb_BufPutInt(b, st->ngrids);
+    for (g = 0; g < st->ngrids; g++) {
+	Rb_BufPutInt(b, st->keyVals[g]);
+	Rb_KeyTablePut(b, &st->grids[g], NULL);
+    }
     return TCL_OK;
 }
 
@@ -515,12 +826,30 @@ static int
 HeatmapDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     HeatmapState *st = a->state;
+    int64_t g, n;
 
     st->failed = (int)Rb_BufGetInt(b);
     st->hasOrigin = (int)Rb_BufGetInt(b);
     st->origin = Rb_BufGetInt(b);
     RbKitGetCounters(b, &st->counted, 2);
     Rb_KeyTableGet(b, &st->cells, NULL);
+    /* The shard's bins as they were (the cells read are at its width). */
+    st->widenings = (int)Rb_BufGetInt(b);
+    st->axis[0].width = st->xwidth0 * ldexp(1.0, st->widenings);
+    st->minKx = Rb_BufGetInt(b);
+    st->maxKx = Rb_BufGetInt(b);
+    st->ywidenings = (int)Rb_BufGetInt(b);
+    st->axis[1].width = st->ywidth0 * ldexp(1.0, st->ywidenings);
+    st->minKy = Rb_BufGetInt(b);
+    st->maxKy = Rb_BufGetInt(b);
+    n = Rb_BufGetInt(b);
+    for (g = 0; g < n && !b->bad; g++) {
+	Rb_KeyTable *t = GridOf(st, Rb_BufGetInt(b));
+	uint64_t before = t->count;
+
+	Rb_KeyTableGet(b, t, NULL);
+	st->ncells += t->count - before;
+    }
     return b->bad ? TCL_ERROR : TCL_OK;
 }
 
@@ -534,6 +863,8 @@ HeatmapFree(Rb_Analyzer *a)
     HeatmapState *st = a->state;
 
     Rb_KeyTableFree(&st->cells);
+    FreeGrids(st);
+    Rb_KeyTableFree(&st->keyIds);
 }
 
 /*

@@ -7,7 +7,9 @@
  *	points with the fit's standard error and R^2, and the share of the
  *	accesses that go to the most popular 1% and 10% of the keys.
  *	Counts are exact, one per distinct key in a key table of at most
- *	-limit keys.
+ *	-limit keys; with -samplesize S, only the keys whose hash is below a
+ *	threshold are counted, and the threshold halves whenever more than
+ *	S keys are held (a fixed-size spatial sample, as SHARDS samples).
  */
 
 #include <inttypes.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyzers.h"
+#include "core/mpi.h"
 
 /* Ranks of the table (and fit) past 10: this many per factor of 10. */
 #define RANKS_PER_DECADE 20
@@ -27,9 +30,16 @@ typedef struct PopularityState {
     int keyIndex;		/* -1: blocks */
     int keyIsText;
     int failed;
-    uint64_t accesses;
+    uint64_t accesses;		/* Accesses to the keys held. */
+    int64_t sampleSize;		/* -samplesize: most keys held, 0: all. */
+    uint64_t threshold;		/* Keys whose HASH32 is below are held. */
     Rb_KeyTable counts;		/* key -> uint64 accesses */
 } PopularityState;
+
+/* The sampling hash of a key: the top 32 bits of Rb_HashKey (the key
+ * table's slots use the low bits), compared with the threshold. */
+#define HASH32(key)	(Rb_HashKey(key) >> 32)
+#define HASH_SPACE	((uint64_t)1 << 32)
 
 static const Rb_Option popularityOptions[] = {
     {"-key", RB_OPT_FIELD, offsetof(PopularityState, key), "",
@@ -43,13 +53,15 @@ static const Rb_Option popularityOptions[] = {
 	"(block keys)"},
     {"-limit", RB_OPT_INT, offsetof(PopularityState, limit), "10000000",
 	"most distinct keys held (the run stops beyond)"},
+    {"-samplesize", RB_OPT_INT, offsetof(PopularityState, sampleSize), "0",
+	"sample the keys by hash, holding at most this many (0: all)"},
     {NULL}
 };
 
 static const char *const popularityAttrs[] = {
     "RankFrequency", "ZipfExponent", "ZipfFitError", "ZipfFitR2",
     "Top1PercentShare", "Top10PercentShare", "DistinctKeys", "Accesses",
-    NULL
+    "KeySampleRate", NULL
 };
 
 /*
@@ -68,7 +80,27 @@ PopularityInit(Rb_Analyzer *a, Tcl_Interp *interp)
 	return RbKitOptionError(a, interp,
 		"-block must be a positive number of bytes");
     }
+    if (st->sampleSize < 0) {
+	return RbKitOptionError(a, interp,
+		"-samplesize must be 0 (none) or positive");
+    }
     return TCL_OK;
+}
+
+/*
+ * SampledRefusal --
+ *	The error of a sampled instance in a split run.
+ * Results: TCL_ERROR.
+ */
+static int
+SampledRefusal(Rb_Analyzer *a)
+{
+    Rb_AnalyzerError(a, "RUBICON SPLIT UNMERGEABLE", "%s: -samplesize "
+	    "lowers its threshold as each process fills up, so processes "
+	    "would sample different keys; run it in one process (mpirun -np "
+	    "1, or without mpirun), or split it without -samplesize",
+	    a->cmdName ? a->cmdName : a->cls->name);
+    return TCL_ERROR;
 }
 
 /*
@@ -102,8 +134,38 @@ PopularityStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     Rb_KeyTableClear(&st->counts);
     st->accesses = 0;
+    st->threshold = HASH_SPACE;
     st->failed = 0;
-    return TCL_OK;
+    return st->sampleSize > 0 && RbMergeWanted() ? SampledRefusal(a)
+	    : TCL_OK;
+}
+
+/*
+ * Shrink --
+ *	Halves the threshold, dropping the keys at or above it and their
+ *	accesses, until at most -samplesize keys are held.
+ */
+static void
+Shrink(PopularityState *st)
+{
+    while ((int64_t)st->counts.count > st->sampleSize && st->threshold > 1) {
+	int64_t *drop = Rb_AllocArray(st->counts.count, sizeof(int64_t));
+	uint64_t i, n = 0;
+
+	st->threshold /= 2;
+	for (i = 0; i < st->counts.cap; i++) {
+	    if (st->counts.used[i]
+		    && HASH32(st->counts.keys[i]) >= st->threshold) {
+		drop[n++] = st->counts.keys[i];
+		st->accesses -= *(const uint64_t *)Rb_KeyTableValue(
+			&st->counts, i);
+	    }
+	}
+	for (i = 0; i < n; i++) {
+	    Rb_KeyTableRemove(&st->counts, drop[i]);
+	}
+	free(drop);
+    }
 }
 
 /*
@@ -115,8 +177,12 @@ static int
 CountKey(Rb_Analyzer *a, int64_t key, uint64_t record)
 {
     PopularityState *st = a->state;
-    uint64_t *c = Rb_KeyTableFindLimited(&st->counts, key, st->limit);
+    uint64_t *c;
 
+    if (st->sampleSize > 0 && HASH32(key) >= st->threshold) {
+	return 1;
+    }
+    c = Rb_KeyTableFindLimited(&st->counts, key, st->limit);
     if (c == NULL) {
 	st->failed = 1;
 	RbKitKeyLimit(a, st->limit, st->keyIndex >= 0 ? st->key : "blocks",
@@ -125,6 +191,9 @@ CountKey(Rb_Analyzer *a, int64_t key, uint64_t record)
     }
     (*c)++;
     st->accesses++;
+    if (st->sampleSize > 0 && (int64_t)st->counts.count > st->sampleSize) {
+	Shrink(st);
+    }
     return 1;
 }
 
@@ -240,6 +309,7 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int64_t *devices = NULL;
     double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, m = 0;
     double slope = NAN, se = NAN, r2 = NAN;
+    double rate = (double)st->threshold / (double)HASH_SPACE;
 
     if (st->keyIndex >= 0) {
 	keyCol = Rb_AttrAddColumn(table, st->key, "", st->keyIsText);
@@ -266,7 +336,7 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	count = *(const uint64_t *)Rb_KeyTableValue(&st->counts,
 		slots[r - 1]);
 	key = st->counts.keys[slots[r - 1]];
-	Rb_AttrSetNum(table, row, rankCol, (double)r);
+	Rb_AttrSetNum(table, row, rankCol, (double)r / rate);
 	if (st->keyIsText) {
 	    const char *text = Rb_SchemaString(run->schema, key);
 
@@ -286,7 +356,7 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 		(double)count / (double)st->accesses);
 	Rb_AttrSetNum(table, row, cumCol, (double)cum / (double)st->accesses);
 	/* The fit's point: log10 rank, log10 count. */
-	x = log10((double)r);
+	x = log10((double)r / rate);
 	y = log10((double)count);
 	sx += x;
 	sy += y;
@@ -319,10 +389,13 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AnalyzerSet(a, Rb_AttrScalar("Top10PercentShare",
 	    TopShare(st, slots, 0.10), "",
 	    "share of the accesses to the most popular 10% of the keys"));
-    Rb_AnalyzerSet(a, Rb_AttrScalar("DistinctKeys", (double)n, "",
-	    "distinct keys accessed"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("DistinctKeys", (double)n / rate, "",
+	    "distinct keys accessed (sampled: the keys held over KeySampleRate)"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("KeySampleRate", rate, "",
+	    "share of the key hash space sampled (1: every key)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("Accesses", (double)st->accesses, "",
-	    "accesses counted (block accesses for block keys)"));
+	    "accesses counted (block accesses for block keys; sampled: to "
+	    "the keys held)"));
     free(slots);
     free(devices);
     return TCL_OK;
@@ -351,6 +424,9 @@ PopularitySerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     PopularityState *st = a->state;
 
+    if (st->sampleSize > 0) {
+	return SampledRefusal(a);
+    }
     RbBlockMapPut(b, &st->map);
     Rb_BufPutInt(b, (int64_t)st->accesses);
     Rb_KeyTablePut(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
@@ -362,6 +438,9 @@ PopularityDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     PopularityState *st = a->state;
 
+    if (st->sampleSize > 0) {
+	return SampledRefusal(a);
+    }
     RbBlockMapGet(b, &st->map);
     st->accesses = (uint64_t)Rb_BufGetInt(b);
     Rb_KeyTableGet(b, &st->counts, RbKitTextSchema(run, st->keyIndex));
@@ -384,6 +463,9 @@ PopularityMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     PopularityState *st = a->state;
     const PopularityState *ost = other->state;
 
+    if (st->sampleSize > 0) {
+	return SampledRefusal(a);
+    }
     if (RbKitAddCounts(a, &st->counts, &ost->counts,
 	    st->keyIndex < 0 ? &st->map : NULL, &ost->map, st->limit,
 	    st->keyIndex >= 0 ? st->key : "blocks", 45) != TCL_OK) {

@@ -4,11 +4,24 @@
  *	ReadAfterWriteAnalyzer: how often a block is read after the run
  *	wrote it, and how often a write overwrites a block the run wrote
  *	before.  Counted per block access; the blocks written are held in a
- *	key table bounded by -limit.
+ *	key table bounded by -limit.  With -samplesize S, only the blocks
+ *	whose hash is below a threshold are counted, each with its own
+ *	counts, and the threshold halves whenever more than S are held
+ *	(their counts leave the totals with them).
  */
 
 #include <stddef.h>
 #include "analyzers.h"
+#include "core/mpi.h"
+
+/* A sampled block's accesses. */
+typedef struct BlockCounts {
+    uint32_t reads, rawReads, writes, overwrites;
+    uint32_t written;
+} BlockCounts;
+
+#define HASH32(key)	(Rb_HashKey(key) >> 32)
+#define HASH_SPACE	((uint64_t)1 << 32)
 
 typedef struct ReadAfterWriteState {
     Rb_BlockMap map;		/* -field, -offsetField, -block */
@@ -24,6 +37,9 @@ typedef struct ReadAfterWriteState {
 				 * (the tables full). */
     uint64_t readsLost;		/* Reads of blocks past readFirst's limit:
 				 * a merge cannot settle them. */
+    int64_t sampleSize;		/* -samplesize: most blocks held; 0: all */
+    uint64_t threshold;		/* Blocks whose HASH32 is below are held. */
+    Rb_KeyTable sampled;	/* With -samplesize: block -> BlockCounts */
 } ReadAfterWriteState;
 
 static const Rb_Option readAfterWriteOptions[] = {
@@ -35,12 +51,14 @@ static const Rb_Option readAfterWriteOptions[] = {
 	"block size in bytes"},
     {"-limit", RB_OPT_INT, offsetof(ReadAfterWriteState, limit), "10000000",
 	"written blocks remembered"},
+    {"-samplesize", RB_OPT_INT, offsetof(ReadAfterWriteState, sampleSize),
+	"0", "sample the blocks by hash, holding at most this many (0: all)"},
     {NULL}
 };
 
 static const char *const readAfterWriteAttrs[] = {
     "ReadAfterWriteFraction", "OverwriteFraction", "ReadAfterWriteExact",
-    NULL
+    "ReadAfterWriteSampleRate", NULL
 };
 
 /*
@@ -55,6 +73,24 @@ ReadAfterWriteStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     if (RbBlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
+    if (st->sampleSize < 0) {
+	Rb_AnalyzerError(a, "RUBICON ANALYZER OPTION", "%s: -samplesize "
+		"must be 0 (none) or positive", a->cls->name);
+	return TCL_ERROR;
+    }
+    if (st->sampleSize > 0 && RbMergeWanted()) {
+	Rb_AnalyzerError(a, "RUBICON SPLIT UNMERGEABLE", "%s: -samplesize "
+		"lowers its threshold as each process fills up, so processes "
+		"would sample different blocks; run it in one process, or "
+		"split it without -samplesize", a->cmdName ? a->cmdName
+		: a->cls->name);
+	return TCL_ERROR;
+    }
+    if (st->sampled.valSize == 0) {
+	Rb_KeyTableInit(&st->sampled, sizeof(BlockCounts));
+    }
+    Rb_KeyTableClear(&st->sampled);
+    st->threshold = HASH_SPACE;
     if (st->written.valSize == 0) {
 	Rb_KeyTableInit(&st->written, 1);
     }
@@ -66,6 +102,76 @@ ReadAfterWriteStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->reads = st->rawReads = st->writes = st->overwrites = 0;
     st->untracked = st->readsLost = 0;
     return TCL_OK;
+}
+
+/*
+ * Shrink --
+ *	Halves the threshold, dropping the blocks at or above it and their
+ *	counts, until at most -samplesize blocks are held.
+ */
+static void
+Shrink(ReadAfterWriteState *st)
+{
+    while ((int64_t)st->sampled.count > st->sampleSize
+	    && st->threshold > 1) {
+	int64_t *drop = Rb_AllocArray(st->sampled.count, sizeof(int64_t));
+	uint64_t i, n = 0;
+
+	st->threshold /= 2;
+	for (i = 0; i < st->sampled.cap; i++) {
+	    const BlockCounts *c;
+
+	    if (!st->sampled.used[i]
+		    || HASH32(st->sampled.keys[i]) < st->threshold) {
+		continue;
+	    }
+	    c = Rb_KeyTableValue(&st->sampled, i);
+	    st->reads -= c->reads;
+	    st->rawReads -= c->rawReads;
+	    st->writes -= c->writes;
+	    st->overwrites -= c->overwrites;
+	    drop[n++] = st->sampled.keys[i];
+	}
+	for (i = 0; i < n; i++) {
+	    Rb_KeyTableRemove(&st->sampled, drop[i]);
+	}
+	free(drop);
+    }
+}
+
+/*
+ * SampledAccess --
+ *	One block access with -samplesize: counted in the block's counts and
+ *	the totals when the block's hash is below the threshold.
+ */
+static void
+SampledAccess(ReadAfterWriteState *st, int64_t k, int read)
+{
+    BlockCounts *c;
+
+    if (HASH32(k) >= st->threshold) {
+	return;
+    }
+    c = Rb_KeyTableFind(&st->sampled, k, 1);
+    if (read) {
+	c->reads++;
+	st->reads++;
+	if (c->written) {
+	    c->rawReads++;
+	    st->rawReads++;
+	}
+    } else {
+	c->writes++;
+	st->writes++;
+	if (c->written) {
+	    c->overwrites++;
+	    st->overwrites++;
+	}
+	c->written = 1;
+    }
+    if ((int64_t)st->sampled.count > st->sampleSize) {
+	Shrink(st);
+    }
 }
 
 /*
@@ -94,6 +200,10 @@ ReadAfterWriteBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    continue;
 	}
 	for (k = first; k < first + count; k++) {
+	    if (st->sampleSize > 0) {
+		SampledAccess(st, k, op == RB_OP_READ);
+		continue;
+	    }
 	    if ((int64_t)st->written.count >= st->limit
 		    && (op == RB_OP_WRITE
 		    || (int64_t)st->readFirst.count >= st->limit)) {
@@ -157,6 +267,9 @@ ReadAfterWriteEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AnalyzerSet(a, Rb_AttrScalar("ReadAfterWriteExact",
 	    st->untracked == 0, "", "1 if exact, 0 if -limit was reached "
 	    "and both fractions are lower bounds"));
+    Rb_AnalyzerSet(a, Rb_AttrScalar("ReadAfterWriteSampleRate",
+	    (double)st->threshold / (double)HASH_SPACE, "", "share of the "
+	    "block hash space counted (1: every block)"));
     return TCL_OK;
 }
 
@@ -171,6 +284,7 @@ ReadAfterWriteFree(Rb_Analyzer *a)
 
     Rb_KeyTableFree(&st->written);
     Rb_KeyTableFree(&st->readFirst);
+    Rb_KeyTableFree(&st->sampled);
     RbBlockMapFree(&st->map);
 }
 
@@ -184,6 +298,11 @@ ReadAfterWriteSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     ReadAfterWriteState *st = a->state;
 
+    if (st->sampleSize > 0) {
+	Rb_AnalyzerError(a, "RUBICON SPLIT UNMERGEABLE", "%s: a sampled "
+		"state (-samplesize) is not saved", a->cls->name);
+	return TCL_ERROR;
+    }
     RbBlockMapPut(b, &st->map);
     Rb_KeyTablePut(b, &st->written, NULL);
     Rb_KeyTablePut(b, &st->readFirst, NULL);
@@ -196,6 +315,11 @@ ReadAfterWriteDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 {
     ReadAfterWriteState *st = a->state;
 
+    if (st->sampleSize > 0) {
+	Rb_AnalyzerError(a, "RUBICON SPLIT UNMERGEABLE", "%s: a sampled "
+		"state (-samplesize) is not saved", a->cls->name);
+	return TCL_ERROR;
+    }
     RbBlockMapGet(b, &st->map);
     Rb_KeyTableGet(b, &st->written, NULL);
     Rb_KeyTableGet(b, &st->readFirst, NULL);

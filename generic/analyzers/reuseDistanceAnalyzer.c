@@ -127,12 +127,17 @@ static const char *const reuseDistanceAttrs[] = {
 /*
  * PosHome, PosClear, PosFree --
  *	The slot where key's probe sequence starts; empties the table
- *	(keeping its allocation); frees it.
+ *	(keeping its allocation); frees it.  The slot comes from the hash's
+ *	high bits first (rotated): SHARDS keeps the blocks whose low 24 bits are small
+ *	(BlockHash), which would otherwise all start their probes in the
+ *	table's first slots and make linear probing quadratic.
  */
 static inline uint64_t
 PosHome(const PosTable *t, int64_t key)
 {
-    return Rb_HashKey(key) & (t->cap - 1);
+    uint64_t h = Rb_HashKey(key);
+
+    return ((h >> 32) | (h << 32)) & (t->cap - 1);
 }
 
 static void

@@ -98,6 +98,12 @@ size_t		RbInputRecordLength(const Rb_Input *in);
 int		RbInputBlockWindow(const Rb_Input *in, uint64_t *begin,
 		    uint64_t *end);
 int		RbInputPlainFd(const Rb_Input *in);
+/* Bytes of the file read so far (compressed ones), from any thread. */
+uint64_t	RbInputRawOffset(const Rb_Input *in);
+/* The text of rubicon::run's progress line (see Progress in run.c). */
+void		RbProgressText(char *buf, size_t size, const char *file,
+		    uint64_t records, uint64_t bytes, uint64_t raw,
+		    uint64_t total, double elapsed, int final);
 
 /* Removes "path.tmp-PID" files left by processes that no longer exist
  * (out.c); every writer of such files calls it before making its own. */

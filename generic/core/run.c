@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "engine.h"
@@ -379,16 +380,52 @@ RecordsToBatch(Tcl_Interp *interp, Tcl_Obj *records, int *pos, Rb_Batch *b)
 }
 
 /*
- * Progress --
- *	Rewrites a one-line progress report on stderr.
+ * RbProgressText --
+ *	The progress line: the file, records read, the rate, and either the
+ *	share of the file's total bytes read (raw of total, compressed bytes
+ *	for a compressed file) with the time left at that pace, or, when
+ *	the total is not known (a pipe), the uncompressed MB read and the
+ *	time so far.  The final line gives the records, MB, rate and time.
  */
-static void
-Progress(const char *file, uint64_t records, uint64_t bytes, double elapsed,
+void
+RbProgressText(char *buf, size_t size, const char *file, uint64_t records,
+	uint64_t bytes, uint64_t raw, uint64_t total, double elapsed,
 	int final)
 {
-    fprintf(stderr, "\rrubicon: %s: %llu records, %.1f MB, %.1f s%s",
-	    file, (unsigned long long)records, bytes / 1e6, elapsed,
-	    final ? "\n" : "   ");
+    double rate = elapsed > 0 ? (double)records / elapsed : 0.0;
+
+    if (final || total == 0 || raw > total) {
+	snprintf(buf, size, "rubicon: %s: %llu records, %.1f MB, %.0f "
+		"records/s, %.1f s", file, (unsigned long long)records,
+		(double)bytes / 1e6, rate, elapsed);
+    } else if (raw == 0) {
+	snprintf(buf, size, "rubicon: %s: %llu records, 0.0%% of %.1f MB, "
+		"%.0f records/s", file, (unsigned long long)records,
+		(double)total / 1e6, rate);
+    } else {
+	snprintf(buf, size, "rubicon: %s: %llu records, %.1f%% of %.1f MB, "
+		"%.0f records/s, %.0f s left", file,
+		(unsigned long long)records, 100.0 * (double)raw
+		/ (double)total, (double)total / 1e6, rate,
+		elapsed * (double)(total - raw) / (double)raw);
+    }
+}
+
+/*
+ * Progress --
+ *	Rewrites the one-line progress report on stderr (RbProgressText),
+ *	padded so that a shorter line covers a longer one.
+ */
+static void
+Progress(const char *file, uint64_t records, uint64_t bytes, uint64_t raw,
+	uint64_t total, double elapsed, int final)
+{
+    char line[1024];
+
+    RbProgressText(line, sizeof(line), strcmp(file, RB_INPUT_STDIN) == 0
+	    ? "standard input" : file, records, bytes, raw, total, elapsed,
+	    final);
+    fprintf(stderr, "\r%s%s", line, final ? "\n" : "      ");
     fflush(stderr);
 }
 
@@ -734,6 +771,8 @@ typedef struct Pump {
     Failure *failure;
     int nbatches;
     double t0, lastProgress;
+    Rb_Input *progressIn;	/* The file being read, for the share of */
+    uint64_t progressTotal;	/* its size read (0: size not known). */
     int64_t gridFirst;		/* The run's first time held while reading
 				 * (see PushBatch), or RB_ABSENT. */
     int64_t localFirst;		/* Earliest time read meanwhile. */
@@ -892,23 +931,26 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	    break;
 	}
 	RbMpiHeartbeat();
-	if ((++p->nbatches & 15) == 0) {
+	if ((++p->nbatches & 15) == 0 && p->o->progressCmd
+		&& Tcl_EvalObjEx(p->interp, p->o->progressCmd,
+		TCL_EVAL_GLOBAL) != TCL_OK) {
+	    Capture(p->interp, p->failure);
+	    break;
+	}
+	if (p->o->progress) {
 	    double now = Now();
 
-	    if (p->o->progressCmd && Tcl_EvalObjEx(p->interp,
-		    p->o->progressCmd, TCL_EVAL_GLOBAL) != TCL_OK) {
-		Capture(p->interp, p->failure);
-		break;
-	    }
-	    if (p->o->progress && now - p->lastProgress > 0.5) {
-		Progress(label, p->run->records, offset(cd), now - p->t0, 0);
+	    if (now - p->lastProgress > 0.5) {
+		Progress(label, p->run->records, offset(cd), p->progressIn
+			? RbInputRawOffset(p->progressIn) : 0,
+			p->progressTotal, now - p->t0, 0);
 		p->lastProgress = now;
 		shown = 1;
 	    }
 	}
     }
     if (shown) {
-	Progress(label, p->run->records, offset(cd), Now() - p->t0, 1);
+	Progress(label, p->run->records, offset(cd), 0, 0, Now() - p->t0, 1);
     }
 }
 
@@ -1169,6 +1211,21 @@ ReadMerged(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 }
 
 /*
+ * FileSize --
+ *	The size of a regular file, for the share of it read: path, or
+ *	standard input for "-"; 0 for anything else (a pipe).
+ */
+static uint64_t
+FileSize(const char *path)
+{
+    struct stat sb;
+    int rc = strcmp(path, RB_INPUT_STDIN) == 0 ? fstat(0, &sb)
+	    : stat(path, &sb);
+
+    return rc == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
+}
+
+/*
  * ReadTraces --
  *	The one read loop of a run: the records given in Tcl first, then
  *	each trace in turn (the files in sequence, this rank's pieces of
@@ -1236,8 +1293,12 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	p->traceRecords = p->skipLeft;
 	p->readers = &src.r;
 	p->nreaders = 1;
+	p->progressIn = r->in;
+	p->progressTotal = split ? 0 : FileSize(traces[k].path);
 	StartPrefix(p);
 	PumpRecords(p, ReaderNextProc, ReaderOffsetProc, &src, traces[k].path);
+	p->progressIn = NULL;
+	p->progressTotal = 0;
 	EndPrefix(p, traces[k].path);
 	p->nreaders = 0;
 	FinishReader(p->run, r);

@@ -140,7 +140,9 @@ ReadFile(Decoder *d, void *dst, size_t cap)
 	SetFailure(d, "RUBICON READER IO", what);
 	return -1;
     }
-    d->rawOffset += (uint64_t)n;
+    /* Atomic: RbInputRawOffset reads it from the consumer's thread. */
+    __atomic_store_n(&d->rawOffset, d->rawOffset + (uint64_t)n,
+	    __ATOMIC_RELAXED);
     if (n == 0) {
 	d->rawEof = 1;
     }
@@ -1623,6 +1625,20 @@ uint64_t
 Rb_InputOffset(const Rb_Input *in)
 {
     return in->bufBase + in->pos;
+}
+
+/*
+ * RbInputRawOffset --
+ *	Tells how many bytes of the file (compressed bytes of a compressed
+ *	one) have been read, for progress; the decompressing thread may be
+ *	ahead of what the reader has consumed.
+ * Results: bytes read from the file so far.
+ * Side effects: none.
+ */
+uint64_t
+RbInputRawOffset(const Rb_Input *in)
+{
+    return __atomic_load_n(&in->dec.rawOffset, __ATOMIC_RELAXED);
 }
 
 /*

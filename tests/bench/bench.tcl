@@ -169,11 +169,11 @@ foreach tool $tools {
 }
 measure fig4 $cmds 1
 
-# (1r) rubicon report (no configuration) on the same 10 M-line CSV, its
-# per-block analyses on 1 in 512 offsets, once: time against Figure 4 on
-# it, and peak RSS.
+# (1r) rubicon report (no configuration, its defaults: the per-block
+# analyses on fixed-size samples) on the same 10 M-line CSV, once: time
+# against Figure 4 on it, and peak RSS.
 set reportDir [file join [file dirname $big] report-bench]
-set reportCmd [list [file join $build rubicon] report -quiet -sample 512 \
+set reportCmd [list [file join $build rubicon] report -quiet \
     -outdir $reportDir -format msr $csv]
 measure report [list rubicon $reportCmd] 1
 if {$haveTime} {
@@ -447,7 +447,7 @@ foreach {label rb c} {
 }
 nativeRow "    same, both reading native" fig4 1.15
 puts [format "%-34s %9s   %s x Figure 4 on the CSV (aim: at most 3)%s" \
-    "(1r) rubicon report -sample 512" [s $t(report,rubicon)] \
+    "(1r) rubicon report" [s $t(report,rubicon)] \
     [r $t(report,rubicon) $t(fig4,rubiconcsv)] \
     [expr {$haveTime ? [format ", peak RSS %.0f MB (aim: at most 200)" \
 	[expr {$rssReport / 1024.0}]] : ""}]]

@@ -710,6 +710,32 @@ START_TEST(one_gzip_member_is_read_by_the_first_window)
 }
 END_TEST
 
+/*
+ * The progress line of rubicon::run, worked by hand: 1000 records in 2 s
+ * are 500 records/s; 250000 of 1000000 bytes read is 25.0%, and the other
+ * 750000 at 125000 bytes/s take 6 s more.
+ */
+START_TEST(progress_line_gives_share_rate_and_time_left)
+{
+    char buf[256];
+
+    RbProgressText(buf, sizeof(buf), "t.csv", 1000, 4000000, 250000,
+	    1000000, 2.0, 0);
+    ck_assert_str_eq(buf, "rubicon: t.csv: 1000 records, 25.0% of 1.0 MB, "
+	    "500 records/s, 6 s left");
+    /* A pipe (no total): MB read and time so far. */
+    RbProgressText(buf, sizeof(buf), "standard input", 1000, 2500000, 0,
+	    0, 2.0, 0);
+    ck_assert_str_eq(buf, "rubicon: standard input: 1000 records, 2.5 MB, "
+	    "500 records/s, 2.0 s");
+    /* The final line. */
+    RbProgressText(buf, sizeof(buf), "t.csv", 3000, 4000000, 1000000,
+	    1000000, 4.0, 1);
+    ck_assert_str_eq(buf, "rubicon: t.csv: 3000 records, 4.0 MB, "
+	    "750 records/s, 4.0 s");
+}
+END_TEST
+
 /* A test case of every test; inline ones decompress on the caller's
  * thread. */
 static TCase *
@@ -737,6 +763,7 @@ Tests(const char *name, int inlineOnly)
     tcase_add_test(tc, windows_tile_a_file_with_no_record_lost_or_read_twice);
     tcase_add_test(tc, windows_tile_gzip_members_and_bzip2_streams);
     tcase_add_test(tc, one_gzip_member_is_read_by_the_first_window);
+    tcase_add_test(tc, progress_line_gives_share_rate_and_time_left);
     return tc;
 }
 

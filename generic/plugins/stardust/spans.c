@@ -825,6 +825,83 @@ SelfTimeDicts(const SdSpanSet *set, Tcl_Obj *out)
 }
 
 /*
+ * SameType --
+ *	Whether two spans have the same service and name.
+ */
+static int
+SameType(const SdSpan *a, const SdSpan *b)
+{
+    return strcmp(a->service ? a->service : "", b->service ? b->service
+	    : "") == 0 && strcmp(a->name ? a->name : "", b->name ? b->name
+	    : "") == 0;
+}
+
+/*
+ * ByType --
+ *	qsort_r order of span indexes: by service, then name, then index
+ *	(file order within a type).
+ */
+static int
+ByType(const void *p, const void *q, void *cd)
+{
+    const SdSpan *spans = cd;
+    int a = *(const int *)p, b = *(const int *)q, c;
+    const char *sa = spans[a].service ? spans[a].service : "";
+    const char *sb = spans[b].service ? spans[b].service : "";
+
+    if ((c = strcmp(sa, sb)) != 0) {
+	return c;
+    }
+    sa = spans[a].name ? spans[a].name : "";
+    sb = spans[b].name ? spans[b].name : "";
+    if ((c = strcmp(sa, sb)) != 0) {
+	return c;
+    }
+    return (a > b) - (a < b);
+}
+
+/*
+ * RequestDicts --
+ *	Sets key of out to {service {name {duration-seconds ...}}}: the
+ *	spans with a duration (with rootsOnly, the requests: the spans
+ *	with no parent) by service and name, their durations in file order.
+ */
+static void
+RequestDicts(const SdSpanSet *set, Tcl_Obj *out, const char *key,
+	int rootsOnly)
+{
+    Tcl_Obj *req = Tcl_NewDictObj();
+    int *roots = Rb_AllocArray(set->nspans + 1, sizeof(int));
+    int n = 0, i, j;
+
+    for (i = 0; i < set->nspans; i++) {
+	if ((!rootsOnly || set->spans[i].parent < 0)
+		&& set->spans[i].dur != RB_ABSENT) {
+	    roots[n++] = i;
+	}
+    }
+    qsort_r(roots, n, sizeof(int), ByType, set->spans);
+    for (i = 0; i < n; i = j) {
+	const SdSpan *s = &set->spans[roots[i]];
+	Tcl_Obj *list = Tcl_NewListObj(0, NULL), *k[2];
+
+	for (j = i; j < n && SameType(s, &set->spans[roots[j]]); j++) {
+	    Tcl_ListObjAppendElement(NULL, list,
+		    Tcl_NewDoubleObj(set->spans[roots[j]].dur / 1e9));
+	}
+	k[0] = S(s->service ? s->service : "");
+	k[1] = S(s->name ? s->name : "");
+	Tcl_IncrRefCount(k[0]);
+	Tcl_IncrRefCount(k[1]);
+	Tcl_DictObjPutKeyList(NULL, req, 2, k, list);
+	Tcl_DecrRefCount(k[0]);
+	Tcl_DecrRefCount(k[1]);
+    }
+    free(roots);
+    Tcl_DictObjPut(NULL, out, S(key), req);
+}
+
+/*
  * ServerOf --
  *	For a client (or producer) span, the span that serves it: a shared
  *	server half, or a server (consumer) child.  -1 when none.
@@ -1066,6 +1143,8 @@ SpansCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	Tcl_DictObjPut(NULL, out, S("skew"), sk);
     }
     SelfTimeDicts(&set, out);
+    RequestDicts(&set, out, "requests", 1);
+    RequestDicts(&set, out, "operations", 0);
     sg = Tcl_NewDictObj();
     bl = Tcl_NewListObj(0, NULL);
     for (i = 0; i < nbounds; i++) {

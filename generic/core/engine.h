@@ -85,12 +85,13 @@ struct Rb_Flow {
     Rb_Node *node;		/* Its DAG node (kind NODE_FLOW). */
     int nanalyzers;
     Rb_Analyzer **analyzers;
+    uint64_t recordCount;	/* Records pushed to it (in the first cache
+				 * line, with analyzers: see muxTable.c). */
     Tcl_HashTable attrs;	/* name -> Rb_Attribute * */
     Tcl_HashTable aliases;	/* paper name -> view of an Attribute in
 				 * attrs under that name (AliasView) */
     Tcl_Interp *interp;
     int records;		/* Records seen in the last run (capped). */
-    uint64_t recordCount;
 };
 
 /* What the engine keeps for each analyzer (a->engine). */

@@ -85,8 +85,9 @@ struct Rb_Flow {
     Rb_Node *node;		/* Its DAG node (kind NODE_FLOW). */
     int nanalyzers;
     Rb_Analyzer **analyzers;
-    uint64_t recordCount;	/* Records pushed to it (in the first cache
-				 * line, with analyzers: see muxTable.c). */
+    uint64_t recordCount;	/* Records pushed to it (kept in the first
+				 * cache line, with analyzers, which a
+				 * Mux's push reads too: muxTable.c). */
     Tcl_HashTable attrs;	/* name -> Rb_Attribute * */
     Tcl_HashTable aliases;	/* paper name -> view of an Attribute in
 				 * attrs under that name (AliasView) */

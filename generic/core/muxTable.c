@@ -95,17 +95,14 @@ struct MuxTable {
 
     /* Per dispatched child whose only child is a Flow: that Flow, and
      * its analyzers (ana[anaFirst[c] .. anaFirst[c + 1])), so that the
-     * push skips two nodes and the structures of the children a few
-     * ahead are prefetched: with hundreds of children, each getting a
-     * few records per batch, the push is otherwise a chain of cache
-     * misses. */
+     * push skips the Filter's and the Flow's nodes and their arrays:
+     * with hundreds of children, each getting a few records per batch,
+     * each of those is a cache miss. */
     Rb_Flow **flowOf;
     int *anaFirst;
     Rb_Analyzer **ana;
 };
 
-#define PREFETCH_FAR 24	/* children ahead: their Flow, analyzers */
-#define PREFETCH_NEAR 10	/* children ahead: analyzers' state */
 
 /*
  * RbMuxTableFree --
@@ -529,38 +526,6 @@ BuildFlows(MuxTable *t, Rb_Node *mux)
 }
 
 /*
- * PrefetchChild --
- *	Prefetches what pushing to child c will read: far, its Flow and
- *	analyzers; near (those fetched by then), the analyzers' engine
- *	data and state.
- */
-static inline void
-PrefetchChild(const MuxTable *t, int c, int near)
-{
-    int i;
-
-    if (c >= t->nchildren || t->flowOf[c] == NULL) {
-	return;
-    }
-    for (i = t->anaFirst[c]; i < t->anaFirst[c + 1]; i++) {
-	const Rb_Analyzer *a = t->ana[i];
-
-	if (near) {
-	    const AnalyzerPriv *priv = a->engine;
-
-	    __builtin_prefetch(&priv->given, 1);
-	    __builtin_prefetch(&priv->present, 1);
-	    __builtin_prefetch(a->state, 1);
-	} else {
-	    __builtin_prefetch(a);
-	}
-    }
-    if (!near) {
-	__builtin_prefetch(&t->flowOf[c]->recordCount, 1);
-    }
-}
-
-/*
  * RbMuxTableBuild --
  *	Compiles the Filters under a Mux (after they are compiled for the
  *	run): an equality index on the field most of them test for
@@ -818,8 +783,6 @@ DispatchSlice(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
 	const uint32_t *out;
 	int m;
 
-	PrefetchChild(t, c + PREFETCH_FAR, 0);
-	PrefetchChild(t, c + PREFETCH_NEAR, 1);
 	switch (t->isDispatched[c]) {
 	case 0:
 	    RbNodePush(mux->children[c], b, sel, nsel);

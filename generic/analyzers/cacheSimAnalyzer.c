@@ -86,8 +86,9 @@ typedef struct Rb_CacheSim {
     int64_t *expiry;		/* Per node, trace ns (NEVER: no TTL); NULL
 				 * unless ttl. */
     int32_t hand;		/* SIEVE: next to look at, NIL: the tail. */
-    int32_t *slots;		/* Key index: node + 1 (0: free), open
-				 * addressing, at most half full. */
+    uint64_t *slots;		/* Key index, open addressing, at most half
+				 * full: the low 32 bits of the key's hash
+				 * (its tag) << 32 | node + 1 (0: free). */
     uint64_t slotMask;
     List lists[NLISTS];
     int32_t *heap;		/* LFU: nodes by (freq, seq); OPT: by next
@@ -602,17 +603,25 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 /*
  * SlotOf, IndexGrow, IndexAdd, IndexRemove --
  *	The key index of a cache: a table of node numbers (plus 1) by the
- *	hash of their keys, probed linearly and compared with the nodes'
- *	keys, kept at most half full; a removal moves the later entries of
- *	its probe run back into the hole, so no tombstones build up.
- *	SlotOf gives key's slot, or the free slot where it would go.
+ *	hash of their keys, probed linearly, kept at most half full; each
+ *	entry holds the low 32 bits of its key's hash beside the node, so
+ *	that a probe reads a node (to compare keys) only when those agree,
+ *	and moving entries (growing, filling a removal's hole) reads none.
+ *	A removal moves the later entries of its probe run back into the
+ *	hole, so no tombstones build up.  SlotOf gives key's slot, or the
+ *	free slot where it would go.
  */
+#define SLOT_NODE(e)	((int32_t)(uint32_t)(e) - 1)
+#define SLOT_TAG(e)	((uint32_t)((e) >> 32))
+
 static uint64_t
 SlotOf(const Cache *ca, int64_t key)
 {
-    uint64_t s = Rb_HashKey(key) & ca->slotMask;
+    uint64_t h = Rb_HashKey(key), s = h & ca->slotMask, e;
+    uint32_t tag = (uint32_t)h;
 
-    while (ca->slots[s] != 0 && ca->nodes[ca->slots[s] - 1].key != key) {
+    while ((e = ca->slots[s]) != 0 && (SLOT_TAG(e) != tag
+	    || ca->nodes[SLOT_NODE(e)].key != key)) {
 	s = (s + 1) & ca->slotMask;
     }
     return s;
@@ -621,15 +630,20 @@ SlotOf(const Cache *ca, int64_t key)
 static void
 IndexGrow(Cache *ca)
 {
-    uint64_t oldCap = ca->slots ? ca->slotMask + 1 : 0, i;
-    int32_t *old = ca->slots;
+    uint64_t oldCap = ca->slots ? ca->slotMask + 1 : 0, i, mask;
+    uint64_t *old = ca->slots;
 
-    ca->slotMask = oldCap ? 2 * oldCap - 1 : 127;
-    ca->slots = Rb_AllocArray(ca->slotMask + 1, sizeof(int32_t));
-    memset(ca->slots, 0, (ca->slotMask + 1) * sizeof(int32_t));
+    mask = ca->slotMask = oldCap ? 2 * oldCap - 1 : 127;
+    ca->slots = Rb_AllocArray(mask + 1, sizeof(uint64_t));
+    memset(ca->slots, 0, (mask + 1) * sizeof(uint64_t));
     for (i = 0; i < oldCap; i++) {
 	if (old[i] != 0) {
-	    ca->slots[SlotOf(ca, ca->nodes[old[i] - 1].key)] = old[i];
+	    uint64_t s = SLOT_TAG(old[i]) & mask;
+
+	    while (ca->slots[s] != 0) {
+		s = (s + 1) & mask;
+	    }
+	    ca->slots[s] = old[i];
 	}
     }
     free(old);
@@ -642,7 +656,9 @@ IndexAdd(Cache *ca, int32_t n)
 	    || (uint64_t)ca->indexed * 2 + 2 > ca->slotMask + 1) {
 	IndexGrow(ca);
     }
-    ca->slots[SlotOf(ca, ca->nodes[n].key)] = n + 1;
+    ca->slots[SlotOf(ca, ca->nodes[n].key)] =
+	    (uint64_t)(uint32_t)Rb_HashKey(ca->nodes[n].key) << 32
+	    | (uint32_t)(n + 1);
     ca->indexed++;
 }
 
@@ -660,7 +676,7 @@ IndexRemove(Cache *ca, int64_t key)
 	if (ca->slots[j] == 0) {
 	    return;
 	}
-	home = Rb_HashKey(ca->nodes[ca->slots[j] - 1].key) & mask;
+	home = SLOT_TAG(ca->slots[j]) & mask;
 	/* Entry j may fill the hole unless its home lies cyclically in
 	 * (hole, j]. */
 	if (((j - home) & mask) >= ((j - hole) & mask)) {
@@ -807,7 +823,7 @@ DropTail(Cache *ca, int l)
 static int32_t
 Lookup(Cache *ca, int64_t key)
 {
-    return ca->slots != NULL ? ca->slots[SlotOf(ca, key)] - 1 : NIL;
+    return ca->slots != NULL ? SLOT_NODE(ca->slots[SlotOf(ca, key)]) : NIL;
 }
 
 /*

@@ -614,10 +614,10 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 #define SLOT_NODE(e)	((int32_t)(uint32_t)(e) - 1)
 #define SLOT_TAG(e)	((uint32_t)((e) >> 32))
 
-static uint64_t
-SlotOf(const Cache *ca, int64_t key)
+static inline uint64_t
+SlotOfHash(const Cache *ca, int64_t key, uint64_t h)
 {
-    uint64_t h = Rb_HashKey(key), s = h & ca->slotMask, e;
+    uint64_t s = h & ca->slotMask, e;
     uint32_t tag = (uint32_t)h;
 
     while ((e = ca->slots[s]) != 0 && (SLOT_TAG(e) != tag
@@ -625,6 +625,12 @@ SlotOf(const Cache *ca, int64_t key)
 	s = (s + 1) & ca->slotMask;
     }
     return s;
+}
+
+static uint64_t
+SlotOf(const Cache *ca, int64_t key)
+{
+    return SlotOfHash(ca, key, Rb_HashKey(key));
 }
 
 static void
@@ -652,13 +658,15 @@ IndexGrow(Cache *ca)
 static void
 IndexAdd(Cache *ca, int32_t n)
 {
+    uint64_t h;
+
     if (ca->slots == NULL
 	    || (uint64_t)ca->indexed * 2 + 2 > ca->slotMask + 1) {
 	IndexGrow(ca);
     }
-    ca->slots[SlotOf(ca, ca->nodes[n].key)] =
-	    (uint64_t)(uint32_t)Rb_HashKey(ca->nodes[n].key) << 32
-	    | (uint32_t)(n + 1);
+    h = Rb_HashKey(ca->nodes[n].key);
+    ca->slots[SlotOfHash(ca, ca->nodes[n].key, h)] =
+	    (uint64_t)(uint32_t)h << 32 | (uint32_t)(n + 1);
     ca->indexed++;
 }
 
@@ -716,7 +724,6 @@ NewNode(Cache *ca, int64_t key, int64_t weight)
 	}
 	n = ca->nnodes++;
     }
-    memset(&ca->nodes[n], 0, sizeof(Node));
     ca->nodes[n].key = key;
     ca->nodes[n].weight = weight;
     if (ca->expiry != NULL) {
@@ -724,6 +731,7 @@ NewNode(Cache *ca, int64_t key, int64_t weight)
     }
     ca->nodes[n].prev = ca->nodes[n].next = NIL;
     ca->nodes[n].list = NIL;
+    ca->nodes[n].freq = 0;
     IndexAdd(ca, n);
     return n;
 }
@@ -799,8 +807,28 @@ PushHead(Cache *ca, int32_t n, int l)
 static void
 MoveHead(Cache *ca, int32_t n, int l)
 {
-    Unlink(ca, n);
-    PushHead(ca, n, l);
+    Node *nodes = ca->nodes, *x = &nodes[n];
+    List *list = &ca->lists[l];
+
+    if (x->list != l) {
+	Unlink(ca, n);
+	PushHead(ca, n, l);
+	return;
+    }
+    /* Within its list: its count and weight stay. */
+    if (list->head == n) {
+	return;
+    }
+    nodes[x->prev].next = x->next;
+    if (x->next != NIL) {
+	nodes[x->next].prev = x->prev;
+    } else {
+	list->tail = x->prev;
+    }
+    x->prev = NIL;
+    x->next = list->head;
+    nodes[list->head].prev = n;
+    list->head = n;
 }
 
 /*
@@ -1390,7 +1418,7 @@ CacheAccess(Cache *ca, const Access *x)
  * Feed --
  *	One access to every cache this process simulates.
  */
-static void
+static inline void
 Feed(CacheSimState *st, const Access *x)
 {
     int c;
@@ -1411,7 +1439,7 @@ Feed(CacheSimState *st, const Access *x)
  *	(its key noted for the working set).
  * Results: 1, or 0 (with the run stopped) when the spool cannot take it.
  */
-static int
+static inline int
 Take(Rb_Analyzer *a, const Access *x, uint64_t record)
 {
     CacheSimState *st = a->state;
@@ -1447,6 +1475,77 @@ Take(Rb_Analyzer *a, const Access *x, uint64_t record)
 }
 
 /*
+ * PrefetchKey --
+ *	Prefetches the home slot of key in each cache's index, a few
+ *	records before its access: the keys lead anywhere in the index, and
+ *	each access would otherwise wait for memory in turn.
+ */
+#define PREFETCH_SLOT 8		/* records ahead */
+
+static inline void
+PrefetchKey(const CacheSimState *st, int64_t key)
+{
+    uint64_t h = Rb_HashKey(key);
+    int c;
+
+    for (c = 0; c < st->ncaches; c++) {
+	const Cache *ca = &st->caches[c];
+
+	if (ca->slots != NULL) {
+	    __builtin_prefetch(&ca->slots[h & ca->slotMask]);
+	}
+    }
+}
+
+/*
+ * KeyedBatch --
+ *	CacheSimBatch with -key: each selected record's object, one access,
+ *	the columns it reads looked up once for the batch.
+ */
+static void
+KeyedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    CacheSimState *st = a->state;
+    const int64_t *time = b->col[0], *keys = b->col[st->keyIndex];
+    const int64_t *sizes = st->sizeIndex >= 0 ? b->col[st->sizeIndex] : NULL;
+    const int64_t *ttls = st->ttlIndex >= 0 ? b->col[st->ttlIndex] : NULL;
+    const int64_t *nexts = st->nextIndex >= 0 ? b->col[st->nextIndex]
+	    : NULL;
+    int j, prefetch = !st->spool;
+    Access x;
+
+    memset(&x, 0, sizeof(x));
+    x.next = NEVER;
+    for (j = 0; j < nsel && !st->failed; j++) {
+	uint32_t r = sel[j];
+
+	if (prefetch && j + PREFETCH_SLOT < nsel) {
+	    PrefetchKey(st, keys[sel[j + PREFETCH_SLOT]]);
+	}
+	x.time = time[r];
+	x.key = keys[r];
+	x.weight = 1;
+	if (sizes != NULL) {
+	    x.weight = sizes[r] > 1 ? sizes[r] : 1;
+	}
+	if (x.key == RB_ABSENT || (sizes != NULL && sizes[r] == RB_ABSENT)) {
+	    st->skipped++;
+	    continue;
+	}
+	x.bytes = x.weight;
+	if (ttls != NULL) {
+	    x.ttl = ttls[r] > 0 && ttls[r] != RB_ABSENT
+		    ? (int64_t)((double)ttls[r] * st->ttlScale) : 0;
+	}
+	if (nexts != NULL) {
+	    x.next = nexts[r] < 0 ? NEVER : nexts[r];
+	}
+	Take(a, &x, b->firstRecord + r);
+    }
+}
+
+/*
  * CacheSimBatch --
  *	Takes every block of each selected I/O, in order, or each selected
  *	record's object.
@@ -1460,6 +1559,10 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     Access x;
     int j;
 
+    if (st->keyIndex >= 0) {
+	KeyedBatch(a, b, sel, nsel);
+	return;
+    }
     memset(&x, 0, sizeof(x));
     x.next = NEVER;
     for (j = 0; j < nsel && !st->failed; j++) {
@@ -1467,35 +1570,6 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int64_t first, count, k;
 
 	x.time = time[sel[j]];
-	if (st->keyIndex >= 0) {
-	    x.key = b->col[st->keyIndex][sel[j]];
-	    x.weight = 1;
-	    if (st->sizeIndex >= 0) {
-		int64_t size = b->col[st->sizeIndex][sel[j]];
-
-		x.weight = size > 1 ? size : 1;
-	    }
-	    if (x.key == RB_ABSENT || (st->sizeIndex >= 0
-		    && b->col[st->sizeIndex][sel[j]] == RB_ABSENT)) {
-		st->skipped++;
-		continue;
-	    }
-	    x.bytes = x.weight;
-	    x.ttl = 0;
-	    if (st->ttlIndex >= 0) {
-		int64_t ttl = b->col[st->ttlIndex][sel[j]];
-
-		x.ttl = ttl > 0 && ttl != RB_ABSENT
-			? (int64_t)((double)ttl * st->ttlScale) : 0;
-	    }
-	    if (st->nextIndex >= 0) {
-		int64_t next = b->col[st->nextIndex][sel[j]];
-
-		x.next = next < 0 ? NEVER : next;
-	    }
-	    Take(a, &x, record);
-	    continue;
-	}
 	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}

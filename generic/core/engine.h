@@ -129,6 +129,9 @@ struct Rb_Engine {
     Rb_Analyzer *stoppedBy;	/* analyzer whose error stopped the run */
     Tcl_Obj *lastRun;		/* Summary dict of the last run. */
     Tcl_HashTable classes;	/* command name -> ClassEntry */
+    int deferImports;		/* Rubicon_Init: classes imported at its end */
+    int npending;
+    const char **pending;	/* their names */
 
     /* Safe mode (safe.c): set once by rubicon::_restrict, never lifted. */
     int safe;
@@ -152,6 +155,7 @@ typedef struct ClassEntry {
 } ClassEntry;
 
 Rb_Engine *	RbEngineGet(Tcl_Interp *interp);
+void		RbEngineImportPending(Rb_Engine *eng);
 /* Charges n bytes about to be written to eng's -outlimit (safe.c): 1 when
  * they fit, else 0 and the limit is marked reached. */
 int		RbSafeOutputTake(Rb_Engine *eng, uint64_t n);

@@ -87,3 +87,29 @@ proc compareDumps {one split} {
     return [list [llength [dict keys $one]] $diffs]
 }
 
+# genMsr PATH N ?SEED? -- N I/Os in the MSR Cambridge CSV format (Windows
+# file time in 100 ns ticks, host, disk, Read/Write, offset, size,
+# response time in ticks) on disks 0-3, 5-150 us apart, a third of them
+# sequential, from a fixed linear congruential sequence.
+proc genMsr {path n {seed 12345}} {
+    set f [open $path w]
+    fconfigure $f -buffering full
+    set x $seed
+    set t 133444736000000000
+    set off {0 0 0 0}
+    for {set i 0} {$i < $n} {incr i} {
+	set x [expr {($x * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF}]
+	set r [expr {$x >> 33}]
+	incr t [expr {50 + $r % 1500}]
+	set disk [expr {($r >> 11) % 4}]
+	set size [expr {4096 << (($r >> 13) % 4)}]
+	if {($r >> 15) % 3 == 0} {
+	    set o [lindex $off $disk]
+	} else {
+	    set o [expr {(($r >> 17) % 1000000) * 4096}]
+	}
+	lset off $disk [expr {$o + $size}]
+	puts $f "$t,gen,$disk,[expr {($r >> 20) % 3 ? "Write" : "Read"}],$o,$size,[expr {300 + ($r >> 22) % 20000}]"
+    }
+    close $f
+}

@@ -669,6 +669,12 @@ void		Rb_FlowScratchFree(Rb_Flow *flow);
 void		Rb_AnalyzerError(Rb_Analyzer *a, const char *code,
 		    const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));
+/* For long loops in end hooks: whether the run's time limit
+ * and the grace given to ending it have passed.  Cheap (one clock read),
+ * call it every few thousand steps.  Returns 1 after recording the
+ * analyzer error RUBICON SAFE LIMIT TIME (the hook then returns
+ * TCL_ERROR), else 0; always 0 without a time limit. */
+int		Rb_AnalyzerPastLimit(Rb_Analyzer *a);
 
 /*
  * ---------------------------------------------------------------------
@@ -877,6 +883,14 @@ void		Rb_ReaderClose(Rb_Reader *r);
 int		Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind,
 		    uint64_t offset, const char *fmt, ...)
 		    __attribute__((format(printf, 5, 6)));
+/* The -maxgap guard every reader applies: a record of time t (starting
+ * at byte offset) later than last, the time of the record before, by
+ * more than r->maxGap is a malformed record of kind "time-jump" (through
+ * Rb_ReaderBad).  Never one when last is INT64_MIN (no record yet), t is
+ * before last, or r->maxGap is 0.  Returns 0 to keep the record, 1 to
+ * skip it, -1 when reading must stop (err set). */
+int		Rb_ReaderTimeJump(Rb_Reader *r, Rb_Error *err, int64_t t,
+		    int64_t last, uint64_t offset);
 
 /*
  * ---------------------------------------------------------------------

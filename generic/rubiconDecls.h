@@ -146,7 +146,9 @@
     X(Rb_SafeOutputCharge) \
     X(Rb_SafeCheckRead) \
     X(Rb_ObjectSchema) \
-    X(Rb_ObjectKeyHash)
+    X(Rb_ObjectKeyHash) \
+    X(Rb_ReaderTimeJump) \
+    X(Rb_AnalyzerPastLimit)
 
 typedef struct Rb_Stubs {
     int magic;
@@ -227,6 +229,8 @@ const char *Rubicon_InitStubs(Tcl_Interp *interp);
 #define Rb_IoSchema (rbStubsPtr->Rb_IoSchema_p)
 #define Rb_ObjectSchema (rbStubsPtr->Rb_ObjectSchema_p)
 #define Rb_ObjectKeyHash (rbStubsPtr->Rb_ObjectKeyHash_p)
+#define Rb_ReaderTimeJump (rbStubsPtr->Rb_ReaderTimeJump_p)
+#define Rb_AnalyzerPastLimit (rbStubsPtr->Rb_AnalyzerPastLimit_p)
 #define Rb_BatchCreate (rbStubsPtr->Rb_BatchCreate_p)
 #define Rb_BatchFree (rbStubsPtr->Rb_BatchFree_p)
 #define Rb_BatchClear (rbStubsPtr->Rb_BatchClear_p)

@@ -127,7 +127,7 @@ proc ::rubicon::main {argList} {
     }
     if {$safe} {
 	return [::rubicon::safe::run $config $traces $runOpts $outdir \
-	    $limits(-timelimit) $limits(-memlimit) $limits(-outlimit)]
+	    $limits(-timelimit) $limits(-memlimit) $limits(-outlimit) $quiet]
     }
     if {[array size given]} {
 	return -code error -errorcode USAGE \

@@ -16,7 +16,7 @@ proc ::rubicon::safe::denied {cmd args} {
 }
 
 # rubicon::safe::run CONFIG TRACES RUNOPTS OUTDIR ?TIMELIMIT? ?MEMLIMIT?
-#	?OUTLIMIT? --
+#	?OUTLIMIT? ?QUIET? --
 #	Evaluates the configuration text in a new safe interpreter with
 #	::argv set to the traces; runs once over them if it did not run.
 #	The configuration and its runs together may take TIMELIMIT seconds
@@ -27,9 +27,10 @@ proc ::rubicon::safe::denied {cmd args} {
 #	Reaching one is an error of code RUBICON SAFE LIMIT TIME, MEMORY or
 #	OUTPUT naming the limit.  An error of the configuration is
 #	"NAME:LINE: message" (the line of the top-level statement that
-#	failed), with its -errorcode and without the stack.
+#	failed), with its -errorcode and without the stack.  QUIET 1 (the
+#	program's -quiet) leaves out the run summary.
 proc ::rubicon::safe::run {config traces runOpts outdir {timelimit 0}
-	{memlimit 0} {outlimit 0}} {
+	{memlimit 0} {outlimit 0} {quiet 0}} {
     set traces [lmap t $traces {file normalize $t}]
     set outdir [file normalize $outdir]
     file mkdir $outdir
@@ -78,7 +79,10 @@ proc ::rubicon::safe::run {config traces runOpts outdir {timelimit 0}
 	    if {[$child eval ::rubicon::lastrun] eq $before} {
 		::rubicon::checkBatchRun $config \
 		    [$child eval {::rubicon::dag head}] $traces
-		::rubicon::report [$child eval [list ::rubicon::run {*}$runOpts {*}$traces]]
+		set summary [$child eval [list ::rubicon::run {*}$runOpts {*}$traces]]
+		if {!$quiet} {
+		    ::rubicon::report $summary
+		}
 	    }
 	} trap {TCL MEMORY} {msg} {
 	    return -code error -errorcode {RUBICON SAFE LIMIT MEMORY} \

@@ -19,6 +19,10 @@ set ::srtTrace [file join $::datadir srt hourly.03126.srt.bz2]
 set ::rubiconBin [file join $::env(RUBICON_BUILD) rubicon]
 testConstraint srtData [file exists $::srtTrace]
 testConstraint gnuplot [expr {[auto_execok gnuplot] ne ""}]
+# plainBuild: not the ASan/UBSan pass (make check-asan preloads libasan),
+# for the few tests too slow to run under it.
+testConstraint plainBuild [expr {![info exists ::env(LD_PRELOAD)]
+    || ![string match *asan* $::env(LD_PRELOAD)]}]
 
 # A fresh temporary directory for one test.
 proc tmpdir {name} {

@@ -59,5 +59,8 @@ extern const Rb_AnalyzerClass Rb_ArrivalFitAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ThinkTimeAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_OneHitWonderAnalyzerClass;
 extern const Rb_AnalyzerClass Rb_ObjectSizeAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_ReuseTimeAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_PopularityDecayAnalyzerClass;
+extern const Rb_AnalyzerClass Rb_OpMixAnalyzerClass;
 
 #endif /* RB_ANALYZERS_H */

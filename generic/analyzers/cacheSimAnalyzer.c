@@ -1663,13 +1663,17 @@ Finish(Rb_Analyzer *a)
 	for (i = 0; i < n; i++) {
 	    Feed(st, &chunk[i]);
 	}
+	if (Rb_AnalyzerPastLimit(a)) {
+	    st->failed = 1;
+	    break;
+	}
     }
     free(chunk);
     fclose(st->spoolFile);
     st->spoolFile = NULL;
     Rb_KeyTableFree(&st->seen);
     memset(&st->seen, 0, sizeof(st->seen));
-    return TCL_OK;
+    return st->failed ? TCL_ERROR : TCL_OK;
 }
 
 /*

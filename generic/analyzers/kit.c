@@ -60,6 +60,9 @@ static const Rb_AnalyzerClass *const kitClasses[] = {
     &Rb_ThinkTimeAnalyzerClass,
     &Rb_OneHitWonderAnalyzerClass,
     &Rb_ObjectSizeAnalyzerClass,
+    &Rb_ReuseTimeAnalyzerClass,
+    &Rb_PopularityDecayAnalyzerClass,
+    &Rb_OpMixAnalyzerClass,
 };
 
 /* The statistics classes that take -by (groupBy.c). */
@@ -71,6 +74,7 @@ static const Rb_AnalyzerClass *const groupedClasses[] = {
     &Rb_ReadFractionAnalyzerClass,
     &Rb_InterArrivalAnalyzerClass,
     &Rb_SizeHistogramAnalyzerClass,
+    &Rb_OpMixAnalyzerClass,
 };
 
 /*

@@ -6,15 +6,13 @@
  *	once, at the last size a request gave it), in power-of-two bins,
  *	and how both move over time in windows of -interval.  Exact: one
  *	size per distinct object, at most -limit objects over the run and
- *	as many again in the current window.
+ *	as many again in each open window (keyWindows.c).
  */
 
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include "analyzers.h"
-
-#define NBINS 65		/* [0,1), [1,2), [2,4) ... [2^62, 2^63) */
 
 typedef struct ObjectSizeState {
     char *key;			/* -key */
@@ -23,19 +21,11 @@ typedef struct ObjectSizeState {
     int64_t limit;		/* -limit */
     int keyIndex, sizeIndex;
     int failed;
-    const Rb_RunInfo *run;	/* The run's: windows count from its
-				 * firstTime. */
-    uint64_t byRequest[NBINS];
+    uint64_t byRequest[RB_POW2_BINS];
     double totalBytes;		/* Of the requests counted. */
     Rb_KeyTable last;		/* key -> int64 last size, whole run */
-    Rb_KeyTable window;		/* key -> int64 last size, this window */
-    int64_t windowNo;		/* Of the window in `window`; -1 none. */
-    uint64_t windowRequests;
-    double windowBytes;
-    double *rows;		/* Per window done: number, requests, mean
-				 * request size, objects, mean object
-				 * size. */
-    size_t nrows, rowCap;
+    RbKeyWindows windows;	/* key -> int64 last size per window;
+				 * sums[0] requests, sums[1] bytes. */
 } ObjectSizeState;
 
 static const Rb_Option objectSizeOptions[] = {
@@ -70,6 +60,38 @@ ObjectSizeInit(Rb_Analyzer *a, Tcl_Interp *interp)
 }
 
 /*
+ * MeanOf --
+ *	The mean of the int64 values of t (0 when empty).
+ */
+static double
+MeanOf(const Rb_KeyTable *t)
+{
+    double sum = 0;
+    uint64_t slot;
+
+    for (slot = 0; slot < t->cap; slot++) {
+	if (t->used[slot]) {
+	    sum += (double)*(int64_t *)Rb_KeyTableValue(t, slot);
+	}
+    }
+    return t->count ? sum / (double)t->count : 0;
+}
+
+/*
+ * WindowRow --
+ *	A window's figures: mean request size, requests, mean object size
+ *	(each object at its last size in the window), objects.
+ */
+static void
+WindowRow(const RbKeyWindow *w, double *row)
+{
+    row[0] = w->sums[0] ? w->sums[1] / w->sums[0] : 0;
+    row[1] = w->sums[0];
+    row[2] = MeanOf(&w->keys);
+    row[3] = (double)w->keys.count;
+}
+
+/*
  * ObjectSizeStart --
  *	Resolves -key (integer or text) and -field (integer) and empties
  *	the state.
@@ -89,77 +111,16 @@ ObjectSizeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     if (st->last.valSize == 0) {
 	Rb_KeyTableInit(&st->last, sizeof(int64_t));
-	Rb_KeyTableInit(&st->window, sizeof(int64_t));
     }
     Rb_KeyTableClear(&st->last);
-    Rb_KeyTableClear(&st->window);
-    for (k = 0; k < NBINS; k++) {
+    RbKeyWindowsStart(&st->windows, st->interval, run, sizeof(int64_t),
+	    0, 4, WindowRow);
+    for (k = 0; k < RB_POW2_BINS; k++) {
 	st->byRequest[k] = 0;
     }
     st->totalBytes = 0;
-    st->windowNo = -1;
-    st->windowRequests = 0;
-    st->windowBytes = 0;
-    st->nrows = 0;
     st->failed = 0;
-    st->run = run;
     return TCL_OK;
-}
-
-/*
- * Bin --
- *	The power-of-two bin of a size >= 0: 0 for 0, else 1 + floor(log2).
- */
-static int
-Bin(int64_t size)
-{
-    return size == 0 ? 0 : 64 - __builtin_clzll((uint64_t)size);
-}
-
-/*
- * MeanOf --
- *	The mean of the int64 values of t (0 when empty).
- */
-static double
-MeanOf(const Rb_KeyTable *t)
-{
-    double sum = 0;
-    uint64_t slot;
-
-    for (slot = 0; slot < t->cap; slot++) {
-	if (t->used[slot]) {
-	    sum += (double)*(int64_t *)Rb_KeyTableValue(t, slot);
-	}
-    }
-    return t->count ? sum / (double)t->count : 0;
-}
-
-/*
- * CloseWindow --
- *	Adds the row of the window in st->window and empties it.
- */
-static void
-CloseWindow(ObjectSizeState *st)
-{
-    double *row;
-
-    if (st->windowNo < 0) {
-	return;
-    }
-    if (st->nrows == st->rowCap) {
-	st->rowCap = st->rowCap ? 2 * st->rowCap : 64;
-	st->rows = Rb_ReallocArray(st->rows, st->rowCap, 5 * sizeof(double));
-    }
-    row = st->rows + 5 * st->nrows++;
-    row[0] = (double)st->windowNo;
-    row[1] = (double)st->windowRequests;
-    row[2] = st->windowRequests ? st->windowBytes
-	    / (double)st->windowRequests : 0;
-    row[3] = (double)st->window.count;
-    row[4] = MeanOf(&st->window);
-    Rb_KeyTableClear(&st->window);
-    st->windowRequests = 0;
-    st->windowBytes = 0;
 }
 
 /*
@@ -205,51 +166,20 @@ ObjectSizeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    continue;
 	}
 	if (st->interval > 0) {
-	    int64_t w = (times[i] - st->run->firstTime) / st->interval;
+	    RbKeyWindow *w = RbKeyWindowsAt(&st->windows, times[i]);
 
-	    if (w > st->windowNo) {
-		CloseWindow(st);
-		st->windowNo = w;
-	    }
-	    if (!Keep(a, &st->window, keys[i], sizes[i], record)) {
+	    if (!Keep(a, &w->keys, keys[i], sizes[i], record)) {
 		break;
 	    }
-	    st->windowRequests++;
-	    st->windowBytes += (double)sizes[i];
+	    w->sums[0]++;
+	    w->sums[1] += (double)sizes[i];
 	}
 	if (!Keep(a, &st->last, keys[i], sizes[i], record)) {
 	    break;
 	}
-	st->byRequest[Bin(sizes[i])]++;
+	st->byRequest[RbPow2Bin(sizes[i])]++;
 	st->totalBytes += (double)sizes[i];
     }
-}
-
-/*
- * Histogram --
- *	A histogram Attribute of counts by power-of-two bin, up to the last
- *	bin that holds any.
- */
-static Rb_Attribute *
-Histogram(const char *name, const uint64_t *counts, const char *help)
-{
-    Rb_Attribute *h = Rb_AttrCreate(name, RB_ATTR_HISTOGRAM, "bytes", help);
-    int lo = Rb_AttrAddColumn(h, "lo", "bytes", 0);
-    int hi = Rb_AttrAddColumn(h, "hi", "bytes", 0);
-    int cc = Rb_AttrAddColumn(h, "count", "", 0);
-    int top = NBINS - 1, k;
-
-    while (top > 0 && counts[top] == 0) {
-	top--;
-    }
-    for (k = 0; k <= top; k++) {
-	int r = Rb_AttrAddRow(h);
-
-	Rb_AttrSetNum(h, r, lo, k == 0 ? 0 : (double)((uint64_t)1 << (k - 1)));
-	Rb_AttrSetNum(h, r, hi, (double)((uint64_t)1 << k));
-	Rb_AttrSetNum(h, r, cc, (double)counts[k]);
-    }
-    return h;
 }
 
 /*
@@ -260,21 +190,26 @@ Histogram(const char *name, const uint64_t *counts, const char *help)
 static int
 ObjectSizeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
+    static const char *const cols[] = {
+	"value", "requests", "byObject", "objects"
+    };
+    static const char *const units[] = {"bytes", "", "bytes", ""};
     ObjectSizeState *st = a->state;
-    uint64_t byObject[NBINS] = {0}, requests = 0, slot;
+    uint64_t byObject[RB_POW2_BINS] = {0}, requests = 0, slot;
     int k;
 
     for (slot = 0; slot < st->last.cap; slot++) {
 	if (st->last.used[slot]) {
-	    byObject[Bin(*(int64_t *)Rb_KeyTableValue(&st->last, slot))]++;
+	    byObject[RbPow2Bin(*(int64_t *)Rb_KeyTableValue(&st->last,
+		    slot))]++;
 	}
     }
-    for (k = 0; k < NBINS; k++) {
+    for (k = 0; k < RB_POW2_BINS; k++) {
 	requests += st->byRequest[k];
     }
-    Rb_AnalyzerSet(a, Histogram("SizeByRequest", st->byRequest,
-	    "requests by the size they give their object"));
-    Rb_AnalyzerSet(a, Histogram("SizeByObject", byObject,
+    Rb_AnalyzerSet(a, RbPow2HistAttr("SizeByRequest", st->byRequest,
+	    "bytes", 1, "requests by the size they give their object"));
+    Rb_AnalyzerSet(a, RbPow2HistAttr("SizeByObject", byObject, "bytes", 1,
 	    "distinct objects by their last size"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanObjectSize", MeanOf(&st->last),
 	    "bytes", "mean of the distinct objects' last sizes"));
@@ -282,35 +217,68 @@ ObjectSizeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    ? st->totalBytes / (double)requests : 0, "bytes",
 	    "mean size of the requests"));
     if (st->interval > 0) {
-	Rb_Attribute *s = Rb_AttrCreate("ObjectSizeSeries", RB_ATTR_SERIES,
-		"bytes", "per window: mean object size by request and by "
-		"object");
-	int tc = Rb_AttrAddColumn(s, "time", "s", 0);
-	int vc = Rb_AttrAddColumn(s, "value", "bytes", 0);
-	int rc = Rb_AttrAddColumn(s, "requests", "", 0);
-	int mc = Rb_AttrAddColumn(s, "byObject", "bytes", 0);
-	int oc = Rb_AttrAddColumn(s, "objects", "", 0);
-	size_t n;
-	int64_t w = 0;
-
-	CloseWindow(st);
-	for (n = 0; n < st->nrows; n++) {
-	    const double *row = st->rows + 5 * n;
-
-	    for (; (double)w <= row[0]; w++) {
-		int r = Rb_AttrAddRow(s);
-		int here = (double)w == row[0];
-
-		Rb_AttrSetNum(s, r, tc, (double)w * (double)st->interval
-			/ RB_NS_PER_S);
-		Rb_AttrSetNum(s, r, vc, here ? row[2] : 0);
-		Rb_AttrSetNum(s, r, rc, here ? row[1] : 0);
-		Rb_AttrSetNum(s, r, mc, here ? row[4] : 0);
-		Rb_AttrSetNum(s, r, oc, here ? row[3] : 0);
-	    }
-	}
-	Rb_AnalyzerSet(a, s);
+	Rb_AnalyzerSet(a, RbKeyWindowsSeries(&st->windows,
+		"ObjectSizeSeries", "bytes", "per window: mean object size "
+		"by request and by object", cols, units));
     }
+    return TCL_OK;
+}
+
+/*
+ * ObjectSizeSerialize, ObjectSizeDeserialize --
+ *	serialize and deserialize hooks: the bins, the bytes, every key's
+ *	last size (a text key as its string) and the windows.
+ */
+static int
+ObjectSizeSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ObjectSizeState *st = a->state;
+    const Rb_Schema *text = RbKitTextSchema(run, st->keyIndex);
+
+    RbKitPutCounters(b, st->byRequest, RB_POW2_BINS);
+    Rb_BufPutDouble(b, st->totalBytes);
+    Rb_KeyTablePut(b, &st->last, text);
+    RbKeyWindowsPut(b, &st->windows, text);
+    return TCL_OK;
+}
+
+static int
+ObjectSizeDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    ObjectSizeState *st = a->state;
+    Rb_Schema *text = RbKitTextSchema(run, st->keyIndex);
+
+    RbKitGetCounters(b, st->byRequest, RB_POW2_BINS);
+    st->totalBytes = Rb_BufGetDouble(b);
+    Rb_KeyTableGet(b, &st->last, text);
+    RbKeyWindowsGet(b, &st->windows, text);
+    return TCL_OK;
+}
+
+/*
+ * ObjectSizeMerge --
+ *	merge hook: bins and bytes add; an object's last size is the later
+ *	shard's when it has one, over the run and in a window two shards
+ *	share.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON LIMIT KEYS past -limit
+ *	objects (one process would have stopped too).
+ */
+static int
+ObjectSizeMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    ObjectSizeState *st = a->state;
+    const ObjectSizeState *ost = other->state;
+    int k;
+
+    if (!RbKeyTableJoin(&st->last, &ost->last, 0, st->limit)
+	    || !RbKeyWindowsMerge(&st->windows, &ost->windows, st->limit)) {
+	RbKitKeyLimit(a, st->limit, st->key, 0, 32);
+	return TCL_ERROR;
+    }
+    for (k = 0; k < RB_POW2_BINS; k++) {
+	st->byRequest[k] += ost->byRequest[k];
+    }
+    st->totalBytes += ost->totalBytes;
     return TCL_OK;
 }
 
@@ -320,10 +288,14 @@ ObjectSizeFree(Rb_Analyzer *a)
     ObjectSizeState *st = a->state;
 
     Rb_KeyTableFree(&st->last);
-    Rb_KeyTableFree(&st->window);
-    free(st->rows);
+    RbKeyWindowsFree(&st->windows);
 }
 
+/*
+ * Mergeable: bins and byte totals (integers, exact in a double below
+ * 2^53) add; last sizes are the later shard's; a window two shards share
+ * is joined before its figures are made (keyWindows.c).
+ */
 const Rb_AnalyzerClass Rb_ObjectSizeAnalyzerClass = {
     .name = "ObjectSizeAnalyzer",
     .help = "object size distribution by request and by object, and over "
@@ -331,10 +303,15 @@ const Rb_AnalyzerClass Rb_ObjectSizeAnalyzerClass = {
     .stateSize = sizeof(ObjectSizeState),
     .options = objectSizeOptions,
     .attrs = objectSizeAttrs,
+    .mergeable = 1,
+    .perRecordState = 1,
     .init = ObjectSizeInit,
     .start = ObjectSizeStart,
     .batch = ObjectSizeBatch,
     .end = ObjectSizeEnd,
+    .merge = ObjectSizeMerge,
+    .serialize = ObjectSizeSerialize,
+    .deserialize = ObjectSizeDeserialize,
     .freeState = ObjectSizeFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

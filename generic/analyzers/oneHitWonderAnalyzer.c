@@ -6,7 +6,7 @@
  *	the whole run and in each window of -interval: the "one-hit
  *	wonders" of cache workload studies, which a cache admits for
  *	nothing.  Exact: one count per distinct key, at most -limit keys
- *	over the run and as many again in the current window.
+ *	over the run and as many again in each open window (keyWindows.c).
  */
 
 #include <inttypes.h>
@@ -20,16 +20,10 @@ typedef struct OneHitState {
     int64_t limit;		/* -limit */
     int keyIndex;
     int failed;
-    const Rb_RunInfo *run;	/* The run's (valid from start to end):
-				 * windows count from its firstTime. */
     uint64_t requests;
     Rb_KeyTable all;		/* key -> uint64 requests, whole run */
-    Rb_KeyTable window;		/* key -> uint64 requests, this window */
-    int64_t windowNo;		/* Of the window in `window`; -1 none. */
-    uint64_t windowRequests;
-    int64_t *rows;		/* Per window done: number, requests,
-				 * objects, one-hit objects. */
-    size_t nrows, rowCap;
+    RbKeyWindows windows;	/* key -> uint64 requests per window;
+				 * sums[0] requests. */
 } OneHitState;
 
 static const Rb_Option oneHitOptions[] = {
@@ -62,34 +56,6 @@ OneHitInit(Rb_Analyzer *a, Tcl_Interp *interp)
 }
 
 /*
- * OneHitStart --
- *	Resolves -key (an integer or text field) and empties the counts.
- */
-static int
-OneHitStart(Rb_Analyzer *a, const Rb_RunInfo *run)
-{
-    OneHitState *st = a->state;
-
-    if (OneHitInit(a, NULL) != TCL_OK
-	    || Rb_AnalyzerTypedField(a, run, st->key, RB_FT_BIT(RB_FT_INT)
-	    | RB_FT_BIT(RB_FT_STRING), &st->keyIndex) != TCL_OK) {
-	return TCL_ERROR;
-    }
-    if (st->all.valSize == 0) {
-	Rb_KeyTableInit(&st->all, sizeof(uint64_t));
-	Rb_KeyTableInit(&st->window, sizeof(uint64_t));
-    }
-    Rb_KeyTableClear(&st->all);
-    Rb_KeyTableClear(&st->window);
-    st->windowNo = -1;
-    st->requests = st->windowRequests = 0;
-    st->nrows = 0;
-    st->failed = 0;
-    st->run = run;
-    return TCL_OK;
-}
-
-/*
  * OnceCount --
  *	The keys of t requested exactly once.
  */
@@ -107,28 +73,44 @@ OnceCount(const Rb_KeyTable *t)
 }
 
 /*
- * CloseWindow --
- *	Adds the row of the window in st->window and empties it.
+ * WindowRow --
+ *	A window's figures: one-hit share, requests, objects, one-hit
+ *	objects.
  */
 static void
-CloseWindow(OneHitState *st)
+WindowRow(const RbKeyWindow *w, double *row)
 {
-    int64_t *row;
+    uint64_t once = OnceCount(&w->keys);
 
-    if (st->windowNo < 0) {
-	return;
+    row[0] = w->keys.count ? (double)once / (double)w->keys.count : 0;
+    row[1] = w->sums[0];
+    row[2] = (double)w->keys.count;
+    row[3] = (double)once;
+}
+
+/*
+ * OneHitStart --
+ *	Resolves -key (an integer or text field) and empties the counts.
+ */
+static int
+OneHitStart(Rb_Analyzer *a, const Rb_RunInfo *run)
+{
+    OneHitState *st = a->state;
+
+    if (OneHitInit(a, NULL) != TCL_OK
+	    || Rb_AnalyzerTypedField(a, run, st->key, RB_FT_BIT(RB_FT_INT)
+	    | RB_FT_BIT(RB_FT_STRING), &st->keyIndex) != TCL_OK) {
+	return TCL_ERROR;
     }
-    if (st->nrows == st->rowCap) {
-	st->rowCap = st->rowCap ? 2 * st->rowCap : 64;
-	st->rows = Rb_ReallocArray(st->rows, st->rowCap, 4 * sizeof(int64_t));
+    if (st->all.valSize == 0) {
+	Rb_KeyTableInit(&st->all, sizeof(uint64_t));
     }
-    row = st->rows + 4 * st->nrows++;
-    row[0] = st->windowNo;
-    row[1] = (int64_t)st->windowRequests;
-    row[2] = (int64_t)st->window.count;
-    row[3] = (int64_t)OnceCount(&st->window);
-    Rb_KeyTableClear(&st->window);
-    st->windowRequests = 0;
+    Rb_KeyTableClear(&st->all);
+    RbKeyWindowsStart(&st->windows, st->interval, run, sizeof(uint64_t),
+	    1, 4, WindowRow);
+    st->requests = 0;
+    st->failed = 0;
+    return TCL_OK;
 }
 
 /*
@@ -154,7 +136,7 @@ Count(Rb_Analyzer *a, Rb_KeyTable *t, int64_t key, uint64_t record)
 /*
  * OneHitBatch --
  *	Counts each selected record's key (records without one are left
- *	out), closing the windows the records have moved past.
+ *	out), overall and in the window of its time.
  */
 static void
 OneHitBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -172,16 +154,12 @@ OneHitBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    continue;
 	}
 	if (st->interval > 0) {
-	    int64_t w = (times[i] - st->run->firstTime) / st->interval;
+	    RbKeyWindow *w = RbKeyWindowsAt(&st->windows, times[i]);
 
-	    if (w > st->windowNo) {
-		CloseWindow(st);
-		st->windowNo = w;
-	    }
-	    if (!Count(a, &st->window, keys[i], record)) {
+	    if (!Count(a, &w->keys, keys[i], record)) {
 		break;
 	    }
-	    st->windowRequests++;
+	    w->sums[0]++;
 	}
 	if (!Count(a, &st->all, keys[i], record)) {
 	    break;
@@ -198,6 +176,10 @@ OneHitBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 static int
 OneHitEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
+    static const char *const cols[] = {
+	"value", "requests", "objects", "oneHit"
+    };
+    static const char *const units[] = {"", "", "", ""};
     OneHitState *st = a->state;
     uint64_t once = OnceCount(&st->all), distinct = st->all.count;
 
@@ -212,36 +194,61 @@ OneHitEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    ? (double)once / (double)st->requests : 0, "", "share of the "
 	    "requests that are to objects requested exactly once"));
     if (st->interval > 0) {
-	Rb_Attribute *s = Rb_AttrCreate("OneHitWonderSeries", RB_ATTR_SERIES,
-		"", "share of each window's objects requested exactly once "
-		"in it");
-	int tc = Rb_AttrAddColumn(s, "time", "s", 0);
-	int vc = Rb_AttrAddColumn(s, "value", "", 0);
-	int rc = Rb_AttrAddColumn(s, "requests", "", 0);
-	int oc = Rb_AttrAddColumn(s, "objects", "", 0);
-	int hc = Rb_AttrAddColumn(s, "oneHit", "", 0);
-	size_t k;
-	int64_t w = 0;
-
-	CloseWindow(st);
-	for (k = 0; k < st->nrows; k++) {
-	    const int64_t *row = st->rows + 4 * k;
-
-	    for (; w <= row[0]; w++) {
-		int r = Rb_AttrAddRow(s);
-		int here = w == row[0];
-
-		Rb_AttrSetNum(s, r, tc, (double)w * (double)st->interval
-			/ RB_NS_PER_S);
-		Rb_AttrSetNum(s, r, vc, here && row[2] ? (double)row[3]
-			/ (double)row[2] : 0);
-		Rb_AttrSetNum(s, r, rc, here ? (double)row[1] : 0);
-		Rb_AttrSetNum(s, r, oc, here ? (double)row[2] : 0);
-		Rb_AttrSetNum(s, r, hc, here ? (double)row[3] : 0);
-	    }
-	}
-	Rb_AnalyzerSet(a, s);
+	Rb_AnalyzerSet(a, RbKeyWindowsSeries(&st->windows,
+		"OneHitWonderSeries", "", "share of each window's objects "
+		"requested exactly once in it", cols, units));
     }
+    return TCL_OK;
+}
+
+/*
+ * OneHitSerialize, OneHitDeserialize --
+ *	serialize and deserialize hooks: the request count, every key's
+ *	count (a text key as its string) and the windows.
+ */
+static int
+OneHitSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    OneHitState *st = a->state;
+    const Rb_Schema *text = RbKitTextSchema(run, st->keyIndex);
+
+    Rb_BufPutInt(b, (int64_t)st->requests);
+    Rb_KeyTablePut(b, &st->all, text);
+    RbKeyWindowsPut(b, &st->windows, text);
+    return TCL_OK;
+}
+
+static int
+OneHitDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
+{
+    OneHitState *st = a->state;
+    Rb_Schema *text = RbKitTextSchema(run, st->keyIndex);
+
+    st->requests = (uint64_t)Rb_BufGetInt(b);
+    Rb_KeyTableGet(b, &st->all, text);
+    RbKeyWindowsGet(b, &st->windows, text);
+    return TCL_OK;
+}
+
+/*
+ * OneHitMerge --
+ *	merge hook: counts add key by key, over the run and in the window
+ *	two shards share.
+ * Results: TCL_OK, or TCL_ERROR with RUBICON LIMIT KEYS past -limit
+ *	objects (one process would have stopped too).
+ */
+static int
+OneHitMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
+{
+    OneHitState *st = a->state;
+    const OneHitState *ost = other->state;
+
+    if (!RbKeyTableJoin(&st->all, &ost->all, 1, st->limit)
+	    || !RbKeyWindowsMerge(&st->windows, &ost->windows, st->limit)) {
+	RbKitKeyLimit(a, st->limit, st->key, 0, 32);
+	return TCL_ERROR;
+    }
+    st->requests += ost->requests;
     return TCL_OK;
 }
 
@@ -251,10 +258,13 @@ OneHitFree(Rb_Analyzer *a)
     OneHitState *st = a->state;
 
     Rb_KeyTableFree(&st->all);
-    Rb_KeyTableFree(&st->window);
-    free(st->rows);
+    RbKeyWindowsFree(&st->windows);
 }
 
+/*
+ * Mergeable: counts add key by key; a window two shards share is joined
+ * before its figures are made (keyWindows.c).
+ */
 const Rb_AnalyzerClass Rb_OneHitWonderAnalyzerClass = {
     .name = "OneHitWonderAnalyzer",
     .help = "share of the objects requested exactly once, overall and per "
@@ -262,10 +272,15 @@ const Rb_AnalyzerClass Rb_OneHitWonderAnalyzerClass = {
     .stateSize = sizeof(OneHitState),
     .options = oneHitOptions,
     .attrs = oneHitAttrs,
+    .mergeable = 1,
+    .perRecordState = 1,
     .init = OneHitInit,
     .start = OneHitStart,
     .batch = OneHitBatch,
     .end = OneHitEnd,
+    .merge = OneHitMerge,
+    .serialize = OneHitSerialize,
+    .deserialize = OneHitDeserialize,
     .freeState = OneHitFree,
     .fields = RB_FIELD_BIT(RB_IO_TIME),
 };

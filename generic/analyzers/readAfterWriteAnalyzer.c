@@ -19,7 +19,9 @@ typedef struct ReadAfterWriteState {
 				 * shard's write of it would make reads
 				 * after write; at most -limit blocks. */
     uint64_t reads, rawReads, writes, overwrites;
-    uint64_t untracked;		/* Writes to blocks past the limit. */
+    uint64_t untracked;		/* Writes to blocks past the limit, and
+				 * block accesses counted without a look-up
+				 * (the tables full). */
     uint64_t readsLost;		/* Reads of blocks past readFirst's limit:
 				 * a merge cannot settle them. */
 } ReadAfterWriteState;
@@ -72,7 +74,9 @@ ReadAfterWriteStart(Rb_Analyzer *a, const Rb_RunInfo *run)
  *	write when the block was written before; a write as an overwrite
  *	when it was, and marks the block written.  The reads of a block
  *	not yet written are counted in readFirst, for the merge.  I/Os
- *	without an op are skipped.
+ *	without an op are skipped.  Once -limit blocks are written (and,
+ *	for a read, -limit blocks read first), the blocks of later I/Os are
+ *	counted without a look-up and the result is no longer exact.
  */
 static void
 ReadAfterWriteBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -90,6 +94,24 @@ ReadAfterWriteBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    continue;
 	}
 	for (k = first; k < first + count; k++) {
+	    if ((int64_t)st->written.count >= st->limit
+		    && (op == RB_OP_WRITE
+		    || (int64_t)st->readFirst.count >= st->limit)) {
+		/* Full: looking up every block left (most of them misses,
+		 * on corrupt offsets and sizes) would cost far more than
+		 * filling the tables.  Counted, not classified: the
+		 * result is inexact from here on. */
+		int64_t left = first + count - k;
+
+		if (op == RB_OP_READ) {
+		    st->reads += left;
+		    st->readsLost += left;
+		} else {
+		    st->writes += left;
+		}
+		st->untracked += left;
+		break;
+	    }
 	    if (op == RB_OP_READ) {
 		uint64_t *early;
 

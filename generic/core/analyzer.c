@@ -472,6 +472,36 @@ Visit(Tcl_Interp *interp, Rb_Analyzer *a, Rb_Analyzer ***order, int *n,
     return TCL_OK;
 }
 
+/* While RbEndAnalyzers runs with a time limit: when ending stops. */
+static int endDeadlineSet;
+static Tcl_Time endDeadline;
+
+/*
+ * Rb_AnalyzerPastLimit --
+ *	Whether the end deadline (RbEndDeadline) has passed while analyzers
+ *	end: for loops in end and merge hooks that may run long.
+ * Results: 1 with the analyzer error RUBICON SAFE LIMIT TIME recorded,
+ *	or 0.
+ * Side effects: as Rb_AnalyzerError when it returns 1.
+ */
+int
+Rb_AnalyzerPastLimit(Rb_Analyzer *a)
+{
+    Tcl_Time now;
+
+    if (!endDeadlineSet) {
+	return 0;
+    }
+    Tcl_GetTime(&now);
+    if (now.sec < endDeadline.sec || (now.sec == endDeadline.sec
+	    && now.usec <= endDeadline.usec)) {
+	return 0;
+    }
+    Rb_AnalyzerError(a, "RUBICON SAFE LIMIT TIME", "time limit reached "
+	    "while ending: stopped before its results were complete");
+    return 1;
+}
+
 /*
  * RbEndAnalyzers --
  *	Calls end on every analyzer of the given flows, and on analyzers of
@@ -499,6 +529,11 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	    rc = Visit(interp, flows[i]->analyzers[j], &order, &n, &path);
 	    Tcl_DStringFree(&path);
 	}
+    }
+    if (!dryRun) {
+	double grace;
+
+	endDeadlineSet = RbEndDeadline(interp, &endDeadline, &grace);
     }
     for (i = 0; i < n && rc == TCL_OK && !dryRun; i++) {
 	Rb_Analyzer *a = order[i];
@@ -531,6 +566,7 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	    }
 	}
     }
+    endDeadlineSet = 0;
     free(order);
     return rc;
 }

@@ -542,8 +542,9 @@ RbCkptDue(RbCkpt *ck, uint64_t records, double now)
 /*
  * WriteAtomically --
  *	Writes b's bytes to path.tmp-PID, syncs it, renames it onto path and
- *	syncs the directory.
- * Results: TCL_OK, or TCL_ERROR naming the file and the system error.
+ *	syncs the directory; its bytes count against safe mode's -outlimit.
+ * Results: TCL_OK, or TCL_ERROR naming the file and the system error
+ *	(or RUBICON SAFE LIMIT OUTPUT, nothing written).
  */
 static int
 WriteAtomically(Tcl_Interp *interp, const char *path, const Rb_Buf *b)
@@ -553,6 +554,10 @@ WriteAtomically(Tcl_Interp *interp, const char *path, const Rb_Buf *b)
     size_t done = 0;
     int fd, dfd, rc = TCL_OK;
 
+    /* Safe mode's -outlimit counts every checkpoint written. */
+    if (!RbSafeOutputTake(RbEngineGet(interp), b->len)) {
+	return RbSafeOutputError(interp, path);
+    }
     Tcl_DStringInit(&tmp);
     Tcl_DStringAppend(&tmp, path, -1);
     Tcl_DStringAppend(&tmp, Tcl_GetString(Tcl_ObjPrintf(".tmp-%ld",

@@ -230,6 +230,8 @@ int		RbReportersWrite(Tcl_Interp *interp, Rb_Engine *eng,
 void		RbReporterRemoveFlow(Rb_Engine *eng, Rb_Flow *flow);
 int		RbRunInitCmds(Tcl_Interp *interp);
 int		RbEndCheckLimit(Tcl_Interp *interp);
+int		RbEndDeadline(Tcl_Interp *interp, Tcl_Time *deadline,
+		    double *grace);
 int		RbSafeInitCmds(Tcl_Interp *interp);
 
 #endif /* RB_ENGINE_H */

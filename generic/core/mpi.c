@@ -206,10 +206,13 @@ RbMpiSetSweep(int on)
  *	twitter), plain or gzip/bzip2/zstd (cut at members or frames,
  *	RB_WINDOW_LINES); 2 for plain SRT; 3 for the native
  *	format without string fields (cut at its blocks: RbNativeSplittable;
- *	a later block may use strings an earlier one defined); else 0 (it is
- *	read whole by one rank).  (RbMpiShard makes 2 into 4, SRT cut where
- *	the record heads line up, when the cut points are far enough apart
- *	for that: RB_RESYNC_SPACING.)
+ *	a later block may use strings an earlier one defined); 5 for plain
+ *	records of a fixed length (vscsi, oraclegeneral: their readers set
+ *	it, RbInputSetRecordLength); else 0 (it is read whole by one rank:
+ *	a compressed file of fixed-length records, whose members or frames
+ *	need not end at a record's end).  (RbMpiShard makes 2 into 4, SRT
+ *	cut where the record heads line up, when the cut points are far
+ *	enough apart for that: RB_RESYNC_SPACING.)
  */
 static int
 SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
@@ -232,7 +235,8 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
     if (strcmp(r->cls->name, "native") == 0) {
 	kind = RbNativeSplittable(r) ? 3 : 0;
     } else if (strcmp(comp, "none") == 0) {
-	kind = strcmp(r->cls->name, "srt") == 0 ? 2 : kind;
+	kind = strcmp(r->cls->name, "srt") == 0 ? 2
+		: RbInputRecordLength(r->in) > 0 ? 5 : kind;
     }
     Rb_ReaderClose(r);
     return kind;

@@ -21,7 +21,7 @@ int		RbMpiSweep(void);
 void		RbMpiSetSweep(int on);
 /* A rank's piece of the traces: a file, or its records in a byte range
  * of it (kind 1 lines, 2 SRT records, 3 native blocks, 4 SRT records cut
- * where their heads line up; 0 the whole file). */
+ * where their heads line up, 5 fixed-length records; 0 the whole file). */
 typedef struct RbMpiPiece {
     int file;			/* Index among the run's traces. */
     uint64_t begin, end;	/* Byte range when kind != 0. */

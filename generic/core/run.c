@@ -71,25 +71,50 @@ OnSignal(int sig)
 int
 RbEndCheckLimit(Tcl_Interp *interp)
 {
-    Rb_Engine *eng = RbEngineGet(interp);
-    Tcl_Time limit, now;
-    double span, grace, over;
+    Tcl_Time deadline, now;
+    double grace, over;
 
-    if (!Tcl_LimitTypeEnabled(interp, TCL_LIMIT_TIME)) {
+    if (!RbEndDeadline(interp, &deadline, &grace)) {
 	return TCL_OK;
     }
-    Tcl_LimitGetTime(interp, &limit);
     Tcl_GetTime(&now);
-    span = eng->safe ? (limit.sec - eng->safeSince.sec)
-	    + (limit.usec - eng->safeSince.usec) / 1e6 : 0;
-    grace = span / 10 > 1 ? span / 10 : 1;
-    over = (now.sec - limit.sec) + (now.usec - limit.usec) / 1e6;
-    if (over <= grace) {
+    over = (now.sec - deadline.sec) + (now.usec - deadline.usec) / 1e6;
+    if (over <= 0) {
 	return TCL_OK;
     }
     return Rb_SetInterpError(interp, "RUBICON SAFE LIMIT TIME",
 	    "time limit reached: %.3g s past it, more than the %.3g s given "
-	    "to end the analyzers and write the reports", over, grace);
+	    "to end the analyzers and write the reports", over + grace, grace);
+}
+
+/*
+ * RbEndDeadline --
+ *	The time past which ending a run stops (RbEndCheckLimit): a time
+ *	limit on interp plus its grace, a tenth of the limit's span in safe
+ *	mode and at least 1 s.
+ * Results: 1 with *deadline and *grace set, or 0 when interp has no time
+ *	limit.
+ */
+int
+RbEndDeadline(Tcl_Interp *interp, Tcl_Time *deadline, double *grace)
+{
+    Rb_Engine *eng = RbEngineGet(interp);
+    Tcl_Time limit;
+    double span, g;
+    long usec;
+
+    if (!Tcl_LimitTypeEnabled(interp, TCL_LIMIT_TIME)) {
+	return 0;
+    }
+    Tcl_LimitGetTime(interp, &limit);
+    span = eng->safe ? (limit.sec - eng->safeSince.sec)
+	    + (limit.usec - eng->safeSince.usec) / 1e6 : 0;
+    g = span / 10 > 1 ? span / 10 : 1;
+    usec = limit.usec + (long) ((g - (double)(long) g) * 1e6);
+    deadline->sec = limit.sec + (long) g + usec / 1000000;
+    deadline->usec = usec % 1000000;
+    *grace = g;
+    return 1;
 }
 
 static double
@@ -1050,7 +1075,8 @@ OpenTrace(Pump *p, const Trace *t, Rb_Reader **firstOpen, Rb_Schema *schema,
     if (t->piece && t->piece->kind && RbInputWindow(r->in, t->piece->begin,
 	    t->piece->end, t->piece->kind == 2 ? RB_WINDOW_SRT
 	    : t->piece->kind == 3 ? RB_WINDOW_BLOCKS : t->piece->kind == 4
-	    ? RB_WINDOW_SRT_RESYNC : RB_WINDOW_LINES, &err)
+	    ? RB_WINDOW_SRT_RESYNC : t->piece->kind == 5 ? RB_WINDOW_FIXED
+	    : RB_WINDOW_LINES, &err)
 	    != TCL_OK) {
 	Rb_ErrorToInterp(p->interp, &err);
 	Capture(p->interp, p->failure);
@@ -1440,6 +1466,9 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	    o.records != NULL) != TCL_OK) {
 	free(pieces);
 	RbCkptDone(&ck, 0);
+	if (split && RbMpiRank() != 0) {
+	    RbMpiWorkerExit(0);	/* every rank refuses alike; 0 says why */
+	}
 	return TCL_ERROR;
     }
 

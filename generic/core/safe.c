@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <libgen.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -141,30 +142,59 @@ static Tcl_Obj *impliedReads;
 
 /* The watchdog's limit, and its stop signal (RbSafeEnd). */
 static double watchdogLimit;
+static pthread_t watchdogMain;	/* the thread that started it */
 static int watchdogRunning, watchdogStop;
 static pthread_mutex_t watchdogLock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t watchdogWake;
 
 /*
+ * WatchdogFire --
+ *	The watchdog's signal (SIGALRM), sent to the thread that started
+ *	it: removes the temporary files being written (RbTempRemoveAll; the
+ *	main thread blocks signals while it changes their list), says why
+ *	and ends the process with status 1.  Reports already renamed onto
+ *	their names stay.  Async-signal-safe.
+ */
+static void
+WatchdogFire(int signum)
+{
+    char msg[160];
+    int n;
+
+    (void) signum;
+    RbTempRemoveAll();
+    n = snprintf(msg, sizeof(msg), "rubicon: safe mode: time limit reached "
+	    "(-timelimit %g seconds): the configuration and its run were "
+	    "stopped\n", watchdogLimit);
+    if (n > 0 && write(STDERR_FILENO, msg, (size_t) n) < 0) {
+	n = 0;
+    }
+    _exit(1);
+}
+
+/*
  * Watchdog --
- *	The thread behind -timelimit: waits until the limit plus
- *	WATCHDOG_GRACE seconds and, unless RbSafeEnd stopped it first (the
- *	safe interpreter is gone), ends the process with status 1 and the
- *	time limit's message: the interpreter's own limit did not stop the
- *	run, as when a system call blocks.
+ *	The thread behind -timelimit: waits until the limit, the grace
+ *	given to ending a run (a tenth of the limit, at least 1 s:
+ *	RbEndCheckLimit) and WATCHDOG_GRACE seconds more and, unless
+ *	RbSafeEnd stopped it first (the safe interpreter is gone), signals
+ *	the main thread (WatchdogFire), which removes its temporaries and
+ *	ends the process with status 1 and the time limit's message: the
+ *	interpreter's own limit did not stop the run, as when a system call
+ *	blocks or one end hook runs long.
  */
 static void *
 Watchdog(void *arg)
 {
     struct timespec until;
-    char msg[160];
-    int n, stop = 0;
+    double wait = watchdogLimit + (watchdogLimit / 10 > 1
+	    ? watchdogLimit / 10 : 1) + WATCHDOG_GRACE;
+    int stop = 0;
 
     (void) arg;
     clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += (time_t) watchdogLimit + WATCHDOG_GRACE;
-    until.tv_nsec += (long) ((watchdogLimit - (double)(time_t) watchdogLimit)
-	    * 1e9);
+    until.tv_sec += (time_t) wait;
+    until.tv_nsec += (long) ((wait - (double)(time_t) wait) * 1e9);
     if (until.tv_nsec >= 1000000000L) {
 	until.tv_sec++;
 	until.tv_nsec -= 1000000000L;
@@ -179,13 +209,12 @@ Watchdog(void *arg)
     if (stop) {
 	return NULL;
     }
-    n = snprintf(msg, sizeof(msg), "rubicon: safe mode: time limit reached "
-	    "(-timelimit %g seconds): the configuration and its run were "
-	    "stopped\n", watchdogLimit);
-    if (n > 0 && write(STDERR_FILENO, msg, (size_t) n) < 0) {
-	n = 0;
+    if (pthread_kill(watchdogMain, SIGALRM) != 0) {
+	WatchdogFire(SIGALRM);
     }
-    _exit(1);
+    /* The main thread ends the process; should it not, do it here. */
+    sleep(2);
+    WatchdogFire(SIGALRM);
     return NULL;
 }
 
@@ -213,6 +242,19 @@ StartWatchdog(Tcl_Interp *interp, double seconds)
 	condMade = 1;
     }
     watchdogLimit = seconds;
+    watchdogMain = pthread_self();
+    {
+	struct sigaction sa;
+	sigset_t alrm;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = WatchdogFire;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+    }
     watchdogStop = 0;
     watchdogRunning = 1;
     pthread_attr_init(&attr);

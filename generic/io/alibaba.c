@@ -10,9 +10,11 @@
 #include "io/text.h"
 #include "io/readers.h"
 
-/* Microseconds either side of 1970 taken (about 146 years), so that
- * times in ns and their differences fit an int64. */
-#define US_RANGE 4600000000000000LL
+/* device_id,opcode,offset,length,timestamp; bytes, us. */
+static const Rb_BlockCsv columns = {
+    0, 2, 3, 4, "device_id", "offset", "length", "timestamp", 1,
+    4600000000000000LL
+};
 
 typedef struct AlibabaState {
     Rb_Text tx;
@@ -65,24 +67,14 @@ AlibabaSniff(const unsigned char *head, size_t n)
 static int
 AlibabaOpen(Rb_Reader *r, Rb_Error *err)
 {
-    AlibabaState *st = r->state;
-    char head[128], *p;
-    long n;
     int64_t us;
-    int k;
+    int found;
 
-    st->tx.delim = ',';
-    st->tx.comment = '#';
-    n = Rb_InputPeek(r->in, head, sizeof(head) - 1, err);
-    if (n < 0) {
+    if (RbBlockCsvOpen(r, &((AlibabaState *)r->state)->tx, &columns, &us,
+	    &found, err) != TCL_OK) {
 	return TCL_ERROR;
     }
-    head[n] = '\0';
-    head[strcspn(head, "\r\n")] = '\0';
-    for (p = head, k = 0; k < 4 && (p = strchr(p, ',')) != NULL; k++) {
-	p++;
-    }
-    if (k == 4 && RbParseInt(p, &us) && us >= -US_RANGE && us <= US_RANGE) {
+    if (found) {
 	r->epochNs = us * 1000 - ((us * 1000 % 1000000000) + 1000000000)
 		% 1000000000;
     }
@@ -101,26 +93,9 @@ AlibabaParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
     int64_t us;
     int op;
 
-    if ((kind = RbTextFields(l, 5, 5, why, whyLen)) != NULL
-	    || (kind = RbTextNumber(l, 0, "device_id", 1, 1,
-		&b->col[RB_IO_DEVICE][i], why, whyLen)) != NULL
-	    || (kind = RbTextNumber(l, 2, "offset", 1, 1,
-		&b->col[RB_IO_OFFSET][i], why, whyLen)) != NULL
-	    || (kind = RbTextNumber(l, 3, "length", 1, 1,
-		&b->col[RB_IO_SIZE][i], why, whyLen)) != NULL
-	    || (kind = RbTextNumber(l, 4, "timestamp", 1, 1, &us, why,
-		whyLen)) != NULL) {
+    if ((kind = RbBlockCsvParse(&columns, l, b, i, &us, why, whyLen))
+	    != NULL) {
 	return kind;
-    }
-    if (b->col[RB_IO_OFFSET][i] < 0 || b->col[RB_IO_SIZE][i] < 0) {
-	snprintf(why, whyLen, "%s is negative", b->col[RB_IO_SIZE][i] < 0
-		? "length" : "offset");
-	return "bad-field";
-    }
-    if (us < -US_RANGE || us > US_RANGE) {
-	snprintf(why, whyLen, "timestamp %lld is not a time between 1824 and "
-		"2115", (long long)us);
-	return "bad-field";
     }
     if ((op = Opcode(l->field[1])) < 0) {
 	snprintf(why, whyLen, "opcode \"%.20s\" is neither R nor W",

@@ -594,7 +594,9 @@ Drain(Rb_Reader *r, Rb_BlkPair *p, Rb_Batch *b)
  *	A reader's next: reads events with nextEvent and pairs them until b
  *	is full or the trace ends and every request is out.  Events whose
  *	time goes back are "out-of-order" under the error policy (under
- *	warn they are still applied); events of unknown requests are
+ *	warn they are still applied), events later than the one before by
+ *	more than -maxgap are "time-jump" (dropped unless reading stops);
+ *	events of unknown requests are
  *	counted by kind.
  * Results: records appended, 0 at the end, -1 on error (err set).
  */
@@ -646,6 +648,16 @@ RbBlkPairNext(Rb_Reader *r, Rb_BlkPair *p, Rb_Text *tx, Rb_Batch *b,
 		continue;
 	    }
 	} else {
+	    /* An event past -maxgap is dropped: its request, if any, is
+	     * then counted incomplete like one whose events are lost. */
+	    rc = Rb_ReaderTimeJump(r, &tx->pending, ev.time, p->now,
+		    ev.offset);
+	    if (rc < 0) {
+		return RbTextFinish(tx, b, start, err);
+	    }
+	    if (rc > 0) {
+		continue;
+	    }
 	    p->now = ev.time;
 	}
 	why[0] = '\0';

@@ -13,7 +13,8 @@
  * RbFixedNext --
  *	A reader's next hook: appends the records of the next bytes of the
  *	input to b.  A malformed record (parse's kind) and a time earlier
- *	than the last record's ("out-of-order") go through Rb_ReaderBad: a
+ *	than the last record's ("out-of-order") or later than it by more than
+ *	-maxgap ("time-jump") go through Rb_ReaderBad: a
  *	skipped record leaves the next one in place, since every record has
  *	the same length.  Bytes at the end that are too few for a record
  *	are a "short-record".
@@ -78,7 +79,18 @@ RbFixedNext(Rb_Reader *r, Rb_Fixed *fx, Rb_Batch *b,
 	    }
 	    t = b->col[RB_IO_TIME][i];
 	    if (t >= r->lastTime) {
-		r->lastTime = t;
+		int rc = Rb_ReaderTimeJump(r, &fx->pending, t, r->lastTime,
+			offset);
+
+		if (rc == 0) {
+		    r->lastTime = t;
+		    continue;
+		}
+		b->n--;
+		if (rc < 0) {
+		    return RbReaderFail(&fx->done, &fx->failed, &fx->pending,
+			    b, start, err);
+		}
 		continue;
 	    }
 	    if (Rb_ReaderBad(r, &fx->pending, "out-of-order", offset,

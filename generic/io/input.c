@@ -101,6 +101,8 @@ struct Rb_Input {
     int winShort;		/* Plain: it ends before the file does. */
     int basesKnown;		/* lineBase, offBase computed (lazily: */
     uint64_t lineBase, offBase;	/* they are for messages only). */
+    size_t recLen;		/* Fixed-length records: their length
+				 * (RbInputSetRecordLength); 0 else. */
 };
 
 /*
@@ -1320,6 +1322,48 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
 }
 
 /*
+ * FixedBoundary --
+ *	The first record boundary at or after byte at of a plain file of
+ *	size bytes whose records, of in->recLen bytes, start where its
+ *	header ends (the stream's offset now): *bound, size when none is
+ *	left.
+ * Results: 1.
+ */
+static int
+FixedBoundary(const Rb_Input *in, uint64_t at, uint64_t size,
+	uint64_t *bound)
+{
+    uint64_t head = Rb_InputOffset(in), n;
+
+    if (at <= head) {
+	*bound = head;
+	return 1;
+    }
+    n = (at - head + in->recLen - 1) / in->recLen;
+    *bound = n > (size - head) / in->recLen ? size
+	    : head + n * in->recLen;
+    return 1;
+}
+
+/*
+ * RbInputSetRecordLength, RbInputRecordLength --
+ *	A reader of fixed-length records (fixed.h) tells its input their
+ *	length once it knows it, so that a split run may cut a plain file
+ *	at whole records (RbInputWindow, RB_WINDOW_FIXED).
+ */
+void
+RbInputSetRecordLength(Rb_Input *in, size_t len)
+{
+    in->recLen = len;
+}
+
+size_t
+RbInputRecordLength(const Rb_Input *in)
+{
+    return in->recLen;
+}
+
+/*
  * RbInputWindow --
  *	Limits a stream, whose reader has read its header, to its share of
  *	the byte range [begin, end) of the file.  A compressed one
@@ -1329,16 +1373,17 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
  *	the stream moves to the first record boundary at or after begin
  *	(and after the header) and ends at the first one at or after end,
  *	so that windows that tile a file give each record to exactly one
- *	of them.  Records are lines, or (srt) length-prefixed SRT records.
+ *	of them.  Records are lines, (srt) length-prefixed SRT records, or
+ *	records of a fixed length (RB_WINDOW_FIXED).
  *	Line and record numbers then count from the window's start (for
  *	messages RbInputBases gives the lines before it); byte offsets stay
  *	those of the file.
  * Results: TCL_OK, or TCL_ERROR with err set when the stream cannot be
- *	split so (mode RB_WINDOW_LINES, RB_WINDOW_SRT, RB_WINDOW_SRT_RESYNC
- *	or RB_WINDOW_BLOCKS).  RB_WINDOW_SRT walks the records from the
- *	header to find the boundaries; RB_WINDOW_SRT_RESYNC finds them
- *	where the record heads line up (SrtCut), and the reader then checks
- *	that the window's last record ends exactly at its end
+ *	split so (mode RB_WINDOW_LINES, RB_WINDOW_SRT, RB_WINDOW_SRT_RESYNC,
+ *	RB_WINDOW_FIXED or RB_WINDOW_BLOCKS).  RB_WINDOW_SRT walks the
+ *	records from the header to find the boundaries; RB_WINDOW_SRT_RESYNC
+ *	finds them where the record heads line up (SrtCut), and the reader
+ *	then checks that the window's last record ends exactly at its end
  *	(RbInputWindowShort).
  */
 int
@@ -1369,7 +1414,12 @@ RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
 	return TCL_ERROR;
     }
     size = (uint64_t)sz;
-    if (mode == RB_WINDOW_SRT_RESYNC) {
+    if (mode == RB_WINDOW_FIXED) {
+	/* Whole records from the data's start: the first boundary at or
+	 * after each cut, as arithmetic. */
+	found = in->recLen > 0 && FixedBoundary(in, begin, size, &from)
+		&& FixedBoundary(in, end, size, &to);
+    } else if (mode == RB_WINDOW_SRT_RESYNC) {
 	/* Each cut found from its own bytes (SrtCut), so that the windows
 	 * on each side of it agree. */
 	found = SrtCut(d->fd, begin, size, here, &from)
@@ -1458,6 +1508,9 @@ RbInputBases(Rb_Input *in, uint64_t *lines, uint64_t *bytes)
 		|| in->winMode == RB_WINDOW_SRT_RESYNC)) {
 	    in->lineBase = CountSrtRecords(in->dec.fd, in->winHead,
 		    in->winFrom);
+	} else if (in->dec.comp == COMP_NONE
+		&& in->winMode == RB_WINDOW_FIXED && in->recLen > 0) {
+	    in->lineBase = (in->winFrom - in->winHead) / in->recLen;
 	} else if (in->dec.comp == COMP_NONE
 		&& in->winMode == RB_WINDOW_LINES) {
 	    char *buf = Rb_Alloc(65536);

@@ -26,6 +26,7 @@
 #include "io/ioInt.h"
 #include "io/native.h"
 #include "io/nativeInt.h"
+#include "core/engine.h"
 #include "io/ring.h"
 
 #define NATIVE_MAGIC	"RBNATIVE"
@@ -95,6 +96,10 @@ struct Rb_NativeWriter {
     int64_t *cols;		/* BLOCK_MAX values per field */
     int64_t stringsWritten;	/* Ids below this are in the file. */
     uint64_t records;
+    Tcl_Interp *interp;		/* Whose -outlimit counts the bytes, or
+				 * NULL. */
+    int fd;			/* Version 1: the descriptor under gz. */
+    uint64_t charged;		/* Version 1: bytes charged so far. */
     int failed;
     char why[256];		/* First failure, for the error message. */
 };
@@ -138,6 +143,42 @@ WriteBytes(Rb_NativeWriter *w, const void *p, size_t n)
 }
 
 /*
+ * WriterError --
+ *	err for a writer that failed: RUBICON SAFE LIMIT OUTPUT when safe
+ *	mode's -outlimit stopped it, else RUBICON NATIVE WRITE with the
+ *	first reason.
+ */
+static void
+WriterError(Rb_NativeWriter *w, Rb_Error *err)
+{
+    if (w->interp != NULL && RbSafeOutputReached(w->interp)) {
+	RbSafeOutputSetError(RbEngineGet(w->interp), err, w->path);
+    } else {
+	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
+		w->path, w->why);
+    }
+}
+
+/*
+ * ChargeGz --
+ *	Version 1: charges the file's bytes up to size (its length so far,
+ *	all written by gzflush or gzclose) to the -outlimit of w's
+ *	interpreter; past the limit marks w failed.
+ */
+static void
+ChargeGz(Rb_NativeWriter *w, uint64_t size)
+{
+    if (w->interp == NULL || w->failed || size <= w->charged
+	    || size == (uint64_t)-1) {
+	return;
+    }
+    if (!RbSafeOutputTake(RbEngineGet(w->interp), size - w->charged)) {
+	Fail(w, "output limit reached");
+    }
+    w->charged = size;
+}
+
+/*
  * EndMember --
  *	Version 1: ends the gzip member under way, so that the next bytes
  *	begin a new one: the header and every block are members of their
@@ -157,6 +198,7 @@ EndMember(Rb_NativeWriter *w)
 
 	Fail(w, errnum == Z_ERRNO ? strerror(errno) : msg);
     }
+    ChargeGz(w, (uint64_t)lseek(w->fd, 0, SEEK_CUR));
 }
 
 static void
@@ -216,8 +258,8 @@ RbNativeWriterOpen(Tcl_Interp *interp, const char *path, Rb_Schema *schema,
     Rb_NativeWriter *w;
     int f, fd;
 
-    (void)interp;		/* -outlimit does not count native v2 yet */
     w = Rb_Alloc(sizeof(*w));
+    w->interp = interp;
     w->path = Rb_Strdup(path);
     w->version = compression == RB_NATIVE_GZIP ? VERSION_GZIP
 	    : VERSION_COLUMNS;
@@ -225,15 +267,21 @@ RbNativeWriterOpen(Tcl_Interp *interp, const char *path, Rb_Schema *schema,
     /* A temporary beside path, or path itself when it is "-", a device
      * or a FIFO (RbOutCreate: tmpPath NULL). */
     fd = RbOutCreate(path, &w->tmpPath);
+    w->fd = fd;
     if (fd >= 0 && w->version == VERSION_GZIP) {
-	/* Level 1: columns of integers compress well even at the fastest. */
+	/* Level 1: columns of integers compress well even at the fastest.
+	 * The compressed bytes are charged to -outlimit as each member
+	 * ends (ChargeGz). */
 	w->gz = gzdopen(fd, "wb1");
 	if (w->gz != NULL) {
 	    gzbuffer(w->gz, 1 << 20);
 	}
     } else if (fd >= 0) {
-	w->fp = fdopen(fd, "wb");
-	if (w->fp != NULL) {
+	/* Every byte charged to interp's -outlimit as it is written. */
+	w->fp = RbOutFdopen(interp, fd);
+	if (w->fp == NULL) {
+	    fd = -1;		/* closed by RbOutFdopen */
+	} else {
 	    setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
 	    w->coder = RbColCoderCreate(compression == RB_NATIVE_ZSTD
 		    ? ZSTD_LEVEL : 0);
@@ -444,8 +492,7 @@ RbNativeWriterWrite(Rb_NativeWriter *w, const Rb_Batch *b,
 	WriteBlock(w, n);
     }
     if (w->failed) {
-	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
-		w->path, w->why);
+	WriterError(w, err);
 	return TCL_ERROR;
     }
     return TCL_OK;
@@ -473,9 +520,16 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 	    Fail(w, strerror(errno));
 	}
     } else {
+	struct stat sb;
+
 	rc = gzclose(w->gz);
 	if (rc != Z_OK) {
 	    Fail(w, rc == Z_ERRNO ? strerror(errno) : "gzclose failed");
+	}
+	/* The last member's bytes (a path written in place, a device or
+	 * FIFO, has no length to charge). */
+	if (w->tmpPath != NULL && stat(w->tmpPath, &sb) == 0) {
+	    ChargeGz(w, (uint64_t)sb.st_size);
 	}
     }
     if (!w->failed && w->tmpPath != NULL
@@ -489,8 +543,7 @@ RbNativeWriterClose(Rb_NativeWriter *w, Rb_Error *err)
 	if (w->tmpPath != NULL) {
 	    unlink(w->tmpPath);
 	}
-	Rb_SetError(err, "RUBICON NATIVE WRITE", "cannot write \"%s\": %s",
-		w->path, w->why);
+	WriterError(w, err);
 	result = TCL_ERROR;
     }
     Rb_SchemaRelease(w->schema);
@@ -1479,6 +1532,74 @@ PrepareAbsent(const Rb_Reader *r, NativeState *st, Rb_Batch *b)
 }
 
 /*
+ * DropJumps --
+ *	The -maxgap guard over the records from to b->n - 1 just copied
+ *	into b (native files carry no per-record check of their own): a
+ *	record whose time is later than the latest before it by more than
+ *	-maxgap is "time-jump" (Rb_ReaderTimeJump) and is removed from the
+ *	batch, the records after it moving down.  first is the file's
+ *	record number of record from, for errors; the byte offset named is
+ *	that of the block the records came from.  A time before the latest
+ *	(native files may hold any order) is delivered and leaves the
+ *	latest as it is.
+ * Results: 0, or -1 when reading must stop (st->pending set, b->n cut
+ *	to the records before the bad one).
+ */
+static int
+DropJumps(Rb_Reader *r, NativeState *st, Rb_Batch *b, int from,
+	uint64_t first)
+{
+    const int64_t *time = b->col[0];
+    int64_t last = r->lastTime;
+    int i, w, f, nf = r->schema->nfields;
+
+    for (i = from; i < b->n; i++) {
+	if (time[i] < last) {
+	    continue;
+	}
+	if (r->maxGap > 0 && last != INT64_MIN && (uint64_t)time[i]
+		- (uint64_t)last > (uint64_t)r->maxGap) {
+	    break;
+	}
+	last = time[i];
+    }
+    if (i == b->n) {
+	r->lastTime = last;
+	return 0;
+    }
+    /* The slow path, from the first jump on. */
+    for (w = i; i < b->n; i++) {
+	int rc = 0;
+
+	if (time[i] >= last) {
+	    r->recordNo = first + (uint64_t)(i - from);
+	    rc = Rb_ReaderTimeJump(r, &st->pending, time[i], last,
+		    st->blockOffset + FileBase(r));
+	    if (rc < 0) {
+		b->n = w;
+		r->lastTime = last;
+		return -1;
+	    }
+	    if (rc == 0) {
+		last = time[i];
+	    }
+	}
+	if (rc > 0) {
+	    continue;
+	}
+	if (w != i) {
+	    for (f = 0; f < nf; f++) {
+		b->col[f][w] = b->col[f][i];
+	    }
+	}
+	w++;
+    }
+    b->n = w;
+    r->lastTime = last;
+    return 0;
+}
+
+/*
  * NextColumns --
  *	Version 2's next: copies the decoded columns of the current block
  *	into the batch, taking blocks as needed.
@@ -1488,7 +1609,8 @@ static int
 NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     NativeState *st = r->state;
-    int start = b->n, k, k2, f, rc;
+    int start = b->n, k, k2, f, rc, from;
+    uint64_t first;
 
     if (!st->started && StartWalk(r, st) != TCL_OK) {
 	st->done = 1;
@@ -1555,8 +1677,14 @@ NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 		memcpy(to, st->cur->col[f] + st->blockPos, bytes);
 	    }
 	}
+	from = b->n;
 	b->n += k;
+	first = st->inBlocks - (uint64_t)(st->blockN - st->blockPos) + 1;
 	st->blockPos += k;
+	if (DropJumps(r, st, b, from, first) < 0) {
+	    return RbReaderFail(&st->done, &st->failed, &st->pending, b,
+		    start, err);
+	}
     }
     r->recordNo = st->inBlocks - (uint64_t)(st->blockN - st->blockPos);
     return b->n - start;
@@ -1573,7 +1701,8 @@ static int
 NativeNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     NativeState *st = r->state;
-    int start = b->n, k, f, rc;
+    int start = b->n, k, f, rc, from;
+    uint64_t first;
 
     if (st->failed) {
 	st->failed = 0;
@@ -1611,8 +1740,19 @@ NativeNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 		    st->block + (size_t)f * st->blockN + st->blockPos,
 		    sizeof(int64_t) * k);
 	}
+	from = b->n;
 	b->n += k;
+	first = st->inBlocks - (uint64_t)(st->blockN - st->blockPos) + 1;
 	st->blockPos += k;
+	if (DropJumps(r, st, b, from, first) < 0) {
+	    st->done = 1;
+	    if (b->n > start) {
+		st->failed = 1;
+		break;
+	    }
+	    *err = st->pending;
+	    return -1;
+	}
     }
     r->recordNo = st->inBlocks - (st->blockN - st->blockPos);
     return b->n - start;

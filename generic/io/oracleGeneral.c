@@ -57,6 +57,7 @@ OracleOpen(Rb_Reader *r, Rb_Error *err)
     OracleState *st = r->state;
 
     st->fx.recLen = REC_LEN;
+    RbInputSetRecordLength(r->in, REC_LEN);
     r->schema = Rb_ObjectSchema();
     r->epochNs = 0;
     return TCL_OK;

@@ -268,3 +268,28 @@ Rb_ReaderBad(Rb_Reader *r, Rb_Error *err, const char *kind, uint64_t offset,
     }
     return 0;
 }
+
+/*
+ * Rb_ReaderTimeJump --
+ *	The -maxgap guard, shared by every reader: a record of time t
+ *	later than last (the time of the record before) by more than
+ *	r->maxGap is malformed, of kind "time-jump" (RbTimeJumps), and goes
+ *	through Rb_ReaderBad like any other.
+ * Results: 0 keep the record, 1 skip it, -1 stop reading (err set,
+ *	naming the file, record and byte offset).
+ * Side effects: on a jump, what Rb_ReaderBad does (counts the kind,
+ *	r->skipped, a warning under "warn").
+ */
+int
+Rb_ReaderTimeJump(Rb_Reader *r, Rb_Error *err, int64_t t, int64_t last,
+	uint64_t offset)
+{
+    if (r->maxGap <= 0 || last == INT64_MIN || t < last
+	    || (uint64_t)t - (uint64_t)last <= (uint64_t)r->maxGap) {
+	return 0;
+    }
+    return Rb_ReaderBad(r, err, "time-jump", offset, "time jumps %.9f s "
+	    "past the record before, more than -maxgap %.9g s",
+	    ((double)t - (double)last) / 1e9, (double)r->maxGap / 1e9)
+	    ? -1 : 1;
+}

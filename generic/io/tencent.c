@@ -11,9 +11,11 @@
 #include "io/text.h"
 #include "io/readers.h"
 
-#define SECTOR 512
-/* Seconds either side of 1970 taken (about 146 years). */
-#define S_RANGE 4600000000LL
+/* Timestamp,Offset,Size,IOType,VolumeID; s, 512-byte sectors. */
+static const Rb_BlockCsv columns = {
+    4, 1, 2, 0, "VolumeID", "Offset", "Size", "Timestamp", 512,
+    4600000000LL
+};
 
 typedef struct TencentState {
     Rb_Text tx;
@@ -31,7 +33,8 @@ TencentLineOk(char **f, int nf)
     int64_t v;
 
     return nf == 5 && RbParseInt(f[0], &v) && v >= 1000000000
-	    && v <= S_RANGE && RbParseInt(f[1], &v) && RbParseInt(f[2], &v)
+	    && v <= columns.timeRange && RbParseInt(f[1], &v)
+	    && RbParseInt(f[2], &v)
 	    && (strcmp(f[3], "0") == 0 || strcmp(f[3], "1") == 0)
 	    && RbParseInt(f[4], &v);
 }
@@ -51,20 +54,14 @@ TencentSniff(const unsigned char *head, size_t n)
 static int
 TencentOpen(Rb_Reader *r, Rb_Error *err)
 {
-    TencentState *st = r->state;
-    char head[64];
-    long n;
     int64_t s;
+    int found;
 
-    st->tx.delim = ',';
-    st->tx.comment = '#';
-    n = Rb_InputPeek(r->in, head, sizeof(head) - 1, err);
-    if (n < 0) {
+    if (RbBlockCsvOpen(r, &((TencentState *)r->state)->tx, &columns, &s,
+	    &found, err) != TCL_OK) {
 	return TCL_ERROR;
     }
-    head[n] = '\0';
-    head[strcspn(head, ",\r\n")] = '\0';
-    if (RbParseInt(head, &s) && s >= -S_RANGE && s <= S_RANGE) {
+    if (found) {
 	r->epochNs = s * 1000000000;
     }
     return TCL_OK;
@@ -81,26 +78,9 @@ TencentParse(Rb_Reader *r, Rb_TextLine *l, Rb_Batch *b, int i, char *why,
     const char *kind, *type = l->field[3];
     int64_t s;
 
-    if ((kind = RbTextFields(l, 5, 5, why, whyLen)) != NULL
-	    || (kind = RbTextNumber(l, 0, "Timestamp", 1, 1, &s, why,
-		whyLen)) != NULL
-	    || (kind = RbTextNumber(l, 1, "Offset", SECTOR, 1,
-		&b->col[RB_IO_OFFSET][i], why, whyLen)) != NULL
-	    || (kind = RbTextNumber(l, 2, "Size", SECTOR, 1,
-		&b->col[RB_IO_SIZE][i], why, whyLen)) != NULL
-	    || (kind = RbTextNumber(l, 4, "VolumeID", 1, 1,
-		&b->col[RB_IO_DEVICE][i], why, whyLen)) != NULL) {
+    if ((kind = RbBlockCsvParse(&columns, l, b, i, &s, why, whyLen))
+	    != NULL) {
 	return kind;
-    }
-    if (b->col[RB_IO_OFFSET][i] < 0 || b->col[RB_IO_SIZE][i] < 0) {
-	snprintf(why, whyLen, "%s is negative", b->col[RB_IO_SIZE][i] < 0
-		? "Size" : "Offset");
-	return "bad-field";
-    }
-    if (s < -S_RANGE || s > S_RANGE) {
-	snprintf(why, whyLen, "Timestamp %lld is not a time between 1824 and "
-		"2115", (long long)s);
-	return "bad-field";
     }
     if ((type[0] != '0' && type[0] != '1') || type[1] != '\0') {
 	snprintf(why, whyLen, "IOType \"%.20s\" is neither 0 (read) nor 1 "

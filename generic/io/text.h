@@ -264,4 +264,25 @@ int		RbTextSniff(const unsigned char *head, size_t n, char delim,
 		    int (*lineOk)(char **field, int nfields));
 uint32_t	RbHashName(const char *s);
 
+/*
+ * The cloud block traces published as CSV of five fields (blockCsv.c):
+ * where each field is, what the publisher calls it, the unit of offset
+ * and size in bytes and the largest timestamp magnitude taken (about 146
+ * years either side of 1970 in the timestamp's unit, so that times in ns
+ * and their differences fit an int64).
+ */
+typedef struct Rb_BlockCsv {
+    int device, offset, size, time;	/* 0-based columns */
+    const char *deviceName, *offsetName, *sizeName, *timeName;
+    int64_t unit;
+    int64_t timeRange;
+} Rb_BlockCsv;
+
+int		RbBlockCsvOpen(Rb_Reader *r, Rb_Text *tx,
+		    const Rb_BlockCsv *c, int64_t *time, int *found,
+		    Rb_Error *err);
+const char *	RbBlockCsvParse(const Rb_BlockCsv *c, Rb_TextLine *l,
+		    Rb_Batch *b, int i, int64_t *time, char *why,
+		    size_t whyLen);
+
 #endif /* RB_TEXT_H */

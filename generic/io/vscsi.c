@@ -89,6 +89,7 @@ VscsiOpen(Rb_Reader *r, Rb_Error *err)
 	return TCL_ERROR;
     }
     st->fx.recLen = st->version == 2 ? V2_LEN : V1_LEN;
+    RbInputSetRecordLength(r->in, st->fx.recLen);
     r->epochNs = 0;
     return TCL_OK;
 }

@@ -267,9 +267,52 @@ WriteFlowSheet(Book *book, const Rb_ReportSet *set, int i)
  *	libxlsxwriter succeeded.
  * Results: TCL_OK, or TCL_ERROR naming r->output.
  */
+/*
+ * ZipUnpacked --
+ *	The sum of the uncompressed sizes of the entries of the zip file at
+ *	path (a workbook), from its central directory: what libxlsxwriter
+ *	wrote to its temporary files before compressing them.
+ * Results: the bytes, or 0 when the directory cannot be read.
+ */
+static Tcl_WideInt
+ZipUnpacked(const char *path)
+{
+    unsigned char end[22], ent[46];
+    Tcl_WideInt sum = 0;
+    uint32_t at;
+    unsigned n, i;
+    FILE *f = fopen(path, "rb");
+
+    /* libxlsxwriter writes no zip comment: the end record is the last
+     * 22 bytes. */
+    if (f == NULL || fseek(f, -22, SEEK_END) != 0
+	    || fread(end, 1, 22, f) != 22
+	    || memcmp(end, "PK\5\6", 4) != 0) {
+	if (f != NULL) {
+	    fclose(f);
+	}
+	return 0;
+    }
+    n = end[10] | end[11] << 8;
+    at = end[16] | end[17] << 8 | end[18] << 16 | (uint32_t)end[19] << 24;
+    for (i = 0; i < n; i++) {
+	if (fseek(f, (long)at, SEEK_SET) != 0 || fread(ent, 1, 46, f) != 46
+		|| memcmp(ent, "PK\1\2", 4) != 0) {
+	    break;
+	}
+	sum += ent[24] | ent[25] << 8 | ent[26] << 16
+		| (Tcl_WideInt)ent[27] << 24;
+	at += 46 + (ent[28] | ent[29] << 8) + (ent[30] | ent[31] << 8)
+		+ (ent[32] | ent[33] << 8);
+    }
+    fclose(f);
+    return sum;
+}
+
 static int
 SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 {
+    Tcl_DString dir;
     lxw_workbook_options opts = {0};
     struct stat sb;
     Rb_ReportSet set;
@@ -292,11 +335,26 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     }
     /* Rows go out in order, so the workbook need not sit in memory. */
     opts.constant_memory = LXW_TRUE;
-    /* A device or FIFO is written in place (out.tmpPath NULL). */
+    /* libxlsxwriter's temporary files go beside the output (in safe mode,
+     * inside -outdir), not to /tmp; a device or FIFO is written in place
+     * (out.tmpPath NULL) and leaves them in the default place. */
+    Tcl_DStringInit(&dir);
+    if (out.tmpPath != NULL) {
+	const char *slash = strrchr(out.tmpPath, '/');
+
+	if (slash == NULL) {
+	    Tcl_DStringAppend(&dir, ".", 1);
+	} else {
+	    Tcl_DStringAppend(&dir, out.tmpPath,
+		    slash == out.tmpPath ? 1 : (int)(slash - out.tmpPath));
+	}
+	opts.tmpdir = Tcl_DStringValue(&dir);
+    }
     book.wb = workbook_new_opt(out.tmpPath ? out.tmpPath : out.path, &opts);
     if (book.wb == NULL) {
 	Rb_OutAbort(&out);
 	RbReportSetFree(&set);
+	Tcl_DStringFree(&dir);
 	return Rb_SetInterpError(r->interp, "RUBICON OUTPUT WRITE",
 		"writing report \"%s\" failed: cannot create the workbook",
 		r->output);
@@ -311,16 +369,18 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     Tcl_DeleteHashTable(&book.sheets);
     RbReportSetFree(&set);
     err = workbook_close(book.wb);
+    Tcl_DStringFree(&dir);
     if (err != LXW_NO_ERROR) {
 	Rb_OutAbort(&out);
 	return Rb_SetInterpError(r->interp, "RUBICON OUTPUT WRITE",
 		"writing report \"%s\" failed: %s; nothing was left under "
 		"that name", r->output, lxw_strerror(err));
     }
-    /* libxlsxwriter wrote by name, past Rb_Out's count of bytes. */
+    /* libxlsxwriter wrote by name, past Rb_Out's count of bytes: the
+     * workbook, and its temporaries (the parts before compression). */
     if (out.tmpPath != NULL && stat(out.tmpPath, &sb) == 0
 	    && Rb_SafeOutputCharge(r->interp, r->output,
-	    (Tcl_WideInt) sb.st_size) != TCL_OK) {
+	    (Tcl_WideInt) sb.st_size + ZipUnpacked(out.tmpPath)) != TCL_OK) {
 	Rb_OutAbort(&out);
 	return TCL_ERROR;
     }

@@ -331,12 +331,13 @@ GroupedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 }
 
 /*
- * KeyOrder --
+ * RbKitKeyOrder --
  *	qsort_r order of key table slots: numbers increasing, text keys
- *	(run's schema given) by their strings.
+ *	(run's schema given) by their strings.  cd points to two pointers:
+ *	the table and the schema (NULL for numbers).
  */
-static int
-KeyOrder(const void *p, const void *q, void *cd)
+int
+RbKitKeyOrder(const void *p, const void *q, void *cd)
 {
     const void *const *ctx = cd;
     const Rb_KeyTable *t = ctx[0];
@@ -501,7 +502,7 @@ GroupedEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     slots = Rb_KeyTableSortedSlots(&gs->groups);
     ctx[0] = &gs->groups;
     ctx[1] = text;
-    qsort_r(slots, gs->groups.count, sizeof(uint64_t), KeyOrder, ctx);
+    qsort_r(slots, gs->groups.count, sizeof(uint64_t), RbKitKeyOrder, ctx);
     for (s = 0; s < gs->groups.count && rc == TCL_OK; s++) {
 	int64_t key = gs->groups.keys[slots[s]];
 	Group *g = *(Group **)Rb_KeyTableValue(&gs->groups, slots[s]);

@@ -53,6 +53,7 @@ RbLatencyNs(int64_t t0, int64_t t1, int64_t *ns)
  * added, one row per value of the field.
  */
 const Rb_AnalyzerClass *RbKitGroupedClass(const Rb_AnalyzerClass *base);
+int		RbKitKeyOrder(const void *p, const void *q, void *cd);
 
 /*
  * RbSecondsBetween --
@@ -225,6 +226,63 @@ int64_t *	RbBlockMapDevices(const Rb_BlockMap *m);
 void		RbBlockOfKey(const int64_t *devices, int64_t key,
 		    int64_t *dev, int64_t *blockNo);
 void		RbBlockMapFree(Rb_BlockMap *m);
+
+/*
+ * Power-of-two histograms (pow2Hist.c): counts of non-negative integers
+ * in bins [0,1), [1,2), [2,4) ... [2^62, 2^63).
+ */
+#define RB_POW2_BINS 65
+
+int		RbPow2Bin(int64_t v);
+Rb_Attribute *	RbPow2HistAttr(const char *name, const uint64_t *counts,
+		    const char *unit, double scale, const char *help);
+
+/*
+ * Windows of keys (keyWindows.c): a key table per window of trace time,
+ * reduced to a row of figures (by close) when the records move past it;
+ * the first and the current window stay open so that a split run's merge
+ * can join a window that straddles two shards.  At most 3 tables of keys
+ * (head, tail and one being joined) and width + 1 doubles per window.
+ */
+typedef struct RbKeyWindow {
+    int64_t no;			/* Window number; -1: none. */
+    Rb_KeyTable keys;
+    double sums[2];		/* What the class adds up per window. */
+} RbKeyWindow;
+
+/* Writes width figures of window w to row. */
+typedef void RbKeyWindowClose(const RbKeyWindow *w, double *row);
+
+typedef struct RbKeyWindows {
+    int64_t interval;		/* ns, > 0 */
+    const Rb_RunInfo *run;	/* Windows count from its firstTime. */
+    int addValues;		/* Values are counts that add, else the
+				 * later value replaces. */
+    int width;			/* Figures per row. */
+    RbKeyWindowClose *close;
+    RbKeyWindow head;		/* The first window, once past it. */
+    RbKeyWindow tail;		/* The current window. */
+    double *rows;		/* Closed windows between: number, then
+				 * width figures each. */
+    size_t nrows, rowCap;
+} RbKeyWindows;
+
+int		RbKeyTableJoin(Rb_KeyTable *t, const Rb_KeyTable *later,
+		    int addValues, int64_t limit);
+void		RbKeyWindowsStart(RbKeyWindows *kw, int64_t interval,
+		    const Rb_RunInfo *run, size_t valSize, int addValues,
+		    int width, RbKeyWindowClose *close);
+RbKeyWindow *	RbKeyWindowsAt(RbKeyWindows *kw, int64_t t);
+int		RbKeyWindowsMerge(RbKeyWindows *kw,
+		    const RbKeyWindows *other, int64_t limit);
+Rb_Attribute *	RbKeyWindowsSeries(const RbKeyWindows *kw,
+		    const char *name, const char *unit, const char *help,
+		    const char *const *cols, const char *const *units);
+void		RbKeyWindowsPut(Rb_Buf *b, const RbKeyWindows *kw,
+		    const Rb_Schema *textSchema);
+void		RbKeyWindowsGet(Rb_Buf *b, RbKeyWindows *kw,
+		    Rb_Schema *textSchema);
+void		RbKeyWindowsFree(RbKeyWindows *kw);
 
 /*
  * Min-heaps of (key, value) pairs ordered by key (heap.c), for pending

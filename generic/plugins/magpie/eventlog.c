@@ -634,7 +634,8 @@ Release(Rb_Reader *r, MgLog *lg, Rb_Batch *b)
  *	Settles the record just appended to b and parsed (bad is NULL or
  *	its malformed-record kind, why the detail, offset where it began):
  *	a record earlier than the latest time read less the reorder window
- *	is out of order; a bad record is removed and goes through the error
+ *	is out of order, one later than it by more than -maxgap a
+ *	"time-jump" (Rb_ReaderTimeJump); a bad record is removed and goes through the error
  *	policy; a good one is held until its place in time is certain.
  * Results: 0 to go on, or what next returns when reading must stop
  *	(never 0).
@@ -659,6 +660,15 @@ LogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start, const char *bad,
 	b->n--;
 	return Rb_ReaderBad(r, err, bad, offset, "%s", why)
 		? LogFail(lg, b, start, err) : 0;
+    }
+    if (lg->maxSeen != RB_ABSENT) {
+	int rc = Rb_ReaderTimeJump(r, err, b->col[0][i], lg->maxSeen,
+		offset);
+
+	if (rc != 0) {
+	    b->n--;
+	    return rc < 0 ? LogFail(lg, b, start, err) : 0;
+	}
     }
     if (lg->maxSeen == RB_ABSENT || b->col[0][i] > lg->maxSeen) {
 	lg->maxSeen = b->col[0][i];

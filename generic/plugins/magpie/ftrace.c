@@ -351,12 +351,23 @@ FtraceNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 		}
 	    }
 	    if (bad == NULL) {
-		r->lastTime = b->col[0][i];
-		continue;
+		int rc = Rb_ReaderTimeJump(r, err, b->col[0][i],
+			r->lastTime, offset);
+
+		if (rc == 0) {
+		    r->lastTime = b->col[0][i];
+		    continue;
+		}
+		b->n--;
+		if (rc > 0) {
+		    continue;
+		}
+		stop = 1;
+	    } else {
+		b->n--;
+		stop = Rb_ReaderBad(r, err, bad, offset, "not an ftrace "
+			"event line (%s)", bad);
 	    }
-	    b->n--;
-	    stop = Rb_ReaderBad(r, err, bad, offset, "not an ftrace event "
-		    "line (%s)", bad);
 	    if (!stop) {
 		continue;
 	    }

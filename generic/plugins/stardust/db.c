@@ -388,8 +388,12 @@ DbStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    return TCL_ERROR;
 	}
     }
+    /* temp_store=MEMORY: SQLite's temporary tables and indices (sorts
+     * for CREATE INDEX) stay in memory, bounded by -memlimit, instead
+     * of files in /tmp that no -outlimit sees. */
     if (Exec(a, st, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-	    " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;")
+	    " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;"
+	    " PRAGMA temp_store=MEMORY;")
 	    != TCL_OK || CreateTables(a, st, run) != TCL_OK) {
 	CloseDb(st, 0);
 	return TCL_ERROR;

@@ -235,6 +235,31 @@ DecodePayload(Rb_Batch *b, int i, const SdType *t, const unsigned char *p,
 }
 
 /*
+ * KeepTime --
+ *	The -maxgap guard for the record just appended to b (which began at
+ *	byte offset): a time later than the latest so far by more than
+ *	-maxgap is a "time-jump" (Rb_ReaderTimeJump) and the record is
+ *	removed.  Stardust records of many threads need not be in time
+ *	order, so an earlier time is kept and leaves the latest as it is.
+ * Results: 0 go on, -1 reading must stop (err set).
+ */
+static int
+KeepTime(Rb_Reader *r, Rb_Batch *b, uint64_t offset, Rb_Error *err)
+{
+    int64_t t = b->col[0][b->n - 1];
+    int rc = Rb_ReaderTimeJump(r, err, t, r->lastTime, offset);
+
+    if (rc != 0) {
+	b->n--;
+	return rc < 0 ? -1 : 0;
+    }
+    if (t > r->lastTime) {
+	r->lastTime = t;
+    }
+    return 0;
+}
+
+/*
  * BinaryNext --
  *	Decodes records until the batch is full or the input ends.  An
  *	unknown type id or a payload that does not match its declaration is
@@ -297,6 +322,8 @@ BinaryNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 		    "bytes do not hold the attributes of %s", len, t->name)) {
 		return -1;
 	    }
+	} else if (KeepTime(r, b, offset, err) < 0) {
+	    return -1;
 	}
     }
     return b->n - start;
@@ -509,6 +536,9 @@ TextNext(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	}
 	if (why != NULL && Rb_ReaderBad(r, err, "bad-line", offset,
 		"line %llu: %s", (unsigned long long)r->recordNo, why)) {
+	    return -1;
+	}
+	if (why == NULL && KeepTime(r, b, offset, err) < 0) {
 	    return -1;
 	}
     }

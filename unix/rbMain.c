@@ -18,6 +18,7 @@
 #include <tcl.h>
 #include "rubicon.h"
 #include "core/mpi.h"
+#include "core/engine.h"
 
 /*
  * The four plugins are packages of their own (rubicon::magpie ...), found
@@ -62,9 +63,13 @@ AppInit(Tcl_Interp *interp)
 	return TCL_ERROR;
     }
     Tcl_StaticPackage(interp, "Rubicon", Rubicon_Init, Rubicon_SafeInit);
+    /* The plugins' classes are imported together (init.c). */
+    RbEngineGet(interp)->deferImports = 1;
     if (Tcl_Eval(interp, loadPlugins) != TCL_OK) {
+	RbEngineImportPending(RbEngineGet(interp));
 	return TCL_ERROR;
     }
+    RbEngineImportPending(RbEngineGet(interp));
     Tcl_SetVar(interp, "tcl_rcFileName", "~/.rubiconrc", TCL_GLOBAL_ONLY);
     return TCL_OK;
 }

@@ -91,8 +91,9 @@ typedef struct Rb_CacheSim {
     int64_t *expiry;		/* Per node, trace ns (NEVER: no TTL); NULL
 				 * unless ttl. */
     int32_t hand;		/* SIEVE: next to look at, NIL: the tail. */
-    int32_t *slots;		/* Key index: node + 1 (0: free), open
-				 * addressing, at most half full. */
+    uint64_t *slots;		/* Key index, open addressing, at most half
+				 * full: the low 32 bits of the key's hash
+				 * (its tag) << 32 | node + 1 (0: free). */
     uint64_t slotMask;
     List lists[NLISTS];
     int32_t *heap;		/* LFU: nodes by (freq, seq); OPT: by next
@@ -638,34 +639,53 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 /*
  * SlotOf, IndexGrow, IndexAdd, IndexRemove --
  *	The key index of a cache: a table of node numbers (plus 1) by the
- *	hash of their keys, probed linearly and compared with the nodes'
- *	keys, kept at most half full; a removal moves the later entries of
- *	its probe run back into the hole, so no tombstones build up.
- *	SlotOf gives key's slot, or the free slot where it would go.
+ *	hash of their keys, probed linearly, kept at most half full; each
+ *	entry holds the low 32 bits of its key's hash beside the node, so
+ *	that a probe reads a node (to compare keys) only when those agree,
+ *	and moving entries (growing, filling a removal's hole) reads none.
+ *	A removal moves the later entries of its probe run back into the
+ *	hole, so no tombstones build up.  SlotOf gives key's slot, or the
+ *	free slot where it would go.
  */
-static uint64_t
-SlotOf(const Cache *ca, int64_t key)
-{
-    uint64_t s = Rb_HashKey(key) & ca->slotMask;
+#define SLOT_NODE(e)	((int32_t)(uint32_t)(e) - 1)
+#define SLOT_TAG(e)	((uint32_t)((e) >> 32))
 
-    while (ca->slots[s] != 0 && ca->nodes[ca->slots[s] - 1].key != key) {
+static inline uint64_t
+SlotOfHash(const Cache *ca, int64_t key, uint64_t h)
+{
+    uint64_t s = h & ca->slotMask, e;
+    uint32_t tag = (uint32_t)h;
+
+    while ((e = ca->slots[s]) != 0 && (SLOT_TAG(e) != tag
+	    || ca->nodes[SLOT_NODE(e)].key != key)) {
 	s = (s + 1) & ca->slotMask;
     }
     return s;
 }
 
+static uint64_t
+SlotOf(const Cache *ca, int64_t key)
+{
+    return SlotOfHash(ca, key, Rb_HashKey(key));
+}
+
 static void
 IndexGrow(Cache *ca)
 {
-    uint64_t oldCap = ca->slots ? ca->slotMask + 1 : 0, i;
-    int32_t *old = ca->slots;
+    uint64_t oldCap = ca->slots ? ca->slotMask + 1 : 0, i, mask;
+    uint64_t *old = ca->slots;
 
-    ca->slotMask = oldCap ? 2 * oldCap - 1 : 127;
-    ca->slots = Rb_AllocArray(ca->slotMask + 1, sizeof(int32_t));
-    memset(ca->slots, 0, (ca->slotMask + 1) * sizeof(int32_t));
+    mask = ca->slotMask = oldCap ? 2 * oldCap - 1 : 127;
+    ca->slots = Rb_AllocArray(mask + 1, sizeof(uint64_t));
+    memset(ca->slots, 0, (mask + 1) * sizeof(uint64_t));
     for (i = 0; i < oldCap; i++) {
 	if (old[i] != 0) {
-	    ca->slots[SlotOf(ca, ca->nodes[old[i] - 1].key)] = old[i];
+	    uint64_t s = SLOT_TAG(old[i]) & mask;
+
+	    while (ca->slots[s] != 0) {
+		s = (s + 1) & mask;
+	    }
+	    ca->slots[s] = old[i];
 	}
     }
     free(old);
@@ -674,11 +694,15 @@ IndexGrow(Cache *ca)
 static void
 IndexAdd(Cache *ca, int32_t n)
 {
+    uint64_t h;
+
     if (ca->slots == NULL
 	    || (uint64_t)ca->indexed * 2 + 2 > ca->slotMask + 1) {
 	IndexGrow(ca);
     }
-    ca->slots[SlotOf(ca, ca->nodes[n].key)] = n + 1;
+    h = Rb_HashKey(ca->nodes[n].key);
+    ca->slots[SlotOfHash(ca, ca->nodes[n].key, h)] =
+	    (uint64_t)(uint32_t)h << 32 | (uint32_t)(n + 1);
     ca->indexed++;
 }
 
@@ -696,7 +720,7 @@ IndexRemove(Cache *ca, int64_t key)
 	if (ca->slots[j] == 0) {
 	    return;
 	}
-	home = Rb_HashKey(ca->nodes[ca->slots[j] - 1].key) & mask;
+	home = SLOT_TAG(ca->slots[j]) & mask;
 	/* Entry j may fill the hole unless its home lies cyclically in
 	 * (hole, j]. */
 	if (((j - home) & mask) >= ((j - hole) & mask)) {
@@ -736,7 +760,6 @@ NewNode(Cache *ca, int64_t key, int64_t weight)
 	}
 	n = ca->nnodes++;
     }
-    memset(&ca->nodes[n], 0, sizeof(Node));
     ca->nodes[n].key = key;
     ca->nodes[n].weight = weight;
     if (ca->expiry != NULL) {
@@ -744,6 +767,7 @@ NewNode(Cache *ca, int64_t key, int64_t weight)
     }
     ca->nodes[n].prev = ca->nodes[n].next = NIL;
     ca->nodes[n].list = NIL;
+    ca->nodes[n].freq = 0;
     IndexAdd(ca, n);
     return n;
 }
@@ -819,8 +843,28 @@ PushHead(Cache *ca, int32_t n, int l)
 static void
 MoveHead(Cache *ca, int32_t n, int l)
 {
-    Unlink(ca, n);
-    PushHead(ca, n, l);
+    Node *nodes = ca->nodes, *x = &nodes[n];
+    List *list = &ca->lists[l];
+
+    if (x->list != l) {
+	Unlink(ca, n);
+	PushHead(ca, n, l);
+	return;
+    }
+    /* Within its list: its count and weight stay. */
+    if (list->head == n) {
+	return;
+    }
+    nodes[x->prev].next = x->next;
+    if (x->next != NIL) {
+	nodes[x->next].prev = x->prev;
+    } else {
+	list->tail = x->prev;
+    }
+    x->prev = NIL;
+    x->next = list->head;
+    nodes[list->head].prev = n;
+    list->head = n;
 }
 
 /*
@@ -843,7 +887,7 @@ DropTail(Cache *ca, int l)
 static int32_t
 Lookup(Cache *ca, int64_t key)
 {
-    return ca->slots != NULL ? ca->slots[SlotOf(ca, key)] - 1 : NIL;
+    return ca->slots != NULL ? SLOT_NODE(ca->slots[SlotOf(ca, key)]) : NIL;
 }
 
 /*
@@ -1410,7 +1454,7 @@ CacheAccess(Cache *ca, const Access *x)
  * Feed --
  *	One access to every cache this process simulates.
  */
-static void
+static inline void
 Feed(CacheSimState *st, const Access *x)
 {
     int c;
@@ -1460,7 +1504,7 @@ Shrink(CacheSimState *st)
  *	(its key noted for the working set).
  * Results: 1, or 0 (with the run stopped) when the spool cannot take it.
  */
-static int
+static inline int
 Take(Rb_Analyzer *a, const Access *x, uint64_t record)
 {
     CacheSimState *st = a->state;
@@ -1503,6 +1547,77 @@ Take(Rb_Analyzer *a, const Access *x, uint64_t record)
 }
 
 /*
+ * PrefetchKey --
+ *	Prefetches the home slot of key in each cache's index, a few
+ *	records before its access: the keys lead anywhere in the index, and
+ *	each access would otherwise wait for memory in turn.
+ */
+#define PREFETCH_SLOT 8		/* records ahead */
+
+static inline void
+PrefetchKey(const CacheSimState *st, int64_t key)
+{
+    uint64_t h = Rb_HashKey(key);
+    int c;
+
+    for (c = 0; c < st->ncaches; c++) {
+	const Cache *ca = &st->caches[c];
+
+	if (ca->slots != NULL) {
+	    __builtin_prefetch(&ca->slots[h & ca->slotMask]);
+	}
+    }
+}
+
+/*
+ * KeyedBatch --
+ *	CacheSimBatch with -key: each selected record's object, one access,
+ *	the columns it reads looked up once for the batch.
+ */
+static void
+KeyedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    CacheSimState *st = a->state;
+    const int64_t *time = b->col[0], *keys = b->col[st->keyIndex];
+    const int64_t *sizes = st->sizeIndex >= 0 ? b->col[st->sizeIndex] : NULL;
+    const int64_t *ttls = st->ttlIndex >= 0 ? b->col[st->ttlIndex] : NULL;
+    const int64_t *nexts = st->nextIndex >= 0 ? b->col[st->nextIndex]
+	    : NULL;
+    int j, prefetch = !st->spool;
+    Access x;
+
+    memset(&x, 0, sizeof(x));
+    x.next = NEVER;
+    for (j = 0; j < nsel && !st->failed; j++) {
+	uint32_t r = sel[j];
+
+	if (prefetch && j + PREFETCH_SLOT < nsel) {
+	    PrefetchKey(st, keys[sel[j + PREFETCH_SLOT]]);
+	}
+	x.time = time[r];
+	x.key = keys[r];
+	x.weight = 1;
+	if (sizes != NULL) {
+	    x.weight = sizes[r] > 1 ? sizes[r] : 1;
+	}
+	if (x.key == RB_ABSENT || (sizes != NULL && sizes[r] == RB_ABSENT)) {
+	    st->skipped++;
+	    continue;
+	}
+	x.bytes = x.weight;
+	if (ttls != NULL) {
+	    x.ttl = ttls[r] > 0 && ttls[r] != RB_ABSENT
+		    ? (int64_t)((double)ttls[r] * st->ttlScale) : 0;
+	}
+	if (nexts != NULL) {
+	    x.next = nexts[r] < 0 ? NEVER : nexts[r];
+	}
+	Take(a, &x, b->firstRecord + r);
+    }
+}
+
+/*
  * CacheSimBatch --
  *	Takes every block of each selected I/O, in order, or each selected
  *	record's object.
@@ -1516,6 +1631,10 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     Access x;
     int j;
 
+    if (st->keyIndex >= 0) {
+	KeyedBatch(a, b, sel, nsel);
+	return;
+    }
     memset(&x, 0, sizeof(x));
     x.next = NEVER;
     for (j = 0; j < nsel && !st->failed; j++) {
@@ -1523,35 +1642,6 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int64_t first, count, k;
 
 	x.time = time[sel[j]];
-	if (st->keyIndex >= 0) {
-	    x.key = b->col[st->keyIndex][sel[j]];
-	    x.weight = 1;
-	    if (st->sizeIndex >= 0) {
-		int64_t size = b->col[st->sizeIndex][sel[j]];
-
-		x.weight = size > 1 ? size : 1;
-	    }
-	    if (x.key == RB_ABSENT || (st->sizeIndex >= 0
-		    && b->col[st->sizeIndex][sel[j]] == RB_ABSENT)) {
-		st->skipped++;
-		continue;
-	    }
-	    x.bytes = x.weight;
-	    x.ttl = 0;
-	    if (st->ttlIndex >= 0) {
-		int64_t ttl = b->col[st->ttlIndex][sel[j]];
-
-		x.ttl = ttl > 0 && ttl != RB_ABSENT
-			? (int64_t)((double)ttl * st->ttlScale) : 0;
-	    }
-	    if (st->nextIndex >= 0) {
-		int64_t next = b->col[st->nextIndex][sel[j]];
-
-		x.next = next < 0 ? NEVER : next;
-	    }
-	    Take(a, &x, record);
-	    continue;
-	}
 	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}

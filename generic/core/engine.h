@@ -85,12 +85,14 @@ struct Rb_Flow {
     Rb_Node *node;		/* Its DAG node (kind NODE_FLOW). */
     int nanalyzers;
     Rb_Analyzer **analyzers;
+    uint64_t recordCount;	/* Records pushed to it (kept in the first
+				 * cache line, with analyzers, which a
+				 * Mux's push reads too: muxTable.c). */
     Tcl_HashTable attrs;	/* name -> Rb_Attribute * */
     Tcl_HashTable aliases;	/* paper name -> view of an Attribute in
 				 * attrs under that name (AliasView) */
     Tcl_Interp *interp;
     int records;		/* Records seen in the last run (capped). */
-    uint64_t recordCount;
 };
 
 /* What the engine keeps for each analyzer (a->engine). */
@@ -127,6 +129,9 @@ struct Rb_Engine {
     Rb_Analyzer *stoppedBy;	/* analyzer whose error stopped the run */
     Tcl_Obj *lastRun;		/* Summary dict of the last run. */
     Tcl_HashTable classes;	/* command name -> ClassEntry */
+    int deferImports;		/* Rubicon_Init: classes imported at its end */
+    int npending;
+    const char **pending;	/* their names */
 
     /* Safe mode (safe.c): set once by rubicon::_restrict, never lifted. */
     int safe;
@@ -150,6 +155,7 @@ typedef struct ClassEntry {
 } ClassEntry;
 
 Rb_Engine *	RbEngineGet(Tcl_Interp *interp);
+void		RbEngineImportPending(Rb_Engine *eng);
 /* Charges n bytes about to be written to eng's -outlimit (safe.c): 1 when
  * they fit, else 0 and the limit is marked reached. */
 int		RbSafeOutputTake(Rb_Engine *eng, uint64_t n);

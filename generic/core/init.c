@@ -83,17 +83,28 @@ RbEngineNewName(Rb_Engine *eng, const char *base)
 static void
 ImportGlobally(Tcl_Interp *interp, const char *name)
 {
-    Tcl_Obj *script = Tcl_ObjPrintf("namespace eval ::rubicon "
-	    "{namespace export %s}\n"
-	    "if {[llength [info commands ::%s]] == 0} "
-	    "{namespace eval :: {namespace import ::rubicon::%s}}",
-	    name, name, name);
+    Tcl_Namespace *ns = Tcl_FindNamespace(interp, "::rubicon", NULL, 0);
+    Tcl_DString cmd;
 
-    Tcl_IncrRefCount(script);
-    if (Tcl_EvalObjEx(interp, script, TCL_EVAL_GLOBAL) != TCL_OK) {
+    /* Through the C API, not a script: a script per class, compiled
+     * each time, was a fifth of a run's start-up. */
+    if (ns == NULL || Tcl_Export(interp, ns, name, 0) != TCL_OK) {
 	Tcl_ResetResult(interp);
+	return;
     }
-    Tcl_DecrRefCount(script);
+    Tcl_DStringInit(&cmd);
+    Tcl_DStringAppend(&cmd, "::", -1);
+    Tcl_DStringAppend(&cmd, name, -1);
+    if (Tcl_FindCommand(interp, Tcl_DStringValue(&cmd), NULL, 0) == NULL) {
+	Tcl_DStringSetLength(&cmd, 0);
+	Tcl_DStringAppend(&cmd, "::rubicon::", -1);
+	Tcl_DStringAppend(&cmd, name, -1);
+	if (Tcl_Import(interp, Tcl_GetGlobalNamespace(interp),
+		Tcl_DStringValue(&cmd), 0) != TCL_OK) {
+	    Tcl_ResetResult(interp);
+	}
+    }
+    Tcl_DStringFree(&cmd);
 }
 
 /*
@@ -131,7 +142,42 @@ RbEngineAddClass(Rb_Engine *eng, ClassKind kind, const char *name,
     ce->help = help;
     ce->cls = cls;
     Tcl_SetHashValue(e, ce);
+    if (eng->deferImports) {
+	eng->pending = Rb_ReallocArray(eng->pending, eng->npending + 1,
+		sizeof(*eng->pending));
+	eng->pending[eng->npending++] = name;
+	return;
+    }
     ImportGlobally(eng->interp, name);
+}
+
+/*
+ * RbEngineImportPending --
+ *	Imports the classes registered since imports were deferred
+ *	(Rubicon_Init, and the program's loading of its plugins, set
+ *	eng->deferImports), with auto_import set aside: Tcl_Import runs it first for each command, at a fifth of a
+ *	run's start-up for the kit's classes, and it loads nothing for them
+ *	(it looks for commands not yet defined, and these are).
+ */
+void
+RbEngineImportPending(Rb_Engine *eng)
+{
+    Tcl_Interp *interp = eng->interp;
+    int i, hidden = Tcl_FindCommand(interp, "::auto_import", NULL, 0) != NULL
+	    && Tcl_Eval(interp, "rename ::auto_import "
+		"::rubicon::obj::auto_import") == TCL_OK;
+
+    for (i = 0; i < eng->npending; i++) {
+	ImportGlobally(interp, eng->pending[i]);
+    }
+    if (hidden) {
+	Tcl_Eval(interp, "rename ::rubicon::obj::auto_import ::auto_import");
+    }
+    Tcl_ResetResult(interp);
+    free(eng->pending);
+    eng->pending = NULL;
+    eng->npending = 0;
+    eng->deferImports = 0;
 }
 
 /*
@@ -328,14 +374,16 @@ int
 Rubicon_Init(Tcl_Interp *interp)
 {
     static int readersDone = 0;
+    Rb_Engine *eng;
 
 #ifdef USE_TCL_STUBS
     if (Tcl_InitStubs(interp, "8.6", 0) == NULL) {
 	return TCL_ERROR;
     }
 #endif
-    RbEngineGet(interp);
+    eng = RbEngineGet(interp);
     Tcl_Eval(interp, "namespace eval ::rubicon::obj {}");
+    eng->deferImports = 1;
     if (!readersDone) {
 	RbReaderKitInit();
 	readersDone = 1;
@@ -349,14 +397,17 @@ Rubicon_Init(Tcl_Interp *interp)
 	    || RbAnalyzerKitInit(interp) != TCL_OK
 	    || RbReporterKitInit(interp) != TCL_OK
 	    || RbTransformerKitInit(interp) != TCL_OK) {
+	RbEngineImportPending(eng);
 	return TCL_ERROR;
     }
     Tcl_CreateObjCommand(interp, "::rubicon::types", TypesCmd, NULL, NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::dag", DagCmd, NULL, NULL);
     if (Tcl_Eval(interp, Rb_LibraryScript) != TCL_OK) {
 	Tcl_AddErrorInfo(interp, "\n    (in rubicon's library script)");
+	RbEngineImportPending(eng);
 	return TCL_ERROR;
     }
+    RbEngineImportPending(eng);
     return Tcl_PkgProvideEx(interp, "rubicon", RUBICON_VERSION,
 	    (ClientData)RbStubsTable());
 }

@@ -58,10 +58,19 @@ typedef struct RangeIndex {
      * starts between bucketSeg[b] and bucketSeg[b + 1], mostly one or
      * two breakpoints apart, instead of among all of them. */
     int shift;
+    int nbuckets;		/* a power of two, RANGE_BUCKETS at least */
     int *bucketSeg;
+    int *bucketSlot;		/* with segChild: per bucket lying in one
+				 * segment, its child + 1 (0 none); -1 for
+				 * a bucket across breakpoints */
+    /* When no two Filters' ranges overlap (each segment has at most one
+     * child, the common case of volumes or slices of a device): segment
+     * -> child, -1 none, so that dispatch needs no per-segment loop. */
+    int *segChild;
 } RangeIndex;
 
 #define RANGE_BUCKETS 2048
+#define RANGE_BUCKETS_MAX (1 << 18)	/* 16 per breakpoint up to this */
 
 struct MuxTable {
     EqIndex eq;
@@ -76,11 +85,24 @@ struct MuxTable {
     /* The range index's output, grouped by child (a counting sort), so
      * that the records of a batch land in one array rather than in a
      * buffer per child, most of them cold. */
-    int *segOf;			/* RB_BATCH_SIZE: each record's segment */
+    int *segOf;			/* RB_BATCH_SIZE: each record's segment
+				 * (with segChild: its child + 1, 0 none) */
     int *rangeStart, *rangeCount;	/* per child */
     uint32_t *rangeSel;
     int64_t rangeCap;
+    int *slotCount, *slotPos;	/* with segChild: per child + 1 (slot 0:
+				 * records of no child) */
+
+    /* Per dispatched child whose only child is a Flow: that Flow, and
+     * its analyzers (ana[anaFirst[c] .. anaFirst[c + 1])), so that the
+     * push skips the Filter's and the Flow's nodes and their arrays:
+     * with hundreds of children, each getting a few records per batch,
+     * each of those is a cache miss. */
+    Rb_Flow **flowOf;
+    int *anaFirst;
+    Rb_Analyzer **ana;
 };
+
 
 /*
  * RbMuxTableFree --
@@ -105,6 +127,8 @@ RbMuxTableFree(MuxTable *t)
     free(t->segOf);
     free(t->rangeStart);
     free(t->rangeCount);
+    free(t->slotCount);
+    free(t->slotPos);
     free(t->rangeSel);
     free(t->eq.direct);
     free(t->eq.directChild);
@@ -117,6 +141,11 @@ RbMuxTableFree(MuxTable *t)
     free(t->range.bucketSeg);
     free(t->range.segFirst);
     free(t->range.segKids);
+    free(t->range.segChild);
+    free(t->range.bucketSlot);
+    free(t->flowOf);
+    free(t->anaFirst);
+    free(t->ana);
     free(t);
 }
 
@@ -308,12 +337,15 @@ BuildBuckets(RangeIndex *r)
 	    - (uint64_t)r->breaks[0];
     int b;
 
+    for (r->nbuckets = RANGE_BUCKETS; r->nbuckets < RANGE_BUCKETS_MAX
+	    && r->nbuckets < 16 * r->nbreaks; r->nbuckets *= 2) {
+    }
     r->shift = 0;
-    while ((span >> r->shift) >= RANGE_BUCKETS) {
+    while ((span >> r->shift) >= (uint64_t)r->nbuckets) {
 	r->shift++;
     }
-    r->bucketSeg = Rb_AllocArray(RANGE_BUCKETS + 1, sizeof(int));
-    for (b = 0; b <= RANGE_BUCKETS; b++) {
+    r->bucketSeg = Rb_AllocArray(r->nbuckets + 1, sizeof(int));
+    for (b = 0; b <= r->nbuckets; b++) {
 	uint64_t off = (uint64_t)b << r->shift;
 
 	/* Past the last breakpoint (or past int64): the last segment. */
@@ -338,7 +370,7 @@ SegmentOfFast(const RangeIndex *r, int64_t v)
 	return -1;
     }
     b = ((uint64_t)v - (uint64_t)r->breaks[0]) >> r->shift;
-    if (b >= RANGE_BUCKETS) {
+    if (b >= (uint64_t)r->nbuckets) {
 	return r->nbreaks - 1;
     }
     base = r->breaks + r->bucketSeg[b];
@@ -440,7 +472,57 @@ BuildRange(MuxTable *t, Rb_Node *mux)
     if (r->nbreaks > 0) {
 	BuildBuckets(r);
     }
+    if (total <= r->nbreaks) {
+	int single = 1;
+
+	for (i = 0; i < r->nbreaks && single; i++) {
+	    single = r->segFirst[i + 1] - r->segFirst[i] <= 1;
+	}
+	if (single && r->nbreaks > 0) {
+	    r->segChild = Rb_AllocArray(r->nbreaks + 1, sizeof(int));
+	    for (i = 0; i < r->nbreaks; i++) {
+		r->segChild[i] = r->segFirst[i + 1] > r->segFirst[i]
+			? r->segKids[r->segFirst[i]] : -1;
+	    }
+	    r->bucketSlot = Rb_AllocArray(r->nbuckets, sizeof(int));
+	    for (i = 0; i < r->nbuckets; i++) {
+		r->bucketSlot[i] = r->bucketSeg[i] == r->bucketSeg[i + 1]
+			? r->segChild[r->bucketSeg[i]] + 1 : -1;
+	    }
+	}
+    }
     return 1;
+}
+
+/*
+ * BuildFlows --
+ *	Sets t->flowOf, anaFirst and ana: each dispatched child that is a
+ *	Filter into one Flow, with that Flow's analyzers.
+ */
+static void
+BuildFlows(MuxTable *t, Rb_Node *mux)
+{
+    int c, n = 0, i;
+
+    t->flowOf = Rb_AllocArray(mux->nchildren + 1, sizeof(Rb_Flow *));
+    t->anaFirst = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
+    for (c = 0; c < mux->nchildren; c++) {
+	Rb_Node *child = mux->children[c];
+
+	if (t->isDispatched[c] && child->nchildren == 1
+		&& child->children[0]->kind == NODE_FLOW) {
+	    t->flowOf[c] = child->children[0]->flow;
+	    n += t->flowOf[c]->nanalyzers;
+	}
+    }
+    t->ana = Rb_AllocArray(n + 1, sizeof(Rb_Analyzer *));
+    for (n = 0, c = 0; c < mux->nchildren; c++) {
+	t->anaFirst[c] = n;
+	for (i = 0; t->flowOf[c] && i < t->flowOf[c]->nanalyzers; i++) {
+	    t->ana[n++] = t->flowOf[c]->analyzers[i];
+	}
+    }
+    t->anaFirst[mux->nchildren] = n;
 }
 
 /*
@@ -480,10 +562,13 @@ RbMuxTableBuild(Rb_Node *mux, const Rb_Schema *schema)
 	}
     }
     t->residualOut = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
+    BuildFlows(t, mux);
     if (t->range.field >= 0) {
 	t->segOf = Rb_AllocArray(RB_BATCH_SIZE, sizeof(int));
 	t->rangeStart = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
 	t->rangeCount = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
+	t->slotCount = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
+	t->slotPos = Rb_AllocArray(mux->nchildren + 1, sizeof(int));
 	t->rangeCap = RB_BATCH_SIZE;
 	t->rangeSel = Rb_AllocArray(t->rangeCap, sizeof(uint32_t));
     }
@@ -572,6 +657,52 @@ DispatchEq(MuxTable *t, const Rb_Batch *b, const uint32_t *sel, int nsel)
 }
 
 /*
+ * DispatchRangeSingle --
+ *	DispatchRange when each segment has at most one child (segChild):
+ *	one pass notes each record's child and counts it, a second places
+ *	it, without branches (records of no child go to a slot 0 that is
+ *	never read).
+ */
+static void
+DispatchRangeSingle(MuxTable *t, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    const RangeIndex *r = &t->range;
+    const int64_t *col = b->col[r->field];
+    const int *segChild = r->segChild;
+    int *slotOf = t->segOf, *count = t->slotCount, *pos = t->slotPos;
+    int k, c, at;
+
+    memset(count, 0, (size_t)(t->nchildren + 1) * sizeof(int));
+    for (k = 0; k < nsel; k++) {
+	int64_t v = col[sel[k]];
+	uint64_t bucket = ((uint64_t)v - (uint64_t)r->breaks[0]) >> r->shift;
+	int slot = 0;
+
+	/* Mostly v's bucket lies in one segment and gives the child. */
+	if (v != RB_ABSENT && v >= r->breaks[0]) {
+	    slot = bucket < (uint64_t)r->nbuckets ? r->bucketSlot[bucket] : -1;
+	    if (slot < 0) {
+		slot = segChild[SegmentOfFast(r, v)] + 1;
+	    }
+	}
+	slotOf[k] = slot;
+	count[slot]++;
+    }
+    /* The records of no child (slot 0) go past the children's, in
+     * rangeSel's spare room (nsel <= rangeCap). */
+    for (at = 0, c = 1; c <= t->nchildren; c++) {
+	t->rangeStart[c - 1] = pos[c] = at;
+	t->rangeCount[c - 1] = count[c];
+	at += count[c];
+    }
+    pos[0] = at;
+    for (k = 0; k < nsel; k++) {
+	t->rangeSel[pos[slotOf[k]]++] = sel[k];
+    }
+}
+
+/*
  * DispatchRange --
  *	Finds each selected record's segment (one branch-free binary search
  *	per record), then groups the records by child in t->rangeSel: child
@@ -585,6 +716,10 @@ DispatchRange(MuxTable *t, const Rb_Batch *b, const uint32_t *sel, int nsel)
     int64_t total = 0;
     int k, i, c, pos;
 
+    if (r->segChild != NULL) {
+	DispatchRangeSingle(t, b, sel, nsel);
+	return;
+    }
     for (c = 0; c < t->nchildren; c++) {
 	t->rangeCount[c] = 0;
     }
@@ -670,6 +805,16 @@ DispatchSlice(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
 		    ? t->eq.field : t->range.field, b, out, m,
 		    t->residualOut);
 	    out = t->residualOut;
+	}
+	if (t->flowOf[c] != NULL) {
+	    /* RbFlowPush, with the analyzers from t->ana. */
+	    if (m > 0) {
+		t->flowOf[c]->recordCount += m;
+		for (i = t->anaFirst[c]; i < t->anaFirst[c + 1]; i++) {
+		    RbAnalyzerPush(t->ana[i], b, out, m);
+		}
+	    }
+	    continue;
 	}
 	for (i = 0; i < child->nchildren && m > 0; i++) {
 	    RbNodePush(child->children[i], b, out, m);

@@ -31,7 +31,8 @@ RbNodeDetach(Rb_Node *n)
     Rb_Node *p;
     int i;
 
-    for (p = n->eng->nodes; p; p = p->nextNode) {
+    /* nparents counts every place n is a child: none left, no search. */
+    for (p = n->eng->nodes; p && n->nparents > 0; p = p->nextNode) {
 	for (i = 0; i < p->nchildren; i++) {
 	    if (p->children[i] == n) {
 		memmove(&p->children[i], &p->children[i + 1],

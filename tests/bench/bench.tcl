@@ -146,6 +146,25 @@ proc measureCpu {case commands} {
     }
 }
 
+# measureRows CASE {NAME CMD ...} -- the rows with a target: CPU time
+# (user + system) medians in ::cpu(CASE,NAME), as the issues measure them
+# on a shared machine, and wall medians in ::t(CASE,NAME) for the rows
+# beside them; without /usr/bin/time, wall time in both.
+proc measureRows {case commands} {
+    global haveTime t cpu wall
+    if {!$haveTime} {
+	measure $case $commands
+	foreach {name cmd} $commands {
+	    set cpu($case,$name) $t($case,$name)
+	}
+	return
+    }
+    measureCpu $case $commands
+    foreach {name cmd} $commands {
+	set t($case,$name) $wall($case,$name)
+    }
+}
+
 # Records: the file after the header's form feed, 88 bytes each.
 set f [open $big rb]
 set nrec [expr {([file size $big] - [string first \f [read $f 65536]] - 1) / 88}]
@@ -158,7 +177,7 @@ set cmds [list \
     rubiconcsv [list {*}$rubicon -format msr [file join $here fig4.tcl] $csv] \
     c [list $srtbase fig4 $big] \
     ccsv [list $srtbase fig4 $csv]]
-measure fig4 $cmds
+measureRows fig4 $cmds
 # The tools on the 10 M-line CSV take 5 s (DuckDB) to over a minute
 # (sqlite3) each: one run apiece, so that make bench stays under ten
 # minutes; at 5 to 70 times Rubicon's time, a run's noise does not move
@@ -225,7 +244,7 @@ foreach tool $tools {
 measure perstoretools $cmds
 
 # (2) Per-store: 158 Filters behind a Mux, against one Flow and C.
-measure perstore [list \
+measureRows perstore [list \
     rubicon [list {*}$rubicon [file join $here perstore.tcl] $big] \
     oneflow [list {*}$rubicon [file join $here oneflow.tcl] $big] \
     c [list $srtbase perdev $big] \
@@ -246,7 +265,7 @@ foreach kind {eq range compound} {
 	    {*}$rubicon -format msr [file join $here filters.tcl] $csv]
     }
 }
-measure filters $cmds
+measureRows filters $cmds
 
 # (3) The whole Analyzer kit on one Flow, on a 200 k-record trace: exact
 # reuse distance and footprint keep state per distinct 4 KiB block, which
@@ -436,14 +455,14 @@ puts "ratio = rubicon time / other time (below 1: rubicon faster)"
 puts $line
 puts [format "%-34s %9s %9s %6s" case rubicon C ratio]
 puts $line
-foreach {label rb c} {
-    "(1) Figure 4 (3 flows, 2 Filters)" rubicon c
-    "    same, both reading the CSV" rubiconcsv ccsv
+foreach {label rb c target} {
+    "(1) Figure 4 (3 flows, 2 Filters)" rubicon c 1.15
+    "    same, both reading the CSV" rubiconcsv ccsv 1.1
 } {
-    set fig4Ratio [expr {$t(fig4,$rb) / $t(fig4,$c)}]
-    puts [format "%-34s %9s %9s %6s   (target <= 1.15: %s)" $label \
-	[s $t(fig4,$rb)] [s $t(fig4,$c)] [r $t(fig4,$rb) $t(fig4,$c)] \
-	[expr {$fig4Ratio <= 1.15 ? "met" : "NOT met"}]]
+    set fig4Ratio [expr {$cpu(fig4,$rb) / $cpu(fig4,$c)}]
+    puts [format "%-34s %9s %9s %6s   CPU (target <= %s: %s)" $label \
+	[s $cpu(fig4,$rb)] [s $cpu(fig4,$c)] [r $cpu(fig4,$rb) $cpu(fig4,$c)] \
+	$target [expr {$fig4Ratio <= $target ? "met" : "NOT met"}]]
 }
 nativeRow "    same, both reading native" fig4 1.15
 puts [format "%-34s %9s   %s x Figure 4 on the CSV (aim: at most 3)%s" \
@@ -466,21 +485,22 @@ puts [format "%-34s %9s   rubicon: Figure 4 %s, per-store %s" "" "" \
 foreach note $toolNotes {
     puts [format "%-34s %9s   %s" "" "" $note]
 }
-set perstoreRatio [expr {$t(perstore,rubicon) / $t(perstore,oneflow)}]
-puts [format "%-34s %9s %9s %6s   (the tools: row 1t)" \
-    "(2) per-store, 158 Filters + Mux" [s $t(perstore,rubicon)] \
-    [s $t(perstore,c)] [r $t(perstore,rubicon) $t(perstore,c)]]
-puts [format "%-34s %9s %9s %6s" "    same, both reading the CSV" \
-    [s $t(perstore,rubiconcsv)] [s $t(perstore,ccsv)] \
-    [r $t(perstore,rubiconcsv) $t(perstore,ccsv)]]
-foreach {label rb c} {
-    "    Rate+Size+ReadFraction+SeqRun" rubicon4 c4
-    "    same, both reading the CSV" rubicon4csv c4csv
+set perstoreRatio [expr {$cpu(perstore,rubicon) / $cpu(perstore,oneflow)}]
+puts [format "%-34s %9s %9s %6s   CPU (the tools: row 1t)" \
+    "(2) per-store, 158 Filters + Mux" [s $cpu(perstore,rubicon)] \
+    [s $cpu(perstore,c)] [r $cpu(perstore,rubicon) $cpu(perstore,c)]]
+puts [format "%-34s %9s %9s %6s   CPU" "    same, both reading the CSV" \
+    [s $cpu(perstore,rubiconcsv)] [s $cpu(perstore,ccsv)] \
+    [r $cpu(perstore,rubiconcsv) $cpu(perstore,ccsv)]]
+foreach {label rb c target} {
+    "    Rate+Size+ReadFraction+SeqRun" rubicon4 c4 1.3
+    "    same, both reading the CSV" rubicon4csv c4csv 1.15
 } {
-    set storeRatio [expr {$t(perstore,$rb) / $t(perstore,$c)}]
-    puts [format "%-34s %9s %9s %6s   (target <= 1.3: %s)" $label \
-	[s $t(perstore,$rb)] [s $t(perstore,$c)] [r $t(perstore,$rb) \
-	$t(perstore,$c)] [expr {$storeRatio <= 1.3 ? "met" : "NOT met"}]]
+    set storeRatio [expr {$cpu(perstore,$rb) / $cpu(perstore,$c)}]
+    puts [format "%-34s %9s %9s %6s   CPU (target <= %s: %s)" $label \
+	[s $cpu(perstore,$rb)] [s $cpu(perstore,$c)] [r $cpu(perstore,$rb) \
+	$cpu(perstore,$c)] $target \
+	[expr {$storeRatio <= $target ? "met" : "NOT met"}]]
 }
 nativeRow "    same, both reading native" store4 1.3
 if {$haveTime} {
@@ -512,26 +532,26 @@ if {$haveTime} {
     puts [format "%-34s %9s   skipped: needs /usr/bin/time (apt-get install time)" \
 	"(1r) the 10 M records, CPU s" ""]
 }
-puts [format "%-34s %9s %9s %6s   per-store / one flow = %.2f (target <= 1.5: %s)" \
-    "    same analysis, one flow" [s $t(perstore,oneflow)] "" "" \
+puts [format "%-34s %9s %9s %6s   per-store / one flow = %.2f, CPU (target <= 1.5: %s)" \
+    "    same analysis, one flow" [s $cpu(perstore,oneflow)] "" "" \
     $perstoreRatio [expr {$perstoreRatio <= 1.5 ? "met" : "NOT met"}]]
 foreach {kind label target} {
-    eq "equality" "" range "offset-range" "158 <= 1.5, 1000 <= 2"
+    eq "equality" "" range "offset-range" "158 and 1000 <= 1.5"
     compound "compound (eq and size)" "1000 <= 2"
 } {
     set cells {}
     foreach n {1 10 158 1000} {
-	set ratio($kind,$n) [expr {$t(filters,$kind$n) / $t(filters,oneflow)}]
+	set ratio($kind,$n) [expr {$cpu(filters,$kind$n) / $cpu(filters,oneflow)}]
 	lappend cells [format "%d: %.2f" $n $ratio($kind,$n)]
     }
     set verdict ""
     if {$kind eq "range"} {
-	set verdict [expr {$ratio(range,158) <= 1.5 && $ratio(range,1000) <= 2
+	set verdict [expr {$ratio(range,158) <= 1.5 && $ratio(range,1000) <= 1.5
 	    ? "met" : "NOT met"}]
     } elseif {$kind eq "compound"} {
 	set verdict [expr {$ratio(compound,1000) <= 2 ? "met" : "NOT met"}]
     }
-    puts [format "%-34s %9s %9s %6s   / one flow  %s%s" \
+    puts [format "%-34s %9s %9s %6s   / one flow, CPU  %s%s" \
 	[expr {$kind eq "eq" ? "(2b) N Filters under a Mux, $kind" : "     $label"}] \
 	"" "" "" [join $cells ", "] \
 	[expr {$target eq "" ? "" : "  (target $target: $verdict)"}]]

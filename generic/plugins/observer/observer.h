@@ -130,6 +130,9 @@ typedef struct Rb_DiskParams {
     double seqRead, seqWrite;	/* s per sequential access */
     double randRead, randWrite;	/* s per random access */
     double quantum;		/* s of service per workload turn; 0: none */
+    double prefetch;		/* blocks read ahead after a read: a read
+				 * starting 0 to prefetch blocks past the
+				 * last read's end continues its RUN */
 } Rb_DiskParams;
 
 typedef struct Rb_DiskCharge {

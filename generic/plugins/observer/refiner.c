@@ -16,9 +16,10 @@
  *	best separates its residuals, so a region where the model is biased
  *	ends up in leaves of its own, and the answers elsewhere stay seeded.
  *
- *	As the thesis's Z-CART, the split is chosen by variance reduction
- *	(the summed squared deviation of the residuals on the two sides) or
- *	by information gain (the entropy of their histogram buckets), and
+ *	As the thesis's Z-CART, the split is chosen by information gain (the
+ *	entropy of the residuals' histogram buckets, equations 6.1, 6.2; the
+ *	command's default) or by variance reduction (the summed squared
+ *	deviation of the residuals on the two sides), and
  *	taken when it halves the squared deviation or gains half a bit per
  *	observation; a categorical feature
  *	splits a subset of its categories from the rest, the best one found

@@ -191,9 +191,10 @@ RefinerDelete(ClientData cd)
 /*
  * RbObsRefinerCmd --
  *	observer::refiner create ?-tolerance t? ?-minsplit n? ?-criterion
- *	variance|entropy? ?-maxdepth n? ?-minleaf n? ?-categorical list?
- *	?-catsplit subset|onevsrest? (default subset, onevsrest for the
- *	entropy criterion, for which subset is refused):
+ *	entropy|variance? (default entropy, the thesis's information gain)
+ *	?-maxdepth n? ?-minleaf n? ?-categorical list?
+ *	?-catsplit subset|onevsrest? (default subset for the variance
+ *	criterion; onevsrest for entropy, for which subset is refused):
  *	makes a refiner command and returns its name.
  */
 int
@@ -209,7 +210,8 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	CATSPLIT, MINGAIN };
     RefinerCmd *rc;
     double tolerance = 0.05, minGain = 0.5;
-    int minSplit = 6, criterion = 0, maxDepth = 40, minLeaf = 1, i, idx;
+    int minSplit = 6, criterion = RB_REFINE_ENTROPY, maxDepth = 40;
+    int minLeaf = 1, i, idx;
     int n, catSplit = -1;
     Tcl_Obj *categorical = NULL, **elems;
     char name[64];

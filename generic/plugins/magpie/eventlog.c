@@ -444,6 +444,25 @@ MgLogOpen(Rb_Reader *r, MgLog *lg, MgDiscoverProc *discover, Rb_Error *err)
 	    return TCL_ERROR;
 	}
     }
+    lg->nstarts = 0;
+    if (lg->mg != NULL) {
+	int k;
+
+	for (k = 0; k < lg->mg->nevents; k++) {
+	    const MgEventType *ev = &lg->mg->events[k];
+	    const char *to;
+
+	    if (ev->startType < 0) {
+		continue;
+	    }
+	    to = lg->mg->events[ev->startType].name;
+	    lg->startFrom[lg->nstarts] = Rb_SchemaIntern(r->schema,
+		    ev->name, strlen(ev->name));
+	    lg->startTo[lg->nstarts] = Rb_SchemaIntern(r->schema, to,
+		    strlen(to));
+	    lg->startField[lg->nstarts++] = ev->startField;
+	}
+    }
     lg->fMachine = Rb_SchemaFieldIndex(r->schema, "machine");
     lg->fEvent = Rb_SchemaFieldIndex(r->schema, "event");
     if (machine == NULL) {
@@ -630,13 +649,71 @@ Release(Rb_Reader *r, MgLog *lg, Rb_Batch *b)
 }
 
 /*
+ * SynthStart --
+ *	After a good record was held (it was the last of b, which has room
+ *	again): if it is an event posted at its completion (-startat), the
+ *	synthetic Start event of Magpie section 3.2, a copy of it of the
+ *	Start type at the start time it carries, is held too, so that it
+ *	comes out in its place in time.  A start time that is missing,
+ *	later than the event or earlier than the reorder window allows goes
+ *	through the error policy (the completion event stays).
+ * Results: 0 to go on, or what next returns when reading must stop.
+ */
+static int
+SynthStart(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start, uint64_t offset,
+	Rb_Error *err)
+{
+    int i = b->n - 1, k, f, j, nf = b->schema->nfields;
+    int64_t t0, rec[RB_MAX_FIELDS];
+    char why[160];
+
+    for (k = 0; k < lg->nstarts; k++) {
+	if (b->col[lg->fEvent][i] == lg->startFrom[k]) {
+	    break;
+	}
+    }
+    if (k == lg->nstarts) {
+	Hold(lg, b, i);
+	return 0;
+    }
+    t0 = b->col[lg->startField[k]][i];
+    if (t0 == RB_ABSENT || t0 > b->col[0][i]
+	    || t0 < lg->maxSeen - lg->reorderNs) {
+	Hold(lg, b, i);
+	snprintf(why, sizeof(why), "start time %s of an event posted at "
+		"completion is %s", r->schema->fields[lg->startField[k]].name,
+		t0 == RB_ABSENT ? "missing" : t0 > b->col[0][i]
+		? "later than the event" : "earlier than the reorder window "
+		"allows (raise the reader's reorder option)");
+	return Rb_ReaderBad(r, err, "bad-start", offset, "%s", why)
+		? LogFail(lg, b, start, err) : 0;
+    }
+    /* The Start is held first, so that at an equal time it precedes the
+     * event it starts. */
+    for (f = 0; f < nf; f++) {
+	rec[f] = b->col[f][i];
+    }
+    b->col[0][i] = t0;
+    b->col[lg->fEvent][i] = lg->startTo[k];
+    Hold(lg, b, i);
+    j = Rb_BatchAppend(b);
+    for (f = 0; f < nf; f++) {
+	b->col[f][j] = rec[f];
+    }
+    Hold(lg, b, j);
+    return 0;
+}
+
+/*
  * LogKeep --
  *	Settles the record just appended to b and parsed (bad is NULL or
  *	its malformed-record kind, why the detail, offset where it began):
  *	a record earlier than the latest time read less the reorder window
  *	is out of order, one later than it by more than -maxgap a
- *	"time-jump" (Rb_ReaderTimeJump); a bad record is removed and goes through the error
- *	policy; a good one is held until its place in time is certain.
+ *	"time-jump" (Rb_ReaderTimeJump); a bad record is removed and goes
+ *	through the error policy; a good one is held until its place in
+ *	time is certain, with its synthetic Start event if it has one
+ *	(SynthStart).
  * Results: 0 to go on, or what next returns when reading must stop
  *	(never 0).
  */
@@ -673,8 +750,7 @@ LogKeep(Rb_Reader *r, MgLog *lg, Rb_Batch *b, int start, const char *bad,
     if (lg->maxSeen == RB_ABSENT || b->col[0][i] > lg->maxSeen) {
 	lg->maxSeen = b->col[0][i];
     }
-    Hold(lg, b, i);
-    return 0;
+    return SynthStart(r, lg, b, start, offset, err);
 }
 
 /*

@@ -45,6 +45,11 @@ typedef struct MgEventType {
     int diskBytes;		/* Field of disk bytes, or -1. */
     int netBytes;		/* Field of network bytes, or -1. */
     int syncField;		/* Attribute of its sync statements, or -1. */
+    int startField;		/* -startat: int attribute holding the start
+				 * time (ns) of an event posted at its
+				 * completion, or -1; */
+    int startType;		/* the synthetic Start event's type. */
+    char *startName;		/* Its name until compiled. */
 } MgEventType;
 
 /* sync SOURCE ATTR DEST: a Signal at SOURCE, Wait/Resume at DEST. */
@@ -268,6 +273,8 @@ typedef struct MgCacheSlot {
     char key[MG_CACHE_KEY];
 } MgCacheSlot;
 
+#define MG_MAX_STARTS 16	/* event types with -startat per schema */
+
 typedef struct MgLog {
     MgSchema *mg;		/* Declared schema, or NULL (discovered). */
     int fMachine, fEvent;
@@ -281,6 +288,11 @@ typedef struct MgLog {
     int64_t *held;		/* Records held to be sorted: ncols values */
     int nheld, capHeld, ncols;	/* each, in time order. */
     int eof;
+    /* Events posted at completion (-startat of a declared schema): the
+     * event's id, its Start event's id, the start time's field. */
+    int nstarts;
+    int64_t startFrom[MG_MAX_STARTS], startTo[MG_MAX_STARTS];
+    int startField[MG_MAX_STARTS];
 } MgLog;
 
 /* Discovers the attributes of a file (the reader's own syntax). */

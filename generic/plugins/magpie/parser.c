@@ -7,11 +7,11 @@
  *	attribute bound "start" opens an interval for its value, "stop"
  *	closes it, "basic" only joins.  Sets meeting through any value are
  *	merged (union-find, so joins are transitive).  A set with no open
- *	interval left can never grow: it is emitted as a request if it saw
- *	a begin and an end event, else discarded and counted.  A set that
- *	no event has joined for -timeout of trace time is retired: its
- *	intervals are forgotten and it is emitted if it began and ended,
- *	else counted (RetiredIncomplete).  Memory is therefore bounded by
+ *	interval left can never grow: it is emitted as a request if it
+ *	holds a seed (-begin) event (with -needend, and an -end event),
+ *	else discarded and counted.  A set that no event has joined for
+ *	-timeout of trace time is retired: its intervals are forgotten and
+ *	it is emitted if it is a request, else counted (RetiredIncomplete).  Memory is therefore bounded by
  *	the sets in flight (-maxinflight) and the entries they hold
  *	(-maxevents), and with -timeout by the sets of the last -timeout.
  *
@@ -85,6 +85,7 @@ typedef struct ParserState {
     int64_t outliers;		/* -outliers */
     int64_t maxClusters;	/* -maxclusters */
     int64_t timeout;		/* -timeout ns, 0: none */
+    int needEnd;		/* -needend: a request needs an end event */
     int64_t nextSweep;		/* Trace time of the next idle check. */
     uint64_t retired;		/* Sets retired by -timeout unended. */
     uint64_t retiredEmitted;	/* ... and emitted as requests. */
@@ -151,6 +152,8 @@ static const Rb_Option parserOptions[] = {
     {"-timeout", RB_OPT_TIME, offsetof(ParserState, timeout), "0",
      "retire an event set no event has joined for this long (trace "
      "time; 0: never)"},
+    {"-needend", RB_OPT_BOOL, offsetof(ParserState, needEnd), "0",
+     "a request needs an end event besides its seed (begin) event"},
     {NULL}
 };
 
@@ -792,6 +795,19 @@ CountEvents(const Set *set)
 }
 
 /*
+ * IsRequest --
+ *	Whether a set that can grow no more is a request: it holds the
+ *	seed event (Magpie section 3.2: an event that occurs only and
+ *	always within a request; here the schema's -begin events), and
+ *	with -needend an -end event too.
+ */
+static int
+IsRequest(const ParserState *s, const Set *set)
+{
+    return set->begin && (set->end || !s->needEnd);
+}
+
+/*
  * Settle --
  *	Called when root x may have lost its last open interval: a set
  *	nothing holds open is emitted if it began and ended, else
@@ -805,7 +821,7 @@ Settle(ParserState *s, int x)
     if (set->parent != x || set->open > 0) {
 	return;
     }
-    if (set->begin && set->end) {
+    if (IsRequest(s, set)) {
 	Emit(s, x);
     } else {
 	s->incomplete++;
@@ -1261,7 +1277,7 @@ Retire(ParserState *s, int x)
 	    Tcl_DeleteHashEntry(e);
 	}
     }
-    if (s->sets[x].begin && s->sets[x].end) {
+    if (IsRequest(s, &s->sets[x])) {
 	s->retiredEmitted++;
 	Emit(s, x);
     } else {
@@ -1374,11 +1390,12 @@ ParserEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     MgClustererReport(s->clusterer, a, run->partial || s->failed);
     s->requests = NULL;
     Rb_AnalyzerSet(a, Rb_AttrScalar("RequestCount", (double)s->complete, "",
-	    "requests extracted (a begin and an end event, all intervals "
-	    "closed)"));
+	    "requests extracted (a seed (begin) event, with -needend an "
+	    "end event too; all intervals closed)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("IncompleteSets",
 	    (double)s->incomplete, "", "event sets discarded without a "
-	    "begin or an end, or still open at the end of the log"));
+	    "seed (or, with -needend, an end), or still open at the end of "
+	    "the log"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("DiscardedEvents",
 	    (double)s->discardedEvents, "", "events of discarded sets"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("UnknownEvents", (double)s->unknown,
@@ -1395,7 +1412,7 @@ ParserEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "(stitch statements)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("RetiredIncomplete",
 	    (double)s->retired, "", "event sets retired by -timeout "
-	    "without a begin or an end (their events are discarded)"));
+	    "that were not requests (their events are discarded)"));
     Rb_AnalyzerSet(a, Rb_AttrScalar("RetiredRequests",
 	    (double)s->retiredEmitted, "", "requests emitted when -timeout "
 	    "retired them with intervals still open (counted in "

@@ -8,7 +8,7 @@
  *	    domain NAME {ATTR ...}
  *	    event TYPE ?-join {ATTR start|stop|basic ...}? ?-begin? ?-end?
  *		?-cswitch {CPU OLD NEW}? ?-intrbegin CPU? ?-intrend CPU?
- *		?-disk BYTES? ?-net BYTES?
+ *		?-disk BYTES? ?-net BYTES? ?-startat {ATTR START}?
  *	    sync SOURCE ATTR DEST
  *	    stitch TX RX {ATTR ...}
  *
@@ -96,6 +96,7 @@ SchemaFree(MgSchema *s)
 
     for (i = 0; i < s->nevents; i++) {
 	free(s->events[i].name);
+	free(s->events[i].startName);
 	if (s->events[i].joins) {
 	    free(s->events[i].joins);
 	}
@@ -538,7 +539,7 @@ CompileEvent(Tcl_Interp *interp, MgSchema *s, Tcl_Obj *spec, MgEventType *ev)
 {
     static const char *const opts[] = {
 	"-join", "-begin", "-end", "-cswitch", "-intrbegin", "-intrend",
-	"-disk", "-net", NULL
+	"-disk", "-net", "-startat", NULL
     };
     static const char *const bindings[] = {"basic", "start", "stop", NULL};
     Tcl_Obj **w, **jw;
@@ -548,7 +549,7 @@ CompileEvent(Tcl_Interp *interp, MgSchema *s, Tcl_Obj *spec, MgEventType *ev)
     ev->name = Rb_Strdup(Tcl_GetString(w[0]));
     ev->cswitchCpu = ev->cswitchOld = ev->cswitchNew = -1;
     ev->intrBegin = ev->intrEnd = ev->diskBytes = ev->netBytes = -1;
-    ev->syncField = -1;
+    ev->syncField = ev->startField = ev->startType = -1;
     for (i = 1; i < n; i++) {
 	if (Tcl_GetIndexFromObj(interp, w[i], opts, "option", 0, &idx)
 		!= TCL_OK) {
@@ -640,6 +641,27 @@ CompileEvent(Tcl_Interp *interp, MgSchema *s, Tcl_Obj *spec, MgEventType *ev)
 		goto bad;
 	    }
 	    break;
+	case 8:
+	    if (Tcl_ListObjGetElements(interp, w[++i], &nj, &jw) != TCL_OK) {
+		goto bad;
+	    }
+	    if (nj != 2 || ev->startName != NULL) {
+		Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+			"-startat wants one {startTimeAttr startEvent}");
+		goto bad;
+	    }
+	    if (FieldArg(interp, s, jw[0], RB_FT_INT, &ev->startField)
+		    != TCL_OK) {
+		goto bad;
+	    }
+	    if (s->rec->fields[ev->startField].type != RB_FT_INT) {
+		Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+			"start time attribute \"%s\" must be an int (ns)",
+			Tcl_GetString(jw[0]));
+		goto bad;
+	    }
+	    ev->startName = Rb_Strdup(Tcl_GetString(jw[1]));
+	    break;
 	}
     }
     return TCL_OK;
@@ -710,6 +732,26 @@ Compile(Tcl_Interp *interp, Builder *b)
 			ev->name);
 	    }
 	    s->threadDomain = dNew;
+	}
+    }
+    for (i = 0, ns = 0; i < s->nevents; i++) {
+	MgEventType *ev = &s->events[i];
+
+	if (ev->startName == NULL) {
+	    continue;
+	}
+	if (++ns > MG_MAX_STARTS) {
+	    return Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+		    "event \"%s\": more than %d events with -startat",
+		    ev->name, MG_MAX_STARTS);
+	}
+	ev->startType = MgSchemaEventIndex(s, ev->startName);
+	if (ev->startType < 0 || ev->startType == i
+		|| s->events[ev->startType].startName != NULL) {
+	    return Rb_SetInterpError(interp, "RUBICON MAGPIE SCHEMA",
+		    "event \"%s\": -startat names \"%s\", which must be "
+		    "another declared event without -startat", ev->name,
+		    ev->startName);
 	}
     }
     Tcl_ListObjGetElements(NULL, b->syncs, &n, &w);

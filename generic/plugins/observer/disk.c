@@ -14,7 +14,10 @@
  *	  observer::disk quanta      (5.4) inverted: the quanta that give
  *				     each client a target demand
  *	In every use a RUN is requests of one operation, each starting
- *	where the one before ended (reads or writes respectively).
+ *	where the one before ended (reads or writes respectively); with
+ *	-prefetch P, the prefetching policy's reading, a read starting up
+ *	to P blocks past the previous read's end continues the read RUN
+ *	(the disk read those blocks ahead in the same stream).
  */
 
 #include <math.h>
@@ -31,6 +34,23 @@
 #define SOLVE_LOW 1e-12
 
 /*
+ * Continues --
+ *	Whether an access of op at block continues the RUN of the last
+ *	access (of lastOp, ended at end): the same operation starting
+ *	where it ended, or for a read up to p->prefetch blocks past that.
+ */
+static int
+Continues(const Rb_DiskParams *p, int op, int64_t block, int lastOp,
+	int64_t end)
+{
+    if (end == RB_ABSENT || lastOp != op || block < end) {
+	return 0;
+    }
+    return block == end || (op != RB_OP_WRITE
+	    && (double)(block - end) <= p->prefetch);
+}
+
+/*
  * Charge --
  *	Charges one access against the head: sequential when it is of the
  *	operation of the last access served and starts where that ended.
@@ -39,7 +59,7 @@ static double
 Charge(const Rb_DiskParams *p, int op, int64_t block, int64_t len,
 	int64_t *head, int *headOp, Rb_DiskCharge *c)
 {
-    int seq = *head != RB_ABSENT && *headOp == op && block == *head;
+    int seq = Continues(p, op, block, *headOp, *head);
     double t;
 
     if (op == RB_OP_WRITE) {
@@ -133,8 +153,7 @@ RbDiskRequestService(const Rb_DiskParams *p, int n, const int *client,
     }
     for (i = 0; i < n; i++) {
 	c = client[i];
-	sequential[i] = end[c] != RB_ABSENT && lastOp[c] == op[i]
-		&& block[i] == end[c];
+	sequential[i] = Continues(p, op[i], block[i], lastOp[c], end[c]);
 	if (op[i] == RB_OP_WRITE) {
 	    service[i] = sequential[i] ? p->seqWrite : p->randWrite;
 	} else {
@@ -584,7 +603,7 @@ ParseParams(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int first,
 	Rb_DiskParams *p, const char *extra, Tcl_Obj **extraObj)
 {
     static const char *const opts[] = {"-seqread", "-seqwrite", "-randread",
-	"-randwrite", "-quantum", "-quanta", "-target", NULL};
+	"-randwrite", "-quantum", "-quanta", "-target", "-prefetch", NULL};
     double *field[] = {&p->seqRead, &p->seqWrite, &p->randRead,
 	&p->randWrite, &p->quantum};
     Rb_DiskParams given = *p;
@@ -594,6 +613,21 @@ ParseParams(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int first,
 	if (Tcl_GetIndexFromObj(interp, objv[i], opts, "option", 0, &idx)
 		!= TCL_OK) {
 	    return TCL_ERROR;
+	}
+	if (idx == 7) {
+	    double v;
+
+	    if (Tcl_GetDoubleFromObj(interp, objv[i + 1], &v) != TCL_OK) {
+		*p = given;
+		return TCL_ERROR;
+	    }
+	    if (!(v >= 0) || isinf(v)) {
+		*p = given;
+		return Rb_SetInterpError(interp, "RUBICON OBSERVER VALUE",
+			"-prefetch must be non-negative blocks");
+	    }
+	    p->prefetch = v;
+	    continue;
 	}
 	if (idx >= 4 && !(extra ? strcmp(opts[idx], extra) == 0 : idx == 4)) {
 	    *p = given;
@@ -872,7 +906,7 @@ RbObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_Obj *const objv[])
 {
     static const char *const forms[] = {"demand", "quanta", NULL};
-    Rb_DiskParams p = {0.0001, 0.0001, 0.008, 0.009, 0};
+    Rb_DiskParams p = {0.0001, 0.0001, 0.008, 0.009, 0, 0};
     Tcl_Obj *out, *wls, *name;
     Requests q;
     Rb_DiskCharge *ch;
@@ -884,8 +918,9 @@ RbObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	if (objc < 3 || objc % 2 == 0) {
 	    Tcl_WrongNumArgs(interp, 2, objv, form == 0 ? "requests ?-quanta "
 		    "{client q ...}? ?-seqread s? ?-seqwrite s? ?-randread s? "
-		    "?-randwrite s?" : "requests -target {client demand ...} "
-		    "?-seqread s? ?-seqwrite s? ?-randread s? ?-randwrite s?");
+		    "?-randwrite s? ?-prefetch blocks?" : "requests -target "
+		    "{client demand ...} ?-seqread s? ?-seqwrite s? "
+		    "?-randread s? ?-randwrite s? ?-prefetch blocks?");
 	    return TCL_ERROR;
 	}
 	return form == 0 ? DiskDemandCmd(interp, objc, objv, &p)
@@ -893,7 +928,7 @@ RbObsDiskCmd(ClientData cd, Tcl_Interp *interp, int objc,
     }
     if (objc < 2 || objc % 2) {
 	Tcl_WrongNumArgs(interp, 1, objv, "misses ?-seqread s? ?-seqwrite s? "
-		"?-randread s? ?-randwrite s? ?-quantum s?");
+		"?-randread s? ?-randwrite s? ?-quantum s? ?-prefetch blocks?");
 	return TCL_ERROR;
     }
     memset(&q, 0, sizeof(q));

@@ -130,6 +130,9 @@ typedef struct Rb_DiskParams {
     double seqRead, seqWrite;	/* s per sequential access */
     double randRead, randWrite;	/* s per random access */
     double quantum;		/* s of service per workload turn; 0: none */
+    double prefetch;		/* blocks read ahead after a read: a read
+				 * starting 0 to prefetch blocks past the
+				 * last read's end continues its RUN */
 } Rb_DiskParams;
 
 typedef struct Rb_DiskCharge {
@@ -191,7 +194,8 @@ void		RbRefinerFree(Rb_Refiner *r);
 /* How leaves split (Z-CART): the impurity a split must halve. */
 typedef enum Rb_RefineCriterion {
     RB_REFINE_VARIANCE = 0,	/* squared deviation of the residuals */
-    RB_REFINE_ENTROPY		/* entropy of their histogram buckets */
+    RB_REFINE_ENTROPY,		/* entropy of their histogram buckets */
+    RB_REFINE_COST		/* least misprediction cost (RbRefinerSetCost) */
 } Rb_RefineCriterion;
 
 /* How a categorical feature splits: one category against the rest, or
@@ -209,6 +213,11 @@ void		RbRefinerSetSplitting(Rb_Refiner *r,
 /* What a split must gain: the share of the squared deviation it removes
  * (variance) or bits per observation (entropy); 0.5 unless set. */
 void		RbRefinerSetGain(Rb_Refiner *r, double gain);
+/* Cost-sensitive learning: predicting v where y was observed costs
+ * over (v - y) above it and under (y - v) below; a leaf's correction is
+ * then the one of least cost over its residuals (their under / (over +
+ * under) quantile), and with RB_REFINE_COST splits minimize that cost. */
+void		RbRefinerSetCost(Rb_Refiner *r, double over, double under);
 /* The tree as a Tcl list: {leaf observations N correction C} or
  * {split feature F threshold T categorical 0|1 ?categories LIST? left
  * TREE right TREE}. */

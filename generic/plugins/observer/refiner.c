@@ -16,9 +16,10 @@
  *	best separates its residuals, so a region where the model is biased
  *	ends up in leaves of its own, and the answers elsewhere stay seeded.
  *
- *	As the thesis's Z-CART, the split is chosen by variance reduction
- *	(the summed squared deviation of the residuals on the two sides) or
- *	by information gain (the entropy of their histogram buckets), and
+ *	As the thesis's Z-CART, the split is chosen by information gain (the
+ *	entropy of the residuals' histogram buckets, equations 6.1, 6.2; the
+ *	command's default) or by variance reduction (the summed squared
+ *	deviation of the residuals on the two sides), and
  *	taken when it halves the squared deviation or gains half a bit per
  *	observation; a categorical feature
  *	splits a subset of its categories from the rest, the best one found
@@ -71,6 +72,7 @@ struct Rb_Refiner {
     int maxDepth, minLeaf;
     double minGain;		/* -mingain */
     unsigned char *categorical;	/* [nf] RB_REFINE_* of each feature */
+    double costOver, costUnder;	/* -cost; both 0: none */
 };
 
 /*
@@ -138,6 +140,46 @@ void
 RbRefinerSetGain(Rb_Refiner *r, double gain)
 {
     r->minGain = gain;
+}
+
+/*
+ * RbRefinerSetCost --
+ *	Sets the misprediction cost per unit above and below what was
+ *	observed (both positive), or none (both 0).
+ */
+void
+RbRefinerSetCost(Rb_Refiner *r, double over, double under)
+{
+    r->costOver = over;
+    r->costUnder = under;
+}
+
+/*
+ * LeastCost --
+ *	Of the m residuals in y (reordered): the correction of least total
+ *	cost, the k-th smallest with k = ceil(m under / (over + under)),
+ *	at least 1 -- the cost falls while more than over / (over + under)
+ *	of the weight lies above the correction -- and that cost in *cost.
+ */
+static double
+LeastCost(const Rb_Refiner *r, double *y, int m, double *cost)
+{
+    double tau = r->costUnder / (r->costOver + r->costUnder), v, c = 0;
+    int k, i;
+
+    if (m == 0) {
+	*cost = 0;
+	return 0;
+    }
+    qsort(y, m, sizeof(double), CompareDouble);
+    k = (int) ceil(tau * m - 1e-12);
+    k = k < 1 ? 1 : k > m ? m : k;
+    v = y[k - 1];
+    for (i = 0; i < m; i++) {
+	c += y[i] > v ? r->costUnder * (y[i] - v) : r->costOver * (v - y[i]);
+    }
+    *cost = c;
+    return v;
 }
 
 /*
@@ -519,6 +561,79 @@ CategorySplits(const Rb_Refiner *r, const Ranked *v, int n, const Side *all,
 }
 
 /*
+ * RangeCost --
+ *	The least cost of the residuals of v[a..b) and, when b2 > a2, of
+ *	v[a2..b2) with them; scratch has room for every observation.
+ */
+static double
+RangeCost(const Rb_Refiner *r, const Ranked *v, int a, int b, int a2,
+	int b2, double *scratch)
+{
+    double cost;
+    int m = 0, i;
+
+    for (i = a; i < b; i++) {
+	scratch[m++] = v[i].res;
+    }
+    for (i = a2; i < b2; i++) {
+	scratch[m++] = v[i].res;
+    }
+    LeastCost(r, scratch, m, &cost);
+    return cost;
+}
+
+/*
+ * CostSplits --
+ *	The cost criterion's splits of feature f, v sorted by it: for an
+ *	ordered feature each midpoint, for a categorical one each category
+ *	against the rest; each side's impurity is its least cost.  Quadratic
+ *	in the leaf's observations (each side's residuals are sorted anew).
+ */
+static void
+CostSplits(const Rb_Refiner *r, const Ranked *v, int n, int f,
+	double *scratch, Split *best)
+{
+    int i, a;
+
+    for (i = 0; i < n - 1; i++) {
+	double imp;
+
+	if (v[i].key == v[i + 1].key || i + 1 < r->minLeaf
+		|| n - i - 1 < r->minLeaf || r->categorical[f]) {
+	    continue;
+	}
+	imp = RangeCost(r, v, 0, i + 1, 0, 0, scratch)
+		+ RangeCost(r, v, i + 1, n, 0, 0, scratch);
+	if (imp < best->imp) {
+	    best->imp = imp;
+	    best->feature = f;
+	    best->category = 0;
+	    best->threshold = (v[i].key + v[i + 1].key) / 2;
+	    best->ncats = 0;
+	}
+    }
+    for (a = 0; r->categorical[f] && a < n; a = i) {
+	double imp;
+
+	for (i = a; i < n && v[i].key == v[a].key; i++) {
+	}
+	if (i - a < r->minLeaf || n - (i - a) < r->minLeaf) {
+	    continue;
+	}
+	imp = RangeCost(r, v, a, i, 0, 0, scratch)
+		+ RangeCost(r, v, 0, a, i, n, scratch);
+	if (imp < best->imp) {
+	    best->imp = imp;
+	    best->feature = f;
+	    best->category = 1;
+	    best->threshold = v[a].key;
+	    best->cats[0] = v[a].key;
+	    best->ncats = 1;
+	}
+    }
+}
+
+/*
  * BestSplit --
  *	The feature and threshold (or left categories) that minimize the
  *	impurity of the two sides, each keeping at least minLeaf
@@ -546,7 +661,8 @@ BestSplit(const Rb_Refiner *r, const Node *n, Split *best, double *before)
 	v[i].bucket = BucketOf(n->res[i], lo, width);
 	SideAdd(&all, &v[i], 1);
     }
-    *before = Impurity(r, &all);
+    *before = r->criterion == RB_REFINE_COST
+	    ? RangeCost(r, v, 0, n->nobs, 0, 0, keys) : Impurity(r, &all);
     best->imp = INFINITY;
     for (f = 0; f < r->nf; f++) {
 	/*
@@ -557,6 +673,10 @@ BestSplit(const Rb_Refiner *r, const Node *n, Split *best, double *before)
 	    v[i].key = n->x[v[i].obs * r->nf + f];
 	}
 	qsort(v, n->nobs, sizeof(Ranked), CompareRanked);
+	if (r->criterion == RB_REFINE_COST) {
+	    CostSplits(r, v, n->nobs, f, keys, best);
+	    continue;
+	}
 	if (r->categorical[f]) {
 	    CategorySplits(r, v, n->nobs, &all, f, g, keys, best);
 	    continue;
@@ -600,7 +720,7 @@ MaybeSplit(const Rb_Refiner *r, Node *n, int depth)
     memset(&best, 0, sizeof(best));
     best.cats = Rb_AllocArray(n->nobs, sizeof(double));
     after = BestSplit(r, n, &best, &before);
-    if (r->criterion == RB_REFINE_VARIANCE
+    if (r->criterion != RB_REFINE_ENTROPY
 	    ? !(after <= (1 - r->minGain) * before)
 	    : !((before - after) / n->nobs >= r->minGain)) {
 	free(best.cats);
@@ -650,6 +770,30 @@ RbRefinerObserve(Rb_Refiner *r, const double *x, double y)
 }
 
 /*
+ * Correction --
+ *	A leaf's correction: the mean residual of its fullest bucket, or
+ *	with a cost function the correction of least cost over all its
+ *	residuals.
+ */
+static double
+Correction(const Rb_Refiner *r, const Node *n)
+{
+    double *y, v, cost;
+
+    if (n->mode < 0) {
+	return 0;
+    }
+    if (r->costOver <= 0) {
+	return n->sum[n->mode] / n->count[n->mode];
+    }
+    y = Rb_AllocArray(n->nobs, sizeof(double));
+    memcpy(y, n->res, n->nobs * sizeof(double));
+    v = LeastCost(r, y, n->nobs, &cost);
+    free(y);
+    return v;
+}
+
+/*
  * RbRefinerPredict --
  *	The refined answer at x: the seeded answer plus the correction its
  *	leaf's observations agree on.  Sets *seeded to the seeded answer,
@@ -670,7 +814,7 @@ RbRefinerPredict(const Rb_Refiner *r, const double *x, double *seeded,
 	return s;
     }
     *confidence = n->count[n->mode];
-    return s + n->sum[n->mode] / n->count[n->mode];
+    return s + Correction(r, n);
 }
 
 /*
@@ -771,7 +915,7 @@ RbRefinerFree(Rb_Refiner *r)
  *	Node n as a Tcl list (see RbRefinerTree).
  */
 static Tcl_Obj *
-TreeObj(const Node *n)
+TreeObj(const Rb_Refiner *r, const Node *n)
 {
     Tcl_Obj *o = Tcl_NewListObj(0, NULL);
 
@@ -781,8 +925,7 @@ TreeObj(const Node *n)
 	ADD(Tcl_NewStringObj("observations", -1));
 	ADD(Tcl_NewIntObj(n->nobs));
 	ADD(Tcl_NewStringObj("correction", -1));
-	ADD(Tcl_NewDoubleObj(n->mode < 0 ? 0
-		: n->sum[n->mode] / n->count[n->mode]));
+	ADD(Tcl_NewDoubleObj(Correction(r, n)));
 	return o;
     }
     ADD(Tcl_NewStringObj("split", -1));
@@ -804,9 +947,9 @@ TreeObj(const Node *n)
 	ADD(cats);
     }
     ADD(Tcl_NewStringObj("left", -1));
-    ADD(TreeObj(n->left));
+    ADD(TreeObj(r, n->left));
     ADD(Tcl_NewStringObj("right", -1));
-    ADD(TreeObj(n->right));
+    ADD(TreeObj(r, n->right));
 #undef ADD
     return o;
 }
@@ -821,5 +964,5 @@ TreeObj(const Node *n)
 Tcl_Obj *
 RbRefinerTree(const Rb_Refiner *r)
 {
-    return TreeObj(r->root);
+    return TreeObj(r, r->root);
 }

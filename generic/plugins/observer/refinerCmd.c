@@ -6,7 +6,7 @@
  *	  observer::refiner create ?-tolerance t? ?-minsplit n?
  *		?-criterion variance|entropy? ?-maxdepth n? ?-minleaf n?
  *		?-categorical {feature ...}? ?-catsplit subset|onevsrest?
- *		?-mingain g?
+ *		?-mingain g? ?-cost {over O under U}?
  *	  $r seed FEATURES VALUE	the model's answer at a point
  *	  $r observe FEATURES VALUE	what was measured there
  *	  $r predict FEATURES		{value v confidence c seeded s
@@ -19,6 +19,7 @@
  *	first.
  */
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "observer.h"
@@ -31,6 +32,7 @@ typedef struct RefinerCmd {
     int criterion, maxDepth, minLeaf;
     int catSplit;		/* RB_REFINE_SUBSET or RB_REFINE_ONE */
     double minGain;		/* -mingain */
+    double costOver, costUnder;	/* -cost, 0 0 for none */
     Tcl_Obj *categorical;	/* Feature indices (0-based), or NULL. */
     Tcl_Command token;
 } RefinerCmd;
@@ -84,6 +86,7 @@ GetPoint(Tcl_Interp *interp, RefinerCmd *rc, Tcl_Obj *obj, double **x)
 	RbRefinerSetSplitting(rc->refiner, (Rb_RefineCriterion)
 		rc->criterion, rc->maxDepth, rc->minLeaf, cat);
 	RbRefinerSetGain(rc->refiner, rc->minGain);
+	RbRefinerSetCost(rc->refiner, rc->costOver, rc->costUnder);
 	free(cat);
     }
     return TCL_OK;
@@ -191,9 +194,10 @@ RefinerDelete(ClientData cd)
 /*
  * RbObsRefinerCmd --
  *	observer::refiner create ?-tolerance t? ?-minsplit n? ?-criterion
- *	variance|entropy? ?-maxdepth n? ?-minleaf n? ?-categorical list?
- *	?-catsplit subset|onevsrest? (default subset, onevsrest for the
- *	entropy criterion, for which subset is refused):
+ *	entropy|variance? (default entropy, the thesis's information gain)
+ *	?-maxdepth n? ?-minleaf n? ?-categorical list?
+ *	?-catsplit subset|onevsrest? (default subset for the variance
+ *	criterion; onevsrest for entropy, for which subset is refused):
  *	makes a refiner command and returns its name.
  */
 int
@@ -202,14 +206,16 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 {
     static const char *const opts[] = {"-tolerance", "-minsplit",
 	"-criterion", "-maxdepth", "-minleaf", "-categorical", "-catsplit",
-	"-mingain", NULL};
+	"-mingain", "-cost", NULL};
     static const char *const criteria[] = {"variance", "entropy", NULL};
     static const char *const catSplits[] = {"subset", "onevsrest", NULL};
     enum { TOL, MINSPLIT, CRITERION, MAXDEPTH, MINLEAF, CATEGORICAL,
-	CATSPLIT, MINGAIN };
+	CATSPLIT, MINGAIN, COST };
     RefinerCmd *rc;
-    double tolerance = 0.05, minGain = 0.5;
-    int minSplit = 6, criterion = 0, maxDepth = 40, minLeaf = 1, i, idx;
+    double tolerance = 0.05, minGain = 0.5, cost[2] = {0, 0};
+    int criterionGiven = 0;
+    int minSplit = 6, criterion = RB_REFINE_ENTROPY, maxDepth = 40;
+    int minLeaf = 1, i, idx;
     int n, catSplit = -1;
     Tcl_Obj *categorical = NULL, **elems;
     char name[64];
@@ -218,7 +224,8 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	Tcl_WrongNumArgs(interp, 1, objv, "create ?-tolerance t? "
 		"?-minsplit n? ?-criterion variance|entropy? ?-maxdepth n? "
 		"?-minleaf n? ?-categorical {feature ...}? "
-		"?-catsplit subset|onevsrest? ?-mingain g?");
+		"?-catsplit subset|onevsrest? ?-mingain g? "
+		"?-cost {over O under U}?");
 	return TCL_ERROR;
     }
     for (i = 2; i < objc; i += 2) {
@@ -258,7 +265,35 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		    "criterion", 0, &criterion) != TCL_OK) {
 		return TCL_ERROR;
 	    }
+	    criterionGiven = 1;
 	    break;
+	case COST: {
+	    static const char *const sides[] = {"over", "under", NULL};
+	    int k, side;
+	    double c[2] = {-1, -1};
+
+	    if (Tcl_ListObjGetElements(interp, objv[i + 1], &n, &elems)
+		    != TCL_OK) {
+		return TCL_ERROR;
+	    }
+	    for (k = 0; k + 1 < n; k += 2) {
+		if (Tcl_GetIndexFromObj(interp, elems[k], sides, "cost", 0,
+			&side) != TCL_OK || Tcl_GetDoubleFromObj(interp,
+			elems[k + 1], &c[side]) != TCL_OK) {
+		    return TCL_ERROR;
+		}
+	    }
+	    if (n != 4 || !(c[0] > 0) || !(c[1] > 0) || isinf(c[0])
+		    || isinf(c[1])) {
+		return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+			"-cost wants {over O under U}, both positive: the "
+			"cost per unit of predicting above and below what "
+			"is observed");
+	    }
+	    cost[0] = c[0];
+	    cost[1] = c[1];
+	    break;
+	}
 	case CATEGORICAL:
 	    if (Tcl_ListObjGetElements(interp, objv[i + 1], &n, &elems)
 		    != TCL_OK) {
@@ -280,11 +315,25 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	    break;
 	}
     }
-    if (!(minGain > 0) || (criterion == RB_REFINE_VARIANCE
+    if (cost[0] > 0) {
+	if (criterionGiven) {
+	    return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+		    "-cost chooses splits by the misprediction cost: give "
+		    "no -criterion with it");
+	}
+	criterion = RB_REFINE_COST;
+    }
+    if (!(minGain > 0) || (criterion != RB_REFINE_ENTROPY
 	    && minGain > 1)) {
 	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
 		"-mingain must be positive, and at most 1 (a share of the "
-		"squared deviation) for -criterion variance");
+		"squared deviation) for -criterion variance, or of the cost "
+		"for -cost");
+    }
+    if (catSplit == 0 && criterion == RB_REFINE_COST) {
+	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
+		"-catsplit subset needs -criterion variance; with -cost use "
+		"-catsplit onevsrest");
     }
     if (catSplit == 0 && criterion == RB_REFINE_ENTROPY) {
 	return Rb_SetInterpError(interp, "RUBICON OBSERVER USAGE",
@@ -294,7 +343,7 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
 		"of the residuals' ten buckets; use -catsplit onevsrest");
     }
     if (catSplit < 0) {
-	catSplit = criterion == RB_REFINE_ENTROPY ? 1 : 0;
+	catSplit = criterion != RB_REFINE_VARIANCE ? 1 : 0;
     }
     rc = Rb_Alloc(sizeof(*rc));
     rc->refiner = NULL;
@@ -304,6 +353,8 @@ RbObsRefinerCmd(ClientData cd, Tcl_Interp *interp, int objc,
     rc->maxDepth = maxDepth;
     rc->minLeaf = minLeaf;
     rc->minGain = minGain;
+    rc->costOver = cost[0];
+    rc->costUnder = cost[1];
     rc->catSplit = catSplit == 0 ? RB_REFINE_SUBSET : RB_REFINE_ONE;
     rc->categorical = categorical ? categorical : Tcl_NewObj();
     Tcl_IncrRefCount(rc->categorical);

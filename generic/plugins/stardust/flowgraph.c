@@ -45,6 +45,12 @@ typedef struct FgEdge {
 
 typedef struct FlowState {
     int maxRequests;		/* -maxrequests for RequestPoints, 0 all */
+    char *call;			/* -call: glob on a root's first point */
+    int64_t client;		/* -client: a root's client, -1 any */
+    int64_t sample;		/* -sample: roots walked, 0 all */
+    int64_t seed;		/* -seed of the sample */
+    Rb_Attribute *reqEdges;	/* RequestEdges while a kept root is */
+    const char *reqName;	/* walked, and its name; else NULL. */
 
     SdFields f;
     SdGraph graph;		/* stitches */
@@ -61,12 +67,24 @@ typedef struct FlowState {
 
 static const Rb_Option flowOptions[] = {
     {"-maxrequests", RB_OPT_INT, offsetof(FlowState, maxRequests), "0",
-     "requests kept in RequestPoints (0: all)"},
+     "requests kept in RequestPoints and RequestEdges (0: all)"},
+    {"-call", RB_OPT_STRING, offsetof(FlowState, call), "",
+     "only root requests whose first point matches this glob (Figure "
+     "4.12: one call type)"},
+    {"-client", RB_OPT_INT, offsetof(FlowState, client), "-1",
+     "only root requests of this client (the breadcrumb's top 8 bits; "
+     "-1: any)"},
+    {"-sample", RB_OPT_INT, offsetof(FlowState, sample), "0",
+     "walk this many of the selected root requests, chosen at random "
+     "(0: all)"},
+    {"-seed", RB_OPT_INT, offsetof(FlowState, seed), "1",
+     "seed of the -sample choice"},
     {NULL}
 };
 
 static const char *const flowAttrs[] = {
-    "FlowEdges", "FlowGraphDot", "RequestPoints", NULL
+    "FlowEdges", "FlowGraphDot", "RequestPoints", "RequestEdges",
+    "SelectedRequests", NULL
 };
 
 static void
@@ -468,6 +486,14 @@ AddEdge(FlowState *st, const FgRec *from, const FgRec *to)
     edge = Tcl_GetHashValue(e);
     edge->count++;
     edge->sum += (to->time - from->time) / NS;
+    if (st->reqEdges != NULL) {
+	int row = Rb_AttrAddRow(st->reqEdges);
+
+	Rb_AttrSetText(st->reqEdges, row, 0, st->reqName);
+	Rb_AttrSetText(st->reqEdges, row, 1, st->points[from->point]);
+	Rb_AttrSetText(st->reqEdges, row, 2, st->points[to->point]);
+	Rb_AttrSetNum(st->reqEdges, row, 3, (to->time - from->time) / NS);
+    }
 }
 
 /*
@@ -595,6 +621,99 @@ CompareEdge(const void *x, const void *y)
 }
 
 /*
+ * Mix --
+ *	SplitMix64's finalizer: a well-spread 64-bit hash.
+ */
+static uint64_t
+Mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+typedef struct Pick {
+    uint64_t key;
+    int idx;
+} Pick;
+
+static int
+ComparePick(const void *x, const void *y)
+{
+    const Pick *a = x, *b = y;
+
+    if (a->key != b->key) {
+	return a->key < b->key ? -1 : 1;
+    }
+    return a->idx - b->idx;
+}
+
+static int
+CompareIdx(const void *x, const void *y)
+{
+    return ((const Pick *)x)->idx - ((const Pick *)y)->idx;
+}
+
+/*
+ * Select --
+ *	The root requests to walk, in the request graph's order: those of
+ *	-client whose first point matches -call (Figure 4.12: one call
+ *	type from one client), and of those, with -sample N, the N whose
+ *	breadcrumbs hash (with -seed) lowest: a uniform random choice that
+ *	does not depend on the order requests come in.  Sets *n.
+ */
+static SdNode **
+Select(FlowState *st, int *n)
+{
+    Tcl_HashSearch s;
+    Tcl_HashEntry *e;
+    SdNode **roots = Rb_AllocArray(st->graph.nodes.numEntries + 1,
+	    sizeof(SdNode *)), **out;
+    Pick *picks;
+    int k, m = 0;
+
+    for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
+	    e = Tcl_NextHashEntry(&s)) {
+	SdNode *node = Tcl_GetHashValue(e);
+	const FgRec *first, *last;
+
+	if (node->nparents != 0) {
+	    continue;
+	}
+	if (st->client >= 0
+		&& (int64_t)(((uint64_t)node->bc >> 56) & 0xff) != st->client) {
+	    continue;
+	}
+	if (st->call != NULL && st->call[0] != '\0'
+		&& !(Span(st, node->bc, &first, &last, 0)
+		&& Tcl_StringMatch(st->points[first->point], st->call))) {
+	    continue;
+	}
+	roots[m++] = node;
+    }
+    if (st->sample <= 0 || m <= st->sample) {
+	*n = m;
+	return roots;
+    }
+    picks = Rb_AllocArray(m, sizeof(Pick));
+    for (k = 0; k < m; k++) {
+	picks[k].key = Mix((uint64_t)roots[k]->bc ^ Mix((uint64_t)st->seed));
+	picks[k].idx = k;
+    }
+    qsort(picks, m, sizeof(Pick), ComparePick);
+    qsort(picks, (size_t)st->sample, sizeof(Pick), CompareIdx);
+    out = Rb_AllocArray((int)st->sample + 1, sizeof(SdNode *));
+    for (k = 0; k < st->sample; k++) {
+	out[k] = roots[picks[k].idx];
+    }
+    free(picks);
+    free(roots);
+    *n = (int)st->sample;
+    return out;
+}
+
+/*
  * FlowEnd --
  *	Walks every root request, then sets FlowEdges (the union: count and
  *	mean latency per edge), FlowGraphDot and RequestPoints.
@@ -607,7 +726,9 @@ FlowEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Tcl_HashSearch s;
     Tcl_HashEntry *e;
     FgEdge **list;
-    int nedges = 0, k, row, nreq = 0;
+    SdNode **roots;
+    Rb_Attribute *reqEdges;
+    int nedges = 0, k, row, nreq = 0, nroots, j;
     int64_t *firstAt = NULL;
     Tcl_DString dot;
     char buf[64];
@@ -617,26 +738,33 @@ FlowEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     Rb_AttrAddColumn(pts, "request", "", 1);
     Rb_AttrAddColumn(pts, "point", "", 1);
     Rb_AttrAddColumn(pts, "time", "s", 0);
-    for (e = Tcl_FirstHashEntry(&st->graph.nodes, &s); e;
-	    e = Tcl_NextHashEntry(&s)) {
-	SdNode *n = Tcl_GetHashValue(e);
+    reqEdges = Rb_AttrCreate("RequestEdges", RB_ATTR_TABLE, "", "per "
+	    "request, the edges of its own flow graph and their latency");
+    Rb_AttrAddColumn(reqEdges, "request", "", 1);
+    Rb_AttrAddColumn(reqEdges, "from", "", 1);
+    Rb_AttrAddColumn(reqEdges, "to", "", 1);
+    Rb_AttrAddColumn(reqEdges, "latency", "s", 0);
+    roots = Select(st, &nroots);
+    for (j = 0; j < nroots; j++) {
+	SdNode *n = roots[j];
 	Tcl_HashTable visited;
+	int keep = st->maxRequests <= 0 || nreq < st->maxRequests;
 
-	if (n->nparents != 0) {
-	    continue;
-	}
 	firstAt = Rb_ReallocArray(firstAt, st->npoints + 1, sizeof(int64_t));
 	for (k = 0; k < st->npoints; k++) {
 	    firstAt[k] = RB_ABSENT;
 	}
+	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)n->bc);
+	st->reqEdges = keep ? reqEdges : NULL;
+	st->reqName = buf;
 	Tcl_InitHashTable(&visited, TCL_ONE_WORD_KEYS);
 	Walk(st, n->bc, &visited, firstAt);
 	Tcl_DeleteHashTable(&visited);
-	if (st->maxRequests > 0 && nreq >= st->maxRequests) {
+	st->reqEdges = NULL;
+	if (!keep) {
 	    continue;
 	}
 	nreq++;
-	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)n->bc);
 	for (k = 0; k < st->npoints; k++) {
 	    if (firstAt[k] != RB_ABSENT) {
 		row = Rb_AttrAddRow(pts);
@@ -647,6 +775,7 @@ FlowEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	}
     }
     free(firstAt);
+    free(roots);
 
     list = Rb_AllocArray((st->started ? st->edges.numEntries : 0) + 1,
 	    sizeof(FgEdge *));
@@ -683,6 +812,9 @@ FlowEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     free(list);
     Rb_AnalyzerSet(a, edges);
     Rb_AnalyzerSet(a, pts);
+    Rb_AnalyzerSet(a, reqEdges);
+    Rb_AnalyzerSet(a, Rb_AttrScalar("SelectedRequests", (double)nroots, "",
+	    "root requests walked (after -call, -client and -sample)"));
     Rb_AnalyzerSet(a, Rb_AttrTextNew("FlowGraphDot", Tcl_DStringValue(&dot),
 	    "the request flow graph in Graphviz DOT"));
     Tcl_DStringFree(&dot);

@@ -246,6 +246,27 @@ GridOf(HeatmapState *st, int64_t v)
 }
 
 /*
+ * HoldBins --
+ *	Widens the held range of bins to include cell (kx, ky).
+ */
+static inline void
+HoldBins(HeatmapState *st, int64_t kx, int64_t ky)
+{
+    if (kx < st->minKx) {
+	st->minKx = kx;
+    }
+    if (kx > st->maxKx) {
+	st->maxKx = kx;
+    }
+    if (ky < st->minKy) {
+	st->minKy = ky;
+    }
+    if (ky > st->maxKy) {
+	st->maxKy = ky;
+    }
+}
+
+/*
  * FindCell --
  *	Cell key of grid t, made when new unless -limit cells are held.
  * Results: the cell, or NULL at the limit.
@@ -546,18 +567,7 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
 	    c->bytes += (uint64_t)size[i];
 	}
-	if (kx < st->minKx) {
-	    st->minKx = kx;
-	}
-	if (kx > st->maxKx) {
-	    st->maxKx = kx;
-	}
-	if (ky < st->minKy) {
-	    st->minKy = ky;
-	}
-	if (ky > st->maxKy) {
-	    st->maxKy = ky;
-	}
+	HoldBins(st, kx, ky);
 	/* Widen while bins remain to merge (one cell of a grid more than
 	 * -maxcells is left to -limit). */
 	while (st->maxCells > 0 && CellsHeld(st) > (uint64_t)st->maxCells
@@ -763,18 +773,7 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
 	    kx >>= shift;
 	    ky >>= yshift;
 	    key = CellKey(kx, ky);
-	    if (kx < st->minKx) {
-		st->minKx = kx;
-	    }
-	    if (kx > st->maxKx) {
-		st->maxKx = kx;
-	    }
-	    if (ky < st->minKy) {
-		st->minKy = ky;
-	    }
-	    if (ky > st->maxKy) {
-		st->maxKy = ky;
-	    }
+	    HoldBins(st, kx, ky);
 	    if (g >= 0 && Rb_KeyTableFind(t, key, 0) == NULL) {
 		st->ncells++;
 	    }

@@ -303,7 +303,13 @@ typedef struct Rb_Attribute {
     char *text;			/* RB_ATTR_TEXT */
     int partial;		/* Computed on an interrupted run. */
     struct Rb_Analyzer *producer;
+    int64_t elided;		/* RB_ATTR_SERIES: rows of empty intervals
+				 * left out (Rb_AttrElideEmptyRuns). */
 } Rb_Attribute;
+
+/* A series of more than this many empty intervals in a row keeps the
+ * first and the last of them and leaves out the rest (Rb_AnalyzerSet). */
+#define RB_SERIES_EMPTY_RUN 1024
 
 /* "scalar", "vector" ... "text". */
 const char *	Rb_AttrKindName(Rb_AttrKind kind);

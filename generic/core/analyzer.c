@@ -129,6 +129,7 @@ Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr)
 	free(attr->name);
 	attr->name = name;
     }
+    RbAttrElideEmptyRuns(attr, RB_SERIES_EMPTY_RUN);
     if (a->flow == NULL) {
 	Rb_AttrFree(attr);
 	return;
@@ -382,6 +383,7 @@ RbAnalyzerStartAll(Tcl_Interp *interp, Rb_Analyzer *a, const Rb_RunInfo *run)
     priv->resolved = 0;
     priv->given = 0;
     priv->present = 0;
+    priv->mergeFailed = 0;
     if (CheckIoFields(interp, a, run) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -503,12 +505,31 @@ Rb_AnalyzerPastLimit(Rb_Analyzer *a)
 }
 
 /*
+ * KeepFirstError --
+ *	Keeps interp's error in *err, *opts unless one is kept already, and
+ *	clears interp's result.
+ */
+static void
+KeepFirstError(Tcl_Interp *interp, Tcl_Obj **err, Tcl_Obj **opts)
+{
+    if (*err == NULL) {
+	*err = Tcl_GetObjResult(interp);
+	*opts = Tcl_GetReturnOptions(interp, TCL_ERROR);
+	Tcl_IncrRefCount(*err);
+	Tcl_IncrRefCount(*opts);
+    }
+    Tcl_ResetResult(interp);
+}
+
+/*
  * RbEndAnalyzers --
  *	Calls end on every analyzer of the given flows, and on analyzers of
  *	other flows they need, so that each runs after its producers.  With
  *	dryRun, only checks the order (cycles, missing producers).  Before
  *	each end, a time limit on interp is checked (RbEndCheckLimit): past
- *	it, the analyzers not ended yet are not.
+ *	it, the analyzers not ended yet are not.  An analyzer whose end
+ *	fails has its Attributes marked partial, and the others still end;
+ *	the first failure is the result.
  * Results: TCL_OK or TCL_ERROR.
  */
 int
@@ -518,7 +539,8 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
     Rb_Analyzer **order = Rb_AllocArray(eng->nanalyzers + 1,
 	    sizeof(Rb_Analyzer *));
     Tcl_DString path;
-    int i, j, n = 0, rc = TCL_OK;
+    Tcl_Obj *firstErr = NULL, *firstOpts = NULL;
+    int i, j, n = 0, rc = TCL_OK, ordered;
 
     for (i = 0; i < eng->nanalyzers; i++) {
 	((AnalyzerPriv *)eng->analyzers[i]->engine)->mark = 0;
@@ -530,15 +552,18 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	    Tcl_DStringFree(&path);
 	}
     }
+    ordered = rc == TCL_OK;
     if (!dryRun) {
 	double grace;
 
 	endDeadlineSet = RbEndDeadline(interp, &endDeadline, &grace);
     }
-    for (i = 0; i < n && rc == TCL_OK && !dryRun; i++) {
+    for (i = 0; i < n && !dryRun && ordered; i++) {
 	Rb_Analyzer *a = order[i];
+	int failed = 0;
 
 	if (RbEndCheckLimit(interp) != TCL_OK) {
+	    KeepFirstError(interp, &firstErr, &firstOpts);
 	    rc = TCL_ERROR;
 	    break;
 	}
@@ -548,11 +573,17 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 			"%s: failed at end of trace",
 			a->cmdName ? a->cmdName : a->cls->name);
 	    }
-	    rc = TCL_ERROR;
-	    break;
+	    failed = 1;
+	} else if (RbAnalyzerTakeError(interp, a) != TCL_OK) {
+	    failed = 1;
 	}
-	rc = RbAnalyzerTakeError(interp, a);
-	if (run->partial && a->flow) {
+	if (failed) {
+	    /* The others end on, so that what they computed is reported;
+	     * the first failure is the run's. */
+	    KeepFirstError(interp, &firstErr, &firstOpts);
+	    rc = TCL_ERROR;
+	}
+	if ((run->partial || failed) && a->flow) {
 	    Tcl_HashSearch s;
 	    Tcl_HashEntry *e;
 
@@ -565,6 +596,12 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 		}
 	    }
 	}
+    }
+    if (firstErr != NULL) {
+	Tcl_SetObjResult(interp, firstErr);
+	Tcl_SetReturnOptions(interp, firstOpts);
+	Tcl_DecrRefCount(firstErr);
+	Tcl_DecrRefCount(firstOpts);
     }
     endDeadlineSet = 0;
     free(order);

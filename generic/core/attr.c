@@ -170,6 +170,98 @@ Rb_AttrColumnIndex(const Rb_Attribute *a, const char *name)
 }
 
 /*
+ * RowEmpty --
+ *	Whether row r of a has nothing but zeros and NaNs after its first
+ *	(time) column; a text cell counts when it is empty.
+ */
+static int
+RowEmpty(const Rb_Attribute *a, int r)
+{
+    int c;
+
+    for (c = 1; c < a->ncols; c++) {
+	const Rb_Column *col = &a->cols[c];
+
+	if (col->isText ? (col->text[r] != NULL && *col->text[r])
+		: (col->num[r] != 0 && !isnan(col->num[r]))) {
+	    return 0;
+	}
+    }
+    return 1;
+}
+
+/*
+ * RbAttrElideEmptyRuns --
+ *	Keeps a series from growing with the idle time of a trace (or with
+ *	one corrupt time far from the others): in a series Attribute whose
+ *	first column is "time", every run of more than minRun consecutive
+ *	empty rows keeps its first and its last row, so that a plot still
+ *	draws the zeros, and the rows between are removed.  Reporters say
+ *	how many were left out.
+ * Results: the number of rows removed.
+ * Side effects: compacts a's columns; adds the count to a->elided.
+ */
+int64_t
+RbAttrElideEmptyRuns(Rb_Attribute *a, int minRun)
+{
+    int r, out = 0, runStart = -1, c;
+    int64_t removed = 0;
+
+    if (a->kind != RB_ATTR_SERIES || a->ncols < 2 || a->cols[0].isText
+	    || strcmp(a->cols[0].name, "time") != 0 || minRun < 2
+	    || a->nrows <= minRun) {
+	return 0;
+    }
+    for (r = 0; r <= a->nrows; r++) {
+	int empty = r < a->nrows && RowEmpty(a, r), from, n;
+
+	if (empty) {
+	    if (runStart < 0) {
+		runStart = r;
+	    }
+	    continue;
+	}
+	/* Rows runStart .. r-1 are empty (when runStart >= 0): copy the
+	 * run's first and last only if it is long, then row r. */
+	from = runStart < 0 ? r : runStart;
+	n = r - from;
+	for (; from <= r && from < a->nrows; from++) {
+	    if (runStart >= 0 && n > minRun && from > runStart
+		    && from < r - 1) {
+		for (c = 0; c < a->ncols; c++) {
+		    if (a->cols[c].isText) {
+			free(a->cols[c].text[from]);
+			a->cols[c].text[from] = NULL;
+		    }
+		}
+		continue;
+	    }
+	    for (c = 0; c < a->ncols; c++) {
+		Rb_Column *col = &a->cols[c];
+
+		if (col->isText) {
+		    if (out != from) {
+			free(col->text[out]);
+			col->text[out] = col->text[from];
+			col->text[from] = NULL;
+		    }
+		} else {
+		    col->num[out] = col->num[from];
+		}
+	    }
+	    out++;
+	}
+	if (runStart >= 0 && n > minRun) {
+	    removed += n - 2;
+	}
+	runStart = -1;
+    }
+    a->nrows = out;
+    a->elided += removed;
+    return removed;
+}
+
+/*
  * Rb_AttrFree --
  *	Frees an Attribute that nothing has taken over (NULL: nothing); one
  *	given to Rb_AnalyzerSet belongs to its Flow.
@@ -297,5 +389,9 @@ Rb_AttrToObj(const Rb_Attribute *a)
 	    Tcl_NewStringObj(a->unit, -1));
     Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("columns", -1), cols);
     Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("rows", -1), rows);
+    if (a->elided > 0) {
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("elided", -1),
+		Tcl_NewWideIntObj(a->elided));
+    }
     return d;
 }

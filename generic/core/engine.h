@@ -111,6 +111,9 @@ typedef struct AnalyzerPriv {
     uint64_t given;		/* Records given to it since start. */
     uint64_t present;		/* RB_FIELD_BIT of each declared field
 				 * present in one of them at least. */
+    int mergeFailed;		/* A shard's state failed to merge into it
+				 * in this run: later shards are not merged
+				 * (its results lack them, marked partial). */
 } AnalyzerPriv;
 
 struct Rb_Engine {

@@ -458,6 +458,8 @@ FlowAttrCmd(Tcl_Interp *interp, Rb_Flow *flow, int isInfo, int objc,
 		Tcl_NewBooleanObj(attr->partial));
 	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("rows", -1),
 		Tcl_NewIntObj(attr->nrows));
+	Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("elided", -1),
+		Tcl_NewWideIntObj(attr->elided));
 	Tcl_SetObjResult(interp, d);
 	return TCL_OK;
     }

@@ -594,7 +594,8 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 {
     int i, j, nf, failed, sig, sigRank;
     int64_t first, last;
-    Tcl_Obj *counts, *theirFiles, **fv;
+    Tcl_Obj *counts, *theirFiles, **fv, *firstErr = NULL, *firstOpts = NULL;
+    const unsigned char *bytes;
 
     if (Rb_BufGetInt(b) != MSG_VERSION) {
 	return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
@@ -704,12 +705,30 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 			a->cmdName);
 	    }
 	    snprintf(fromText, sizeof(fromText), "rank %d", from);
-	    if (RbMergeState(interp, a, a, run,
-		    (const unsigned char *)Rb_BufGetBytes(b, len), len,
-		    fromText) != TCL_OK) {
-		return TCL_ERROR;
+	    bytes = (const unsigned char *)Rb_BufGetBytes(b, len);
+	    if (((AnalyzerPriv *)a->engine)->mergeFailed) {
+		continue;	/* its results already lack a shard */
+	    }
+	    if (RbMergeState(interp, a, a, run, bytes, len, fromText)
+		    != TCL_OK) {
+		/* The others merge on: keep this first failure. */
+		((AnalyzerPriv *)a->engine)->mergeFailed = 1;
+		if (firstErr == NULL) {
+		    firstErr = Tcl_GetObjResult(interp);
+		    firstOpts = Tcl_GetReturnOptions(interp, TCL_ERROR);
+		    Tcl_IncrRefCount(firstErr);
+		    Tcl_IncrRefCount(firstOpts);
+		}
+		Tcl_ResetResult(interp);
 	    }
 	}
+    }
+    if (firstErr != NULL) {
+	Tcl_SetObjResult(interp, firstErr);
+	Tcl_SetReturnOptions(interp, firstOpts);
+	Tcl_DecrRefCount(firstErr);
+	Tcl_DecrRefCount(firstOpts);
+	return TCL_ERROR;
     }
     if (b->bad) {
 	return Rb_SetInterpError(interp, "RUBICON MERGE MISMATCH",
@@ -950,7 +969,7 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 	Tcl_Obj *files, Tcl_Obj **errResult, Tcl_Obj **errOptions)
 {
 #ifdef HAVE_MPI
-    int step, rc = TCL_OK;
+    int step, rc = TCL_OK, merged;
     double t0 = Now(), t1;
     Rb_Buf b;
 
@@ -989,22 +1008,24 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
 	    MPI_Recv(b.data, count, MPI_BYTE, from, MSG_TAG, MPI_COMM_WORLD,
 		    MPI_STATUS_IGNORE);
 	    DrainBeats(from);
-	    if (rc == TCL_OK) {
-		t1 = Now();
-		rc = MergeMessage(interp, flows, nflows, run, files, errResult,
-			errOptions, &b, from);
-		mergeSeconds += Now() - t1;
-		if (rc != TCL_OK) {
-		    /* Pass the merge failure on as this rank's own. */
-		    if (*errResult) {
-			Tcl_DecrRefCount(*errResult);
-			Tcl_DecrRefCount(*errOptions);
-		    }
-		    *errResult = Tcl_GetObjResult(interp);
-		    *errOptions = Tcl_GetReturnOptions(interp, TCL_ERROR);
-		    Tcl_IncrRefCount(*errResult);
-		    Tcl_IncrRefCount(*errOptions);
+	    /* After a failed merge the later shards still merge into every
+	     * Analyzer but the one that failed (MergeMessage), so that what
+	     * was computed is reported, marked partial. */
+	    t1 = Now();
+	    merged = MergeMessage(interp, flows, nflows, run, files,
+		    errResult, errOptions, &b, from);
+	    mergeSeconds += Now() - t1;
+	    if (merged != TCL_OK && rc == TCL_OK) {
+		/* Pass the first merge failure on as this rank's own. */
+		rc = TCL_ERROR;
+		if (*errResult) {
+		    Tcl_DecrRefCount(*errResult);
+		    Tcl_DecrRefCount(*errOptions);
 		}
+		*errResult = Tcl_GetObjResult(interp);
+		*errOptions = Tcl_GetReturnOptions(interp, TCL_ERROR);
+		Tcl_IncrRefCount(*errResult);
+		Tcl_IncrRefCount(*errOptions);
 	    }
 	    Rb_BufFree(&b);
 	} else {

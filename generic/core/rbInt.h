@@ -156,6 +156,10 @@ void		RbFlowPush(Rb_Flow *flow, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
 int		RbFlowEnd(Rb_Flow *flow, const Rb_RunInfo *run);
 void		RbFlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr);
+/* Leaves out the middle of every run of more than minRun empty rows of a
+ * series (a "time" column first, every other cell 0 or NaN); returns how
+ * many rows it left out, also added to a->elided. */
+int64_t		RbAttrElideEmptyRuns(Rb_Attribute *a, int minRun);
 /* Attribute names of a flow, sorted; caller frees the array only. */
 const char **	RbFlowAttrNames(const Rb_Flow *flow, int *count);
 Rb_Reporter *	RbReporterCreate(Tcl_Interp *interp,

@@ -1402,8 +1402,9 @@ NodeFailure(Tcl_Interp *interp, Rb_Engine *eng, Failure *failure)
 /*
  * EndRun --
  *	After reading: flushes transformers and sinks, ends the analyzers in
- *	dependency order, writes the reports (not when a split run failed),
- *	and keeps the summary as rubicon::lastrun's.
+ *	dependency order, writes the reports (marked partial when the run
+ *	failed, a split run's too: what was computed is kept), and keeps the
+ *	summary as rubicon::lastrun's.
  * Results: TCL_OK with the summary, or TCL_ERROR with the run's first
  *	failure (a read error, an analyzer's, a report's).
  */
@@ -1427,8 +1428,8 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	Capture(interp, failure);
     }
     RbAnalyzersBlind(flows, nflows, run, notes);
-    if (!(split && failure->result) && RbReportersWrite(interp, eng, run)
-	    != TCL_OK && failure->result == NULL) {
+    if (RbReportersWrite(interp, eng, run) != TCL_OK
+	    && failure->result == NULL) {
 	Capture(interp, failure);
     }
     eng->running = 0;

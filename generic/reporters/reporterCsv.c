@@ -9,6 +9,7 @@
  */
 
 #include <stddef.h>
+#include <inttypes.h>
 #include <string.h>
 #include "util.h"
 
@@ -57,6 +58,14 @@ WriteLongAttr(FILE *fp, const char *flow, const Rb_Attribute *a)
 	    RbReportCsvField(fp, RbReportColUnit(a, c));
 	    fputs("\n", fp);
 	}
+    }
+    if (a->elided > 0) {
+	/* Rows of empty intervals left out (RbAttrElideEmptyRuns): one
+	 * line with no row number. */
+	RbReportCsvField(fp, flow);
+	putc(',', fp);
+	RbReportCsvField(fp, a->name);
+	fprintf(fp, ",%s,,elided,%" PRId64 ",rows\n", kind, a->elided);
     }
 }
 

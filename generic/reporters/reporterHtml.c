@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <inttypes.h>
 #include "util.h"
 
 typedef struct HtmlState {
@@ -326,7 +327,12 @@ WriteTable(FILE *fp, const Rb_Attribute *a, int64_t maxRows)
     fprintf(fp, "%s</h3>\n<p class=\"help\">", a->partial ? " (partial)"
 	    : "");
     RbReportHtmlString(fp, a->help ? a->help : "");
-    fprintf(fp, " [%s]</p>\n", Rb_AttrKindName(a->kind));
+    fprintf(fp, " [%s]", Rb_AttrKindName(a->kind));
+    if (a->elided > 0) {
+	fprintf(fp, " (%" PRId64 " empty interval%s left out)", a->elided,
+		a->elided == 1 ? "" : "s");
+    }
+    fputs("</p>\n", fp);
     if (a->kind == RB_ATTR_TEXT) {
 	fputs("<pre class=\"text\" data-attr=\"", fp);
 	RbReportHtmlString(fp, a->name);

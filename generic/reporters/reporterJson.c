@@ -7,6 +7,7 @@
  *	a program can read back everything the Tcl interface could.
  */
 
+#include <inttypes.h>
 #include "util.h"
 
 /*
@@ -77,6 +78,9 @@ WriteAttr(FILE *fp, const Rb_Attribute *a)
     fputs(",\n         \"help\": ", fp);
     Rb_JsonString(fp, a->help ? a->help : "");
     fprintf(fp, ", \"partial\": %s", a->partial ? "true" : "false");
+    if (a->elided > 0) {
+	fprintf(fp, ", \"elided\": %" PRId64, a->elided);
+    }
     if (a->kind == RB_ATTR_TEXT) {
 	fputs(",\n         \"text\": ", fp);
 	Rb_JsonString(fp, a->text ? a->text : "");

@@ -9,6 +9,7 @@
  */
 
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 #include "util.h"
 
@@ -185,6 +186,10 @@ WriteTable(FILE *fp, const char *flow, const Rb_Attribute *a)
 	    Rb_AttrKindName(a->kind), a->nrows, a->nrows == 1 ? "" : "s",
 	    a->unit && *a->unit ? ", " : "", a->unit ? a->unit : "",
 	    a->partial ? ", partial" : "");
+    if (a->elided > 0) {
+	fprintf(fp, " (%" PRId64 " empty interval%s left out)", a->elided,
+		a->elided == 1 ? "" : "s");
+    }
     fprintf(fp, "%s%s\n", a->help && *a->help ? ": " : "",
 	    a->help ? a->help : "");
     if (a->ncols == 0 || a->nrows == 0) {

@@ -308,7 +308,8 @@ typedef struct Rb_Attribute {
 } Rb_Attribute;
 
 /* A series of more than this many empty intervals in a row keeps the
- * first and the last of them and leaves out the rest (Rb_AnalyzerSet). */
+ * first and the last of them and leaves out the rest, once the run's
+ * Analyzers have ended (rubicon(n) SERIES). */
 #define RB_SERIES_EMPTY_RUN 1024
 
 /* "scalar", "vector" ... "text". */

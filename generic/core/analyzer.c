@@ -129,7 +129,6 @@ Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr)
 	free(attr->name);
 	attr->name = name;
     }
-    RbAttrElideEmptyRuns(attr, RB_SERIES_EMPTY_RUN);
     if (a->flow == NULL) {
 	Rb_AttrFree(attr);
 	return;

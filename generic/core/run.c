@@ -1400,6 +1400,28 @@ NodeFailure(Tcl_Interp *interp, Rb_Engine *eng, Failure *failure)
 }
 
 /*
+ * ElideSeries --
+ *	Once every Analyzer has ended (staged ones read whole series), leaves
+ *	out the middle of each long run of empty intervals in the flows'
+ *	series Attributes (RbAttrElideEmptyRuns), before reports are written.
+ */
+static void
+ElideSeries(Rb_Flow **flows, int nflows)
+{
+    int i;
+
+    for (i = 0; i < nflows; i++) {
+	Tcl_HashSearch s;
+	Tcl_HashEntry *e;
+
+	for (e = Tcl_FirstHashEntry(&flows[i]->attrs, &s); e;
+		e = Tcl_NextHashEntry(&s)) {
+	    RbAttrElideEmptyRuns(Tcl_GetHashValue(e), RB_SERIES_EMPTY_RUN);
+	}
+    }
+}
+
+/*
  * EndRun --
  *	After reading: flushes transformers and sinks, ends the analyzers in
  *	dependency order, writes the reports (marked partial when the run
@@ -1428,6 +1450,7 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	Capture(interp, failure);
     }
     RbAnalyzersBlind(flows, nflows, run, notes);
+    ElideSeries(flows, nflows);
     if (RbReportersWrite(interp, eng, run) != TCL_OK
 	    && failure->result == NULL) {
 	Capture(interp, failure);

@@ -37,7 +37,7 @@ namespace eval ::rubicon::tracereport {
     variable cacheFractions {0.001 0.01 0.1}
     # Most cells of each offset-by-time heat map (HeatmapAnalyzer
     # -maxcells): past it the bins widen.
-    variable heatCells 65536
+    variable heatCells 16384
 }
 if {![info exists ::rubicon::runOptions]} {
     set ::rubicon::runOptions {}

@@ -16,6 +16,7 @@
 set -e
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${1:-/tmp/rubicon-fresh}
+case $root in /*) ;; *) root=$(pwd)/$root ;; esac
 mirror=${MIRROR:-$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 
@@ -32,7 +33,14 @@ mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
 mountpoint -q "$root/sys" || mount -t sysfs sysfs "$root/sys"
 mountpoint -q "$root/dev" || mount --bind /dev "$root/dev"
 mountpoint -q "$root/dev/pts" || mount --bind /dev/pts "$root/dev/pts"
-trap 'umount "$root/dev/pts" "$root/dev" "$root/sys" "$root/proc" 2>/dev/null || true' EXIT
+# hosts.test makes network namespaces inside the root (ip netns), which
+# leaves run/netns and its entries mounted: those are unmounted too.
+unmountAll() {
+    for m in $(awk -v r="$root/" 'index($2, r) == 1 {print $2}' /proc/self/mounts | sort -r); do
+	umount -l "$m" 2>/dev/null || true
+    done
+}
+trap unmountAll EXIT
 
 rm -rf "$root/work"
 mkdir -p "$root/work"

@@ -184,9 +184,11 @@ double		RbRefinerPredict(const Rb_Refiner *r, const double *x,
 		    double *seeded, int64_t *confidence, int64_t *observed);
 /* Figure 6.5's spread of a prediction: the standard deviation of the
  * agreeing residuals of x's leaf and the least and greatest values
- * observed there; 0 when the leaf has no observation. */
+ * observed there, and the mean and standard deviation of all of them;
+ * 0 when the leaf has no observation. */
 int		RbRefinerSpread(const Rb_Refiner *r, const double *x,
-		    double *stddev, double *min, double *max);
+		    double *stddev, double *min, double *max,
+		    double *allMean, double *allStddev);
 void		RbRefinerStats(const Rb_Refiner *r, int64_t *seeds,
 		    int64_t *observations, int *leaves);
 void		RbRefinerFree(Rb_Refiner *r);

@@ -823,15 +823,18 @@ RbRefinerPredict(const Rb_Refiner *r, const double *x, double *seeded,
  *	standard deviation of the residuals its leaf agrees on (the
  *	fullest bucket's), and the least and greatest values observed in
  *	that leaf (each observation's residual plus the seeded answer at
- *	its point).  Returns 0, setting nothing, when the leaf has no
+ *	its point); and what Figure 6.12 shows for a point the model never
+ *	saw (a new switch type, in a model without that attribute): the
+ *	mean and the standard deviation of every value observed in the
+ *	leaf.  Returns 0, setting nothing, when the leaf has no
  *	observation.
  */
 int
 RbRefinerSpread(const Rb_Refiner *r, const double *x, double *stddev,
-	double *min, double *max)
+	double *min, double *max, double *allMean, double *allStddev)
 {
     const Node *n = LeafOf(r, x);
-    double lo, width, mean, ss = 0;
+    double lo, width, mean, ss = 0, sum = 0, sumSq = 0, m;
     int i;
 
     if (n->mode < 0) {
@@ -849,8 +852,17 @@ RbRefinerSpread(const Rb_Refiner *r, const double *x, double *stddev,
 	}
 	*min = fmin(*min, y);
 	*max = fmax(*max, y);
+	sum += y;
     }
     *stddev = sqrt(ss / n->count[n->mode]);
+    m = sum / n->nobs;
+    for (i = 0; i < n->nobs; i++) {
+	double y = n->res[i] + RbRefinerSeeded(r, n->x + i * r->nf);
+
+	sumSq += (y - m) * (y - m);
+    }
+    *allMean = m;
+    *allStddev = sqrt(sumSq / n->nobs);
     return 1;
 }
 

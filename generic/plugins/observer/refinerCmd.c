@@ -104,7 +104,7 @@ RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	"stats", "tree", "delete", NULL};
     enum { SEED, OBSERVE, PREDICT, STATS, TREE, DELETE };
     RefinerCmd *rc = cd;
-    double *x, y, seeded, value, stddev, min, max;
+    double *x, y, seeded, value, stddev, min, max, allMean, allStddev;
     int64_t confidence, observed, seeds, observations;
     int sub, leaves;
 
@@ -144,15 +144,17 @@ RefinerObjCmd(ClientData cd, Tcl_Interp *interp, int objc,
 	}
 	value = RbRefinerPredict(rc->refiner, x, &seeded, &confidence,
 		&observed);
-	if (!RbRefinerSpread(rc->refiner, x, &stddev, &min, &max)) {
-	    stddev = 0;
-	    min = max = value;
+	if (!RbRefinerSpread(rc->refiner, x, &stddev, &min, &max, &allMean,
+		&allStddev)) {
+	    stddev = allStddev = 0;
+	    min = max = allMean = value;
 	}
 	free(x);
 	Tcl_SetObjResult(interp, Tcl_ObjPrintf("value %.17g confidence %lld "
 		"seeded %.17g observations %lld stddev %.17g min %.17g "
-		"max %.17g", value, (long long) confidence, seeded,
-		(long long) observed, stddev, min, max));
+		"max %.17g mean %.17g spread %.17g", value,
+		(long long) confidence, seeded, (long long) observed, stddev,
+		min, max, allMean, allStddev));
 	return TCL_OK;
     case STATS:
 	seeds = observations = 0;

@@ -99,8 +99,8 @@ static const Rb_Option txMixOptions[] = {
 };
 
 static const char *const txMixAttrs[] = {
-    "TxMixCounts", "TxMixTimes", "TxMixResponse", "TxMixUtilization",
-    "TxMixArrivalUtilization", "TxMixCoefficients", "TxMixFit",
+    "TxMixCounts", "TxMixTimes", "TxMixMix", "TxMixResponse",
+    "TxMixUtilization", "TxMixArrivalUtilization", "TxMixCoefficients", "TxMixFit",
     "TxMixError", "TxMixErrorUtilization", NULL
 };
 
@@ -640,6 +640,47 @@ WindowTable(const TxMixState *st, const char *name, double **cells,
 }
 
 /*
+ * MixTable --
+ *	The paper's view of a nonstationary mix (Figures 2, 9 and 11): per
+ *	window its start, its throughput (transactions per second) and each
+ *	type's fraction of its transactions (NaN in a window without any).
+ * Results: the new Attribute.
+ */
+static Rb_Attribute *
+MixTable(const TxMixState *st)
+{
+    Rb_Attribute *attr = Rb_AttrCreate("TxMixMix", RB_ATTR_TABLE, "",
+	    "throughput (transactions/s) and each type's fraction of the "
+	    "transactions per window");
+    double seconds = (double)st->windowNs / NS_PER_S;
+    char buf[256];
+    int i, j;
+
+    Rb_AttrAddColumn(attr, "time", "s", 0);
+    Rb_AttrAddColumn(attr, "throughput", "1/s", 0);
+    for (j = 0; j < st->ntypes; j++) {
+	TypeName(st, j, buf, sizeof(buf));
+	Rb_AttrAddColumn(attr, buf, "", 0);
+    }
+    for (i = 0; i < st->nwin; i++) {
+	int row = Rb_AttrAddRow(attr);
+	double total = 0;
+
+	for (j = 0; j < st->ntypes; j++) {
+	    total += st->count[j][i];
+	}
+	Rb_AttrSetNum(attr, row, 0,
+		(double)(st->origin + (int64_t)i * st->windowNs) / NS_PER_S);
+	Rb_AttrSetNum(attr, row, 1, total / seconds);
+	for (j = 0; j < st->ntypes; j++) {
+	    Rb_AttrSetNum(attr, row, 2 + j, total > 0
+		    ? st->count[j][i] / total : NAN);
+	}
+    }
+    return attr;
+}
+
+/*
  * WindowUtilization --
  *	Fills U (nwin x R) with the mean of each resource's samples in each
  *	window; a window without samples keeps the previous window's value
@@ -938,6 +979,7 @@ TxMixEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    "transactions per window (N_ij) by type"));
     Rb_AnalyzerSet(a, WindowTable(st, "TxMixTimes", secs, "s",
 	    "summed response time per window (T_ij) by type"));
+    Rb_AnalyzerSet(a, MixTable(st));
     for (j = 0; j < st->ntypes; j++) {
 	free(secs[j]);
     }

@@ -290,8 +290,9 @@ proc ::rubicon::tracereport::infoText {f} {
 	    lappend lines [format "span         %.6f s: %s to %s" $span $from $to]
 	}
 	lappend lines "kind         events, not block I/O: no devices, sizes or\
-	    operations; rubicon report characterizes block-I/O traces (for\
-	    requests and services see Magpie(n) and Stardust(n))"
+	    operations; rubicon report gives the requests, service graph and\
+	    demand of span files and Stardust records (for Magpie logs see\
+	    Magpie(n))"
 	return [join $lines \n]
     }
     dict with f {}
@@ -522,6 +523,10 @@ proc ::rubicon::tracereport::main {argList} {
 	file mkdir $outdir
 	set script [file join $outdir report.tcl]
 	writeFile $script [spanConfig $opts]
+    } elseif {$t0 ne "-" && [eventKind $t0 [dict get $opts -runoptions]] eq "stardust"} {
+	file mkdir $outdir
+	set script [file join $outdir report.tcl]
+	writeFile $script [stardustConfig $opts]
     } else {
 	file mkdir $outdir
 	set script [file join $outdir report.tcl]
@@ -540,9 +545,9 @@ proc ::rubicon::tracereport::main {argList} {
 		&& [regexp {schema "([^"]+)"|known fields: time, } $msg]} {
 	    return -code error -errorcode {RUBICON REPORT EVENTS} \
 		"[join $args {, }]: events, not block I/O: rubicon report\
-		characterizes block-I/O traces and Zipkin or OTLP span files\
-		(rubicon info describes any trace; for Magpie logs and Stardust\
-		records see Magpie(n) and Stardust(n))"
+		characterizes block-I/O traces, Zipkin or OTLP span files and\
+		Stardust activity records (rubicon info describes any trace;\
+		for Magpie logs see Magpie(n))"
 	}
 	return -options [dict incr opts -level] $msg
     }
@@ -1140,6 +1145,33 @@ proc ::rubicon::tracereport::write {summary outdir options flows} {
 
 # tracereport::spanConfig opts -- the text of report.tcl for Zipkin or
 # OTLP span files: stardust::spans over each, then writeSpans.
+# tracereport::eventKind path runOptions -- "stardust" when the trace
+# holds Stardust activity records: by -format, else by its first bytes as
+# the readers sniff them (not by a run, under mpirun: the first run is the
+# split one, so a bzip2 or zstd file there needs -format).
+proc ::rubicon::tracereport::eventKind {path runOptions} {
+    if {[dict exists $runOptions -format]} {
+	return [expr {[dict get $runOptions -format] in {stardust stardust-text}
+	    ? "stardust" : ""}]
+    }
+    if {[compression $path] ni {none gzip}} {
+	# bzip2 or zstd: sniffed by a run, in one process only.
+	if {[::rubicon::mpi size] > 1} {return ""}
+	return [expr {[sniff $path] in {stardust stardust-text}
+	    ? "stardust" : ""}]
+    }
+    set ch [open $path rb]
+    try {
+	if {[compression $path] eq "gzip"} {zlib push gunzip $ch}
+	set head [read $ch 9]
+    } on error {} {
+	return ""
+    } finally {
+	close $ch
+    }
+    expr {$head eq "#stardust" || [string range $head 0 7] eq "STARDUST"
+	? "stardust" : ""}
+}
 proc ::rubicon::tracereport::spanConfig {opts} {
     join [list \
 	"# Rubicon configuration written by \"rubicon report\" (rubicon-report(n))" \

@@ -1,0 +1,294 @@
+# eventreport.tcl --
+#
+#	rubicon report on Stardust activity records (binary or text,
+#	Stardust(n)): requests per type with their latency percentiles, the
+#	calls made inside them, the service graph, the flow graph and the
+#	demand per client, in report.txt, report.json and report.html, from
+#	a StardustFlowGraphAnalyzer and a StardustDemandAnalyzer.  The
+#	configuration it runs is written to report.tcl (rubicon-report(n)).
+
+namespace eval ::rubicon::tracereport {
+    # Root requests whose points are kept for the request and call
+    # figures (StardustFlowGraphAnalyzer -maxrequests): a bound on memory.
+    variable eventRequests 100000
+}
+
+# tracereport::stardustConfig opts -- the text of report.tcl for Stardust
+# activity records.
+proc ::rubicon::tracereport::stardustConfig {opts} {
+    variable eventRequests
+    join [list \
+	"# Rubicon configuration written by \"rubicon report\" (rubicon-report(n))" \
+	"# for Stardust activity records.  Run: rubicon report.tcl TRACE..." \
+	"# StardustFlowGraphAnalyzer (Stardust(n)) walks each root request's" \
+	"# flow graph (the first $eventRequests kept for the per-request figures);" \
+	"# StardustDemandAnalyzer bills CPU, disk and network to each client." \
+	"# writeStardust writes report.txt, report.json and report.html into" \
+	"# outdir." \
+	"" \
+	[list set outdir [dict get $opts -outdir]] \
+	[list set reportOptions [dict create -top [dict get $opts -top]]] \
+	"# StardustDemandAnalyzer cannot merge: a run split over MPI ranks" \
+	"# leaves the demand out (and the report says so)." \
+	"set demand \[expr {\[rubicon::mpi split\] ? {} : \[list \[StardustDemandAnalyzer\]\]}\]" \
+	"set events \[Flow events \[StardustFlowGraphAnalyzer -maxrequests $eventRequests\] \\" \
+	"    {*}\$demand\]" \
+	"head \$events" \
+	"set summary \[rubicon::run {*}\$rubicon::runOptions {*}\$argv\]" \
+	"rubicon::tracereport::writeStardust \$summary \$events \$outdir \$reportOptions"] \n
+}
+
+# tracereport::pointParts point -- {kind service name} of a Stardust
+# instrumentation point ("Call fe read": Call fe read; "Lookup": Lookup
+# "" "").
+proc ::rubicon::tracereport::pointParts {point} {
+    list [lindex $point 0] [lindex $point 1] [lrange $point 2 end]
+}
+
+# tracereport::stardustFigures summary flow options -- every figure of a
+# Stardust report, as a dict.
+proc ::rubicon::tracereport::stardustFigures {summary flow options} {
+    variable eventRequests
+    # Each kept root request's points, in time order of first visit.
+    set points {}
+    foreach r [rowsOf $flow RequestPoints] {
+	lassign $r req point t
+	dict lappend points $req [list $t $point]
+    }
+    set types {}
+    set calls {}
+    set edges {}
+    dict for {req pts} $points {
+	set pts [lsort -real -index 0 $pts]
+	lassign [lindex $pts 0] t0 first
+	set at {}
+	foreach p $pts {
+	    dict set at [lindex $p 1] [lindex $p 0]
+	}
+	# A request's latency: from its first point, a Call, to the Reply
+	# of the same service and name (a request without one, cut off by
+	# the end of the trace, has none).
+	lassign [pointParts $first] kind svc name
+	if {$kind eq "Call" && [dict exists $at [list Reply $svc {*}$name]]} {
+	    dict lappend types [list $svc $name] \
+		[expr {[dict get $at [list Reply $svc {*}$name]] - $t0}]
+	} else {
+	    dict lappend types [list $svc [lrange $first 0 end]] {}
+	}
+	# Each call inside it: Call to the matching Reply.  The service
+	# graph: a Call made while another service's call is open (the
+	# innermost, in time order) is that service calling this one.
+	set open {}
+	foreach p $pts {
+	    lassign $p t point
+	    lassign [pointParts $point] kind svc name
+	    if {$kind eq "Call"} {
+		set reply [list Reply $svc {*}$name]
+		if {[dict exists $at $reply]} {
+		    dict lappend calls [list $svc $name] \
+			[expr {[dict get $at $reply] - $t}]
+		}
+		if {[llength $open] && [lindex $open end 0] ne $svc} {
+		    dict incr edges [list [lindex $open end 0] $svc]
+		}
+		lappend open [list $svc $name]
+	    } elseif {$kind eq "Reply"} {
+		set i [lsearch -exact $open [list $svc $name]]
+		if {$i >= 0} {
+		    set open [lreplace $open $i end]
+		}
+	    }
+	}
+    }
+    foreach var {types calls} {
+	set nested {}
+	dict for {k ds} [set $var] {
+	    set ds [lsearch -all -inline -not -exact $ds {}]
+	    if {[llength $ds]} {dict set nested {*}$k $ds}
+	}
+	set $var [durationRows $nested]
+    }
+    set flowEdges {}
+    foreach e [rowsOf $flow FlowEdges] {
+	lassign $e from to count mean
+	lappend flowEdges [list $from $to [expr {int($count)}] $mean]
+    }
+    set graph [lsort -integer -decreasing -index 2 [lmap {k n} $edges {
+	list {*}$k $n 0 0
+    }]]
+    set flowEdges [lsort -integer -decreasing -index 2 $flowEdges]
+    # Demand per client (Stardust's accounting, thesis chapter 4).
+    set demand [lsort -real -decreasing -index 2 [lmap r [rowsOf $flow ClientDemand] {
+	lassign $r client requests cpu disk netBytes
+	list [expr {int($client)}] [expr {int($requests)}] $cpu $disk \
+	    [expr {wide($netBytes)}]
+    }]]
+    set walked [scalar $flow SelectedRequests]
+    set cannot {}
+    if {"ClientDemand" ni [$flow attributes]} {
+	lappend cannot "demand per client: not computed in a run split over\
+	    MPI ranks (StardustDemandAnalyzer cannot merge)"
+    }
+    dict create kind stardust \
+	traces [lmap f [dict get $summary files] {
+	    dict create path [lindex $f 0] format [lindex $f 1]
+	}] \
+	options [dict create top [dict get $options -top]] \
+	overview [dict create records [dict get $summary records] \
+	    skipped [dict get $summary skipped] \
+	    epoch [dict get $summary epoch] \
+	    span [expr {[dict get $summary records]
+		? [dict get $summary last] - [dict get $summary first] : 0}] \
+	    from [when $summary [dict get $summary first]] \
+	    to [when $summary [dict get $summary last]] \
+	    requests [expr {int($walked)}] kept [dict size $points] \
+	    keptLimit $eventRequests \
+	    clients [llength $demand] services [llength [lsort -unique \
+		[lmap r $calls {lindex $r 0}]]] \
+	    unattributedCpu [scalar $flow UnattributedCpu] \
+	    unattributedDisk [scalar $flow UnattributedDisk]] \
+	requests $types calls $calls serviceGraph $graph \
+	flowEdges $flowEdges demand $demand cannot $cannot
+}
+
+# tracereport::stardustText f -- report.txt of a Stardust report.
+proc ::rubicon::tracereport::stardustText {f} {
+    set top [dict get $f options top]
+    set ov [dict get $f overview]
+    set lines {}
+    foreach t [dict get $f traces] {
+	lappend lines "trace     [dict get $t path] ([dict get $t format])"
+    }
+    lappend lines [format "time      %.6f s: %s to %s" [dict get $ov span] \
+	[dict get $ov from] [dict get $ov to]]
+    set kept [expr {[dict get $ov kept] < [dict get $ov requests]
+	? " (the first [dict get $ov kept] kept for the figures below)" : ""}]
+    lappend lines "records   [dict get $ov records] activity records,\
+	[dict get $ov skipped] skipped; [dict get $ov requests] root\
+	requests$kept, [dict get $ov clients] clients,\
+	[dict get $ov services] services called"
+    foreach {key title} {requests "Request type (first point)" calls "Call (Call to Reply, every service)"} {
+	set rows [dict get $f $key]
+	lappend lines "" [format "%-40s %7s %9s %9s %9s %9s %9s" $title count \
+	    mean_ms p50_ms p90_ms p99_ms max_ms]
+	foreach r [lrange $rows 0 [expr {$top - 1}]] {
+	    lassign $r s n c mean p50 p90 p99 max
+	    lappend lines [format "%-40s %7d %9.3f %9.3f %9.3f %9.3f %9.3f" \
+		[string range [printable "$s: $n"] 0 39] $c [expr {$mean * 1e3}] \
+		[expr {$p50 * 1e3}] [expr {$p90 * 1e3}] [expr {$p99 * 1e3}] \
+		[expr {$max * 1e3}]]
+	}
+	if {[llength $rows] > $top} {
+	    lappend lines "([expr {[llength $rows] - $top}] more in report.json)"
+	}
+    }
+    lappend lines "" [format "%-24s    %-24s %8s" "Service graph: caller" callee requests]
+    foreach e [dict get $f serviceGraph] {
+	lassign $e c s n
+	lappend lines [format "%-24s -> %-24s %8d" [printable $c] [printable $s] $n]
+    }
+    lappend lines "" [format "%-32s    %-32s %8s %10s" "Flow graph: from" to count mean_ms]
+    set rows [dict get $f flowEdges]
+    foreach e [lrange $rows 0 [expr {$top - 1}]] {
+	lassign $e from to n mean
+	lappend lines [format "%-32s -> %-32s %8d %10.3f" \
+	    [string range [printable $from] 0 31] [string range [printable $to] 0 31] \
+	    $n [expr {$mean * 1e3}]]
+    }
+    if {[llength $rows] > $top} {
+	lappend lines "([expr {[llength $rows] - $top}] more in report.json)"
+    }
+    lappend lines "" [format "%-10s %9s %10s %10s %12s" "Client" requests cpu_ms disk_ms net_bytes]
+    foreach r [lrange [dict get $f demand] 0 [expr {$top - 1}]] {
+	lassign $r c n cpu disk net
+	lappend lines [format "%-10s %9d %10.3f %10.3f %12d" $c $n \
+	    [expr {$cpu * 1e3}] [expr {$disk * 1e3}] $net]
+    }
+    if {[llength [dict get $f cannot]]} {
+	lappend lines {*}[dict get $f cannot]
+    } else {
+	lappend lines [format "%-10s %9s %10.3f %10.3f" unattributed "" \
+	    [expr {[dict get $ov unattributedCpu] * 1e3}] \
+	    [expr {[dict get $ov unattributedDisk] * 1e3}]]
+    }
+    lappend lines "" \
+	"Requests: root requests (breadcrumbs with no parent) by their first" \
+	"point, latency from that Call to the Reply of the same service and" \
+	"name; calls: every Call to its Reply within a request (the first" \
+	"visit of each point); percentiles by nearest rank.  Service graph:" \
+	"a Call made while a call of another service is open in the same" \
+	"request (the innermost), counted per request.  Demand:" \
+	"CPU, disk and network billed to each client through the request" \
+	"graph (StardustDemandAnalyzer, Stardust(n))."
+    join $lines \n
+}
+
+# tracereport::stardustJson f -- report.json of a Stardust report.
+proc ::rubicon::tracereport::stardustJson {f} {
+    set pairs [list kind [jstr stardust] \
+	traces [jarr [lmap t [dict get $f traces] {jdict $t}]] \
+	options [jdict [dict get $f options]] \
+	overview [jdict [dict get $f overview]] \
+	cannot [jarr [lmap c [dict get $f cannot] {jstr $c}]]]
+    foreach {k cols} {
+	requests {service name count mean p50 p90 p99 max}
+	calls {service name count mean p50 p90 p99 max}
+	serviceGraph {caller callee calls errors virtual}
+	flowEdges {from to count meanLatency}
+	demand {client requests cpu disk netBytes}
+    } {
+	lappend pairs $k [jobj [list \
+	    columns [jarr [lmap c $cols {jstr $c}]] \
+	    rows [jrows [dict get $f $k]]]]
+    }
+    return [jobj $pairs]\n
+}
+
+# tracereport::stardustHtml f -- report.html of a Stardust report: one
+# self-contained page.
+proc ::rubicon::tracereport::stardustHtml {f} {
+    set top [dict get $f options top]
+    set out "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+	<title>Rubicon Stardust report</title><style>\
+	body{font-family:sans-serif;margin:1.5em;max-width:60em}\
+	pre{font-size:12px;overflow-x:auto}\
+	svg text{font-size:11px}svg .t{font-size:13px;font-weight:bold}\
+	</style></head><body>\n<h1>Rubicon Stardust report</h1>\n"
+    set txt [stardustText $f]
+    set cut [string first "\n\n" $txt]
+    append out "<section id=\"overview\"><h2>Overview</h2><pre>[esc [string range $txt 0 $cut]]</pre></section>\n"
+    append out "<section id=\"requests\"><h2>Requests and calls</h2><pre>[esc [string range $txt $cut+2 end]]</pre>" \
+	[svgBars "requests by type" [lmap r [lrange [dict get $f requests] 0 [expr {$top - 1}]] {
+	    list "[lindex $r 0]: [lindex $r 1]" [lindex $r 2]
+	}]] \
+	[svgBars "p99 latency by call (ms)" [lmap r [lrange [dict get $f calls] 0 [expr {$top - 1}]] {
+	    list "[lindex $r 0]: [lindex $r 1]" [expr {[lindex $r 6] * 1e3}]
+	}]] "</section>\n"
+    append out "<section id=\"servicegraph\"><h2>Service graph</h2>" \
+	[svgGraph [dict get $f serviceGraph]] "</section>\n"
+    append out "<section id=\"demand\"><h2>Demand per client</h2>" \
+	[svgBars "CPU per client (ms)" [lmap r [lrange [dict get $f demand] 0 [expr {$top - 1}]] {
+	    list "client [lindex $r 0]" [expr {[lindex $r 2] * 1e3}]
+	}]] \
+	[svgBars "disk per client (ms)" [lmap r [lrange [dict get $f demand] 0 [expr {$top - 1}]] {
+	    list "client [lindex $r 0]" [expr {[lindex $r 3] * 1e3}]
+	}]] "</section>\n</body></html>\n"
+}
+
+# tracereport::writeStardust summary flow outdir options -- writes the
+# three reports (rank 0 of a split run) and prints report.txt.
+proc ::rubicon::tracereport::writeStardust {summary flow outdir options} {
+    if {[::rubicon::mpi rank] != 0} return
+    file mkdir $outdir
+    set f [stardustFigures $summary $flow $options]
+    set txt [stardustText $f]
+    writeFile [file join $outdir report.txt] $txt\n
+    writeFile [file join $outdir report.json] [stardustJson $f]
+    writeFile [file join $outdir report.html] [stardustHtml $f]
+    variable quiet
+    if {![info exists quiet] || !$quiet} {
+	puts $txt
+	puts "wrote [file join $outdir report.txt], report.json, report.html, report.tcl"
+    }
+    return $f
+}

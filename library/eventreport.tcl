@@ -168,19 +168,7 @@ proc ::rubicon::tracereport::stardustText {f} {
 	requests$kept, [dict get $ov clients] clients,\
 	[dict get $ov services] services called"
     foreach {key title} {requests "Request type (first point)" calls "Call (Call to Reply, every service)"} {
-	set rows [dict get $f $key]
-	lappend lines "" [format "%-40s %7s %9s %9s %9s %9s %9s" $title count \
-	    mean_ms p50_ms p90_ms p99_ms max_ms]
-	foreach r [lrange $rows 0 [expr {$top - 1}]] {
-	    lassign $r s n c mean p50 p90 p99 max
-	    lappend lines [format "%-40s %7d %9.3f %9.3f %9.3f %9.3f %9.3f" \
-		[string range [printable "$s: $n"] 0 39] $c [expr {$mean * 1e3}] \
-		[expr {$p50 * 1e3}] [expr {$p90 * 1e3}] [expr {$p99 * 1e3}] \
-		[expr {$max * 1e3}]]
-	}
-	if {[llength $rows] > $top} {
-	    lappend lines "([expr {[llength $rows] - $top}] more in report.json)"
-	}
+	lappend lines "" {*}[durationLines $title [dict get $f $key] $top]
     }
     lappend lines "" [format "%-24s    %-24s %8s" "Service graph: caller" callee requests]
     foreach e [dict get $f serviceGraph] {
@@ -225,45 +213,24 @@ proc ::rubicon::tracereport::stardustText {f} {
 
 # tracereport::stardustJson f -- report.json of a Stardust report.
 proc ::rubicon::tracereport::stardustJson {f} {
-    set pairs [list kind [jstr stardust] \
-	traces [jarr [lmap t [dict get $f traces] {jdict $t}]] \
-	options [jdict [dict get $f options]] \
-	overview [jdict [dict get $f overview]] \
-	cannot [jarr [lmap c [dict get $f cannot] {jstr $c}]]]
-    foreach {k cols} {
-	requests {service name count mean p50 p90 p99 max}
-	calls {service name count mean p50 p90 p99 max}
-	serviceGraph {caller callee calls errors virtual}
-	flowEdges {from to count meanLatency}
-	demand {client requests cpu disk netBytes}
-    } {
-	lappend pairs $k [jobj [list \
-	    columns [jarr [lmap c $cols {jstr $c}]] \
-	    rows [jrows [dict get $f $k]]]]
-    }
-    return [jobj $pairs]\n
+    eventJson $f stardust \
+	[list cannot [jarr [lmap c [dict get $f cannot] {jstr $c}]]] {
+	    requests {service name count mean p50 p90 p99 max}
+	    calls {service name count mean p50 p90 p99 max}
+	    serviceGraph {caller callee calls errors virtual}
+	    flowEdges {from to count meanLatency}
+	    demand {client requests cpu disk netBytes}
+	}
 }
 
 # tracereport::stardustHtml f -- report.html of a Stardust report: one
 # self-contained page.
 proc ::rubicon::tracereport::stardustHtml {f} {
     set top [dict get $f options top]
-    set out "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-	<title>Rubicon Stardust report</title><style>\
-	body{font-family:sans-serif;margin:1.5em;max-width:60em}\
-	pre{font-size:12px;overflow-x:auto}\
-	svg text{font-size:11px}svg .t{font-size:13px;font-weight:bold}\
-	</style></head><body>\n<h1>Rubicon Stardust report</h1>\n"
-    set txt [stardustText $f]
-    set cut [string first "\n\n" $txt]
-    append out "<section id=\"overview\"><h2>Overview</h2><pre>[esc [string range $txt 0 $cut]]</pre></section>\n"
-    append out "<section id=\"requests\"><h2>Requests and calls</h2><pre>[esc [string range $txt $cut+2 end]]</pre>" \
-	[svgBars "requests by type" [lmap r [lrange [dict get $f requests] 0 [expr {$top - 1}]] {
-	    list "[lindex $r 0]: [lindex $r 1]" [lindex $r 2]
-	}]] \
-	[svgBars "p99 latency by call (ms)" [lmap r [lrange [dict get $f calls] 0 [expr {$top - 1}]] {
-	    list "[lindex $r 0]: [lindex $r 1]" [expr {[lindex $r 6] * 1e3}]
-	}]] "</section>\n"
+    set out [eventHtmlHead "Rubicon Stardust report" "Requests and calls" \
+	[stardustText $f]]
+    append out [durationBars "requests by type" "p99 latency by call (ms)" \
+	[dict get $f requests] [dict get $f calls] $top] "</section>\n"
     append out "<section id=\"servicegraph\"><h2>Service graph</h2>" \
 	[svgGraph [dict get $f serviceGraph]] "</section>\n"
     append out "<section id=\"demand\"><h2>Demand per client</h2>" \
@@ -279,16 +246,5 @@ proc ::rubicon::tracereport::stardustHtml {f} {
 # three reports (rank 0 of a split run) and prints report.txt.
 proc ::rubicon::tracereport::writeStardust {summary flow outdir options} {
     if {[::rubicon::mpi rank] != 0} return
-    file mkdir $outdir
-    set f [stardustFigures $summary $flow $options]
-    set txt [stardustText $f]
-    writeFile [file join $outdir report.txt] $txt\n
-    writeFile [file join $outdir report.json] [stardustJson $f]
-    writeFile [file join $outdir report.html] [stardustHtml $f]
-    variable quiet
-    if {![info exists quiet] || !$quiet} {
-	puts $txt
-	puts "wrote [file join $outdir report.txt], report.json, report.html, report.tcl"
-    }
-    return $f
+    writeEvents $outdir [stardustFigures $summary $flow $options] stardust
 }

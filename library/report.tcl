@@ -407,20 +407,26 @@ proc ::rubicon::tracereport::notScript {path failed} {
     exit 2
 }
 
-# tracereport::spanKind path -- zipkin or otlp when path (plain or gzip)
-# opens as a Zipkin v2 or OTLP JSON span file, else "".  It reads the
-# first 64 KiB only and runs nothing: a run here would be the process's
-# first, which under mpirun is the one split over the ranks.
-proc ::rubicon::tracereport::spanKind {path} {
+# tracereport::headBytes path n -- the first n bytes of path, through
+# gzip if it is so compressed ("" when it cannot be read).
+proc ::rubicon::tracereport::headBytes {path n} {
     set ch [open $path rb]
     try {
 	if {[compression $path] eq "gzip"} {zlib push gunzip $ch}
-	set head [read $ch 65536]
+	return [read $ch $n]
     } on error {} {
 	return ""
     } finally {
 	close $ch
     }
+}
+
+# tracereport::spanKind path -- zipkin or otlp when path (plain or gzip)
+# opens as a Zipkin v2 or OTLP JSON span file, else "".  It reads the
+# first 64 KiB only and runs nothing: a run here would be the process's
+# first, which under mpirun is the one split over the ranks.
+proc ::rubicon::tracereport::spanKind {path} {
+    set head [headBytes $path 65536]
     if {[regexp {^\s*\{\s*"resourceSpans"} $head]} {return otlp}
     if {[regexp {^\s*\[\s*[\[\{]} $head] && [string first "\"traceId\"" $head] >= 0} {
 	return zipkin
@@ -1160,15 +1166,7 @@ proc ::rubicon::tracereport::eventKind {path runOptions} {
 	return [expr {[sniff $path] in {stardust stardust-text}
 	    ? "stardust" : ""}]
     }
-    set ch [open $path rb]
-    try {
-	if {[compression $path] eq "gzip"} {zlib push gunzip $ch}
-	set head [read $ch 9]
-    } on error {} {
-	return ""
-    } finally {
-	close $ch
-    }
+    set head [headBytes $path 9]
     expr {$head eq "#stardust" || [string range $head 0 7] eq "STARDUST"
 	? "stardust" : ""}
 }
@@ -1310,19 +1308,7 @@ proc ::rubicon::tracereport::spanText {f} {
 	services, [dict get $ov edges] service-graph edges,\
 	[dict get $ov skewCorrections] clock-skew corrections"
     foreach {key title} {requests "Request type (root span)" operations "Operation (every span)"} {
-	set rows [dict get $f $key]
-	lappend lines "" [format "%-40s %7s %9s %9s %9s %9s %9s" $title count \
-	    mean_ms p50_ms p90_ms p99_ms max_ms]
-	foreach r [lrange $rows 0 [expr {$top - 1}]] {
-	    lassign $r s n c mean p50 p90 p99 max
-	    lappend lines [format "%-40s %7d %9.3f %9.3f %9.3f %9.3f %9.3f" \
-		[string range [printable "$s: $n"] 0 39] $c [expr {$mean * 1e3}] \
-		[expr {$p50 * 1e3}] [expr {$p90 * 1e3}] [expr {$p99 * 1e3}] \
-		[expr {$max * 1e3}]]
-	}
-	if {[llength $rows] > $top} {
-	    lappend lines "([expr {[llength $rows] - $top}] more in report.json)"
-	}
+	lappend lines "" {*}[durationLines $title [dict get $f $key] $top]
     }
     lappend lines "" [format "%-24s    %-24s %8s %7s %8s" client server requests errors virtual]
     foreach e [dict get $f serviceGraph] {
@@ -1346,16 +1332,23 @@ proc ::rubicon::tracereport::spanText {f} {
 
 # tracereport::spanJson figures -- report.json of a span report.
 proc ::rubicon::tracereport::spanJson {f} {
-    set pairs [list kind [jstr spans] \
-	traces [jarr [lmap t [dict get $f traces] {jdict $t}]] \
-	options [jdict [dict get $f options]] \
-	overview [jdict [dict get $f overview]]]
-    foreach {k cols} {
+    eventJson $f spans {} {
 	requests {service name count mean p50 p90 p99 max}
 	operations {service name count mean p50 p90 p99 max}
 	serviceGraph {client server requests errors virtual}
 	demand {service spans selfSeconds share}
-    } {
+    }
+}
+
+# tracereport::eventJson f kind extra tables -- report.json of an event
+# report: kind, traces, options and overview, the pairs extra (name and
+# JSON text), then each of tables (name and columns) as columns and rows.
+proc ::rubicon::tracereport::eventJson {f kind extra tables} {
+    set pairs [list kind [jstr $kind] \
+	traces [jarr [lmap t [dict get $f traces] {jdict $t}]] \
+	options [jdict [dict get $f options]] \
+	overview [jdict [dict get $f overview]] {*}$extra]
+    foreach {k cols} $tables {
 	lappend pairs $k [jobj [list \
 	    columns [jarr [lmap c $cols {jstr $c}]] \
 	    rows [jrows [dict get $f $k]]]]
@@ -1424,25 +1417,75 @@ proc ::rubicon::tracereport::svgGraph {edges} {
     append out "</svg></figure>"
 }
 
-# tracereport::spanHtml figures -- report.html of a span report.
-proc ::rubicon::tracereport::spanHtml {f} {
-    set top [dict get $f options top]
+# tracereport::durationLines title rows top -- the text table of
+# durationRows rows: the first top, and how many more report.json has.
+proc ::rubicon::tracereport::durationLines {title rows top} {
+    set lines [list [format "%-40s %7s %9s %9s %9s %9s %9s" $title count \
+	mean_ms p50_ms p90_ms p99_ms max_ms]]
+    foreach r [lrange $rows 0 [expr {$top - 1}]] {
+	lassign $r s n c mean p50 p90 p99 max
+	lappend lines [format "%-40s %7d %9.3f %9.3f %9.3f %9.3f %9.3f" \
+	    [string range [printable "$s: $n"] 0 39] $c [expr {$mean * 1e3}] \
+	    [expr {$p50 * 1e3}] [expr {$p90 * 1e3}] [expr {$p99 * 1e3}] \
+	    [expr {$max * 1e3}]]
+    }
+    if {[llength $rows] > $top} {
+	lappend lines "([expr {[llength $rows] - $top}] more in report.json)"
+    }
+    return $lines
+}
+
+# tracereport::eventHtmlHead title heading txt -- the start of an event
+# report's page: its head, the overview (txt up to its first blank line)
+# and the section "requests" opened under heading with the rest of txt.
+proc ::rubicon::tracereport::eventHtmlHead {title heading txt} {
     set out "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-	<title>Rubicon span report</title><style>\
+	<title>[esc $title]</title><style>\
 	body{font-family:sans-serif;margin:1.5em;max-width:60em}\
 	pre{font-size:12px;overflow-x:auto}\
 	svg text{font-size:11px}svg .t{font-size:13px;font-weight:bold}\
-	</style></head><body>\n<h1>Rubicon span report</h1>\n"
-    set txt [spanText $f]
+	</style></head><body>\n<h1>[esc $title]</h1>\n"
     set cut [string first "\n\n" $txt]
-    append out "<section id=\"overview\"><h2>Overview</h2><pre>[esc [string range $txt 0 $cut]]</pre></section>\n"
-    append out "<section id=\"requests\"><h2>Requests and operations</h2><pre>[esc [string range $txt $cut+2 end]]</pre>" \
-	[svgBars "requests by type (root spans)" [lmap r [lrange [dict get $f requests] 0 [expr {$top - 1}]] {
+    append out "<section id=\"overview\"><h2>Overview</h2><pre>[esc [string range $txt 0 $cut]]</pre></section>\n" \
+	"<section id=\"requests\"><h2>[esc $heading]</h2><pre>[esc [string range $txt $cut+2 end]]</pre>"
+}
+
+# tracereport::durationBars countTitle p99Title types ops top -- bars of
+# the requests per type and of each operation's p99 (durationRows rows).
+proc ::rubicon::tracereport::durationBars {countTitle p99Title types ops top} {
+    string cat [svgBars $countTitle [lmap r [lrange $types 0 [expr {$top - 1}]] {
 	    list "[lindex $r 0]: [lindex $r 1]" [lindex $r 2]
 	}]] \
-	[svgBars "p99 span duration by operation (ms)" [lmap r [lrange [dict get $f operations] 0 [expr {$top - 1}]] {
+	[svgBars $p99Title [lmap r [lrange $ops 0 [expr {$top - 1}]] {
 	    list "[lindex $r 0]: [lindex $r 1]" [expr {[lindex $r 6] * 1e3}]
-	}]] "</section>\n"
+	}]]
+}
+
+# tracereport::writeEvents outdir f kind -- writes report.txt,
+# report.json and report.html of figures f with kind's Text, Json and
+# Html procedures (span, stardust), and prints report.txt unless quiet.
+proc ::rubicon::tracereport::writeEvents {outdir f kind} {
+    file mkdir $outdir
+    set txt [${kind}Text $f]
+    writeFile [file join $outdir report.txt] $txt\n
+    writeFile [file join $outdir report.json] [${kind}Json $f]
+    writeFile [file join $outdir report.html] [${kind}Html $f]
+    variable quiet
+    if {![info exists quiet] || !$quiet} {
+	puts $txt
+	puts "wrote [file join $outdir report.txt], report.json, report.html, report.tcl"
+    }
+    return $f
+}
+
+# tracereport::spanHtml figures -- report.html of a span report.
+proc ::rubicon::tracereport::spanHtml {f} {
+    set top [dict get $f options top]
+    set out [eventHtmlHead "Rubicon span report" "Requests and operations" \
+	[spanText $f]]
+    append out [durationBars "requests by type (root spans)" \
+	"p99 span duration by operation (ms)" [dict get $f requests] \
+	[dict get $f operations] $top] "</section>\n"
     append out "<section id=\"servicegraph\"><h2>Service graph</h2>" \
 	[svgGraph [dict get $f serviceGraph]] "</section>\n"
     append out "<section id=\"demand\"><h2>Demand per service</h2>" \
@@ -1455,18 +1498,7 @@ proc ::rubicon::tracereport::spanHtml {f} {
 # on stdout unless -quiet), report.json and report.html of span files.
 proc ::rubicon::tracereport::writeSpans {summary spans outdir options} {
     if {[::rubicon::mpi rank] != 0} return
-    file mkdir $outdir
-    set f [spanFigures $summary $spans $options]
-    set txt [spanText $f]
-    writeFile [file join $outdir report.txt] $txt\n
-    writeFile [file join $outdir report.json] [spanJson $f]
-    writeFile [file join $outdir report.html] [spanHtml $f]
-    variable quiet
-    if {![info exists quiet] || !$quiet} {
-	puts $txt
-	puts "wrote [file join $outdir report.txt], report.json, report.html, report.tcl"
-    }
-    return $f
+    writeEvents $outdir [spanFigures $summary $spans $options] span
 }
 
 # ---- report.html ------------------------------------------------------------

@@ -66,8 +66,11 @@ AppInit(Tcl_Interp *interp)
     /* The plugins' classes are imported together (init.c). */
     RbEngineGet(interp)->deferImports = 1;
     if (Tcl_Eval(interp, loadPlugins) != TCL_OK) {
+	/* Keep the error: importing resets the interp's result. */
+	Tcl_InterpState state = Tcl_SaveInterpState(interp, TCL_ERROR);
+
 	RbEngineImportPending(RbEngineGet(interp));
-	return TCL_ERROR;
+	return Tcl_RestoreInterpState(interp, state);
     }
     RbEngineImportPending(RbEngineGet(interp));
     Tcl_SetVar(interp, "tcl_rcFileName", "~/.rubiconrc", TCL_GLOBAL_ONLY);

@@ -56,7 +56,10 @@ UNITBIN   := $(UNITSRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBTCL    := $(sort $(wildcard library/*.tcl))
 
 INCS      = -Igeneric $(TCL_CFLAGS)
-CFLAGS_ALL = $(OPT) -g -std=gnu11 -fPIC -Wall -Wextra -Wno-unused-parameter \
+# Debian's multiarch triplet: the Debian package's Tcl directory is
+# lib/tcltk/TRIPLET, where the program looks for its plugins and glue.
+MULTIARCH_CC := $(shell $(CC) -print-multiarch 2>/dev/null)
+CFLAGS_ALL = -DRB_MULTIARCH=\"$(MULTIARCH_CC)\" $(OPT) -g -std=gnu11 -fPIC -Wall -Wextra -Wno-unused-parameter \
 	     -Wno-missing-field-initializers -D_GNU_SOURCE -DUSE_TCL_STUBS \
 	     $(SANITIZE) $(INCS) $(XLSX_CFLAGS) $(STARDUST_CFLAGS) $(MPI_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS_ALL = -lz -lbz2 -lzstd -lm -lpthread -ldl $(STARDUST_LIBS)

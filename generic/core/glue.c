@@ -15,8 +15,9 @@
 /*
  * RbGlueLoad --
  *	Loads lib, looked for beside the object holding this code (the
- *	library, or the program in a build tree), beside the program and in
- *	PREFIX/lib/tcltk/rubiconVERSION beside its bin, then in
+ *	library, or the program in a build tree), beside the program, in
+ *	PREFIX/lib/tcltk/rubiconVERSION and (the Debian package)
+ *	PREFIX/lib/tcltk/TRIPLET/rubiconVERSION beside its bin, then in
  *	rubiconVERSION under each directory of interp's auto_path (where
  *	the program finds the plugins too); the first one found is loaded,
  *	with its symbols global (Open MPI's components expect libmpi's to
@@ -52,6 +53,9 @@ RbGlueLoad(Tcl_Interp *interp, const char *lib, const char *sym,
 	    }
 	    Tcl_ListObjAppendElement(NULL, dirs, Tcl_ObjPrintf(
 		    "%s/../lib/tcltk/rubicon%s", exe, RUBICON_VERSION));
+	    Tcl_ListObjAppendElement(NULL, dirs, Tcl_ObjPrintf(
+		    "%s/../lib/tcltk/%s/rubicon%s", exe, RB_MULTIARCH,
+		    RUBICON_VERSION));
 	}
     }
     autoPath = interp ? Tcl_GetVar2Ex(interp, "auto_path", NULL,

@@ -151,9 +151,9 @@ proc ::rubicon::tracereport::stardustFigures {summary flow options} {
 	flowEdges $flowEdges demand $demand cannot $cannot
 }
 
-# tracereport::stardustText f -- report.txt of a Stardust report.
-proc ::rubicon::tracereport::stardustText {f} {
-    set top [dict get $f options top]
+# tracereport::eventHeadLines f -- the first lines of an event report:
+# each trace and its format, and the time it covers.
+proc ::rubicon::tracereport::eventHeadLines {f} {
     set ov [dict get $f overview]
     set lines {}
     foreach t [dict get $f traces] {
@@ -161,6 +161,13 @@ proc ::rubicon::tracereport::stardustText {f} {
     }
     lappend lines [format "time      %.6f s: %s to %s" [dict get $ov span] \
 	[dict get $ov from] [dict get $ov to]]
+}
+
+# tracereport::stardustText f -- report.txt of a Stardust report.
+proc ::rubicon::tracereport::stardustText {f} {
+    set top [dict get $f options top]
+    set ov [dict get $f overview]
+    set lines [eventHeadLines $f]
     set kept [expr {[dict get $ov kept] < [dict get $ov requests]
 	? " (the first [dict get $ov kept] kept for the figures below)" : ""}]
     lappend lines "records   [dict get $ov records] activity records,\
@@ -247,4 +254,198 @@ proc ::rubicon::tracereport::stardustHtml {f} {
 proc ::rubicon::tracereport::writeStardust {summary flow outdir options} {
     if {[::rubicon::mpi rank] != 0} return
     writeEvents $outdir [stardustFigures $summary $flow $options] stardust
+}
+
+# ---- Magpie event logs ---------------------------------------------------------
+
+# tracereport::magpieSchemaName file -- the one schema FILE defines (the
+# name of its magpie::schema calls), or an error.
+proc ::rubicon::tracereport::magpieSchemaName {file} {
+    set ch [open $file]
+    set text [read $ch]
+    close $ch
+    set names [lsort -unique [lmap {- n} [regexp -all -inline \
+	{magpie::schema\s+([^\s\{\}\[\]$]+)} $text] {set n}]]
+    if {[llength $names] != 1} {
+	return -code error -errorcode USAGE "-schema $file: it defines\
+	    [expr {[llength $names] ? "the schemas [join $names {, }]" : "no\
+	    magpie::schema"}]; give -schemaname NAME"
+    }
+    lindex $names 0
+}
+
+# tracereport::magpieConfig opts -- the text of report.tcl for a Magpie
+# event log read by a schema.
+proc ::rubicon::tracereport::magpieConfig {opts} {
+    variable eventRequests
+    set name [dict get $opts -schemaname]
+    set label [expr {[dict get $opts -label] ne ""
+	? [list -label [dict get $opts -label]] : {}}]
+    set run {set summary [rubicon::run}
+    set ro [dict get $opts -runoptions]
+    dict set ro -readeroptions [dict merge [expr {[dict exists $ro -readeroptions]
+	? [dict get $ro -readeroptions] : {}}] [list schema $name]]
+    foreach {k v} $ro {
+	append run " " [list $k $v]
+    }
+    append run { {*}$rubicon::runOptions {*}$argv]}
+    join [list \
+	"# Rubicon configuration written by \"rubicon report\" (rubicon-report(n))" \
+	"# for a Magpie event log.  Run: rubicon report.tcl LOG..." \
+	"# The schema file defines how events join into requests (Magpie(n));" \
+	"# MagpieParserAnalyzer extracts the requests (the first $eventRequests" \
+	"# listed), their resources and their clusters; writeMagpie writes" \
+	"# report.txt, report.json and report.html into outdir." \
+	"" \
+	[list source [file normalize [dict get $opts -schema]]] \
+	[list set outdir [dict get $opts -outdir]] \
+	[list set reportOptions [dict create -top [dict get $opts -top] \
+	    -label [dict get $opts -label]]] \
+	"set requests \[Flow requests \[MagpieParserAnalyzer -schema [list $name] -keep $eventRequests $label\]\]" \
+	"head \$requests" \
+	$run \
+	"rubicon::tracereport::writeMagpie \$summary \$requests \$outdir \$reportOptions"] \n
+}
+
+# tracereport::magpieFigures summary flow options -- every figure of a
+# Magpie report, as a dict.
+proc ::rubicon::tracereport::magpieFigures {summary flow options} {
+    variable eventRequests
+    set table [$flow get Requests]
+    set cols [dict get $table columns]
+    foreach c {machine label latency cpu diskOps diskBytes netBytes cluster} {
+	set at($c) [lsearch -exact $cols $c]
+    }
+    set byLabel [expr {[dict get $options -label] ne ""}]
+    set dur {}
+    set use {}
+    foreach r [dict get $table rows] {
+	set machine [lindex $r $at(machine)]
+	set type [expr {$byLabel ? [lindex $r $at(label)]
+	    : "cluster [expr {int([lindex $r $at(cluster)])}]"}]
+	set latency [lindex $r $at(latency)]
+	if {[dict exists $dur $machine $type]} {
+	    dict set dur $machine $type \
+		[linsert [dict get $dur $machine $type] end $latency]
+	} else {
+	    dict set dur $machine $type [list $latency]
+	}
+	set k [list $machine $type]
+	foreach c {cpu diskOps diskBytes netBytes} {
+	    dict set use $k $c [expr {[get [get $use $k {}] $c 0.0] + [lindex $r $at($c)]}]
+	}
+	dict set use $k n [expr {[get [get $use $k {}] n] + 1}]
+    }
+    set demand [lsort -real -decreasing -index 3 [lmap {k v} $use {
+	set n [dict get $v n]
+	list {*}$k $n [expr {[dict get $v cpu] / $n}] \
+	    [expr {[dict get $v diskOps] / $n}] [expr {[dict get $v diskBytes] / $n}] \
+	    [expr {[dict get $v netBytes] / $n}]
+    }]]
+    set ccols [dict get [$flow get Clusters] columns]
+    set clusters [lmap r [rowsOf $flow Clusters] {
+	set row {}
+	foreach c {cluster size fraction contents cpu diskBytes netBytes representative} {
+	    lappend row [lindex $r [lsearch -exact $ccols $c]]
+	}
+	lset row 0 [expr {int([lindex $row 0])}]
+	lset row 1 [expr {int([lindex $row 1])}]
+	set row
+    }]
+    set machines [lsort -unique [lmap r [dict get $table rows] {lindex $r $at(machine)}]]
+    dict create kind magpie \
+	traces [lmap f [dict get $summary files] {
+	    dict create path [lindex $f 0] format [lindex $f 1]
+	}] \
+	options [dict create top [dict get $options -top] \
+	    label [dict get $options -label]] \
+	overview [dict create events [dict get $summary records] \
+	    skipped [dict get $summary skipped] \
+	    span [expr {[dict get $summary records]
+		? [dict get $summary last] - [dict get $summary first] : 0}] \
+	    from [when $summary [dict get $summary first]] \
+	    to [when $summary [dict get $summary last]] \
+	    requests [expr {int([$flow get RequestCount])}] \
+	    listed [llength [dict get $table rows]] listLimit $eventRequests \
+	    clusters [expr {int([$flow get ClusterCount])}] \
+	    machines [llength $machines] \
+	    busyCpu [$flow get BusyCpu] \
+	    cpuAccounted [$flow get CpuAccountedFraction] \
+	    incompleteSets [expr {int([$flow get IncompleteSets])}] \
+	    unknownEvents [expr {int([$flow get UnknownEvents])}]] \
+	requests [durationRows $dur] demand $demand clusters $clusters
+}
+
+# tracereport::magpieText f -- report.txt of a Magpie report.
+proc ::rubicon::tracereport::magpieText {f} {
+    set top [dict get $f options top]
+    set ov [dict get $f overview]
+    set lines [eventHeadLines $f]
+    set listed [expr {[dict get $ov listed] < [dict get $ov requests]
+	? " (the first [dict get $ov listed] in the figures below)" : ""}]
+    lappend lines "events    [dict get $ov events] read, [dict get $ov skipped]\
+	skipped, [dict get $ov unknownEvents] of undeclared types;\
+	[dict get $ov requests] requests$listed in [dict get $ov clusters]\
+	clusters on [dict get $ov machines] machines;\
+	[dict get $ov incompleteSets] incomplete event sets" \
+	[format "cpu       %.6f s busy, %.1f%% of it accounted to requests" \
+	    [dict get $ov busyCpu] [expr {100 * [dict get $ov cpuAccounted]}]]
+    set by [expr {[dict get $f options label] ne ""
+	? "by [dict get $f options label]" : "by cluster"}]
+    lappend lines "" {*}[durationLines "Request type ($by)" [dict get $f requests] $top]
+    lappend lines "" [format "%-40s %7s %9s %8s %11s %11s" \
+	"Demand per request ($by)" count cpu_ms diskOps diskBytes netBytes]
+    foreach r [lrange [dict get $f demand] 0 [expr {$top - 1}]] {
+	lassign $r m type n cpu ops disk net
+	lappend lines [format "%-40s %7d %9.3f %8.2f %11.0f %11.0f" \
+	    [string range [printable "$m: $type"] 0 39] $n [expr {$cpu * 1e3}] \
+	    $ops $disk $net]
+    }
+    lappend lines "" [format "%-8s %6s %7s %9s %11s %11s  %s" Cluster size share \
+	cpu_ms diskBytes netBytes contents]
+    foreach r [lrange [dict get $f clusters] 0 [expr {$top - 1}]] {
+	lassign $r c n share contents cpu disk net
+	lappend lines [format "%-8d %6d %6.1f%% %9.3f %11.0f %11.0f  %s" $c $n \
+	    [expr {100 * $share}] [expr {$cpu * 1e3}] $disk $net \
+	    [string range [printable $contents] 0 40]]
+    }
+    lappend lines "" \
+	"Requests: Magpie's, joined from the events by the schema (Magpie(n));" \
+	"latency from the seed event to the end event, percentiles by nearest" \
+	"rank; demand: the mean CPU, disk and network per request of a type." \
+	"A request's events on other machines are joined into it, so its" \
+	"path through services is its cluster's representative form (report.json)."
+    join $lines \n
+}
+
+# tracereport::magpieJson f -- report.json of a Magpie report.
+proc ::rubicon::tracereport::magpieJson {f} {
+    eventJson $f magpie {} {
+	requests {machine type count mean p50 p90 p99 max}
+	demand {machine type requests cpu diskOps diskBytes netBytes}
+	clusters {cluster size fraction contents cpu diskBytes netBytes representative}
+    }
+}
+
+# tracereport::magpieHtml f -- report.html of a Magpie report.
+proc ::rubicon::tracereport::magpieHtml {f} {
+    set top [dict get $f options top]
+    set out [eventHtmlHead "Rubicon Magpie report" "Requests" [magpieText $f]]
+    append out [durationBars "requests by type" "p99 latency by type (ms)" \
+	[dict get $f requests] [dict get $f requests] $top] "</section>\n"
+    append out "<section id=\"demand\"><h2>Demand per request</h2>" \
+	[svgBars "CPU per request (ms)" [lmap r [lrange [dict get $f demand] 0 [expr {$top - 1}]] {
+	    list "[lindex $r 0]: [lindex $r 1]" [expr {[lindex $r 3] * 1e3}]
+	}]] "</section>\n"
+    append out "<section id=\"clusters\"><h2>Clusters</h2>" \
+	[svgBars "requests per cluster" [lmap r [lrange [dict get $f clusters] 0 [expr {$top - 1}]] {
+	    list "cluster [lindex $r 0]" [lindex $r 1]
+	}]] "</section>\n</body></html>\n"
+}
+
+# tracereport::writeMagpie summary flow outdir options -- writes the
+# three reports (rank 0) and prints report.txt.
+proc ::rubicon::tracereport::writeMagpie {summary flow outdir options} {
+    if {[::rubicon::mpi rank] != 0} return
+    writeEvents $outdir [magpieFigures $summary $flow $options] magpie
 }

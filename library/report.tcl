@@ -290,9 +290,8 @@ proc ::rubicon::tracereport::infoText {f} {
 	    lappend lines [format "span         %.6f s: %s to %s" $span $from $to]
 	}
 	lappend lines "kind         events, not block I/O: no devices, sizes or\
-	    operations; rubicon report gives the requests, service graph and\
-	    demand of span files and Stardust records (for Magpie logs see\
-	    Magpie(n))"
+	    operations; rubicon report gives the requests and demand of span\
+	    files, Stardust records and Magpie logs (with -schema FILE)"
 	return [join $lines \n]
     }
     dict with f {}
@@ -455,10 +454,12 @@ proc ::rubicon::tracereport::traceName {path} {
 proc ::rubicon::tracereport::main {argList} {
     set usage "usage: rubicon report ?-by device|volume|pid|op|none?\
 	?-interval SECONDS? ?-top N? ?-sample N? ?-live SECONDS?\
-	?-format F? ?-readeroptions DICT?\
+	?-format F? ?-readeroptions DICT? ?-schema FILE ?-schemaname N?\
+	?-label ATTR??\
 	?-onerror stop|skip|warn? ?-quiet? ?-outdir DIR? trace ..."
     set opts {-by device -interval 10 -top 10 -outdir rubicon-report
-	-quiet 0 -runoptions {} -sample 1 -live 0}
+	-quiet 0 -runoptions {} -sample 1 -live 0 -schema "" -schemaname ""
+	-label ""}
     set args $argList
     while {[string match -?* [lindex $args 0]]} {
 	set args [lassign $args opt]
@@ -499,7 +500,15 @@ proc ::rubicon::tracereport::main {argList} {
 		}
 		dict set opts -live $val
 	    }
-	    -outdir {dict set opts -outdir $val}
+	    -outdir - -label - -schemaname {dict set opts $opt $val}
+	    -schema {
+		if {![file readable $val]} {
+		    return -code error -errorcode USAGE \
+			"-schema wants a readable schema file (a Tcl script\
+			calling magpie::schema), not \"$val\""
+		}
+		dict set opts -schema $val
+	    }
 	    -format - -readeroptions - -onerror {
 		dict lappend opts -runoptions $opt $val
 	    }
@@ -529,6 +538,13 @@ proc ::rubicon::tracereport::main {argList} {
 	file mkdir $outdir
 	set script [file join $outdir report.tcl]
 	writeFile $script [spanConfig $opts]
+    } elseif {[dict get $opts -schema] ne ""} {
+	if {[dict get $opts -schemaname] eq ""} {
+	    dict set opts -schemaname [magpieSchemaName [dict get $opts -schema]]
+	}
+	file mkdir $outdir
+	set script [file join $outdir report.tcl]
+	writeFile $script [magpieConfig $opts]
     } elseif {$t0 ne "-" && [eventKind $t0 [dict get $opts -runoptions]] eq "stardust"} {
 	file mkdir $outdir
 	set script [file join $outdir report.tcl]
@@ -552,8 +568,8 @@ proc ::rubicon::tracereport::main {argList} {
 	    return -code error -errorcode {RUBICON REPORT EVENTS} \
 		"[join $args {, }]: events, not block I/O: rubicon report\
 		characterizes block-I/O traces, Zipkin or OTLP span files and\
-		Stardust activity records (rubicon info describes any trace;\
-		for Magpie logs see Magpie(n))"
+		Stardust activity records, and Magpie logs given their event\
+		schema, -schema FILE (rubicon info describes any trace)"
 	}
 	return -options [dict incr opts -level] $msg
     }

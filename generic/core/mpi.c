@@ -228,11 +228,14 @@ RbMpiSetSweep(int on)
  *	twitter), plain or gzip/bzip2/zstd (cut at members or frames,
  *	RB_WINDOW_LINES); 2 for plain SRT; 3 for the native
  *	format without string fields (cut at its blocks: RbNativeSplittable;
- *	a later block may use strings an earlier one defined); 5 for plain
+ *	a later block may use strings an earlier one defined); 5 for
  *	records of a fixed length (vscsi, oraclegeneral: their readers set
- *	it, RbInputSetRecordLength); else 0 (it is read whole by one rank:
- *	a compressed file of fixed-length records, whose members or frames
- *	need not end at a record's end).  (RbMpiShard makes 2 into 4, SRT
+ *	it, RbInputSetRecordLength), plain or in zstd frames that each
+ *	declare their size (RbInputZstdSized: the decompressed offset of a
+ *	frame, and so its first record boundary, is then known without
+ *	decompressing); else 0 (it is read whole by one rank: gzip or bzip2
+ *	of fixed-length records, whose members need not end at a record's
+ *	end).  (RbMpiShard makes 2 into 4, SRT
  *	cut where the record heads line up, when the cut points are far
  *	enough apart for that: RB_RESYNC_SPACING.)
  */
@@ -259,6 +262,8 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
     } else if (strcmp(comp, "none") == 0) {
 	kind = strcmp(r->cls->name, "srt") == 0 ? 2
 		: RbInputRecordLength(r->in) > 0 ? 5 : kind;
+    } else if (RbInputZstdSized(r->in)) {
+	kind = 5;		/* fixed-length records in sized zstd frames */
     }
     Rb_ReaderClose(r);
     return kind;

@@ -79,10 +79,12 @@ const Rb_Stubs *	RbStubsTable(void);
 #define RB_WINDOW_SRT_RESYNC 3	/* Plain SRT, cut where record heads line
 				 * up: only for cut points at least
 				 * RB_RESYNC_SPACING bytes apart. */
-#define RB_WINDOW_FIXED 4	/* Plain fixed-length records (vscsi,
+#define RB_WINDOW_FIXED 4	/* Fixed-length records (vscsi,
 				 * oraclegeneral): cut at whole records
 				 * from the data's start
-				 * (RbInputSetRecordLength). */
+				 * (RbInputSetRecordLength); plain, or zstd
+				 * frames that declare their sizes
+				 * (RbInputZstdSized). */
 #define RB_RESYNC_SPACING 131072
 int		RbInputWindow(Rb_Input *in, uint64_t begin, uint64_t end,
 		    int mode, Rb_Error *err);
@@ -95,6 +97,7 @@ int		RbInputWindowCut(const Rb_Input *in, int *late);
 int		RbInputWindowShort(const Rb_Input *in);
 void		RbInputSetRecordLength(Rb_Input *in, size_t len);
 size_t		RbInputRecordLength(const Rb_Input *in);
+int		RbInputZstdSized(const Rb_Input *in);
 int		RbInputBlockWindow(const Rb_Input *in, uint64_t *begin,
 		    uint64_t *end);
 int		RbInputPlainFd(const Rb_Input *in);

@@ -517,8 +517,9 @@ OneRankNote(Tcl_Obj *ranks)
 	    "file that cannot be cut (compressed as one gzip member or bzip2 "
 	    "stream, as gzip and bzip2 write; a compressed SRT; a blktrace "
 	    "file: SCALE-OUT in rubicon(n)) is read whole by one rank; "
-	    "decompress such a file, or recompress it in several gzip members "
-	    "or bzip2 streams (bgzip, pbzip2) to share it out", who, n,
+	    "decompress such a file, or recompress it in several gzip members, "
+	    "bzip2 streams or zstd frames (bgzip, pbzip2, pzstd) to share it "
+	    "out", who, n,
 	    total);
 }
 

@@ -103,6 +103,10 @@ struct Rb_Input {
     uint64_t lineBase, offBase;	/* they are for messages only). */
     size_t recLen;		/* Fixed-length records: their length
 				 * (RbInputSetRecordLength); 0 else. */
+    int cutFixed;		/* A zstd window of fixed-length records:
+				 * its data end at the first record boundary
+				 * at or after dec.mark, */
+    uint64_t fixedSkip;		/* the first being this far into it. */
 };
 
 /*
@@ -416,6 +420,23 @@ Obtain(Rb_Input *in, char *dst, size_t cap)
 		in->eof = 1;
 		return got;
 	    }
+	}
+    }
+    if (got > 0 && in->cutFixed && in->dec.markSet) {
+	/* A window of fixed-length records ends at the first record
+	 * boundary at or after its last frame's end (mark is set before
+	 * any byte past it is produced). */
+	uint64_t mark = in->dec.mark, cut = in->fixedSkip;
+
+	if (mark > cut) {
+	    cut += (mark - cut + in->recLen - 1) / in->recLen * in->recLen;
+	}
+	if (in->taken + got >= cut) {
+	    got = cut > in->taken ? (size_t)(cut - in->taken) : 0;
+	    in->cutDone = 1;
+	    in->taken += got;
+	    in->eof = 1;
+	    return got;
 	}
     }
     if (got == 0) {
@@ -1219,6 +1240,62 @@ FindMember(int fd, Compression comp, uint64_t from, uint64_t to,
 }
 
 /*
+ * ZstdFixedPlan --
+ *	For a zstd file of size bytes, walks its frames from the start by
+ *	their headers (RbZstdFrameAt): the first frame beginning at or after
+ *	byte begin (*at, size when none), the decompressed bytes before it
+ *	(*before), and the first frame beginning at or after byte end
+ *	(*stop, 0 when none).
+ * Results: 1, or 0 when a frame is malformed or does not declare its
+ *	content size (the decompressed offsets are then unknown).
+ */
+static int
+ZstdFixedPlan(int fd, uint64_t size, uint64_t begin, uint64_t end,
+	uint64_t *at, uint64_t *before, uint64_t *stop)
+{
+    uint64_t pos = 0, sum = 0, content, next;
+
+    *at = size;
+    *before = 0;
+    *stop = 0;
+    while (pos < size) {
+	if (!RbZstdFrameAt(fd, pos, size, &content, &next)
+		|| content == UINT64_MAX || next <= pos) {
+	    return 0;
+	}
+	if (pos >= begin && *at == size) {
+	    *at = pos;
+	    *before = sum;
+	}
+	if (pos >= end && *stop == 0) {
+	    *stop = pos;
+	}
+	sum += content;
+	pos = next;
+    }
+    return 1;
+}
+
+/*
+ * RbInputZstdSized --
+ *	Whether in is a zstd file of fixed-length records every frame of
+ *	which declares its content size: a split run may then cut it at
+ *	frames (RbInputWindow, RB_WINDOW_FIXED).
+ */
+int
+RbInputZstdSized(const Rb_Input *in)
+{
+    struct stat sb;
+    uint64_t at, before, stop;
+
+    return in->dec.comp == COMP_ZSTD && in->recLen > 0
+	    && fstat(in->dec.fd, &sb) == 0 && S_ISREG(sb.st_mode)
+	    && ZstdFixedPlan(in->dec.fd, (uint64_t)sb.st_size,
+		(uint64_t)sb.st_size, (uint64_t)sb.st_size, &at, &before,
+		&stop);
+}
+
+/*
  * CompressedWindow --
  *	RbInputWindow of a gzip, bzip2 or zstd stream, whose reader has read its
  *	header.  The window's members are those that begin in [begin, end)
@@ -1243,6 +1320,7 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
 {
     Decoder *d = &in->dec;
     uint64_t here = Rb_InputOffset(in), lineNo = in->lineNo, at = 0, size;
+    uint64_t before = 0, stopAt = 0, skip = 0;
     struct stat sb;
 
     if (mode == RB_WINDOW_SRT || fstat(d->fd, &sb) != 0
@@ -1260,8 +1338,26 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
     in->windowed = 1;
     in->winMode = mode;
     in->pos = in->len = 0;
-    if (end <= begin || (begin > 0 && !FindMember(d->fd, d->comp, begin,
-	    end < size ? end : size, size, mode == RB_WINDOW_BLOCKS, &at))) {
+    if (mode == RB_WINDOW_FIXED) {
+	/* Frames known by their headers, each declaring its size, so that
+	 * the window's first record boundary is known (RbInputZstdSized). */
+	if (d->comp != COMP_ZSTD || in->recLen == 0
+		|| !ZstdFixedPlan(d->fd, size, begin, end, &at, &before,
+		&stopAt)) {
+	    Rb_SetError(err, "RUBICON READER SPLIT", "%s: this compressed "
+		    "file of fixed-length records cannot be read from the "
+		    "middle (zstd frames that declare their sizes can)",
+		    in->path);
+	    return TCL_ERROR;
+	}
+	if (end <= begin || at >= end || at >= size) {
+	    in->eof = d->eof = 1;	/* no frame begins in the range */
+	    d->cut = 1;
+	    return TCL_OK;
+	}
+    } else if (end <= begin || (begin > 0 && !FindMember(d->fd, d->comp,
+	    begin, end < size ? end : size, size, mode == RB_WINDOW_BLOCKS,
+	    &at))) {
 	in->eof = d->eof = 1;	/* no member begins in the range */
 	d->cut = 1;
 	return TCL_OK;
@@ -1289,7 +1385,7 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
     d->rawEof = d->streamEnded = d->eof = d->failed = 0;
     d->rawOffset = d->winRaw = at;
     d->produced = 0;
-    d->stopRaw = end < size ? end : 0;
+    d->stopRaw = mode == RB_WINDOW_FIXED ? stopAt : end < size ? end : 0;
     d->stopExact = mode == RB_WINDOW_BLOCKS;
     d->markSet = d->cut = 0;
     d->rawSize = size;
@@ -1297,19 +1393,29 @@ CompressedWindow(Rb_Input *in, uint64_t begin, uint64_t end, int mode,
     in->eof = in->failed = 0;
     in->cutLines = mode == RB_WINDOW_LINES;
     in->cutDone = 0;
-    StartThread(in);
+    in->cutFixed = mode == RB_WINDOW_FIXED;
     if (at == 0) {
-	/* The file's first member: pass over the header again. */
-	char skip[4096];
+	skip = here;		/* the file's first member: its header */
+    } else if (mode == RB_WINDOW_FIXED) {
+	/* The first record that begins in the window: records run from
+	 * the header's end (here) in steps of recLen. */
+	skip = before < here ? here - before
+		: (in->recLen - (before - here) % in->recLen) % in->recLen;
+    }
+    in->fixedSkip = skip;
+    StartThread(in);
+    if (at == 0 || mode == RB_WINDOW_FIXED) {
+	/* Pass over the header again, or to the first record. */
+	char buf[4096];
 
-	while (here > 0) {
-	    long n = Rb_InputRead(in, skip, here < sizeof(skip)
-		    ? (size_t)here : sizeof(skip), NULL);
+	while (skip > 0) {
+	    long n = Rb_InputRead(in, buf, skip < sizeof(buf)
+		    ? (size_t)skip : sizeof(buf), NULL);
 
 	    if (n <= 0) {
 		break;
 	    }
-	    here -= (uint64_t)n;
+	    skip -= (uint64_t)n;
 	}
 	in->lineNo = lineNo;
     } else if (mode == RB_WINDOW_LINES) {

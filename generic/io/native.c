@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "io/ioInt.h"
@@ -657,6 +658,8 @@ typedef struct NativeState {
     unsigned char *map;
     size_t mapLen;
     int fd;			/* The mapped file's descriptor. */
+    unsigned char *gapBuf;	/* RAW_GAP bytes: what lies between raw
+				 * columns read together (ReadRaw). */
     const Rb_Batch *absentBatch;/* Its columns not decoded are absent. */
     const Rb_Batch *constIn[RB_MAX_FIELDS];	/* Column f of this batch
 						 * holds constOf[f] over its
@@ -1600,6 +1603,65 @@ DropJumps(Rb_Reader *r, NativeState *st, Rb_Batch *b, int from,
 }
 
 /*
+ * ReadRaw --
+ *	Copies raw columns of a mapped file into the batch: pread copies
+ *	from the page cache, as read(2) does for cat, where the map would
+ *	take a page fault for every few pages first.  The pieces (in file
+ *	order) go in as few preadv calls as their gaps allow: a gap of at
+ *	most RAW_GAP bytes (the other columns between, or the rest of a
+ *	block partly delivered) is read into scratch, one system call for
+ *	the lot rather than one per column.  Any short read falls back to
+ *	the map.
+ * Results: none.
+ */
+typedef struct RawPiece {
+    int64_t *to;		/* In the batch. */
+    const int64_t *src;		/* In the map. */
+    uint64_t off;		/* The file offset of src. */
+    size_t bytes;
+} RawPiece;
+
+#define RAW_GAP 65536
+
+static void
+ReadRaw(NativeState *st, const RawPiece *pc, int n)
+{
+    struct iovec iov[2 * RB_MAX_FIELDS];	/* Below Linux's IOV_MAX, 1024. */
+    int i = 0, j, k, niov;
+
+    if (n > 1 && st->gapBuf == NULL) {
+	st->gapBuf = Rb_Alloc(RAW_GAP);
+    }
+    while (i < n) {
+	uint64_t end = pc[i].off;
+
+	niov = 0;
+	for (j = i; j < n; j++) {
+	    if (j > i) {
+		if (pc[j].off < end || pc[j].off - end > RAW_GAP
+			|| niov + 2 > (int)(sizeof(iov) / sizeof(iov[0]))) {
+		    break;
+		}
+		if (pc[j].off > end) {
+		    iov[niov].iov_base = st->gapBuf;
+		    iov[niov++].iov_len = (size_t)(pc[j].off - end);
+		}
+	    }
+	    iov[niov].iov_base = pc[j].to;
+	    iov[niov++].iov_len = pc[j].bytes;
+	    end = pc[j].off + pc[j].bytes;
+	}
+	if (preadv(st->fd, iov, niov, (off_t)pc[i].off)
+		!= (ssize_t)(end - pc[i].off)) {
+	    for (k = i; k < j; k++) {
+		memcpy(pc[k].to, pc[k].src, pc[k].bytes);
+	    }
+	}
+	i = j;
+    }
+}
+
+/*
  * NextColumns --
  *	Version 2's next: copies the decoded columns of the current block
  *	into the batch, taking blocks as needed.
@@ -1609,7 +1671,8 @@ static int
 NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 {
     NativeState *st = r->state;
-    int start = b->n, k, k2, f, rc, from;
+    RawPiece raw[RB_MAX_FIELDS];
+    int start = b->n, k, k2, f, rc, from, nraw = 0;
     uint64_t first;
 
     if (!st->started && StartWalk(r, st) != TCL_OK) {
@@ -1668,15 +1731,18 @@ NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 		continue;
 	    }
 	    st->constIn[f] = NULL;
-	    /* A raw column of the file: pread copies it from the page
-	     * cache to the batch, as read(2) does for cat, where the map
-	     * would take a page fault for every few pages first. */
-	    if (st->cur->at[f] == 0 || pread(st->fd, to, bytes,
-		    (off_t)(st->cur->at[f] + sizeof(int64_t) * st->blockPos))
-		    != (ssize_t)bytes) {
+	    if (st->cur->at[f] == 0) {
 		memcpy(to, st->cur->col[f] + st->blockPos, bytes);
+		continue;
 	    }
+	    raw[nraw].to = to;
+	    raw[nraw].src = st->cur->col[f] + st->blockPos;
+	    raw[nraw].off = st->cur->at[f] + sizeof(int64_t) * st->blockPos;
+	    raw[nraw].bytes = bytes;
+	    nraw++;
 	}
+	ReadRaw(st, raw, nraw);
+	nraw = 0;
 	from = b->n;
 	b->n += k;
 	first = st->inBlocks - (uint64_t)(st->blockN - st->blockPos) + 1;
@@ -1774,6 +1840,7 @@ NativeClose(Rb_Reader *r)
     free(st->inlineDec);
     RbColCoderFree(st->walk.coder);
     free(st->walk.buf);
+    free(st->gapBuf);
     if (st->map != NULL) {
 	munmap(st->map, st->mapLen);
     }

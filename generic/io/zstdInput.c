@@ -9,7 +9,9 @@
  *	0x184D2A5F) carry no data; libzstd passes over them.
  */
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <zstd.h>
 #include "core/rbInt.h"
@@ -120,4 +122,73 @@ RbZstdIsFrameHead(const unsigned char *p, size_t n)
 {
     return n >= 6 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f
 	    && p[3] == 0xfd && (p[4] & 0x08) == 0;
+}
+
+/*
+ * RbZstdFrameAt --
+ *	The frame at byte off of the file fd (size bytes long), read by its
+ *	headers alone (RFC 8878, section 3.1), without decompressing: where
+ *	the next frame begins (*next) and the size of its content
+ *	(*content, UINT64_MAX when the frame does not declare it; 0 for a
+ *	skippable frame).
+ * Results: 1, or 0 when no whole frame begins there.
+ */
+int
+RbZstdFrameAt(int fd, uint64_t off, uint64_t size, uint64_t *content,
+	uint64_t *next)
+{
+    static const int didBytes[4] = {0, 1, 2, 4};
+    unsigned char h[18];		/* the longest frame header */
+    ssize_t n = size > off ? pread(fd, h, sizeof(h), (off_t)off) : 0;
+    uint32_t magic;
+    uint64_t pos;
+    unsigned long long fcs;
+    int fcsFlag, single, fcsBytes;
+
+    if (n < 8) {
+	return 0;
+    }
+    magic = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16
+	    | (uint32_t)h[3] << 24;
+    if ((magic & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START) {
+	*content = 0;
+	*next = off + 8 + ((uint64_t)h[4] | (uint64_t)h[5] << 8
+		| (uint64_t)h[6] << 16 | (uint64_t)h[7] << 24);
+	return *next <= size;
+    }
+    if (magic != ZSTD_MAGICNUMBER || (h[4] & 0x08) != 0) {
+	return 0;
+    }
+    fcs = ZSTD_getFrameContentSize(h, (size_t)n);
+    if (fcs == ZSTD_CONTENTSIZE_ERROR) {
+	return 0;
+    }
+    *content = fcs == ZSTD_CONTENTSIZE_UNKNOWN ? UINT64_MAX : (uint64_t)fcs;
+    fcsFlag = h[4] >> 6;
+    single = (h[4] >> 5) & 1;
+    fcsBytes = fcsFlag == 0 ? single : 1 << fcsFlag;
+    pos = off + 5 + (single ? 0 : 1) + didBytes[h[4] & 3] + fcsBytes;
+    for (;;) {
+	unsigned char b[3];
+	uint32_t bh, type;
+
+	if (pos + 3 > size || pread(fd, b, 3, (off_t)pos) != 3) {
+	    return 0;
+	}
+	bh = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16;
+	type = (bh >> 1) & 3;
+	if (type == 3) {
+	    return 0;		/* reserved */
+	}
+	/* An RLE block holds one byte, repeated Block_Size times. */
+	pos += 3 + (type == 1 ? 1 : bh >> 3);
+	if (bh & 1) {
+	    break;
+	}
+    }
+    if (h[4] & 0x04) {
+	pos += 4;		/* Content_Checksum */
+    }
+    *next = pos;
+    return pos <= size;
 }

@@ -12,6 +12,7 @@
 #define RB_ZSTD_INPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct RbZstd RbZstd;
 
@@ -30,5 +31,7 @@ RbZstdStatus	RbZstdDecompress(RbZstd *z, const void *in, size_t inLen,
 		    size_t *outMade, const char **msg);
 int		RbZstdIsMagic(const unsigned char *p, size_t n);
 int		RbZstdIsFrameHead(const unsigned char *p, size_t n);
+int		RbZstdFrameAt(int fd, uint64_t off, uint64_t size,
+		    uint64_t *content, uint64_t *next);
 
 #endif /* RB_ZSTD_INPUT_H */

@@ -14,9 +14,12 @@
 #include <sys/stat.h>
 #include <zlib.h>
 #include <bzlib.h>
+#include <zstd.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include "rbtest.h"
 #include "core/rbInt.h"
+#include "io/zstdInput.h"
 
 /* The test content: a short line, a CRLF line, an empty line, a line far
  * longer than the input buffer, and a last line without newline. */
@@ -736,6 +739,75 @@ START_TEST(progress_line_gives_share_rate_and_time_left)
 }
 END_TEST
 
+/* RbZstdFrameAt walks a file of a frame that declares its size, a
+ * skippable frame, a frame of one repeated byte (RLE blocks) and a
+ * frame that does not declare its size, by their headers alone: each
+ * next offset is where ZSTD_compress's own lengths put it. */
+START_TEST(zstd_frames_walked_by_their_headers)
+{
+    enum { A = 5000, R = 300000, B = 3000 };
+    unsigned char *a = malloc(A), *rle = malloc(R), *b = malloc(B);
+    size_t capA = ZSTD_compressBound(A), capR = ZSTD_compressBound(R);
+    size_t capB = ZSTD_compressBound(B), lenA, lenR, lenB, i;
+    unsigned char *ca = malloc(capA), *cr = malloc(capR), *cb = malloc(capB);
+    unsigned char skip[15] = {0x50, 0x2a, 0x4d, 0x18, 7, 0, 0, 0};
+    uint64_t content, next, at;
+    const char *path = rbtest_tmp("frames.zst");
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    FILE *fp;
+    int fd;
+
+    for (i = 0; i < A; i++) {
+	a[i] = (unsigned char)(i * 7919 >> 3);
+    }
+    for (i = 0; i < B; i++) {
+	b[i] = (unsigned char)(i * 31 + (i >> 5));
+    }
+    memset(rle, 'x', R);
+    lenA = ZSTD_compress(ca, capA, a, A, 3);
+    lenR = ZSTD_compress(cr, capR, rle, R, 3);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    lenB = ZSTD_compress2(cctx, cb, capB, b, B);
+    ck_assert(!ZSTD_isError(lenA) && !ZSTD_isError(lenR)
+	    && !ZSTD_isError(lenB));
+    fp = fopen(path, "wb");
+    fwrite(ca, 1, lenA, fp);
+    fwrite(skip, 1, sizeof(skip), fp);
+    fwrite(cr, 1, lenR, fp);
+    fwrite(cb, 1, lenB, fp);
+    fclose(fp);
+    fd = open(path, O_RDONLY);
+    at = 0;
+    ck_assert(RbZstdFrameAt(fd, at, lenA + 15 + lenR + lenB, &content, &next));
+    ck_assert_uint_eq(content, A);
+    ck_assert_uint_eq(next, lenA);
+    at = next;
+    ck_assert(RbZstdFrameAt(fd, at, lenA + 15 + lenR + lenB, &content, &next));
+    ck_assert_uint_eq(content, 0);
+    ck_assert_uint_eq(next, lenA + 15);
+    at = next;
+    ck_assert(RbZstdFrameAt(fd, at, lenA + 15 + lenR + lenB, &content, &next));
+    ck_assert_uint_eq(content, R);
+    ck_assert_uint_eq(next, lenA + 15 + lenR);
+    at = next;
+    ck_assert(RbZstdFrameAt(fd, at, lenA + 15 + lenR + lenB, &content, &next));
+    ck_assert_uint_eq(content, UINT64_MAX);
+    ck_assert_uint_eq(next, lenA + 15 + lenR + lenB);
+    /* Cut short, the last frame is not a whole one; past the end, none. */
+    ck_assert(!RbZstdFrameAt(fd, at, lenA + 15 + lenR + lenB - 1, &content,
+	    &next));
+    ck_assert(!RbZstdFrameAt(fd, lenA + 15 + lenR + lenB,
+	    lenA + 15 + lenR + lenB, &content, &next));
+    /* Not at a frame's start: no frame. */
+    ck_assert(!RbZstdFrameAt(fd, 1, lenA + 15 + lenR + lenB, &content,
+	    &next));
+    close(fd);
+    ZSTD_freeCCtx(cctx);
+    free(a); free(rle); free(b); free(ca); free(cr); free(cb);
+}
+END_TEST
+
 /* A test case of every test; inline ones decompress on the caller's
  * thread. */
 static TCase *
@@ -764,6 +836,7 @@ Tests(const char *name, int inlineOnly)
     tcase_add_test(tc, windows_tile_gzip_members_and_bzip2_streams);
     tcase_add_test(tc, one_gzip_member_is_read_by_the_first_window);
     tcase_add_test(tc, progress_line_gives_share_rate_and_time_left);
+    tcase_add_test(tc, zstd_frames_walked_by_their_headers);
     return tc;
 }
 

@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include "core/mpiGlue.h"
 
+/* Type -- the MPI datatype of an RB_MPI_ code. */
 static MPI_Datatype
 Type(int type)
 {
@@ -18,6 +19,7 @@ Type(int type)
 	    : MPI_BYTE;
 }
 
+/* The table's functions: mpiGlue.h says what each does and returns. */
 static int
 Init(int *rank, int *size)
 {

@@ -56,16 +56,26 @@ UNITBIN   := $(UNITSRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBTCL    := $(sort $(wildcard library/*.tcl))
 
 INCS      = -Igeneric $(TCL_CFLAGS)
-CFLAGS_ALL = $(OPT) -g -std=gnu11 -fPIC -Wall -Wextra -Wno-unused-parameter \
+# Debian's multiarch triplet: the Debian package's Tcl directory is
+# lib/tcltk/TRIPLET, where the program looks for its plugins and glue.
+MULTIARCH_CC := $(shell $(CC) -print-multiarch 2>/dev/null)
+CFLAGS_ALL = -DRB_MULTIARCH=\"$(MULTIARCH_CC)\" $(OPT) -g -std=gnu11 -fPIC -Wall -Wextra -Wno-unused-parameter \
 	     -Wno-missing-field-initializers -D_GNU_SOURCE -DUSE_TCL_STUBS \
 	     $(SANITIZE) $(INCS) $(XLSX_CFLAGS) $(STARDUST_CFLAGS) $(MPI_CFLAGS) $(CPPFLAGS) $(CFLAGS)
-LDLIBS_ALL = -lz -lbz2 -lzstd -lm -lpthread $(XLSX_LIBS) $(STARDUST_LIBS) $(MPI_LIBS)
+LDLIBS_ALL = -lz -lbz2 -lzstd -lm -lpthread -ldl $(STARDUST_LIBS)
+# Open MPI and libxlsxwriter are linked only into librubiconmpi.so and
+# librubiconxlsx.so, which the program and the library load when a run
+# needs them (mpirun started it; it writes a workbook): see
+# generic/core/glue.h.  Linking both and their dependencies into every
+# run cost a plain run about 3 ms of its start-up.
+GLUELIBS  = $(if $(MPI_LIBS),$(BUILD)/librubiconmpi.so) \
+	    $(if $(XLSX_LIBS),$(BUILD)/librubiconxlsx.so)
 
 .PHONY: all deps check unit tcltest demo bench fuzz install install-files uninstall deb \
 	clean distclean \
 	check-asan check-valgrind
 
-all: $(BUILD)/librubicon.so $(PLUGINLIBS) $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon \
+all: $(BUILD)/librubicon.so $(PLUGINLIBS) $(GLUELIBS) $(BUILD)/pkgIndex.tcl $(BUILD)/rubicon \
      $(BUILD)/plugin/liblargeio.so $(BUILD)/paper/libpaperexample.so
 
 # Regenerated with the options configure was first run with.
@@ -97,6 +107,16 @@ $(BUILD)/obj/libscript.o: $(BUILD)/gen/libscript.c
 $(BUILD)/librubicon.so: $(COREOBJS) $(BUILD)/obj/libscript.o
 	@echo "LD $@"
 	@$(CC) -shared $(SANITIZE) $(LDFLAGS) -o $@ $^ $(TCL_STUBLIBS) $(LDLIBS_ALL)
+
+$(BUILD)/librubiconmpi.so: unix/mpiGlue.c generic/core/mpiGlue.h config.mk
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(CC) $(CFLAGS_ALL) -shared $(LDFLAGS) -Wl,--no-undefined -o $@ $< $(MPI_LIBS)
+
+$(BUILD)/librubiconxlsx.so: unix/xlsxGlue.c generic/reporters/xlsxGlue.h config.mk
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(CC) $(CFLAGS_ALL) -shared $(LDFLAGS) -Wl,--no-undefined -o $@ $< $(XLSX_LIBS)
 
 # A plugin's objects, compiled to reach Rubicon through its stubs table;
 # --no-undefined makes a call past the public API fail the link.
@@ -333,7 +353,7 @@ deb:
 	    unix/debian/changelog.in | gzip -9n > $(DEBROOT)/usr/share/doc/rubicon/changelog.Debian.gz
 	cd $(BUILD)/deb && mkdir -p debian && cp $(CURDIR)/unix/debian/control.in debian/control && \
 	    dpkg-shlibdeps -Tshlibs.substvars -e debian/rubicon/usr/bin/rubicon \
-		$(patsubst %,-e debian/rubicon/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/lib%.so,rubicon $(PLUGINS))
+		$(patsubst %,-e debian/rubicon/usr/lib/tcltk/$(MULTIARCH)/rubicon$(VERSION)/lib%.so,rubicon $(PLUGINS) $(if $(MPI_LIBS),rubiconmpi) $(if $(XLSX_LIBS),rubiconxlsx))
 	sed -e 's/@DEBVER@/$(DEBVER)/; s/@ARCH@/$(DEBARCH)/' \
 	    -e "s/@SHLIBS@/$$(sed -n 's/^shlibs:Depends=//p' $(BUILD)/deb/shlibs.substvars)/" \
 	    -e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEBROOT) | cut -f1)/" \

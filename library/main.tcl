@@ -319,6 +319,12 @@ proc ::rubicon::notScript {path} {
 	return "a binary file (an SRT or blktrace trace?)"
     }
     set line [lindex [split $head \n] 0]
+    # Each trace's line below starts, after blanks, with a digit or a
+    # point: a script does not, and is spared compiling the expressions
+    # (a twentieth of a run's start-up).
+    if {![string match {[0-9.]*} [string trimleft $line]]} {
+	return ""
+    }
     foreach {re what} {
 	{^\d+,[^,]*,\d+,(Read|Write),\d+,\d+,\d+\r?$} "an MSR trace"
 	{^\d+,\d+,\d+,[rRwW],[0-9.]+\r?$} "an SPC trace"

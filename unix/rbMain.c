@@ -23,7 +23,8 @@
 /*
  * The four plugins are packages of their own (rubicon::magpie ...), found
  * beside the program in a build tree, in PREFIX/lib/tcltk/rubiconVERSION
- * beside PREFIX/bin, or on Tcl's own package path (Debian's tclsh
+ * or (the Debian package) PREFIX/lib/tcltk/TRIPLET/rubiconVERSION beside
+ * PREFIX/bin, or on Tcl's own package path (Debian's tclsh
  * searches /usr/local/lib/tcltk and /usr/lib/tcltk).  An index found
  * beside the program is sourced at once (it sets "package ifneeded" with
  * $dir): left to "package unknown", the first require would source every
@@ -33,9 +34,11 @@
 static const char loadPlugins[] =
     "apply {{} {\n"
     "    set bin [file dirname [file normalize [info nameofexecutable]]]\n"
-    "    set lib [file join [file dirname $bin] lib tcltk rubicon"
+    "    set tcltk [file join [file dirname $bin] lib tcltk]\n"
+    "    set lib [file join $tcltk rubicon" RUBICON_VERSION "]\n"
+    "    set debian [file join $tcltk {" RB_MULTIARCH "} rubicon"
 	RUBICON_VERSION "]\n"
-    "    foreach dir [list $lib $bin] {\n"
+    "    foreach dir [list $lib $debian $bin] {\n"
     "\tif {[file exists [file join $dir pkgIndex.tcl]]\n"
     "\t\t&& $dir ni $::auto_path} {\n"
     "\t    set ::auto_path [linsert $::auto_path 0 $dir]\n"
@@ -66,8 +69,11 @@ AppInit(Tcl_Interp *interp)
     /* The plugins' classes are imported together (init.c). */
     RbEngineGet(interp)->deferImports = 1;
     if (Tcl_Eval(interp, loadPlugins) != TCL_OK) {
+	/* Keep the error: importing resets the interp's result. */
+	Tcl_InterpState state = Tcl_SaveInterpState(interp, TCL_ERROR);
+
 	RbEngineImportPending(RbEngineGet(interp));
-	return TCL_ERROR;
+	return Tcl_RestoreInterpState(interp, state);
     }
     RbEngineImportPending(RbEngineGet(interp));
     Tcl_SetVar(interp, "tcl_rcFileName", "~/.rubiconrc", TCL_GLOBAL_ONLY);

@@ -358,6 +358,21 @@ DagCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 }
 
 /*
+ * ImportPendingAfterError --
+ *	RbEngineImportPending after a step of the package's loading failed,
+ *	keeping the error (which it would reset) for the caller.
+ * Results: TCL_ERROR.
+ */
+static int
+ImportPendingAfterError(Rb_Engine *eng)
+{
+    Tcl_InterpState state = Tcl_SaveInterpState(eng->interp, TCL_ERROR);
+
+    RbEngineImportPending(eng);
+    return Tcl_RestoreInterpState(eng->interp, state);
+}
+
+/*
  * Rubicon_Init --
  *	Loads the package into an interpreter: the engine, every built-in
  *	class's command, rubicon::types and rubicon::dag, and the Tcl half
@@ -397,15 +412,13 @@ Rubicon_Init(Tcl_Interp *interp)
 	    || RbAnalyzerKitInit(interp) != TCL_OK
 	    || RbReporterKitInit(interp) != TCL_OK
 	    || RbTransformerKitInit(interp) != TCL_OK) {
-	RbEngineImportPending(eng);
-	return TCL_ERROR;
+	return ImportPendingAfterError(eng);
     }
     Tcl_CreateObjCommand(interp, "::rubicon::types", TypesCmd, NULL, NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::dag", DagCmd, NULL, NULL);
     if (Tcl_Eval(interp, Rb_LibraryScript) != TCL_OK) {
 	Tcl_AddErrorInfo(interp, "\n    (in rubicon's library script)");
-	RbEngineImportPending(eng);
-	return TCL_ERROR;
+	return ImportPendingAfterError(eng);
     }
     RbEngineImportPending(eng);
     return Tcl_PkgProvideEx(interp, "rubicon", RUBICON_VERSION,

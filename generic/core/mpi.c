@@ -21,7 +21,8 @@
 #include "io/native.h"
 
 #ifdef HAVE_MPI
-#include <mpi.h>
+#include "glue.h"
+#include "mpiGlue.h"
 #endif
 
 #define MSG_VERSION 4
@@ -62,47 +63,67 @@ Now(void)
  * FinalizeAtExit --
  *	atexit handler: ends MPI once, so that mpirun sees a clean exit.
  */
+static const RbMpiGlue *mpi;		/* The glue's table, once loaded. */
+
 static void
 FinalizeAtExit(void)
 {
-    int done = 0;
-
-    MPI_Finalized(&done);
-    if (!done) {
-	MPI_Finalize();
-    }
+    mpi->finalize();
 }
 #endif
 
 /*
  * RbMpiInit --
  *	Joins the MPI job when the process was launched by mpirun (Open
- *	MPI's environment says so); otherwise does nothing, so that a plain
- *	run needs no MPI runtime.  Safe to call more than once.
- * Results: none.
+ *	MPI's environment says so): loads the glue to libmpi (LoadGlue) and
+ *	calls MPI_Init; otherwise does nothing, so that a plain run neither
+ *	loads nor links the MPI runtime.  Does its work once per process.
+ * Results: TCL_OK, or TCL_ERROR (in interp) when the process was
+ *	started by mpirun and the glue cannot be loaded: each rank would
+ *	otherwise run the whole job alone.
  * Side effects: MPI_Init; on ranks other than 0, stdout goes to
  *	/dev/null (only rank 0 writes results).
  */
-void
-RbMpiInit(void)
+static int
+RbMpiInit(Tcl_Interp *interp)
 {
 #ifdef HAVE_MPI
     static int tried = 0;
-    int done = 0, fd;
+    int fd;
+    Tcl_Obj *why = NULL;
 
     if (tried) {
-	return;
+	return TCL_OK;
+    }
+    if (getenv("OMPI_COMM_WORLD_SIZE") == NULL && getenv("PMIX_RANK") == NULL) {
+	tried = 1;
+	return TCL_OK;
+    }
+    if (mpi == NULL) {
+	RbMpiGlueTableProc *table = (RbMpiGlueTableProc *)RbGlueLoad(interp,
+		RB_MPI_GLUE_LIB, RB_MPI_GLUE_SYM, &why);
+
+	mpi = table ? table() : NULL;
+	if (mpi != NULL && mpi->version != RB_MPI_GLUE_VERSION) {
+	    mpi = NULL;
+	    why = Tcl_ObjPrintf("%s is not this version's", RB_MPI_GLUE_LIB);
+	    Tcl_IncrRefCount(why);
+	}
+    }
+    if (mpi == NULL) {
+	Tcl_SetObjResult(interp, Tcl_ObjPrintf("started by mpirun, but "
+		"cannot load Rubicon's MPI glue, which split runs need (%s)",
+		Tcl_GetString(why)));
+	Tcl_SetErrorCode(interp, "RUBICON", "MPI", "GLUE", NULL);
+	Tcl_DecrRefCount(why);
+	return TCL_ERROR;
     }
     tried = 1;
-    if (getenv("OMPI_COMM_WORLD_SIZE") == NULL && getenv("PMIX_RANK") == NULL) {
-	return;
+    if (mpi->init(&mpiRank, &mpiSize) != 0) {
+	mpiRank = 0;
+	mpiSize = 1;
+	return TCL_OK;
     }
-    MPI_Initialized(&done);
-    if (!done && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
-	return;
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &mpiRank);
-    MPI_Comm_size(MPI_COMM_WORLD, &mpiSize);
     mpiActive = 1;
     atexit(FinalizeAtExit);
     if (mpiRank != 0 && (fd = open("/dev/null", O_WRONLY)) >= 0) {
@@ -111,6 +132,7 @@ RbMpiInit(void)
 	close(fd);
     }
 #endif
+    return TCL_OK;
 }
 
 int
@@ -781,13 +803,10 @@ Silence(void)
 static int
 DrainBeats(int from)
 {
-    int flag = 1, beat, heard = 0;
-    MPI_Status status;
+    int beat, heard = 0;
 
-    while (MPI_Iprobe(from, BEAT_TAG, MPI_COMM_WORLD, &flag, &status)
-	    == MPI_SUCCESS && flag) {
-	MPI_Recv(&beat, 1, MPI_INT, from, BEAT_TAG, MPI_COMM_WORLD,
-		MPI_STATUS_IGNORE);
+    while (mpi->iprobe(from, BEAT_TAG, NULL) == 1) {
+	mpi->recv(&beat, 1, RB_MPI_INT, from, BEAT_TAG);
 	heard = 1;
     }
     return heard;
@@ -801,16 +820,15 @@ DrainBeats(int from)
  *	hung, or on a machine that went away without its connection
  *	closing) ends the job: the message names it, and every rank exits.
  */
-static void
-WaitProbe(int from, MPI_Status *status)
+static int
+WaitProbe(int from)
 {
-    int flag = 0;
+    int bytes = 0;
     double heard = Now(), silence = Silence();
 
     for (;;) {
-	MPI_Iprobe(from, MSG_TAG, MPI_COMM_WORLD, &flag, status);
-	if (flag) {
-	    return;
+	if (mpi->iprobe(from, MSG_TAG, &bytes) == 1) {
+	    return bytes;
 	}
 	if (DrainBeats(from)) {
 	    heard = Now();
@@ -832,16 +850,9 @@ WaitProbe(int from, MPI_Status *status)
 static void
 SendWaiting(Rb_Buf *b, int to)
 {
-    MPI_Request req;
-    int done = 0;
+    void *req = mpi->isend(b->data, (int)b->len, RB_MPI_BYTE, to, MSG_TAG);
 
-    MPI_Isend(b->data, (int)b->len, MPI_BYTE, to, MSG_TAG, MPI_COMM_WORLD,
-	    &req);
-    for (;;) {
-	MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-	if (done) {
-	    return;
-	}
+    while (req != NULL && !mpi->test(req)) {
 	Doze();
     }
 }
@@ -871,7 +882,7 @@ RbMpiAgree(Tcl_Interp *interp, int ok, int *count)
     }
     in[0] = !ok;
     in[1] = *count;
-    MPI_Allreduce(in, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    mpi->allreduceSum(in, out, 2);
     *count = out[1];
     if (out[0] == 0) {
 	return TCL_OK;
@@ -893,8 +904,7 @@ RbMpiAgree(Tcl_Interp *interp, int ok, int *count)
     if (mpiRank == 0) {
 	all = Rb_Alloc((size_t)AGREE_LEN * mpiSize);
     }
-    MPI_Gather(msg, AGREE_LEN, MPI_CHAR, all, AGREE_LEN, MPI_CHAR, 0,
-	    MPI_COMM_WORLD);
+    mpi->gather(msg, AGREE_LEN, RB_MPI_CHAR, all, 0);
     for (r = 1; all != NULL && ok && r < mpiSize; r++) {
 	const char *m = all + (size_t)r * AGREE_LEN;
 
@@ -940,7 +950,7 @@ RbMpiHeartbeat(void)
 {
 #ifdef HAVE_MPI
     static int beat = 1;
-    MPI_Request req;
+    void *req;
     double now;
 
     if (!mpiActive || mpiRank == 0 || mpiSize < 2
@@ -952,9 +962,11 @@ RbMpiHeartbeat(void)
 	return;
     }
     lastBeat = now;
-    MPI_Isend(&beat, 1, MPI_INT, mpiRank - (mpiRank & -mpiRank), BEAT_TAG,
-	    MPI_COMM_WORLD, &req);
-    MPI_Request_free(&req);
+    req = mpi->isend(&beat, 1, RB_MPI_INT, mpiRank - (mpiRank & -mpiRank),
+	    BEAT_TAG);
+    if (req != NULL) {
+	mpi->requestFree(req);
+    }
 #endif
 }
 
@@ -999,19 +1011,16 @@ RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows, Rb_RunInfo *run,
     }
     for (step = 1; step < mpiSize; step *= 2) {
 	if (mpiRank % (2 * step) == 0) {
-	    MPI_Status status;
 	    int count, from = mpiRank + step;
 
 	    if (from >= mpiSize) {
 		continue;
 	    }
-	    WaitProbe(from, &status);
-	    MPI_Get_count(&status, MPI_BYTE, &count);
+	    count = WaitProbe(from);
 	    memset(&b, 0, sizeof(b));
 	    b.data = Rb_Alloc(count > 0 ? count : 1);
 	    b.len = b.cap = (size_t)count;
-	    MPI_Recv(b.data, count, MPI_BYTE, from, MSG_TAG, MPI_COMM_WORLD,
-		    MPI_STATUS_IGNORE);
+	    mpi->recv(b.data, count, RB_MPI_BYTE, from, MSG_TAG);
 	    DrainBeats(from);
 	    /* After a failed merge the later shards still merge into every
 	     * Analyzer but the one that failed (MergeMessage), so that what
@@ -1121,7 +1130,7 @@ RbMpiAbort(int status)
     fflush(stderr);
 #ifdef HAVE_MPI
     if (mpiActive) {
-	MPI_Abort(MPI_COMM_WORLD, status);
+	mpi->abort(status);
     }
 #endif
     exit(status);
@@ -1157,7 +1166,9 @@ MpiCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 int
 RbMpiInitCmds(Tcl_Interp *interp)
 {
-    RbMpiInit();
+    if (RbMpiInit(interp) != TCL_OK) {
+	return TCL_ERROR;
+    }
     Tcl_CreateObjCommand(interp, "::rubicon::mpi", MpiCmd, NULL, NULL);
     return TCL_OK;
 }

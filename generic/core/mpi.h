@@ -11,7 +11,6 @@
 
 #include "engine.h"
 
-void		RbMpiInit(void);
 int		RbMpiInitCmds(Tcl_Interp *interp);
 int		RbMpiRank(void);
 int		RbMpiSize(void);

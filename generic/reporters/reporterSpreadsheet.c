@@ -15,8 +15,12 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <xlsxwriter.h>
 #include "util.h"
+#include "core/glue.h"
+#include "xlsxGlue.h"
+
+/* libxlsxwriter, once loaded (xlsxGlue.h). */
+static const RbXlsxGlue *xl;
 
 /* Excel's sheet names: at most 31 characters. */
 #define SHEET_NAME_MAX 31
@@ -80,9 +84,9 @@ PutNum(lxw_worksheet *ws, lxw_row_t row, lxw_col_t col, double v)
     char buf[RB_NUMBUF];
 
     if (isfinite(v)) {
-	worksheet_write_number(ws, row, col, v, NULL);
+	xl->worksheet_write_number(ws, row, col, v, NULL);
     } else {
-	worksheet_write_string(ws, row, col, RbReportNum(v, buf), NULL);
+	xl->worksheet_write_string(ws, row, col, RbReportNum(v, buf), NULL);
     }
 }
 
@@ -99,7 +103,7 @@ PutRow(lxw_worksheet *ws, lxw_row_t row, lxw_format *f, const char *a,
 
     for (i = 0; i < 4; i++) {
 	if (cells[i] != NULL && *cells[i] != '\0') {
-	    worksheet_write_string(ws, row, i, cells[i], f);
+	    xl->worksheet_write_string(ws, row, i, cells[i], f);
 	}
     }
 }
@@ -112,7 +116,7 @@ PutRow(lxw_worksheet *ws, lxw_row_t row, lxw_format *f, const char *a,
 static void
 WriteRunSheet(Book *book, const Rb_RunInfo *run)
 {
-    lxw_worksheet *ws = workbook_add_worksheet(book->wb, "Run");
+    lxw_worksheet *ws = xl->workbook_add_worksheet(book->wb, "Run");
     Tcl_DictSearch search;
     Tcl_Obj *key, *value;
     Tcl_WideInt count;
@@ -122,8 +126,8 @@ WriteRunSheet(Book *book, const Rb_RunInfo *run)
     /* "History" is reserved by Excel; "Run" is this sheet. */
     Tcl_CreateHashEntry(&book->sheets, "history", &isNew);
     Tcl_CreateHashEntry(&book->sheets, "run", &isNew);
-    worksheet_set_column(ws, 0, 0, 18, NULL);
-    worksheet_set_column(ws, 1, 1, 40, NULL);
+    xl->worksheet_set_column(ws, 0, 0, 18, NULL);
+    xl->worksheet_set_column(ws, 1, 1, 40, NULL);
     PutRow(ws, row++, book->bold, "Rubicon " RUBICON_VERSION " report",
 	    NULL, NULL, NULL);
     PutRow(ws, row++, book->bold, "traces", NULL, NULL, NULL);
@@ -131,15 +135,15 @@ WriteRunSheet(Book *book, const Rb_RunInfo *run)
     PutRow(ws, row++, book->bold, "config", NULL, NULL, NULL);
     PutRow(ws, row - 1, NULL, NULL, run->config, NULL, NULL);
     PutRow(ws, row, book->bold, "records", NULL, NULL, NULL);
-    worksheet_write_number(ws, row++, 1, (double) run->records, NULL);
+    xl->worksheet_write_number(ws, row++, 1, (double) run->records, NULL);
     PutRow(ws, row, book->bold, "skipped", NULL, NULL, NULL);
-    worksheet_write_number(ws, row++, 1, (double) run->skipped, NULL);
+    xl->worksheet_write_number(ws, row++, 1, (double) run->skipped, NULL);
     if (run->skipCounts != NULL && Tcl_DictObjFirst(NULL, run->skipCounts,
 	    &search, &key, &value, &done) == TCL_OK) {
 	for (; !done; Tcl_DictObjNext(&search, &key, &value, &done)) {
 	    PutRow(ws, row, NULL, "skipped:", Tcl_GetString(key), NULL, NULL);
 	    if (Tcl_GetWideIntFromObj(NULL, value, &count) == TCL_OK) {
-		worksheet_write_number(ws, row, 2, (double) count, NULL);
+		xl->worksheet_write_number(ws, row, 2, (double) count, NULL);
 	    }
 	    row++;
 	}
@@ -147,9 +151,9 @@ WriteRunSheet(Book *book, const Rb_RunInfo *run)
     }
     if (run->records > 0 && run->firstTime <= run->lastTime) {
 	PutRow(ws, row, book->bold, "first time (s)", NULL, NULL, NULL);
-	worksheet_write_number(ws, row++, 1, run->firstTime / 1e9, NULL);
+	xl->worksheet_write_number(ws, row++, 1, run->firstTime / 1e9, NULL);
 	PutRow(ws, row, book->bold, "last time (s)", NULL, NULL, NULL);
-	worksheet_write_number(ws, row++, 1, run->lastTime / 1e9, NULL);
+	xl->worksheet_write_number(ws, row++, 1, run->lastTime / 1e9, NULL);
     }
     PutRow(ws, row++, book->bold, "partial", run->partial ? "yes" : "no",
 	    NULL, NULL);
@@ -186,7 +190,7 @@ WriteBlock(Book *book, lxw_worksheet *ws, lxw_row_t row,
 	    Tcl_DStringAppend(&head, unit, -1);
 	    Tcl_DStringAppend(&head, ")", 1);
 	}
-	worksheet_write_string(ws, row, c, Tcl_DStringValue(&head),
+	xl->worksheet_write_string(ws, row, c, Tcl_DStringValue(&head),
 		book->bold);
 	Tcl_DStringFree(&head);
     }
@@ -197,12 +201,12 @@ WriteBlock(Book *book, lxw_worksheet *ws, lxw_row_t row,
 
 	    snprintf(note, sizeof(note), "%d more rows: past the last row "
 		    "of a sheet", a->nrows - r);
-	    worksheet_write_string(ws, row++, 0, note, NULL);
+	    xl->worksheet_write_string(ws, row++, 0, note, NULL);
 	    break;
 	}
 	for (c = 0; c < a->ncols; c++) {
 	    if (a->cols[c].isText) {
-		worksheet_write_string(ws, row, c, a->cols[c].text[r]
+		xl->worksheet_write_string(ws, row, c, a->cols[c].text[r]
 			? a->cols[c].text[r] : "", NULL);
 	    } else {
 		PutNum(ws, row, c, a->cols[c].num[r]);
@@ -228,12 +232,12 @@ WriteFlowSheet(Book *book, const Rb_ReportSet *set, int i)
     lxw_row_t row = 0;
     int j, scalars = 0;
 
-    ws = workbook_add_worksheet(book->wb, SheetName(book, flow, &name));
+    ws = xl->workbook_add_worksheet(book->wb, SheetName(book, flow, &name));
     Tcl_DStringFree(&name);
-    worksheet_set_column(ws, 0, 0, 22, NULL);
-    worksheet_set_column(ws, 1, 3, 16, NULL);
+    xl->worksheet_set_column(ws, 0, 0, 22, NULL);
+    xl->worksheet_set_column(ws, 1, 3, 16, NULL);
     PutRow(ws, row, book->bold, "Flow", NULL, NULL, NULL);
-    worksheet_write_string(ws, row++, 1, flow, NULL);
+    xl->worksheet_write_string(ws, row++, 1, flow, NULL);
     row++;
     for (j = set->first[i]; j < set->first[i + 1]; j++) {
 	const Rb_Attribute *a = set->items[j].attr;
@@ -326,6 +330,25 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 		"a workbook cannot go to standard output: give -output "
 		"FILE.xlsx");
     }
+    if (xl == NULL) {
+	Tcl_Obj *why = NULL;
+	RbXlsxGlueTableProc *table = (RbXlsxGlueTableProc *)RbGlueLoad(
+		r->interp, RB_XLSX_GLUE_LIB, RB_XLSX_GLUE_SYM, &why);
+	const RbXlsxGlue *g = table ? table() : NULL;
+
+	if (g == NULL || g->version != RB_XLSX_GLUE_VERSION) {
+	    Rb_SetInterpError(r->interp, "RUBICON REPORTER XLSX",
+		    "writing report \"%s\" failed: cannot load Rubicon's "
+		    "libxlsxwriter glue (%s)", r->output, why
+		    ? Tcl_GetString(why) : RB_XLSX_GLUE_LIB
+		    " is not this version's");
+	    if (why != NULL) {
+		Tcl_DecrRefCount(why);
+	    }
+	    return TCL_ERROR;
+	}
+	xl = g;
+    }
     if (RbReportCollect(r, &set) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -350,7 +373,7 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 	}
 	opts.tmpdir = Tcl_DStringValue(&dir);
     }
-    book.wb = workbook_new_opt(out.tmpPath ? out.tmpPath : out.path, &opts);
+    book.wb = xl->workbook_new_opt(out.tmpPath ? out.tmpPath : out.path, &opts);
     if (book.wb == NULL) {
 	Rb_OutAbort(&out);
 	RbReportSetFree(&set);
@@ -359,8 +382,8 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
 		"writing report \"%s\" failed: cannot create the workbook",
 		r->output);
     }
-    book.bold = workbook_add_format(book.wb);
-    format_set_bold(book.bold);
+    book.bold = xl->workbook_add_format(book.wb);
+    xl->format_set_bold(book.bold);
     Tcl_InitHashTable(&book.sheets, TCL_STRING_KEYS);
     WriteRunSheet(&book, run);
     for (i = 0; i < set.nflows; i++) {
@@ -368,13 +391,13 @@ SpreadsheetWrite(Rb_Reporter *r, const Rb_RunInfo *run)
     }
     Tcl_DeleteHashTable(&book.sheets);
     RbReportSetFree(&set);
-    err = workbook_close(book.wb);
+    err = xl->workbook_close(book.wb);
     Tcl_DStringFree(&dir);
     if (err != LXW_NO_ERROR) {
 	Rb_OutAbort(&out);
 	return Rb_SetInterpError(r->interp, "RUBICON OUTPUT WRITE",
 		"writing report \"%s\" failed: %s; nothing was left under "
-		"that name", r->output, lxw_strerror(err));
+		"that name", r->output, xl->lxw_strerror(err));
     }
     /* libxlsxwriter wrote by name, past Rb_Out's count of bytes: the
      * workbook, and its temporaries (the parts before compression). */

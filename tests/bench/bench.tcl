@@ -517,6 +517,12 @@ if {$haveTime} {
     puts [format "%-34s %9s   RateAnalyzer %.2f, Figure 4 %.2f (target >= 3: %s)" \
 	"    CSV / zstd native, CPU" "" $csvRate $csvFig4 \
 	[expr {$csvRate >= 3 && $csvFig4 >= 3 ? "met" : "NOT met"}]]
+    # The issue's aim: the raw native file read by a RateAnalyzer (the
+    # reader delivers the columns the DAG uses) within 1.5x of cat of it.
+    set rateCat [expr {$cpu(read,rate,none) / $cpu(read,cat)}]
+    puts [format "%-34s %9s   CPU %.2f s / %.2f s = %.2f (target <= 1.5: %s)" \
+	"    raw native, RateAnalyzer / cat" "" $cpu(read,rate,none) \
+	$cpu(read,cat) $rateCat [expr {$rateCat <= 1.5 ? "met" : "NOT met"}]]
     set catCpu [expr {$cpu(read,readall) / $cpu(read,cat)}]
     set catWall [expr {$wall(read,readall) / $wall(read,cat)}]
     puts [format "%-34s %9s   CPU %.2f s / %.2f s = %.2f, wall %.2f s / %.2f s = %.2f (target <= 1.5: %s)" \

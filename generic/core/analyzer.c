@@ -504,23 +504,6 @@ Rb_AnalyzerPastLimit(Rb_Analyzer *a)
 }
 
 /*
- * KeepFirstError --
- *	Keeps interp's error in *err, *opts unless one is kept already, and
- *	clears interp's result.
- */
-static void
-KeepFirstError(Tcl_Interp *interp, Tcl_Obj **err, Tcl_Obj **opts)
-{
-    if (*err == NULL) {
-	*err = Tcl_GetObjResult(interp);
-	*opts = Tcl_GetReturnOptions(interp, TCL_ERROR);
-	Tcl_IncrRefCount(*err);
-	Tcl_IncrRefCount(*opts);
-    }
-    Tcl_ResetResult(interp);
-}
-
-/*
  * RbEndAnalyzers --
  *	Calls end on every analyzer of the given flows, and on analyzers of
  *	other flows they need, so that each runs after its producers.  With
@@ -562,7 +545,7 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	int failed = 0;
 
 	if (RbEndCheckLimit(interp) != TCL_OK) {
-	    KeepFirstError(interp, &firstErr, &firstOpts);
+	    RbErrorKeep(interp, &firstErr, &firstOpts);
 	    rc = TCL_ERROR;
 	    break;
 	}
@@ -579,7 +562,7 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	if (failed) {
 	    /* The others end on, so that what they computed is reported;
 	     * the first failure is the run's. */
-	    KeepFirstError(interp, &firstErr, &firstOpts);
+	    RbErrorKeep(interp, &firstErr, &firstOpts);
 	    rc = TCL_ERROR;
 	}
 	if ((run->partial || failed) && a->flow) {
@@ -596,12 +579,7 @@ RbEndAnalyzers(Tcl_Interp *interp, Rb_Engine *eng, Rb_Flow **flows,
 	    }
 	}
     }
-    if (firstErr != NULL) {
-	Tcl_SetObjResult(interp, firstErr);
-	Tcl_SetReturnOptions(interp, firstOpts);
-	Tcl_DecrRefCount(firstErr);
-	Tcl_DecrRefCount(firstOpts);
-    }
+    RbErrorRaise(interp, &firstErr, &firstOpts);
     endDeadlineSet = 0;
     free(order);
     return rc;

@@ -191,6 +191,29 @@ RowEmpty(const Rb_Attribute *a, int r)
 }
 
 /*
+ * MoveRow --
+ *	Row from of a becomes row to (to <= from); a text cell moves, so
+ *	that row from holds none afterwards.
+ */
+static void
+MoveRow(Rb_Attribute *a, int to, int from)
+{
+    int c;
+
+    for (c = 0; c < a->ncols && to != from; c++) {
+	Rb_Column *col = &a->cols[c];
+
+	if (col->isText) {
+	    free(col->text[to]);
+	    col->text[to] = col->text[from];
+	    col->text[from] = NULL;
+	} else {
+	    col->num[to] = col->num[from];
+	}
+    }
+}
+
+/*
  * RbAttrElideEmptyRuns --
  *	Keeps a series from growing with the idle time of a trace (or with
  *	one corrupt time far from the others): in a series Attribute whose
@@ -204,7 +227,7 @@ RowEmpty(const Rb_Attribute *a, int r)
 int64_t
 RbAttrElideEmptyRuns(Rb_Attribute *a, int minRun)
 {
-    int r, out = 0, runStart = -1, c;
+    int r, end, k, out = 0, c;
     int64_t removed = 0;
 
     if (a->kind != RB_ATTR_SERIES || a->ncols < 2 || a->cols[0].isText
@@ -212,49 +235,28 @@ RbAttrElideEmptyRuns(Rb_Attribute *a, int minRun)
 	    || a->nrows <= minRun) {
 	return 0;
     }
-    for (r = 0; r <= a->nrows; r++) {
-	int empty = r < a->nrows && RowEmpty(a, r), from, n;
-
-	if (empty) {
-	    if (runStart < 0) {
-		runStart = r;
+    for (r = 0; r < a->nrows; r = end) {
+	/* Rows r .. end-1: one row that is not empty, or a run of empty
+	 * ones, of which a long run keeps only its first and last. */
+	end = r + 1;
+	if (RowEmpty(a, r)) {
+	    while (end < a->nrows && RowEmpty(a, end)) {
+		end++;
 	    }
-	    continue;
 	}
-	/* Rows runStart .. r-1 are empty (when runStart >= 0): copy the
-	 * run's first and last only if it is long, then row r. */
-	from = runStart < 0 ? r : runStart;
-	n = r - from;
-	for (; from <= r && from < a->nrows; from++) {
-	    if (runStart >= 0 && n > minRun && from > runStart
-		    && from < r - 1) {
+	for (k = r; k < end; k++) {
+	    if (end - r > minRun && k != r && k != end - 1) {
 		for (c = 0; c < a->ncols; c++) {
 		    if (a->cols[c].isText) {
-			free(a->cols[c].text[from]);
-			a->cols[c].text[from] = NULL;
+			free(a->cols[c].text[k]);
+			a->cols[c].text[k] = NULL;
 		    }
 		}
-		continue;
+		removed++;
+	    } else {
+		MoveRow(a, out++, k);
 	    }
-	    for (c = 0; c < a->ncols; c++) {
-		Rb_Column *col = &a->cols[c];
-
-		if (col->isText) {
-		    if (out != from) {
-			free(col->text[out]);
-			col->text[out] = col->text[from];
-			col->text[from] = NULL;
-		    }
-		} else {
-		    col->num[out] = col->num[from];
-		}
-	    }
-	    out++;
 	}
-	if (runStart >= 0 && n > minRun) {
-	    removed += n - 2;
-	}
-	runStart = -1;
     }
     a->nrows = out;
     a->elided += removed;

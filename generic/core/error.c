@@ -69,6 +69,40 @@ Rb_SetInterpError(Tcl_Interp *interp, const char *code, const char *fmt, ...)
 }
 
 /*
+ * RbErrorKeep, RbErrorRaise --
+ *	For work that goes on past a failure (ending every Analyzer, merging
+ *	every shard): RbErrorKeep keeps interp's error in *result and
+ *	*options unless one is kept already, and clears interp's result;
+ *	RbErrorRaise puts the kept one back in interp and releases it.
+ * Results: RbErrorRaise: TCL_ERROR when an error was kept, else TCL_OK.
+ */
+void
+RbErrorKeep(Tcl_Interp *interp, Tcl_Obj **result, Tcl_Obj **options)
+{
+    if (*result == NULL) {
+	*result = Tcl_GetObjResult(interp);
+	*options = Tcl_GetReturnOptions(interp, TCL_ERROR);
+	Tcl_IncrRefCount(*result);
+	Tcl_IncrRefCount(*options);
+    }
+    Tcl_ResetResult(interp);
+}
+
+int
+RbErrorRaise(Tcl_Interp *interp, Tcl_Obj **result, Tcl_Obj **options)
+{
+    if (*result == NULL) {
+	return TCL_OK;
+    }
+    Tcl_SetObjResult(interp, *result);
+    Tcl_SetReturnOptions(interp, *options);
+    Tcl_DecrRefCount(*result);
+    Tcl_DecrRefCount(*options);
+    *result = *options = NULL;
+    return TCL_ERROR;
+}
+
+/*
  * OutOfMemory --
  *	Ends the process through Tcl_Panic: a request for n bytes could not
  *	be met (or, with count and size, their product overflows a size_t).

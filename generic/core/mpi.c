@@ -740,21 +740,11 @@ MergeMessage(Tcl_Interp *interp, Rb_Flow **flows, int nflows,
 		    != TCL_OK) {
 		/* The others merge on: keep this first failure. */
 		((AnalyzerPriv *)a->engine)->mergeFailed = 1;
-		if (firstErr == NULL) {
-		    firstErr = Tcl_GetObjResult(interp);
-		    firstOpts = Tcl_GetReturnOptions(interp, TCL_ERROR);
-		    Tcl_IncrRefCount(firstErr);
-		    Tcl_IncrRefCount(firstOpts);
-		}
-		Tcl_ResetResult(interp);
+		RbErrorKeep(interp, &firstErr, &firstOpts);
 	    }
 	}
     }
-    if (firstErr != NULL) {
-	Tcl_SetObjResult(interp, firstErr);
-	Tcl_SetReturnOptions(interp, firstOpts);
-	Tcl_DecrRefCount(firstErr);
-	Tcl_DecrRefCount(firstOpts);
+    if (RbErrorRaise(interp, &firstErr, &firstOpts) != TCL_OK) {
 	return TCL_ERROR;
     }
     if (b->bad) {

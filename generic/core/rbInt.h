@@ -159,6 +159,11 @@ void		RbFlowPush(Rb_Flow *flow, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
 int		RbFlowEnd(Rb_Flow *flow, const Rb_RunInfo *run);
 void		RbFlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr);
+/* The first error of work that goes on past failures (error.c). */
+void		RbErrorKeep(Tcl_Interp *interp, Tcl_Obj **result,
+		    Tcl_Obj **options);
+int		RbErrorRaise(Tcl_Interp *interp, Tcl_Obj **result,
+		    Tcl_Obj **options);
 /* Leaves out the middle of every run of more than minRun empty rows of a
  * series (a "time" column first, every other cell 0 or NaN); returns how
  * many rows it left out, also added to a->elided. */

@@ -34,7 +34,7 @@ proc ::rubicon::tracereport::stardustConfig {opts} {
 	"set events \[Flow events \[StardustFlowGraphAnalyzer -maxrequests $eventRequests\] \\" \
 	"    {*}\$demand\]" \
 	"head \$events" \
-	"set summary \[rubicon::run {*}\$rubicon::runOptions {*}\$argv\]" \
+	[runLine [dict get $opts -runoptions]] \
 	"rubicon::tracereport::writeStardust \$summary \$events \$outdir \$reportOptions"] \n
 }
 
@@ -72,8 +72,6 @@ proc ::rubicon::tracereport::stardustFigures {summary flow options} {
 	if {$kind eq "Call" && [dict exists $at [list Reply $svc {*}$name]]} {
 	    dict lappend types [list $svc $name] \
 		[expr {[dict get $at [list Reply $svc {*}$name]] - $t0}]
-	} else {
-	    dict lappend types [list $svc [lrange $first 0 end]] {}
 	}
 	# Each call inside it: Call to the matching Reply.  The service
 	# graph: a Call made while another service's call is open (the
@@ -102,10 +100,7 @@ proc ::rubicon::tracereport::stardustFigures {summary flow options} {
     }
     foreach var {types calls} {
 	set nested {}
-	dict for {k ds} [set $var] {
-	    set ds [lsearch -all -inline -not -exact $ds {}]
-	    if {[llength $ds]} {dict set nested {*}$k $ds}
-	}
+	dict for {k ds} [set $var] {dict set nested {*}$k $ds}
 	set $var [durationRows $nested]
     }
     set flowEdges {}
@@ -281,14 +276,9 @@ proc ::rubicon::tracereport::magpieConfig {opts} {
     set name [dict get $opts -schemaname]
     set label [expr {[dict get $opts -label] ne ""
 	? [list -label [dict get $opts -label]] : {}}]
-    set run {set summary [rubicon::run}
     set ro [dict get $opts -runoptions]
     dict set ro -readeroptions [dict merge [expr {[dict exists $ro -readeroptions]
 	? [dict get $ro -readeroptions] : {}}] [list schema $name]]
-    foreach {k v} $ro {
-	append run " " [list $k $v]
-    }
-    append run { {*}$rubicon::runOptions {*}$argv]}
     join [list \
 	"# Rubicon configuration written by \"rubicon report\" (rubicon-report(n))" \
 	"# for a Magpie event log.  Run: rubicon report.tcl LOG..." \
@@ -303,7 +293,7 @@ proc ::rubicon::tracereport::magpieConfig {opts} {
 	    -label [dict get $opts -label]]] \
 	"set requests \[Flow requests \[MagpieParserAnalyzer -schema [list $name] -keep $eventRequests $label\]\]" \
 	"head \$requests" \
-	$run \
+	[runLine $ro] \
 	"rubicon::tracereport::writeMagpie \$summary \$requests \$outdir \$reportOptions"] \n
 }
 

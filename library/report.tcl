@@ -406,6 +406,17 @@ proc ::rubicon::tracereport::notScript {path failed} {
     exit 2
 }
 
+# tracereport::runLine runOptions -- report.tcl's line that runs the
+# DAG: rubicon::run with the report's run options (-format, -onerror,
+# -readeroptions ...), then the program's, over the traces given.
+proc ::rubicon::tracereport::runLine {runOptions} {
+    set run {set summary [rubicon::run}
+    foreach {k v} $runOptions {
+	append run " " [list $k $v]
+    }
+    append run { {*}$rubicon::runOptions {*}$argv]}
+}
+
 # tracereport::headBytes path n -- the first n bytes of path, through
 # gzip if it is so compressed ("" when it cannot be read).
 proc ::rubicon::tracereport::headBytes {path n} {
@@ -705,16 +716,12 @@ proc ::rubicon::tracereport::config {opts} {
 	lappend flowNames $name
     }
     lappend lines "" "head \[Mux [join $branches]\]" ""
-    set run {set summary [rubicon::run}
+    set ro [dict get $opts -runoptions]
     if {[dict get $opts -live] > 0} {
 	# Small batches, so that rows come while a pipe is slow.
-	append run " -batchsize 64"
+	set ro [linsert $ro 0 -batchsize 64]
     }
-    foreach {k v} [dict get $opts -runoptions] {
-	append run " " [list $k $v]
-    }
-    append run { {*}$rubicon::runOptions {*}$argv]}
-    lappend lines $run \
+    lappend lines [runLine $ro] \
 	"rubicon::tracereport::write \$summary \$outdir \$reportOptions \\" \
 	"    \[dict create [join [lmap f $flowNames {string cat $f " \$" $f}]]\]"
     join $lines \n

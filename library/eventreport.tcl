@@ -307,25 +307,22 @@ proc ::rubicon::tracereport::magpieFigures {summary flow options} {
 	set at($c) [lsearch -exact $cols $c]
     }
     set byLabel [expr {[dict get $options -label] ne ""}]
-    set dur {}
+    set latencies {}
     set use {}
     foreach r [dict get $table rows] {
 	set machine [lindex $r $at(machine)]
 	set type [expr {$byLabel ? [lindex $r $at(label)]
 	    : "cluster [expr {int([lindex $r $at(cluster)])}]"}]
-	set latency [lindex $r $at(latency)]
-	if {[dict exists $dur $machine $type]} {
-	    dict set dur $machine $type \
-		[linsert [dict get $dur $machine $type] end $latency]
-	} else {
-	    dict set dur $machine $type [list $latency]
-	}
 	set k [list $machine $type]
+	dict lappend latencies $k [lindex $r $at(latency)]
 	foreach c {cpu diskOps diskBytes netBytes} {
 	    dict set use $k $c [expr {[get [get $use $k {}] $c 0.0] + [lindex $r $at($c)]}]
 	}
 	dict set use $k n [expr {[get [get $use $k {}] n] + 1}]
     }
+    # durationRows wants {machine {type latencies}}.
+    set dur {}
+    dict for {k l} $latencies {dict set dur {*}$k $l}
     set demand [lsort -real -decreasing -index 3 [lmap {k v} $use {
 	set n [dict get $v n]
 	list {*}$k $n [expr {[dict get $v cpu] / $n}] \
@@ -342,7 +339,6 @@ proc ::rubicon::tracereport::magpieFigures {summary flow options} {
 	lset row 1 [expr {int([lindex $row 1])}]
 	set row
     }]
-    set machines [lsort -unique [lmap r [dict get $table rows] {lindex $r $at(machine)}]]
     dict create kind magpie \
 	traces [lmap f [dict get $summary files] {
 	    dict create path [lindex $f 0] format [lindex $f 1]
@@ -358,7 +354,7 @@ proc ::rubicon::tracereport::magpieFigures {summary flow options} {
 	    requests [expr {int([$flow get RequestCount])}] \
 	    listed [llength [dict get $table rows]] listLimit $eventRequests \
 	    clusters [expr {int([$flow get ClusterCount])}] \
-	    machines [llength $machines] \
+	    machines [dict size $dur] \
 	    busyCpu [$flow get BusyCpu] \
 	    cpuAccounted [$flow get CpuAccountedFraction] \
 	    incompleteSets [expr {int([$flow get IncompleteSets])}] \

@@ -1245,9 +1245,9 @@ FindMember(int fd, Compression comp, uint64_t from, uint64_t to,
  *	their headers (RbZstdFrameAt): the first frame beginning at or after
  *	byte begin (*at, size when none), the decompressed bytes before it
  *	(*before), and the first frame beginning at or after byte end
- *	(*stop, 0 when none).
- * Results: 1, or 0 when a frame is malformed or does not declare its
- *	content size (the decompressed offsets are then unknown).
+ *	(*stop, 0 when none); the walk stops there.
+ * Results: 1, or 0 when a frame walked is malformed or does not declare
+ *	its content size (the decompressed offsets are then unknown).
  */
 static int
 ZstdFixedPlan(int fd, uint64_t size, uint64_t begin, uint64_t end,
@@ -1267,8 +1267,9 @@ ZstdFixedPlan(int fd, uint64_t size, uint64_t begin, uint64_t end,
 	    *at = pos;
 	    *before = sum;
 	}
-	if (pos >= end && *stop == 0) {
+	if (pos >= end) {
 	    *stop = pos;
+	    break;		/* the frames past it are not this window's */
 	}
 	sum += content;
 	pos = next;

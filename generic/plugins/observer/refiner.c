@@ -834,7 +834,7 @@ RbRefinerSpread(const Rb_Refiner *r, const double *x, double *stddev,
 	double *min, double *max, double *allMean, double *allStddev)
 {
     const Node *n = LeafOf(r, x);
-    double lo, width, mean, ss = 0, sum = 0, sumSq = 0, m;
+    double lo, width, mean, ss = 0, m = 0, m2 = 0, d;
     int i;
 
     if (n->mode < 0) {
@@ -852,17 +852,15 @@ RbRefinerSpread(const Rb_Refiner *r, const double *x, double *stddev,
 	}
 	*min = fmin(*min, y);
 	*max = fmax(*max, y);
-	sum += y;
+	/* Welford's update of the mean and squared deviations of every
+	 * value, in the same pass (a seeded answer costs a scan). */
+	d = y - m;
+	m += d / (i + 1);
+	m2 += d * (y - m);
     }
     *stddev = sqrt(ss / n->count[n->mode]);
-    m = sum / n->nobs;
-    for (i = 0; i < n->nobs; i++) {
-	double y = n->res[i] + RbRefinerSeeded(r, n->x + i * r->nf);
-
-	sumSq += (y - m) * (y - m);
-    }
     *allMean = m;
-    *allStddev = sqrt(sumSq / n->nobs);
+    *allStddev = sqrt(m2 / n->nobs);
     return 1;
 }
 

@@ -916,7 +916,11 @@ typedef struct Rb_TransformerClass {
     int (*init)(Rb_Transformer *t, Tcl_Interp *interp);
     int (*start)(Rb_Transformer *t, const Rb_RunInfo *run);
     /* Appends transformed records of in[sel] to out (which has room for
-     * at least nsel * maxExpand records); returns 0 or -1 with error. */
+     * at least nsel * maxExpand records); returns 0 or -1 with error.
+     * One that fills out before it is done with sel sets t->taken to the
+     * count of sel it is done with: the engine passes out on and calls
+     * it again with the rest (the record at sel[taken] first), on an
+     * empty out. */
     int (*transform)(Rb_Transformer *t, const Rb_Batch *in,
 	    const uint32_t *sel, int nsel, Rb_Batch *out);
     /* End of input: emit anything held back. Optional. */
@@ -930,6 +934,8 @@ struct Rb_Transformer {
     void *state;
     char *cmdName;
     Rb_Error err;
+    int taken;			/* Set by a transform that stopped early
+				 * (see transform); -1 before each call. */
 };
 
 /* Makes the class's command and lists it in rubicon::types. */

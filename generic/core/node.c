@@ -715,20 +715,40 @@ RbNodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	}
 	return;
     case NODE_TRANSFORMER:
-	Rb_BatchClear(n->out);
-	n->out->firstRecord = b->firstRecord;
-	if (n->xf->cls->transform(n->xf, b, sel, nsel, n->out) != TCL_OK) {
-	    if (!n->failed) {
-		n->runErr = n->xf->err;
-		n->failed = 1;
+	/* Until the transform is done with sel: one that stops early
+	 * (taken) is called again with the rest once out is passed on. */
+	for (;;) {
+	    Rb_BatchClear(n->out);
+	    n->out->firstRecord = b->firstRecord;
+	    n->xf->taken = -1;
+	    if (n->xf->cls->transform(n->xf, b, sel, nsel, n->out)
+		    != TCL_OK) {
+		if (!n->failed) {
+		    n->runErr = n->xf->err;
+		    n->failed = 1;
+		}
+		n->eng->cancel = 2;
+		return;
 	    }
-	    n->eng->cancel = 2;
-	    return;
+	    for (i = 0; i < n->nchildren; i++) {
+		RbNodePush(n->children[i], n->out, n->sel, n->out->n);
+	    }
+	    if (n->xf->taken < 0 || n->xf->taken >= nsel) {
+		return;
+	    }
+	    if (n->xf->taken == 0 && n->out->n == 0) {
+		/* Called again, it would do the same. */
+		if (!n->failed) {
+		    Rb_SetError(&n->runErr, "RUBICON TRANSFORMER", "%s took "
+			    "no record and emitted none", n->cmdName);
+		    n->failed = 1;
+		}
+		n->eng->cancel = 2;
+		return;
+	    }
+	    sel += n->xf->taken;
+	    nsel -= n->xf->taken;
 	}
-	for (i = 0; i < n->nchildren; i++) {
-	    RbNodePush(n->children[i], n->out, n->sel, n->out->n);
-	}
-	return;
     case NODE_SINK: {
 	Rb_Error err;
 

@@ -33,6 +33,10 @@ namespace eval ::rubicon::tracereport {
     # up to this many distinct blocks (1 GiB of 4 KiB blocks), a
     # fixed-size sample of them beyond.
     variable sampleSize 262144
+    # -sample auto: one block in N behind the per-block Analyzers, N the
+    # least power of 2 with at most this many bytes of trace per N (1 up
+    # to it, and for standard input, whose size is unknown).
+    variable autoSampleBytes [expr {16 << 20}]
     # The FIFO and S3-FIFO cache sizes: fractions of the distinct blocks.
     variable cacheFractions {0.001 0.01 0.1}
     # Most cells of each offset-by-time heat map (HeatmapAnalyzer
@@ -464,12 +468,12 @@ proc ::rubicon::tracereport::traceName {path} {
 # as "rubicon report.tcl trace ..." would.
 proc ::rubicon::tracereport::main {argList} {
     set usage "usage: rubicon report ?-by device|volume|pid|op|none?\
-	?-interval SECONDS? ?-top N? ?-sample N? ?-live SECONDS?\
+	?-interval SECONDS? ?-top N? ?-sample N|auto? ?-live SECONDS?\
 	?-format F? ?-readeroptions DICT? ?-schema FILE ?-schemaname N?\
 	?-label ATTR??\
 	?-onerror stop|skip|warn? ?-quiet? ?-outdir DIR? trace ..."
     set opts {-by device -interval 10 -top 10 -outdir rubicon-report
-	-quiet 0 -runoptions {} -sample 1 -live 0 -schema "" -schemaname ""
+	-quiet 0 -runoptions {} -sample auto -live 0 -schema "" -schemaname ""
 	-label ""}
     set args $argList
     while {[string match -?* [lindex $args 0]]} {
@@ -498,6 +502,10 @@ proc ::rubicon::tracereport::main {argList} {
 		dict set opts -interval $val
 	    }
 	    -top - -sample {
+		if {$opt eq "-sample" && $val eq "auto"} {
+		    dict set opts -sample auto
+		    continue
+		}
 		if {![string is integer -strict $val] || $val < 1} {
 		    return -code error -errorcode USAGE \
 			"$opt wants an integer >= 1, not \"$val\""
@@ -534,6 +542,9 @@ proc ::rubicon::tracereport::main {argList} {
 	    return -code error -errorcode {RUBICON RUN OPEN} \
 		"cannot read trace \"$t\""
 	}
+    }
+    if {[dict get $opts -sample] eq "auto"} {
+	dict set opts -sample [autoSample $args]
     }
     set outdir [dict get $opts -outdir]
     set t0 [lindex $args 0]
@@ -584,6 +595,25 @@ proc ::rubicon::tracereport::main {argList} {
 	}
 	return -options [dict incr opts -level] $msg
     }
+}
+
+# tracereport::autoSample traces -- -sample auto: 1 for standard input
+# or up to autoSampleBytes of trace files, else the least power of 2 N
+# with at most autoSampleBytes bytes of them per N.
+proc ::rubicon::tracereport::autoSample {traces} {
+    variable autoSampleBytes
+    set bytes 0
+    foreach t $traces {
+	if {$t eq "-" || ![file isfile $t]} {
+	    return 1
+	}
+	incr bytes [file size $t]
+    }
+    set n 1
+    while {$bytes > $n * $autoSampleBytes} {
+	set n [expr {2 * $n}]
+    }
+    return $n
 }
 
 # tracereport::liveRows from to rows -- a LiveAnalyzer's -command: prints
@@ -661,7 +691,7 @@ proc ::rubicon::tracereport::config {opts} {
 	"# popularity, read-after-write, LRU reuse distances (exact up to $sampleSize distinct blocks," \
 	"# a fixed-size sample of that many blocks by hash beyond; exact in a" \
 	"# run split over MPI ranks, as a sample cannot merge), FIFO and S3-FIFO" \
-	"# caches of $cacheFractions of the distinct blocks (the same sample)[expr {$sample > 1 ? {, on the I/Os whose offset hashes to 0 modulo the sample rate} : {}}]." \
+	"# caches of $cacheFractions of the distinct blocks (the same sample)[expr {$sample > 1 ? ", on 1 block in $sample by hash (SampleTransformer -blocksize)" : ""}]." \
 	"# FIFO and S3-FIFO depend on the order of all accesses: a run split" \
 	"# over MPI ranks cannot merge them and leaves them out." \
 	"set cacheSims {}" \
@@ -699,7 +729,7 @@ proc ::rubicon::tracereport::config {opts} {
     }
     set branches {{[Filter read $reads]} {[Filter write $writes]} {$keyed} {$total}}
     if {$sample > 1} {
-	lappend branches "\[SampleTransformer -key devOffset -every $sample \$blocks\]"
+	lappend branches "\[SampleTransformer -blocksize 4096 -every $sample \$blocks\]"
     } else {
 	lappend branches {$blocks}
     }
@@ -906,7 +936,7 @@ proc ::rubicon::tracereport::figures {summary flows options} {
 	list [expr {[lindex $r 2] * 1e6}] [expr {[lindex $r 3] * 1e6}] \
 	    [expr {int([lindex $r 6])}]
     }]
-    # Behind a sample of 1 in N I/Os (by offset), a count of blocks
+    # Behind a sample of 1 block in N (by hash), a count of blocks
     # estimates N times as many, and a cache of S blocks stands for one of
     # N S (as SHARDS scales its sizes).
     set blocks [dict get $flows blocks]
@@ -1768,8 +1798,9 @@ proc ::rubicon::tracereport::html {f} {
 	    string cat [expr {$x * 100}] %
 	}] {, }] of the distinct 4 KiB blocks ([expr {[finite $frate] && $frate < 1
 	    ? "on a sample of the blocks by hash, rate [format %.4g $frate]" : "exact"}])[expr {
-	    [dict get $cache sample] > 1 ? " on the I/Os of 1 in [dict get $cache sample]\
-	    offsets, sizes and footprint scaled by [dict get $cache sample]" : ""}].</p>" \
+	    [dict get $cache sample] > 1 ? ", behind a sample of 1 block in\
+	    [dict get $cache sample] by hash, sizes and footprint scaled by\
+	    [dict get $cache sample]" : ""}].</p>" \
 	[svgPlot "hit ratio by cache size" "cache size (bytes)" "hit ratio" $curves 1] \
 	"</section>\n"
     set pop [dict get $f popularity]

@@ -31,6 +31,8 @@ static const struct {
     {"queueTime", "time", "startTime"},
 };
 
+#define RECENT_GRIDS 256
+
 typedef struct Axis {
     char *field;		/* -x, -y */
     char *bins;			/* -xbins, -ybins: linear or log2 */
@@ -56,6 +58,10 @@ typedef struct HeatmapState {
 				 * each, or "" */
     int keyIndex;		/* -1 without -key */
     Rb_KeyTable keyIds;		/* -key value -> int64 grid number + 1 */
+    int64_t recentVal[RECENT_GRIDS];	/* The grids found last, by -key */
+    int64_t recentId[RECENT_GRIDS];	/* value modulo RECENT_GRIDS (id + 1,
+					 * 0 none): keys are mostly a few
+					 * small device numbers. */
     int64_t *keyVals;		/* Per grid: its -key value */
     Rb_KeyTable *grids;		/* Per grid: (xbin << 32 | ybin) -> Cell */
     int64_t ngrids, gridCap;
@@ -216,6 +222,7 @@ FreeGrids(HeatmapState *st)
     st->keyVals = NULL;
     st->ngrids = st->gridCap = 0;
     st->ncells = 0;
+    memset(st->recentId, 0, sizeof(st->recentId));
     if (st->keyIds.valSize != 0) {
 	Rb_KeyTableClear(&st->keyIds);
     }
@@ -228,7 +235,13 @@ FreeGrids(HeatmapState *st)
 static Rb_KeyTable *
 GridOf(HeatmapState *st, int64_t v)
 {
-    int64_t *id = Rb_KeyTableFind(&st->keyIds, v, 1);
+    unsigned r = (unsigned)((uint64_t)v % RECENT_GRIDS);
+    int64_t *id;
+
+    if (st->recentId[r] != 0 && st->recentVal[r] == v) {
+	return &st->grids[st->recentId[r] - 1];
+    }
+    id = Rb_KeyTableFind(&st->keyIds, v, 1);
 
     if (*id == 0) {
 	if (st->ngrids == st->gridCap) {
@@ -242,6 +255,8 @@ GridOf(HeatmapState *st, int64_t v)
 	st->keyVals[st->ngrids] = v;
 	*id = ++st->ngrids;
     }
+    st->recentVal[r] = v;
+    st->recentId[r] = *id;
     return &st->grids[*id - 1];
 }
 

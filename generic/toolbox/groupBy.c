@@ -25,6 +25,7 @@
 
 #define MAX_BASE_OPTIONS 14
 #define MAX_GROUPED 8
+#define RECENT 256
 
 typedef struct Group {
     void *state;		/* The base class's state for this key. */
@@ -40,6 +41,11 @@ typedef struct GroupState {
     int stamp;			/* Batches seen. */
     const Rb_RunInfo *run;	/* Of the current run (for merge). */
     Rb_KeyTable groups;		/* key -> Group * */
+    /* The groups found last, by key modulo RECENT: most keys (devices,
+     * volumes) are few and small, and each record would otherwise look
+     * its key up in the table. */
+    Group *recent[RECENT];
+    int64_t recentKey[RECENT];
     Group **recGroup;		/* With -by only (made at start), each */
     Group **touched;		/* RB_BATCH_SIZE long: not in every */
     uint32_t *sel;		/* instance, which most have no -by. */
@@ -179,6 +185,7 @@ FreeGroups(Rb_Analyzer *a)
 	free(g);
     }
     Rb_KeyTableClear(&gs->groups);
+    memset(gs->recent, 0, sizeof(gs->recent));
 }
 
 /*
@@ -192,9 +199,15 @@ static Group *
 FindGroup(Rb_Analyzer *a, int64_t key, uint64_t record)
 {
     GroupState *gs = Groups(a);
-    Group **slot = Rb_KeyTableFind(&gs->groups, key, 0);
+    unsigned r = (unsigned)((uint64_t)key % RECENT);
+    Group **slot;
 
-    if (slot != NULL) {
+    if (gs->recent[r] != NULL && gs->recentKey[r] == key) {
+	return gs->recent[r];
+    }
+    if ((slot = Rb_KeyTableFind(&gs->groups, key, 0)) != NULL) {
+	gs->recent[r] = *slot;
+	gs->recentKey[r] = key;
 	return *slot;
     }
     if ((int64_t)gs->groups.count >= gs->limit) {

@@ -33,10 +33,6 @@ namespace eval ::rubicon::tracereport {
     # up to this many distinct blocks (1 GiB of 4 KiB blocks), a
     # fixed-size sample of them beyond.
     variable sampleSize 262144
-    # -sample auto: one block in N behind the per-block Analyzers, N the
-    # least power of 2 with at most this many bytes of trace per N (1 up
-    # to it, and for standard input, whose size is unknown).
-    variable autoSampleBytes [expr {16 << 20}]
     # The FIFO and S3-FIFO cache sizes: fractions of the distinct blocks.
     variable cacheFractions {0.001 0.01 0.1}
     # Most cells of each offset-by-time heat map (HeatmapAnalyzer
@@ -468,12 +464,12 @@ proc ::rubicon::tracereport::traceName {path} {
 # as "rubicon report.tcl trace ..." would.
 proc ::rubicon::tracereport::main {argList} {
     set usage "usage: rubicon report ?-by device|volume|pid|op|none?\
-	?-interval SECONDS? ?-top N? ?-sample N|auto? ?-live SECONDS?\
+	?-interval SECONDS? ?-top N? ?-sample N? ?-live SECONDS?\
 	?-format F? ?-readeroptions DICT? ?-schema FILE ?-schemaname N?\
 	?-label ATTR??\
 	?-onerror stop|skip|warn? ?-quiet? ?-outdir DIR? trace ..."
     set opts {-by device -interval 10 -top 10 -outdir rubicon-report
-	-quiet 0 -runoptions {} -sample auto -live 0 -schema "" -schemaname ""
+	-quiet 0 -runoptions {} -sample 1 -live 0 -schema "" -schemaname ""
 	-label ""}
     set args $argList
     while {[string match -?* [lindex $args 0]]} {
@@ -502,10 +498,6 @@ proc ::rubicon::tracereport::main {argList} {
 		dict set opts -interval $val
 	    }
 	    -top - -sample {
-		if {$opt eq "-sample" && $val eq "auto"} {
-		    dict set opts -sample auto
-		    continue
-		}
 		if {![string is integer -strict $val] || $val < 1} {
 		    return -code error -errorcode USAGE \
 			"$opt wants an integer >= 1, not \"$val\""
@@ -542,9 +534,6 @@ proc ::rubicon::tracereport::main {argList} {
 	    return -code error -errorcode {RUBICON RUN OPEN} \
 		"cannot read trace \"$t\""
 	}
-    }
-    if {[dict get $opts -sample] eq "auto"} {
-	dict set opts -sample [autoSample $args]
     }
     set outdir [dict get $opts -outdir]
     set t0 [lindex $args 0]
@@ -595,25 +584,6 @@ proc ::rubicon::tracereport::main {argList} {
 	}
 	return -options [dict incr opts -level] $msg
     }
-}
-
-# tracereport::autoSample traces -- -sample auto: 1 for standard input
-# or up to autoSampleBytes of trace files, else the least power of 2 N
-# with at most autoSampleBytes bytes of them per N.
-proc ::rubicon::tracereport::autoSample {traces} {
-    variable autoSampleBytes
-    set bytes 0
-    foreach t $traces {
-	if {$t eq "-" || ![file isfile $t]} {
-	    return 1
-	}
-	incr bytes [file size $t]
-    }
-    set n 1
-    while {$bytes > $n * $autoSampleBytes} {
-	set n [expr {2 * $n}]
-    }
-    return $n
 }
 
 # tracereport::liveRows from to rows -- a LiveAnalyzer's -command: prints

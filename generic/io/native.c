@@ -629,6 +629,10 @@ typedef struct Walk {
     struct NativeState *st;
     RbColCoder *coder;
     int ended;			/* The thread has made its last. */
+    const Rb_Schema *schema;	/* The file's (for PreadBlock). */
+    int fd;			/* Pread walk (a mapped file of raw
+				 * columns): the file, else -1. */
+    uint64_t bufAt;		/* Pread walk: the file offset of buf. */
 } Walk;
 
 typedef struct NativeState {
@@ -878,6 +882,7 @@ OpenWalk(Rb_Reader *r, NativeState *st)
 
     w->path = Rb_InputPath(r->in);
     w->in = r->in;
+    w->fd = -1;
     w->first = w->pos = Rb_InputOffset(r->in);
     if (fd >= 0 && fstat(fd, &sb) == 0 && sb.st_size > 0
 	    && (uint64_t)sb.st_size == (size_t)sb.st_size) {
@@ -932,6 +937,125 @@ WalkFail(Decoded *d, int status, const char *code, const char *fmt, ...)
     va_end(ap);
 }
 
+static int	WalkBytes(Walk *w, Decoded *d, const unsigned char **p,
+		    uint32_t *len);
+
+/*
+ * PreadAt --
+ *	Reads n bytes at file offset off into buf.
+ * Results: 1, or 0 (the file ended, or an error) with d's status set.
+ */
+static int
+PreadAt(Walk *w, Decoded *d, void *buf, size_t n, uint64_t off)
+{
+    ssize_t got = pread(w->fd, buf, n, (off_t)off);
+
+    if (got == (ssize_t)n) {
+	return 1;
+    }
+    WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: cannot read "
+	    "block %llu (%zu bytes at byte offset %llu): %s", w->path,
+	    (unsigned long long)d->blockNo, n, (unsigned long long)off,
+	    got < 0 ? strerror(errno) : "the file is shorter");
+    return 0;
+}
+
+/*
+ * PreadBlock --
+ *	WalkBytes for a mapped file of raw columns: reads the next block's
+ *	head, column table and strings, and each column DecodeBlock will
+ *	decode, into w->buf at their places in the block, with pread: not
+ *	the raw columns, which ReadRaw reads into the batch.  Through the
+ *	map, the head and each constant column cost a page fault, which
+ *	maps the pages around as well.
+ * Results: as WalkBytes.
+ */
+static int
+PreadBlock(Walk *w, Decoded *d, const unsigned char **p, uint32_t *len)
+{
+    unsigned char head[END_LEN];
+    const Rb_Schema *s = w->schema;
+    uint32_t n, recs, strBytes, kind, clen;
+    size_t q, table = BLOCK_HEAD + 8 * (size_t)s->nfields;
+    int f;
+
+    if (w->size - w->pos < 8) {
+	WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
+		"ends before block %llu or the end marker, at byte offset "
+		"%llu", w->path, (unsigned long long)d->blockNo,
+		(unsigned long long)w->pos);
+	return 0;
+    }
+    if (!PreadAt(w, d, head, 8, w->pos)) {
+	return 0;
+    }
+    if (memcmp(head, BLOCK_MAGIC, 4) != 0) {
+	/* The end marker, or no magic: as the map sees them. */
+	w->fd = -1;
+	return WalkBytes(w, d, p, len);
+    }
+    n = GetLe32(head + 4);
+    if (n < table || n % 8 != 0 || n > (1u << 30)) {
+	WalkFail(d, DEC_BAD, "", "a block length of %u bytes", n);
+	return 0;
+    }
+    if (w->size - w->pos < n) {
+	WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
+		"ends inside block %llu (%u bytes from byte offset %llu; "
+		"the file has %llu)", w->path,
+		(unsigned long long)d->blockNo, n,
+		(unsigned long long)w->pos, (unsigned long long)w->size);
+	return 0;
+    }
+    if (w->bufCap < n) {
+	free(w->buf);
+	w->buf = Rb_Alloc(n);
+	w->bufCap = n;
+    }
+    memcpy(w->buf, head, 8);
+    if (!PreadAt(w, d, w->buf + 8, table - 8, w->pos + 8)) {
+	return 0;
+    }
+    recs = GetLe32(w->buf + 8);
+    strBytes = GetLe32(w->buf + 16);
+    q = table;
+    if (strBytes > 0) {
+	if (strBytes > n - table) {
+	    WalkFail(d, DEC_BAD, "", "its strings run past its end");
+	    return 0;
+	}
+	if (!PreadAt(w, d, w->buf + q, strBytes, w->pos + q)) {
+	    return 0;
+	}
+    }
+    q += strBytes + PAD8(strBytes);
+    for (f = 0; f < s->nfields && q <= n; f++) {
+	int raw;
+
+	kind = GetLe32(w->buf + BLOCK_HEAD + 8 * f);
+	clen = GetLe32(w->buf + BLOCK_HEAD + 8 * f + 4);
+	if (clen > n - q) {
+	    break;			/* DecodeBlock says so. */
+	}
+#if __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+	raw = kind == RB_NCOL_RAW && clen == sizeof(int64_t) * recs
+		&& s->fields[f].type != RB_FT_STRING;
+#else
+	raw = 0;
+#endif
+	if ((w->fields & RB_FIELD_BIT(f)) && !raw && clen > 0
+		&& !PreadAt(w, d, w->buf + q, clen, w->pos + q)) {
+	    return 0;
+	}
+	q += clen + PAD8(clen);
+    }
+    w->bufAt = w->pos;
+    w->pos += n;
+    *p = w->buf;
+    *len = n;
+    return 1;
+}
+
 /*
  * WalkBytes --
  *	The next block's bytes (*p, *len; in the map, or read into w->buf),
@@ -948,6 +1072,9 @@ WalkBytes(Walk *w, Decoded *d, const unsigned char **p, uint32_t *len)
     Rb_Error err;
     int rc;
 
+    if (w->fd >= 0) {
+	return PreadBlock(w, d, p, len);
+    }
     if (w->map != NULL) {
 	if (w->size - w->pos < 8) {
 	    WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
@@ -1121,8 +1248,14 @@ DecodeBlock(Walk *w, const Rb_Schema *s, Decoded *d, const unsigned char *p,
 	if (kind == RB_NCOL_RAW && clen == sizeof(int64_t) * n
 		&& s->fields[f].type != RB_FT_STRING) {
 	    /* 8-byte aligned: blocks and columns start at multiples of 8. */
-	    d->col[f] = (const int64_t *)(const void *)src;
-	    d->at[f] = w->map != NULL ? (uint64_t)(src - w->map) : 0;
+	    if (w->fd >= 0) {
+		/* Not read (PreadBlock): ReadRaw reads it from the file. */
+		d->at[f] = w->bufAt + (uint64_t)(src - p);
+		d->col[f] = (const int64_t *)(const void *)(w->map + d->at[f]);
+	    } else {
+		d->col[f] = (const int64_t *)(const void *)src;
+		d->at[f] = w->map != NULL ? (uint64_t)(src - w->map) : 0;
+	    }
 	    continue;
 	}
 #endif
@@ -1464,6 +1597,10 @@ StartWalk(Rb_Reader *r, NativeState *st)
     }
     w->r = r;
     w->st = st;
+    w->schema = r->schema;
+    if (w->map != NULL && !st->zstd) {
+	w->fd = st->fd;
+    }
     st->inlineDec = Rb_Alloc(chunk);
     return TCL_OK;
 }

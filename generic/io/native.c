@@ -941,6 +941,44 @@ static int	WalkBytes(Walk *w, Decoded *d, const unsigned char **p,
 		    uint32_t *len);
 
 /*
+ * HeadInMap, LengthOk --
+ *	Of a mapped file: whether the next block's first 8 bytes (or the end
+ *	marker's) are there; whether a block length n is one a block can
+ *	have and the file holds it from w->pos.
+ * Results: 1, or 0 with d's status set.
+ */
+static int
+HeadInMap(Walk *w, Decoded *d)
+{
+    if (w->size - w->pos < 8) {
+	WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
+		"ends before block %llu or the end marker, at byte offset "
+		"%llu", w->path, (unsigned long long)d->blockNo,
+		(unsigned long long)w->pos);
+	return 0;
+    }
+    return 1;
+}
+
+static int
+LengthOk(Walk *w, Decoded *d, uint32_t n)
+{
+    if (n < BLOCK_HEAD || n % 8 != 0 || n > (1u << 30)) {
+	WalkFail(d, DEC_BAD, "", "a block length of %u bytes", n);
+	return 0;
+    }
+    if (w->map != NULL && w->size - w->pos < n) {
+	WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
+		"ends inside block %llu (%u bytes from byte offset %llu; "
+		"the file has %llu)", w->path,
+		(unsigned long long)d->blockNo, n,
+		(unsigned long long)w->pos, (unsigned long long)w->size);
+	return 0;
+    }
+    return 1;
+}
+
+/*
  * PreadAt --
  *	Reads n bytes at file offset off into buf.
  * Results: 1, or 0 (the file ended, or an error) with d's status set.
@@ -979,14 +1017,7 @@ PreadBlock(Walk *w, Decoded *d, const unsigned char **p, uint32_t *len)
     size_t q, table = BLOCK_HEAD + 8 * (size_t)s->nfields;
     int f;
 
-    if (w->size - w->pos < 8) {
-	WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
-		"ends before block %llu or the end marker, at byte offset "
-		"%llu", w->path, (unsigned long long)d->blockNo,
-		(unsigned long long)w->pos);
-	return 0;
-    }
-    if (!PreadAt(w, d, head, 8, w->pos)) {
+    if (!HeadInMap(w, d) || !PreadAt(w, d, head, 8, w->pos)) {
 	return 0;
     }
     if (memcmp(head, BLOCK_MAGIC, 4) != 0) {
@@ -995,16 +1026,7 @@ PreadBlock(Walk *w, Decoded *d, const unsigned char **p, uint32_t *len)
 	return WalkBytes(w, d, p, len);
     }
     n = GetLe32(head + 4);
-    if (n < table || n % 8 != 0 || n > (1u << 30)) {
-	WalkFail(d, DEC_BAD, "", "a block length of %u bytes", n);
-	return 0;
-    }
-    if (w->size - w->pos < n) {
-	WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
-		"ends inside block %llu (%u bytes from byte offset %llu; "
-		"the file has %llu)", w->path,
-		(unsigned long long)d->blockNo, n,
-		(unsigned long long)w->pos, (unsigned long long)w->size);
+    if (!LengthOk(w, d, n)) {
 	return 0;
     }
     if (w->bufCap < n) {
@@ -1013,8 +1035,13 @@ PreadBlock(Walk *w, Decoded *d, const unsigned char **p, uint32_t *len)
 	w->bufCap = n;
     }
     memcpy(w->buf, head, 8);
-    if (!PreadAt(w, d, w->buf + 8, table - 8, w->pos + 8)) {
+    if (!PreadAt(w, d, w->buf + 8, (n < table ? n : table) - 8,
+	    w->pos + 8)) {
 	return 0;
+    }
+    if (n < table) {
+	/* Too short for its column table: DecodeBlock says so. */
+	goto done;
     }
     recs = GetLe32(w->buf + 8);
     strBytes = GetLe32(w->buf + 16);
@@ -1049,6 +1076,7 @@ PreadBlock(Walk *w, Decoded *d, const unsigned char **p, uint32_t *len)
 	}
 	q += clen + PAD8(clen);
     }
+  done:
     w->bufAt = w->pos;
     w->pos += n;
     *p = w->buf;
@@ -1076,11 +1104,7 @@ WalkBytes(Walk *w, Decoded *d, const unsigned char **p, uint32_t *len)
 	return PreadBlock(w, d, p, len);
     }
     if (w->map != NULL) {
-	if (w->size - w->pos < 8) {
-	    WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
-		    "ends before block %llu or the end marker, at byte offset "
-		    "%llu", w->path, (unsigned long long)d->blockNo,
-		    (unsigned long long)w->pos);
+	if (!HeadInMap(w, d)) {
 	    return 0;
 	}
 	at = w->map + w->pos;
@@ -1122,19 +1146,10 @@ WalkBytes(Walk *w, Decoded *d, const unsigned char **p, uint32_t *len)
 	return 0;
     }
     n = GetLe32(at + 4);
-    if (n < BLOCK_HEAD || n % 8 != 0 || n > (1u << 30)) {
-	WalkFail(d, DEC_BAD, "", "a block length of %u bytes", n);
+    if (!LengthOk(w, d, n)) {
 	return 0;
     }
     if (w->map != NULL) {
-	if (w->size - w->pos < n) {
-	    WalkFail(d, DEC_ERROR, "RUBICON READER TRUNCATED", "%s: the data "
-		    "ends inside block %llu (%u bytes from byte offset %llu; "
-		    "the file has %llu)", w->path,
-		    (unsigned long long)d->blockNo, n,
-		    (unsigned long long)w->pos, (unsigned long long)w->size);
-	    return 0;
-	}
 	w->pos += n;
     } else {
 	if (w->bufCap < n) {

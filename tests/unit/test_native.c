@@ -671,6 +671,68 @@ START_TEST(damaged_zstd_block_names_file_block_and_column)
 }
 END_TEST
 
+/* ReadBroken -- reads bad (buf[0..n) written there) whole; checks the
+ * records read before the error, its code, and that the message names
+ * the file and holds want. */
+static void
+ReadBroken(const char *bad, const unsigned char *buf, long n, int records,
+	const char *code, const char *want)
+{
+    Rb_Reader *r;
+    Rb_Batch *b;
+    Rb_Error err;
+    int rc;
+
+    rbtest_write_file(bad, buf, n);
+    b = ReadV2(bad, 20000, 0, &r, &err, &rc, 1);
+    ck_assert_int_eq(rc, -1);
+    ck_assert_int_eq(b->n, records);
+    ck_assert_str_eq(err.code, code);
+    ck_assert_ptr_nonnull(strstr(err.msg, bad));
+    ck_assert_msg(strstr(err.msg, want) != NULL, "message: %s", err.msg);
+    Rb_ReaderClose(r);
+    Rb_BatchFree(b);
+}
+
+START_TEST(uncompressed_file_cut_or_broken_names_file_and_block)
+{
+    /* An uncompressed file is walked with pread, not its map: its
+     * blocks' heads, column tables and constants are read, its raw
+     * columns read into the batch.  Each damage below is reported as
+     * the documented layout (uncompressed_layout_is_the_documented_one)
+     * places it. */
+    const char *path = rbtest_tmp("u.rbn"), *bad = rbtest_tmp("ubad.rbn");
+    unsigned char *buf, save[4];
+    long n, at;
+
+    WriteVaried(path, 10000, RB_NATIVE_NONE);
+    buf = Slurp(path, &n);
+    at = V2Block(buf, 2);
+    /* Cut inside block 2's raw columns: block 1 read, then the error. */
+    ReadBroken(bad, buf, at + 24 + 8 * RB_IO_NFIELDS + 1000, 4096,
+	    "RUBICON READER TRUNCATED", "inside block 2");
+    /* Cut before the end marker. */
+    ReadBroken(bad, buf, V2Block(buf, 4), 10000, "RUBICON READER TRUNCATED",
+	    "before block 4 or the end marker");
+    /* Block 2 says it is 32 bytes long: shorter than its column table. */
+    memcpy(save, buf + at + 4, 4);
+    buf[at + 4] = 32;
+    buf[at + 5] = buf[at + 6] = buf[at + 7] = 0;
+    ReadBroken(bad, buf, n, 4096, "RUBICON READER CORRUPT",
+	    "block 2: its strings run past its end");
+    /* A block length that is not a multiple of 8. */
+    buf[at + 4] = 33;
+    ReadBroken(bad, buf, n, 4096, "RUBICON READER CORRUPT",
+	    "a block length of 33 bytes");
+    memcpy(buf + at + 4, save, 4);
+    /* No block magic at block 2. */
+    memcpy(buf + at, "XXXX", 4);
+    ReadBroken(bad, buf, n, 4096, "RUBICON READER CORRUPT",
+	    "block 2: no block magic");
+    free(buf);
+}
+END_TEST
+
 START_TEST(failed_write_leaves_no_file)
 {
     Rb_Error err;
@@ -722,6 +784,7 @@ rbtest_suite(void)
     tcase_add_loop_test(tc, constant_columns_change_between_blocks, 0, 3);
     tcase_add_loop_test(tc, damaged_zstd_block_names_file_block_and_column,
 	    0, 2);
+    tcase_add_test(tc, uncompressed_file_cut_or_broken_names_file_and_block);
     tcase_add_loop_test(tc, failed_write_leaves_no_file, 0, 3);
     tcase_add_loop_test(tc, empty_file_round_trips, 0, 3);
     suite_add_tcase(s, tc);

@@ -18,8 +18,11 @@ mkdir -p build/fuzz/lib fuzz-out
 # Every harness links the whole library, compiled once (again when a
 # source or a header changes) with the harnesses' instrumentation, so a
 # reader that calls into the engine links as it does in the program.
+# RB_MULTIARCH as the Makefile gives it (glue.c: where an installed
+# program finds its package).
+multiarch=$(clang -print-multiarch 2>/dev/null || true)
 libflags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -D_GNU_SOURCE
-    -DUSE_TCL_STUBS -Igeneric -I$tcl $(sed -n 's/^\(XLSX\|STARDUST\)_CFLAGS = //p' config.mk)"
+    -DUSE_TCL_STUBS -DRB_MULTIARCH=\"$multiarch\" -Igeneric -I$tcl $(sed -n 's/^\(XLSX\|STARDUST\)_CFLAGS = //p' config.mk)"
 liblibs="$(sed -n 's/^\(XLSX\|STARDUST\)_LIBS = //p' config.mk) -lpthread"
 tclsh scripts/embed.tcl build/fuzz/lib/libscript.c library/*.tcl
 echo "fuzz: building the library"

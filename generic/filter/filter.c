@@ -659,12 +659,14 @@ BitTest(Parser *ps, const Operand *a, int neg, FNode **out)
 {
     Operand mask;
     FNode *n;
-    int rc;
+    int rc = -1;
 
+    memset(&mask, 0, sizeof(mask));
     if (Advance(ps) < 0 || ParseOperand(ps, &mask, "after \"&\"") < 0) {
+	/* A string mask is mask's even when the token after it fails. */
+	free(mask.tok.str);
 	return -1;
     }
-    rc = -1;
     if (a->kind != OPD_FIELD
 	    || ps->schema->fields[a->field].type != RB_FT_INT) {
 	RbFilterSyntaxError(ps->err, a->col, "\"&\" tests the bits of an "

@@ -110,6 +110,7 @@ typedef struct Access {
     int64_t time;		/* Trace ns. */
     int64_t ttl;		/* ns; 0: none. */
     int64_t next;		/* OPT: index of its key's next access. */
+    uint64_t hash;		/* Rb_HashKey(key), worked out once. */
 } Access;
 
 /* A size of -sizes: a count (blocks, objects or bytes), bytes given with
@@ -145,6 +146,8 @@ typedef struct CacheSimState {
     Rb_KeyTable seen;		/* Spool: key -> int64 (working set, next) */
     int64_t workingSet;		/* Weight of the distinct keys. */
     int64_t sampleSize;		/* -samplesize: most keys seen; 0: all. */
+    uint64_t *hashes;		/* Per selected record of a batch (-key). */
+    int hashCap;
     uint64_t threshold;		/* Keys whose KEYHASH32 is below are
 				 * simulated. */
     uint64_t fed, fedBytes;	/* Accesses (and bytes) fed to the caches. */
@@ -637,15 +640,16 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
- * SlotOf, IndexGrow, IndexAdd, IndexRemove --
+ * SlotOfHash, IndexGrow, IndexAdd, IndexRemove --
  *	The key index of a cache: a table of node numbers (plus 1) by the
  *	hash of their keys, probed linearly, kept at most half full; each
  *	entry holds the low 32 bits of its key's hash beside the node, so
  *	that a probe reads a node (to compare keys) only when those agree,
  *	and moving entries (growing, filling a removal's hole) reads none.
  *	A removal moves the later entries of its probe run back into the
- *	hole, so no tombstones build up.  SlotOf gives key's slot, or the
- *	free slot where it would go.
+ *	hole, so no tombstones build up.  SlotOfHash gives the slot of key
+ *	(of hash h), or the free slot where it would go; IndexRemove finds
+ *	node n's slot by its number.
  */
 #define SLOT_NODE(e)	((int32_t)(uint32_t)(e) - 1)
 #define SLOT_TAG(e)	((uint32_t)((e) >> 32))
@@ -663,11 +667,6 @@ SlotOfHash(const Cache *ca, int64_t key, uint64_t h)
     return s;
 }
 
-static uint64_t
-SlotOf(const Cache *ca, int64_t key)
-{
-    return SlotOfHash(ca, key, Rb_HashKey(key));
-}
 
 static void
 IndexGrow(Cache *ca)
@@ -692,25 +691,28 @@ IndexGrow(Cache *ca)
 }
 
 static void
-IndexAdd(Cache *ca, int32_t n)
+IndexAdd(Cache *ca, int32_t n, uint64_t h)
 {
-    uint64_t h;
-
     if (ca->slots == NULL
 	    || (uint64_t)ca->indexed * 2 + 2 > ca->slotMask + 1) {
 	IndexGrow(ca);
     }
-    h = Rb_HashKey(ca->nodes[n].key);
     ca->slots[SlotOfHash(ca, ca->nodes[n].key, h)] =
 	    (uint64_t)(uint32_t)h << 32 | (uint32_t)(n + 1);
     ca->indexed++;
 }
 
 static void
-IndexRemove(Cache *ca, int64_t key)
+IndexRemove(Cache *ca, int32_t n)
 {
-    uint64_t mask = ca->slotMask, hole = SlotOf(ca, key), j = hole;
+    uint64_t mask = ca->slotMask, e = (uint32_t)(n + 1), hole, j;
 
+    /* The slot holding node n: no key needs comparing. */
+    hole = Rb_HashKey(ca->nodes[n].key) & mask;
+    while ((uint32_t)ca->slots[hole] != e) {
+	hole = (hole + 1) & mask;
+    }
+    j = hole;
     ca->slots[hole] = 0;
     ca->indexed--;
     for (;;) {
@@ -737,7 +739,7 @@ IndexRemove(Cache *ca, int64_t key)
  *	return to the pool (out of its list and the index).
  */
 static int32_t
-NewNode(Cache *ca, int64_t key, int64_t weight)
+NewNode(Cache *ca, int64_t key, int64_t weight, uint64_t h)
 {
     int32_t n;
 
@@ -768,14 +770,14 @@ NewNode(Cache *ca, int64_t key, int64_t weight)
     ca->nodes[n].prev = ca->nodes[n].next = NIL;
     ca->nodes[n].list = NIL;
     ca->nodes[n].freq = 0;
-    IndexAdd(ca, n);
+    IndexAdd(ca, n, h);
     return n;
 }
 
 static void
 FreeNode(Cache *ca, int32_t n)
 {
-    IndexRemove(ca, ca->nodes[n].key);
+    IndexRemove(ca, n);
     ca->nodes[n].next = ca->freeNode;
     ca->freeNode = n;
 }
@@ -882,12 +884,13 @@ DropTail(Cache *ca, int l)
 
 /*
  * Lookup --
- *	The node of key, or NIL.
+ *	The node of x's key, or NIL.
  */
-static int32_t
-Lookup(Cache *ca, int64_t key)
+static inline int32_t
+Lookup(Cache *ca, const Access *x)
 {
-    return ca->slots != NULL ? SLOT_NODE(ca->slots[SlotOf(ca, key)]) : NIL;
+    return ca->slots != NULL
+	    ? SLOT_NODE(ca->slots[SlotOfHash(ca, x->key, x->hash)]) : NIL;
 }
 
 /*
@@ -970,7 +973,7 @@ HeapRemove(Cache *ca, int64_t i)
 }
 
 static int32_t
-HeapInsert(Cache *ca, int64_t key, int64_t weight)
+HeapInsert(Cache *ca, const Access *x)
 {
     int32_t n;
 
@@ -982,10 +985,10 @@ HeapInsert(Cache *ca, int64_t key, int64_t weight)
 	ca->heap = Rb_Realloc(ca->heap, (size_t)ca->heapCap
 		* sizeof(int32_t));
     }
-    n = NewNode(ca, key, weight);
+    n = NewNode(ca, x->key, x->weight, x->hash);
     ca->heap[ca->nheap] = n;
     ca->nodes[n].list = (int32_t)ca->nheap;
-    ca->heapW += weight;
+    ca->heapW += x->weight;
     ca->nheap++;
     return n;
 }
@@ -999,7 +1002,7 @@ HeapInsert(Cache *ca, int64_t key, int64_t weight)
 static int
 AccessLfu(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, x->key);
+    int32_t n = Lookup(ca, x);
 
     if (n != NIL) {
 	ca->nodes[n].freq++;
@@ -1013,7 +1016,7 @@ AccessLfu(Cache *ca, const Access *x)
     while (ca->heapW + x->weight > ca->size) {
 	HeapRemove(ca, 0);
     }
-    n = HeapInsert(ca, x->key, x->weight);
+    n = HeapInsert(ca, x);
     ca->nodes[n].freq = 1;
     ca->seqs[n] = ca->seq;
     SiftUp(ca, ca->nheap - 1);
@@ -1031,7 +1034,7 @@ AccessLfu(Cache *ca, const Access *x)
 static int
 AccessOpt(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, x->key);
+    int32_t n = Lookup(ca, x);
     uint64_t next = (uint64_t)x->next;
 
     if (n != NIL) {
@@ -1048,7 +1051,7 @@ AccessOpt(Cache *ca, const Access *x)
     while (ca->heapW + x->weight > ca->size) {
 	HeapRemove(ca, 0);
     }
-    n = HeapInsert(ca, x->key, x->weight);
+    n = HeapInsert(ca, x);
     ca->seqs[n] = next;
     SiftUp(ca, ca->nheap - 1);
     return 0;
@@ -1081,9 +1084,9 @@ ArcReplace(Cache *ca, int inB2)
  * Results: 1 for a hit (in T1 or T2).
  */
 static int
-AccessArc(Cache *ca, int64_t key)
+AccessArc(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, key);
+    int32_t n = Lookup(ca, x);
     double c = (double)ca->size;
     List *t1 = &ca->lists[LIST_T1], *t2 = &ca->lists[LIST_T2];
     List *b1 = &ca->lists[LIST_B1], *b2 = &ca->lists[LIST_B2];
@@ -1123,7 +1126,7 @@ AccessArc(Cache *ca, int64_t key)
 	}
 	ArcReplace(ca, 0);
     }
-    PushHead(ca, NewNode(ca, key, 1), LIST_T1);
+    PushHead(ca, NewNode(ca, x->key, 1, x->hash), LIST_T1);
     return 0;
 }
 
@@ -1174,7 +1177,7 @@ S3EvictSmall(Cache *ca)
 static int
 AccessS3Fifo(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, x->key);
+    int32_t n = Lookup(ca, x);
 
     if (n != NIL && ca->nodes[n].list != LIST_G) {
 	if (ca->nodes[n].freq < 3) {
@@ -1194,7 +1197,7 @@ AccessS3Fifo(Cache *ca, const Access *x)
 	}
     }
     /* Evicting may have pushed the ghost of key out of G. */
-    if (n != NIL && (n = Lookup(ca, x->key)) != NIL) {
+    if (n != NIL && (n = Lookup(ca, x)) != NIL) {
 	/* A ghost: its entry goes straight to M. */
 	Unlink(ca, n);
 	ca->nodes[n].freq = 0;
@@ -1202,7 +1205,7 @@ AccessS3Fifo(Cache *ca, const Access *x)
 	ClearExpiry(ca, n);
 	PushHead(ca, n, LIST_M);
     } else {
-	PushHead(ca, NewNode(ca, x->key, x->weight), LIST_S);
+	PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_S);
     }
     return 0;
 }
@@ -1235,7 +1238,7 @@ SieveEvict(Cache *ca)
 static int
 AccessSieve(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, x->key);
+    int32_t n = Lookup(ca, x);
 
     if (n != NIL) {
 	ca->nodes[n].freq = 1;
@@ -1247,7 +1250,7 @@ AccessSieve(Cache *ca, const Access *x)
     while (ca->lists[LIST_T1].w + x->weight > ca->size) {
 	SieveEvict(ca);
     }
-    PushHead(ca, NewNode(ca, x->key, x->weight), LIST_T1);
+    PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_T1);
     return 0;
 }
 
@@ -1269,7 +1272,7 @@ AccessSieve(Cache *ca, const Access *x)
 static int
 Access2Q(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, x->key);
+    int32_t n = Lookup(ca, x);
     List *in = &ca->lists[LIST_T1], *am = &ca->lists[LIST_T2];
     List *out = &ca->lists[LIST_B1];
 
@@ -1300,7 +1303,7 @@ Access2Q(Cache *ca, const Access *x)
 	ClearExpiry(ca, n);
 	PushHead(ca, n, LIST_T2);
     } else {
-	PushHead(ca, NewNode(ca, x->key, x->weight), LIST_T1);
+	PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_T1);
     }
     return 0;
 }
@@ -1319,7 +1322,7 @@ Access2Q(Cache *ca, const Access *x)
 static int
 AccessSlru(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, x->key);
+    int32_t n = Lookup(ca, x);
     List *prob = &ca->lists[LIST_T1], *prot = &ca->lists[LIST_T2];
 
     if (n != NIL) {
@@ -1335,7 +1338,7 @@ AccessSlru(Cache *ca, const Access *x)
     while (prob->w + prot->w + x->weight > ca->size) {
 	DropTail(ca, prob->n > 0 ? LIST_T1 : LIST_T2);
     }
-    PushHead(ca, NewNode(ca, x->key, x->weight), LIST_T1);
+    PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_T1);
     return 0;
 }
 
@@ -1352,7 +1355,7 @@ AccessSlru(Cache *ca, const Access *x)
 static int
 AccessList(Cache *ca, int policy, const Access *x)
 {
-    int32_t n = Lookup(ca, x->key), t;
+    int32_t n = Lookup(ca, x), t;
     List *l = &ca->lists[0];
 
     if (n != NIL) {
@@ -1373,21 +1376,21 @@ AccessList(Cache *ca, int policy, const Access *x)
 	}
 	DropTail(ca, 0);
     }
-    PushHead(ca, NewNode(ca, x->key, x->weight), 0);
+    PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), 0);
     return 0;
 }
 
 /*
  * Expire --
- *	Before an access at time now: takes key's entry out of the cache
- *	when its time to live has passed (ghosts are left alone).
+ *	Before access x: takes its key's entry out of the cache when its
+ *	time to live has passed by x's time (ghosts are left alone).
  */
 static void
-Expire(Cache *ca, int64_t key, int64_t now)
+Expire(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, key);
+    int32_t n = Lookup(ca, x);
 
-    if (n == NIL || ca->expiry[n] > now) {
+    if (n == NIL || ca->expiry[n] > x->time) {
 	return;
     }
     if (ca->policy == POLICY_LFU || ca->policy == POLICY_OPT) {
@@ -1412,7 +1415,7 @@ Expire(Cache *ca, int64_t key, int64_t now)
 static void
 SetExpiry(Cache *ca, const Access *x)
 {
-    int32_t n = Lookup(ca, x->key);
+    int32_t n = Lookup(ca, x);
 
     if (n != NIL && (ca->policy == POLICY_LFU || ca->policy == POLICY_OPT
 	    || ca->nodes[n].list <= LIST_T2)) {
@@ -1432,12 +1435,12 @@ CacheAccess(Cache *ca, const Access *x)
 
     ca->seq++;
     if (ca->ttl) {
-	Expire(ca, x->key, x->time);
+	Expire(ca, x);
     }
     switch (ca->policy) {
     case POLICY_LFU: hit = AccessLfu(ca, x); break;
     case POLICY_OPT: hit = AccessOpt(ca, x); break;
-    case POLICY_ARC: hit = AccessArc(ca, x->key); break;
+    case POLICY_ARC: hit = AccessArc(ca, x); break;
     case POLICY_S3FIFO: hit = AccessS3Fifo(ca, x); break;
     case POLICY_SIEVE: hit = AccessSieve(ca, x); break;
     case POLICY_2Q: hit = Access2Q(ca, x); break;
@@ -1515,7 +1518,7 @@ Take(Rb_Analyzer *a, const Access *x, uint64_t record)
 	Feed(st, x);
 	return 1;
     }
-    if (st->sampleSize > 0 && KEYHASH32(x->key) >= st->threshold) {
+    if (st->sampleSize > 0 && (x->hash >> 32) >= st->threshold) {
 	return 1;
     }
     {
@@ -1547,17 +1550,22 @@ Take(Rb_Analyzer *a, const Access *x, uint64_t record)
 }
 
 /*
- * PrefetchKey --
- *	Prefetches the home slot of key in each cache's index, a few
- *	records before its access: the keys lead anywhere in the index, and
- *	each access would otherwise wait for memory in turn.
+ * PrefetchSlots, PrefetchNodes --
+ *	Prefetch, a few accesses ahead, what the lookup of the key of hash h
+ *	will read in each cache: its home slot in the index (PREFETCH_SLOT
+ *	accesses ahead), then the node that slot names when its tag agrees
+ *	(PREFETCH_NODE ahead, the slot being there by then).  The keys lead
+ *	anywhere in the index and the pool, and each access would otherwise
+ *	wait for memory twice in turn.  What they read may have changed by
+ *	the access: a prefetch only guesses.  Always inlined: GCC 12 finds a
+ *	function that only prefetches pure, and drops the call.
  */
-#define PREFETCH_SLOT 8		/* records ahead */
+#define PREFETCH_SLOT 16	/* accesses ahead */
+#define PREFETCH_NODE 8
 
-static inline void
-PrefetchKey(const CacheSimState *st, int64_t key)
+static inline __attribute__((always_inline)) void
+PrefetchSlots(const CacheSimState *st, uint64_t h)
 {
-    uint64_t h = Rb_HashKey(key);
     int c;
 
     for (c = 0; c < st->ncaches; c++) {
@@ -1569,10 +1577,29 @@ PrefetchKey(const CacheSimState *st, int64_t key)
     }
 }
 
+static inline __attribute__((always_inline)) void
+PrefetchNodes(const CacheSimState *st, uint64_t h)
+{
+    int c;
+
+    for (c = 0; c < st->ncaches; c++) {
+	const Cache *ca = &st->caches[c];
+
+	if (ca->slots != NULL) {
+	    uint64_t e = ca->slots[h & ca->slotMask];
+
+	    if (e != 0 && SLOT_TAG(e) == (uint32_t)h) {
+		__builtin_prefetch(&ca->nodes[SLOT_NODE(e)]);
+	    }
+	}
+    }
+}
+
 /*
  * KeyedBatch --
  *	CacheSimBatch with -key: each selected record's object, one access,
- *	the columns it reads looked up once for the batch.
+ *	the columns it reads looked up once for the batch and the keys'
+ *	hashes worked out first (for the prefetches ahead).
  */
 static void
 KeyedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -1585,18 +1612,37 @@ KeyedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     const int64_t *nexts = st->nextIndex >= 0 ? b->col[st->nextIndex]
 	    : NULL;
     int j, prefetch = !st->spool;
+    uint64_t *hashes;
     Access x;
 
+    if (nsel > st->hashCap) {
+	st->hashCap = nsel;
+	st->hashes = Rb_Realloc(st->hashes, (size_t)nsel
+		* sizeof(uint64_t));
+    }
+    hashes = st->hashes;
+    for (j = 0; j < nsel; j++) {
+	hashes[j] = Rb_HashKey(keys[sel[j]]);
+    }
+    for (j = 0; prefetch && j < nsel && j < PREFETCH_SLOT; j++) {
+	PrefetchSlots(st, hashes[j]);
+    }
     memset(&x, 0, sizeof(x));
     x.next = NEVER;
     for (j = 0; j < nsel && !st->failed; j++) {
 	uint32_t r = sel[j];
 
-	if (prefetch && j + PREFETCH_SLOT < nsel) {
-	    PrefetchKey(st, keys[sel[j + PREFETCH_SLOT]]);
+	if (prefetch) {
+	    if (j + PREFETCH_SLOT < nsel) {
+		PrefetchSlots(st, hashes[j + PREFETCH_SLOT]);
+	    }
+	    if (j + PREFETCH_NODE < nsel) {
+		PrefetchNodes(st, hashes[j + PREFETCH_NODE]);
+	    }
 	}
 	x.time = time[r];
 	x.key = keys[r];
+	x.hash = hashes[j];
 	x.weight = 1;
 	if (sizes != NULL) {
 	    x.weight = sizes[r] > 1 ? sizes[r] : 1;
@@ -1648,6 +1694,7 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	x.weight = 1;
 	for (k = 0; k < count; k++) {
 	    x.key = first + k;
+	    x.hash = Rb_HashKey(x.key);
 	    x.bytes = RbBlockBytes(&st->map, b->col[st->map.offsetIndex]
 		    [sel[j]], b->col[RB_IO_SIZE][sel[j]], k);
 	    if (!Take(a, &x, record)) {
@@ -1733,8 +1780,14 @@ Finish(Rb_Analyzer *a)
     while ((n = fread(chunk, sizeof(Access), SPOOL_CHUNK, st->spoolFile))
 	    > 0) {
 	for (i = 0; i < n; i++) {
+	    if (i + PREFETCH_SLOT < n) {
+		PrefetchSlots(st, chunk[i + PREFETCH_SLOT].hash);
+	    }
+	    if (i + PREFETCH_NODE < n) {
+		PrefetchNodes(st, chunk[i + PREFETCH_NODE].hash);
+	    }
 	    if (st->sampleSize > 0
-		    && KEYHASH32(chunk[i].key) >= st->threshold) {
+		    && (chunk[i].hash >> 32) >= st->threshold) {
 		continue;
 	    }
 	    Feed(st, &chunk[i]);
@@ -1945,6 +1998,9 @@ CacheSimFree(Rb_Analyzer *a)
 
     FreeCaches(st);
     RbBlockMapFree(&st->map);
+    free(st->hashes);
+    st->hashes = NULL;
+    st->hashCap = 0;
 }
 
 /*
@@ -1990,6 +2046,7 @@ Rb_CacheSimAccess(Rb_CacheSim *sim, int64_t block)
 
     memset(&x, 0, sizeof(x));
     x.key = block;
+    x.hash = Rb_HashKey(block);
     x.weight = x.bytes = 1;
     x.next = NEVER;
     if ((hit = CacheAccess(sim, &x)) != 0) {

@@ -56,6 +56,11 @@ enum { LIST_T1, LIST_T2, LIST_B1, LIST_B2, NLISTS };
 #define NIL (-1)
 #define NEVER INT64_MAX
 
+/* How many accesses ahead a key's index slot, and the node the slot names,
+ * are prefetched. */
+#define PREFETCH_SLOT 16
+#define PREFETCH_NODE 8
+
 /* The most nodes one cache may hold (node numbers are int32). */
 #define MAX_CACHE_BLOCKS ((int64_t)1 << 28)
 
@@ -113,6 +118,19 @@ typedef struct Access {
     uint64_t hash;		/* Rb_HashKey(key), worked out once. */
 } Access;
 
+/* A run of accesses without time, TTL or next access (all but the
+ * spooled ones, and those of -ttlField or -nextField), gathered from a
+ * batch and fed to one cache after another (FlushRun). */
+#define RUN_MAX 4096
+
+typedef struct Run {
+    int n;
+    int64_t key[RUN_MAX];
+    uint64_t hash[RUN_MAX];
+    int64_t weight[RUN_MAX];
+    int64_t bytes[RUN_MAX];
+} Run;
+
 /* A size of -sizes: a count (blocks, objects or bytes), bytes given with
  * a unit, or a fraction of the working set. */
 typedef struct SizeSpec {
@@ -148,6 +166,7 @@ typedef struct CacheSimState {
     int64_t sampleSize;		/* -samplesize: most keys seen; 0: all. */
     uint64_t *hashes;		/* Per selected record of a batch (-key). */
     int hashCap;
+    Run *run;			/* Accesses gathered (NULL until needed). */
     uint64_t threshold;		/* Keys whose KEYHASH32 is below are
 				 * simulated. */
     uint64_t fed, fedBytes;	/* Accesses (and bytes) fed to the caches. */
@@ -635,6 +654,10 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	Rb_KeyTableInit(&st->seen, sizeof(int64_t));
     } else {
 	MakeCaches(st);
+	if (st->run == NULL) {
+	    st->run = Rb_Alloc(sizeof(Run));
+	}
+	st->run->n = 0;
     }
     return TCL_OK;
 }
@@ -872,14 +895,25 @@ MoveHead(Cache *ca, int32_t n, int l)
 /*
  * DropTail --
  *	Removes the entry at the tail of list l from the cache altogether.
+ *	The entries next to go are prefetched, a step apart: the index slot
+ *	of the new tail (its node prefetched by the drop before) and the
+ *	node before it.
  */
 static void
 DropTail(Cache *ca, int l)
 {
-    int32_t n = ca->lists[l].tail;
+    int32_t n = ca->lists[l].tail, t;
 
     Unlink(ca, n);
     FreeNode(ca, n);
+    if ((t = ca->lists[l].tail) != NIL) {
+	const Node *x = &ca->nodes[t];
+
+	__builtin_prefetch(&ca->slots[Rb_HashKey(x->key) & ca->slotMask]);
+	if (x->prev != NIL) {
+	    __builtin_prefetch(&ca->nodes[x->prev]);
+	}
+    }
 }
 
 /*
@@ -1352,7 +1386,7 @@ AccessSlru(Cache *ca, const Access *x)
  *	hand).
  * Results: 1 for a hit.
  */
-static int
+static inline __attribute__((always_inline)) int
 AccessList(Cache *ca, int policy, const Access *x)
 {
     int32_t n = Lookup(ca, x), t;
@@ -1424,12 +1458,13 @@ SetExpiry(Cache *ca, const Access *x)
 }
 
 /*
- * CacheAccess --
- *	One access to the cache, under its policy.
+ * CacheAccessAs, CacheAccess --
+ *	One access to the cache, under policy (its own; CacheAccessAs is
+ *	called with a constant, which leaves one policy's code).
  * Results: 1 for a hit.
  */
-static int
-CacheAccess(Cache *ca, const Access *x)
+static inline __attribute__((always_inline)) int
+CacheAccessAs(Cache *ca, const Access *x, int policy)
 {
     int hit;
 
@@ -1437,7 +1472,7 @@ CacheAccess(Cache *ca, const Access *x)
     if (ca->ttl) {
 	Expire(ca, x);
     }
-    switch (ca->policy) {
+    switch (policy) {
     case POLICY_LFU: hit = AccessLfu(ca, x); break;
     case POLICY_OPT: hit = AccessOpt(ca, x); break;
     case POLICY_ARC: hit = AccessArc(ca, x); break;
@@ -1445,12 +1480,93 @@ CacheAccess(Cache *ca, const Access *x)
     case POLICY_SIEVE: hit = AccessSieve(ca, x); break;
     case POLICY_2Q: hit = Access2Q(ca, x); break;
     case POLICY_SLRU: hit = AccessSlru(ca, x); break;
-    default: hit = AccessList(ca, ca->policy, x); break;
+    default: hit = AccessList(ca, policy, x); break;
     }
     if (ca->ttl && x->ttl > 0) {
 	SetExpiry(ca, x);
     }
     return hit;
+}
+
+static int
+CacheAccess(Cache *ca, const Access *x)
+{
+    return CacheAccessAs(ca, x, ca->policy);
+}
+
+/*
+ * RunCacheAs, RunCache --
+ *	A run of accesses (no time, TTL or next access) to one cache, the
+ *	policy dispatched once for the run (RunCacheAs is called with a
+ *	constant policy), the index slot of each key prefetched a few
+ *	accesses ahead.
+ */
+static inline __attribute__((always_inline)) void
+RunCacheAs(Cache *ca, const Run *run, int policy)
+{
+    uint64_t hits = 0, hitBytes = 0;
+    Access x;
+    int i;
+
+    memset(&x, 0, sizeof(x));
+    x.next = NEVER;
+    for (i = 0; i < run->n; i++) {
+	if (i + PREFETCH_SLOT < run->n && ca->slots != NULL) {
+	    __builtin_prefetch(&ca->slots[run->hash[i + PREFETCH_SLOT]
+		    & ca->slotMask]);
+	}
+	x.key = run->key[i];
+	x.hash = run->hash[i];
+	x.weight = run->weight[i];
+	x.bytes = run->bytes[i];
+	if (CacheAccessAs(ca, &x, policy)) {
+	    hits++;
+	    hitBytes += (uint64_t)x.bytes;
+	}
+    }
+    ca->hits += hits;
+    ca->hitBytes += hitBytes;
+}
+
+static void
+RunCache(Cache *ca, const Run *run)
+{
+    switch (ca->policy) {
+    case POLICY_LRU: RunCacheAs(ca, run, POLICY_LRU); break;
+    case POLICY_FIFO: RunCacheAs(ca, run, POLICY_FIFO); break;
+    case POLICY_CLOCK: RunCacheAs(ca, run, POLICY_CLOCK); break;
+    case POLICY_LFU: RunCacheAs(ca, run, POLICY_LFU); break;
+    case POLICY_ARC: RunCacheAs(ca, run, POLICY_ARC); break;
+    case POLICY_S3FIFO: RunCacheAs(ca, run, POLICY_S3FIFO); break;
+    case POLICY_SIEVE: RunCacheAs(ca, run, POLICY_SIEVE); break;
+    case POLICY_2Q: RunCacheAs(ca, run, POLICY_2Q); break;
+    case POLICY_SLRU: RunCacheAs(ca, run, POLICY_SLRU); break;
+    default: RunCacheAs(ca, run, POLICY_OPT); break;
+    }
+}
+
+/*
+ * FlushRun --
+ *	Feeds the run of accesses gathered to every cache this process
+ *	simulates, one cache after another (each cache sees them in order,
+ *	as it would one access at a time), and empties it.
+ */
+static void
+FlushRun(CacheSimState *st)
+{
+    Run *run = st->run;
+    int c, i;
+
+    for (i = 0; i < run->n; i++) {
+	st->bytes += (uint64_t)run->bytes[i];
+    }
+    st->accesses += (uint64_t)run->n;
+    for (c = 0; c < st->ncaches; c++) {
+	if (st->mine[c]) {
+	    RunCache(&st->caches[c], run);
+	}
+    }
+    run->n = 0;
 }
 
 /*
@@ -1560,8 +1676,6 @@ Take(Rb_Analyzer *a, const Access *x, uint64_t record)
  *	the access: a prefetch only guesses.  Always inlined: GCC 12 finds a
  *	function that only prefetches pure, and drops the call.
  */
-#define PREFETCH_SLOT 16	/* accesses ahead */
-#define PREFETCH_NODE 8
 
 static inline __attribute__((always_inline)) void
 PrefetchSlots(const CacheSimState *st, uint64_t h)
@@ -1596,6 +1710,43 @@ PrefetchNodes(const CacheSimState *st, uint64_t h)
 }
 
 /*
+ * RunKeyed --
+ *	KeyedBatch's accesses when they need no time, TTL or next access
+ *	and go straight to the caches: gathered into runs (FlushRun).
+ */
+static void
+RunKeyed(CacheSimState *st, const int64_t *keys, const int64_t *sizes,
+	const uint32_t *sel, int nsel)
+{
+    Run *run = st->run;
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	uint32_t r = sel[j];
+	int64_t key = keys[r], w = 1;
+
+	if (sizes != NULL) {
+	    if (sizes[r] == RB_ABSENT) {
+		key = RB_ABSENT;
+	    }
+	    w = sizes[r] > 1 ? sizes[r] : 1;
+	}
+	if (key == RB_ABSENT) {
+	    st->skipped++;
+	    continue;
+	}
+	run->key[run->n] = key;
+	run->hash[run->n] = Rb_HashKey(key);
+	run->weight[run->n] = w;
+	run->bytes[run->n] = w;
+	if (++run->n == RUN_MAX) {
+	    FlushRun(st);
+	}
+    }
+    FlushRun(st);
+}
+
+/*
  * KeyedBatch --
  *	CacheSimBatch with -key: each selected record's object, one access,
  *	the columns it reads looked up once for the batch and the keys'
@@ -1615,6 +1766,10 @@ KeyedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     uint64_t *hashes;
     Access x;
 
+    if (!st->spool && ttls == NULL && nexts == NULL) {
+	RunKeyed(st, keys, sizes, sel, nsel);
+	return;
+    }
     if (nsel > st->hashCap) {
 	st->hashCap = nsel;
 	st->hashes = Rb_Realloc(st->hashes, (size_t)nsel
@@ -1664,6 +1819,40 @@ KeyedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 }
 
 /*
+ * RunBlocks --
+ *	CacheSimBatch's block accesses when they go straight to the caches:
+ *	gathered into runs (FlushRun).
+ */
+static void
+RunBlocks(CacheSimState *st, const Rb_Batch *b, const uint32_t *sel,
+	int nsel)
+{
+    const int64_t *offsets = b->col[st->map.offsetIndex];
+    const int64_t *ioSizes = b->col[RB_IO_SIZE];
+    Run *run = st->run;
+    int j;
+
+    for (j = 0; j < nsel; j++) {
+	int64_t first, count, k;
+
+	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
+	    continue;
+	}
+	for (k = 0; k < count; k++) {
+	    run->key[run->n] = first + k;
+	    run->hash[run->n] = Rb_HashKey(first + k);
+	    run->weight[run->n] = 1;
+	    run->bytes[run->n] = RbBlockBytes(&st->map, offsets[sel[j]],
+		    ioSizes[sel[j]], k);
+	    if (++run->n == RUN_MAX) {
+		FlushRun(st);
+	    }
+	}
+    }
+    FlushRun(st);
+}
+
+/*
  * CacheSimBatch --
  *	Takes every block of each selected I/O, in order, or each selected
  *	record's object.
@@ -1679,6 +1868,10 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
     if (st->keyIndex >= 0) {
 	KeyedBatch(a, b, sel, nsel);
+	return;
+    }
+    if (!st->spool) {
+	RunBlocks(st, b, sel, nsel);
 	return;
     }
     memset(&x, 0, sizeof(x));
@@ -1999,7 +2192,9 @@ CacheSimFree(Rb_Analyzer *a)
     FreeCaches(st);
     RbBlockMapFree(&st->map);
     free(st->hashes);
+    free(st->run);
     st->hashes = NULL;
+    st->run = NULL;
     st->hashCap = 0;
 }
 

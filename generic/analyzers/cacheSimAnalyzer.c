@@ -96,6 +96,9 @@ typedef struct Rb_CacheSim {
     int64_t *expiry;		/* Per node, trace ns (NEVER: no TTL); NULL
 				 * unless ttl. */
     int32_t hand;		/* SIEVE: next to look at, NIL: the tail. */
+    int32_t hintNode;		/* A node whose key's hash is hintHash (the
+				 * tail DropTail prefetched), or NIL. */
+    uint64_t hintHash;
     uint64_t *slots;		/* Key index, open addressing, at most half
 				 * full: the low 32 bits of the key's hash
 				 * (its tag) << 32 | node + 1 (0: free). */
@@ -126,7 +129,7 @@ typedef struct Access {
 typedef struct Run {
     int n;
     int64_t key[RUN_MAX];
-    uint64_t hash[RUN_MAX];
+    uint64_t hash[RUN_MAX + PREFETCH_SLOT];	/* (see RunCacheAs) */
     int64_t weight[RUN_MAX];
     int64_t bytes[RUN_MAX];
 } Run;
@@ -448,6 +451,7 @@ InitCache(Cache *ca, int policy, int64_t size)
     }
     ca->freeNode = NIL;
     ca->hand = NIL;
+    ca->hintNode = NIL;
     for (l = 0; l < NLISTS; l++) {
 	ca->lists[l].head = ca->lists[l].tail = NIL;
     }
@@ -656,6 +660,7 @@ CacheSimStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	MakeCaches(st);
 	if (st->run == NULL) {
 	    st->run = Rb_Alloc(sizeof(Run));
+	    memset(st->run, 0, sizeof(Run));
 	}
 	st->run->n = 0;
     }
@@ -731,7 +736,12 @@ IndexRemove(Cache *ca, int32_t n)
     uint64_t mask = ca->slotMask, e = (uint32_t)(n + 1), hole, j;
 
     /* The slot holding node n: no key needs comparing. */
-    hole = Rb_HashKey(ca->nodes[n].key) & mask;
+    if (n == ca->hintNode) {
+	hole = ca->hintHash & mask;
+	ca->hintNode = NIL;
+    } else {
+	hole = Rb_HashKey(ca->nodes[n].key) & mask;
+    }
     while ((uint32_t)ca->slots[hole] != e) {
 	hole = (hole + 1) & mask;
     }
@@ -862,20 +872,16 @@ PushHead(Cache *ca, int32_t n, int l)
 }
 
 /*
- * MoveHead --
- *	Moves node n to the head of list l.
+ * MoveHead, MoveUp --
+ *	Move node n to the head of list l; MoveUp, inlined, only when n is
+ *	in l.
  */
-static void
-MoveHead(Cache *ca, int32_t n, int l)
+static inline __attribute__((always_inline)) void
+MoveUp(Cache *ca, int32_t n, int l)
 {
     Node *nodes = ca->nodes, *x = &nodes[n];
     List *list = &ca->lists[l];
 
-    if (x->list != l) {
-	Unlink(ca, n);
-	PushHead(ca, n, l);
-	return;
-    }
     /* Within its list: its count and weight stay. */
     if (list->head == n) {
 	return;
@@ -892,12 +898,23 @@ MoveHead(Cache *ca, int32_t n, int l)
     list->head = n;
 }
 
+static void
+MoveHead(Cache *ca, int32_t n, int l)
+{
+    if (ca->nodes[n].list != l) {
+	Unlink(ca, n);
+	PushHead(ca, n, l);
+	return;
+    }
+    MoveUp(ca, n, l);
+}
+
 /*
  * DropTail --
  *	Removes the entry at the tail of list l from the cache altogether.
  *	The entries next to go are prefetched, a step apart: the index slot
- *	of the new tail (its node prefetched by the drop before) and the
- *	node before it.
+ *	of the new tail (its node prefetched by the drop before; its hash
+ *	kept as the hint for IndexRemove) and the node before it.
  */
 static void
 DropTail(Cache *ca, int l)
@@ -909,7 +926,9 @@ DropTail(Cache *ca, int l)
     if ((t = ca->lists[l].tail) != NIL) {
 	const Node *x = &ca->nodes[t];
 
-	__builtin_prefetch(&ca->slots[Rb_HashKey(x->key) & ca->slotMask]);
+	ca->hintNode = t;
+	ca->hintHash = Rb_HashKey(x->key);
+	__builtin_prefetch(&ca->slots[ca->hintHash & ca->slotMask]);
 	if (x->prev != NIL) {
 	    __builtin_prefetch(&ca->nodes[x->prev]);
 	}
@@ -1394,7 +1413,7 @@ AccessList(Cache *ca, int policy, const Access *x)
 
     if (n != NIL) {
 	if (policy == POLICY_LRU) {
-	    MoveHead(ca, n, 0);
+	    MoveUp(ca, n, 0);
 	} else if (policy == POLICY_CLOCK) {
 	    ca->nodes[n].freq = 1;
 	}
@@ -1510,10 +1529,19 @@ RunCacheAs(Cache *ca, const Run *run, int policy)
 
     memset(&x, 0, sizeof(x));
     x.next = NEVER;
+    if (ca->slots == NULL) {
+	IndexGrow(ca);
+    }
     for (i = 0; i < run->n; i++) {
-	if (i + PREFETCH_SLOT < run->n && ca->slots != NULL) {
-	    __builtin_prefetch(&ca->slots[run->hash[i + PREFETCH_SLOT]
-		    & ca->slotMask]);
+	/* Past the run's end, the hashes of an earlier one (or 0): still
+	 * slots of the index to prefetch. */
+	uint64_t h = run->hash[i + PREFETCH_NODE];
+	uint64_t e = ca->slots[h & ca->slotMask];
+
+	__builtin_prefetch(&ca->slots[run->hash[i + PREFETCH_SLOT]
+		& ca->slotMask]);
+	if (e != 0 && SLOT_TAG(e) == (uint32_t)h) {
+	    __builtin_prefetch(&ca->nodes[SLOT_NODE(e)]);
 	}
 	x.key = run->key[i];
 	x.hash = run->hash[i];

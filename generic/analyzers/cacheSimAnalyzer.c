@@ -128,6 +128,8 @@ typedef struct Access {
 
 typedef struct Run {
     int n;
+    int weighed;		/* The bytes are the weights (objects). */
+    uint64_t sumBytes;
     int64_t key[RUN_MAX];
     uint64_t hash[RUN_MAX + PREFETCH_SLOT];	/* (see RunCacheAs) */
     int64_t weight[RUN_MAX];
@@ -1184,7 +1186,7 @@ AccessArc(Cache *ca, const Access *x)
 }
 
 /*
- * S3EvictMain, S3EvictSmall, AccessS3Fifo --
+ * S3EvictMain, S3EvictSmall, S3FifoMiss, AccessS3Fifo --
  *	S3-FIFO (Yang et al., SOSP 2023, Algorithm 1): a small FIFO S of a
  *	tenth of the cache, a main FIFO M of the rest, a ghost FIFO G of as
  *	much as M; a counter of uses, capped at 3, per entry.
@@ -1227,19 +1229,11 @@ S3EvictSmall(Cache *ca)
     }
 }
 
-static int
-AccessS3Fifo(Cache *ca, const Access *x)
+static void
+S3FifoMiss(Cache *ca, const Access *x, int32_t n)
 {
-    int32_t n = Lookup(ca, x);
-
-    if (n != NIL && ca->nodes[n].list != LIST_G) {
-	if (ca->nodes[n].freq < 3) {
-	    ca->nodes[n].freq++;
-	}
-	return 1;
-    }
     if (x->weight > ca->size) {
-	return 0;
+	return;
     }
     while (ca->lists[LIST_S].w + ca->lists[LIST_M].w + x->weight
 	    > ca->size) {
@@ -1260,11 +1254,26 @@ AccessS3Fifo(Cache *ca, const Access *x)
     } else {
 	PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_S);
     }
+}
+
+/* The hit, inlined; a miss (n: NIL or a ghost) in S3FifoMiss. */
+static inline int
+AccessS3Fifo(Cache *ca, const Access *x)
+{
+    int32_t n = Lookup(ca, x);
+
+    if (n != NIL && ca->nodes[n].list != LIST_G) {
+	if (ca->nodes[n].freq < 3) {
+	    ca->nodes[n].freq++;
+	}
+	return 1;
+    }
+    S3FifoMiss(ca, x, n);
     return 0;
 }
 
 /*
- * SieveEvict, AccessSieve --
+ * SieveEvict, SieveMiss, AccessSieve --
  *	SIEVE (Zhang et al., NSDI 2024): one FIFO queue, a visited bit per
  *	entry set by a hit, and a hand that moves from the tail (oldest)
  *	toward the head, clearing set bits, and evicts the first entry whose
@@ -1288,7 +1297,20 @@ SieveEvict(Cache *ca)
     FreeNode(ca, n);
 }
 
-static int
+static void
+SieveMiss(Cache *ca, const Access *x)
+{
+    if (x->weight > ca->size) {
+	return;
+    }
+    while (ca->lists[LIST_T1].w + x->weight > ca->size) {
+	SieveEvict(ca);
+    }
+    PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_T1);
+}
+
+/* The hit, inlined; a miss in SieveMiss. */
+static inline int
 AccessSieve(Cache *ca, const Access *x)
 {
     int32_t n = Lookup(ca, x);
@@ -1297,13 +1319,7 @@ AccessSieve(Cache *ca, const Access *x)
 	ca->nodes[n].freq = 1;
 	return 1;
     }
-    if (x->weight > ca->size) {
-	return 0;
-    }
-    while (ca->lists[LIST_T1].w + x->weight > ca->size) {
-	SieveEvict(ca);
-    }
-    PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_T1);
+    SieveMiss(ca, x);
     return 0;
 }
 
@@ -1396,7 +1412,7 @@ AccessSlru(Cache *ca, const Access *x)
 }
 
 /*
- * AccessList --
+ * ListMiss, AccessList --
  *	LRU, FIFO and CLOCK on one list, most recent insertion (LRU: most
  *	recent use) at the head.  LRU moves a hit to the head; FIFO leaves
  *	it; CLOCK sets its reference bit.  A miss evicts the tail until the
@@ -1405,22 +1421,14 @@ AccessSlru(Cache *ca, const Access *x)
  *	hand).
  * Results: 1 for a hit.
  */
-static inline __attribute__((always_inline)) int
-AccessList(Cache *ca, int policy, const Access *x)
+static void
+ListMiss(Cache *ca, int policy, const Access *x)
 {
-    int32_t n = Lookup(ca, x), t;
     List *l = &ca->lists[0];
+    int32_t t;
 
-    if (n != NIL) {
-	if (policy == POLICY_LRU) {
-	    MoveUp(ca, n, 0);
-	} else if (policy == POLICY_CLOCK) {
-	    ca->nodes[n].freq = 1;
-	}
-	return 1;
-    }
     if (x->weight > ca->size) {
-	return 0;
+	return;
     }
     while (l->w + x->weight > ca->size) {
 	while (policy == POLICY_CLOCK && ca->nodes[t = l->tail].freq) {
@@ -1430,6 +1438,23 @@ AccessList(Cache *ca, int policy, const Access *x)
 	DropTail(ca, 0);
     }
     PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), 0);
+}
+
+/* The hit, inlined; a miss in ListMiss. */
+static inline __attribute__((always_inline)) int
+AccessList(Cache *ca, int policy, const Access *x)
+{
+    int32_t n = Lookup(ca, x);
+
+    if (n != NIL) {
+	if (policy == POLICY_LRU) {
+	    MoveUp(ca, n, 0);
+	} else if (policy == POLICY_CLOCK) {
+	    ca->nodes[n].freq = 1;
+	}
+	return 1;
+    }
+    ListMiss(ca, policy, x);
     return 0;
 }
 
@@ -1523,6 +1548,7 @@ CacheAccess(Cache *ca, const Access *x)
 static inline __attribute__((always_inline)) void
 RunCacheAs(Cache *ca, const Run *run, int policy)
 {
+    const int64_t *bytes = run->weighed ? run->weight : run->bytes;
     uint64_t hits = 0, hitBytes = 0;
     Access x;
     int i;
@@ -1546,7 +1572,7 @@ RunCacheAs(Cache *ca, const Run *run, int policy)
 	x.key = run->key[i];
 	x.hash = run->hash[i];
 	x.weight = run->weight[i];
-	x.bytes = run->bytes[i];
+	x.bytes = bytes[i];
 	if (CacheAccessAs(ca, &x, policy)) {
 	    hits++;
 	    hitBytes += (uint64_t)x.bytes;
@@ -1583,11 +1609,9 @@ static void
 FlushRun(CacheSimState *st)
 {
     Run *run = st->run;
-    int c, i;
+    int c;
 
-    for (i = 0; i < run->n; i++) {
-	st->bytes += (uint64_t)run->bytes[i];
-    }
+    st->bytes += run->sumBytes;
     st->accesses += (uint64_t)run->n;
     for (c = 0; c < st->ncaches; c++) {
 	if (st->mine[c]) {
@@ -1595,6 +1619,7 @@ FlushRun(CacheSimState *st)
 	}
     }
     run->n = 0;
+    run->sumBytes = 0;
 }
 
 /*
@@ -1747,31 +1772,32 @@ RunKeyed(CacheSimState *st, const int64_t *keys, const int64_t *sizes,
 	const uint32_t *sel, int nsel)
 {
     Run *run = st->run;
-    int j;
+    int j = 0;
 
-    for (j = 0; j < nsel; j++) {
-	uint32_t r = sel[j];
-	int64_t key = keys[r], w = 1;
+    run->weighed = 1;
+    while (j < nsel) {
+	int n = run->n, end = nsel - j < RUN_MAX - n ? nsel : j + RUN_MAX - n;
+	uint64_t sum = 0;
 
-	if (sizes != NULL) {
-	    if (sizes[r] == RB_ABSENT) {
-		key = RB_ABSENT;
+	for (; j < end; j++) {
+	    uint32_t r = sel[j];
+	    int64_t key = keys[r], w = sizes != NULL ? sizes[r] : 1;
+
+	    if (key == RB_ABSENT || w == RB_ABSENT) {
+		st->skipped++;
+		continue;
 	    }
-	    w = sizes[r] > 1 ? sizes[r] : 1;
+	    w = w > 1 ? w : 1;
+	    run->key[n] = key;
+	    run->hash[n] = Rb_HashKey(key);
+	    run->weight[n] = w;
+	    sum += (uint64_t)w;
+	    n++;
 	}
-	if (key == RB_ABSENT) {
-	    st->skipped++;
-	    continue;
-	}
-	run->key[run->n] = key;
-	run->hash[run->n] = Rb_HashKey(key);
-	run->weight[run->n] = w;
-	run->bytes[run->n] = w;
-	if (++run->n == RUN_MAX) {
-	    FlushRun(st);
-	}
+	run->n = n;
+	run->sumBytes += sum;
+	FlushRun(st);
     }
-    FlushRun(st);
 }
 
 /*
@@ -1860,6 +1886,7 @@ RunBlocks(CacheSimState *st, const Rb_Batch *b, const uint32_t *sel,
     Run *run = st->run;
     int j;
 
+    run->weighed = 0;
     for (j = 0; j < nsel; j++) {
 	int64_t first, count, k;
 
@@ -1872,6 +1899,7 @@ RunBlocks(CacheSimState *st, const Rb_Batch *b, const uint32_t *sel,
 	    run->weight[run->n] = 1;
 	    run->bytes[run->n] = RbBlockBytes(&st->map, offsets[sel[j]],
 		    ioSizes[sel[j]], k);
+	    run->sumBytes += (uint64_t)run->bytes[run->n];
 	    if (++run->n == RUN_MAX) {
 		FlushRun(st);
 	    }

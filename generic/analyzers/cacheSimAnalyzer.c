@@ -769,6 +769,28 @@ IndexRemove(Cache *ca, int32_t n)
 }
 
 /*
+ * GrowNodes --
+ *	Moves the pool into room for ca->cap nodes, aligned to 64 bytes so
+ *	that no node straddles two cache lines (realloc's 16-byte alignment
+ *	would split every other one).
+ */
+static void
+GrowNodes(Cache *ca)
+{
+    size_t bytes = (size_t)ca->cap * sizeof(Node);
+    void *p;
+
+    if (posix_memalign(&p, 64, bytes) != 0) {
+	p = Rb_Alloc(bytes);		/* Reports the shortage. */
+    }
+    if (ca->nnodes > 0) {
+	memcpy(p, ca->nodes, (size_t)ca->nnodes * sizeof(Node));
+    }
+    free(ca->nodes);
+    ca->nodes = p;
+}
+
+/*
  * NewNode, FreeNode --
  *	A node of the pool for key (listed nowhere, in the index), and its
  *	return to the pool (out of its list and the index).
@@ -784,8 +806,7 @@ NewNode(Cache *ca, int64_t key, int64_t weight, uint64_t h)
     } else {
 	if (ca->nnodes == ca->cap) {
 	    ca->cap = ca->cap ? 2 * ca->cap : 64;
-	    ca->nodes = Rb_Realloc(ca->nodes, (size_t)ca->cap
-		    * sizeof(Node));
+	    GrowNodes(ca);
 	    if (ca->policy == POLICY_LFU || ca->policy == POLICY_OPT) {
 		ca->seqs = Rb_Realloc(ca->seqs, (size_t)ca->cap
 			* sizeof(uint64_t));

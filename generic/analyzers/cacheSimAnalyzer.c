@@ -99,6 +99,9 @@ typedef struct Rb_CacheSim {
     int32_t hintNode;		/* A node whose key's hash is hintHash (the
 				 * tail DropTail prefetched), or NIL. */
     uint64_t hintHash;
+    int32_t chase;		/* S3-FIFO: a node near M's tail whose
+				 * predecessor S3Chase prefetches next... */
+    int chaseLeft;		/* ...so many more times. */
     uint64_t *slots;		/* Key index, open addressing, at most half
 				 * full: the low 32 bits of the key's hash
 				 * (its tag) << 32 | node + 1 (0: free). */
@@ -1207,6 +1210,35 @@ AccessArc(Cache *ca, const Access *x)
 }
 
 /*
+ * S3Chase --
+ *	S3-FIFO's eviction from M walks from its tail past the entries used
+ *	again, each known only from the one before (a reinserted entry's
+ *	predecessor is cold when the walk reaches it).  After each eviction
+ *	from M its new tail is noted; each miss until the next one reads the
+ *	predecessor of the node noted (prefetched the miss before),
+ *	prefetches it and notes it instead, S3_CHASE times.  Only a
+ *	prefetch: the node noted may have moved or gone since (a node's prev
+ *	is always NIL or a node of the pool).
+ */
+#define S3_CHASE 4
+
+static inline void
+S3Chase(Cache *ca)
+{
+    if (ca->chaseLeft > 0) {
+	int32_t p = ca->nodes[ca->chase].prev;
+
+	if (p == NIL) {
+	    ca->chaseLeft = 0;
+	} else {
+	    __builtin_prefetch(&ca->nodes[p]);
+	    ca->chase = p;
+	    ca->chaseLeft--;
+	}
+    }
+}
+
+/*
  * S3EvictMain, S3EvictSmall, S3FifoMiss, AccessS3Fifo --
  *	S3-FIFO (Yang et al., SOSP 2023, Algorithm 1): a small FIFO S of a
  *	tenth of the cache, a main FIFO M of the rest, a ghost FIFO G of as
@@ -1223,6 +1255,10 @@ S3EvictMain(Cache *ca)
 	    MoveHead(ca, t, LIST_M);
 	} else {
 	    DropTail(ca, LIST_M);
+	    if (ca->lists[LIST_M].tail != NIL) {
+		ca->chase = ca->lists[LIST_M].tail;
+		ca->chaseLeft = S3_CHASE;
+	    }
 	    return;
 	}
     }
@@ -1253,6 +1289,7 @@ S3EvictSmall(Cache *ca)
 static void
 S3FifoMiss(Cache *ca, const Access *x, int32_t n)
 {
+    S3Chase(ca);
     if (x->weight > ca->size) {
 	return;
     }

@@ -700,7 +700,6 @@ SlotOfHash(const Cache *ca, int64_t key, uint64_t h)
     return s;
 }
 
-
 static void
 IndexGrow(Cache *ca)
 {
@@ -1787,7 +1786,6 @@ Take(Rb_Analyzer *a, const Access *x, uint64_t record)
  *	the access: a prefetch only guesses.  Always inlined: GCC 12 finds a
  *	function that only prefetches pure, and drops the call.
  */
-
 static inline __attribute__((always_inline)) void
 PrefetchSlots(const CacheSimState *st, uint64_t h)
 {

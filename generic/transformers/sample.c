@@ -9,10 +9,11 @@
  *
  *	With -blocksize B it samples blocks, not records: of each I/O it
  *	keeps the B-byte blocks (numbered by the offset field, -key, on the
- *	I/O's deviceNo) whose 64-bit hash is at most (2^64 - 1) / N, each run of consecutive
- *	kept blocks as one record cut to the run.  Every access to a kept
- *	block is kept, whatever I/O makes it, as SHARDS samples (Waldspurger
- *	et al., FAST 2015): the block analyzers behind see 1 block in N.
+ *	I/O's deviceNo) whose 64-bit hash is at most (2^64 - 1) / N, each
+ *	run of consecutive kept blocks as one record cut to the run.  Every
+ *	access to a kept block is kept, whatever I/O makes it, as SHARDS
+ *	samples (Waldspurger et al., FAST 2015): the block analyzers behind
+ *	see 1 block in N.
  */
 
 #include "transformers.h"
@@ -91,19 +92,6 @@ SampleStart(Rb_Transformer *t, const Rb_RunInfo *run)
 }
 
 /*
- * Mix --
- *	A 64-bit finalizer (splitmix64): nearby keys land far apart.
- */
-static uint64_t
-Mix(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
-/*
  * KeyHash --
  *	Hash of the key of record i.  A string key is hashed by its text
  *	(FNV-1a), not its interned id, which depends on the order strings
@@ -126,7 +114,7 @@ KeyHash(const SampleState *st, const Rb_Batch *in, int i)
     } else {
 	h = (uint64_t)v;
     }
-    return Mix(h ^ (uint64_t)st->seed);
+    return Rb_HashKey((int64_t)(h ^ (uint64_t)st->seed));
 }
 
 /*
@@ -138,33 +126,8 @@ KeyHash(const SampleState *st, const Rb_Batch *in, int i)
 static inline int
 BlockKept(uint64_t devHash, int64_t blockNo, uint64_t below)
 {
-    return Mix(devHash ^ (uint64_t)blockNo) <= below;
-}
-
-/*
- * NextKept --
- *	The first kept block from k to last, or last + 1 when there is
- *	none: four hashes at a time, which the processor works on together
- *	(one at a time, each waits for the branch on the one before).
- */
-static inline int64_t
-NextKept(uint64_t devHash, int64_t k, int64_t last, uint64_t below)
-{
-    for (; k + 3 <= last; k += 4) {
-	uint64_t h0 = Mix(devHash ^ (uint64_t)k);
-	uint64_t h1 = Mix(devHash ^ (uint64_t)(k + 1));
-	uint64_t h2 = Mix(devHash ^ (uint64_t)(k + 2));
-	uint64_t h3 = Mix(devHash ^ (uint64_t)(k + 3));
-	unsigned kept = (unsigned)(h0 <= below) | (unsigned)(h1 <= below) << 1
-		| (unsigned)(h2 <= below) << 2 | (unsigned)(h3 <= below) << 3;
-
-	if (kept != 0) {
-	    return k + __builtin_ctz(kept);
-	}
-    }
-    for (; k <= last && !BlockKept(devHash, k, below); k++) {
-    }
-    return k;
+    return (uint64_t)Rb_HashKey((int64_t)(devHash ^ (uint64_t)blockNo))
+	    <= below;
 }
 
 /*
@@ -173,8 +136,9 @@ NextKept(uint64_t devHash, int64_t k, int64_t last, uint64_t below)
  *	each a copy of the I/O cut to the run (its offset, size and
  *	lvOffset moved with it).  An I/O without a device (when the records
  *	have deviceNo), an offset or a size, or with a negative one, passes
- *	as it is: the block analyzers behind count it as one they skip.  When out is full it stops, setting
- *	t->taken, and resumes at the same block of the same I/O.
+ *	as it is: the block analyzers behind count it as one they skip.
+ *	When out is full it stops, setting t->taken, and resumes at the same
+ *	block of the same I/O.
  */
 static void
 SampleBlocks(Rb_Transformer *t, const Rb_Batch *in, const uint32_t *sel,
@@ -203,29 +167,25 @@ SampleBlocks(Rb_Transformer *t, const Rb_Batch *in, const uint32_t *sel,
 	    Rb_BatchCopyRecord(out, in, i);
 	    continue;
 	}
-	devHash = Mix((uint64_t)dev ^ (uint64_t)st->seed);
-	if ((bs & (bs - 1)) == 0) {
-	    /* The usual block sizes: a shift, not two divisions. */
-	    int shift = __builtin_ctzll((uint64_t)bs);
-
-	    first = off >> shift;
-	    last = size > 0 ? (off + size - 1) >> shift : first;
-	} else {
-	    first = off / bs;
-	    last = size > 0 ? (off + size - 1) / bs : first;
-	}
+	devHash = Rb_HashKey((int64_t)((uint64_t)dev ^ (uint64_t)st->seed));
+	first = off / bs;
+	last = size > 0 ? (off + size - 1) / bs : first;
 	k = j == 0 && st->resume >= 0 ? st->resume : first;
 	st->resume = -1;
-	while ((k = NextKept(devHash, k, last, below)) <= last) {
+	for (; k <= last; k++) {
 	    int64_t runFirst, lo, hi;
 	    int o;
 
+	    if (!BlockKept(devHash, k, below)) {
+		continue;
+	    }
 	    if (out->n == out->cap) {
 		t->taken = j;
 		st->resume = k;
 		return;
 	    }
-	    for (runFirst = k++; k <= last && BlockKept(devHash, k, below); k++) {
+	    for (runFirst = k++; k <= last && BlockKept(devHash, k, below);
+		    k++) {
 	    }
 	    lo = runFirst * bs > off ? runFirst * bs : off;
 	    hi = k * bs < off + size ? k * bs : off + size;

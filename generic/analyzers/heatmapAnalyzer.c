@@ -31,8 +31,6 @@ static const struct {
     {"queueTime", "time", "startTime"},
 };
 
-#define RECENT_GRIDS 256
-
 typedef struct Axis {
     char *field;		/* -x, -y */
     char *bins;			/* -xbins, -ybins: linear or log2 */
@@ -58,10 +56,8 @@ typedef struct HeatmapState {
 				 * each, or "" */
     int keyIndex;		/* -1 without -key */
     Rb_KeyTable keyIds;		/* -key value -> int64 grid number + 1 */
-    int64_t recentVal[RECENT_GRIDS];	/* The grids found last, by -key */
-    int64_t recentId[RECENT_GRIDS];	/* value modulo RECENT_GRIDS (id + 1,
-					 * 0 none): keys are mostly a few
-					 * small device numbers. */
+    Rb_RecentKeys *recent;	/* -key: the grids found last (number
+				 * + 1), made at start. */
     int64_t *keyVals;		/* Per grid: its -key value */
     Rb_KeyTable *grids;		/* Per grid: (xbin << 32 | ybin) -> Cell */
     int64_t ngrids, gridCap;
@@ -222,7 +218,7 @@ FreeGrids(HeatmapState *st)
     st->keyVals = NULL;
     st->ngrids = st->gridCap = 0;
     st->ncells = 0;
-    memset(st->recentId, 0, sizeof(st->recentId));
+    RbRecentClear(st->recent);
     if (st->keyIds.valSize != 0) {
 	Rb_KeyTableClear(&st->keyIds);
     }
@@ -235,11 +231,10 @@ FreeGrids(HeatmapState *st)
 static Rb_KeyTable *
 GridOf(HeatmapState *st, int64_t v)
 {
-    unsigned r = (unsigned)((uint64_t)v % RECENT_GRIDS);
-    int64_t *id;
+    int64_t *id, known = RbRecentGet(st->recent, v);
 
-    if (st->recentId[r] != 0 && st->recentVal[r] == v) {
-	return &st->grids[st->recentId[r] - 1];
+    if (known != 0) {
+	return &st->grids[known - 1];
     }
     id = Rb_KeyTableFind(&st->keyIds, v, 1);
 
@@ -255,8 +250,7 @@ GridOf(HeatmapState *st, int64_t v)
 	st->keyVals[st->ngrids] = v;
 	*id = ++st->ngrids;
     }
-    st->recentVal[r] = v;
-    st->recentId[r] = *id;
+    RbRecentPut(st->recent, v, *id);
     return &st->grids[*id - 1];
 }
 
@@ -431,6 +425,9 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     if (st->key != NULL && st->key[0] != '\0'
 	    && RbKitIntegerField(a, run, st->key, &st->keyIndex) != TCL_OK) {
 	return TCL_ERROR;
+    }
+    if (st->keyIndex >= 0 && st->recent == NULL) {
+	st->recent = Rb_Alloc(sizeof(Rb_RecentKeys));
     }
     if (st->cells.valSize == 0) {
 	Rb_KeyTableInit(&st->cells, sizeof(Cell));
@@ -879,6 +876,8 @@ HeatmapFree(Rb_Analyzer *a)
     Rb_KeyTableFree(&st->cells);
     FreeGrids(st);
     Rb_KeyTableFree(&st->keyIds);
+    free(st->recent);
+    st->recent = NULL;
 }
 
 /*

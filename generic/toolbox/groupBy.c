@@ -25,7 +25,6 @@
 
 #define MAX_BASE_OPTIONS 14
 #define MAX_GROUPED 8
-#define RECENT 256
 
 typedef struct Group {
     void *state;		/* The base class's state for this key. */
@@ -41,11 +40,7 @@ typedef struct GroupState {
     int stamp;			/* Batches seen. */
     const Rb_RunInfo *run;	/* Of the current run (for merge). */
     Rb_KeyTable groups;		/* key -> Group * */
-    /* The groups found last, by key modulo RECENT: most keys (devices,
-     * volumes) are few and small, and each record would otherwise look
-     * its key up in the table. */
-    Group *recent[RECENT];
-    int64_t recentKey[RECENT];
+    Rb_RecentKeys *recent;	/* The groups found last (Group *). */
     Group **recGroup;		/* With -by only (made at start), each */
     Group **touched;		/* RB_BATCH_SIZE long: not in every */
     uint32_t *sel;		/* instance, which most have no -by. */
@@ -185,7 +180,7 @@ FreeGroups(Rb_Analyzer *a)
 	free(g);
     }
     Rb_KeyTableClear(&gs->groups);
-    memset(gs->recent, 0, sizeof(gs->recent));
+    RbRecentClear(gs->recent);
 }
 
 /*
@@ -199,15 +194,13 @@ static Group *
 FindGroup(Rb_Analyzer *a, int64_t key, uint64_t record)
 {
     GroupState *gs = Groups(a);
-    unsigned r = (unsigned)((uint64_t)key % RECENT);
-    Group **slot;
+    Group *g = (Group *)(intptr_t)RbRecentGet(gs->recent, key), **slot;
 
-    if (gs->recent[r] != NULL && gs->recentKey[r] == key) {
-	return gs->recent[r];
+    if (g != NULL) {
+	return g;
     }
     if ((slot = Rb_KeyTableFind(&gs->groups, key, 0)) != NULL) {
-	gs->recent[r] = *slot;
-	gs->recentKey[r] = key;
+	RbRecentPut(gs->recent, key, (int64_t)(intptr_t)*slot);
 	return *slot;
     }
     if ((int64_t)gs->groups.count >= gs->limit) {
@@ -271,6 +264,8 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    return TCL_ERROR;
 	}
 	if (gs->sel == NULL) {
+	    gs->recent = Rb_Alloc(sizeof(Rb_RecentKeys));
+	    RbRecentClear(gs->recent);
 	    gs->recGroup = Rb_AllocArray(RB_BATCH_SIZE, sizeof(Group *));
 	    gs->touched = Rb_AllocArray(RB_BATCH_SIZE, sizeof(Group *));
 	    gs->sel = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
@@ -664,6 +659,7 @@ GroupedFree(Rb_Analyzer *a)
 	FreeGroups(a);
 	Rb_KeyTableFree(&gs->groups);
     }
+    free(gs->recent);
     free(gs->recGroup);
     free(gs->touched);
     free(gs->sel);

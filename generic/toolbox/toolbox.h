@@ -150,6 +150,51 @@ double		RbPearson(const double *x, const double *y, int64_t n);
 
 
 /*
+ * Recent keys: a direct-mapped memo in front of a key table, for keys that
+ * are few and small (devices, volumes), which each record would otherwise
+ * look up in the table: key modulo RB_RECENT_KEYS -> a value the caller
+ * keeps there, nonzero (0: none).  About 4 KB; made only by the
+ * instances that look keys up per record (-by, -key).
+ */
+#define RB_RECENT_KEYS 256
+
+typedef struct Rb_RecentKeys {
+    int64_t key[RB_RECENT_KEYS];
+    int64_t val[RB_RECENT_KEYS];
+} Rb_RecentKeys;
+
+/* The value kept for key, or 0 (also when r is NULL: none made). */
+static inline int64_t
+RbRecentGet(const Rb_RecentKeys *r, int64_t key)
+{
+    unsigned i = (unsigned)((uint64_t)key % RB_RECENT_KEYS);
+
+    return r != NULL && r->val[i] != 0 && r->key[i] == key ? r->val[i] : 0;
+}
+
+static inline void
+RbRecentPut(Rb_RecentKeys *r, int64_t key, int64_t val)
+{
+    unsigned i = (unsigned)((uint64_t)key % RB_RECENT_KEYS);
+
+    if (r != NULL) {
+	r->key[i] = key;
+	r->val[i] = val;
+    }
+}
+
+/* Forgets every value (r may be NULL). */
+static inline void
+RbRecentClear(Rb_RecentKeys *r)
+{
+    int i;
+
+    for (i = 0; r != NULL && i < RB_RECENT_KEYS; i++) {
+	r->val[i] = 0;
+    }
+}
+
+/*
  * Distinct sets (distinctSet.c): the number of distinct int64 values,
  * exact while at most `limit` are held in a key table, then estimated by
  * HyperLogLog with 2^RB_HLL_BITS registers (standard error

@@ -1596,6 +1596,22 @@ CacheAccess(Cache *ca, const Access *x)
 }
 
 /*
+ * PrefetchNode --
+ *	Prefetches the node the home slot of hash h names in ca's index
+ *	(which has slots), when its tag agrees: the node a lookup of that
+ *	key will read (see PrefetchSlots, PrefetchNodes).
+ */
+static inline __attribute__((always_inline)) void
+PrefetchNode(const Cache *ca, uint64_t h)
+{
+    uint64_t e = ca->slots[h & ca->slotMask];
+
+    if (e != 0 && SLOT_TAG(e) == (uint32_t)h) {
+	__builtin_prefetch(&ca->nodes[SLOT_NODE(e)]);
+    }
+}
+
+/*
  * RunCacheAs, RunCache --
  *	A run of accesses (no time, TTL or next access) to one cache, the
  *	policy dispatched once for the run (RunCacheAs is called with a
@@ -1618,14 +1634,9 @@ RunCacheAs(Cache *ca, const Run *run, int policy)
     for (i = 0; i < run->n; i++) {
 	/* Past the run's end, the hashes of an earlier one (or 0): still
 	 * slots of the index to prefetch. */
-	uint64_t h = run->hash[i + PREFETCH_NODE];
-	uint64_t e = ca->slots[h & ca->slotMask];
-
 	__builtin_prefetch(&ca->slots[run->hash[i + PREFETCH_SLOT]
 		& ca->slotMask]);
-	if (e != 0 && SLOT_TAG(e) == (uint32_t)h) {
-	    __builtin_prefetch(&ca->nodes[SLOT_NODE(e)]);
-	}
+	PrefetchNode(ca, run->hash[i + PREFETCH_NODE]);
 	x.key = run->key[i];
 	x.hash = run->hash[i];
 	x.weight = run->weight[i];
@@ -1809,11 +1820,7 @@ PrefetchNodes(const CacheSimState *st, uint64_t h)
 	const Cache *ca = &st->caches[c];
 
 	if (ca->slots != NULL) {
-	    uint64_t e = ca->slots[h & ca->slotMask];
-
-	    if (e != 0 && SLOT_TAG(e) == (uint32_t)h) {
-		__builtin_prefetch(&ca->nodes[SLOT_NODE(e)]);
-	    }
+	    PrefetchNode(ca, h);
 	}
     }
 }

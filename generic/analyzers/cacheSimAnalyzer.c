@@ -67,7 +67,8 @@ enum { LIST_T1, LIST_T2, LIST_B1, LIST_B2, NLISTS };
 typedef struct Node {
     int64_t key;
     int64_t weight;		/* 1, or the object's bytes. */
-    int32_t prev, next;		/* In its list; NIL at the ends. */
+    int32_t prev, next;		/* In its list; NIL at the ends (S3-FIFO:
+				 * prev stamps its ring entry, see Ring). */
     int32_t list;		/* LIST_*, or the heap position (LFU, OPT). */
     uint32_t freq;		/* CLOCK and SIEVE bit, S3-FIFO counter, LFU
 				 * count. */
@@ -78,6 +79,19 @@ typedef struct List {
     int64_t n;			/* Nodes. */
     int64_t w;			/* Their weight. */
 } List;
+
+/* A FIFO queue of S3-FIFO: a ring of node numbers, entries [tail, head)
+ * by position (positions only grow; entry p is at slot[p & (cap - 1)]).
+ * An entry is live when its node's list is the queue's and its node's
+ * prev holds the low 32 bits of p; an entry taken out from the middle
+ * (a ghost brought back, an expiry) is left behind, stale, and skipped
+ * when it reaches the tail (see RingPush, RingTail). */
+typedef struct Ring {
+    int32_t *slot;
+    uint64_t cap;		/* A power of 2, or 0. */
+    uint64_t head, tail;
+    uint64_t aheadNode, aheadSlot;	/* Prefetched up to (RingAhead). */
+} Ring;
 
 typedef struct Rb_CacheSim {
     int policy;			/* POLICY_* */
@@ -99,9 +113,7 @@ typedef struct Rb_CacheSim {
     int32_t hintNode;		/* A node whose key's hash is hintHash (the
 				 * tail DropTail prefetched), or NIL. */
     uint64_t hintHash;
-    int32_t chase;		/* S3-FIFO: a node near M's tail whose
-				 * predecessor S3Chase prefetches next... */
-    int chaseLeft;		/* ...so many more times. */
+    Ring rings[3];		/* S3-FIFO: its queues S, M and G. */
     uint64_t *slots;		/* Key index, open addressing, at most half
 				 * full: the low 32 bits of the key's hash
 				 * (its tag) << 32 | node + 1 (0: free). */
@@ -465,6 +477,11 @@ InitCache(Cache *ca, int policy, int64_t size)
 static void
 FreeCacheContents(Cache *ca)
 {
+    int l;
+
+    for (l = 0; l < 3; l++) {
+	free(ca->rings[l].slot);
+    }
     free(ca->seqs);
     free(ca->expiry);
     free(ca->nodes);
@@ -1209,30 +1226,148 @@ AccessArc(Cache *ca, const Access *x)
 }
 
 /*
- * S3Chase --
- *	S3-FIFO's eviction from M walks from its tail past the entries used
- *	again, each known only from the one before (a reinserted entry's
- *	predecessor is cold when the walk reaches it).  After each eviction
- *	from M its new tail is noted; each miss until the next one reads the
- *	predecessor of the node noted (prefetched the miss before),
- *	prefetches it and notes it instead, S3_CHASE times.  Only a
- *	prefetch: the node noted may have moved or gone since (a node's prev
- *	is always NIL or a node of the pool).
+ * RingLive, RingGrow, RingPush, RingTail, RingForget, RingPop --
+ *	The queues of S3-FIFO as rings of node numbers (see Ring): FIFOs
+ *	whose entries lie in order in memory, so that the nodes an eviction
+ *	will read, each cold, can be prefetched a few entries ahead
+ *	(RingAhead); linked lists would name each only from the one before.
+ *	A move from a queue's tail to its head writes no neighbour.
+ *	RingPush puts node n at the head of queue l; RingTail gives the node
+ *	at its tail (the queue holds one), skipping stale entries;
+ *	RingForget takes n out of its queue's counts (its entry goes
+ *	stale); RingPop takes out the tail RingTail gave.  A full ring is
+ *	compacted in place when at least half its entries are stale (so a
+ *	ring holds at most about twice its queue's entries), else doubled.
  */
-#define S3_CHASE 4
+static inline int
+RingLive(const Cache *ca, int l, uint64_t p)
+{
+    const Node *x = &ca->nodes[ca->rings[l].slot[p & (ca->rings[l].cap - 1)]];
+
+    return x->list == l && x->prev == (int32_t)(uint32_t)p;
+}
+
+static void
+RingGrow(Cache *ca, int l)
+{
+    Ring *r = &ca->rings[l];
+    uint64_t used = r->head - r->tail, p, w, mask = r->cap - 1;
+
+    if (r->cap > 0 && used >= 2 * (uint64_t)ca->lists[l].n + 64) {
+	for (p = w = r->tail; p != r->head; p++) {
+	    if (RingLive(ca, l, p)) {
+		int32_t n = r->slot[p & mask];
+
+		r->slot[w & mask] = n;
+		ca->nodes[n].prev = (int32_t)(uint32_t)w;
+		w++;
+	    }
+	}
+	r->head = w;
+	r->aheadNode = r->aheadSlot = r->tail;
+	return;
+    }
+    {
+	uint64_t cap = r->cap ? 2 * r->cap : 64;
+	int32_t *slot = Rb_AllocArray(cap, sizeof(int32_t));
+
+	/* Every entry keeps its position (so its node's stamp holds). */
+	memset(slot, 0, cap * sizeof(int32_t));
+	for (p = r->tail; p != r->head; p++) {
+	    slot[p & (cap - 1)] = r->slot[p & mask];
+	}
+	free(r->slot);
+	r->slot = slot;
+	r->cap = cap;
+    }
+}
 
 static inline void
-S3Chase(Cache *ca)
+RingPush(Cache *ca, int32_t n, int l)
 {
-    if (ca->chaseLeft > 0) {
-	int32_t p = ca->nodes[ca->chase].prev;
+    Ring *r = &ca->rings[l];
+    Node *x = &ca->nodes[n];
 
-	if (p == NIL) {
-	    ca->chaseLeft = 0;
-	} else {
-	    __builtin_prefetch(&ca->nodes[p]);
-	    ca->chase = p;
-	    ca->chaseLeft--;
+    if (r->head - r->tail == r->cap) {
+	RingGrow(ca, l);
+    }
+    r->slot[r->head & (r->cap - 1)] = n;
+    x->list = l;
+    x->prev = (int32_t)(uint32_t)r->head;
+    r->head++;
+    ca->lists[l].n++;
+    ca->lists[l].w += x->weight;
+}
+
+static inline int32_t
+RingTail(Cache *ca, int l)
+{
+    Ring *r = &ca->rings[l];
+
+    while (!RingLive(ca, l, r->tail)) {
+	r->tail++;
+    }
+    return r->slot[r->tail & (r->cap - 1)];
+}
+
+static inline void
+RingForget(Cache *ca, int32_t n)
+{
+    Node *x = &ca->nodes[n];
+
+    ca->lists[x->list].n--;
+    ca->lists[x->list].w -= x->weight;
+    x->list = NIL;
+}
+
+static inline int32_t
+RingPop(Cache *ca, int l)
+{
+    Ring *r = &ca->rings[l];
+    int32_t n = r->slot[r->tail & (r->cap - 1)];
+
+    r->tail++;
+    RingForget(ca, n);
+    return n;
+}
+
+/*
+ * RingAhead --
+ *	Before queue l's tail entry is dealt with: prefetches the nodes of
+ *	the entries up to RING_NODE on (stale ones too: the tail passes
+ *	them), each once and none past the head, and the index slots of
+ *	the nodes up to RING_SLOT on (prefetched RING_NODE - RING_SLOT
+ *	entries before) that will be dropped from the index when they reach
+ *	the tail as they are: all of G's, M's of count 0.
+ */
+#define RING_NODE 32
+#define RING_SLOT 16
+
+static inline void
+RingAhead(Cache *ca, int l)
+{
+    Ring *r = &ca->rings[l];
+    uint64_t mask = r->cap - 1, end;
+
+    end = r->tail + RING_NODE < r->head ? r->tail + RING_NODE : r->head;
+    if (r->aheadNode < r->tail) {
+	r->aheadNode = r->tail;
+    }
+    for (; r->aheadNode < end; r->aheadNode++) {
+	__builtin_prefetch(&ca->nodes[r->slot[r->aheadNode & mask]]);
+    }
+    if (l != LIST_S) {
+	end = r->tail + RING_SLOT < r->head ? r->tail + RING_SLOT : r->head;
+	if (r->aheadSlot < r->tail) {
+	    r->aheadSlot = r->tail;
+	}
+	for (; r->aheadSlot < end; r->aheadSlot++) {
+	    const Node *x = &ca->nodes[r->slot[r->aheadSlot & mask]];
+
+	    if (l == LIST_G || x->freq == 0) {
+		__builtin_prefetch(&ca->slots[Rb_HashKey(x->key)
+			& ca->slotMask]);
+	    }
 	}
     }
 }
@@ -1241,23 +1376,22 @@ S3Chase(Cache *ca)
  * S3EvictMain, S3EvictSmall, S3FifoMiss, AccessS3Fifo --
  *	S3-FIFO (Yang et al., SOSP 2023, Algorithm 1): a small FIFO S of a
  *	tenth of the cache, a main FIFO M of the rest, a ghost FIFO G of as
- *	much as M; a counter of uses, capped at 3, per entry.
+ *	much as M; a counter of uses, capped at 3, per entry.  The queues
+ *	are rings (RingPush).
  */
 static void
 S3EvictMain(Cache *ca)
 {
     while (ca->lists[LIST_M].n > 0) {
-	int32_t t = ca->lists[LIST_M].tail;
+	int32_t t = RingTail(ca, LIST_M);
 
+	RingAhead(ca, LIST_M);
+	RingPop(ca, LIST_M);
 	if (ca->nodes[t].freq > 0) {
 	    ca->nodes[t].freq--;
-	    MoveHead(ca, t, LIST_M);
+	    RingPush(ca, t, LIST_M);
 	} else {
-	    DropTail(ca, LIST_M);
-	    if (ca->lists[LIST_M].tail != NIL) {
-		ca->chase = ca->lists[LIST_M].tail;
-		ca->chaseLeft = S3_CHASE;
-	    }
+	    FreeNode(ca, t);
 	    return;
 	}
     }
@@ -1267,18 +1401,24 @@ static void
 S3EvictSmall(Cache *ca)
 {
     while (ca->lists[LIST_S].n > 0) {
-	int32_t t = ca->lists[LIST_S].tail;
+	int32_t t = RingTail(ca, LIST_S);
 
+	RingAhead(ca, LIST_S);
+	RingPop(ca, LIST_S);
 	if (ca->nodes[t].freq > 1) {
 	    ca->nodes[t].freq = 0;
-	    MoveHead(ca, t, LIST_M);
+	    RingPush(ca, t, LIST_M);
 	    while (ca->lists[LIST_M].w > ca->main) {
 		S3EvictMain(ca);
 	    }
 	} else {
-	    MoveHead(ca, t, LIST_G);
+	    RingPush(ca, t, LIST_G);
 	    while (ca->lists[LIST_G].w > ca->main) {
-		DropTail(ca, LIST_G);
+		int32_t g = RingTail(ca, LIST_G);
+
+		RingAhead(ca, LIST_G);
+		RingPop(ca, LIST_G);
+		FreeNode(ca, g);
 	    }
 	    return;
 	}
@@ -1288,7 +1428,6 @@ S3EvictSmall(Cache *ca)
 static void
 S3FifoMiss(Cache *ca, const Access *x, int32_t n)
 {
-    S3Chase(ca);
     if (x->weight > ca->size) {
 	return;
     }
@@ -1303,13 +1442,13 @@ S3FifoMiss(Cache *ca, const Access *x, int32_t n)
     /* Evicting may have pushed the ghost of key out of G. */
     if (n != NIL && (n = Lookup(ca, x)) != NIL) {
 	/* A ghost: its entry goes straight to M. */
-	Unlink(ca, n);
+	RingForget(ca, n);
 	ca->nodes[n].freq = 0;
 	ca->nodes[n].weight = x->weight;
 	ClearExpiry(ca, n);
-	PushHead(ca, n, LIST_M);
+	RingPush(ca, n, LIST_M);
     } else {
-	PushHead(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_S);
+	RingPush(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_S);
     }
 }
 
@@ -1533,6 +1672,11 @@ Expire(Cache *ca, const Access *x)
 	return;
     }
     if (ca->nodes[n].list > LIST_T2) {
+	return;
+    }
+    if (ca->policy == POLICY_S3FIFO) {
+	RingForget(ca, n);
+	FreeNode(ca, n);
 	return;
     }
     if (ca->hand == n) {

@@ -53,6 +53,39 @@ typedef struct PosTable {
     uint64_t cap, count;	/* cap a power of two, or 0 */
 } PosTable;
 
+/* The hash space of SHARDS' sampling. */
+#define SAMPLE_BITS 24
+#define SAMPLE_P ((uint64_t)1 << SAMPLE_BITS)
+
+/*
+ * The blocks -samplesize tracks, to be dropped largest hash first: a
+ * radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, J. ACM 1990) on u =
+ * SAMPLE_P - 1 - hash.  It serves here because the queue is monotone:
+ * it only ever gives up its largest hash, which becomes the threshold,
+ * and is only given hashes below the threshold.  Bucket 0 holds the
+ * items whose u equals last (the u of the hash given up last), bucket i
+ * those whose u first differs from last in bit i - 1; the next hash to
+ * give up is found by scanning the lowest non-empty bucket and
+ * spreading it into lower ones.  Each item moves at most SAMPLE_BITS
+ * times, along arrays in order, where a binary heap of a quarter of a
+ * million items walked 18 levels per push and pop, the lower ones each
+ * a cache miss.
+ */
+#define QUEUE_BUCKETS (SAMPLE_BITS + 1)
+
+typedef struct QueueItem {
+    int64_t block;
+    uint32_t u;
+} QueueItem;
+
+typedef struct HashQueue {
+    QueueItem *items[QUEUE_BUCKETS];
+    size_t n[QUEUE_BUCKETS], cap[QUEUE_BUCKETS];
+    size_t count;		/* Items in all buckets. */
+    size_t room;		/* Items they have room for. */
+    uint32_t last;
+} HashQueue;
+
 typedef struct ReuseDistanceState {
     Rb_BlockMap map;		/* -field, -offsetField, -block */
     char *key;			/* -key: a field, or "" for blocks */
@@ -75,8 +108,8 @@ typedef struct ReuseDistanceState {
     int sampled;		/* -sample < 1 or -samplesize given. */
     uint64_t threshold;		/* T: blocks whose hash is below are
 				 * tracked. */
-    Rb_Heap byHash;		/* Tracked blocks, largest hash first
-				 * (key -hash), with -samplesize. */
+    HashQueue byHash;		/* Tracked blocks by hash, with
+				 * -samplesize. */
     Rb_KeyTable weighted;	/* Sampled: scaled distance -> Weight;
 				 * exact: the distances beyond the 2^20
 				 * that atDistance spans. */
@@ -87,14 +120,115 @@ typedef struct ReuseDistanceState {
     size_t nfirsts, firstsCap;
 } ReuseDistanceState;
 
-/* The hash space of SHARDS' sampling. */
-#define SAMPLE_BITS 24
-#define SAMPLE_P ((uint64_t)1 << SAMPLE_BITS)
 
 /* Accesses and bytes at one scaled distance, each weighted 1/T. */
 typedef struct Weight {
     double count, bytes;
 } Weight;
+
+/*
+ * QueueBucket, QueuePush, QueueTop, QueuePop, QueueClear, QueueFree --
+ *	The HashQueue: the bucket of u; adds block of hash (below the
+ *	threshold); the largest hash held (count > 0), its blocks then
+ *	all in bucket 0, which QueuePop takes from; empties and frees.
+ */
+static inline int
+QueueBucket(uint32_t u, uint32_t last)
+{
+    return u == last ? 0 : 32 - __builtin_clz(u ^ last);
+}
+
+static void
+QueueAppend(HashQueue *q, int i, int64_t block, uint32_t u)
+{
+    if (q->n[i] == q->cap[i]) {
+	q->room += q->cap[i] ? q->cap[i] : 64;
+	q->cap[i] = q->cap[i] ? 2 * q->cap[i] : 64;
+	q->items[i] = Rb_ReallocArray(q->items[i], q->cap[i],
+		sizeof(QueueItem));
+    }
+    q->items[i][q->n[i]].block = block;
+    q->items[i][q->n[i]].u = u;
+    q->n[i]++;
+}
+
+static void
+QueuePush(HashQueue *q, uint64_t hash, int64_t block)
+{
+    uint32_t u = (uint32_t)(SAMPLE_P - 1 - hash);
+
+    QueueAppend(q, QueueBucket(u, q->last), block, u);
+    q->count++;
+}
+
+static uint64_t
+QueueTop(HashQueue *q)
+{
+    if (q->n[0] == 0) {
+	int i = 1;
+	size_t k, n;
+	uint32_t least;
+
+	while (q->n[i] == 0) {
+	    i++;
+	}
+	least = q->items[i][0].u;
+	for (k = 1; k < q->n[i]; k++) {
+	    if (q->items[i][k].u < least) {
+		least = q->items[i][k].u;
+	    }
+	}
+	q->last = least;
+	n = q->n[i];
+	q->n[i] = 0;
+	for (k = 0; k < n; k++) {
+	    const QueueItem *it = &q->items[i][k];
+
+	    /* Each lands in a lower bucket: it agreed with the old last
+	     * above bit i - 1, and so does least. */
+	    QueueAppend(q, QueueBucket(it->u, least), it->block, it->u);
+	}
+	/* The emptied bucket's room goes when the buckets have room for
+	 * over twice the items (and 64 K more): so much stays at most. */
+	if (q->room > 2 * q->count + 65536) {
+	    q->room -= q->cap[i];
+	    free(q->items[i]);
+	    q->items[i] = NULL;
+	    q->cap[i] = 0;
+	}
+    }
+    return SAMPLE_P - 1 - q->last;
+}
+
+static int64_t
+QueuePop(HashQueue *q)
+{
+    q->count--;
+    return q->items[0][--q->n[0]].block;
+}
+
+static void
+QueueClear(HashQueue *q)
+{
+    int i;
+
+    for (i = 0; i < QUEUE_BUCKETS; i++) {
+	q->n[i] = 0;
+    }
+    q->count = 0;
+    q->last = 0;
+}
+
+static void
+QueueFree(HashQueue *q)
+{
+    int i;
+
+    for (i = 0; i < QUEUE_BUCKETS; i++) {
+	free(q->items[i]);
+    }
+    memset(q, 0, sizeof(*q));
+}
 
 static const Rb_Option reuseDistanceOptions[] = {
     {"-key", RB_OPT_FIELD, offsetof(ReuseDistanceState, key), "",
@@ -327,7 +461,7 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	Rb_KeyTableInit(&st->weighted, sizeof(Weight));
     }
     Rb_KeyTableClear(&st->weighted);
-    st->byHash.n = 0;
+    QueueClear(&st->byHash);
     st->wAccesses = st->wBytes = st->wCold = st->wColdBytes = 0.0;
     st->bytesAtDistance.lo = st->bytesAtDistance.n = 0;
     st->coldBytes = st->bytes = st->allAccesses = 0;
@@ -459,19 +593,17 @@ BlockHash(int64_t key)
 static void
 Shrink(ReuseDistanceState *st)
 {
-    while ((int64_t)st->lastPos.count > st->sampleSize && st->byHash.n > 0) {
-	uint64_t top = (uint64_t)-st->byHash.items[0].key;
-
-	st->threshold = top;
-	while (st->byHash.n > 0
-		&& (uint64_t)-st->byHash.items[0].key == top) {
-	    Rb_HeapItem it = RbHeapPop(&st->byHash);
-	    int64_t *last = PosFind(&st->lastPos, it.value, 0);
+    while ((int64_t)st->lastPos.count > st->sampleSize
+	    && st->byHash.count > 0) {
+	st->threshold = QueueTop(&st->byHash);
+	while (st->byHash.n[0] > 0) {
+	    int64_t block = QueuePop(&st->byHash);
+	    int64_t *last = PosFind(&st->lastPos, block, 0);
 
 	    if (last != NULL) {
 		TreeAdd(st, *last, -1);
 		st->owner[*last - 1] = RB_ABSENT;
-		PosRemove(&st->lastPos, it.value);
+		PosRemove(&st->lastPos, block);
 	    }
 	}
     }
@@ -557,7 +689,7 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
 	    st->wCold += w;
 	    st->wColdBytes += w * (double)bytes;
 	    if (st->sampleSize > 0) {
-		RbHeapPush(&st->byHash, -(int64_t)hash, key);
+		QueuePush(&st->byHash, hash, key);
 		Shrink(st);
 	    }
 	} else {
@@ -955,7 +1087,7 @@ ReuseDistanceFree(Rb_Analyzer *a)
     Rb_TimeBinsFree(&st->atDistance);
     Rb_TimeBinsFree(&st->bytesAtDistance);
     Rb_KeyTableFree(&st->weighted);
-    RbHeapFree(&st->byHash);
+    QueueFree(&st->byHash);
     free(st->tree);
     free(st->owner);
     free(st->firsts);

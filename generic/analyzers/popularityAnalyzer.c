@@ -229,23 +229,57 @@ PopularityBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     }
 }
 
+/* A key of the table as the ranking sorts it. */
+typedef struct Ranked {
+    uint64_t count;
+    int64_t key;
+    uint64_t slot;
+} Ranked;
+
 /*
  * ByCount --
- *	qsort_r order of key table slots: most accesses first, ties by key.
+ *	qsort order of Ranked keys: most accesses first, ties by key.
  */
 static int
-ByCount(const void *p, const void *q, void *t)
+ByCount(const void *p, const void *q)
 {
-    const Rb_KeyTable *table = t;
-    uint64_t s1 = *(const uint64_t *)p, s2 = *(const uint64_t *)q;
-    uint64_t c1 = *(const uint64_t *)Rb_KeyTableValue(table, s1);
-    uint64_t c2 = *(const uint64_t *)Rb_KeyTableValue(table, s2);
+    const Ranked *x = p, *y = q;
 
-    if (c1 != c2) {
-	return c1 > c2 ? -1 : 1;
+    if (x->count != y->count) {
+	return x->count > y->count ? -1 : 1;
     }
-    return (table->keys[s1] > table->keys[s2])
-	    - (table->keys[s1] < table->keys[s2]);
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+/*
+ * RankedSlots --
+ *	The slots of the table's keys, most accesses first, ties by key: one
+ *	sort of (count, key) pairs, which compares without reading the table
+ *	(a sort of slots through it took two thirds of the time of an exact
+ *	run over millions of blocks).
+ * Results: a malloc'd array of counts.count slots.
+ */
+static uint64_t *
+RankedSlots(const Rb_KeyTable *t)
+{
+    uint64_t n = t->count, i, k = 0;
+    Ranked *ranked = Rb_AllocArray(n + 1, sizeof(Ranked));
+    uint64_t *slots = Rb_AllocArray(n + 1, sizeof(uint64_t));
+
+    for (i = 0; i < t->cap; i++) {
+	if (t->used[i]) {
+	    ranked[k].count = *(const uint64_t *)Rb_KeyTableValue(t, i);
+	    ranked[k].key = t->keys[i];
+	    ranked[k].slot = i;
+	    k++;
+	}
+    }
+    qsort(ranked, k, sizeof(Ranked), ByCount);
+    for (i = 0; i < k; i++) {
+	slots[i] = ranked[i].slot;
+    }
+    free(ranked);
+    return slots;
 }
 
 /*
@@ -321,8 +355,7 @@ PopularityEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     countCol = Rb_AttrAddColumn(table, "count", "", 0);
     fracCol = Rb_AttrAddColumn(table, "fraction", "", 0);
     cumCol = Rb_AttrAddColumn(table, "cumulativeFraction", "", 0);
-    slots = Rb_KeyTableSortedSlots(&st->counts);
-    qsort_r(slots, n, sizeof(uint64_t), ByCount, &st->counts);
+    slots = RankedSlots(&st->counts);
     for (r = 1, i = 0; r <= n; r = r == n ? n + 1 : (NextRank(r) < n
 	    ? NextRank(r) : n)) {
 	uint64_t count;

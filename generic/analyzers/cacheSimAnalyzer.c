@@ -1439,8 +1439,9 @@ S3FifoMiss(Cache *ca, const Access *x, int32_t n)
 	    S3EvictMain(ca);
 	}
     }
-    /* Evicting may have pushed the ghost of key out of G. */
-    if (n != NIL && (n = Lookup(ca, x)) != NIL) {
+    /* Evicting may have dropped the ghost of key from G: its node's list
+     * is then NIL (no node is taken from the pool until below). */
+    if (n != NIL && ca->nodes[n].list == LIST_G) {
 	/* A ghost: its entry goes straight to M. */
 	RingForget(ca, n);
 	ca->nodes[n].freq = 0;

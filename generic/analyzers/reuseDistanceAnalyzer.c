@@ -120,7 +120,6 @@ typedef struct ReuseDistanceState {
     size_t nfirsts, firstsCap;
 } ReuseDistanceState;
 
-
 /* Accesses and bytes at one scaled distance, each weighted 1/T. */
 typedef struct Weight {
     double count, bytes;

@@ -1,0 +1,131 @@
+/*
+ * test_loghist.c --
+ *
+ *	Unit tests of the logarithmic histogram's buckets (Rb_LogHistAdd,
+ *	generic/toolbox/logHist.c).  Bucket k holds (g^(k-1), g^k] with
+ *	g = (1 + RB_LOGHIST_ALPHA) / (1 - RB_LOGHIST_ALPHA), and the bucket
+ *	of v is the ceiling of log|v| / log g.  Rb_LogHistAdd finds it from
+ *	the exponent and a table, falling back to log near a bound; these
+ *	tests take each value's bucket from that formula with libm's log and
+ *	compare, over values spread across every magnitude and values one
+ *	ulp either side of computed bounds.
+ */
+
+#include <math.h>
+#include <stdint.h>
+#include "rbtest.h"
+
+/*
+ * FormulaBucket --
+ *	The bucket of v != 0 by the formula, with libm's log.
+ */
+static int64_t
+FormulaBucket(double v)
+{
+    double g = (1.0 + RB_LOGHIST_ALPHA) / (1.0 - RB_LOGHIST_ALPHA);
+
+    return (int64_t)ceil(log(fabs(v)) / log(g));
+}
+
+/*
+ * AddedBucket --
+ *	The bucket Rb_LogHistAdd counts v in: the one bin of a fresh
+ *	histogram's positive or negative side holding a count.
+ */
+static int64_t
+AddedBucket(double v)
+{
+    Rb_LogHist h;
+    const Rb_TimeBins *tb;
+    int64_t j, found = INT64_MIN;
+
+    memset(&h, 0, sizeof h);
+    Rb_LogHistAdd(&h, v);
+    tb = &h.bucket[v < 0];
+    for (j = 0; j < tb->n; j++) {
+	if (tb->sums[j] != 0) {
+	    ck_assert_int_eq(tb->sums[j], 1);
+	    ck_assert_int_eq(found, INT64_MIN);
+	    found = tb->lo + j;
+	}
+    }
+    ck_assert_int_eq(h.bucket[v >= 0].n == 0
+	    || h.bucket[v >= 0].sums[0] == 0, 1);
+    Rb_LogHistFree(&h);
+    return found;
+}
+
+/* A 64-bit generator (splitmix64) for reproducible values. */
+static uint64_t
+Next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+START_TEST(buckets_of_values_across_all_magnitudes)
+{
+    uint64_t s = 42;
+    int i;
+
+    for (i = 0; i < 500000; i++) {
+	/* Any positive finite double, normal or subnormal: random bits
+	 * below the exponent 0x7ff. */
+	uint64_t bits = Next(&s) & 0x7fffffffffffffffULL;
+	double v;
+
+	if ((bits >> 52) == 0x7ff || bits == 0) {
+	    continue;
+	}
+	memcpy(&v, &bits, sizeof v);
+	if (i & 1) {
+	    v = -v;
+	}
+	ck_assert_int_eq(AddedBucket(v), FormulaBucket(v));
+    }
+}
+END_TEST
+
+START_TEST(buckets_of_values_at_the_bounds)
+{
+    double g = (1.0 + RB_LOGHIST_ALPHA) / (1.0 - RB_LOGHIST_ALPHA);
+    int k;
+
+    /* Latencies and sizes live between 1e-9 and 1e12; bounds g^k there,
+     * and the doubles one and two ulps either side. */
+    for (k = -1100; k <= 1400; k++) {
+	double b = pow(g, k), v = b;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+	    v = nextafter(v, 0);
+	}
+	for (d = 0; d < 5; d++) {
+	    ck_assert_int_eq(AddedBucket(v), FormulaBucket(v));
+	    v = nextafter(v, INFINITY);
+	}
+    }
+    /* Values with few mantissa bits (whole numbers of microseconds,
+     * sizes), where a table edge falls exactly on the value. */
+    for (k = 1; k <= 1 << 18; k++) {
+	ck_assert_int_eq(AddedBucket((double)k), FormulaBucket((double)k));
+	ck_assert_int_eq(AddedBucket(k * 1e-6), FormulaBucket(k * 1e-6));
+    }
+}
+END_TEST
+
+Suite *
+rbtest_suite(void)
+{
+    Suite *s = suite_create("loghist");
+    TCase *tc = tcase_create("loghist");
+
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, buckets_of_values_across_all_magnitudes);
+    tcase_add_test(tc, buckets_of_values_at_the_bounds);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -123,6 +123,13 @@ KeyHash(const SampleState *st, const Rb_Batch *in, int i)
  *	-blocksize sample: whether its hash is at most below, (2^64 - 1) / N
  *	(a comparison, not a division per block).
  */
+/* Mixed into each device's hash, so that the sample is independent of
+ * the sketches that hash blocks the same way without it (FootprintAnalyzer's
+ * HyperLogLog, RbDistinctOfBlocks): kept blocks would otherwise all have
+ * small sketch hashes, and a sketch behind the sample would count a tiny
+ * fraction of them. */
+#define BLOCK_SALT 0x2545F4914F6CDD1DULL
+
 static inline int
 BlockKept(uint64_t devHash, int64_t blockNo, uint64_t below)
 {
@@ -167,7 +174,8 @@ SampleBlocks(Rb_Transformer *t, const Rb_Batch *in, const uint32_t *sel,
 	    Rb_BatchCopyRecord(out, in, i);
 	    continue;
 	}
-	devHash = Rb_HashKey((int64_t)((uint64_t)dev ^ (uint64_t)st->seed));
+	devHash = Rb_HashKey((int64_t)((uint64_t)dev ^ (uint64_t)st->seed
+		^ BLOCK_SALT));
 	first = off / bs;
 	last = size > 0 ? (off + size - 1) / bs : first;
 	k = j == 0 && st->resume >= 0 ? st->resume : first;

@@ -2096,17 +2096,21 @@ RunBlocks(CacheSimState *st, const Rb_Batch *b, const uint32_t *sel,
 
     run->weighed = 0;
     for (j = 0; j < nsel; j++) {
-	int64_t first, count, k;
+	int64_t first, count, k, firstBytes, lastBytes;
 
 	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
+	firstBytes = RbBlockBytes(&st->map, offsets[sel[j]], ioSizes[sel[j]],
+		0);
+	lastBytes = RbBlockBytes(&st->map, offsets[sel[j]], ioSizes[sel[j]],
+		count - 1);
 	for (k = 0; k < count; k++) {
 	    run->key[run->n] = first + k;
 	    run->hash[run->n] = Rb_HashKey(first + k);
 	    run->weight[run->n] = 1;
-	    run->bytes[run->n] = RbBlockBytes(&st->map, offsets[sel[j]],
-		    ioSizes[sel[j]], k);
+	    run->bytes[run->n] = RbIoBlockBytes(&st->map, k, count,
+		    firstBytes, lastBytes);
 	    run->sumBytes += (uint64_t)run->bytes[run->n];
 	    if (++run->n == RUN_MAX) {
 		FlushRun(st);

@@ -790,7 +790,7 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    : NULL;
     const int64_t *size = b->col[RB_IO_SIZE];
     Ahead acc[AHEAD_KEYS];
-    int64_t first = 0, count = 0, k = 0;
+    int64_t first = 0, count = 0, k = 0, firstBytes = 0, lastBytes = 0;
     int j = 0, n, i, rec = 0;
 
     while (!st->failed && (j < nsel || k < count)) {
@@ -800,6 +800,10 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		k = count = 0;
 		if (RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 		    rec = sel[j];
+		    firstBytes = RbBlockBytes(&st->map, offset[rec],
+			    size[rec], 0);
+		    lastBytes = RbBlockBytes(&st->map, offset[rec],
+			    size[rec], count - 1);
 		}
 		j++;
 	    }
@@ -807,8 +811,8 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		break;
 	    }
 	    acc[n].key = first + k;
-	    acc[n].bytes = (uint64_t)RbBlockBytes(&st->map, offset[rec],
-		    size[rec], k);
+	    acc[n].bytes = (uint64_t)RbIoBlockBytes(&st->map, k, count,
+		    firstBytes, lastBytes);
 	    acc[n].record = b->firstRecord + (uint64_t)rec;
 	}
 	if (st->keyIndex >= 0) {

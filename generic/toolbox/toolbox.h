@@ -267,6 +267,19 @@ int		RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo,
 		    int64_t *key);
 int64_t		RbBlockBytes(const Rb_BlockMap *m, int64_t offset,
 		    int64_t size, int64_t k);
+
+/*
+ * RbIoBlockBytes --
+ *	RbBlockBytes of the k-th of the count blocks RbBlockRange gave an I/O,
+ *	from those of its first and last (worked out once per I/O, a
+ *	division each): the blocks between are whole.
+ */
+static inline int64_t
+RbIoBlockBytes(const Rb_BlockMap *m, int64_t k, int64_t count,
+	int64_t firstBytes, int64_t lastBytes)
+{
+    return k == 0 ? firstBytes : k == count - 1 ? lastBytes : m->block;
+}
 int64_t *	RbBlockMapDevices(const Rb_BlockMap *m);
 void		RbBlockOfKey(const int64_t *devices, int64_t key,
 		    int64_t *dev, int64_t *blockNo);

@@ -38,6 +38,11 @@ namespace eval ::rubicon::tracereport {
     # Most cells of each offset-by-time heat map (HeatmapAnalyzer
     # -maxcells): past it the bins widen.
     variable heatCells 16384
+    # -sample auto: inputs of fewer bytes than this (or read from a pipe)
+    # get no block sample; larger ones get one sized by a first pass that
+    # counts their distinct blocks behind a 1-in-autoProbe sample.
+    variable autoBytes [expr {64 << 20}]
+    variable autoProbe 64
 }
 if {![info exists ::rubicon::runOptions]} {
     set ::rubicon::runOptions {}
@@ -464,12 +469,12 @@ proc ::rubicon::tracereport::traceName {path} {
 # as "rubicon report.tcl trace ..." would.
 proc ::rubicon::tracereport::main {argList} {
     set usage "usage: rubicon report ?-by device|volume|pid|op|none?\
-	?-interval SECONDS? ?-top N? ?-sample N? ?-live SECONDS?\
+	?-interval SECONDS? ?-top N? ?-sample N|auto? ?-live SECONDS?\
 	?-format F? ?-readeroptions DICT? ?-schema FILE ?-schemaname N?\
 	?-label ATTR??\
 	?-onerror stop|skip|warn? ?-quiet? ?-outdir DIR? trace ..."
     set opts {-by device -interval 10 -top 10 -outdir rubicon-report
-	-quiet 0 -runoptions {} -sample 1 -live 0 -schema "" -schemaname ""
+	-quiet 0 -runoptions {} -sample auto -live 0 -schema "" -schemaname ""
 	-label ""}
     set args $argList
     while {[string match -?* [lindex $args 0]]} {
@@ -498,6 +503,10 @@ proc ::rubicon::tracereport::main {argList} {
 		dict set opts -interval $val
 	    }
 	    -top - -sample {
+		if {$opt eq "-sample" && $val eq "auto"} {
+		    dict set opts -sample auto
+		    continue
+		}
 		if {![string is integer -strict $val] || $val < 1} {
 		    return -code error -errorcode USAGE \
 			"$opt wants an integer >= 1, not \"$val\""
@@ -561,6 +570,9 @@ proc ::rubicon::tracereport::main {argList} {
 	set script [file join $outdir report.tcl]
 	writeFile $script [stardustConfig $opts]
     } else {
+	if {[dict get $opts -sample] eq "auto"} {
+	    dict set opts -sample [autoSample $args $opts]
+	}
 	file mkdir $outdir
 	set script [file join $outdir report.tcl]
 	writeFile $script [config $opts]
@@ -584,6 +596,53 @@ proc ::rubicon::tracereport::main {argList} {
 	}
 	return -options [dict incr opts -level] $msg
     }
+}
+
+# tracereport::autoSample traces opts -- the N of "-sample auto": 1 (no
+# block sample) for standard input, a pipe, a run split over MPI ranks (whose
+# ranks could not agree on an estimate before the run) or inputs smaller
+# than autoBytes.  Else a first pass over the traces counts their distinct
+# 4 KiB blocks D behind a 1-in-autoProbe block sample (FootprintAnalyzer,
+# D its footprint times autoProbe), and N is the largest power of two
+# with D / N >= 2 sampleSize: the per-block Analyzers' own fixed-size
+# samples (sampleSize blocks) are then drawn from at least twice as many.
+proc ::rubicon::tracereport::autoSample {traces opts} {
+    variable autoBytes
+    variable autoProbe
+    variable sampleSize
+    if {[::rubicon::mpi split]} {return 1}
+    set bytes 0
+    foreach t $traces {
+	if {$t eq "-" || ![file isfile $t]} {return 1}
+	incr bytes [file size $t]
+    }
+    if {$bytes < $autoBytes} {return 1}
+    if {![dict get $opts -quiet]} {
+	puts stderr "rubicon report: a first pass counts the distinct blocks\
+	    to size the block sample (-sample N sets it)"
+    }
+    ::rubicon::reset
+    set probe [::rubicon::Flow probe [::rubicon::FootprintAnalyzer -limit 65536]]
+    ::rubicon::head [::rubicon::SampleTransformer -blocksize 4096 \
+	-every $autoProbe $probe]
+    # Malformed records are warned of in the report's own pass, not twice.
+    set runOpts [dict get $opts -runoptions]
+    if {[dict exists $runOpts -onerror]
+	    && [dict get $runOpts -onerror] eq "warn"} {
+	dict set runOpts -onerror skip
+    }
+    set code [catch {
+	::rubicon::run {*}$runOpts \
+	    {*}[expr {[dict get $opts -quiet] ? {-progress 0} : {}}] {*}$traces
+	set d [expr {[$probe get Footprint] * $autoProbe}]
+    } msg ropts]
+    ::rubicon::reset
+    if {$code} {return -options $ropts $msg}
+    set n 1
+    while {$d / (2.0 * $n) >= 2 * $sampleSize} {
+	set n [expr {2 * $n}]
+    }
+    return $n
 }
 
 # tracereport::liveRows from to rows -- a LiveAnalyzer's -command: prints
@@ -698,12 +757,19 @@ proc ::rubicon::tracereport::config {opts} {
 	    \[ResponseTimeAnalyzer$by_\]\]"
     }
     set branches {{[Filter read $reads]} {[Filter write $writes]} {$keyed} {$total}}
+    set flowNames {total keyed reads writes blocks}
     if {$sample > 1} {
-	lappend branches "\[SampleTransformer -blocksize 4096 -every $sample \$blocks\]"
+	lappend branches "\[SampleTransformer -blocksize 4096 -every $sample \$blocks\]" \
+	    {$blockcount}
+	lappend flowNames blockcount
+	lappend lines "" \
+	    "# Every block access, counted before the sample (BlockAccesses; a" \
+	    "# -samplesize of 1 tracks next to no block): how many accesses the" \
+	    "# sample has against the 1 in $sample expected, for SHARDS_adj." \
+	    "set blockcount \[Flow blockcount \[ReuseDistanceAnalyzer -samplesize 1\]\]"
     } else {
 	lappend branches {$blocks}
     }
-    set flowNames {total keyed reads writes blocks}
     foreach {name field} {processes pid volumes lvNo} {
 	if {$field eq $key} continue
 	lappend lines "" "# Per [expr {$field eq {pid} ? {process} : {logical volume}}]\
@@ -908,17 +974,39 @@ proc ::rubicon::tracereport::figures {summary flows options} {
     }]
     # Behind a sample of 1 block in N (by hash), a count of blocks
     # estimates N times as many, and a cache of S blocks stands for one of
-    # N S (as SHARDS scales its sizes).
+    # N S (as SHARDS scales its sizes).  Hit ratios and top shares are
+    # adjusted as SHARDS_adj adjusts (Waldspurger et al., FAST 2017): the
+    # sample's block accesses Bs against the B / N expected of all B
+    # (blockcount), the difference counted as hits of the smallest cache
+    # (as accesses to the most popular blocks), B / N the denominator:
+    # ratio' = 1 - (1 - ratio) Bs N / B.
     set blocks [dict get $flows blocks]
     set n [dict get $options -sample]
-    set scaleRows [list apply {{n rows} {
+    set adj ""
+    if {$n > 1 && [dict exists $flows blockcount]} {
+	set all [scalar [dict get $flows blockcount] BlockAccesses]
+	set seen [scalar $blocks BlockAccesses]
+	if {[string is double -strict $all] && $all > 0
+		&& [string is double -strict $seen]} {
+	    set adj [expr {$seen * $n / double($all)}]
+	}
+    }
+    set adjusted [list apply {{adj v} {
+	if {$adj eq "" || ![string is double -strict $v]
+		|| [string match -nocase *n* $v]} {return $v}
+	expr {min(1.0, max(0.0, 1.0 - (1.0 - $v) * $adj))}
+    }} $adj]
+    set scaleRows [list apply {{n adj all rows} {
 	if {$n == 1} {return $rows}
 	lmap r $rows {
+	    set ratio [{*}$adj [lindex $r 3]]
 	    list [expr {$n * [lindex $r 0]}] [expr {$n * [lindex $r 1]}] \
-		[::rubicon::tracereport::scaled [lindex $r 2] $n] [lindex $r 3]
+		[expr {$all > 0 && [string is double -strict $ratio]
+		    ? round($ratio * $all)
+		    : [::rubicon::tracereport::scaled [lindex $r 2] $n]}] $ratio
 	}
-    }} $n]
-    dict set f cache [dict create sample $n \
+    }} $n $adjusted [expr {$adj eq "" ? 0 : $all}]]
+    dict set f cache [dict create sample $n sampleAdjust $adj \
 	footprintBytes [scaled [scalar $blocks FootprintBytes] $n] \
 	lru [{*}$scaleRows [lmap r [rowsOf $blocks HitRatioCurve] {lrange $r 0 3}]] \
 	lruSampleRate [scalar $blocks SampleRate] \
@@ -932,8 +1020,8 @@ proc ::rubicon::tracereport::figures {summary flows options} {
     dict set f popularity [dict create sample $n \
 	distinctKeys [scaled [scalar $blocks DistinctKeys] $n] \
 	sampleRate [scalar $blocks KeySampleRate] \
-	top1PercentShare [scalar $blocks Top1PercentShare] \
-	top10PercentShare [scalar $blocks Top10PercentShare] \
+	top1PercentShare [{*}$adjusted [scalar $blocks Top1PercentShare]] \
+	top10PercentShare [{*}$adjusted [scalar $blocks Top10PercentShare]] \
 	zipfExponent [scalar $blocks ZipfExponent] \
 	zipfFitR2 [scalar $blocks ZipfFitR2] \
 	rankFrequency [lmap r [rowsOf $blocks RankFrequency] {
@@ -1770,7 +1858,9 @@ proc ::rubicon::tracereport::html {f} {
 	    ? "on a sample of the blocks by hash, rate [format %.4g $frate]" : "exact"}])[expr {
 	    [dict get $cache sample] > 1 ? ", behind a sample of 1 block in\
 	    [dict get $cache sample] by hash, sizes and footprint scaled by\
-	    [dict get $cache sample]" : ""}].</p>" \
+	    [dict get $cache sample][expr {[dict get $cache sampleAdjust] ne ""
+		? ", hit ratios adjusted for the accesses the sample missed or\
+		over-counted (SHARDS_adj)" : ""}]" : ""}].</p>" \
 	[svgPlot "hit ratio by cache size" "cache size (bytes)" "hit ratio" $curves 1] \
 	"</section>\n"
     set pop [dict get $f popularity]

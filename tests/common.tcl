@@ -105,3 +105,23 @@ proc plainDir {rel} {
     }
     return $dir
 }
+
+# splitmix64 N -- the splitmix64 finalizer of the 64-bit value N, written
+# from its published definition (Steele, Lea and Flood, OOPSLA 2014;
+# Vigna's splitmix64.c), for checking which blocks a -blocksize sample
+# keeps.
+proc splitmix64 {x} {
+    set m 0xFFFFFFFFFFFFFFFF
+    set x [expr {($x + 0x9E3779B97F4A7C15) & $m}]
+    set x [expr {(($x ^ ($x >> 30)) * 0xBF58476D1CE4E5B9) & $m}]
+    set x [expr {(($x ^ ($x >> 27)) * 0x94D049BB133111EB) & $m}]
+    expr {$x ^ ($x >> 31)}
+}
+
+# blockSampleDevHash DEV -- the hash of device DEV that SampleTransformer
+# -blocksize mixes with each block number (SampleTransformer(n)): block B
+# is kept in a 1-in-N sample when [splitmix64 [expr {$devHash ^ B}]] is at
+# most (2^64 - 1) / N.
+proc blockSampleDevHash {dev} {
+    splitmix64 [expr {$dev ^ 0x2545F4914F6CDD1D}]
+}

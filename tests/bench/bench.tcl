@@ -188,8 +188,9 @@ foreach tool $tools {
 }
 measure fig4 $cmds 1
 
-# (1r) rubicon report (no configuration, its defaults: the per-block
-# analyses on fixed-size samples) on the same 10 M-line CSV, once: time
+# (1r) rubicon report (no configuration, its defaults: -sample auto, so a
+# first pass sizes a block sample, and the per-block analyses on
+# fixed-size samples behind it) on the same 10 M-line CSV, once: time
 # against Figure 4 on it, and peak RSS.
 set reportDir [file join [file dirname $big] report-bench]
 set reportCmd [list [file join $build rubicon] report -quiet \

@@ -68,7 +68,9 @@ typedef struct Node {
     int64_t key;
     int64_t weight;		/* 1, or the object's bytes. */
     int32_t prev, next;		/* In its list; NIL at the ends (S3-FIFO:
-				 * prev stamps its ring entry, see Ring). */
+				 * prev stamps its ring entry, see Ring,
+				 * and next holds the low 32 bits of the
+				 * key's hash, its index tag). */
     int32_t list;		/* LIST_*, or the heap position (LFU, OPT). */
     uint32_t freq;		/* CLOCK and SIEVE bit, S3-FIFO counter, LFU
 				 * count. */
@@ -756,8 +758,11 @@ IndexRemove(Cache *ca, int32_t n)
 {
     uint64_t mask = ca->slotMask, e = (uint32_t)(n + 1), hole, j;
 
-    /* The slot holding node n: no key needs comparing. */
-    if (n == ca->hintNode) {
+    /* The slot holding node n: no key needs comparing.  Its home slot
+     * is the hash's low bits (the index never has 2^32 slots). */
+    if (ca->policy == POLICY_S3FIFO) {
+	hole = (uint32_t)ca->nodes[n].next & mask;
+    } else if (n == ca->hintNode) {
 	hole = ca->hintHash & mask;
 	ca->hintNode = NIL;
     } else {
@@ -1365,7 +1370,7 @@ RingAhead(Cache *ca, int l)
 	    const Node *x = &ca->nodes[r->slot[r->aheadSlot & mask]];
 
 	    if (l == LIST_G || x->freq == 0) {
-		__builtin_prefetch(&ca->slots[Rb_HashKey(x->key)
+		__builtin_prefetch(&ca->slots[(uint32_t)x->next
 			& ca->slotMask]);
 	    }
 	}
@@ -1449,7 +1454,10 @@ S3FifoMiss(Cache *ca, const Access *x, int32_t n)
 	ClearExpiry(ca, n);
 	RingPush(ca, n, LIST_M);
     } else {
-	RingPush(ca, NewNode(ca, x->key, x->weight, x->hash), LIST_S);
+	int32_t m = NewNode(ca, x->key, x->weight, x->hash);
+
+	ca->nodes[m].next = (int32_t)(uint32_t)x->hash;
+	RingPush(ca, m, LIST_S);
     }
 }
 

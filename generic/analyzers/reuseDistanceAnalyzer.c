@@ -810,6 +810,14 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    if (k == count) {
 		break;
 	    }
+	    if (st->sampled && BlockHash(first + k) >= st->threshold) {
+		/* Out of the sample now, so out of it when Count would see
+		 * it (the threshold only falls): counted here, and the next
+		 * block takes its place. */
+		st->allAccesses++;
+		n--;
+		continue;
+	    }
 	    acc[n].key = first + k;
 	    acc[n].bytes = (uint64_t)RbIoBlockBytes(&st->map, k, count,
 		    firstBytes, lastBytes);

@@ -427,6 +427,8 @@ SampledRefusal(Rb_Analyzer *a)
  * ReuseDistanceStart --
  *	Checks the options and empties the state for a new run.
  */
+static void	BuildTree(ReuseDistanceState *st, int64_t live);
+
 static int
 ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
@@ -465,7 +467,8 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     st->bytesAtDistance.lo = st->bytesAtDistance.n = 0;
     st->coldBytes = st->bytes = st->allAccesses = 0;
     PosClear(&st->lastPos);
-    st->next = 1;
+    /* An empty stack: the tree of the run before counts nothing. */
+    BuildTree(st, 0);
     st->atDistance.lo = st->atDistance.n = 0;
     st->cold = st->accesses = 0;
     st->nfirsts = 0;

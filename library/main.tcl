@@ -4,7 +4,7 @@
 #	    rubicon ?-safe? ?-outdir DIR? ?-timelimit S? ?-memlimit MB?
 #		?-outlimit MB? ?-format F? ?-onerror P? ?-maxgap S? ?-every S?
 #		?-quiet? ?-debug? ?-checkpoint FILE ?-checkpointevery N?
-#		?-resume FILE? ?-sweep? config.tcl ?trace ...?
+#		?-resume FILE? ?-sweep? ?-threads N? config.tcl ?trace ...?
 #	The config script sees its traces in ::argv.  A script that builds a
 #	DAG but does not call rubicon::run gets one run over all the traces
 #	once it has finished (the paper's configurations never call it).
@@ -14,7 +14,7 @@ proc ::rubicon::usage {} {
 	    ?-timelimit SECONDS? ?-memlimit MB? ?-outlimit MB? ?-format FORMAT?\
 	    ?-every SECONDS? ?-onerror stop|skip|warn? ?-maxgap SECONDS? ?-quiet?\
 	    ?-debug? ?-checkpoint FILE ?-checkpointevery N|Ns|Nm|Nh??\
-	    ?-resume FILE? ?-sweep? config.tcl ?trace ...?\
+	    ?-resume FILE? ?-sweep? ?-threads N? config.tcl ?trace ...?\
 	    \n       rubicon convert ?-format F? ?-onerror P? ?-to native|csv|chrome?\
 	    ?-compression zstd|none|gzip? ?-quiet?\
 	    in ... out\
@@ -71,7 +71,8 @@ proc ::rubicon::main {argList} {
     while {[string match -* [lindex $args 0]]} {
 	set args [lassign $args opt]
 	switch -- $opt {
-	    -format - -onerror - -maxgap - -checkpoint - -checkpointevery - -resume {
+	    -format - -onerror - -maxgap - -checkpoint - -checkpointevery - -resume
+	    - -threads {
 		set args [lassign $args val]
 		lappend runOpts $opt $val
 	    }

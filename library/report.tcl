@@ -469,12 +469,12 @@ proc ::rubicon::tracereport::traceName {path} {
 # as "rubicon report.tcl trace ..." would.
 proc ::rubicon::tracereport::main {argList} {
     set usage "usage: rubicon report ?-by device|volume|pid|op|none?\
-	?-interval SECONDS? ?-top N? ?-sample N|auto? ?-live SECONDS?\
+	?-interval SECONDS? ?-top N? ?-sample N|auto? ?-threads N? ?-live SECONDS?\
 	?-format F? ?-readeroptions DICT? ?-schema FILE ?-schemaname N?\
 	?-label ATTR??\
 	?-onerror stop|skip|warn? ?-quiet? ?-outdir DIR? trace ..."
     set opts {-by device -interval 10 -top 10 -outdir rubicon-report
-	-quiet 0 -runoptions {} -sample auto -live 0 -schema "" -schemaname ""
+	-quiet 0 -runoptions {} -sample auto -threads 0 -live 0 -schema "" -schemaname ""
 	-label ""}
     set args $argList
     while {[string match -?* [lindex $args 0]]} {
@@ -512,6 +512,13 @@ proc ::rubicon::tracereport::main {argList} {
 			"$opt wants an integer >= 1, not \"$val\""
 		}
 		dict set opts $opt $val
+	    }
+	    -threads {
+		if {![string is integer -strict $val] || $val < 0} {
+		    return -code error -errorcode USAGE \
+			"-threads wants an integer >= 0 (0: one per CPU), not \"$val\""
+		}
+		dict set opts -threads $val
 	    }
 	    -live {
 		if {![string is double -strict $val] || $val <= 0} {
@@ -579,8 +586,14 @@ proc ::rubicon::tracereport::main {argList} {
     }
     set ::argv $args
     set ::argc [llength $args]
-    set ::rubicon::runOptions [expr {[dict get $opts -quiet]
-	? {-progress 0} : {}}]
+    # Threads: one per CPU by default, but one per rank of a split run
+    # (its ranks share the machine's CPUs).
+    set threads [dict get $opts -threads]
+    if {$threads == 0 && [::rubicon::mpi size] > 1} {
+	set threads 1
+    }
+    set ::rubicon::runOptions [concat [expr {[dict get $opts -quiet]
+	? {-progress 0} : {}}] [list -threads $threads]]
     set ::rubicon::tracereport::quiet [dict get $opts -quiet]
     ::rubicon::reset
     if {[catch {::rubicon::sourceConfig $script} msg opts]} {

@@ -78,6 +78,36 @@ static const Rb_AnalyzerClass *const groupedClasses[] = {
 };
 
 /*
+ * RbAnalyzerClassBuiltin --
+ *	Whether cls is a built-in class (with -by where it takes one) that
+ *	keeps to its own state in its hooks, so that analyzers of it may
+ *	take batches on threads of their own (parallel.c): every built-in
+ *	class but LiveAnalyzer, which evaluates Tcl.
+ */
+int
+RbAnalyzerClassBuiltin(const Rb_AnalyzerClass *cls)
+{
+    size_t i, j;
+
+    if (cls == &Rb_LiveAnalyzerClass) {
+	return 0;
+    }
+    for (i = 0; i < sizeof(kitClasses) / sizeof(kitClasses[0]); i++) {
+	if (cls == kitClasses[i]) {
+	    return 1;
+	}
+	for (j = 0; j < sizeof(groupedClasses) / sizeof(groupedClasses[0]);
+		j++) {
+	    if (groupedClasses[j] == kitClasses[i]
+		    && cls == RbKitGroupedClass(kitClasses[i])) {
+		return 1;
+	    }
+	}
+    }
+    return 0;
+}
+
+/*
  * RbAnalyzerKitInit --
  *	Registers every built-in Analyzer class with interp, the statistics
  *	classes with -by added.

@@ -6,6 +6,7 @@
  *	dependency order of end calls for staged analysis.
  */
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
@@ -136,6 +137,9 @@ Rb_AnalyzerSet(Rb_Analyzer *a, Rb_Attribute *attr)
     RbFlowSetAttr(a->flow, attr);
 }
 
+/* Serializes the choice of the analyzer whose error stops a run. */
+static pthread_mutex_t stopLock = PTHREAD_MUTEX_INITIALIZER;
+
 /*
  * Rb_AnalyzerError --
  *	Records an error raised in a hook; the engine turns it into a Tcl
@@ -161,10 +165,16 @@ Rb_AnalyzerError(Rb_Analyzer *a, const char *code, const char *fmt, ...)
     free(priv->errorCode);
     priv->errorMsg = Rb_Strdup(buf);
     priv->errorCode = Rb_Strdup(code);
-    if (priv->eng->reading && priv->eng->stoppedBy == NULL) {
-	/* From a record or batch hook: stop at the end of this batch. */
-	priv->eng->stoppedBy = a;
-	priv->eng->cancel = 2;
+    if (priv->eng->reading) {
+	/* From a record or batch hook: stop at the end of this batch.
+	 * Hooks may run on threads of their own (parallel.c): the first
+	 * to fail is the one named. */
+	pthread_mutex_lock(&stopLock);
+	if (priv->eng->stoppedBy == NULL) {
+	    priv->eng->stoppedBy = a;
+	    priv->eng->cancel = 2;
+	}
+	pthread_mutex_unlock(&stopLock);
     }
 }
 

@@ -60,6 +60,8 @@ struct Rb_Node {
 
     /* NODE_MUX */
     MuxTable *table;
+    int parallel;		/* Its children run on the engine's threads
+				 * (parallel.c), set for a run. */
 
     /* NODE_TRANSFORMER */
     Rb_Transformer *xf;
@@ -127,6 +129,10 @@ struct Rb_Engine {
     Rb_Analyzer **analyzers;	/* Every live analyzer. */
     int counter;
     volatile int cancel;	/* 1 interrupted, 2 failed: stop reading */
+    struct RbPool *pool;	/* The threads of rubicon::run -threads, for
+				 * a run (parallel.c), or NULL. */
+    int threadsUsed;		/* With -threads, the threads the run used
+				 * (the summary's "threads"); else 0. */
     int running;
     int reading;		/* records are being pushed */
     Rb_Analyzer *stoppedBy;	/* analyzer whose error stopped the run */
@@ -202,6 +208,12 @@ Rb_Node *	RbNodeCreateSink(Tcl_Interp *interp, const Rb_SinkClass *cls,
 MuxTable *	RbMuxTableBuild(Rb_Node *mux, const Rb_Schema *schema);
 void		RbMuxTableFree(MuxTable *t);
 uint64_t	RbMuxTableFields(const MuxTable *t);
+void		RbMuxPushChild(Rb_Node *mux, int c, const Rb_Batch *b,
+		    const uint32_t *sel, int nsel, uint32_t *scratch);
+int		RbParallelStart(Rb_Engine *eng, int threads);
+void		RbParallelEnd(Rb_Engine *eng);
+int		RbParallelChildren(Rb_Node *mux, const Rb_Batch *b,
+		    const uint32_t *sel, int nsel);
 void		RbMuxDispatch(Rb_Node *mux, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
 

@@ -759,6 +759,64 @@ DispatchRange(MuxTable *t, const Rb_Batch *b, const uint32_t *sel, int nsel)
 }
 
 /*
+ * RbMuxPushChild --
+ *	Pushes child c of mux its records of a batch: with a dispatch table,
+ *	those DispatchEq or DispatchRange selected for it (after its Filter's
+ *	residual, worked out in scratch, RB_BATCH_SIZE entries), or the whole
+ *	selection for a child the table does not dispatch; without one, the
+ *	whole selection.  Children share no scratch, so that they can run on
+ *	threads of their own (parallel.c).
+ */
+void
+RbMuxPushChild(Rb_Node *mux, int c, const Rb_Batch *b, const uint32_t *sel,
+	int nsel, uint32_t *scratch)
+{
+    MuxTable *t = mux->table;
+    Rb_Node *child = mux->children[c];
+    const uint32_t *out;
+    int i, m;
+
+    if (t == NULL) {
+	RbNodePush(child, b, sel, nsel);
+	return;
+    }
+    switch (t->isDispatched[c]) {
+    case 0:
+	RbNodePush(child, b, sel, nsel);
+	return;
+    case 1:
+	out = t->childSel[c];
+	m = t->childN[c];
+	break;
+    default:
+	out = t->rangeSel + t->rangeStart[c];
+	m = t->rangeCount[c];
+	break;
+    }
+    if (m == 0) {
+	return;
+    }
+    if (t->hasResidual[c]) {
+	m = RbFilterSelectResidual(child->prog, t->isDispatched[c] == 1
+		? t->eq.field : t->range.field, b, out, m, scratch);
+	out = scratch;
+    }
+    if (t->flowOf[c] != NULL) {
+	/* RbFlowPush, with the analyzers from t->ana. */
+	if (m > 0) {
+	    t->flowOf[c]->recordCount += m;
+	    for (i = t->anaFirst[c]; i < t->anaFirst[c + 1]; i++) {
+		RbAnalyzerPush(t->ana[i], b, out, m);
+	    }
+	}
+	return;
+    }
+    for (i = 0; i < child->nchildren && m > 0; i++) {
+	RbNodePush(child->children[i], b, out, m);
+    }
+}
+
+/*
  * DispatchSlice --
  *	MuxDispatch for at most RB_BATCH_SIZE selected records.
  */
@@ -767,7 +825,7 @@ DispatchSlice(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     MuxTable *t = mux->table;
-    int c, i;
+    int c;
 
     if (t->eq.field >= 0) {
 	for (c = 0; c < t->nchildren; c++) {
@@ -778,47 +836,11 @@ DispatchSlice(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
     if (t->range.field >= 0) {
 	DispatchRange(t, b, sel, nsel);
     }
+    if (mux->parallel && RbParallelChildren(mux, b, sel, nsel)) {
+	return;
+    }
     for (c = 0; c < t->nchildren; c++) {
-	Rb_Node *child;
-	const uint32_t *out;
-	int m;
-
-	switch (t->isDispatched[c]) {
-	case 0:
-	    RbNodePush(mux->children[c], b, sel, nsel);
-	    continue;
-	case 1:
-	    out = t->childSel[c];
-	    m = t->childN[c];
-	    break;
-	default:
-	    out = t->rangeSel + t->rangeStart[c];
-	    m = t->rangeCount[c];
-	    break;
-	}
-	if (m == 0) {
-	    continue;
-	}
-	child = mux->children[c];
-	if (t->hasResidual[c]) {
-	    m = RbFilterSelectResidual(child->prog, t->isDispatched[c] == 1
-		    ? t->eq.field : t->range.field, b, out, m,
-		    t->residualOut);
-	    out = t->residualOut;
-	}
-	if (t->flowOf[c] != NULL) {
-	    /* RbFlowPush, with the analyzers from t->ana. */
-	    if (m > 0) {
-		t->flowOf[c]->recordCount += m;
-		for (i = t->anaFirst[c]; i < t->anaFirst[c + 1]; i++) {
-		    RbAnalyzerPush(t->ana[i], b, out, m);
-		}
-	    }
-	    continue;
-	}
-	for (i = 0; i < child->nchildren && m > 0; i++) {
-	    RbNodePush(child->children[i], b, out, m);
-	}
+	RbMuxPushChild(mux, c, b, sel, nsel, t->residualOut);
     }
 }
 

@@ -710,6 +710,9 @@ RbNodePush(Rb_Node *n, const Rb_Batch *b, const uint32_t *sel, int nsel)
 	    RbMuxDispatch(n, b, sel, nsel);
 	    return;
 	}
+	if (n->parallel && RbParallelChildren(n, b, sel, nsel)) {
+	    return;
+	}
 	for (i = 0; i < n->nchildren; i++) {
 	    RbNodePush(n->children[i], b, sel, nsel);
 	}

@@ -103,6 +103,9 @@ int		RbInputBlockWindow(const Rb_Input *in, uint64_t *begin,
 int		RbInputPlainFd(const Rb_Input *in);
 /* Bytes of the file read so far (compressed ones), from any thread. */
 uint64_t	RbInputRawOffset(const Rb_Input *in);
+/* Built-in classes whose hooks keep to their own state (parallel.c). */
+int		RbAnalyzerClassBuiltin(const Rb_AnalyzerClass *cls);
+int		RbTransformerClassBuiltin(const Rb_TransformerClass *cls);
 /* The text of rubicon::run's progress line (see Progress in run.c). */
 void		RbProgressText(char *buf, size_t size, const char *file,
 		    uint64_t records, uint64_t bytes, uint64_t raw,

@@ -171,6 +171,8 @@ typedef struct RunOpts {
     double everySeconds;	/* ... or Ns, Nm, Nh (wall time) */
     const char *resume;		/* -resume FILE */
     int sweep;			/* -sweep */
+    int threads;		/* -threads (0: one per online CPU) */
+    int threadsGiven;
 } RunOpts;
 
 /* Checkpoints come every minute of wall time unless -checkpointevery
@@ -217,7 +219,7 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
     static const char *const opts[] = {
 	"-format", "-onerror", "-progress", "-progresscommand", "-records",
 	"-readeroptions", "--", "-merge", "-checkpoint", "-checkpointevery",
-	"-resume", "-batchsize", "-sweep", "-maxgap", NULL
+	"-resume", "-batchsize", "-sweep", "-maxgap", "-threads", NULL
     };
     static const char *const policies[] = {"stop", "skip", "warn", NULL};
     int i, idx, pol;
@@ -225,6 +227,7 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
     memset(o, 0, sizeof(*o));
     o->progress = isatty(2);
     o->batchSize = RB_BATCH_SIZE;
+    o->threads = 1;
     o->maxGap = RB_DEFAULT_MAX_GAP;
     o->everySeconds = CKPT_DEFAULT_SECONDS;
     for (i = 1; i < objc; i++) {
@@ -303,6 +306,16 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 	    o->maxGap = (int64_t)(d * 1e9);
 	    break;
 	}
+	case 14:
+	    if (Tcl_GetIntFromObj(NULL, objv[i], &o->threads) != TCL_OK
+		    || o->threads < 0 || o->threads > 1024) {
+		Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+			"-threads wants an integer >= 0 (0: one per CPU), "
+			"not \"%s\"", Tcl_GetString(objv[i]));
+		return -1;
+	    }
+	    o->threadsGiven = 1;
+	    break;
 	}
     }
     return i;
@@ -1464,6 +1477,11 @@ EndRun(Tcl_Interp *interp, Rb_Engine *eng, Rb_RunInfo *run, Rb_Flow **flows,
 	    failure->result ? Tcl_GetString(failure->result) : NULL);
     Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("unreached", -1),
 	    RbNodesUnreached(eng));
+    if (eng->threadsUsed > 0) {
+	/* -threads given: the threads the records were analyzed on. */
+	Tcl_DictObjPut(NULL, eng->lastRun, Tcl_NewStringObj("threads", -1),
+		Tcl_NewIntObj(eng->threadsUsed));
+    }
     if (split && RbMpiRankRecords() != NULL) {
 	/* How the records were shared out: each rank's count. */
 	double reduce, merge;
@@ -1660,8 +1678,13 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	}
 	pump.skipLeft = ck.fileRecords;
     }
+    eng->threadsUsed = RbParallelStart(eng, o.threads);
+    if (!o.threadsGiven) {
+	eng->threadsUsed = 0;
+    }
     ReadTraces(&pump, n, objv + first, reader, schema, fields, pieces,
 	    npieces, split, files);
+    RbParallelEnd(eng);
     reader = NULL;
     if (ck.path && eng->cancel == 1 && failure.result == NULL
 	    && TakeCheckpoint(&pump, 0) != TCL_OK) {

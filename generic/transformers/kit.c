@@ -19,6 +19,24 @@ static const Rb_TransformerClass *const kitClasses[] = {
 };
 
 /*
+ * RbTransformerClassBuiltin --
+ *	Whether cls is a built-in class (whose hooks keep to their own
+ *	state: parallel.c).
+ */
+int
+RbTransformerClassBuiltin(const Rb_TransformerClass *cls)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(kitClasses) / sizeof(kitClasses[0]); i++) {
+	if (cls == kitClasses[i]) {
+	    return 1;
+	}
+    }
+    return 0;
+}
+
+/*
  * RbTransformerKitInit --
  *	Registers every built-in Transformer class with interp.
  * Results: TCL_OK, or TCL_ERROR from the first registration that fails.

@@ -20,12 +20,16 @@
  *	run).
  *
  *	The threads wait on a condition variable between batches; a batch
- *	hands out the children in order, each thread taking the next one
- *	not yet taken, and returns when all are done.
+ *	hands out the children, each thread taking the next one not yet
+ *	taken, and returns when all are done.  They are handed out costliest
+ *	first, by the time each took on the batches before (a running
+ *	average), so that no thread is left with a long child at the end
+ *	while the others wait.
  */
 
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include "engine.h"
 
@@ -50,7 +54,10 @@ typedef struct RbPool {
     const Rb_Batch *b;
     const uint32_t *sel;
     int nsel;
-    int next;			/* The next child to take (atomic). */
+    int next;			/* The next of order to take (atomic). */
+    int nchildren;
+    int *order;			/* The children, costliest first. */
+    double *cost;		/* Each one's average ns per batch. */
     uint32_t **scratch;		/* RB_BATCH_SIZE each: [0] the run's
 				 * thread's, [1 + w] worker w's; NULL
 				 * after the last. */
@@ -66,15 +73,50 @@ struct Worker {
  *	Pushes the batch to the children not yet taken, one at a time,
  *	until none is left.
  */
+static double
+NowNs(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 static void
 TakeChildren(RbPool *pool, uint32_t *scratch)
 {
     Rb_Node *mux = pool->mux;
-    int c;
+    int k;
 
-    while ((c = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED))
-	    < mux->nchildren) {
+    while ((k = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED))
+	    < pool->nchildren) {
+	int c = pool->order[k];
+	double t0 = NowNs();
+
 	RbMuxPushChild(mux, c, pool->b, pool->sel, pool->nsel, scratch);
+	/* Each child's cost is written by the one thread that ran it. */
+	pool->cost[c] = 0.9 * pool->cost[c] + 0.1 * (NowNs() - t0);
+    }
+}
+
+/*
+ * SortOrder --
+ *	Puts the children in order of their average cost, costliest first
+ *	(insertion sort: a Mux has few children, mostly in order already).
+ */
+static void
+SortOrder(RbPool *pool)
+{
+    int i, j;
+
+    for (i = 1; i < pool->nchildren; i++) {
+	int c = pool->order[i];
+
+	for (j = i; j > 0 && pool->cost[pool->order[j - 1]] < pool->cost[c];
+		j--) {
+	    pool->order[j] = pool->order[j - 1];
+	}
+	pool->order[j] = c;
     }
 }
 
@@ -224,6 +266,12 @@ RbParallelStart(Rb_Engine *eng, int threads)
     }
     pool = Rb_Alloc(sizeof(*pool));
     pool->nworkers = threads - 1;
+    pool->nchildren = mux->nchildren;
+    pool->order = Rb_AllocArray((size_t)mux->nchildren, sizeof(int));
+    pool->cost = Rb_AllocArray((size_t)mux->nchildren, sizeof(double));
+    for (i = 0; i < mux->nchildren; i++) {
+	pool->order[i] = i;
+    }
     pool->tids = Rb_AllocArray((size_t)pool->nworkers, sizeof(pthread_t));
     pool->scratch = Rb_AllocArray((size_t)threads + 1, sizeof(uint32_t *));
     for (i = 0; i < threads; i++) {
@@ -267,6 +315,7 @@ RbParallelChildren(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
     if (pool == NULL || pool->nworkers == 0) {
 	return 0;
     }
+    SortOrder(pool);
     pthread_mutex_lock(&pool->mu);
     pool->mux = mux;
     pool->b = b;
@@ -320,6 +369,8 @@ RbParallelEnd(Rb_Engine *eng)
     free(pool->scratch);
     free(pool->tids);
     free(pool->workers);
+    free(pool->order);
+    free(pool->cost);
     free(pool);
     eng->pool = NULL;
 }

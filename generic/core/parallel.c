@@ -33,8 +33,8 @@
 #include <unistd.h>
 #include "engine.h"
 
-/* The most threads -threads takes (0 asks for one per online CPU, up to
- * this many). */
+/* The most threads a run uses, whatever -threads asks (0: one per online
+ * CPU). */
 #define RB_MAX_THREADS 16
 
 typedef struct Worker Worker;
@@ -68,11 +68,6 @@ struct Worker {
     int index;
 };
 
-/*
- * TakeChildren --
- *	Pushes the batch to the children not yet taken, one at a time,
- *	until none is left.
- */
 static double
 NowNs(void)
 {
@@ -82,6 +77,11 @@ NowNs(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/*
+ * TakeChildren --
+ *	Pushes the batch to the children not yet taken, one at a time in
+ *	order, until none is left, timing each.
+ */
 static void
 TakeChildren(RbPool *pool, uint32_t *scratch)
 {

@@ -509,7 +509,8 @@ proc ::rubicon::tracereport::main {argList} {
 		}
 		if {![string is integer -strict $val] || $val < 1} {
 		    return -code error -errorcode USAGE \
-			"$opt wants an integer >= 1, not \"$val\""
+			"$opt wants an integer >= 1[expr {$opt eq "-sample"
+			? " or auto" : ""}], not \"$val\""
 		}
 		dict set opts $opt $val
 	    }

@@ -281,8 +281,16 @@ RbParallelStart(Rb_Engine *eng, int threads)
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->go, NULL);
     pthread_cond_init(&pool->done, NULL);
-    /* Signals (SIGINT, SIGTERM) stay the run's thread's to take. */
+    /* Signals sent to the process (SIGINT, SIGTERM, ...) stay the run's
+     * thread's to take; a fault (SIGSEGV, SIGBUS, ...) stays the faulting
+     * thread's, for the sanitizers and the core dump. */
     sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    sigdelset(&all, SIGABRT);
+    sigdelset(&all, SIGTRAP);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     for (i = 0; i < pool->nworkers; i++) {
 	pool->workers[i].pool = pool;

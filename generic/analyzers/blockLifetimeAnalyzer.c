@@ -134,14 +134,17 @@ BlockLifetimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
     for (j = 0; j < nsel; j++) {
 	int i = (int)sel[j];
-	int64_t first, count, k, t = times[i];
+	int64_t first, count, k, t = times[i], firstBytes, lastBytes;
 
 	if (ops[i] != RB_OP_WRITE || t == RB_ABSENT
 		|| !RbBlockRange(&st->map, b, i, &first, &count)) {
 	    continue;
 	}
+	RbIoEdgeBytes(&st->map, offsets[i], sizes[i], count, &firstBytes,
+		&lastBytes);
 	for (k = 0; k < count; k++) {
-	    int64_t bytes = RbBlockBytes(&st->map, offsets[i], sizes[i], k);
+	    int64_t bytes = RbIoBlockBytes(&st->map, k, count, firstBytes,
+		    lastBytes);
 	    BlockWrites *w = Rb_KeyTableFind(&st->blocks, first + k, 0);
 
 	    st->blockWrites++;

@@ -2109,10 +2109,8 @@ RunBlocks(CacheSimState *st, const Rb_Batch *b, const uint32_t *sel,
 	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
-	firstBytes = RbBlockBytes(&st->map, offsets[sel[j]], ioSizes[sel[j]],
-		0);
-	lastBytes = RbBlockBytes(&st->map, offsets[sel[j]], ioSizes[sel[j]],
-		count - 1);
+	RbIoEdgeBytes(&st->map, offsets[sel[j]], ioSizes[sel[j]], count,
+		&firstBytes, &lastBytes);
 	for (k = 0; k < count; k++) {
 	    run->key[run->n] = first + k;
 	    run->hash[run->n] = Rb_HashKey(first + k);
@@ -2154,18 +2152,21 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     x.next = NEVER;
     for (j = 0; j < nsel && !st->failed; j++) {
 	uint64_t record = b->firstRecord + sel[j];
-	int64_t first, count, k;
+	int64_t first, count, k, firstBytes, lastBytes;
+	int64_t offset = b->col[st->map.offsetIndex][sel[j]];
+	int64_t size = b->col[RB_IO_SIZE][sel[j]];
 
 	x.time = time[sel[j]];
 	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}
+	RbIoEdgeBytes(&st->map, offset, size, count, &firstBytes, &lastBytes);
 	x.weight = 1;
 	for (k = 0; k < count; k++) {
 	    x.key = first + k;
 	    x.hash = Rb_HashKey(x.key);
-	    x.bytes = RbBlockBytes(&st->map, b->col[st->map.offsetIndex]
-		    [sel[j]], b->col[RB_IO_SIZE][sel[j]], k);
+	    x.bytes = RbIoBlockBytes(&st->map, k, count, firstBytes,
+		    lastBytes);
 	    if (!Take(a, &x, record)) {
 		break;
 	    }

@@ -423,12 +423,12 @@ SampledRefusal(Rb_Analyzer *a)
     return TCL_ERROR;
 }
 
+static void	BuildTree(ReuseDistanceState *st, int64_t live);
+
 /*
  * ReuseDistanceStart --
  *	Checks the options and empties the state for a new run.
  */
-static void	BuildTree(ReuseDistanceState *st, int64_t live);
-
 static int
 ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
@@ -803,10 +803,8 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		k = count = 0;
 		if (RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 		    rec = sel[j];
-		    firstBytes = RbBlockBytes(&st->map, offset[rec],
-			    size[rec], 0);
-		    lastBytes = RbBlockBytes(&st->map, offset[rec],
-			    size[rec], count - 1);
+		    RbIoEdgeBytes(&st->map, offset[rec], size[rec], count,
+			    &firstBytes, &lastBytes);
 		}
 		j++;
 	    }

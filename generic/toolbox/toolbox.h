@@ -269,11 +269,20 @@ int64_t		RbBlockBytes(const Rb_BlockMap *m, int64_t offset,
 		    int64_t size, int64_t k);
 
 /*
- * RbIoBlockBytes --
- *	RbBlockBytes of the k-th of the count blocks RbBlockRange gave an I/O,
- *	from those of its first and last (worked out once per I/O, a
- *	division each): the blocks between are whole.
+ * RbIoEdgeBytes, RbIoBlockBytes --
+ *	The bytes of the first and last of the count blocks RbBlockRange
+ *	gave an I/O of size bytes at offset (RbBlockBytes, a division each,
+ *	once per I/O); the bytes of its k-th block from those (the blocks
+ *	between are whole).
  */
+static inline void
+RbIoEdgeBytes(const Rb_BlockMap *m, int64_t offset, int64_t size,
+	int64_t count, int64_t *firstBytes, int64_t *lastBytes)
+{
+    *firstBytes = RbBlockBytes(m, offset, size, 0);
+    *lastBytes = RbBlockBytes(m, offset, size, count - 1);
+}
+
 static inline int64_t
 RbIoBlockBytes(const Rb_BlockMap *m, int64_t k, int64_t count,
 	int64_t firstBytes, int64_t lastBytes)

@@ -78,30 +78,42 @@ static const Rb_AnalyzerClass *const groupedClasses[] = {
 };
 
 /*
+ * KitClass --
+ *	Built-in class i as registered: with -by added (RbKitGroupedClass,
+ *	made once) for the statistics classes, else as it is.
+ */
+static const Rb_AnalyzerClass *
+KitClass(size_t i)
+{
+    size_t j;
+
+    for (j = 0; j < sizeof(groupedClasses) / sizeof(groupedClasses[0]);
+	    j++) {
+	if (groupedClasses[j] == kitClasses[i]) {
+	    return RbKitGroupedClass(kitClasses[i]);
+	}
+    }
+    return kitClasses[i];
+}
+
+/*
  * RbAnalyzerClassBuiltin --
- *	Whether cls is a built-in class (with -by where it takes one) that
- *	keeps to its own state in its hooks, so that analyzers of it may
- *	take batches on threads of their own (parallel.c): every built-in
- *	class but LiveAnalyzer, which evaluates Tcl.
+ *	Whether cls is a built-in class as registered that keeps to its own
+ *	state in its hooks, so that analyzers of it may take batches on
+ *	threads of their own (parallel.c): every built-in class but
+ *	LiveAnalyzer, which evaluates Tcl.
  */
 int
 RbAnalyzerClassBuiltin(const Rb_AnalyzerClass *cls)
 {
-    size_t i, j;
+    size_t i;
 
     if (cls == &Rb_LiveAnalyzerClass) {
 	return 0;
     }
     for (i = 0; i < sizeof(kitClasses) / sizeof(kitClasses[0]); i++) {
-	if (cls == kitClasses[i]) {
+	if (cls == KitClass(i)) {
 	    return 1;
-	}
-	for (j = 0; j < sizeof(groupedClasses) / sizeof(groupedClasses[0]);
-		j++) {
-	    if (groupedClasses[j] == kitClasses[i]
-		    && cls == RbKitGroupedClass(kitClasses[i])) {
-		return 1;
-	    }
 	}
     }
     return 0;
@@ -117,18 +129,10 @@ RbAnalyzerClassBuiltin(const Rb_AnalyzerClass *cls)
 int
 RbAnalyzerKitInit(Tcl_Interp *interp)
 {
-    size_t i, j;
+    size_t i;
 
     for (i = 0; i < sizeof(kitClasses) / sizeof(kitClasses[0]); i++) {
-	const Rb_AnalyzerClass *cls = kitClasses[i];
-
-	for (j = 0; j < sizeof(groupedClasses) / sizeof(groupedClasses[0]);
-		j++) {
-	    if (groupedClasses[j] == cls) {
-		cls = RbKitGroupedClass(cls);
-	    }
-	}
-	if (Rb_RegisterAnalyzer(interp, cls) != TCL_OK) {
+	if (Rb_RegisterAnalyzer(interp, KitClass(i)) != TCL_OK) {
 	    return TCL_ERROR;
 	}
     }

@@ -1540,7 +1540,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     Rb_Reader *reader = NULL;
     Rb_Error err;
     Rb_Flow **flows = NULL;
-    int nflows = 0, first, n, k, rc = TCL_OK, split, npieces;
+    int nflows = 0, first, n, k, rc = TCL_OK, split, npieces, threads;
     Pump pump;
     uint32_t *ident;
     struct sigaction sa, oldSa[NSIGNALS];
@@ -1678,10 +1678,8 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	}
 	pump.skipLeft = ck.fileRecords;
     }
-    eng->threadsUsed = RbParallelStart(eng, o.threads);
-    if (!o.threadsGiven) {
-	eng->threadsUsed = 0;
-    }
+    threads = RbParallelStart(eng, o.threads);
+    eng->threadsUsed = o.threadsGiven ? threads : 0;
     ReadTraces(&pump, n, objv + first, reader, schema, fields, pieces,
 	    npieces, split, files);
     RbParallelEnd(eng);

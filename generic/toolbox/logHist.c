@@ -88,6 +88,20 @@ FastInit(void)
 }
 
 /*
+ * Ceil --
+ *	The ceiling of q, inline (a library call otherwise on this target).
+ *	Here q lies within +-2^63: a finite double's log is within +-745,
+ *	over log(g) about 0.02.
+ */
+static inline int64_t
+Ceil(double q)
+{
+    int64_t k = (int64_t)q;
+
+    return k + ((double)k < q);
+}
+
+/*
  * BucketOf --
  *	The bucket of a > 0 (finite): the ceiling of log(a) / log(g).
  */
@@ -95,15 +109,14 @@ static int64_t
 BucketOf(double a)
 {
     uint64_t bits;
-    int64_t k;
-    double q;
 
     memcpy(&bits, &a, sizeof bits);
     if ((bits >> 52) != 0) {
 	int i = (int)((bits >> (52 - FAST_BITS)) & ((1 << FAST_BITS) - 1));
 	uint64_t mbits = (bits & (((uint64_t)1 << 52) - 1))
 		| ((uint64_t)1023 << 52);
-	double m, t, l, r;
+	double m, t, l, q, r;
+	int64_t k;
 
 	pthread_once(&fastOnce, FastInit);
 	memcpy(&m, &mbits, sizeof m);
@@ -112,20 +125,13 @@ BucketOf(double a)
 	l = t - t * t * (0.5 - t * (1.0 / 3.0 - t * 0.25));
 	q = ((double)((int64_t)(bits >> 52) - 1023) + fastLog2[i]
 		+ l * M_LOG2E) * fastScale;
-	k = (int64_t)q;
-	k += (double)k < q;
+	k = Ceil(q);
 	r = (double)k - q;
 	if (r >= FAST_MARGIN && r <= 1.0 - FAST_MARGIN) {
 	    return k;
 	}
     }
-    /* ceil, inline: a library call otherwise on this target.  The
-     * quotient lies within +-2^63 (a finite double's log is within
-     * +-745, over log(g) about 0.02). */
-    q = log(a) / log(Gamma());
-    k = (int64_t)q;
-    k += (double)k < q;
-    return k;
+    return Ceil(log(a) / log(Gamma()));
 }
 
 /*

@@ -807,6 +807,30 @@ proc ::rubicon::tracereport::config {opts} {
     join $lines \n
 }
 
+# tracereport::adjusted ratio adj -- a hit ratio or top share of a block
+# sample adjusted as SHARDS_adj adjusts (adj: the sample's block accesses
+# over the expected; see figures), within [0, 1]; ratio as it is without
+# adj or when it is not a number.
+proc ::rubicon::tracereport::adjusted {ratio adj} {
+    if {$adj eq "" || ![finite $ratio]} {return $ratio}
+    expr {min(1.0, max(0.0, 1.0 - (1.0 - $ratio) * $adj))}
+}
+
+# tracereport::sampledRows n adj all rows -- {size bytes hits ratio} rows of
+# a hit-ratio curve behind a 1-in-n block sample: sizes times n, the ratio
+# adjusted, hits that ratio of all block accesses (without adj, the
+# sample's hits times n).
+proc ::rubicon::tracereport::sampledRows {n adj all rows} {
+    if {$n == 1} {return $rows}
+    lmap r $rows {
+	lassign $r size bytes hits ratio
+	set ratio [adjusted $ratio $adj]
+	list [expr {$n * $size}] [expr {$n * $bytes}] \
+	    [expr {$adj ne "" && [finite $ratio] ? round($ratio * $all)
+		: [scaled $hits $n]}] $ratio
+    }
+}
+
 # tracereport::perKey flow attr ?col? -- a per-key Attribute as a dict
 # key -> value.  Without -by (key "all") a scalar is one key; from a
 # percentile Attribute col names the percentile (p99).
@@ -997,29 +1021,15 @@ proc ::rubicon::tracereport::figures {summary flows options} {
     set blocks [dict get $flows blocks]
     set n [dict get $options -sample]
     set adj ""
+    set all 0
     if {$n > 1 && [dict exists $flows blockcount]} {
 	set all [scalar [dict get $flows blockcount] BlockAccesses]
 	set seen [scalar $blocks BlockAccesses]
-	if {[string is double -strict $all] && $all > 0
-		&& [string is double -strict $seen]} {
+	if {[finite $all] && $all > 0 && [finite $seen]} {
 	    set adj [expr {$seen * $n / double($all)}]
 	}
     }
-    set adjusted [list apply {{adj v} {
-	if {$adj eq "" || ![string is double -strict $v]
-		|| [string match -nocase *n* $v]} {return $v}
-	expr {min(1.0, max(0.0, 1.0 - (1.0 - $v) * $adj))}
-    }} $adj]
-    set scaleRows [list apply {{n adj all rows} {
-	if {$n == 1} {return $rows}
-	lmap r $rows {
-	    set ratio [{*}$adj [lindex $r 3]]
-	    list [expr {$n * [lindex $r 0]}] [expr {$n * [lindex $r 1]}] \
-		[expr {$all > 0 && [string is double -strict $ratio]
-		    ? round($ratio * $all)
-		    : [::rubicon::tracereport::scaled [lindex $r 2] $n]}] $ratio
-	}
-    }} $n $adjusted [expr {$adj eq "" ? 0 : $all}]]
+    set scaleRows [list ::rubicon::tracereport::sampledRows $n $adj $all]
     dict set f cache [dict create sample $n sampleAdjust $adj \
 	footprintBytes [scaled [scalar $blocks FootprintBytes] $n] \
 	lru [{*}$scaleRows [lmap r [rowsOf $blocks HitRatioCurve] {lrange $r 0 3}]] \
@@ -1034,8 +1044,8 @@ proc ::rubicon::tracereport::figures {summary flows options} {
     dict set f popularity [dict create sample $n \
 	distinctKeys [scaled [scalar $blocks DistinctKeys] $n] \
 	sampleRate [scalar $blocks KeySampleRate] \
-	top1PercentShare [{*}$adjusted [scalar $blocks Top1PercentShare]] \
-	top10PercentShare [{*}$adjusted [scalar $blocks Top10PercentShare]] \
+	top1PercentShare [adjusted [scalar $blocks Top1PercentShare] $adj] \
+	top10PercentShare [adjusted [scalar $blocks Top10PercentShare] $adj] \
 	zipfExponent [scalar $blocks ZipfExponent] \
 	zipfFitR2 [scalar $blocks ZipfFitR2] \
 	rankFrequency [lmap r [rowsOf $blocks RankFrequency] {

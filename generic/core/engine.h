@@ -214,6 +214,9 @@ int		RbParallelStart(Rb_Engine *eng, int threads);
 void		RbParallelEnd(Rb_Engine *eng);
 int		RbParallelChildren(Rb_Node *mux, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
+int		RbParallelAsync(Rb_Engine *eng, int on);
+int		RbParallelPending(const Rb_Engine *eng);
+void		RbParallelWait(Rb_Engine *eng);
 void		RbMuxDispatch(Rb_Node *mux, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
 

@@ -25,6 +25,14 @@
  *	first, by the time each took on the batches before (a running
  *	average), so that no thread is left with a long child at the end
  *	while the others wait.
+ *
+ *	While the run reads (RbParallelAsync), a batch is handed out and
+ *	the run's thread goes on to read the next one into a second batch;
+ *	only then does it take the children still left and wait for the
+ *	rest (RbParallelWait), so that reading overlaps the analysis.  The
+ *	run's state (its records and times, the readers') is only touched
+ *	between batches, as on one thread.  A Mux of one child runs it on
+ *	a worker so, beside the reading.
  */
 
 #include <pthread.h>
@@ -49,6 +57,9 @@ typedef struct RbPool {
     uint64_t generation;	/* Batches handed out. */
     int busy;			/* Workers still on the current batch. */
     int quit;
+    int async;			/* RbParallelChildren hands a batch out and
+				 * returns (RbParallelAsync)... */
+    int pending;		/* ... and one is out: RbParallelWait. */
     /* The batch being handed out: */
     Rb_Node *mux;
     const Rb_Batch *b;
@@ -242,9 +253,9 @@ ParallelThreads(int n)
 /*
  * RbParallelStart --
  *	Before a run's records flow: when threads > 1, the DAG's head is a
- *	Mux of more than one child and they may run apart, starts
- *	threads - 1 workers (no more than the children less one) and marks
- *	the Mux.
+ *	Mux and its children may run apart, starts threads - 1 workers (no
+ *	more than the children less one, but one for a single child) and
+ *	marks the Mux.
  * Results: the threads the run uses (1 when it runs on its own).
  */
 int
@@ -258,11 +269,12 @@ RbParallelStart(Rb_Engine *eng, int threads)
     eng->pool = NULL;
     threads = ParallelThreads(threads);
     if (threads <= 1 || mux == NULL || mux->kind != NODE_MUX
-	    || mux->nchildren < 2 || !ParallelSafe(eng, mux)) {
+	    || mux->nchildren < 1 || !ParallelSafe(eng, mux)) {
 	return 1;
     }
+    /* One child: one worker, that takes it while the run reads. */
     if (threads > mux->nchildren) {
-	threads = mux->nchildren;
+	threads = mux->nchildren > 1 ? mux->nchildren : 2;
     }
     pool = Rb_Alloc(sizeof(*pool));
     pool->nworkers = threads - 1;
@@ -323,6 +335,7 @@ RbParallelChildren(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
     if (pool == NULL || pool->nworkers == 0) {
 	return 0;
     }
+    RbParallelWait(mux->eng);
     SortOrder(pool);
     pthread_mutex_lock(&pool->mu);
     pool->mux = mux;
@@ -334,13 +347,65 @@ RbParallelChildren(Rb_Node *mux, const Rb_Batch *b, const uint32_t *sel,
     pool->generation++;
     pthread_cond_broadcast(&pool->go);
     pthread_mutex_unlock(&pool->mu);
+    pool->pending = 1;
+    if (!pool->async) {
+	RbParallelWait(mux->eng);
+    }
+    return 1;
+}
+
+/*
+ * RbParallelAsync --
+ *	Turns on (on = 1) or off the hand-out of batches without waiting
+ *	(see the top of the file); off waits for a batch out.
+ * Results: whether batches are now handed out so (0 for a run on one
+ *	thread).
+ */
+int
+RbParallelAsync(Rb_Engine *eng, int on)
+{
+    RbPool *pool = eng->pool;
+
+    if (pool == NULL || pool->nworkers == 0) {
+	return 0;
+    }
+    if (!on) {
+	RbParallelWait(eng);
+    }
+    pool->async = on;
+    return on;
+}
+
+/*
+ * RbParallelPending --
+ *	Whether a batch handed out may still be being analyzed.
+ */
+int
+RbParallelPending(const Rb_Engine *eng)
+{
+    return eng->pool != NULL && eng->pool->pending;
+}
+
+/*
+ * RbParallelWait --
+ *	When a batch is out: the run's thread takes the children no worker
+ *	has taken yet, then waits until the workers are done with it.
+ */
+void
+RbParallelWait(Rb_Engine *eng)
+{
+    RbPool *pool = eng->pool;
+
+    if (pool == NULL || !pool->pending) {
+	return;
+    }
     TakeChildren(pool, pool->scratch[0]);
     pthread_mutex_lock(&pool->mu);
     while (pool->busy > 0) {
 	pthread_cond_wait(&pool->done, &pool->mu);
     }
     pthread_mutex_unlock(&pool->mu);
-    return 1;
+    pool->pending = 0;
 }
 
 /*
@@ -361,6 +426,7 @@ RbParallelEnd(Rb_Engine *eng)
     if (pool == NULL) {
 	return;
     }
+    RbParallelWait(eng);
     pthread_mutex_lock(&pool->mu);
     pool->quit = 1;
     pthread_cond_broadcast(&pool->go);

@@ -780,7 +780,9 @@ typedef struct Pump {
     Rb_Engine *eng;
     Rb_RunInfo *run;
     const RunOpts *o;
-    Rb_Batch *batch;
+    Rb_Batch *batch;		/* The batch read last. */
+    Rb_Batch *spare;		/* The other one, read into while the
+				 * threads analyze batch (PumpRecords). */
     const uint32_t *ident;
     Failure *failure;
     int nbatches;
@@ -902,36 +904,75 @@ TakeCheckpoint(Pump *p, uint64_t offset)
 }
 
 /*
+ * Settle --
+ *	Waits for the batch handed out (RbParallelWait), if one is.
+ * Results: 1, or 0 when its analysis stopped the run.
+ */
+static int
+Settle(Pump *p)
+{
+    if (!RbParallelPending(p->eng)) {
+	return 1;
+    }
+    RbParallelWait(p->eng);
+    return p->eng->cancel == 0;
+}
+
+/*
  * PumpRecords --
  *	Reads batches from a source and pushes them through the DAG until
  *	the source ends, the run is cancelled or something fails; runs the
- *	progress command and shows progress on the way.
+ *	progress command and shows progress on the way.  When the head's
+ *	children run on threads (parallel.c) and no checkpoint is kept,
+ *	the next batch is read into the other of two batches while the
+ *	threads analyze the one before (RbParallelAsync): what is read is
+ *	pushed only after that one is done (Settle), and the progress
+ *	command and the interpreter's time limit wait for it too.  A batch
+ *	read while the one before stopped the run is not pushed.
  */
 static void
 PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	const char *label)
 {
+    Rb_Batch *bufs[2];
     Rb_Error err;
-    int shown = 0;
+    int shown = 0, async, cur = 0, got;
 
-    while (!p->eng->cancel) {
-	Rb_BatchClear(p->batch);
-	if (next(cd, p->batch, &err) < 0) {
+    async = p->ck == NULL && RbParallelAsync(p->eng, 1);
+    if (async && p->spare == NULL) {
+	p->spare = Rb_BatchCreate(p->batch->schema, p->batch->cap);
+    }
+    bufs[0] = p->batch;
+    bufs[1] = p->spare;
+    for (;;) {
+	Rb_Batch *b = bufs[cur];
+
+	if (!RbParallelPending(p->eng) && p->eng->cancel) {
+	    break;
+	}
+	Rb_BatchClear(b);
+	got = next(cd, b, &err);
+	if (!Settle(p)) {
+	    break;
+	}
+	if (got < 0) {
 	    Rb_ErrorToInterp(p->interp, &err);
 	    Capture(p->interp, p->failure);
 	    break;
 	}
-	if (p->batch->n == 0) {
+	if (b->n == 0) {
 	    break;
 	}
 	if (p->skipLeft > 0) {
-	    DropFront(p, p->batch);
-	    if (p->batch->n == 0) {
+	    DropFront(p, b);
+	    if (b->n == 0) {
 		continue;
 	    }
 	}
+	p->batch = b;
 	PushBatch(p);
-	p->traceRecords += (uint64_t)p->batch->n;
+	cur ^= async;
+	p->traceRecords += (uint64_t)b->n;
 	if (p->ck && RbCkptDue(p->ck, p->run->records, Now())
 		&& TakeCheckpoint(p, offset(cd)) != TCL_OK) {
 	    Capture(p->interp, p->failure);
@@ -939,17 +980,25 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	}
 	/* A time limit on the interpreter (rubicon -safe -timelimit) covers
 	 * the run too, though reading runs no Tcl command. */
-	if (Tcl_LimitTypeEnabled(p->interp, TCL_LIMIT_TIME)
-		&& Tcl_LimitCheck(p->interp) != TCL_OK) {
-	    Capture(p->interp, p->failure);
-	    break;
+	if (Tcl_LimitTypeEnabled(p->interp, TCL_LIMIT_TIME)) {
+	    if (!Settle(p)) {
+		break;
+	    }
+	    if (Tcl_LimitCheck(p->interp) != TCL_OK) {
+		Capture(p->interp, p->failure);
+		break;
+	    }
 	}
 	RbMpiHeartbeat();
-	if ((++p->nbatches & 15) == 0 && p->o->progressCmd
-		&& Tcl_EvalObjEx(p->interp, p->o->progressCmd,
-		TCL_EVAL_GLOBAL) != TCL_OK) {
-	    Capture(p->interp, p->failure);
-	    break;
+	if ((++p->nbatches & 15) == 0 && p->o->progressCmd) {
+	    if (!Settle(p)) {
+		break;
+	    }
+	    if (Tcl_EvalObjEx(p->interp, p->o->progressCmd, TCL_EVAL_GLOBAL)
+		    != TCL_OK) {
+		Capture(p->interp, p->failure);
+		break;
+	    }
 	}
 	if (p->o->progress) {
 	    double now = Now();
@@ -963,6 +1012,8 @@ PumpRecords(Pump *p, NextProc *next, OffsetProc *offset, void *cd,
 	    }
 	}
     }
+    RbParallelAsync(p->eng, 0);
+    p->batch = bufs[0];
     if (shown) {
 	Progress(label, p->run->records, offset(cd), 0, 0, Now() - p->t0, 1);
     }
@@ -1729,6 +1780,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     RbCkptDone(&ck, !run.partial && rc == TCL_OK);
     Tcl_DecrRefCount(files);
     Rb_BatchFree(pump.batch);
+    Rb_BatchFree(pump.spare);
     free(ident);
 
   done:

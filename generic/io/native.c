@@ -664,7 +664,10 @@ typedef struct NativeState {
     int fd;			/* The mapped file's descriptor. */
     unsigned char *gapBuf;	/* RAW_GAP bytes: what lies between raw
 				 * columns read together (ReadRaw). */
-    const Rb_Batch *absentBatch;/* Its columns not decoded are absent. */
+    const Rb_Batch *absentBatch[2];/* The last two batches (a run reads
+				 * into two in turn) whose columns not
+				 * decoded are absent; */
+    int absentNext;		/* the entry to replace next. */
     const Rb_Batch *constIn[RB_MAX_FIELDS];	/* Column f of this batch
 						 * holds constOf[f] over its
 						 * capacity. */
@@ -1667,13 +1670,14 @@ NextDecoded(Rb_Reader *r, NativeState *st)
  * PrepareAbsent --
  *	The first time b comes, sets the columns not decoded to RB_ABSENT
  *	over its whole capacity: they are never written, so they stay so.
+ *	It remembers the last two batches so set.
  */
 static void
 PrepareAbsent(const Rb_Reader *r, NativeState *st, Rb_Batch *b)
 {
     int f, i;
 
-    if (b == st->absentBatch) {
+    if (b == st->absentBatch[0] || b == st->absentBatch[1]) {
 	return;
     }
     for (f = 0; f < r->schema->nfields; f++) {
@@ -1683,7 +1687,8 @@ PrepareAbsent(const Rb_Reader *r, NativeState *st, Rb_Batch *b)
 	    }
 	}
     }
-    st->absentBatch = b;
+    st->absentBatch[st->absentNext] = b;
+    st->absentNext ^= 1;
 }
 
 /*

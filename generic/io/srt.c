@@ -27,10 +27,12 @@ typedef struct SrtState {
     uint32_t *recPos;		/* Per batch slot: where in buf its record
 				 * lies, until its columns are decoded. */
     int recCap;
-    const Rb_Batch *absentBatch;/* The batch whose unread columns were set
-				 * to RB_ABSENT (this reader never writes
+    const Rb_Batch *absentBatch[2];/* The batches (a run reads into two in
+				 * turn) whose unread columns were set to
+				 * RB_ABSENT (this reader never writes
 				 * them after), */
-    uint64_t absentFields;	/* and the fields read then. */
+    uint64_t absentFields[2];	/* and the fields read then. */
+    int absentNext;		/* The entry to replace next. */
     uint64_t recNo;		/* Records seen, good or bad. */
     int64_t epochSec;		/* Unix seconds of trace time 0. */
     int done;			/* End of input reached. */
@@ -208,7 +210,7 @@ SrtOpen(Rb_Reader *r, Rb_Error *err)
  *	Makes room for the buffer positions of b's records and, the first
  *	time b comes (or when r->fields changed), sets the columns nothing
  *	reads to RB_ABSENT over b's whole capacity: this reader never writes
- *	them, so they stay so.
+ *	them, so they stay so.  It remembers the last two batches so set.
  */
 static void
 PrepareBatch(const Rb_Reader *r, SrtState *st, Rb_Batch *b)
@@ -221,8 +223,10 @@ PrepareBatch(const Rb_Reader *r, SrtState *st, Rb_Batch *b)
 		sizeof(uint32_t));
 	st->recCap = b->cap;
     }
-    if (b == st->absentBatch && r->fields == st->absentFields) {
-	return;
+    for (i = 0; i < 2; i++) {
+	if (b == st->absentBatch[i] && r->fields == st->absentFields[i]) {
+	    return;
+	}
     }
     for (c = 0; c < sizeof(srtColumns) / sizeof(srtColumns[0]); c++) {
 	int64_t *col = b->col[srtColumns[c].field];
@@ -233,8 +237,9 @@ PrepareBatch(const Rb_Reader *r, SrtState *st, Rb_Batch *b)
 	    }
 	}
     }
-    st->absentBatch = b;
-    st->absentFields = r->fields;
+    st->absentBatch[st->absentNext] = b;
+    st->absentFields[st->absentNext] = r->fields;
+    st->absentNext ^= 1;
 }
 
 /*

@@ -39,6 +39,12 @@ typedef struct QueueDepthState {
     int keep;			/* Whether early arrivals are kept: not on
 				 * rank 0 of a split run, whose state is
 				 * merged into no other. */
+    /* SweepBatch's scratch, room for cap records: */
+    int cap;
+    int64_t *t, *f;		/* The batch's arrivals and finishes. */
+    uint32_t *ord, *tmp;	/* Its records by finish. */
+    int64_t *pend;		/* The queue's completions, in order. */
+    size_t pendCap;
 } QueueDepthState;
 
 static const Rb_Option queueDepthOptions[] = {
@@ -145,10 +151,153 @@ KeepEarly(QueueDepthState *st, int64_t t, int64_t finish)
 }
 
 /*
+ * SortByFinish --
+ *	Puts the records 0..n-1 in st->ord in order of finish (st->f, each
+ *	at least base), equal finishes in record order: an LSD radix sort on
+ *	the finish less base, 11 bits a pass, as many passes as its largest
+ *	value needs.
+ */
+#define RADIX_BITS 11
+#define RADIX_SIZE (1 << RADIX_BITS)
+
+static void
+SortByFinish(QueueDepthState *st, int n, int64_t base, uint64_t range)
+{
+    uint32_t count[RADIX_SIZE], *from = st->ord, *to = st->tmp, *swap;
+    int shift, i;
+
+    for (i = 0; i < n; i++) {
+	from[i] = (uint32_t)i;
+    }
+    for (shift = 0; shift < 64 && (range >> shift) != 0;
+	    shift += RADIX_BITS) {
+	uint32_t sum = 0;
+
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++) {
+	    count[((uint64_t)(st->f[i] - base) >> shift) & (RADIX_SIZE - 1)]++;
+	}
+	for (i = 0; i < RADIX_SIZE; i++) {
+	    uint32_t c = count[i];
+
+	    count[i] = sum;
+	    sum += c;
+	}
+	for (i = 0; i < n; i++) {
+	    uint32_t r = from[i];
+
+	    to[count[((uint64_t)(st->f[r] - base) >> shift)
+		    & (RADIX_SIZE - 1)]++] = r;
+	}
+	swap = from;
+	from = to;
+	to = swap;
+    }
+    if (from != st->ord) {
+	memcpy(st->ord, from, (size_t)n * sizeof(uint32_t));
+    }
+}
+
+static int
+CompareKeys(const void *p, const void *q)
+{
+    int64_t x = *(const int64_t *)p, y = *(const int64_t *)q;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * SweepBatch --
+ *	What Arrive does for each of the batch's n I/Os (arrivals st->t in
+ *	time order, none before the time counted; finishes st->f), with
+ *	the completions sorted once instead of a heap per I/O: the queue's
+ *	completions and the batch's, merged in order of time, are retired
+ *	before each arrival as Retire would take them from the heap (those
+ *	due by its time, of I/Os that arrived before it), and those still
+ *	due after the last arrival become the queue.  The time counted at
+ *	each depth is the same, in the same steps.
+ */
+static void
+SweepBatch(QueueDepthState *st, int n)
+{
+    DepthMachine *m = &st->m;
+    size_t np = m->completions.n, pi = 0, depth = np, k;
+    int64_t last = m->last, lastF = st->t[0];
+    int i, ci = 0, sorted = 1;
+    uint64_t *slot;
+
+    for (i = 0; i < n; i++) {
+	lastF = st->f[i] > lastF ? st->f[i] : lastF;
+    }
+    SortByFinish(st, n, st->t[0], (uint64_t)(lastF - st->t[0]));
+    if (np > st->pendCap) {
+	st->pendCap = 2 * np;
+	st->pend = Rb_ReallocArray(st->pend, st->pendCap, sizeof(int64_t));
+    }
+    for (k = 0; k < np; k++) {
+	st->pend[k] = m->completions.items[k].key;
+	sorted &= k == 0 || st->pend[k - 1] <= st->pend[k];
+    }
+    if (!sorted) {
+	qsort(st->pend, np, sizeof(int64_t), CompareKeys);
+    }
+#define COUNT_UNTIL(time) \
+    do { \
+	if ((slot = Rb_TimeBinsSlot(&m->nsAtDepth, (int64_t)depth)) \
+		!= NULL) { \
+	    *slot += (uint64_t)(time) - (uint64_t)last; \
+	} \
+	last = (time); \
+    } while (0)
+    for (i = 0; i < n; i++) {
+	int64_t t = st->t[i];
+
+	for (;;) {
+	    if (pi < np && (ci == n || st->pend[pi] <= st->f[st->ord[ci]])) {
+		if (st->pend[pi] > t) {
+		    break;
+		}
+		COUNT_UNTIL(st->pend[pi]);
+		pi++;
+	    } else if (ci < n) {
+		uint32_t r = st->ord[ci];
+
+		/* Due by t, and of an I/O that arrived before this one. */
+		if (st->f[r] > t || (st->f[r] == t && (int)r >= i)) {
+		    break;
+		}
+		COUNT_UNTIL(st->f[r]);
+		ci++;
+	    } else {
+		break;
+	    }
+	    depth--;
+	}
+	if (t > last) {
+	    COUNT_UNTIL(t);
+	}
+	depth++;
+    }
+#undef COUNT_UNTIL
+    m->last = last;
+    /* The rest, in order: a heap as it is. */
+    m->completions.n = 0;
+    while (pi < np || ci < n) {
+	if (pi < np && (ci == n || st->pend[pi] <= st->f[st->ord[ci]])) {
+	    RbHeapPush(&m->completions, st->pend[pi++], 0);
+	} else {
+	    RbHeapPush(&m->completions, st->f[st->ord[ci++]], 0);
+	}
+    }
+}
+
+/*
  * QueueDepthBatch --
  *	Each selected I/O becomes outstanding at its enqueue time until its
  *	finish time (Arrive).  I/Os without both, or finishing before
- *	enqueue, are skipped.
+ *	enqueue, are skipped.  When the batch's arrivals are in time order
+ *	and none comes before the time counted, SweepBatch does the same
+ *	for the whole batch.
  */
 static void
 QueueDepthBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -157,19 +306,42 @@ QueueDepthBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     QueueDepthState *st = a->state;
     const int64_t *times = b->col[RB_IO_TIME];
     const int64_t *finishes = b->col[RB_IO_FINISH];
-    int j;
+    int j, n = 0, inOrder = 1;
 
+    if (nsel > st->cap) {
+	st->cap = nsel;
+	st->t = Rb_ReallocArray(st->t, (size_t)nsel, sizeof(int64_t));
+	st->f = Rb_ReallocArray(st->f, (size_t)nsel, sizeof(int64_t));
+	st->ord = Rb_ReallocArray(st->ord, (size_t)nsel, sizeof(uint32_t));
+	st->tmp = Rb_ReallocArray(st->tmp, (size_t)nsel, sizeof(uint32_t));
+    }
     for (j = 0; j < nsel; j++) {
 	int64_t t = times[sel[j]], finish = finishes[sel[j]];
 
 	if (t == RB_ABSENT || finish == RB_ABSENT || finish < t) {
 	    continue;
 	}
-	if (!st->m.started) {
-	    st->firstT = t;
-	}
-	KeepEarly(st, t, finish);
-	Arrive(&st->m, t, finish);
+	inOrder &= n == 0 || t >= st->t[n - 1];
+	st->t[n] = t;
+	st->f[n++] = finish;
+    }
+    if (n == 0) {
+	return;
+    }
+    if (!st->m.started) {
+	st->firstT = st->t[0];
+	st->m.last = st->t[0];
+	st->m.started = 1;
+    }
+    for (j = 0; j < n; j++) {
+	KeepEarly(st, st->t[j], st->f[j]);
+    }
+    if (inOrder && st->t[0] >= st->m.last) {
+	SweepBatch(st, n);
+	return;
+    }
+    for (j = 0; j < n; j++) {
+	Arrive(&st->m, st->t[j], st->f[j]);
     }
 }
 
@@ -201,7 +373,9 @@ QueueDepthEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    maxDepth = tb->lo + k;
 	}
     }
-    for (k = 0; k <= maxDepth && k < tb->n; k++) {
+    /* One row per depth from the least counted to the largest held for
+     * some time. */
+    for (k = 0; tb->lo + k <= maxDepth && k < tb->n; k++) {
 	int row = Rb_AttrAddRow(attr);
 
 	Rb_AttrSetNum(attr, row, loCol, (double)(tb->lo + k));
@@ -231,6 +405,11 @@ QueueDepthFree(Rb_Analyzer *a)
     RbHeapFree(&st->m.completions);
     Rb_TimeBinsFree(&st->m.nsAtDepth);
     RbKitPackedFree(&st->early);
+    free(st->t);
+    free(st->f);
+    free(st->ord);
+    free(st->tmp);
+    free(st->pend);
 }
 
 /*

@@ -637,8 +637,10 @@ proc ::rubicon::tracereport::autoSample {traces opts} {
     }
     ::rubicon::reset
     set probe [::rubicon::Flow probe [::rubicon::FootprintAnalyzer -limit 65536]]
-    ::rubicon::head [::rubicon::SampleTransformer -blocksize 4096 \
-	-every $autoProbe $probe]
+    # Under a Mux, the sample runs on a thread of its own while the run's
+    # thread reads (rubicon::run -threads).
+    ::rubicon::head [::rubicon::Mux [::rubicon::SampleTransformer \
+	-blocksize 4096 -every $autoProbe $probe]]
     # Malformed records are warned of in the report's own pass, not twice.
     set runOpts [dict get $opts -runoptions]
     if {[dict exists $runOpts -onerror]
@@ -646,7 +648,7 @@ proc ::rubicon::tracereport::autoSample {traces opts} {
 	dict set runOpts -onerror skip
     }
     set code [catch {
-	::rubicon::run {*}$runOpts \
+	::rubicon::run {*}$runOpts -threads [dict get $opts -threads] \
 	    {*}[expr {[dict get $opts -quiet] ? {-progress 0} : {}}] {*}$traces
 	set d [expr {[$probe get Footprint] * $autoProbe}]
     } msg ropts]

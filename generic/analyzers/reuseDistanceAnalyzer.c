@@ -811,13 +811,24 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    if (k == count) {
 		break;
 	    }
-	    if (st->sampled && BlockHash(first + k) >= st->threshold) {
-		/* Out of the sample now, so out of it when Count would see
-		 * it (the threshold only falls): counted here, and the next
-		 * block takes its place. */
-		st->allAccesses++;
-		n--;
-		continue;
+	    if (st->sampled) {
+		/* Blocks out of the sample now, so out of it when Count
+		 * would see them (the threshold only falls): counted here,
+		 * passed in a loop of their own (most blocks are), and the
+		 * next block in the sample, or of the next I/O, takes their
+		 * place. */
+		int64_t from = k;
+		uint64_t threshold = st->threshold;
+
+		while (k < count && BlockHash(first + k) >= threshold) {
+		    k++;
+		}
+		st->allAccesses += (uint64_t)(k - from);
+		if (k == count) {
+		    k--;
+		    n--;
+		    continue;
+		}
 	    }
 	    acc[n].key = first + k;
 	    acc[n].bytes = (uint64_t)RbIoBlockBytes(&st->map, k, count,

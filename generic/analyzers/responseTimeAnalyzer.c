@@ -91,7 +91,8 @@ ResponseTimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     ResponseTimeState *st = a->state;
     const int64_t *from = b->col[st->fromIndex];
     const int64_t *to = b->col[st->toIndex];
-    int j;
+    double v[256];
+    int j, n = 0;
 
     for (j = 0; j < nsel; j++) {
 	int64_t t0 = from[sel[j]], t1 = to[sel[j]], ns;
@@ -100,8 +101,13 @@ ResponseTimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		|| __builtin_sub_overflow(t1, t0, &ns)) {
 	    continue;
 	}
-	Rb_LogHistAdd(&st->hist, (double)ns);
+	v[n++] = (double)ns;
+	if (n == (int)(sizeof(v) / sizeof(v[0]))) {
+	    RbLogHistAddMany(&st->hist, v, n);
+	    n = 0;
+	}
     }
+    RbLogHistAddMany(&st->hist, v, n);
 }
 
 /*

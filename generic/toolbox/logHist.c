@@ -103,9 +103,10 @@ Ceil(double q)
 
 /*
  * BucketOf --
- *	The bucket of a > 0 (finite): the ceiling of log(a) / log(g).
+ *	The bucket of a > 0 (finite): the ceiling of log(a) / log(g).  The
+ *	caller has run FastInit (pthread_once).
  */
-static int64_t
+static inline __attribute__((always_inline)) int64_t
 BucketOf(double a)
 {
     uint64_t bits;
@@ -118,7 +119,6 @@ BucketOf(double a)
 	double m, t, l, q, r;
 	int64_t k;
 
-	pthread_once(&fastOnce, FastInit);
 	memcpy(&m, &mbits, sizeof m);
 	/* m - m_i is exact (both in [1, 2)). */
 	t = (m - (1.0 + (double)i / (double)(1 << FAST_BITS))) * fastInv[i];
@@ -154,9 +154,70 @@ Rb_LogHistAdd(Rb_LogHist *h, double v)
 	h->zeros++;
 	return;
     }
+    pthread_once(&fastOnce, FastInit);
     slot = Rb_TimeBinsSlot(&h->bucket[v < 0], BucketOf(fabs(v)));
     if (slot != NULL) {
 	(*slot)++;
+    }
+}
+
+/*
+ * RbLogHistAddMany --
+ *	Rb_LogHistAdd of v[0], ..., v[n-1] in turn, with the same result,
+ *	in three steps a chunk at a time: the moments and each value's
+ *	bucket; the buckets' counters made to exist (in order, so that one
+ *	too far from the rest is dropped as it would be one at a time) and
+ *	prefetched; then counted.  A histogram's counters lie anywhere in
+ *	some kilobytes, and counting each as it comes waits for memory once
+ *	a value; prefetched, the waits overlap.
+ */
+#define ADD_CHUNK 64
+
+void
+RbLogHistAddMany(Rb_LogHist *h, const double *v, int n)
+{
+    int64_t k[ADD_CHUNK];
+    unsigned char side[ADD_CHUNK];	/* 0, 1: bucket[side]; 2: none */
+    int i, m, from;
+
+    pthread_once(&fastOnce, FastInit);
+    for (from = 0; from < n; from += m) {
+	m = n - from < ADD_CHUNK ? n - from : ADD_CHUNK;
+	for (i = 0; i < m; i++) {
+	    double x = v[from + i];
+
+	    side[i] = 2;
+	    if (!isfinite(x)) {
+		continue;
+	    }
+	    Rb_MomentsAdd(&h->moments, x);
+	    if (x == 0.0) {
+		h->zeros++;
+		continue;
+	    }
+	    side[i] = x < 0;
+	    k[i] = BucketOf(fabs(x));
+	}
+	for (i = 0; i < m; i++) {
+	    Rb_TimeBins *tb;
+
+	    if (side[i] == 2) {
+		continue;
+	    }
+	    tb = &h->bucket[side[i]];
+	    if (Rb_TimeBinsSlot(tb, k[i]) == NULL) {
+		side[i] = 2;
+		continue;
+	    }
+	    __builtin_prefetch(&tb->sums[k[i] - tb->lo], 1);
+	}
+	for (i = 0; i < m; i++) {
+	    if (side[i] != 2) {
+		Rb_TimeBins *tb = &h->bucket[side[i]];
+
+		tb->sums[k[i] - tb->lo]++;
+	    }
+	}
     }
 }
 

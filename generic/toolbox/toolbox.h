@@ -365,6 +365,8 @@ typedef struct Rb_Heap {
     size_t n, cap;
 } Rb_Heap;
 
+/* Rb_LogHistAdd of n values in turn, their counters prefetched. */
+void		RbLogHistAddMany(Rb_LogHist *h, const double *v, int n);
 void		RbHeapPush(Rb_Heap *h, int64_t key, int64_t value);
 Rb_HeapItem	RbHeapPop(Rb_Heap *h);
 void		RbHeapFree(Rb_Heap *h);

@@ -8,12 +8,15 @@
  *	the exponent and a table, falling back to log near a bound; these
  *	tests take each value's bucket from that formula with libm's log and
  *	compare, over values spread across every magnitude and values one
- *	ulp either side of computed bounds.
+ *	ulp either side of computed bounds.  RbLogHistAddMany (a batch at
+ *	a time) is checked the same way, with its counts of zeros and
+ *	values and their sum counted apart.
  */
 
 #include <math.h>
 #include <stdint.h>
 #include "rbtest.h"
+#include "toolbox/toolbox.h"
 
 /*
  * FormulaBucket --
@@ -117,6 +120,68 @@ START_TEST(buckets_of_values_at_the_bounds)
 }
 END_TEST
 
+START_TEST(many_values_counted_as_the_formula_buckets_them)
+{
+    static uint64_t want[2][4096];
+    static double v[300];
+    uint64_t s = 7, zeros = 0, n = 0;
+    double sum = 0.0;
+    Rb_LogHist h;
+    int i, side, done = 0;
+
+    memset(&h, 0, sizeof h);
+    memset(want, 0, sizeof want);
+    while (done < 20000) {
+	int m = 1 + (int)(Next(&s) % 300);
+
+	for (i = 0; i < m; i++, done++) {
+	    /* 1e-4 to 1e2 (seconds of latency), uniform in the log; every
+	     * 17th 0, every 13th negative, every 101st NaN. */
+	    double x = pow(10.0, -4.0 + 6.0 * (double)(Next(&s) >> 11)
+		    / 9007199254740992.0);
+
+	    if (done % 17 == 0) {
+		x = 0.0;
+	    } else if (done % 101 == 0) {
+		x = NAN;
+	    } else if (done % 13 == 0) {
+		x = -x;
+	    }
+	    v[i] = x;
+	    if (isnan(x)) {
+		continue;
+	    }
+	    n++;
+	    sum += x;
+	    if (x == 0.0) {
+		zeros++;
+	    } else {
+		want[x < 0][FormulaBucket(x) + 2048]++;
+	    }
+	}
+	RbLogHistAddMany(&h, v, m);
+    }
+    ck_assert_int_eq(h.moments.n, n);
+    ck_assert_int_eq(h.zeros, zeros);
+    ck_assert(fabs(h.moments.sum - sum) <= 1e-9 * fabs(sum));
+    for (side = 0; side < 2; side++) {
+	const Rb_TimeBins *tb = &h.bucket[side];
+	uint64_t total = 0, counted = 0;
+	int64_t j;
+
+	for (j = 0; j < tb->n; j++) {
+	    ck_assert_int_eq(tb->sums[j], want[side][tb->lo + j + 2048]);
+	    counted += tb->sums[j];
+	}
+	for (j = 0; j < 4096; j++) {
+	    total += want[side][j];
+	}
+	ck_assert_int_eq(counted, total);
+    }
+    Rb_LogHistFree(&h);
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -126,6 +191,7 @@ rbtest_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, buckets_of_values_across_all_magnitudes);
     tcase_add_test(tc, buckets_of_values_at_the_bounds);
+    tcase_add_test(tc, many_values_counted_as_the_formula_buckets_them);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -531,14 +531,27 @@ CellOfKey(int64_t key, int32_t *kx, int32_t *ky)
  *	Counts each selected record in its cell; a record without a value
  *	on either axis (or one with no bin) is counted as skipped.  The
  *	record that would make one cell more than -limit stops the run.
+ *	A chunk of records at a time: first each one's values, bins and
+ *	grid, then each is counted, the cell of the record HM_AHEAD on
+ *	prefetched (the cell tables are large, and a record's cell anywhere
+ *	in them).  When -maxcells widens the bins meanwhile, the records
+ *	after are binned again from their values, as they would be one at
+ *	a time.
  */
+#define HM_CHUNK 64
+#define HM_AHEAD 8
+
 static void
 HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     HeatmapState *st = a->state;
     const int64_t *size = st->sizeIndex >= 0 ? b->col[st->sizeIndex] : NULL;
-    int j;
+    double x[HM_CHUNK], y[HM_CHUNK];
+    int32_t kx[HM_CHUNK], ky[HM_CHUNK];
+    int64_t grid[HM_CHUNK];		/* st->grids index, -1: st->cells, */
+    unsigned char ok[HM_CHUNK];		/* 0: skipped */
+    int from, m, j;
 
     if (!st->hasOrigin && nsel > 0) {
 	/* The run's first record time (the engine sets it before the
@@ -546,44 +559,67 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	st->origin = RbRunTimesKnown(st->run) ? st->run->firstTime : 0;
 	st->hasOrigin = 1;
     }
-    for (j = 0; j < nsel && !st->failed; j++) {
-	int i = (int)sel[j];
-	double x, y;
-	int32_t kx, ky;
-	Cell *c;
-	Rb_KeyTable *t = &st->cells;
+    for (from = 0; from < nsel && !st->failed; from += m) {
+	int64_t widened = st->widenings + st->ywidenings;
 
-	if (st->keyIndex >= 0) {
-	    if (b->col[st->keyIndex][i] == RB_ABSENT) {
+	m = nsel - from < HM_CHUNK ? nsel - from : HM_CHUNK;
+	for (j = 0; j < m; j++) {
+	    int i = (int)sel[from + j];
+
+	    ok[j] = 0;
+	    if (st->keyIndex >= 0 && b->col[st->keyIndex][i] == RB_ABSENT) {
+		continue;
+	    }
+	    if (!AxisValue(st, &st->axis[0], b, i, &x[j])
+		    || !AxisValue(st, &st->axis[1], b, i, &y[j])
+		    || !BinOf(&st->axis[0], x[j], &kx[j])
+		    || !BinOf(&st->axis[1], y[j], &ky[j])) {
+		continue;
+	    }
+	    grid[j] = st->keyIndex >= 0
+		    ? GridOf(st, b->col[st->keyIndex][i]) - st->grids : -1;
+	    ok[j] = 1;
+	}
+	for (j = 0; j < m && !st->failed; j++) {
+	    int i = (int)sel[from + j], ahead = j + HM_AHEAD;
+	    Rb_KeyTable *t;
+	    Cell *c;
+
+	    if (ahead < m && ok[ahead]
+		    && st->widenings + st->ywidenings == widened) {
+		RbKeyTablePrefetch(grid[ahead] < 0 ? &st->cells
+			: &st->grids[grid[ahead]], CellKey(kx[ahead],
+			ky[ahead]));
+	    }
+	    if (!ok[j]) {
 		st->skipped++;
 		continue;
 	    }
-	}
-	if (!AxisValue(st, &st->axis[0], b, i, &x)
-		|| !AxisValue(st, &st->axis[1], b, i, &y)
-		|| !BinOf(&st->axis[0], x, &kx) || !BinOf(&st->axis[1], y, &ky)) {
-	    st->skipped++;
-	    continue;
-	}
-	if (st->keyIndex >= 0) {
-	    t = GridOf(st, b->col[st->keyIndex][i]);
-	}
-	c = FindCell(st, t, CellKey(kx, ky));
-	if (c == NULL) {
-	    st->failed = 1;
-	    RbKitKeyLimit(a, st->limit, "cells", b->firstRecord + sel[j], 40);
-	    break;
-	}
-	c->count++;
-	st->counted++;
-	if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
-	    c->bytes += (uint64_t)size[i];
-	}
-	HoldBins(st, kx, ky);
-	/* Widen while bins remain to merge (one cell of a grid more than
-	 * -maxcells is left to -limit). */
-	while (st->maxCells > 0 && CellsHeld(st) > (uint64_t)st->maxCells
-		&& WidenOne(st)) {
+	    if (st->widenings + st->ywidenings != widened
+		    && (!BinOf(&st->axis[0], x[j], &kx[j])
+		    || !BinOf(&st->axis[1], y[j], &ky[j]))) {
+		st->skipped++;
+		continue;
+	    }
+	    t = grid[j] < 0 ? &st->cells : &st->grids[grid[j]];
+	    c = FindCell(st, t, CellKey(kx[j], ky[j]));
+	    if (c == NULL) {
+		st->failed = 1;
+		RbKitKeyLimit(a, st->limit, "cells", b->firstRecord + (uint64_t)i,
+			40);
+		break;
+	    }
+	    c->count++;
+	    st->counted++;
+	    if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
+		c->bytes += (uint64_t)size[i];
+	    }
+	    HoldBins(st, kx[j], ky[j]);
+	    /* Widen while bins remain to merge (one cell of a grid more
+	     * than -maxcells is left to -limit). */
+	    while (st->maxCells > 0 && CellsHeld(st) > (uint64_t)st->maxCells
+		    && WidenOne(st)) {
+	    }
 	}
     }
 }

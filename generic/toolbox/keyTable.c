@@ -49,7 +49,7 @@ Allocate(Rb_KeyTable *t, uint64_t cap)
  *	block keys into an empty set took minutes).  Two tables of one size
  *	share the hash, and a copy between them lands in order.
  */
-static const uint64_t capSalt[64] = {
+const uint64_t rbKeyTableSalt[64] = {
     0x910a2dec89025cc1ull, 0x975835de1c9756ceull, 0x1d0b14e4db018fedull,
     0x6e73e372e2338acaull, 0x63033b0ca389c35aull, 0xbd64a5d9adefe000ull,
     0x63cbe1e459320dd7ull, 0x9e5651b0ef953636ull, 0xaeaf52febe706064ull,
@@ -77,7 +77,7 @@ static const uint64_t capSalt[64] = {
 static uint64_t
 HomeSlot(const Rb_KeyTable *t, int64_t key)
 {
-    return Rb_HashKey(key ^ (int64_t)capSalt[__builtin_ctzll(t->cap)])
+    return Rb_HashKey(key ^ (int64_t)rbKeyTableSalt[__builtin_ctzll(t->cap)])
 	    & (t->cap - 1);
 }
 

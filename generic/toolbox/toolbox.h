@@ -365,6 +365,30 @@ typedef struct Rb_Heap {
     size_t n, cap;
 } Rb_Heap;
 
+/* The salts of key tables' hashes by size (keyTable.c HomeSlot). */
+extern const uint64_t rbKeyTableSalt[64];
+
+/*
+ * RbKeyTablePrefetch --
+ *	Prefetches what finding key in t reads first: its home slot's used
+ *	flag, key and value.  Always inlined (a call that only prefetches
+ *	may be dropped as pure).
+ */
+static inline __attribute__((always_inline)) void
+RbKeyTablePrefetch(const Rb_KeyTable *t, int64_t key)
+{
+    uint64_t h;
+
+    if (t->cap == 0) {
+	return;
+    }
+    h = Rb_HashKey(key ^ (int64_t)rbKeyTableSalt[__builtin_ctzll(t->cap)])
+	    & (t->cap - 1);
+    __builtin_prefetch(&t->used[h]);
+    __builtin_prefetch(&t->keys[h]);
+    __builtin_prefetch(t->vals + h * t->valSize);
+}
+
 /* Rb_LogHistAdd of n values in turn, their counters prefetched. */
 void		RbLogHistAddMany(Rb_LogHist *h, const double *v, int n);
 void		RbHeapPush(Rb_Heap *h, int64_t key, int64_t value);

@@ -223,6 +223,11 @@ MsrOpen(Rb_Reader *r, Rb_Error *err)
     st->tx.delim = ',';
     st->tx.comment = '#';
     st->fast.base.proc = MsrFastLine;
+    /* The fields MsrFastLine and MsrParse write; the rest stay absent. */
+    st->tx.writes = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_FINISH)
+	    | RB_FIELD_BIT(RB_IO_OP) | RB_FIELD_BIT(RB_IO_MACHINE)
+	    | RB_FIELD_BIT(RB_IO_DEVICE) | RB_FIELD_BIT(RB_IO_OFFSET)
+	    | RB_FIELD_BIT(RB_IO_SIZE);
     if (getenv("RUBICON_TEXT_SLOW") == NULL) {
 	st->tx.fast = &st->fast.base;
     }

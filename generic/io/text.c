@@ -267,16 +267,21 @@ RbTextKeep(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, int i)
 /*
  * ClearRecords --
  *	Makes every field of records from to to-1 of b absent, a column at
- *	a time: what Rb_BatchAppend does a record at a time.
+ *	a time: what Rb_BatchAppend does a record at a time.  With
+ *	tx->writes, only the fields the parse procs may write: the others
+ *	are absent in the whole batch already (PrepareAbsent).
  */
 static void
-ClearRecords(Rb_Batch *b, int from, int to)
+ClearRecords(const Rb_Text *tx, Rb_Batch *b, int from, int to)
 {
     int f, i;
 
     for (f = 0; f < b->schema->nfields; f++) {
 	int64_t *c = b->col[f];
 
+	if (tx->writes != 0 && !(tx->writes & RB_FIELD_BIT(f))) {
+	    continue;
+	}
 	/* Four at a time, which the compiler stores as vectors. */
 	for (i = from; i + 4 <= to; i += 4) {
 	    c[i] = c[i + 1] = c[i + 2] = c[i + 3] = RB_ABSENT;
@@ -285,6 +290,34 @@ ClearRecords(Rb_Batch *b, int from, int to)
 	    c[i] = RB_ABSENT;
 	}
     }
+}
+
+/*
+ * PrepareAbsent --
+ *	With tx->writes: the first time b comes (of the last two), sets the
+ *	fields no parse proc writes absent over b's whole capacity; they
+ *	stay so.
+ */
+static void
+PrepareAbsent(Rb_Text *tx, Rb_Batch *b)
+{
+    int f, i;
+
+    if (tx->writes == 0 || b == tx->absentBatch[0]
+	    || b == tx->absentBatch[1]) {
+	return;
+    }
+    for (f = 0; f < b->schema->nfields; f++) {
+	if (!(tx->writes & RB_FIELD_BIT(f))) {
+	    int64_t *c = b->col[f];
+
+	    for (i = 0; i < b->cap; i++) {
+		c[i] = RB_ABSENT;
+	    }
+	}
+    }
+    tx->absentBatch[tx->absentNext] = b;
+    tx->absentNext ^= 1;
 }
 
 /*
@@ -316,7 +349,7 @@ SlowLine(Rb_Reader *r, Rb_Text *tx, char *s, size_t len, uint64_t offset,
 	return 1;
     }
     b->n = i;
-    ClearRecords(b, i, i + 1);
+    ClearRecords(tx, b, i, i + 1);
     return RbTextBad(r, tx, kind, "%s", why) ? -1 : 0;
 }
 
@@ -348,7 +381,8 @@ RbTextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
     }
     /* Records are appended by b->n++ onto these, and a record not kept
      * is cleared again. */
-    ClearRecords(b, b->n, b->cap);
+    PrepareAbsent(tx, b);
+    ClearRecords(tx, b, b->n, b->cap);
     while (b->n < b->cap) {
 	uint64_t offset = Rb_InputOffset(r->in);
 	size_t len;
@@ -384,7 +418,7 @@ RbTextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	    break;
 	}
 	if (b->n == i) {
-	    ClearRecords(b, i, i + 1);	/* out of order or late, dropped */
+	    ClearRecords(tx, b, i, i + 1);	/* out of order or late, dropped */
 	}
     }
     r->recordNo = Rb_InputLineNo(r->in);

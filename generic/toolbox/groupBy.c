@@ -18,6 +18,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,6 @@
 
 typedef struct Group {
     void *state;		/* The base class's state for this key. */
-    int stamp;			/* Batch in which count and pos are valid. */
-    int count, pos;		/* This batch's records of the key. */
 } Group;
 
 typedef struct GroupState {
@@ -37,13 +36,12 @@ typedef struct GroupState {
     int64_t limit;		/* -limit: most keys held */
     int byIndex;		/* Resolved at start, -1 without -by. */
     int failed;			/* -limit was passed: ignore the rest. */
-    int stamp;			/* Batches seen. */
     const Rb_RunInfo *run;	/* Of the current run (for merge). */
     Rb_KeyTable groups;		/* key -> Group * */
     Rb_RecentKeys *recent;	/* The groups found last (Group *). */
-    Group **recGroup;		/* With -by only (made at start), each */
-    Group **touched;		/* RB_BATCH_SIZE long: not in every */
-    uint32_t *sel;		/* instance, which most have no -by. */
+    Group **touched;		/* With -by only (made at start), each */
+    uint32_t *sel;		/* RB_BATCH_SIZE long: not in every
+				 * instance, which most have no -by. */
 } GroupState;
 
 /* A derived class: the Rb_AnalyzerClass first, so that a->cls leads to
@@ -266,7 +264,6 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	if (gs->sel == NULL) {
 	    gs->recent = Rb_Alloc(sizeof(Rb_RecentKeys));
 	    RbRecentClear(gs->recent);
-	    gs->recGroup = Rb_AllocArray(RB_BATCH_SIZE, sizeof(Group *));
 	    gs->touched = Rb_AllocArray(RB_BATCH_SIZE, sizeof(Group *));
 	    gs->sel = Rb_AllocArray(RB_BATCH_SIZE, sizeof(uint32_t));
 	}
@@ -275,11 +272,138 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
+ * Partition --
+ *	The selected records of a batch by key (of one field): each
+ *	distinct key in order of first appearance, its records' positions
+ *	in the selection in order.  The statistics classes of one Flow with
+ *	the same -by get the same records one after another: the first
+ *	works out the partition, and those after check that it holds for
+ *	their records (a comparison a record, not a lookup) and use it.
+ *	One per thread (a Flow is pushed by one thread at a time).
+ */
+typedef struct Partition {
+    int field, nsel, ndistinct;
+    int64_t dkey[RB_BATCH_SIZE];	/* The distinct keys, */
+    uint32_t first[RB_BATCH_SIZE];	/* the position of each's first
+					 * record, */
+    uint32_t start[RB_BATCH_SIZE + 1];	/* and its positions' range in */
+    uint32_t order[RB_BATCH_SIZE];	/* order. */
+    int32_t id[RB_BATCH_SIZE];		/* Each position's key's index in
+					 * dkey, -1 when absent. */
+    /* Building: key -> index, a slot in use when its stamp is current. */
+    int64_t hkey[2 * RB_BATCH_SIZE];
+    int32_t hid[2 * RB_BATCH_SIZE];
+    uint32_t hstamp[2 * RB_BATCH_SIZE];
+    uint32_t stamp;
+} Partition;
+
+static pthread_key_t partitionKey;
+static pthread_once_t partitionOnce = PTHREAD_ONCE_INIT;
+
+static void
+PartitionKeyInit(void)
+{
+    pthread_key_create(&partitionKey, free);
+}
+
+static Partition *
+ThePartition(void)
+{
+    Partition *p;
+
+    pthread_once(&partitionOnce, PartitionKeyInit);
+    if ((p = pthread_getspecific(partitionKey)) == NULL) {
+	p = Rb_Alloc(sizeof(Partition));
+	p->field = -1;
+	pthread_setspecific(partitionKey, p);
+    }
+    return p;
+}
+
+/*
+ * PartitionHolds --
+ *	Whether p is the partition of these records by field.
+ */
+static int
+PartitionHolds(const Partition *p, int field, const int64_t *keys,
+	const uint32_t *sel, int nsel)
+{
+    int j, differ = 0;
+
+    if (p->field != field || p->nsel != nsel) {
+	return 0;
+    }
+    for (j = 0; j < nsel; j++) {
+	int64_t key = keys[sel[j]];
+	int32_t id = p->id[j];
+
+	differ |= id < 0 ? key != RB_ABSENT
+		: key == RB_ABSENT || p->dkey[id] != key;
+    }
+    return !differ;
+}
+
+/*
+ * BuildPartition --
+ *	Makes p the partition of these records by field.
+ */
+static void
+BuildPartition(Partition *p, int field, const int64_t *keys,
+	const uint32_t *sel, int nsel)
+{
+    uint32_t mask = 2 * RB_BATCH_SIZE - 1, count[RB_BATCH_SIZE];
+    int j, d, n = 0;
+
+    if (++p->stamp == 0) {
+	memset(p->hstamp, 0, sizeof(p->hstamp));
+	p->stamp = 1;
+    }
+    for (j = 0; j < nsel; j++) {
+	int64_t key = keys[sel[j]];
+	uint32_t h;
+
+	if (key == RB_ABSENT) {
+	    p->id[j] = -1;
+	    continue;
+	}
+	for (h = (uint32_t)Rb_HashKey(key) & mask;
+		p->hstamp[h] == p->stamp && p->hkey[h] != key;
+		h = (h + 1) & mask) {
+	}
+	if (p->hstamp[h] != p->stamp) {
+	    p->hstamp[h] = p->stamp;
+	    p->hkey[h] = key;
+	    p->hid[h] = n;
+	    p->dkey[n] = key;
+	    p->first[n] = (uint32_t)j;
+	    count[n++] = 0;
+	}
+	p->id[j] = p->hid[h];
+	count[p->id[j]]++;
+    }
+    p->start[0] = 0;
+    for (d = 0; d < n; d++) {
+	p->start[d + 1] = p->start[d] + count[d];
+	count[d] = p->start[d];
+    }
+    for (j = 0; j < nsel; j++) {
+	if (p->id[j] >= 0) {
+	    p->order[count[p->id[j]]++] = (uint32_t)j;
+	}
+    }
+    p->field = field;
+    p->nsel = nsel;
+    p->ndistinct = n;
+}
+
+/*
  * GroupedBatch --
- *	Without -by, the base's batch hook.  With it, sorts the selected
- *	records by key (stably, so each key's records stay ascending) and
- *	gives each key's run of them to the base hook on that key's state.
- *	Records without the field are left out.
+ *	Without -by, the base's batch hook.  With it, splits the selected
+ *	records by key (Partition: each key's records stay ascending) and
+ *	gives each key's records to the base hook on that key's state, the
+ *	keys in order of their first record.  Records without the field are
+ *	left out.  A key past -limit stops the run at its first record:
+ *	the records before it are counted.
  */
 static void
 GroupedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
@@ -288,7 +412,9 @@ GroupedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     const Rb_AnalyzerClass *base = Base(a);
     GroupState *gs = Groups(a);
     const int64_t *keys;
-    int j, t, ntouched = 0, pos = 0;
+    Partition *p;
+    int d, nd, pos = 0;
+    uint32_t upTo = (uint32_t)nsel, k;
 
     if (gs->byIndex < 0) {
 	base->batch(a, b, sel, nsel);
@@ -298,43 +424,31 @@ GroupedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	return;
     }
     keys = b->col[gs->byIndex];
-    gs->stamp++;
-    for (j = 0; j < nsel; j++) {
-	int64_t key = keys[sel[j]];
-	Group *g;
+    p = ThePartition();
+    if (!PartitionHolds(p, gs->byIndex, keys, sel, nsel)) {
+	BuildPartition(p, gs->byIndex, keys, sel, nsel);
+    }
+    for (nd = 0; nd < p->ndistinct; nd++) {
+	Group *g = FindGroup(a, p->dkey[nd],
+		b->firstRecord + sel[p->first[nd]]);
 
-	gs->recGroup[j] = NULL;
-	if (key == RB_ABSENT) {
-	    continue;
-	}
-	if ((g = FindGroup(a, key, b->firstRecord + sel[j])) == NULL) {
+	if (g == NULL) {
 	    gs->failed = 1;
-	    nsel = j;
+	    upTo = p->first[nd];
 	    break;
 	}
-	if (g->stamp != gs->stamp) {
-	    g->stamp = gs->stamp;
-	    g->count = 0;
-	    gs->touched[ntouched++] = g;
-	}
-	g->count++;
-	gs->recGroup[j] = g;
+	gs->touched[nd] = g;
     }
-    for (t = 0; t < ntouched; t++) {
-	gs->touched[t]->pos = pos;
-	pos += gs->touched[t]->count;
-    }
-    for (j = 0; j < nsel; j++) {
-	if (gs->recGroup[j] != NULL) {
-	    gs->sel[gs->recGroup[j]->pos++] = sel[j];
-	}
-    }
-    for (t = 0, pos = 0; t < ntouched; t++) {
-	Group *g = gs->touched[t];
-	Rb_Analyzer sub = SubAnalyzer(a, g->state, NULL);
+    for (d = 0; d < nd; d++) {
+	Rb_Analyzer sub = SubAnalyzer(a, gs->touched[d]->state, NULL);
+	int n = 0;
 
-	base->batch(&sub, b, gs->sel + pos, g->count);
-	pos += g->count;
+	for (k = p->start[d]; k < p->start[d + 1] && p->order[k] < upTo;
+		k++) {
+	    gs->sel[pos + n++] = sel[p->order[k]];
+	}
+	base->batch(&sub, b, gs->sel + pos, n);
+	pos += n;
     }
 }
 
@@ -660,7 +774,6 @@ GroupedFree(Rb_Analyzer *a)
 	Rb_KeyTableFree(&gs->groups);
     }
     free(gs->recent);
-    free(gs->recGroup);
     free(gs->touched);
     free(gs->sel);
     if (base->freeState != NULL) {

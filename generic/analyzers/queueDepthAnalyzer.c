@@ -373,16 +373,18 @@ QueueDepthEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    maxDepth = tb->lo + k;
 	}
     }
-    /* One row per depth from the least counted to the largest held for
-     * some time. */
-    for (k = 0; tb->lo + k <= maxDepth && k < tb->n; k++) {
+    /* One row per depth from 0 to the largest held for some time (a
+     * queue that never empties counts no time at 0, nor at depths held
+     * for no time past the largest). */
+    for (k = 0; tb->n > 0 && k <= maxDepth; k++) {
 	int row = Rb_AttrAddRow(attr);
+	uint64_t ns = k >= tb->lo && k < tb->lo + tb->n ? tb->sums[k - tb->lo]
+		: 0;
 
-	Rb_AttrSetNum(attr, row, loCol, (double)(tb->lo + k));
-	Rb_AttrSetNum(attr, row, hiCol, (double)(tb->lo + k + 1));
-	Rb_AttrSetNum(attr, row, timeCol, (double)tb->sums[k] / RB_NS_PER_S);
-	Rb_AttrSetNum(attr, row, fracCol,
-		total > 0 ? (double)tb->sums[k] / total : 0.0);
+	Rb_AttrSetNum(attr, row, loCol, (double)k);
+	Rb_AttrSetNum(attr, row, hiCol, (double)(k + 1));
+	Rb_AttrSetNum(attr, row, timeCol, (double)ns / RB_NS_PER_S);
+	Rb_AttrSetNum(attr, row, fracCol, total > 0 ? (double)ns / total : 0.0);
     }
     Rb_AnalyzerSet(a, attr);
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanQueueDepth",

@@ -342,6 +342,9 @@ SlowLine(Rb_Reader *r, Rb_Text *tx, char *s, size_t len, uint64_t offset,
     if (!TakeLine(r, tx, s, offset)) {
 	return 0;
     }
+    if (tx->writes != 0) {
+	ClearRecords(tx, b, i, i + 1);
+    }
     b->n = i + 1;
     why[0] = '\0';
     kind = parse(r, &tx->line, b, i, why, sizeof(why));
@@ -380,9 +383,12 @@ RbTextNext(Rb_Reader *r, Rb_Text *tx, Rb_Batch *b, Rb_TextParseProc *parse,
 	b->firstRecord = r->records + 1;
     }
     /* Records are appended by b->n++ onto these, and a record not kept
-     * is cleared again. */
+     * is cleared again.  With tx->writes the fast path writes each of
+     * them, and SlowLine clears a record before the parse proc. */
     PrepareAbsent(tx, b);
-    ClearRecords(tx, b, b->n, b->cap);
+    if (tx->writes == 0) {
+	ClearRecords(tx, b, b->n, b->cap);
+    }
     while (b->n < b->cap) {
 	uint64_t offset = Rb_InputOffset(r->in);
 	size_t len;

@@ -35,8 +35,10 @@ typedef struct Rb_Text {
     struct Rb_TextFast *fast;	/* A reader's fast path, or NULL. */
     uint64_t fastLines;		/* Lines the fast path took, for tests. */
     uint64_t writes;		/* RB_FIELD_BITs of the fields its parse
-				 * procs may write (0: any): the others are
-				 * set absent once in a batch, */
+				 * procs may write (0: any), each of which
+				 * its fast path writes on every line it
+				 * takes: the others are set absent once in
+				 * a batch, */
     const Rb_Batch *absentBatch[2];	/* in these two (a run reads into */
     int absentNext;		/* two in turn), not for every record. */
 } Rb_Text;

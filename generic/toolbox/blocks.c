@@ -30,6 +30,8 @@ RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run)
 	    != TCL_OK) {
 	return TCL_ERROR;
     }
+    m->blockShift = (m->block & (m->block - 1)) == 0
+	    ? __builtin_ctzll((uint64_t)m->block) + 1 : 0;
     if (m->devices.valSize == 0) {
 	Rb_KeyTableInit(&m->devices, sizeof(int64_t));
     }
@@ -84,8 +86,8 @@ RbBlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
 	m->skipped++;
 	return 0;
     }
-    lo = offset / m->block;
-    hi = last / m->block;
+    lo = RbBlockOf(m, offset);
+    hi = RbBlockOf(m, last);
     if (hi >= ((int64_t)1 << BLOCK_BITS) || !RbBlockKey(m, dev, lo, first)) {
 	m->skipped++;
 	return 0;
@@ -105,7 +107,7 @@ RbBlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i, int64_t *first,
 int64_t
 RbBlockBytes(const Rb_BlockMap *m, int64_t offset, int64_t size, int64_t k)
 {
-    int64_t start = (offset / m->block + k) * m->block;
+    int64_t start = (RbBlockOf(m, offset) + k) * m->block;
     int64_t lo = start > offset ? start : offset;
     int64_t hi = start + m->block < offset + size
 	    ? start + m->block : offset + size;

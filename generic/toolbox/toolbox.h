@@ -252,6 +252,8 @@ struct Rb_BlockMap {
     char *deviceField;		/* -field (device) */
     char *offsetField;		/* -offsetField */
     int64_t block;		/* -block, bytes */
+    int blockShift;		/* log2(block) + 1 when block is a power of
+				 * two (RbBlockMapStart), else 0 */
     int deviceIndex, offsetIndex;
     Rb_KeyTable devices;	/* device -> dense id + 1 */
     uint64_t skipped;
@@ -275,6 +277,17 @@ int64_t		RbBlockBytes(const Rb_BlockMap *m, int64_t offset,
  *	once per I/O); the bytes of its k-th block from those (the blocks
  *	between are whole).
  */
+/*
+ * RbBlockOf --
+ *	The block number of byte x >= 0: a shift when the block size is a
+ *	power of two.
+ */
+static inline int64_t
+RbBlockOf(const Rb_BlockMap *m, int64_t x)
+{
+    return m->blockShift > 0 ? x >> (m->blockShift - 1) : x / m->block;
+}
+
 static inline void
 RbIoEdgeBytes(const Rb_BlockMap *m, int64_t offset, int64_t size,
 	int64_t count, int64_t *firstBytes, int64_t *lastBytes)

@@ -155,6 +155,9 @@ SampleBlocks(Rb_Transformer *t, const Rb_Batch *in, const uint32_t *sel,
     const int64_t *offsets = in->col[st->fKey], *sizes = in->col[st->fSize];
     int64_t bs = st->blockSize;
     uint64_t below = UINT64_MAX / (uint64_t)st->every;
+    /* A shift for a block size that is a power of two (the offsets here
+     * are not negative). */
+    int shift = (bs & (bs - 1)) == 0 ? __builtin_ctzll((uint64_t)bs) : -1;
     int j;
 
     for (j = 0; j < nsel; j++) {
@@ -176,8 +179,13 @@ SampleBlocks(Rb_Transformer *t, const Rb_Batch *in, const uint32_t *sel,
 	}
 	devHash = Rb_HashKey((int64_t)((uint64_t)dev ^ (uint64_t)st->seed
 		^ BLOCK_SALT));
-	first = off / bs;
-	last = size > 0 ? (off + size - 1) / bs : first;
+	if (shift >= 0) {
+	    first = off >> shift;
+	    last = size > 0 ? (off + size - 1) >> shift : first;
+	} else {
+	    first = off / bs;
+	    last = size > 0 ? (off + size - 1) / bs : first;
+	}
 	k = j == 0 && st->resume >= 0 ? st->resume : first;
 	st->resume = -1;
 	for (; k <= last; k++) {

@@ -448,7 +448,7 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
  *	origin).
  * Results: 1 with *v set, 0 when the record has none.
  */
-static int
+static inline int
 AxisValue(const HeatmapState *st, const Axis *ax, const Rb_Batch *b, int i,
 	double *v)
 {
@@ -481,15 +481,22 @@ AxisValue(const HeatmapState *st, const Axis *ax, const Rb_Batch *b, int i,
  * BinOf --
  *	The bin of value v on axis ax.
  * Results: 1 with *k set; 0 when v has none (negative on a log2 axis,
- *	or beyond 32-bit bin numbers).
+ *	or beyond 32-bit bin numbers).  Inline, with floor and frexp done
+ *	here (each a library call otherwise on this target): the bin of a
+ *	linear axis is floor(v / width) and must lie in (INT32_MIN,
+ *	INT32_MAX]; that of a log2 axis is frexp's exponent of v / base
+ *	less 1, which for a normal number is its biased exponent less 1022.
  */
-static int
+static inline int
 BinOf(const Axis *ax, double v, int32_t *k)
 {
     double q;
+    int64_t f;
     int e;
 
     if (ax->log2) {
+	uint64_t bits;
+
 	if (v < 0) {
 	    return 0;
 	}
@@ -497,15 +504,27 @@ BinOf(const Axis *ax, double v, int32_t *k)
 	    *k = ZERO_BIN;
 	    return 1;
 	}
-	frexp(v / ax->base, &e);
-	*k = e - 1;
+	q = v / ax->base;
+	memcpy(&bits, &q, sizeof bits);
+	e = (int)((bits >> 52) & 0x7ff);
+	if (e == 0 || e == 0x7ff) {
+	    /* Subnormal, infinite or NaN: as frexp has them. */
+	    frexp(q, &e);
+	    *k = e - 1;
+	    return 1;
+	}
+	*k = e - 1022 - 1;
 	return 1;
     }
-    q = floor(v / ax->width);
-    if (!(q > (double)INT32_MIN && q <= (double)INT32_MAX)) {
+    q = v / ax->width;
+    /* floor(q) in (INT32_MIN, INT32_MAX] exactly when q lies in
+     * [INT32_MIN + 1, INT32_MAX + 1); a NaN in neither. */
+    if (!(q >= (double)INT32_MIN + 1.0 && q < (double)INT32_MAX + 1.0)) {
 	return 0;
     }
-    *k = (int32_t)q;
+    f = (int64_t)q;
+    f -= (double)f > q;
+    *k = (int32_t)f;
     return 1;
 }
 

@@ -354,21 +354,45 @@ PctSlot(PctBins *pb, int64_t k)
 }
 
 /*
- * PctAdd --
- *	Counts value v (already known valid) of the record at time t in the
- *	histogram of its interval.
+ * PctAddColumn --
+ *	Counts vals[i] of the records i = sel[0..n-1] (each known valid) in
+ *	the histogram of its time's interval: a run of records in one
+ *	interval at a time (RbLogHistAddMany), in order, as one at a time.
  */
 static void
-PctAdd(SeriesState *st, int kind, int64_t t, double v)
+PctAddColumn(SeriesState *st, int kind, const int64_t *time,
+	const int64_t *vals, const uint32_t *sel, int n)
 {
-    Rb_LogHist *h;
-    int64_t k;
+    double v[256];
+    Rb_LogHist *h = NULL;
+    int64_t cur = 0, k;
+    int j, m = 0, have = 0;
 
-    if (t == RB_ABSENT || !Rb_TimeBinOf(&st->bins[SUM_IOS], t, &k)) {
-	return;
+    for (j = 0; j < n; j++) {
+	int i = (int)sel[j];
+
+	if (time[i] == RB_ABSENT
+		|| !Rb_TimeBinOf(&st->bins[SUM_IOS], time[i], &k)) {
+	    continue;
+	}
+	if (!have || k != cur || m == (int)(sizeof(v) / sizeof(v[0]))) {
+	    if (m > 0) {
+		RbLogHistAddMany(h, v, m);
+		m = 0;
+	    }
+	    if (!have || k != cur) {
+		/* PctSlot may move the histograms: h is taken anew. */
+		h = PctSlot(&st->pbins[kind], k);
+		cur = k;
+		have = 1;
+	    }
+	}
+	if (h != NULL) {
+	    v[m++] = (double)vals[i];
+	}
     }
-    if ((h = PctSlot(&st->pbins[kind], k)) != NULL) {
-	Rb_LogHistAdd(h, v);
+    if (m > 0) {
+	RbLogHistAddMany(h, v, m);
     }
 }
 
@@ -467,21 +491,13 @@ SeriesBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	Rb_TimeBinsAddColumn(&st->bins[SUM_RESPONSE], time, st->response,
 		st->sel[0], nout);
 	if (st->pctKinds & (1u << PCT_RESPONSE)) {
-	    for (j = 0; j < nout; j++) {
-		int i = (int)st->sel[0][j];
-
-		PctAdd(st, PCT_RESPONSE, time[i], (double)st->response[i]);
-	    }
+	    PctAddColumn(st, PCT_RESPONSE, time, st->response, st->sel[0],
+		    nout);
 	}
     }
     if (st->pctKinds & (1u << PCT_SIZE)) {
-	for (j = 0; j < nsel; j++) {
-	    int i = (int)sel[j];
-
-	    if (size[i] != RB_ABSENT && size[i] >= 0) {
-		PctAdd(st, PCT_SIZE, time[i], (double)size[i]);
-	    }
-	}
+	SELECT(st->sel[1], size[i] != RB_ABSENT && size[i] >= 0);
+	PctAddColumn(st, PCT_SIZE, time, size, st->sel[1], nout);
     }
 }
 

@@ -448,11 +448,7 @@ ReuseDistanceStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 	    st->keyIndex = -1;
 	    return TCL_ERROR;
 	}
-	if (st->map.devices.valSize == 0) {
-	    Rb_KeyTableInit(&st->map.devices, sizeof(int64_t));
-	}
-	Rb_KeyTableClear(&st->map.devices);
-	st->map.skipped = 0;
+	RbBlockMapClear(&st->map);
     } else if (RbBlockMapStart(a, &st->map, run) != TCL_OK) {
 	return TCL_ERROR;
     }
@@ -794,7 +790,7 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     const int64_t *size = b->col[RB_IO_SIZE];
     Ahead acc[AHEAD_KEYS];
     int64_t first = 0, count = 0, k = 0, firstBytes = 0, lastBytes = 0;
-    int j = 0, n, i, rec = 0;
+    int j = 0, n, i, rec = 0, edges = 0;
 
     while (!st->failed && (j < nsel || k < count)) {
 	/* The next accesses, resuming inside an I/O of many blocks. */
@@ -803,8 +799,7 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		k = count = 0;
 		if (RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 		    rec = sel[j];
-		    RbIoEdgeBytes(&st->map, offset[rec], size[rec], count,
-			    &firstBytes, &lastBytes);
+		    edges = 0;	/* RbIoEdgeBytes when a block is taken */
 		}
 		j++;
 	    }
@@ -829,6 +824,11 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		    n--;
 		    continue;
 		}
+	    }
+	    if (!edges) {
+		RbIoEdgeBytes(&st->map, offset[rec], size[rec], count,
+			&firstBytes, &lastBytes);
+		edges = 1;
 	    }
 	    acc[n].key = first + k;
 	    acc[n].bytes = (uint64_t)RbIoBlockBytes(&st->map, k, count,

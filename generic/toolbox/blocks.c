@@ -6,6 +6,7 @@
  *	overwrites.
  */
 
+#include <string.h>
 #include "toolbox/toolbox.h"
 
 #define BLOCK_BITS 48
@@ -32,12 +33,24 @@ RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m, const Rb_RunInfo *run)
     }
     m->blockShift = (m->block & (m->block - 1)) == 0
 	    ? __builtin_ctzll((uint64_t)m->block) + 1 : 0;
+    RbBlockMapClear(m);
+    return TCL_OK;
+}
+
+/*
+ * RbBlockMapClear --
+ *	Forgets the devices (and the ones found lately) and the skipped
+ *	count.
+ */
+void
+RbBlockMapClear(Rb_BlockMap *m)
+{
     if (m->devices.valSize == 0) {
 	Rb_KeyTableInit(&m->devices, sizeof(int64_t));
     }
     Rb_KeyTableClear(&m->devices);
+    memset(m->recentId, 0, sizeof(m->recentId));
     m->skipped = 0;
-    return TCL_OK;
 }
 
 /*
@@ -125,15 +138,25 @@ RbBlockBytes(const Rb_BlockMap *m, int64_t offset, int64_t size, int64_t k)
 int
 RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo, int64_t *key)
 {
-    int64_t *id = Rb_KeyTableFind(&m->devices, dev, 1);
+    unsigned r = (unsigned)(((uint64_t)dev * 0x9E3779B97F4A7C15ULL) >> 56);
+    int64_t id;
 
-    if (*id == 0) {
-	*id = (int64_t)m->devices.count;
+    if (m->recentId[r] != 0 && m->recentDev[r] == dev) {
+	id = m->recentId[r];
+    } else {
+	int64_t *slot = Rb_KeyTableFind(&m->devices, dev, 1);
+
+	if (*slot == 0) {
+	    *slot = (int64_t)m->devices.count;
+	}
+	id = *slot;
+	m->recentDev[r] = dev;
+	m->recentId[r] = id;
     }
-    if (blockNo >= ((int64_t)1 << BLOCK_BITS) || *id > MAX_DEVICES) {
+    if (blockNo >= ((int64_t)1 << BLOCK_BITS) || id > MAX_DEVICES) {
 	return 0;
     }
-    *key = ((*id - 1) << BLOCK_BITS) | blockNo;
+    *key = ((id - 1) << BLOCK_BITS) | blockNo;
     return 1;
 }
 
@@ -180,4 +203,5 @@ void
 RbBlockMapFree(Rb_BlockMap *m)
 {
     Rb_KeyTableFree(&m->devices);
+    memset(m->recentId, 0, sizeof(m->recentId));
 }

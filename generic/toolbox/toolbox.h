@@ -257,10 +257,16 @@ struct Rb_BlockMap {
     int deviceIndex, offsetIndex;
     Rb_KeyTable devices;	/* device -> dense id + 1 */
     uint64_t skipped;
+    int64_t recentDev[256];	/* Devices found lately, by a hash of */
+    int64_t recentId[256];	/* theirs, and their ids (RbBlockKey); an
+				 * id of 0: none (so a zeroed map has
+				 * none).  Emptied with the devices
+				 * (RbBlockMapClear). */
 };
 
 int		RbBlockMapStart(Rb_Analyzer *a, Rb_BlockMap *m,
 		    const Rb_RunInfo *run);
+void		RbBlockMapClear(Rb_BlockMap *m);
 int		RbBlockKeysStart(Rb_Analyzer *a, Rb_BlockMap *m,
 		    const Rb_RunInfo *run, const char *fieldOption);
 int		RbBlockRange(Rb_BlockMap *m, const Rb_Batch *b, int i,

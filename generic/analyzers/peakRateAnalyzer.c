@@ -30,6 +30,10 @@ typedef struct PeakScale {
     Window cur;			/* The window being filled, when another
 				 * than the first. */
     uint64_t maxCount, maxBytes;/* Over the other, closed windows. */
+    int64_t lo, hi, k;		/* The window [lo, hi) a time fell in
+				 * last, number k, when known: a time in it
+				 * needs no division. */
+    int known;
 } PeakScale;
 
 typedef struct PeakRateState {
@@ -160,10 +164,21 @@ PeakRateBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	for (i = 0; i < st->nscales; i++) {
 	    PeakScale *s = &st->scales[i];
 
+	    if (s->known && t >= s->lo && t < s->hi) {
+		AddToWindow(s, s->k, 1, bytes);
+		continue;
+	    }
 	    if (!s->grid.hasOrigin) {
 		Rb_TimeBinsSetOrigin(&s->grid, t);
 	    }
 	    if (Rb_TimeBinOf(&s->grid, t, &k)) {
+		int64_t lo;
+
+		s->known = !__builtin_mul_overflow(k, s->grid.interval, &lo)
+			&& !__builtin_add_overflow(lo, s->grid.origin, &s->lo)
+			&& !__builtin_add_overflow(s->lo, s->grid.interval,
+			&s->hi);
+		s->k = k;
 		AddToWindow(s, k, 1, bytes);
 	    }
 	}

@@ -198,14 +198,6 @@ SortByFinish(QueueDepthState *st, int n, int64_t base, uint64_t range)
     }
 }
 
-static int
-CompareKeys(const void *p, const void *q)
-{
-    int64_t x = *(const int64_t *)p, y = *(const int64_t *)q;
-
-    return (x > y) - (x < y);
-}
-
 /*
  * SweepBatch --
  *	What Arrive does for each of the batch's n I/Os (arrivals st->t in
@@ -223,7 +215,7 @@ SweepBatch(QueueDepthState *st, int n)
     DepthMachine *m = &st->m;
     size_t np = m->completions.n, pi = 0, depth = np, k;
     int64_t last = m->last, lastF = st->t[0];
-    int i, ci = 0, sorted = 1;
+    int i, ci = 0;
     uint64_t *slot;
 
     for (i = 0; i < n; i++) {
@@ -234,12 +226,9 @@ SweepBatch(QueueDepthState *st, int n)
 	st->pendCap = 2 * np;
 	st->pend = Rb_ReallocArray(st->pend, st->pendCap, sizeof(int64_t));
     }
+    /* The queue's completions in order, taken from its heap. */
     for (k = 0; k < np; k++) {
-	st->pend[k] = m->completions.items[k].key;
-	sorted &= k == 0 || st->pend[k - 1] <= st->pend[k];
-    }
-    if (!sorted) {
-	qsort(st->pend, np, sizeof(int64_t), CompareKeys);
+	st->pend[k] = RbHeapPop(&m->completions).key;
     }
 #define COUNT_UNTIL(time) \
     do { \
@@ -280,8 +269,7 @@ SweepBatch(QueueDepthState *st, int n)
     }
 #undef COUNT_UNTIL
     m->last = last;
-    /* The rest, in order: a heap as it is. */
-    m->completions.n = 0;
+    /* The rest, in order (a heap as it is), into the emptied heap. */
     while (pi < np || ci < n) {
 	if (pi < np && (ci == n || st->pend[pi] <= st->f[st->ord[ci]])) {
 	    RbHeapPush(&m->completions, st->pend[pi++], 0);

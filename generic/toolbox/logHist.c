@@ -135,6 +135,31 @@ BucketOf(double a)
 }
 
 /*
+ * Take --
+ *	The part of adding v that needs no counter: nothing for a value not
+ *	finite; else v into the moments, and a zero counted.  The caller
+ *	has run FastInit.
+ * Results: the side of the buckets v is counted on (0 positive, 1
+ *	negative) with *k its bucket, or NO_SIDE when no bucket counts it.
+ */
+#define NO_SIDE 2
+
+static inline __attribute__((always_inline)) int
+Take(Rb_LogHist *h, double v, int64_t *k)
+{
+    if (!isfinite(v)) {
+	return NO_SIDE;
+    }
+    Rb_MomentsAdd(&h->moments, v);
+    if (v == 0.0) {
+	h->zeros++;
+	return NO_SIDE;
+    }
+    *k = BucketOf(fabs(v));
+    return v < 0;
+}
+
+/*
  * Rb_LogHistAdd --
  *	Counts v in its bucket and in the exact moments.  NaN and infinite
  *	values are ignored.
@@ -145,18 +170,12 @@ void
 Rb_LogHistAdd(Rb_LogHist *h, double v)
 {
     uint64_t *slot;
+    int64_t k;
+    int side;
 
-    if (!isfinite(v)) {
-	return;
-    }
-    Rb_MomentsAdd(&h->moments, v);
-    if (v == 0.0) {
-	h->zeros++;
-	return;
-    }
     pthread_once(&fastOnce, FastInit);
-    slot = Rb_TimeBinsSlot(&h->bucket[v < 0], BucketOf(fabs(v)));
-    if (slot != NULL) {
+    if ((side = Take(h, v, &k)) != NO_SIDE
+	    && (slot = Rb_TimeBinsSlot(&h->bucket[side], k)) != NULL) {
 	(*slot)++;
     }
 }
@@ -177,42 +196,30 @@ void
 RbLogHistAddMany(Rb_LogHist *h, const double *v, int n)
 {
     int64_t k[ADD_CHUNK];
-    unsigned char side[ADD_CHUNK];	/* 0, 1: bucket[side]; 2: none */
+    unsigned char side[ADD_CHUNK];	/* 0, 1: bucket[side]; or NO_SIDE */
     int i, m, from;
 
     pthread_once(&fastOnce, FastInit);
     for (from = 0; from < n; from += m) {
 	m = n - from < ADD_CHUNK ? n - from : ADD_CHUNK;
 	for (i = 0; i < m; i++) {
-	    double x = v[from + i];
-
-	    side[i] = 2;
-	    if (!isfinite(x)) {
-		continue;
-	    }
-	    Rb_MomentsAdd(&h->moments, x);
-	    if (x == 0.0) {
-		h->zeros++;
-		continue;
-	    }
-	    side[i] = x < 0;
-	    k[i] = BucketOf(fabs(x));
+	    side[i] = (unsigned char)Take(h, v[from + i], &k[i]);
 	}
 	for (i = 0; i < m; i++) {
 	    Rb_TimeBins *tb;
 
-	    if (side[i] == 2) {
+	    if (side[i] == NO_SIDE) {
 		continue;
 	    }
 	    tb = &h->bucket[side[i]];
 	    if (Rb_TimeBinsSlot(tb, k[i]) == NULL) {
-		side[i] = 2;
+		side[i] = NO_SIDE;
 		continue;
 	    }
 	    __builtin_prefetch(&tb->sums[k[i] - tb->lo], 1);
 	}
 	for (i = 0; i < m; i++) {
-	    if (side[i] != 2) {
+	    if (side[i] != NO_SIDE) {
 		Rb_TimeBins *tb = &h->bucket[side[i]];
 
 		tb->sums[k[i] - tb->lo]++;

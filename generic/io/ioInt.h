@@ -11,6 +11,44 @@
 #include "core/rbInt.h"
 
 /*
+ * RbAbsentBatches, RbSetAbsent --
+ *	Columns a reader never writes are set absent once in a batch, over
+ *	its whole capacity, and stay so.  A run reads into two batches in
+ *	turn, so a reader remembers the last two it set (each with the mask
+ *	of fields it set then).  RbSetAbsent sets the fields of mask absent
+ *	in b unless b was set with that mask already.
+ */
+typedef struct RbAbsentBatches {
+    const Rb_Batch *batch[2];
+    uint64_t mask[2];
+    int next;			/* The entry to replace next. */
+} RbAbsentBatches;
+
+static inline void
+RbSetAbsent(RbAbsentBatches *ab, Rb_Batch *b, uint64_t mask)
+{
+    int f, i;
+
+    for (i = 0; i < 2; i++) {
+	if (ab->batch[i] == b && ab->mask[i] == mask) {
+	    return;
+	}
+    }
+    for (f = 0; f < b->schema->nfields; f++) {
+	if (mask & RB_FIELD_BIT(f)) {
+	    int64_t *c = b->col[f];
+
+	    for (i = 0; i < b->cap; i++) {
+		c[i] = RB_ABSENT;
+	    }
+	}
+    }
+    ab->batch[ab->next] = b;
+    ab->mask[ab->next] = mask;
+    ab->next ^= 1;
+}
+
+/*
  * RbTimeJumps --
  *	1 if time t, not before r->lastTime, is later than it by more than
  *	r->maxGap (a corrupt time that would stretch every time series

@@ -664,10 +664,8 @@ typedef struct NativeState {
     int fd;			/* The mapped file's descriptor. */
     unsigned char *gapBuf;	/* RAW_GAP bytes: what lies between raw
 				 * columns read together (ReadRaw). */
-    const Rb_Batch *absentBatch[2];/* The last two batches (a run reads
-				 * into two in turn) whose columns not
-				 * decoded are absent; */
-    int absentNext;		/* the entry to replace next. */
+    RbAbsentBatches absent;	/* Batches whose columns not decoded are
+				 * absent (RbSetAbsent). */
     const Rb_Batch *constIn[RB_MAX_FIELDS];	/* Column f of this batch
 						 * holds constOf[f] over its
 						 * capacity. */
@@ -1669,26 +1667,13 @@ NextDecoded(Rb_Reader *r, NativeState *st)
 /*
  * PrepareAbsent --
  *	The first time b comes, sets the columns not decoded to RB_ABSENT
- *	over its whole capacity: they are never written, so they stay so.
- *	It remembers the last two batches so set.
+ *	over its whole capacity: they are never written, so they stay so
+ *	(RbSetAbsent).
  */
 static void
-PrepareAbsent(const Rb_Reader *r, NativeState *st, Rb_Batch *b)
+PrepareAbsent(NativeState *st, Rb_Batch *b)
 {
-    int f, i;
-
-    if (b == st->absentBatch[0] || b == st->absentBatch[1]) {
-	return;
-    }
-    for (f = 0; f < r->schema->nfields; f++) {
-	if (!(st->walk.fields & RB_FIELD_BIT(f))) {
-	    for (i = 0; i < b->cap; i++) {
-		b->col[f][i] = RB_ABSENT;
-	    }
-	}
-    }
-    st->absentBatch[st->absentNext] = b;
-    st->absentNext ^= 1;
+    RbSetAbsent(&st->absent, b, ~st->walk.fields);
 }
 
 /*
@@ -1837,7 +1822,7 @@ NextColumns(Rb_Reader *r, Rb_Batch *b, Rb_Error *err)
 	*err = st->pending;
 	return -1;
     }
-    PrepareAbsent(r, st, b);
+    PrepareAbsent(st, b);
     while (!st->done && b->n < b->cap) {
 	if (st->blockPos == st->blockN) {
 	    rc = NextDecoded(r, st);

@@ -27,12 +27,9 @@ typedef struct SrtState {
     uint32_t *recPos;		/* Per batch slot: where in buf its record
 				 * lies, until its columns are decoded. */
     int recCap;
-    const Rb_Batch *absentBatch[2];/* The batches (a run reads into two in
-				 * turn) whose unread columns were set to
-				 * RB_ABSENT (this reader never writes
-				 * them after), */
-    uint64_t absentFields[2];	/* and the fields read then. */
-    int absentNext;		/* The entry to replace next. */
+    RbAbsentBatches absent;	/* The batches whose unread columns were
+				 * set absent (this reader never writes
+				 * them after). */
     uint64_t recNo;		/* Records seen, good or bad. */
     int64_t epochSec;		/* Unix seconds of trace time 0. */
     int done;			/* End of input reached. */
@@ -210,36 +207,25 @@ SrtOpen(Rb_Reader *r, Rb_Error *err)
  *	Makes room for the buffer positions of b's records and, the first
  *	time b comes (or when r->fields changed), sets the columns nothing
  *	reads to RB_ABSENT over b's whole capacity: this reader never writes
- *	them, so they stay so.  It remembers the last two batches so set.
+ *	them, so they stay so (RbSetAbsent).
  */
 static void
 PrepareBatch(const Rb_Reader *r, SrtState *st, Rb_Batch *b)
 {
+    uint64_t unread = 0;
     size_t c;
-    int i;
 
     if (b->cap > st->recCap) {
 	st->recPos = Rb_ReallocArray(st->recPos, (size_t)b->cap,
 		sizeof(uint32_t));
 	st->recCap = b->cap;
     }
-    for (i = 0; i < 2; i++) {
-	if (b == st->absentBatch[i] && r->fields == st->absentFields[i]) {
-	    return;
-	}
-    }
     for (c = 0; c < sizeof(srtColumns) / sizeof(srtColumns[0]); c++) {
-	int64_t *col = b->col[srtColumns[c].field];
-
 	if (!(r->fields & RB_FIELD_BIT(srtColumns[c].field))) {
-	    for (i = 0; i < b->cap; i++) {
-		col[i] = RB_ABSENT;
-	    }
+	    unread |= RB_FIELD_BIT(srtColumns[c].field);
 	}
     }
-    st->absentBatch[st->absentNext] = b;
-    st->absentFields[st->absentNext] = r->fields;
-    st->absentNext ^= 1;
+    RbSetAbsent(&st->absent, b, unread);
 }
 
 /*

@@ -301,23 +301,9 @@ ClearRecords(const Rb_Text *tx, Rb_Batch *b, int from, int to)
 static void
 PrepareAbsent(Rb_Text *tx, Rb_Batch *b)
 {
-    int f, i;
-
-    if (tx->writes == 0 || b == tx->absentBatch[0]
-	    || b == tx->absentBatch[1]) {
-	return;
+    if (tx->writes != 0) {
+	RbSetAbsent(&tx->absent, b, ~tx->writes);
     }
-    for (f = 0; f < b->schema->nfields; f++) {
-	if (!(tx->writes & RB_FIELD_BIT(f))) {
-	    int64_t *c = b->col[f];
-
-	    for (i = 0; i < b->cap; i++) {
-		c[i] = RB_ABSENT;
-	    }
-	}
-    }
-    tx->absentBatch[tx->absentNext] = b;
-    tx->absentNext ^= 1;
 }
 
 /*

@@ -38,9 +38,8 @@ typedef struct Rb_Text {
 				 * procs may write (0: any), each of which
 				 * its fast path writes on every line it
 				 * takes: the others are set absent once in
-				 * a batch, */
-    const Rb_Batch *absentBatch[2];	/* in these two (a run reads into */
-    int absentNext;		/* two in turn), not for every record. */
+				 * a batch (RbSetAbsent). */
+    RbAbsentBatches absent;
 } Rb_Text;
 
 /* Parses line into record i of b (appended with every field absent).

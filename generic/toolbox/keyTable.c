@@ -77,8 +77,7 @@ const uint64_t rbKeyTableSalt[64] = {
 static uint64_t
 HomeSlot(const Rb_KeyTable *t, int64_t key)
 {
-    return Rb_HashKey(key ^ (int64_t)rbKeyTableSalt[__builtin_ctzll(t->cap)])
-	    & (t->cap - 1);
+    return RbKeyTableHome(t, key);
 }
 
 /*

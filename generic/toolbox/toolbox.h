@@ -388,11 +388,19 @@ typedef struct Rb_Heap {
 extern const uint64_t rbKeyTableSalt[64];
 
 /*
- * RbKeyTablePrefetch --
- *	Prefetches what finding key in t reads first: its home slot's used
- *	flag, key and value.  Always inlined (a call that only prefetches
- *	may be dropped as pure).
+ * RbKeyTableHome, RbKeyTablePrefetch --
+ *	The slot where key's probe sequence starts in t (cap > 0; see
+ *	keyTable.c), and a prefetch of what finding key reads first there:
+ *	its used flag, key and value.  Always inlined (a call that only
+ *	prefetches may be dropped as pure).
  */
+static inline uint64_t
+RbKeyTableHome(const Rb_KeyTable *t, int64_t key)
+{
+    return Rb_HashKey(key ^ (int64_t)rbKeyTableSalt[__builtin_ctzll(t->cap)])
+	    & (t->cap - 1);
+}
+
 static inline __attribute__((always_inline)) void
 RbKeyTablePrefetch(const Rb_KeyTable *t, int64_t key)
 {
@@ -401,8 +409,7 @@ RbKeyTablePrefetch(const Rb_KeyTable *t, int64_t key)
     if (t->cap == 0) {
 	return;
     }
-    h = Rb_HashKey(key ^ (int64_t)rbKeyTableSalt[__builtin_ctzll(t->cap)])
-	    & (t->cap - 1);
+    h = RbKeyTableHome(t, key);
     __builtin_prefetch(&t->used[h]);
     __builtin_prefetch(&t->keys[h]);
     __builtin_prefetch(t->vals + h * t->valSize);

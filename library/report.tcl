@@ -779,10 +779,10 @@ proc ::rubicon::tracereport::config {opts} {
 	    {$blockcount}
 	lappend flowNames blockcount
 	lappend lines "" \
-	    "# Every block access, counted before the sample (BlockAccesses; a" \
-	    "# -samplesize of 1 tracks next to no block): how many accesses the" \
-	    "# sample has against the 1 in $sample expected, for SHARDS_adj." \
-	    "set blockcount \[Flow blockcount \[ReuseDistanceAnalyzer -samplesize 1\]\]"
+	    "# Every block access, counted before the sample (BlockAccesses, a" \
+	    "# sum per I/O): how many accesses the sample has against the 1 in" \
+	    "# $sample expected, for SHARDS_adj." \
+	    "set blockcount \[Flow blockcount \[SizeAnalyzer -block 4096\]\]"
     } else {
 	lappend branches {$blocks}
     }

@@ -10,7 +10,8 @@
 set ::kitConfig {
     proc kit {name} {
 	Flow $name [RateAnalyzer -interval 10] [BandwidthAnalyzer -interval 10] \
-	    [SizeAnalyzer] [ReadFractionAnalyzer] [ResponseTimeAnalyzer] \
+	    [SizeAnalyzer] [SizeAnalyzer -prefix Blk -block 4096] \
+	    [ReadFractionAnalyzer] [ResponseTimeAnalyzer] \
 	    [AlignmentAnalyzer] [FieldStatsAnalyzer -field size] \
 	    [FieldPercentilesAnalyzer -field size] \
 	    [FieldHistogramAnalyzer -field size] [SizeHistogramAnalyzer] \

@@ -86,9 +86,29 @@ proc ::rubicon::tracereport::jval {v} {
     return [jstr $v]
 }
 
-# tracereport::jrows rows -- a list of row lists as a JSON array of arrays.
+# tracereport::jrows rows -- a list of row lists as a JSON array of arrays:
+# each value as jval gives it, written out here (the heat maps have tens
+# of thousands of values, and two calls a value were most of the
+# report's JSON time).  An integer is never NaN or Inf, so it is tested
+# first.
 proc ::rubicon::tracereport::jrows {rows} {
-    jarr [lmap r $rows {jarr [lmap v $r {jval $v}]}]
+    set out {}
+    foreach r $rows {
+	set vals {}
+	foreach v $r {
+	    if {[string is wide -strict $v]} {
+		lappend vals [expr {wide($v)}]
+	    } elseif {![string is double -strict $v]} {
+		lappend vals [jstr $v]
+	    } elseif {[string match -nocase *n* $v]} {
+		lappend vals null
+	    } else {
+		lappend vals [format %.10g $v]
+	    }
+	}
+	lappend out "\[[join $vals {, }]\]"
+    }
+    return "\[[join $out {, }]\]"
 }
 
 # ---- Small helpers --------------------------------------------------------

@@ -190,12 +190,13 @@ measure fig4 $cmds 1
 
 # (1r) rubicon report (no configuration, its defaults: -sample auto, so a
 # first pass sizes a block sample, and the per-block analyses on
-# fixed-size samples behind it) on the same 10 M-line CSV, once: time
+# fixed-size samples behind it) on the same 10 M-line CSV: the median
+# wall time of RUNS runs (a single run, just after the tools, wandered)
 # against Figure 4 on it, and peak RSS.
 set reportDir [file join [file dirname $big] report-bench]
 set reportCmd [list [file join $build rubicon] report -quiet \
     -outdir $reportDir -format msr $csv]
-measure report [list rubicon $reportCmd] 1
+measure report [list rubicon $reportCmd]
 if {$haveTime} {
     set rssReport [peakRss $reportCmd 1]
 }
@@ -392,12 +393,12 @@ lappend pluginRows [plugin stardust.tcl $stardustTrace 3]
 # block trace (cachebench.tcl): CPU user time per block access against
 # stackdist.c, a hand-written C Fenwick-tree stack whose curve must equal
 # ReuseDistanceAnalyzer's.
-# (10b) Object caches (issue 31) on the Zipf trace of 10 M I/Os, each a
-# request to the object its offset names: CacheSim LRU, S3-FIFO and
-# SIEVE against objlru.c, a hand-written C LRU of objects, and a sweep of
-# 8 policies by 3 sizes at 1 and 2 MPI ranks.
+# (10b) Object caches (issue 31) on a generated oracleGeneral trace of
+# 10 M requests with Zipf popularity: CacheSim LRU, S3-FIFO and SIEVE
+# against objlru.c, a hand-written C LRU of objects reading the same
+# file, and a sweep of 4 policies by 2 sizes at 1 and 2 MPI ranks.
 lappend pluginRows [plugin cachebench.tcl [file join $data zipf8m.srt] $runs \
-    [file join $data zipf10m.srt]]
+    [file join $data zipf10m.oracleGeneral]]
 
 # (11) A run split over 2 MPI ranks against one process (scaleout.tcl),
 # when Open MPI and /usr/bin/time are installed.

@@ -9,9 +9,10 @@
 #   lru fifo clock lfu arc s3fifo, prefixed sim-
 #                  CacheSimAnalyzer -policy P -sizes $cacheSizes
 #   obj-lru obj-s3fifo obj-sieve, obj-none
-#                  CacheSimAnalyzer -key devOffset -sizeField size
-#                  -sizes 256MB -policy P: each I/O one request to the
-#                  object its offset names, of its size (objlru.c's
+#                  CacheSimAnalyzer -key objectId -sizeField objectSize
+#                  -sizes 256MB -policy P over an oracleGeneral trace
+#                  (read with -format oraclegeneral): each record one
+#                  request to its object, of its size (objlru.c's
 #                  simulation); prints the hits; obj-none an empty Flow
 #   sweep          CacheSimAnalyzer over objects as above, -policy
 #                  $sweepPolicies -sizes $sweepSizes, run with -sweep 1
@@ -23,19 +24,24 @@
 set cacheSizes {1024 4096 16384 65536 262144}
 set sweepPolicies {lru s3fifo sieve 2q}
 set sweepSizes {64MB 1GB}
-set objOptions {-key devOffset -sizeField size}
+set objOptions {-key objectId -sizeField objectSize}
 set row $env(RUBICON_BENCH_CACHE)
 set runOptions {}
 switch -glob -- $row {
-    none - obj-none {set a {}}
+    none {set a {}}
+    obj-none {
+	set a {}
+	set runOptions {-format oraclegeneral}
+    }
     obj-* {
 	set a [CacheSimAnalyzer {*}$objOptions -sizes 256MB \
 	    -policy [string range $row 4 end]]
+	set runOptions {-format oraclegeneral}
     }
     sweep {
 	set a [CacheSimAnalyzer {*}$objOptions -policy $sweepPolicies \
 	    -sizes $sweepSizes]
-	set runOptions {-sweep 1}
+	set runOptions {-sweep 1 -format oraclegeneral}
     }
     lru {set a [ReuseDistanceAnalyzer]}
     shards* {set a [ReuseDistanceAnalyzer -sample [string range $row 6 end]]}

@@ -15,8 +15,8 @@
 #     responseTimeP99: ns per record;
 #   an empty Flow: the cost of reading the trace, which every row
 #     includes ("net" figures subtract it).
-# With OBJTRACE (the Zipf trace of 10 M I/Os, each read as one request
-# to the object its offset names, of the I/O's size: issue 31), the
+# With OBJTRACE (the generated oracleGeneral trace of 10 M requests with
+# Zipf popularity over 1 M objects of 4, 8 or 16 KiB: issue 31), the
 # object rows:
 #   CacheSimAnalyzer LRU, S3-FIFO and SIEVE of 256 MB of objects of
 #     their own sizes against objlru.c, a hand-written C LRU of objects:

@@ -16,7 +16,18 @@
  *	exponential (mean 50 us), response times uniform in 0.1-20 ms, reads
  *	30%.  A fixed seed makes the output the same on every machine.
  *
- *	genzipf ?-n records? ?-blocks B? ?-s exponent? ?-seed n? out.srt
+ *	With -oracle it writes the object cache rows' trace instead, as
+ *	libCacheSim's oracleGeneral (doc/oraclegeneral.n): 24-byte
+ *	little-endian records of a time in seconds, an object id, its size
+ *	and the request number of its next request (-1: none).  The object
+ *	of rank r has id 1 + (r * 40503) mod 2^20 (a bijection for -blocks
+ *	up to 2^20) and one size, 4 KiB (85%), 8 KiB (10%) or 16 KiB (5%),
+ *	drawn from a hash of r; the times advance as the SRT trace's do.
+ *	The next requests take a pass backwards over the drawn ranks, held
+ *	in memory (12 bytes a request).
+ *
+ *	genzipf ?-n records? ?-blocks B? ?-s exponent? ?-seed n? ?-oracle?
+ *		out
  */
 
 #include <math.h>
@@ -70,11 +81,98 @@ PutBe32(unsigned char *p, uint32_t v)
  *	Prints the usage and exits with status 2.
  */
 static void
+PutLe(unsigned char *p, uint64_t v, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+	p[i] = (unsigned char)(v >> (8 * i));
+    }
+}
+
+static void
 Usage(void)
 {
     fprintf(stderr, "usage: genzipf ?-n records? ?-blocks B? ?-s exponent? "
-	    "?-seed n? out.srt\n");
+	    "?-seed n? ?-oracle? out\n");
     exit(2);
+}
+
+/*
+ * Rank --
+ *	The popularity rank of a draw u in [0, sum): the first r with
+ *	u < cdf[r].
+ */
+static long
+Rank(const double *cdf, long blocks, double u)
+{
+    long lo = 0, hi = blocks - 1;
+
+    while (lo < hi) {
+	long mid = (lo + hi) / 2;
+
+	if (u < cdf[mid]) {
+	    hi = mid;
+	} else {
+	    lo = mid + 1;
+	}
+    }
+    return lo;
+}
+
+/*
+ * WriteOracle --
+ *	The -oracle trace: n requests, their ranks and times drawn first,
+ *	then each one's next request found backwards, then written.
+ */
+static int
+WriteOracle(FILE *fp, long long n, long blocks, const double *cdf,
+	double sum)
+{
+    uint32_t *ranks = malloc((size_t)n * sizeof(uint32_t));
+    uint32_t *secs = malloc((size_t)n * sizeof(uint32_t));
+    int64_t *next = malloc((size_t)n * sizeof(int64_t));
+    int64_t *last = malloc((size_t)blocks * sizeof(int64_t));
+    int64_t us = 0;
+    long long i;
+    long r;
+
+    if (ranks == NULL || secs == NULL || next == NULL || last == NULL) {
+	perror("genzipf");
+	return 1;
+    }
+    for (i = 0; i < n; i++) {
+	double u = RandUnit() * sum;
+
+	us += (int64_t)(-50.0 * log(1.0 - RandUnit()));
+	ranks[i] = (uint32_t)Rank(cdf, blocks, u);
+	secs[i] = (uint32_t)(us / 1000000);
+    }
+    for (r = 0; r < blocks; r++) {
+	last[r] = -1;
+    }
+    /* Request numbers count from 1, as libCacheSim's virtual time. */
+    for (i = n - 1; i >= 0; i--) {
+	next[i] = last[ranks[i]];
+	last[ranks[i]] = i + 1;
+    }
+    for (i = 0; i < n; i++) {
+	unsigned char rec[24];
+	uint64_t h = (uint64_t)ranks[i] * 0x9E3779B97F4A7C15ULL;
+	double v = (double)(h >> 11) * (1.0 / 9007199254740992.0);
+
+	PutLe(rec, secs[i], 4);
+	PutLe(rec + 4, 1 + (((uint64_t)ranks[i] * 40503) & (MAX_BLOCKS - 1)),
+		8);
+	PutLe(rec + 12, v < 0.85 ? 4096 : v < 0.95 ? 8192 : 16384, 4);
+	PutLe(rec + 16, (uint64_t)next[i], 8);
+	fwrite(rec, 1, sizeof(rec), fp);
+    }
+    free(ranks);
+    free(secs);
+    free(next);
+    free(last);
+    return 0;
 }
 
 /*
@@ -90,12 +188,16 @@ main(int argc, char **argv)
     const char *path = NULL;
     int64_t us = 0;
     FILE *fp;
-    int a;
+    int a, oracle = 0;
 
     rngState = 7;
     for (a = 1; a < argc; a++) {
 	if (argv[a][0] != '-') {
 	    path = argv[a];
+	    continue;
+	}
+	if (strcmp(argv[a], "-oracle") == 0) {
+	    oracle = 1;
 	    continue;
 	}
 	if (a + 1 >= argc) {
@@ -129,6 +231,17 @@ main(int argc, char **argv)
 	return 1;
     }
     setvbuf(fp, NULL, _IOFBF, 1 << 20);
+    if (oracle) {
+	if (WriteOracle(fp, n, blocks, cdf, sum) != 0) {
+	    return 1;
+	}
+	if (fclose(fp) != 0) {
+	    perror("genzipf: write");
+	    return 1;
+	}
+	free(cdf);
+	return 0;
+    }
     fprintf(fp, "$$TR_IOREC-1.7 : Zipf block trace for Rubicon's benchmark"
 	    "\nversion = 1.7;\n# It contains shortIO_v7 records\n"
 	    "# genzipf: %lld records, %ld blocks, s = %g\n"
@@ -136,21 +249,13 @@ main(int argc, char **argv)
     for (i = 0; i < n; i++) {
 	unsigned char rec[88];
 	double u = RandUnit() * sum, v;
-	long lo = 0, hi = blocks - 1;
+	long lo;
 	uint32_t size, resp, dev;
 	uint64_t off;
 	int isRead;
 
 	us += (int64_t)(-50.0 * log(1.0 - RandUnit()));
-	while (lo < hi) {
-	    long mid = (lo + hi) / 2;
-
-	    if (u < cdf[mid]) {
-		hi = mid;
-	    } else {
-		lo = mid + 1;
-	    }
-	}
+	lo = Rank(cdf, blocks, u);
 	dev = 1 + (uint32_t)(lo % 4);
 	off = (uint64_t)(((lo / 4) * 40503) % DEV_BLOCKS) * 4096;
 	v = RandUnit();

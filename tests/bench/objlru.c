@@ -3,9 +3,11 @@
  *
  *	The hand-written C baseline of the benchmark's object-cache rows:
  *	what a competent engineer would write to simulate one LRU cache of
- *	objects of their own sizes over an SRT v7 trace without Rubicon.
- *	Each I/O record is one request to the object its device offset
- *	names, of the I/O's size in bytes (0 counts as 1); the cache holds
+ *	objects of their own sizes over an oracleGeneral trace (libCacheSim's
+ *	binary form, doc/oraclegeneral.n: 24-byte little-endian records of
+ *	a time, an object id, its size and its next request) without
+ *	Rubicon.  Each record is one request to its object, of its size in
+ *	bytes (0 counts as 1); the cache holds
  *	at most CAPACITY bytes.  A hit moves the object to the head of a
  *	doubly linked list; a miss evicts from the tail until the object
  *	fits, then puts it at the head; an object larger than the cache is
@@ -13,7 +15,7 @@
  *	open-addressing hash table (linear probing, deletion by moving the
  *	following entries back), so memory follows the objects held.
  *
- *	objlru trace.srt CAPACITY
+ *	objlru trace.oracleGeneral CAPACITY
  *
  *	Output: "requests R hits H hitbytes B".
  */
@@ -23,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REC_LEN		88
+#define REC_LEN		24
 #define BLOCK_RECS	8192
 #define NIL		UINT32_MAX
 
@@ -59,11 +61,15 @@ Hash(uint64_t k)
     return k;
 }
 
-static uint32_t
-Be32(const unsigned char *p)
+static uint64_t
+Le(const unsigned char *p, int n)
 {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16)
-	    | ((uint32_t)p[2] << 8) | p[3];
+    uint64_t v = 0;
+
+    while (n-- > 0) {
+	v = v << 8 | p[n];
+    }
+    return v;
 }
 
 /*
@@ -217,10 +223,9 @@ main(int argc, char **argv)
     uint64_t requests = 0, hits = 0, hitBytes = 0;
     size_t got, i;
     FILE *fp;
-    int c;
 
     if (argc != 3) {
-	fprintf(stderr, "usage: objlru trace.srt capacity-bytes\n");
+	fprintf(stderr, "usage: objlru trace.oracleGeneral capacity-bytes\n");
 	return 2;
     }
     capacity = strtoull(argv[2], NULL, 10);
@@ -230,22 +235,20 @@ main(int argc, char **argv)
     }
     slotMask = 1023;
     slots = calloc(slotMask + 1, sizeof(uint32_t));
-    while ((c = getc(fp)) != EOF && c != '\f') {
-    }
-    while ((got = fread(buf, REC_LEN, BLOCK_RECS, fp)) > 0) {
-	for (i = 0; i < got; i++) {
-	    const unsigned char *r = buf + i * REC_LEN;
-	    uint64_t size = Be32(r + 24);
+    while ((got = fread(buf, 1, sizeof(buf), fp)) > 0) {
+	if (got % REC_LEN != 0) {
+	    fprintf(stderr, "objlru: %s: the data end inside record %llu\n",
+		    argv[1], (unsigned long long)(requests + got / REC_LEN
+		    + 1));
+	    return 1;
+	}
+	for (i = 0; i < got; i += REC_LEN) {
+	    const unsigned char *r = buf + i;
+	    uint64_t size = Le(r + 12, 4);
 
-	    if (Be32(r) != REC_LEN || Be32(r + 4) != 0x00070001) {
-		fprintf(stderr, "objlru: %s: record %llu is not a v7 I/O "
-			"record\n", argv[1], (unsigned long long)requests + 1);
-		return 1;
-	    }
 	    requests++;
 	    size = size ? size : 1;
-	    if (Request(((uint64_t)Be32(r + 64) << 32) | Be32(r + 68),
-		    size)) {
+	    if (Request(Le(r + 4, 8), size)) {
 		hits++;
 		hitBytes += size;
 	    }

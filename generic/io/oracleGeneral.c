@@ -57,6 +57,9 @@ OracleOpen(Rb_Reader *r, Rb_Error *err)
     OracleState *st = r->state;
 
     st->fx.recLen = REC_LEN;
+    /* The fields OracleParse writes; the rest stay absent. */
+    st->fx.writes = RB_FIELD_BIT(RB_OBJ_TIME) | RB_FIELD_BIT(RB_OBJ_ID)
+	    | RB_FIELD_BIT(RB_OBJ_SIZE) | RB_FIELD_BIT(RB_OBJ_NEXTACCESS);
     RbInputSetRecordLength(r->in, REC_LEN);
     r->schema = Rb_ObjectSchema();
     r->epochNs = 0;

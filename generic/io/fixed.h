@@ -70,7 +70,7 @@ RbLe64(const unsigned char *p)
  * Results: records appended, 0 at the end, -1 with err set; an error
  *	after some records comes on the next call (RbReaderFail).
  */
-static inline int
+static inline __attribute__((always_inline)) int
 RbFixedNext(Rb_Reader *r, Rb_Fixed *fx, Rb_Batch *b,
 	Rb_FixedParseProc *parse, Rb_Error *err)
 {

@@ -70,7 +70,7 @@ OracleOpen(Rb_Reader *r, Rb_Error *err)
  * OracleParse --
  *	One record into record i: time, objectId, objectSize and nextAccess.
  */
-static const char *
+static inline const char *
 OracleParse(Rb_Reader *r, const unsigned char *rec, Rb_Batch *b, int i,
 	char *why, size_t whyLen)
 {

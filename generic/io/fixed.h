@@ -19,17 +19,17 @@ typedef struct Rb_Fixed {
     int failed;			/* pending holds an error for the next call. */
     Rb_Error pending;
     unsigned char *buf;		/* Room for a batch of records. */
-    uint64_t writes;		/* Set by the reader: the fields its parse
-				 * proc writes in every record it accepts
-				 * (the others are set absent once a batch,
-				 * RbSetAbsent); 0: every field is set
-				 * absent before each parse. */
+    uint64_t writes;		/* Set by the reader at open: the fields
+				 * its parse proc writes in every record it
+				 * accepts; the others are set absent once
+				 * a batch (RbSetAbsent). */
     RbAbsentBatches absent;
 } Rb_Fixed;
 
-/* Parses the recLen bytes at rec into record i of b (appended with every
- * field absent).  Returns NULL when the record is good, or the malformed
- * kind ("bad-field", ...) with a detail in why. */
+/* Parses the recLen bytes at rec into record i of b, writing every field
+ * of the reader's writes (the others are absent).  Returns NULL when the
+ * record is good, or the malformed kind ("bad-field", ...) with a detail
+ * in why. */
 typedef const char *(Rb_FixedParseProc)(Rb_Reader *r,
 		    const unsigned char *rec, Rb_Batch *b, int i, char *why,
 		    size_t whyLen);
@@ -91,9 +91,7 @@ RbFixedNext(Rb_Reader *r, Rb_Fixed *fx, Rb_Batch *b,
     if (fx->buf == NULL) {
 	fx->buf = Rb_Alloc((size_t)b->cap * fx->recLen);
     }
-    if (fx->writes != 0) {
-	RbSetAbsent(&fx->absent, b, ~fx->writes);
-    }
+    RbSetAbsent(&fx->absent, b, ~fx->writes);
     /* Reads on while every record read was skipped. */
     while (b->n == start && !fx->done) {
 	uint64_t base = Rb_InputOffset(r->in);
@@ -119,9 +117,7 @@ RbFixedNext(Rb_Reader *r, Rb_Fixed *fx, Rb_Batch *b,
 	    int i;
 
 	    r->recordNo++;
-	    /* With writes, the parse fills every field the others leave
-	     * absent. */
-	    i = fx->writes != 0 ? b->n++ : Rb_BatchAppend(b);
+	    i = b->n++;
 	    why[0] = '\0';
 	    if ((kind = parse(r, rec, b, i, why, sizeof(why))) != NULL) {
 		b->n--;
@@ -133,20 +129,14 @@ RbFixedNext(Rb_Reader *r, Rb_Fixed *fx, Rb_Batch *b,
 	    }
 	    t = b->col[RB_IO_TIME][i];
 	    if (t >= r->lastTime) {
-		int rc;
-
 		if (!RbTimeJumps(r, t)) {
 		    r->lastTime = t;
 		    continue;
 		}
-		rc = Rb_ReaderTimeJump(r, &fx->pending, t, r->lastTime,
-			offset);
-		if (rc == 0) {
-		    r->lastTime = t;
-		    continue;
-		}
+		/* A time jump, which Rb_ReaderTimeJump reports. */
 		b->n--;
-		if (rc < 0) {
+		if (Rb_ReaderTimeJump(r, &fx->pending, t, r->lastTime,
+			offset) < 0) {
 		    return RbReaderFail(&fx->done, &fx->failed, &fx->pending,
 			    b, start, err);
 		}

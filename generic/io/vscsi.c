@@ -89,6 +89,12 @@ VscsiOpen(Rb_Reader *r, Rb_Error *err)
 	return TCL_ERROR;
     }
     st->fx.recLen = st->version == 2 ? V2_LEN : V1_LEN;
+    /* The fields VscsiParse writes (the finish time in version 2 only);
+     * the rest stay absent. */
+    st->fx.writes = RB_FIELD_BIT(RB_IO_TIME) | RB_FIELD_BIT(RB_IO_OP)
+	    | RB_FIELD_BIT(RB_IO_FLAGS) | RB_FIELD_BIT(RB_IO_SIZE)
+	    | RB_FIELD_BIT(RB_IO_DEVICE) | RB_FIELD_BIT(RB_IO_OFFSET)
+	    | (st->version == 2 ? RB_FIELD_BIT(RB_IO_FINISH) : 0);
     RbInputSetRecordLength(r->in, st->fx.recLen);
     r->epochNs = 0;
     return TCL_OK;

@@ -66,7 +66,7 @@ SizeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     if (st->map.block > 0) {
 	st->map.deviceField = "deviceNo";
 	st->map.offsetField = "devOffset";
-	return RbBlockKeysStart(a, &st->map, run, "no field");
+	return RbBlockMapStart(a, &st->map, run);
     }
     return TCL_OK;
 }
@@ -148,10 +148,7 @@ SizeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
 static void
 SizeFree(Rb_Analyzer *a)
 {
-    SizeState *st = a->state;
-
-    st->map.deviceField = st->map.offsetField = NULL;
-    RbBlockMapFree(&st->map);
+    RbBlockMapFree(&((SizeState *)a->state)->map);
 }
 
 /*

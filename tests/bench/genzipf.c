@@ -77,8 +77,8 @@ PutBe32(unsigned char *p, uint32_t v)
 }
 
 /*
- * Usage --
- *	Prints the usage and exits with status 2.
+ * PutLe --
+ *	Writes the n low bytes of v at p, little-endian.
  */
 static void
 PutLe(unsigned char *p, uint64_t v, int n)
@@ -90,6 +90,10 @@ PutLe(unsigned char *p, uint64_t v, int n)
     }
 }
 
+/*
+ * Usage --
+ *	Prints the usage and exits with status 2.
+ */
 static void
 Usage(void)
 {

@@ -79,6 +79,33 @@ typedef struct HeatmapState {
     Rb_KeyTable cells;		/* (xbin << 32 | ybin) -> Cell */
 } HeatmapState;
 
+/*
+ * The cells a batch counted in last, by a hash of their key and grid:
+ * most records fall in a cell of the current time column, and a hit here
+ * costs no table look-up.  A Cell stays where it is until its table grows
+ * or is made anew (widening), when the hints are forgotten; they are
+ * forgotten at each batch's start too, so that nothing outside
+ * HeatmapBatch needs to know of them.
+ */
+#define HM_HINTS 256
+
+typedef struct CellHint {
+    int64_t key;		/* The cell's key, */
+    int64_t grid;		/* its grid (-1: st->cells), */
+    Cell *cell;			/* and the cell, or NULL: none. */
+} CellHint;
+
+/*
+ * HintOf --
+ *	The hint slot of cell key in grid.
+ */
+static inline unsigned
+HintOf(int64_t key, int64_t grid)
+{
+    return (unsigned)(((uint64_t)key ^ ((uint64_t)grid << 20))
+	    * 0x9E3779B97F4A7C15ULL >> 56) & (HM_HINTS - 1);
+}
+
 static const Rb_Option heatmapOptions[] = {
     {"-x", RB_OPT_FIELD, offsetof(HeatmapState, axis[0].field), "time",
 	"field on the x axis (also responseTime, serviceTime, queueTime)"},
@@ -570,7 +597,10 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     int32_t kx[HM_CHUNK], ky[HM_CHUNK];
     int64_t grid[HM_CHUNK];		/* st->grids index, -1: st->cells, */
     unsigned char ok[HM_CHUNK];		/* 0: skipped */
+    CellHint hints[HM_HINTS];
     int from, m, j;
+
+    memset(hints, 0, sizeof(hints));
 
     if (!st->hasOrigin && nsel > 0) {
 	/* The run's first record time (the engine sets it before the
@@ -602,6 +632,9 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	for (j = 0; j < m && !st->failed; j++) {
 	    int i = (int)sel[from + j], ahead = j + HM_AHEAD;
 	    Rb_KeyTable *t;
+	    CellHint *hint;
+	    uint64_t cap;
+	    int64_t key;
 	    Cell *c;
 
 	    if (ahead < m && ok[ahead]
@@ -620,13 +653,28 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		st->skipped++;
 		continue;
 	    }
-	    t = grid[j] < 0 ? &st->cells : &st->grids[grid[j]];
-	    c = FindCell(st, t, CellKey(kx[j], ky[j]));
-	    if (c == NULL) {
-		st->failed = 1;
-		RbKitKeyLimit(a, st->limit, "cells", b->firstRecord + (uint64_t)i,
-			40);
-		break;
+	    key = CellKey(kx[j], ky[j]);
+	    hint = &hints[HintOf(key, grid[j])];
+	    if (hint->cell != NULL && hint->key == key
+		    && hint->grid == grid[j]) {
+		c = hint->cell;
+	    } else {
+		t = grid[j] < 0 ? &st->cells : &st->grids[grid[j]];
+		cap = t->cap;
+		c = FindCell(st, t, key);
+		if (c == NULL) {
+		    st->failed = 1;
+		    RbKitKeyLimit(a, st->limit, "cells",
+			    b->firstRecord + (uint64_t)i, 40);
+		    break;
+		}
+		if (t->cap != cap) {
+		    /* The table grew: its cells moved. */
+		    memset(hints, 0, sizeof(hints));
+		}
+		hint->key = key;
+		hint->grid = grid[j];
+		hint->cell = c;
 	    }
 	    c->count++;
 	    st->counted++;
@@ -638,6 +686,7 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	     * than -maxcells is left to -limit). */
 	    while (st->maxCells > 0 && CellsHeld(st) > (uint64_t)st->maxCells
 		    && WidenOne(st)) {
+		memset(hints, 0, sizeof(hints));
 	    }
 	}
     }

@@ -147,8 +147,7 @@ PeakRateBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     int j, i;
 
     for (j = 0; j < nsel; j++) {
-	int64_t t = times[sel[j]], reqSize = sizes[sel[j]], k;
-	uint64_t bytes = reqSize >= 0 ? (uint64_t)reqSize : 0;
+	int64_t t = times[sel[j]], reqSize = sizes[sel[j]];
 
 	if (t == RB_ABSENT) {
 	    continue;
@@ -160,13 +159,31 @@ PeakRateBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	}
 	st->lastTime = t;
 	st->total++;
-	st->totalBytes += bytes;
-	for (i = 0; i < st->nscales; i++) {
-	    PeakScale *s = &st->scales[i];
+	st->totalBytes += reqSize >= 0 ? (uint64_t)reqSize : 0;
+    }
+    /* A scale at a time: the records in the window of the one before are
+     * summed and added to it at once (AddToWindow of each in turn would
+     * add the same), so that a window holding most of the batch costs a
+     * comparison a record. */
+    for (i = 0; i < st->nscales; i++) {
+	PeakScale *s = &st->scales[i];
+	uint64_t count = 0, bytes = 0;
 
-	    if (s->known && t >= s->lo && t < s->hi) {
-		AddToWindow(s, s->k, 1, bytes);
+	for (j = 0; j < nsel; j++) {
+	    int64_t t = times[sel[j]], reqSize = sizes[sel[j]], k;
+	    uint64_t nb = reqSize >= 0 ? (uint64_t)reqSize : 0;
+
+	    if (t == RB_ABSENT) {
 		continue;
+	    }
+	    if (s->known && t >= s->lo && t < s->hi) {
+		count++;
+		bytes += nb;
+		continue;
+	    }
+	    if (count > 0) {
+		AddToWindow(s, s->k, count, bytes);
+		count = bytes = 0;
 	    }
 	    if (!s->grid.hasOrigin) {
 		Rb_TimeBinsSetOrigin(&s->grid, t);
@@ -179,8 +196,16 @@ PeakRateBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 			&& !__builtin_add_overflow(s->lo, s->grid.interval,
 			&s->hi);
 		s->k = k;
-		AddToWindow(s, k, 1, bytes);
+		if (s->known) {
+		    count = 1;
+		    bytes = nb;
+		} else {
+		    AddToWindow(s, k, 1, nb);
+		}
 	    }
+	}
+	if (count > 0) {
+	    AddToWindow(s, s->k, count, bytes);
 	}
     }
 }

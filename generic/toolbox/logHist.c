@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include "toolbox/toolbox.h"
 
@@ -102,12 +103,12 @@ Ceil(double q)
 }
 
 /*
- * BucketOf --
+ * BucketSlow --
  *	The bucket of a > 0 (finite): the ceiling of log(a) / log(g).  The
  *	caller has run FastInit (pthread_once).
  */
-static inline __attribute__((always_inline)) int64_t
-BucketOf(double a)
+static int64_t
+BucketSlow(double a)
 {
     uint64_t bits;
 
@@ -132,6 +133,75 @@ BucketOf(double a)
 	}
     }
     return Ceil(log(a) / log(Gamma()));
+}
+
+/*
+ * Most values need no arithmetic at all.  The positive normal doubles of
+ * one exponent e fall in 256 cells by their top 8 fraction bits (the m_i
+ * above), each a relative 1/256 wide against a bucket's 2%: a cell whose
+ * smallest and largest doubles are in the same bucket has every double
+ * between in it too (the bucket grows with the value), and most cells
+ * are such.  A row of 256 entries per exponent holds that bucket, or
+ * CELL_SPLIT for a cell a bucket bound cuts, worked out by BucketSlow
+ * when a value of that exponent first comes (rows of 1 KiB, a few dozen
+ * in use: the magnitudes a trace has) and published atomically, so that
+ * threads may race to make one and each reads a whole row.
+ */
+#define CELL_SPLIT INT32_MIN
+
+static int32_t *cellRows[2048];
+
+static int32_t *
+CellRow(int e)
+{
+    int32_t *row = Rb_AllocArray(1 << FAST_BITS, sizeof(int32_t)), *was = NULL;
+    int i;
+
+    for (i = 0; i < (1 << FAST_BITS); i++) {
+	uint64_t lo = (uint64_t)e << 52 | (uint64_t)i << (52 - FAST_BITS);
+	uint64_t hi = lo | (((uint64_t)1 << (52 - FAST_BITS)) - 1);
+	double a, b;
+	int64_t ka, kb;
+
+	memcpy(&a, &lo, sizeof a);
+	memcpy(&b, &hi, sizeof b);
+	ka = BucketSlow(a);
+	kb = BucketSlow(b);
+	row[i] = ka == kb && ka > INT32_MIN && ka <= INT32_MAX
+		? (int32_t)ka : CELL_SPLIT;
+    }
+    if (!__atomic_compare_exchange_n(&cellRows[e], &was, row, 0,
+	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+	free(row);
+	return was;
+    }
+    return row;
+}
+
+/*
+ * BucketOf --
+ *	BucketSlow(a), from its cell's entry when one bucket holds the cell.
+ */
+static inline __attribute__((always_inline)) int64_t
+BucketOf(double a)
+{
+    uint64_t bits;
+    int e;
+
+    memcpy(&bits, &a, sizeof bits);
+    e = (int)(bits >> 52);
+    if (e != 0 && e != 0x7ff) {
+	int32_t *row = __atomic_load_n(&cellRows[e], __ATOMIC_ACQUIRE), k;
+
+	if (row == NULL) {
+	    row = CellRow(e);
+	}
+	k = row[(bits >> (52 - FAST_BITS)) & ((1 << FAST_BITS) - 1)];
+	if (k != CELL_SPLIT) {
+	    return k;
+	}
+    }
+    return BucketSlow(a);
 }
 
 /*

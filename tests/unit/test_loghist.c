@@ -120,6 +120,36 @@ START_TEST(buckets_of_values_at_the_bounds)
 }
 END_TEST
 
+START_TEST(buckets_at_the_edges_of_the_cells)
+{
+    int e, i, d;
+
+    /* Rb_LogHistAdd looks most values up by their exponent and top 8
+     * fraction bits (a cell); a cell that a bucket bound cuts is worked
+     * out value by value.  The first and last doubles of every cell of
+     * the exponents of 1e-9 to 1e12, and those two ulps either side,
+     * against the formula. */
+    for (e = 1023 - 30; e <= 1023 + 40; e++) {
+	for (i = 0; i < 256; i++) {
+	    uint64_t edge[2];
+	    int k;
+
+	    edge[0] = (uint64_t)e << 52 | (uint64_t)i << 44;
+	    edge[1] = edge[0] | (((uint64_t)1 << 44) - 1);
+	    for (k = 0; k < 2; k++) {
+		for (d = -2; d <= 2; d++) {
+		    uint64_t bits = edge[k] + (uint64_t)(int64_t)d;
+		    double v;
+
+		    memcpy(&v, &bits, sizeof v);
+		    ck_assert_int_eq(AddedBucket(v), FormulaBucket(v));
+		}
+	    }
+	}
+    }
+}
+END_TEST
+
 START_TEST(many_values_counted_as_the_formula_buckets_them)
 {
     static uint64_t want[2][4096];
@@ -191,6 +221,7 @@ rbtest_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, buckets_of_values_across_all_magnitudes);
     tcase_add_test(tc, buckets_of_values_at_the_bounds);
+    tcase_add_test(tc, buckets_at_the_edges_of_the_cells);
     tcase_add_test(tc, many_values_counted_as_the_formula_buckets_them);
     suite_add_tcase(s, tc);
     return s;

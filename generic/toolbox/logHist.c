@@ -137,29 +137,31 @@ BucketSlow(double a)
 
 /*
  * Most values need no arithmetic at all.  The positive normal doubles of
- * one exponent e fall in 256 cells by their top 8 fraction bits (the m_i
- * above), each a relative 1/256 wide against a bucket's 2%: a cell whose
+ * one exponent e fall in 1024 cells by their top 10 fraction bits, each
+ * a relative 1/1024 wide or less against a bucket's 2%: a cell whose
  * smallest and largest doubles are in the same bucket has every double
  * between in it too (the bucket grows with the value), and most cells
- * are such.  A row of 256 entries per exponent holds that bucket, or
- * CELL_SPLIT for a cell a bucket bound cuts, worked out by BucketSlow
- * when a value of that exponent first comes (rows of 1 KiB, a few dozen
- * in use: the magnitudes a trace has) and published atomically, so that
- * threads may race to make one and each reads a whole row.
+ * are such.  A row of 1024 entries per exponent holds that bucket, or
+ * CELL_SPLIT for the 35 or so cells a bucket bound cuts (a factor of 2
+ * holds log 2 / log g = 34.7 bounds), worked out by BucketSlow when a
+ * value of that exponent first comes (rows of 4 KiB, a few dozen in use:
+ * the magnitudes a trace has) and published atomically, so that threads
+ * may race to make one and each reads a whole row.
  */
 #define CELL_SPLIT INT32_MIN
+#define CELL_BITS 10
 
 static int32_t *cellRows[2048];
 
 static int32_t *
 CellRow(int e)
 {
-    int32_t *row = Rb_AllocArray(1 << FAST_BITS, sizeof(int32_t)), *was = NULL;
+    int32_t *row = Rb_AllocArray(1 << CELL_BITS, sizeof(int32_t)), *was = NULL;
     int i;
 
-    for (i = 0; i < (1 << FAST_BITS); i++) {
-	uint64_t lo = (uint64_t)e << 52 | (uint64_t)i << (52 - FAST_BITS);
-	uint64_t hi = lo | (((uint64_t)1 << (52 - FAST_BITS)) - 1);
+    for (i = 0; i < (1 << CELL_BITS); i++) {
+	uint64_t lo = (uint64_t)e << 52 | (uint64_t)i << (52 - CELL_BITS);
+	uint64_t hi = lo | (((uint64_t)1 << (52 - CELL_BITS)) - 1);
 	double a, b;
 	int64_t ka, kb;
 
@@ -196,7 +198,7 @@ BucketOf(double a)
 	if (row == NULL) {
 	    row = CellRow(e);
 	}
-	k = row[(bits >> (52 - FAST_BITS)) & ((1 << FAST_BITS) - 1)];
+	k = row[(bits >> (52 - CELL_BITS)) & ((1 << CELL_BITS) - 1)];
 	if (k != CELL_SPLIT) {
 	    return k;
 	}

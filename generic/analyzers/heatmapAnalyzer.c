@@ -598,6 +598,7 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     int64_t grid[HM_CHUNK];		/* st->grids index, -1: st->cells, */
     unsigned char ok[HM_CHUNK];		/* 0: skipped */
     CellHint hints[HM_HINTS];
+    uint64_t counted = 0, skipped = 0;
     int from, m, j;
 
     memset(hints, 0, sizeof(hints));
@@ -639,30 +640,44 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 
 	    if (ahead < m && ok[ahead]
 		    && st->widenings + st->ywidenings == widened) {
-		RbKeyTablePrefetch(grid[ahead] < 0 ? &st->cells
-			: &st->grids[grid[ahead]], CellKey(kx[ahead],
-			ky[ahead]));
+		int64_t ak = CellKey(kx[ahead], ky[ahead]);
+		const CellHint *ah = &hints[HintOf(ak, grid[ahead])];
+
+		if (ah->cell == NULL || ah->key != ak
+			|| ah->grid != grid[ahead]) {
+		    RbKeyTablePrefetch(grid[ahead] < 0 ? &st->cells
+			    : &st->grids[grid[ahead]], ak);
+		}
 	    }
 	    if (!ok[j]) {
-		st->skipped++;
+		skipped++;
 		continue;
 	    }
 	    if (st->widenings + st->ywidenings != widened
 		    && (!BinOf(&st->axis[0], x[j], &kx[j])
 		    || !BinOf(&st->axis[1], y[j], &ky[j]))) {
-		st->skipped++;
+		skipped++;
 		continue;
 	    }
 	    key = CellKey(kx[j], ky[j]);
 	    hint = &hints[HintOf(key, grid[j])];
+	    counted++;
 	    if (hint->cell != NULL && hint->key == key
 		    && hint->grid == grid[j]) {
+		/* A cell already held: its bins are, and no cell more
+		 * can need a widening. */
 		c = hint->cell;
+		c->count++;
+		if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
+		    c->bytes += (uint64_t)size[i];
+		}
+		continue;
 	    } else {
 		t = grid[j] < 0 ? &st->cells : &st->grids[grid[j]];
 		cap = t->cap;
 		c = FindCell(st, t, key);
 		if (c == NULL) {
+		    counted--;
 		    st->failed = 1;
 		    RbKitKeyLimit(a, st->limit, "cells",
 			    b->firstRecord + (uint64_t)i, 40);
@@ -677,7 +692,6 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		hint->cell = c;
 	    }
 	    c->count++;
-	    st->counted++;
 	    if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
 		c->bytes += (uint64_t)size[i];
 	    }
@@ -690,6 +704,8 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    }
 	}
     }
+    st->counted += counted;
+    st->skipped += skipped;
 }
 
 /*

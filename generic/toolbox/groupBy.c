@@ -278,7 +278,8 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
  *	in the selection in order.  The statistics classes of one Flow with
  *	the same -by get the same records one after another: the first
  *	works out the partition, and those after check that it holds for
- *	their records (a comparison a record, not a lookup) and use it.
+ *	their records (the same selection, and keys: comparisons a record,
+ *	not a lookup) and use it, each key's records handed on in place.
  *	One per thread (a Flow is pushed by one thread at a time).
  */
 typedef struct Partition {
@@ -290,6 +291,11 @@ typedef struct Partition {
     uint32_t order[RB_BATCH_SIZE];	/* order. */
     int32_t id[RB_BATCH_SIZE];		/* Each position's key's index in
 					 * dkey, -1 when absent. */
+    uint32_t at[RB_BATCH_SIZE];		/* The selection it was made of, */
+    uint32_t psel[RB_BATCH_SIZE];	/* and that selection by key (at
+					 * the positions of order): each
+					 * key's records, handed to the
+					 * base hooks as they are. */
     /* Building: key -> index, a slot in use when its stamp is current. */
     int64_t hkey[2 * RB_BATCH_SIZE];
     int32_t hid[2 * RB_BATCH_SIZE];
@@ -337,8 +343,8 @@ PartitionHolds(const Partition *p, int field, const int64_t *keys,
 	int64_t key = keys[sel[j]];
 	int32_t id = p->id[j];
 
-	differ |= id < 0 ? key != RB_ABSENT
-		: key == RB_ABSENT || p->dkey[id] != key;
+	differ |= (id < 0 ? key != RB_ABSENT
+		: key == RB_ABSENT || p->dkey[id] != key) | (sel[j] != p->at[j]);
     }
     return !differ;
 }
@@ -387,7 +393,9 @@ BuildPartition(Partition *p, int field, const int64_t *keys,
 	count[d] = p->start[d];
     }
     for (j = 0; j < nsel; j++) {
+	p->at[j] = sel[j];
 	if (p->id[j] >= 0) {
+	    p->psel[count[p->id[j]]] = sel[j];
 	    p->order[count[p->id[j]]++] = (uint32_t)j;
 	}
     }
@@ -443,6 +451,12 @@ GroupedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	Rb_Analyzer sub = SubAnalyzer(a, gs->touched[d]->state, NULL);
 	int n = 0;
 
+	if (upTo == (uint32_t)nsel) {
+	    /* Every record of the key: its part of the partition's. */
+	    base->batch(&sub, b, p->psel + p->start[d],
+		    (int)(p->start[d + 1] - p->start[d]));
+	    continue;
+	}
 	for (k = p->start[d]; k < p->start[d + 1] && p->order[k] < upTo;
 		k++) {
 	    gs->sel[pos + n++] = sel[p->order[k]];

@@ -578,9 +578,10 @@ CellOfKey(int64_t key, int32_t *kx, int32_t *ky)
  *	on either axis (or one with no bin) is counted as skipped.  The
  *	record that would make one cell more than -limit stops the run.
  *	A chunk of records at a time: first each one's values, bins and
- *	grid, then each is counted, the cell of the record HM_AHEAD on
- *	prefetched (the cell tables are large, and a record's cell anywhere
- *	in them).  When -maxcells widens the bins meanwhile, the records
+ *	grid, then each is counted, in the cell the hints hold for it (no
+ *	look-up) or else found in its table, the cell of the record
+ *	HM_AHEAD on prefetched when its hint misses (the cell tables are
+ *	large, and a record's cell anywhere in them).  When -maxcells widens the bins meanwhile, the records
  *	after are binned again from their values, as they would be one at
  *	a time.
  */
@@ -661,37 +662,36 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    }
 	    key = CellKey(kx[j], ky[j]);
 	    hint = &hints[HintOf(key, grid[j])];
-	    counted++;
 	    if (hint->cell != NULL && hint->key == key
 		    && hint->grid == grid[j]) {
 		/* A cell already held: its bins are, and no cell more
 		 * can need a widening. */
 		c = hint->cell;
 		c->count++;
+		counted++;
 		if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
 		    c->bytes += (uint64_t)size[i];
 		}
 		continue;
-	    } else {
-		t = grid[j] < 0 ? &st->cells : &st->grids[grid[j]];
-		cap = t->cap;
-		c = FindCell(st, t, key);
-		if (c == NULL) {
-		    counted--;
-		    st->failed = 1;
-		    RbKitKeyLimit(a, st->limit, "cells",
-			    b->firstRecord + (uint64_t)i, 40);
-		    break;
-		}
-		if (t->cap != cap) {
-		    /* The table grew: its cells moved. */
-		    memset(hints, 0, sizeof(hints));
-		}
-		hint->key = key;
-		hint->grid = grid[j];
-		hint->cell = c;
 	    }
+	    t = grid[j] < 0 ? &st->cells : &st->grids[grid[j]];
+	    cap = t->cap;
+	    c = FindCell(st, t, key);
+	    if (c == NULL) {
+		st->failed = 1;
+		RbKitKeyLimit(a, st->limit, "cells", b->firstRecord + (uint64_t)i,
+			40);
+		break;
+	    }
+	    if (t->cap != cap) {
+		/* The table grew: its cells moved. */
+		memset(hints, 0, sizeof(hints));
+	    }
+	    hint->key = key;
+	    hint->grid = grid[j];
+	    hint->cell = c;
 	    c->count++;
+	    counted++;
 	    if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
 		c->bytes += (uint64_t)size[i];
 	    }

@@ -144,19 +144,26 @@ BucketSlow(double a)
  * are such.  A row of 1024 entries per exponent holds that bucket, or
  * CELL_SPLIT for the 35 or so cells a bucket bound cuts (a factor of 2
  * holds log 2 / log g = 34.7 bounds), worked out by BucketSlow when a
- * value of that exponent first comes (rows of 4 KiB, a few dozen in use:
- * the magnitudes a trace has) and published atomically, so that threads
- * may race to make one and each reads a whole row.
+ * value of that exponent first comes and published atomically, so that
+ * threads may race to make one and each reads a whole row.  Rows are of
+ * 4 KiB, one per exponent at most (8 MiB if every one came), a few dozen
+ * in use: the magnitudes a trace has.  They last as long as the process.
  */
 #define CELL_SPLIT INT32_MIN
 #define CELL_BITS 10
 
 static int32_t *cellRows[2048];
 
+/*
+ * CellRow --
+ *	Makes the row of exponent e (0 < e < 0x7ff).
+ * Results: the row, or the one another thread published first.
+ */
 static int32_t *
 CellRow(int e)
 {
-    int32_t *row = Rb_AllocArray(1 << CELL_BITS, sizeof(int32_t)), *was = NULL;
+    int32_t *row = Rb_AllocArray(1 << CELL_BITS, sizeof(int32_t));
+    int32_t *was = NULL;
     int i;
 
     for (i = 0; i < (1 << CELL_BITS); i++) {
@@ -182,7 +189,8 @@ CellRow(int e)
 
 /*
  * BucketOf --
- *	BucketSlow(a), from its cell's entry when one bucket holds the cell.
+ *	BucketSlow(a) for a > 0 (finite), from its cell's entry when one
+ *	bucket holds the cell.  The caller has run FastInit.
  */
 static inline __attribute__((always_inline)) int64_t
 BucketOf(double a)

@@ -40,9 +40,11 @@ namespace eval ::rubicon::tracereport {
     variable heatCells 16384
     # -sample auto: inputs of fewer bytes than this (or read from a pipe)
     # get no block sample; larger ones get one sized by a first pass that
-    # counts their distinct blocks behind a 1-in-autoProbe sample.
+    # counts their distinct blocks in a 1-in-autoProbe sample of their
+    # extents of autoExtent blocks.
     variable autoBytes [expr {64 << 20}]
     variable autoProbe 64
+    variable autoExtent 16
 }
 if {![info exists ::rubicon::runOptions]} {
     set ::rubicon::runOptions {}
@@ -635,14 +637,12 @@ proc ::rubicon::tracereport::main {argList} {
 # tracereport::autoSample traces opts -- the N of "-sample auto": 1 (no
 # block sample) for standard input, a pipe, a run split over MPI ranks (whose
 # ranks could not agree on an estimate before the run) or inputs smaller
-# than autoBytes.  Else a first pass over the traces counts their distinct
-# 4 KiB blocks D behind a 1-in-autoProbe block sample (FootprintAnalyzer,
-# D its footprint times autoProbe), and N is the largest power of two
+# than autoBytes.  Else a first pass over the traces estimates their
+# distinct 4 KiB blocks D (probeBlocks), and N is the largest power of two
 # with D / N >= 2 sampleSize: the per-block Analyzers' own fixed-size
 # samples (sampleSize blocks) are then drawn from at least twice as many.
 proc ::rubicon::tracereport::autoSample {traces opts} {
     variable autoBytes
-    variable autoProbe
     variable sampleSize
     if {[::rubicon::mpi split]} {return 1}
     set bytes 0
@@ -655,12 +655,31 @@ proc ::rubicon::tracereport::autoSample {traces opts} {
 	puts stderr "rubicon report: a first pass counts the distinct blocks\
 	    to size the block sample (-sample N sets it)"
     }
+    set d [probeBlocks $traces $opts]
+    set n 1
+    while {$d / (2.0 * $n) >= 2 * $sampleSize} {
+	set n [expr {2 * $n}]
+    }
+    return $n
+}
+
+# tracereport::probeBlocks traces opts -- the first pass of "-sample
+# auto": an estimate of the distinct 4 KiB blocks the traces touch.  Of
+# their extents of autoExtent blocks it keeps 1 in autoProbe by hash
+# (SampleTransformer -blocksize), the parts of I/Os on them, and counts
+# the distinct blocks in those (FootprintAnalyzer): a block is counted
+# exactly when its extent is kept, 1 time in autoProbe, so autoProbe
+# times the count estimates them all, with a hash an extent rather than
+# a block (the pass costs little more than the read).
+proc ::rubicon::tracereport::probeBlocks {traces opts} {
+    variable autoProbe
+    variable autoExtent
     ::rubicon::reset
     set probe [::rubicon::Flow probe [::rubicon::FootprintAnalyzer -limit 65536]]
     # Under a Mux, the sample runs on a thread of its own while the run's
     # thread reads (rubicon::run -threads).
     ::rubicon::head [::rubicon::Mux [::rubicon::SampleTransformer \
-	-blocksize 4096 -every $autoProbe $probe]]
+	-blocksize [expr {4096 * $autoExtent}] -every $autoProbe $probe]]
     # Malformed records are warned of in the report's own pass, not twice.
     set runOpts [dict get $opts -runoptions]
     if {[dict exists $runOpts -onerror]
@@ -674,11 +693,7 @@ proc ::rubicon::tracereport::autoSample {traces opts} {
     } msg ropts]
     ::rubicon::reset
     if {$code} {return -options $ropts $msg}
-    set n 1
-    while {$d / (2.0 * $n) >= 2 * $sampleSize} {
-	set n [expr {2 * $n}]
-    }
-    return $n
+    return $d
 }
 
 # tracereport::liveRows from to rows -- a LiveAnalyzer's -command: prints

@@ -14,7 +14,6 @@
  */
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "toolbox/toolbox.h"
@@ -55,84 +54,18 @@ Rb_LogHistReset(Rb_LogHist *h)
 }
 
 /*
- * The bucket of a value without a call to log.  A positive normal v is
- * m 2^e with m in [1, 2); m lies in [m_i, m_i + 1/256) for m_i = 1 + i/256
- * (i: its top 8 fraction bits), and
- *	log2 m = log2 m_i + log1p(t) / ln 2,	t = (m - m_i) / m_i < 1/256,
- * with log2 m_i from a table and log1p(t) from its series to t^4 (the
- * rest below 2e-13).  This q differs from the q of log(v) / log(g) by
- * less than 1e-10 (each within about 5e-11 of the exact quotient), so
- * where it lies at least FAST_MARGIN from an integer both have the same
- * ceiling; nearer (about 1 value in 10^7), or for a subnormal v, the
- * quotient is worked out with log as before.
- */
-#define FAST_BITS 8
-#define FAST_MARGIN 1e-8
-
-static double fastLog2[1 << FAST_BITS];	/* log2 m_i */
-static double fastInv[1 << FAST_BITS];	/* 1 / m_i */
-static double fastScale;		/* ln 2 / ln g */
-static pthread_once_t fastOnce = PTHREAD_ONCE_INIT;
-
-static void
-FastInit(void)
-{
-    int i;
-
-    for (i = 0; i < (1 << FAST_BITS); i++) {
-	double m = 1.0 + (double)i / (double)(1 << FAST_BITS);
-
-	fastLog2[i] = log2(m);
-	fastInv[i] = 1.0 / m;
-    }
-    fastScale = M_LN2 / log(Gamma());
-}
-
-/*
- * Ceil --
- *	The ceiling of q, inline (a library call otherwise on this target).
- *	Here q lies within +-2^63: a finite double's log is within +-745,
- *	over log(g) about 0.02.
- */
-static inline int64_t
-Ceil(double q)
-{
-    int64_t k = (int64_t)q;
-
-    return k + ((double)k < q);
-}
-
-/*
  * BucketSlow --
- *	The bucket of a > 0 (finite): the ceiling of log(a) / log(g).  The
- *	caller has run FastInit (pthread_once).
+ *	The bucket of a > 0 (finite): the ceiling of log(a) / log(g).  Here
+ *	the quotient lies within +-2^63: a finite double's log is within
+ *	+-745, over log(g) about 0.02.
  */
 static int64_t
 BucketSlow(double a)
 {
-    uint64_t bits;
+    double q = log(a) / log(Gamma());
+    int64_t k = (int64_t)q;
 
-    memcpy(&bits, &a, sizeof bits);
-    if ((bits >> 52) != 0) {
-	int i = (int)((bits >> (52 - FAST_BITS)) & ((1 << FAST_BITS) - 1));
-	uint64_t mbits = (bits & (((uint64_t)1 << 52) - 1))
-		| ((uint64_t)1023 << 52);
-	double m, t, l, q, r;
-	int64_t k;
-
-	memcpy(&m, &mbits, sizeof m);
-	/* m - m_i is exact (both in [1, 2)). */
-	t = (m - (1.0 + (double)i / (double)(1 << FAST_BITS))) * fastInv[i];
-	l = t - t * t * (0.5 - t * (1.0 / 3.0 - t * 0.25));
-	q = ((double)((int64_t)(bits >> 52) - 1023) + fastLog2[i]
-		+ l * M_LOG2E) * fastScale;
-	k = Ceil(q);
-	r = (double)k - q;
-	if (r >= FAST_MARGIN && r <= 1.0 - FAST_MARGIN) {
-	    return k;
-	}
-    }
-    return Ceil(log(a) / log(Gamma()));
+    return k + ((double)k < q);
 }
 
 /*
@@ -190,7 +123,7 @@ CellRow(int e)
 /*
  * BucketOf --
  *	BucketSlow(a) for a > 0 (finite), from its cell's entry when one
- *	bucket holds the cell.  The caller has run FastInit.
+ *	bucket holds the cell.
  */
 static inline __attribute__((always_inline)) int64_t
 BucketOf(double a)
@@ -217,8 +150,7 @@ BucketOf(double a)
 /*
  * Take --
  *	The part of adding v that needs no counter: nothing for a value not
- *	finite; else v into the moments, and a zero counted.  The caller
- *	has run FastInit.
+ *	finite; else v into the moments, and a zero counted.
  * Results: the side of the buckets v is counted on (0 positive, 1
  *	negative) with *k its bucket, or NO_SIDE when no bucket counts it.
  */
@@ -253,7 +185,6 @@ Rb_LogHistAdd(Rb_LogHist *h, double v)
     int64_t k;
     int side;
 
-    pthread_once(&fastOnce, FastInit);
     if ((side = Take(h, v, &k)) != NO_SIDE
 	    && (slot = Rb_TimeBinsSlot(&h->bucket[side], k)) != NULL) {
 	(*slot)++;
@@ -279,7 +210,6 @@ RbLogHistAddMany(Rb_LogHist *h, const double *v, int n)
     unsigned char side[ADD_CHUNK];	/* 0, 1: bucket[side]; or NO_SIDE */
     int i, m, from;
 
-    pthread_once(&fastOnce, FastInit);
     for (from = 0; from < n; from += m) {
 	m = n - from < ADD_CHUNK ? n - from : ADD_CHUNK;
 	for (i = 0; i < m; i++) {

@@ -88,30 +88,9 @@ proc ::rubicon::tracereport::jval {v} {
     return [jstr $v]
 }
 
-# tracereport::jrows rows -- a list of row lists as a JSON array of arrays:
-# each value as jval gives it, written out here (the heat maps have tens
-# of thousands of values, and two calls a value were most of the
-# report's JSON time).  An integer is never NaN or Inf, so it is tested
-# first.
-proc ::rubicon::tracereport::jrows {rows} {
-    set out {}
-    foreach r $rows {
-	set vals {}
-	foreach v $r {
-	    if {[string is wide -strict $v]} {
-		lappend vals [expr {wide($v)}]
-	    } elseif {![string is double -strict $v]} {
-		lappend vals [jstr $v]
-	    } elseif {[string match -nocase *n* $v]} {
-		lappend vals null
-	    } else {
-		lappend vals [format %.10g $v]
-	    }
-	}
-	lappend out "\[[join $vals {, }]\]"
-    }
-    return "\[[join $out {, }]\]"
-}
+# tracereport::jrows rows -- a list of row lists as a JSON array of arrays,
+# each value as jval gives it: a command in C (reporters/traceReport.c),
+# as the heat maps have tens of thousands of values.
 
 # ---- Small helpers --------------------------------------------------------
 
@@ -1789,21 +1768,10 @@ proc ::rubicon::tracereport::svgHeatmap {cells {title "I/Os by offset (GiB) and 
     if {![llength $cells]} {
 	return "$out<text x=\"[expr {$W / 2}]\" y=\"[expr {$H / 2}]\" text-anchor=\"middle\">no data</text></svg></figure>"
     }
-    set tx [concat {*}[lmap c $cells {lrange $c 0 1}]]
-    set oy [concat {*}[lmap c $cells {lrange $c 2 3}]]
-    set t0 [tcl::mathfunc::min {*}$tx]; set t1 [tcl::mathfunc::max {*}$tx]
-    set o0 [tcl::mathfunc::min {*}$oy]; set o1 [tcl::mathfunc::max {*}$oy]
-    set cmax [tcl::mathfunc::max {*}[lmap c $cells {lindex $c 4}]]
-    set sx [expr {($W - $L - $R) / double(max($t1 - $t0, 1e-9))}]
-    set sy [expr {($H - $T - $B) / double(max($o1 - $o0, 1))}]
-    foreach c $cells {
-	lassign $c a b lo hi n
-	set shade [expr {int(255 - 225 * log(1 + $n) / log(1 + $cmax))}]
-	append out [format "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,255)\"/>" \
-	    [expr {$L + ($a - $t0) * $sx}] [expr {$H - $B - ($hi - $o0) * $sy}] \
-	    [expr {max(1.0, ($b - $a) * $sx)}] [expr {max(1.0, ($hi - $lo) * $sy)}] \
-	    $shade $shade]
-    }
+    # The cells' rectangles, in C (traceReport.c): a heat map has up to
+    # -maxcells of them.
+    lassign [heatrects $cells $W $H $L $R $T $B] t0 t1 o0 o1 rects
+    append out $rects
     append out "<text x=\"$L\" y=\"[expr {$H - $B + 14}]\">[format %.4g $t0]</text>"
     append out "<text x=\"[expr {$W - $R}]\" y=\"[expr {$H - $B + 14}]\" text-anchor=\"end\">[format %.4g $t1]</text>"
     append out "<text x=\"[expr {$L - 4}]\" y=\"[expr {$H - $B}]\" text-anchor=\"end\">[format %.4g [expr {$o0 / 1073741824.0}]]</text>"

@@ -411,6 +411,7 @@ Rubicon_Init(Tcl_Interp *interp)
 	    || RbSafeInitCmds(interp) != TCL_OK
 	    || RbAnalyzerKitInit(interp) != TCL_OK
 	    || RbReporterKitInit(interp) != TCL_OK
+	    || RbTraceReportInitCmds(interp) != TCL_OK
 	    || RbTransformerKitInit(interp) != TCL_OK) {
 	return ImportPendingAfterError(eng);
     }

@@ -24,6 +24,8 @@ int		RbReporterKitInit(Tcl_Interp *interp);
 int		RbTransformerKitInit(Tcl_Interp *interp);
 void		RbReaderKitInit(void);
 int		RbIoCommandsInit(Tcl_Interp *interp);	/* TraceWriter */
+/* The C loops of rubicon report's writer (reporters/traceReport.c). */
+int		RbTraceReportInitCmds(Tcl_Interp *interp);
 
 /* Helpers shared by the core files. */
 

@@ -202,12 +202,47 @@ RbFlowStart(Rb_Flow *flow, const Rb_RunInfo *run)
 void
 RbFlowPush(Rb_Flow *flow, const Rb_Batch *b, const uint32_t *sel, int nsel)
 {
+    uint64_t outer = RbFlowPushBegin();
     int i;
 
     flow->recordCount += nsel;
     for (i = 0; i < flow->nanalyzers; i++) {
 	RbAnalyzerPush(flow->analyzers[i], b, sel, nsel);
     }
+    RbFlowPushEnd(outer);
+}
+
+/*
+ * RbFlowPushBegin, RbFlowPushEnd, RbFlowPushId --
+ *	Number the pushes of a batch to a Flow's analyzers on this thread:
+ *	between Begin and End (which restores the push Begin returned, for
+ *	a push within a push), RbFlowPushId names the current one, and
+ *	every analyzer of the Flow gets the same batch and selection,
+ *	unchanged.  So what one analyzer works out from them (groupBy.c's
+ *	partition by key) holds for the next one of the same push.
+ *	RbFlowPushId is 0 outside a Flow's push.
+ */
+static __thread uint64_t pushCount, pushCurrent;
+
+uint64_t
+RbFlowPushBegin(void)
+{
+    uint64_t outer = pushCurrent;
+
+    pushCurrent = ++pushCount;
+    return outer;
+}
+
+void
+RbFlowPushEnd(uint64_t outer)
+{
+    pushCurrent = outer;
+}
+
+uint64_t
+RbFlowPushId(void)
+{
+    return pushCurrent;
 }
 
 /*

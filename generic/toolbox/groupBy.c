@@ -284,6 +284,8 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
  */
 typedef struct Partition {
     int field, nsel, ndistinct;
+    uint64_t push;			/* The Flow push it was made in
+					 * (RbFlowPushId), 0: none. */
     int64_t dkey[RB_BATCH_SIZE];	/* The distinct keys, */
     uint32_t first[RB_BATCH_SIZE];	/* the position of each's first
 					 * record, */
@@ -321,6 +323,7 @@ ThePartition(void)
     if ((p = pthread_getspecific(partitionKey)) == NULL) {
 	p = Rb_Alloc(sizeof(Partition));
 	p->field = -1;
+	p->push = 0;
 	pthread_setspecific(partitionKey, p);
     }
     return p;
@@ -338,6 +341,11 @@ PartitionHolds(const Partition *p, int field, const int64_t *keys,
 
     if (p->field != field || p->nsel != nsel) {
 	return 0;
+    }
+    if (p->push != 0 && p->push == RbFlowPushId()) {
+	/* Made by an analyzer before this one in the same push: of the
+	 * same records. */
+	return 1;
     }
     for (j = 0; j < nsel; j++) {
 	int64_t key = keys[sel[j]];
@@ -402,6 +410,7 @@ BuildPartition(Partition *p, int field, const int64_t *keys,
     p->field = field;
     p->nsel = nsel;
     p->ndistinct = n;
+    p->push = RbFlowPushId();
 }
 
 /*

@@ -24,6 +24,9 @@
 typedef __int128 Sum128;
 
 /* Helpers of the kit (kitHelpers.c). */
+/* The push of a batch to a Flow's analyzers this thread is in, 0 for
+ * none: its analyzers get the same batch and selection (core/flow.c). */
+uint64_t	RbFlowPushId(void);
 int		RbKitOptionError(Rb_Analyzer *a, Tcl_Interp *interp,
 		    const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));

@@ -202,40 +202,33 @@ RbFlowStart(Rb_Flow *flow, const Rb_RunInfo *run)
 void
 RbFlowPush(Rb_Flow *flow, const Rb_Batch *b, const uint32_t *sel, int nsel)
 {
-    uint64_t outer = RbFlowPushBegin();
-    int i;
-
-    flow->recordCount += nsel;
-    for (i = 0; i < flow->nanalyzers; i++) {
-	RbAnalyzerPush(flow->analyzers[i], b, sel, nsel);
-    }
-    RbFlowPushEnd(outer);
+    RbFlowPushTo(flow, flow->analyzers, flow->nanalyzers, b, sel, nsel);
 }
 
 /*
- * RbFlowPushBegin, RbFlowPushEnd, RbFlowPushId --
- *	Number the pushes of a batch to a Flow's analyzers on this thread:
- *	between Begin and End (which restores the push Begin returned, for
- *	a push within a push), RbFlowPushId names the current one, and
- *	every analyzer of the Flow gets the same batch and selection,
- *	unchanged.  So what one analyzer works out from them (groupBy.c's
- *	partition by key) holds for the next one of the same push.
- *	RbFlowPushId is 0 outside a Flow's push.
+ * RbFlowPushTo --
+ *	RbFlowPush with the Flow's analyzers from ana[0 .. n) (a Mux's
+ *	table keeps them in one array for all its Flows: muxTable.c).  The
+ *	push has a number on this thread, RbFlowPushId (0 outside one):
+ *	every analyzer of the push gets the same batch and selection,
+ *	unchanged, so what one works out from them (groupBy.c's partition
+ *	by key) holds for the next one of the same push.  A push within a
+ *	push gets its own number and gives the outer one back at its end.
  */
 static __thread uint64_t pushCount, pushCurrent;
 
-uint64_t
-RbFlowPushBegin(void)
+void
+RbFlowPushTo(Rb_Flow *flow, Rb_Analyzer *const *ana, int n,
+	const Rb_Batch *b, const uint32_t *sel, int nsel)
 {
     uint64_t outer = pushCurrent;
+    int i;
 
     pushCurrent = ++pushCount;
-    return outer;
-}
-
-void
-RbFlowPushEnd(uint64_t outer)
-{
+    flow->recordCount += nsel;
+    for (i = 0; i < n; i++) {
+	RbAnalyzerPush(ana[i], b, sel, nsel);
+    }
     pushCurrent = outer;
 }
 

@@ -802,15 +802,9 @@ RbMuxPushChild(Rb_Node *mux, int c, const Rb_Batch *b, const uint32_t *sel,
 	out = scratch;
     }
     if (t->flowOf[c] != NULL) {
-	/* RbFlowPush, with the analyzers from t->ana. */
 	if (m > 0) {
-	    uint64_t outer = RbFlowPushBegin();
-
-	    t->flowOf[c]->recordCount += m;
-	    for (i = t->anaFirst[c]; i < t->anaFirst[c + 1]; i++) {
-		RbAnalyzerPush(t->ana[i], b, out, m);
-	    }
-	    RbFlowPushEnd(outer);
+	    RbFlowPushTo(t->flowOf[c], t->ana + t->anaFirst[c],
+		    t->anaFirst[c + 1] - t->anaFirst[c], b, out, m);
 	}
 	return;
     }

@@ -163,9 +163,9 @@ int		RbFlowStart(Rb_Flow *flow, const Rb_RunInfo *run);
 void		RbFlowPush(Rb_Flow *flow, const Rb_Batch *b,
 		    const uint32_t *sel, int nsel);
 int		RbFlowEnd(Rb_Flow *flow, const Rb_RunInfo *run);
-/* Around a push to a Flow's analyzers (RbFlowPushId, toolbox.h). */
-uint64_t	RbFlowPushBegin(void);
-void		RbFlowPushEnd(uint64_t outer);
+/* RbFlowPush with the analyzers given (RbFlowPushId, toolbox.h). */
+void		RbFlowPushTo(Rb_Flow *flow, Rb_Analyzer *const *ana, int n,
+		    const Rb_Batch *b, const uint32_t *sel, int nsel);
 void		RbFlowSetAttr(Rb_Flow *flow, Rb_Attribute *attr);
 /* The first error of work that goes on past failures (error.c). */
 void		RbErrorKeep(Tcl_Interp *interp, Tcl_Obj **result,

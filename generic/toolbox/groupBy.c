@@ -276,14 +276,13 @@ GroupedStart(Rb_Analyzer *a, const Rb_RunInfo *run)
  *	The selected records of a batch by key (of one field): each
  *	distinct key in order of first appearance, its records' positions
  *	in the selection in order.  The statistics classes of one Flow with
- *	the same -by get the same records one after another: the first
- *	works out the partition, and those after check that it holds for
- *	their records (the same selection, and keys: comparisons a record,
- *	not a lookup) and use it, each key's records handed on in place.
+ *	the same -by get the same records one after another, in one push
+ *	(RbFlowPushId): the first works out the partition, and those after
+ *	in the same push use it, each key's records handed on in place.
  *	One per thread (a Flow is pushed by one thread at a time).
  */
 typedef struct Partition {
-    int field, nsel, ndistinct;
+    int field, ndistinct;
     uint64_t push;			/* The Flow push it was made in
 					 * (RbFlowPushId), 0: none. */
     int64_t dkey[RB_BATCH_SIZE];	/* The distinct keys, */
@@ -293,11 +292,10 @@ typedef struct Partition {
     uint32_t order[RB_BATCH_SIZE];	/* order. */
     int32_t id[RB_BATCH_SIZE];		/* Each position's key's index in
 					 * dkey, -1 when absent. */
-    uint32_t at[RB_BATCH_SIZE];		/* The selection it was made of, */
-    uint32_t psel[RB_BATCH_SIZE];	/* and that selection by key (at
-					 * the positions of order): each
-					 * key's records, handed to the
-					 * base hooks as they are. */
+    uint32_t psel[RB_BATCH_SIZE];	/* The selection by key (at the
+					 * positions of order): each key's
+					 * records, handed to the base
+					 * hooks as they are. */
     /* Building: key -> index, a slot in use when its stamp is current. */
     int64_t hkey[2 * RB_BATCH_SIZE];
     int32_t hid[2 * RB_BATCH_SIZE];
@@ -331,30 +329,15 @@ ThePartition(void)
 
 /*
  * PartitionHolds --
- *	Whether p is the partition of these records by field.
+ *	Whether p is the partition of this analyzer's records by field:
+ *	made by one before it in the same Flow push, which gets them all
+ *	the same records.  Outside a push (an Analyzer a Mux or Filter
+ *	feeds itself) it is made anew.
  */
 static int
-PartitionHolds(const Partition *p, int field, const int64_t *keys,
-	const uint32_t *sel, int nsel)
+PartitionHolds(const Partition *p, int field)
 {
-    int j, differ = 0;
-
-    if (p->field != field || p->nsel != nsel) {
-	return 0;
-    }
-    if (p->push != 0 && p->push == RbFlowPushId()) {
-	/* Made by an analyzer before this one in the same push: of the
-	 * same records. */
-	return 1;
-    }
-    for (j = 0; j < nsel; j++) {
-	int64_t key = keys[sel[j]];
-	int32_t id = p->id[j];
-
-	differ |= (id < 0 ? key != RB_ABSENT
-		: key == RB_ABSENT || p->dkey[id] != key) | (sel[j] != p->at[j]);
-    }
-    return !differ;
+    return p->field == field && p->push != 0 && p->push == RbFlowPushId();
 }
 
 /*
@@ -401,14 +384,12 @@ BuildPartition(Partition *p, int field, const int64_t *keys,
 	count[d] = p->start[d];
     }
     for (j = 0; j < nsel; j++) {
-	p->at[j] = sel[j];
 	if (p->id[j] >= 0) {
 	    p->psel[count[p->id[j]]] = sel[j];
 	    p->order[count[p->id[j]]++] = (uint32_t)j;
 	}
     }
     p->field = field;
-    p->nsel = nsel;
     p->ndistinct = n;
     p->push = RbFlowPushId();
 }
@@ -442,7 +423,7 @@ GroupedBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     }
     keys = b->col[gs->byIndex];
     p = ThePartition();
-    if (!PartitionHolds(p, gs->byIndex, keys, sel, nsel)) {
+    if (!PartitionHolds(p, gs->byIndex)) {
 	BuildPartition(p, gs->byIndex, keys, sel, nsel);
     }
     for (nd = 0; nd < p->ndistinct; nd++) {

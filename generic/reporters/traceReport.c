@@ -190,7 +190,7 @@ HeatrectsCmd(ClientData cd, Tcl_Interp *interp, int objc,
 {
     Tcl_Obj **cells, **c, *result[5];
     Tcl_DString out;
-    double v[5], t0 = 0, t1 = 0, o0 = 0, o1 = 0, cmax = 0, sx, sy;
+    double *v, t0 = 0, t1 = 0, o0 = 0, o1 = 0, cmax = 0, sx, sy;
     int dims[6], ncells, n, i, k;
     char buf[256];
 
@@ -207,34 +207,42 @@ HeatrectsCmd(ClientData cd, Tcl_Interp *interp, int objc,
     if (Tcl_ListObjGetElements(interp, objv[1], &ncells, &cells) != TCL_OK) {
 	return TCL_ERROR;
     }
-    /* The ranges, and the largest count: as min and max over them. */
+    /* The cells' five numbers; the ranges, and the largest count: as min
+     * and max over them. */
+    v = Rb_AllocArray((size_t)ncells * 5 + 1, sizeof(double));
     for (i = 0; i < ncells; i++) {
+	double *r = v + 5 * i;
+
 	if (Tcl_ListObjGetElements(interp, cells[i], &n, &c) != TCL_OK) {
+	    free(v);
 	    return TCL_ERROR;
 	}
 	if (n != 5) {
 	    Tcl_SetObjResult(interp, Tcl_ObjPrintf("heat-map cell \"%s\" "
 		    "is not {timeLo timeHi offsetLo offsetHi count}",
 		    Tcl_GetString(cells[i])));
+	    free(v);
 	    return TCL_ERROR;
 	}
 	for (k = 0; k < 5; k++) {
-	    if (Tcl_GetDoubleFromObj(interp, c[k], &v[k]) != TCL_OK) {
+	    if (Tcl_GetDoubleFromObj(interp, c[k], &r[k]) != TCL_OK) {
+		free(v);
 		return TCL_ERROR;
 	    }
 	}
 	if (i == 0) {
-	    t0 = t1 = v[0];
-	    o0 = o1 = v[2];
-	    cmax = v[4];
+	    t0 = t1 = r[0];
+	    o0 = o1 = r[2];
+	    cmax = r[4];
 	}
-	t0 = fmin(t0, fmin(v[0], v[1]));
-	t1 = fmax(t1, fmax(v[0], v[1]));
-	o0 = fmin(o0, fmin(v[2], v[3]));
-	o1 = fmax(o1, fmax(v[2], v[3]));
-	cmax = fmax(cmax, v[4]);
+	t0 = fmin(t0, fmin(r[0], r[1]));
+	t1 = fmax(t1, fmax(r[0], r[1]));
+	o0 = fmin(o0, fmin(r[2], r[3]));
+	o1 = fmax(o1, fmax(r[2], r[3]));
+	cmax = fmax(cmax, r[4]);
     }
     if (ncells == 0 || !(cmax > 0)) {
+	free(v);
 	Tcl_SetObjResult(interp, Tcl_NewStringObj(
 		"heatrects needs cells, with a positive count", -1));
 	return TCL_ERROR;
@@ -243,21 +251,18 @@ HeatrectsCmd(ClientData cd, Tcl_Interp *interp, int objc,
     sy = (dims[1] - dims[4] - dims[5]) / fmax(o1 - o0, 1);
     Tcl_DStringInit(&out);
     for (i = 0; i < ncells; i++) {
-	int shade;
+	const double *r = v + 5 * i;
+	int shade = (int)(255 - 225 * log(1 + r[4]) / log(1 + cmax));
 
-	Tcl_ListObjGetElements(NULL, cells[i], &n, &c);
-	for (k = 0; k < 5; k++) {
-	    Tcl_GetDoubleFromObj(NULL, c[k], &v[k]);
-	}
-	shade = (int)(255 - 225 * log(1 + v[4]) / log(1 + cmax));
 	snprintf(buf, sizeof(buf), "<rect x=\"%.1f\" y=\"%.1f\" "
 		"width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,255)\"/>",
-		dims[2] + (v[0] - t0) * sx,
-		(dims[1] - dims[5]) - (v[3] - o0) * sy,
-		fmax(1.0, (v[1] - v[0]) * sx), fmax(1.0, (v[3] - v[2]) * sy),
+		dims[2] + (r[0] - t0) * sx,
+		(dims[1] - dims[5]) - (r[3] - o0) * sy,
+		fmax(1.0, (r[1] - r[0]) * sx), fmax(1.0, (r[3] - r[2]) * sy),
 		shade, shade);
 	Tcl_DStringAppend(&out, buf, -1);
     }
+    free(v);
     result[0] = Tcl_NewDoubleObj(t0);
     result[1] = Tcl_NewDoubleObj(t1);
     result[2] = Tcl_NewDoubleObj(o0);

@@ -48,22 +48,29 @@ FieldStatsStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 
 /*
  * FieldStatsBatch --
- *	Adds the field's value of each selected record that has one.
+ *	Adds the field's value of each selected record that has one, 256 at
+ *	a time (RbMomentsAddMany).
  */
 static void
 FieldStatsBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     FieldStatsState *st = a->state;
-    int j;
+    double v[256];
+    int j, n = 0;
 
     for (j = 0; j < nsel; j++) {
-	double v = Rb_FieldAsDouble(b, st->index, sel[j]);
+	double x = Rb_FieldAsDouble(b, st->index, sel[j]);
 
-	if (!isnan(v)) {
-	    Rb_MomentsAdd(&st->moments, v);
+	if (!isnan(x)) {
+	    v[n++] = x;
+	    if (n == (int)(sizeof(v) / sizeof(v[0]))) {
+		RbMomentsAddMany(&st->moments, v, n);
+		n = 0;
+	    }
 	}
     }
+    RbMomentsAddMany(&st->moments, v, n);
 }
 
 /*

@@ -52,6 +52,72 @@ Rb_MomentsMerge(Rb_Moments *m, const Rb_Moments *other)
 }
 
 /*
+ * RbMomentsAddMany --
+ *	Rb_MomentsAdd of v[0], ..., v[n-1] (no NaN), as one group:
+ *	their sum, extremes and squared deviations from their own mean in
+ *	loops of four independent lanes, then the group merged into m as
+ *	Rb_MomentsMerge merges (Chan et al.).  Welford's update divides once
+ *	a value, each division waiting for the last; this divides once a
+ *	group.  The moments equal those of adding one at a time up to
+ *	rounding (the group's deviations are taken from its own mean, so the
+ *	variance stays as accurate).
+ * Results: none.
+ * Side effects: changes m.
+ */
+void
+RbMomentsAddMany(Rb_Moments *m, const double *v, int n)
+{
+    double s[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
+    double lo[4], hi[4], mean;
+    Rb_Moments g;
+    int i, l;
+
+    if (n < 4) {
+	for (i = 0; i < n; i++) {
+	    Rb_MomentsAdd(m, v[i]);
+	}
+	return;
+    }
+    for (l = 0; l < 4; l++) {
+	lo[l] = hi[l] = v[l];
+    }
+    for (i = 0; i + 4 <= n; i += 4) {
+	for (l = 0; l < 4; l++) {
+	    s[l] += v[i + l];
+	    lo[l] = v[i + l] < lo[l] ? v[i + l] : lo[l];
+	    hi[l] = v[i + l] > hi[l] ? v[i + l] : hi[l];
+	}
+    }
+    for (; i < n; i++) {
+	s[0] += v[i];
+	lo[0] = v[i] < lo[0] ? v[i] : lo[0];
+	hi[0] = v[i] > hi[0] ? v[i] : hi[0];
+    }
+    g.n = (uint64_t)n;
+    g.sum = (s[0] + s[1]) + (s[2] + s[3]);
+    g.min = fmin(fmin(lo[0], lo[1]), fmin(lo[2], lo[3]));
+    g.max = fmax(fmax(hi[0], hi[1]), fmax(hi[2], hi[3]));
+    mean = g.sum / (double)n;
+    for (i = 0; i + 4 <= n; i += 4) {
+	for (l = 0; l < 4; l++) {
+	    double d = v[i + l] - mean;
+
+	    q[l] += d * d;
+	}
+    }
+    for (; i < n; i++) {
+	q[0] += (v[i] - mean) * (v[i] - mean);
+    }
+    g.mean = mean;
+    g.m2 = (q[0] + q[1]) + (q[2] + q[3]);
+    if (m->n == 0) {
+	*m = g;
+    } else {
+	Rb_MomentsMerge(m, &g);
+    }
+}
+
+/*
  * Rb_MomentsStddev --
  *	The population standard deviation of m's values (dividing by n).
  * Results: the deviation, 0 for fewer than two values.

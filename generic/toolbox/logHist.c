@@ -148,21 +148,17 @@ BucketOf(double a)
 }
 
 /*
- * Take --
- *	The part of adding v that needs no counter: nothing for a value not
- *	finite; else v into the moments, and a zero counted.
+ * Side --
+ *	The part of adding a finite v that needs no counter and no moment:
+ *	a zero counted.
  * Results: the side of the buckets v is counted on (0 positive, 1
- *	negative) with *k its bucket, or NO_SIDE when no bucket counts it.
+ *	negative) with *k its bucket, or NO_SIDE for a zero.
  */
 #define NO_SIDE 2
 
 static inline __attribute__((always_inline)) int
-Take(Rb_LogHist *h, double v, int64_t *k)
+Side(Rb_LogHist *h, double v, int64_t *k)
 {
-    if (!isfinite(v)) {
-	return NO_SIDE;
-    }
-    Rb_MomentsAdd(&h->moments, v);
     if (v == 0.0) {
 	h->zeros++;
 	return NO_SIDE;
@@ -185,7 +181,11 @@ Rb_LogHistAdd(Rb_LogHist *h, double v)
     int64_t k;
     int side;
 
-    if ((side = Take(h, v, &k)) != NO_SIDE
+    if (!isfinite(v)) {
+	return;
+    }
+    Rb_MomentsAdd(&h->moments, v);
+    if ((side = Side(h, v, &k)) != NO_SIDE
 	    && (slot = Rb_TimeBinsSlot(&h->bucket[side], k)) != NULL) {
 	(*slot)++;
     }
@@ -193,13 +193,14 @@ Rb_LogHistAdd(Rb_LogHist *h, double v)
 
 /*
  * RbLogHistAddMany --
- *	Rb_LogHistAdd of v[0], ..., v[n-1] in turn, with the same result,
- *	in three steps a chunk at a time: the moments and each value's
- *	bucket; the buckets' counters made to exist (in order, so that one
- *	too far from the rest is dropped as it would be one at a time) and
- *	prefetched; then counted.  A histogram's counters lie anywhere in
- *	some kilobytes, and counting each as it comes waits for memory once
- *	a value; prefetched, the waits overlap.
+ *	Rb_LogHistAdd of v[0], ..., v[n-1] in turn, with the same counts
+ *	(and the same moments up to rounding), in three steps a chunk at a
+ *	time: each value's bucket, and the chunk's finite values into the
+ *	moments as a group (RbMomentsAddMany); the buckets' counters made to
+ *	exist (in order, so that one too far from the rest is dropped as it
+ *	would be one at a time) and prefetched; then counted.  A histogram's
+ *	counters lie anywhere in some kilobytes, and counting each as it
+ *	comes waits for memory once a value; prefetched, the waits overlap.
  */
 #define ADD_CHUNK 64
 
@@ -207,14 +208,23 @@ void
 RbLogHistAddMany(Rb_LogHist *h, const double *v, int n)
 {
     int64_t k[ADD_CHUNK];
+    double finite[ADD_CHUNK];
     unsigned char side[ADD_CHUNK];	/* 0, 1: bucket[side]; or NO_SIDE */
-    int i, m, from;
+    int i, m, from, nf;
 
     for (from = 0; from < n; from += m) {
 	m = n - from < ADD_CHUNK ? n - from : ADD_CHUNK;
-	for (i = 0; i < m; i++) {
-	    side[i] = (unsigned char)Take(h, v[from + i], &k[i]);
+	for (i = nf = 0; i < m; i++) {
+	    double x = v[from + i];
+
+	    if (!isfinite(x)) {
+		side[i] = NO_SIDE;
+		continue;
+	    }
+	    finite[nf++] = x;
+	    side[i] = (unsigned char)Side(h, x, &k[i]);
 	}
+	RbMomentsAddMany(&h->moments, finite, nf);
 	for (i = 0; i < m; i++) {
 	    Rb_TimeBins *tb;
 

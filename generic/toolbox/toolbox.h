@@ -418,6 +418,8 @@ RbKeyTablePrefetch(const Rb_KeyTable *t, int64_t key)
     __builtin_prefetch(t->vals + h * t->valSize);
 }
 
+/* Rb_MomentsAdd of n values (no NaN), as a group (kitStats.c). */
+void		RbMomentsAddMany(Rb_Moments *m, const double *v, int n);
 /* Rb_LogHistAdd of n values in turn, their counters prefetched. */
 void		RbLogHistAddMany(Rb_LogHist *h, const double *v, int n);
 void		RbHeapPush(Rb_Heap *h, int64_t key, int64_t value);

@@ -77,22 +77,27 @@ typedef struct HeatmapState {
     uint64_t counted, skipped;
     const Rb_RunInfo *run;	/* Of the current run. */
     Rb_KeyTable cells;		/* (xbin << 32 | ybin) -> Cell */
+    struct CellHint *hints;	/* HM_HINTS, made by the first batch */
+    uint64_t hintGen;		/* The hints' generation (from 1). */
 } HeatmapState;
 
 /*
- * The cells a batch counted in last, by a hash of their key and grid:
- * most records fall in a cell of the current time column, and a hit here
- * costs no table look-up.  A Cell stays where it is until its table grows
- * or is made anew (widening), when the hints are forgotten; they are
- * forgotten at each batch's start too, so that nothing outside
- * HeatmapBatch needs to know of them.
+ * The cells counted in last, by a hash of their key and grid, in a table
+ * of HM_HINTS (4096) hints, 128 KiB an analyzer: most records fall in a
+ * cell of the current time column, and a hit here costs no table look-up.
+ * A Cell stays where it is until its table grows or is made anew
+ * (widening, a new run, a merge), so the hints are kept from batch to
+ * batch and forgotten at once by a new generation (ForgetHints) when a
+ * table grows in HeatmapBatch and whenever any other hook runs.
  */
-#define HM_HINTS 256
+#define HM_HINT_BITS 12
+#define HM_HINTS (1 << HM_HINT_BITS)
 
 typedef struct CellHint {
     int64_t key;		/* The cell's key, */
     int64_t grid;		/* its grid (-1: st->cells), */
-    Cell *cell;			/* and the cell, or NULL: none. */
+    Cell *cell;			/* and the cell, */
+    uint64_t gen;		/* while st->hintGen is this. */
 } CellHint;
 
 /*
@@ -102,8 +107,18 @@ typedef struct CellHint {
 static inline unsigned
 HintOf(int64_t key, int64_t grid)
 {
-    return (unsigned)(((uint64_t)key ^ ((uint64_t)grid << 20))
-	    * 0x9E3779B97F4A7C15ULL >> 56) & (HM_HINTS - 1);
+    return (unsigned)((((uint64_t)key ^ ((uint64_t)grid << 20))
+	    * 0x9E3779B97F4A7C15ULL) >> (64 - HM_HINT_BITS));
+}
+
+/*
+ * ForgetHints --
+ *	Makes every hint stale: cells may have moved.
+ */
+static void
+ForgetHints(HeatmapState *st)
+{
+    st->hintGen++;
 }
 
 static const Rb_Option heatmapOptions[] = {
@@ -236,6 +251,7 @@ FreeGrids(HeatmapState *st)
 {
     int64_t g;
 
+    ForgetHints(st);
     for (g = 0; g < st->ngrids; g++) {
 	Rb_KeyTableFree(&st->grids[g]);
     }
@@ -363,6 +379,7 @@ WidenAxis(HeatmapState *st, int axis)
 {
     int64_t g;
 
+    ForgetHints(st);
     st->axis[axis].width *= 2;
     if (axis == 0) {
 	st->widenings++;
@@ -426,6 +443,7 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 {
     HeatmapState *st = a->state;
 
+    ForgetHints(st);
     if (HeatmapInit(a, NULL) != TCL_OK
 	    || ResolveAxis(a, run, &st->axis[0]) != TCL_OK
 	    || ResolveAxis(a, run, &st->axis[1]) != TCL_OK) {
@@ -581,9 +599,9 @@ CellOfKey(int64_t key, int32_t *kx, int32_t *ky)
  *	grid, then each is counted, in the cell the hints hold for it (no
  *	look-up) or else found in its table, the cell of the record
  *	HM_AHEAD on prefetched when its hint misses (the cell tables are
- *	large, and a record's cell anywhere in them).  When -maxcells widens the bins meanwhile, the records
- *	after are binned again from their values, as they would be one at
- *	a time.
+ *	large, and a record's cell anywhere in them).  When -maxcells
+ *	widens the bins meanwhile, the records after are binned again from
+ *	their values, as they would be one at a time.
  */
 #define HM_CHUNK 64
 #define HM_AHEAD 8
@@ -598,11 +616,15 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     int32_t kx[HM_CHUNK], ky[HM_CHUNK];
     int64_t grid[HM_CHUNK];		/* st->grids index, -1: st->cells, */
     unsigned char ok[HM_CHUNK];		/* 0: skipped */
-    CellHint hints[HM_HINTS];
+    CellHint *hints = st->hints;
     uint64_t counted = 0, skipped = 0;
     int from, m, j;
 
-    memset(hints, 0, sizeof(hints));
+    if (hints == NULL) {
+	/* Zeroed: generation 0, before any. */
+	hints = st->hints = Rb_AllocArray(HM_HINTS, sizeof(CellHint));
+	ForgetHints(st);
+    }
 
     if (!st->hasOrigin && nsel > 0) {
 	/* The run's first record time (the engine sets it before the
@@ -644,7 +666,7 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		int64_t ak = CellKey(kx[ahead], ky[ahead]);
 		const CellHint *ah = &hints[HintOf(ak, grid[ahead])];
 
-		if (ah->cell == NULL || ah->key != ak
+		if (ah->gen != st->hintGen || ah->key != ak
 			|| ah->grid != grid[ahead]) {
 		    RbKeyTablePrefetch(grid[ahead] < 0 ? &st->cells
 			    : &st->grids[grid[ahead]], ak);
@@ -662,7 +684,7 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    }
 	    key = CellKey(kx[j], ky[j]);
 	    hint = &hints[HintOf(key, grid[j])];
-	    if (hint->cell != NULL && hint->key == key
+	    if (hint->gen == st->hintGen && hint->key == key
 		    && hint->grid == grid[j]) {
 		/* A cell already held: its bins are, and no cell more
 		 * can need a widening. */
@@ -685,11 +707,12 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    }
 	    if (t->cap != cap) {
 		/* The table grew: its cells moved. */
-		memset(hints, 0, sizeof(hints));
+		ForgetHints(st);
 	    }
 	    hint->key = key;
 	    hint->grid = grid[j];
 	    hint->cell = c;
+	    hint->gen = st->hintGen;
 	    c->count++;
 	    counted++;
 	    if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
@@ -697,10 +720,10 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    }
 	    HoldBins(st, kx[j], ky[j]);
 	    /* Widen while bins remain to merge (one cell of a grid more
-	     * than -maxcells is left to -limit). */
+	     * than -maxcells is left to -limit); WidenAxis forgets the
+	     * hints. */
 	    while (st->maxCells > 0 && CellsHeld(st) > (uint64_t)st->maxCells
 		    && WidenOne(st)) {
-		memset(hints, 0, sizeof(hints));
 	    }
 	}
     }
@@ -769,6 +792,7 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int c, col[8], keyCol = -1;
     char name[256];
 
+    ForgetHints(st);
     /* The help names the axes, for a Reporter's labels. */
     snprintf(name, sizeof(name), "I/Os per cell of %s (x) by %s (y)",
 	    st->axis[0].field, st->axis[1].field);
@@ -867,6 +891,7 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     int64_t g;
     int shift, yshift;
 
+    ForgetHints(st);
     if (ost->hasOrigin && st->hasOrigin && ost->origin != st->origin
 	    && (st->axis[0].isTime || st->axis[1].isTime)) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "cannot merge heat "
@@ -959,6 +984,7 @@ HeatmapDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     HeatmapState *st = a->state;
     int64_t g, n;
 
+    ForgetHints(st);
     st->failed = (int)Rb_BufGetInt(b);
     st->hasOrigin = (int)Rb_BufGetInt(b);
     st->origin = Rb_BufGetInt(b);
@@ -998,6 +1024,8 @@ HeatmapFree(Rb_Analyzer *a)
     Rb_KeyTableFree(&st->keyIds);
     free(st->recent);
     st->recent = NULL;
+    free(st->hints);
+    st->hints = NULL;
 }
 
 /*

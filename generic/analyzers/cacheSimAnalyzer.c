@@ -726,7 +726,7 @@ IndexGrow(Cache *ca)
     uint64_t *old = ca->slots;
 
     mask = ca->slotMask = oldCap ? 2 * oldCap - 1 : 127;
-    ca->slots = Rb_AllocArray(mask + 1, sizeof(uint64_t));
+    ca->slots = RbAllocHuge(mask + 1, sizeof(uint64_t));
     memset(ca->slots, 0, (mask + 1) * sizeof(uint64_t));
     for (i = 0; i < oldCap; i++) {
 	if (old[i] != 0) {
@@ -1274,7 +1274,7 @@ RingGrow(Cache *ca, int l)
     }
     {
 	uint64_t cap = r->cap ? 2 * r->cap : 64;
-	int32_t *slot = Rb_AllocArray(cap, sizeof(int32_t));
+	int32_t *slot = RbAllocHuge(cap, sizeof(int32_t));
 
 	/* Every entry keeps its position (so its node's stamp holds). */
 	memset(slot, 0, cap * sizeof(int32_t));

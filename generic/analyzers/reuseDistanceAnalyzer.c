@@ -303,7 +303,8 @@ PosGrow(PosTable *t)
     uint64_t i, h;
 
     t->cap = old.cap ? 2 * old.cap : 1024;
-    t->e = Rb_AllocArray(t->cap, sizeof(PosEntry));
+    t->e = RbAllocHuge(t->cap, sizeof(PosEntry));
+    memset(t->e, 0, t->cap * sizeof(PosEntry));
     PosClear(t);
     for (i = 0; i < old.cap; i++) {
 	if (old.e[i].key < 0) {

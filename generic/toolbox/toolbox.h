@@ -418,6 +418,8 @@ RbKeyTablePrefetch(const Rb_KeyTable *t, int64_t key)
     __builtin_prefetch(t->vals + h * t->valSize);
 }
 
+/* An array read at random places, on huge pages from 2 MiB (keyTable.c). */
+void *		RbAllocHuge(size_t count, size_t size);
 /* Rb_MomentsAdd of n values (no NaN), as a group (kitStats.c). */
 void		RbMomentsAddMany(Rb_Moments *m, const double *v, int n);
 /* Rb_LogHistAdd of n values in turn, their counters prefetched. */

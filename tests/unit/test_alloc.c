@@ -7,14 +7,19 @@
  *	also above 4 GiB (Magpie's former allocator, Tcl_Alloc, takes an
  *	unsigned int and cut such sizes short), and a count * size that
  *	overflows ends the process with a message instead of allocating a
- *	small block.  The tests that end or load the process run only when
- *	check forks (not under valgrind, which runs with CK_FORK=no).
+ *	small block.  RbAllocHuge's large arrays are advised as huge pages.
+ *	The tests that end or load the process run only when check forks
+ *	(not under valgrind, which runs with CK_FORK=no).
  */
 
+#include <inttypes.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include "rbtest.h"
+#include "toolbox/toolbox.h"
 
 START_TEST(array_is_zeroed_and_grows_keeping_its_contents)
 {
@@ -78,6 +83,60 @@ START_TEST(a_size_above_4_GiB_is_not_cut_short)
 }
 END_TEST
 
+/*
+ * HugeAdvised --
+ *	Whether the mapping holding p has the huge-page advice
+ *	(MADV_HUGEPAGE: "hg" among its VmFlags in /proc/self/smaps); -1
+ *	when that cannot be told.
+ */
+static int
+HugeAdvised(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int inside = 0, found = -1;
+
+    if (f == NULL) {
+	return -1;
+    }
+    while (fgets(line, sizeof line, f) != NULL) {
+	uintptr_t lo, hi;
+
+	if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2
+		&& strchr(line, '-') < strchr(line, ' ')) {
+	    inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+	} else if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+	    found = strstr(line, " hg") != NULL;
+	    break;
+	}
+    }
+    fclose(f);
+    return found;
+}
+
+/*
+ * RbAllocHuge (keyTable.c): an array of 3 MiB comes aligned to 2 MiB, in
+ * a mapping advised as huge pages where the kernel has them (the
+ * transparent_hugepage directory in sysfs); one of 800 bytes is plain
+ * heap memory.  Both are writable to their last byte.
+ */
+START_TEST(a_large_table_array_is_advised_as_huge_pages)
+{
+    size_t n = (size_t)3 << 20;
+    unsigned char *big = RbAllocHuge(n / 8, 8), *small = RbAllocHuge(100, 8);
+
+    ck_assert_uint_eq((uintptr_t)big % ((uintptr_t)2 << 20), 0);
+    memset(big, 1, n);
+    memset(small, 1, 800);
+    if (access("/sys/kernel/mm/transparent_hugepage", F_OK) == 0) {
+	ck_assert_int_eq(HugeAdvised(big), 1);
+	ck_assert_int_eq(HugeAdvised(small), 0);
+    }
+    free(big);
+    free(small);
+}
+END_TEST
+
 Suite *
 rbtest_suite(void)
 {
@@ -95,6 +154,8 @@ rbtest_suite(void)
 	tcase_add_test_raise_signal(tc, an_overflowing_array_growth_aborts,
 		SIGABRT);
 	tcase_add_test(tc, a_size_above_4_GiB_is_not_cut_short);
+	/* Not under valgrind, whose own allocator places the memory. */
+	tcase_add_test(tc, a_large_table_array_is_advised_as_huge_pages);
     }
     suite_add_tcase(s, tc);
     return s;

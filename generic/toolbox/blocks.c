@@ -161,6 +161,57 @@ RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo, int64_t *key)
 }
 
 /*
+ * RbBlockPrefetch --
+ *	Prefetches in t what looking up the blocks of records sel[from],
+ *	..., sel[to - 1] of b reads first (RbKeyTablePrefetch), for those
+ *	blocks whose key hashes (the upper 32 bits of Rb_HashKey) below
+ *	threshold: the ones a sampled block analyzer will look up next.  At
+ *	most PREFETCH_BLOCKS blocks a record.  Only devices found lately
+ *	(m->recentDev) are keyed: a new one is numbered by RbBlockRange in
+ *	its turn, so that ids stay in the order devices are first seen.
+ *	It changes nothing but what is in the cache.
+ */
+#define PREFETCH_BLOCKS 4
+
+void
+RbBlockPrefetch(const Rb_BlockMap *m, const Rb_Batch *b,
+	const uint32_t *sel, int from, int to, const Rb_KeyTable *t,
+	uint64_t threshold)
+{
+    int j;
+
+    for (j = from; j < to; j++) {
+	int i = (int)sel[j];
+	int64_t dev = b->col[m->deviceIndex][i];
+	int64_t offset = b->col[m->offsetIndex][i];
+	int64_t size = b->col[RB_IO_SIZE][i], lo, hi, k;
+	unsigned r = (unsigned)(((uint64_t)dev * 0x9E3779B97F4A7C15ULL) >> 56);
+
+	if (dev == RB_ABSENT || offset == RB_ABSENT || size == RB_ABSENT
+		|| offset < 0 || size < 0 || size > INT64_MAX - offset
+		|| m->recentId[r] == 0 || m->recentDev[r] != dev
+		|| m->recentId[r] > MAX_DEVICES) {
+	    continue;
+	}
+	lo = RbBlockOf(m, offset);
+	hi = RbBlockOf(m, size > 0 ? offset + size - 1 : offset);
+	if (hi >= ((int64_t)1 << BLOCK_BITS)) {
+	    continue;
+	}
+	if (hi - lo >= PREFETCH_BLOCKS) {
+	    hi = lo + PREFETCH_BLOCKS - 1;
+	}
+	for (k = lo; k <= hi; k++) {
+	    int64_t key = ((m->recentId[r] - 1) << BLOCK_BITS) | k;
+
+	    if ((Rb_HashKey(key) >> 32) < threshold) {
+		RbKeyTablePrefetch(t, key);
+	    }
+	}
+    }
+}
+
+/*
  * RbBlockOfKey --
  *	The device and block number a key stands for.  devices is the
  *	array RbBlockMapDevices made of the map that made the key.

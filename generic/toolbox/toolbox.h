@@ -278,6 +278,9 @@ int		RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo,
 		    int64_t *key);
 int64_t		RbBlockBytes(const Rb_BlockMap *m, int64_t offset,
 		    int64_t size, int64_t k);
+void		RbBlockPrefetch(const Rb_BlockMap *m, const Rb_Batch *b,
+		    const uint32_t *sel, int from, int to,
+		    const Rb_KeyTable *t, uint64_t threshold);
 
 /*
  * RbIoEdgeBytes, RbIoBlockBytes --

@@ -129,6 +129,16 @@ RbBlockBytes(const Rb_BlockMap *m, int64_t offset, int64_t size, int64_t k)
 }
 
 /*
+ * RecentSlot --
+ *	The slot of device dev in m->recentDev and m->recentId.
+ */
+static inline unsigned
+RecentSlot(int64_t dev)
+{
+    return (unsigned)(((uint64_t)dev * 0x9E3779B97F4A7C15ULL) >> 56);
+}
+
+/*
  * RbBlockKey --
  *	The key of block number blockNo (>= 0) of device dev, the device
  *	given the next dense id if it is new.
@@ -138,7 +148,7 @@ RbBlockBytes(const Rb_BlockMap *m, int64_t offset, int64_t size, int64_t k)
 int
 RbBlockKey(Rb_BlockMap *m, int64_t dev, int64_t blockNo, int64_t *key)
 {
-    unsigned r = (unsigned)(((uint64_t)dev * 0x9E3779B97F4A7C15ULL) >> 56);
+    unsigned r = RecentSlot(dev);
     int64_t id;
 
     if (m->recentId[r] != 0 && m->recentDev[r] == dev) {
@@ -185,7 +195,7 @@ RbBlockPrefetch(const Rb_BlockMap *m, const Rb_Batch *b,
 	int64_t dev = b->col[m->deviceIndex][i];
 	int64_t offset = b->col[m->offsetIndex][i];
 	int64_t size = b->col[RB_IO_SIZE][i], lo, hi, k;
-	unsigned r = (unsigned)(((uint64_t)dev * 0x9E3779B97F4A7C15ULL) >> 56);
+	unsigned r = RecentSlot(dev);
 
 	if (dev == RB_ABSENT || offset == RB_ABSENT || size == RB_ABSENT
 		|| offset < 0 || size < 0 || size > INT64_MAX - offset

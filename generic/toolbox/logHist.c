@@ -194,13 +194,11 @@ Rb_LogHistAdd(Rb_LogHist *h, double v)
 /*
  * RbLogHistAddMany --
  *	Rb_LogHistAdd of v[0], ..., v[n-1] in turn, with the same counts
- *	(and the same moments up to rounding), in three steps a chunk at a
- *	time: each value's bucket, and the chunk's finite values into the
- *	moments as a group (RbMomentsAddMany); the buckets' counters made to
- *	exist (in order, so that one too far from the rest is dropped as it
- *	would be one at a time) and prefetched; then counted.  A histogram's
- *	counters lie anywhere in some kilobytes, and counting each as it
- *	comes waits for memory once a value; prefetched, the waits overlap.
+ *	(and the same moments up to rounding), a chunk at a time: each
+ *	value's bucket, and the chunk's finite values into the moments as a
+ *	group (RbMomentsAddMany); then the buckets counted, in order, so
+ *	that one too far from the rest is dropped as it would be one at a
+ *	time.
  */
 #define ADD_CHUNK 64
 
@@ -226,23 +224,11 @@ RbLogHistAddMany(Rb_LogHist *h, const double *v, int n)
 	}
 	RbMomentsAddMany(&h->moments, finite, nf);
 	for (i = 0; i < m; i++) {
-	    Rb_TimeBins *tb;
+	    uint64_t *slot;
 
-	    if (side[i] == NO_SIDE) {
-		continue;
-	    }
-	    tb = &h->bucket[side[i]];
-	    if (Rb_TimeBinsSlot(tb, k[i]) == NULL) {
-		side[i] = NO_SIDE;
-		continue;
-	    }
-	    __builtin_prefetch(&tb->sums[k[i] - tb->lo], 1);
-	}
-	for (i = 0; i < m; i++) {
-	    if (side[i] != NO_SIDE) {
-		Rb_TimeBins *tb = &h->bucket[side[i]];
-
-		tb->sums[k[i] - tb->lo]++;
+	    if (side[i] != NO_SIDE && (slot = Rb_TimeBinsSlot(
+		    &h->bucket[side[i]], k[i])) != NULL) {
+		(*slot)++;
 	    }
 	}
     }

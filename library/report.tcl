@@ -52,23 +52,9 @@ if {![info exists ::rubicon::runOptions]} {
 
 # ---- JSON text ------------------------------------------------------------
 
-# tracereport::jstr s -- s as a JSON string.
-proc ::rubicon::tracereport::jstr {s} {
-    set map {\\ \\\\ \" \\\" \n \\n \r \\r \t \\t}
-    set s [string map $map $s]
-    regsub -all {[\x00-\x1f]} $s {} s
-    return "\"$s\""
-}
-
-# tracereport::jnum v -- v as a JSON number; null when it is not a finite
-# number (NaN, Inf, empty).
-proc ::rubicon::tracereport::jnum {v} {
-    if {![string is double -strict $v] || [string match -nocase *n* $v]} {
-	return null
-    }
-    if {[string is wide -strict $v]} {return [expr {wide($v)}]}
-    return [format %.10g $v]
-}
+# tracereport::jstr s, jnum v -- s as a JSON string; v as a JSON number,
+# null when it is not a finite number (NaN, Inf, empty): commands in C
+# (reporters/traceReport.c), with jval and jrows.
 
 # tracereport::jobj {key encoded ...} -- a JSON object of encoded values.
 proc ::rubicon::tracereport::jobj {pairs} {
@@ -83,14 +69,9 @@ proc ::rubicon::tracereport::jarr {items} {
 }
 
 # tracereport::jval v -- a Tcl value as JSON: a number, or a string.
-proc ::rubicon::tracereport::jval {v} {
-    if {[string is double -strict $v]} {return [jnum $v]}
-    return [jstr $v]
-}
-
 # tracereport::jrows rows -- a list of row lists as a JSON array of arrays,
-# each value as jval gives it: a command in C (reporters/traceReport.c),
-# as the heat maps have tens of thousands of values.
+# each value as jval gives it.  Both in C (reporters/traceReport.c), with
+# jstr and jnum, so that a value alone and in a row are written alike.
 
 # ---- Small helpers --------------------------------------------------------
 

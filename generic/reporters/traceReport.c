@@ -5,13 +5,22 @@
  *	that run once per heat-map cell or table row, in C: at a few
  *	microseconds a value or cell in Tcl they took most of the writer's
  *	time on a large trace.  Each gives exactly the text the Tcl it
- *	replaces gave.
+ *	replaces gave.  The writer's JSON values are written here too, one
+ *	rule for a value alone and in a row:
  *
+ *	::rubicon::tracereport::jstr s
+ *	    s as a JSON string: backslash, double quote, newline, return
+ *	    and tab escaped, other control characters left out.
+ *	::rubicon::tracereport::jnum v
+ *	    v as a JSON number (as jrows has numbers), null when it is not
+ *	    a number.
+ *	::rubicon::tracereport::jval v
+ *	    v as a number when it is one, else as a string.
  *	::rubicon::tracereport::jrows rows
- *	    A list of row lists as a JSON array of arrays: a value that is
- *	    an integer (string is wide) as the integer, another number as
- *	    null when it names no finite value (NaN, Inf) or else %.10g, any
- *	    other value as a JSON string.
+ *	    A list of row lists as a JSON array of arrays, each value as
+ *	    jval has it: an integer (string is wide) as the integer, another
+ *	    number as null when it names no finite value (NaN, Inf) or else
+ *	    %.10g, any other value as a JSON string.
  *	::rubicon::tracereport::heatrects cells W H L R T B
  *	    The SVG rectangles of an offset-by-time heat map of W by H
  *	    pixels less the margins L R T B: cells are {timeLo timeHi
@@ -22,6 +31,7 @@
  */
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/rbInt.h"
@@ -108,36 +118,84 @@ AppendJsonString(Tcl_DString *out, const char *s, int len)
 }
 
 /*
- * AppendJsonValue --
- *	Appends v as jrows has each value (see the top of the file).
+ * AppendJsonNumber --
+ *	Appends v as a JSON number when it is a number as Tcl reads one
+ *	("string is double"): an integer (string is wide) as the integer,
+ *	another as %.10g, or null when it names no finite value (NaN, Inf).
+ * Results: 1, or 0 (nothing appended) when v is not a number.
  */
-static void
-AppendJsonValue(Tcl_Interp *interp, Tcl_DString *out, Tcl_Obj *v)
+static int
+AppendJsonNumber(Tcl_Interp *interp, Tcl_DString *out, Tcl_Obj *v)
 {
     char buf[64];
     Tcl_WideInt w;
     double d;
-    const char *s;
-    int len;
 
     if (Tcl_GetWideIntFromObj(NULL, v, &w) == TCL_OK) {
 	snprintf(buf, sizeof(buf), "%" TCL_LL_MODIFIER "d", w);
-	Tcl_DStringAppend(out, buf, -1);
-	return;
+    } else if (Tcl_GetDoubleFromObj(NULL, v, &d) == TCL_OK) {
+	if (!isfinite(d)) {
+	    strcpy(buf, "null");
+	} else {
+	    snprintf(buf, sizeof(buf), "%.10g", d);
+	}
+    } else if (IsTclDouble(interp, v)) {
+	strcpy(buf, "null");		/* A NaN, which Tcl reads as none. */
+    } else {
+	return 0;
     }
-    if (Tcl_GetDoubleFromObj(NULL, v, &d) != TCL_OK
-	    && !IsTclDouble(interp, v)) {
+    Tcl_DStringAppend(out, buf, -1);
+    return 1;
+}
+
+/*
+ * AppendJsonValue --
+ *	Appends v as JSON: a number (AppendJsonNumber), or else a string.
+ */
+static void
+AppendJsonValue(Tcl_Interp *interp, Tcl_DString *out, Tcl_Obj *v)
+{
+    const char *s;
+    int len;
+
+    if (!AppendJsonNumber(interp, out, v)) {
 	s = Tcl_GetStringFromObj(v, &len);
 	AppendJsonString(out, s, len);
-	return;
     }
-    s = Tcl_GetString(v);
-    if (strpbrk(s, "nN") != NULL) {
-	Tcl_DStringAppend(out, "null", 4);
-	return;
+}
+
+/*
+ * JsonOneCmd --
+ *	::rubicon::tracereport::jstr s, jnum v and jval v (cd 's', 'n' and
+ *	'v'): s as a JSON
+ *	string; v as a JSON number, or null when it is not one; v as a
+ *	number, or else a string.
+ */
+static int
+JsonOneCmd(ClientData cd, Tcl_Interp *interp, int objc,
+	Tcl_Obj *const objv[])
+{
+    Tcl_DString out;
+    const char *s;
+    int len;
+
+    if (objc != 2) {
+	Tcl_WrongNumArgs(interp, 1, objv, "value");
+	return TCL_ERROR;
     }
-    snprintf(buf, sizeof(buf), "%.10g", d);
-    Tcl_DStringAppend(out, buf, -1);
+    Tcl_DStringInit(&out);
+    if ((intptr_t)cd == 's') {
+	s = Tcl_GetStringFromObj(objv[1], &len);
+	AppendJsonString(&out, s, len);
+    } else if ((intptr_t)cd == 'n') {
+	if (!AppendJsonNumber(interp, &out, objv[1])) {
+	    Tcl_DStringAppend(&out, "null", 4);
+	}
+    } else {
+	AppendJsonValue(interp, &out, objv[1]);
+    }
+    Tcl_DStringResult(interp, &out);
+    return TCL_OK;
 }
 
 static int
@@ -276,12 +334,19 @@ HeatrectsCmd(ClientData cd, Tcl_Interp *interp, int objc,
 
 /*
  * RbTraceReportInitCmds --
- *	Creates jrows and heatrects in ::rubicon::tracereport.
+ *	Creates jstr, jnum, jval, jrows and heatrects in
+ *	::rubicon::tracereport.
  * Results: TCL_OK.
  */
 int
 RbTraceReportInitCmds(Tcl_Interp *interp)
 {
+    Tcl_CreateObjCommand(interp, "::rubicon::tracereport::jstr",
+	    JsonOneCmd, (ClientData)(intptr_t)'s', NULL);
+    Tcl_CreateObjCommand(interp, "::rubicon::tracereport::jnum",
+	    JsonOneCmd, (ClientData)(intptr_t)'n', NULL);
+    Tcl_CreateObjCommand(interp, "::rubicon::tracereport::jval",
+	    JsonOneCmd, (ClientData)(intptr_t)'v', NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::tracereport::jrows", JrowsCmd,
 	    NULL, NULL);
     Tcl_CreateObjCommand(interp, "::rubicon::tracereport::heatrects",

@@ -2130,11 +2130,8 @@ RunBlocks(CacheSimState *st, const Rb_Batch *b, const uint32_t *sel,
  * CacheSimBatch --
  *	Takes every block of each selected I/O, in order, or each selected
  *	record's object.  Spooling blocks, the table entries of the records
- *	BLOCK_AHEAD on are prefetched every BLOCK_AHEAD records (the table
- *	of a sample's blocks is megabytes, and a block anywhere in it).
+ *	ahead are prefetched (RbBlockPrefetchAhead).
  */
-#define BLOCK_AHEAD 8
-
 static void
 CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
@@ -2161,12 +2158,8 @@ CacheSimBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int64_t size = b->col[RB_IO_SIZE][sel[j]];
 
 	x.time = time[sel[j]];
-	if (j % BLOCK_AHEAD == 0) {
-	    RbBlockPrefetch(&st->map, b, sel, j + BLOCK_AHEAD,
-		    j + 2 * BLOCK_AHEAD < nsel ? j + 2 * BLOCK_AHEAD : nsel,
-		    &st->seen, st->sampleSize > 0 ? st->threshold
-		    : UINT64_MAX);
-	}
+	RbBlockPrefetchAhead(&st->map, b, sel, j, nsel, &st->seen,
+		st->sampleSize > 0 ? st->threshold : UINT64_MAX);
 	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}

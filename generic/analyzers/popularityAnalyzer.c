@@ -201,11 +201,8 @@ CountKey(Rb_Analyzer *a, int64_t key, uint64_t record)
  * PopularityBatch --
  *	Counts each selected record's key (records without one are left
  *	out), or each block its I/O touches, the counters of the records
- *	BLOCK_AHEAD on prefetched every BLOCK_AHEAD records (a table of a
- *	sample's blocks is megabytes, and a block's counter anywhere in it).
+ *	ahead prefetched (RbBlockPrefetchAhead).
  */
-#define BLOCK_AHEAD 8
-
 static void
 PopularityBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
@@ -225,12 +222,8 @@ PopularityBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    }
 	    continue;
 	}
-	if (j % BLOCK_AHEAD == 0) {
-	    RbBlockPrefetch(&st->map, b, sel, j + BLOCK_AHEAD,
-		    j + 2 * BLOCK_AHEAD < nsel ? j + 2 * BLOCK_AHEAD : nsel,
-		    &st->counts, st->sampleSize > 0 ? st->threshold
-		    : UINT64_MAX);
-	}
+	RbBlockPrefetchAhead(&st->map, b, sel, j, nsel, &st->counts,
+		st->sampleSize > 0 ? st->threshold : UINT64_MAX);
 	if (!RbBlockRange(&st->map, b, sel[j], &first, &count)) {
 	    continue;
 	}

@@ -183,12 +183,9 @@ SampledAccess(ReadAfterWriteState *st, int64_t k, int read)
  *	without an op are skipped.  Once -limit blocks are written (and,
  *	for a read, -limit blocks read first), the blocks of later I/Os are
  *	counted without a look-up and the result is no longer exact.  With
- *	-samplesize, the blocks of the records BLOCK_AHEAD on are
- *	prefetched every BLOCK_AHEAD records (the sample's table is
- *	megabytes, and a block anywhere in it).
+ *	-samplesize, the blocks of the records ahead are prefetched
+ *	(RbBlockPrefetchAhead).
  */
-#define BLOCK_AHEAD 8
-
 static void
 ReadAfterWriteBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
@@ -200,10 +197,9 @@ ReadAfterWriteBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
     for (j = 0; j < nsel; j++) {
 	int64_t first, count, k, op = ops[sel[j]];
 
-	if (st->sampleSize > 0 && j % BLOCK_AHEAD == 0) {
-	    RbBlockPrefetch(&st->map, b, sel, j + BLOCK_AHEAD,
-		    j + 2 * BLOCK_AHEAD < nsel ? j + 2 * BLOCK_AHEAD : nsel,
-		    &st->sampled, st->threshold);
+	if (st->sampleSize > 0) {
+	    RbBlockPrefetchAhead(&st->map, b, sel, j, nsel, &st->sampled,
+		    st->threshold);
 	}
 	if ((op != RB_OP_READ && op != RB_OP_WRITE)
 		|| !RbBlockRange(&st->map, b, sel[j], &first, &count)) {

@@ -51,7 +51,9 @@ RbAllocHuge(size_t count, size_t size)
     }
     n = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     if (posix_memalign(&p, HUGE_PAGE, n) != 0) {
-	return Rb_Realloc(NULL, n);	/* Ends the process with a message. */
+	/* Memory is short: a plain allocation, which ends the process
+	 * with a message if it fails too. */
+	return Rb_Realloc(NULL, n);
     }
     (void)madvise(p, n, MADV_HUGEPAGE);
     return p;

@@ -283,6 +283,28 @@ void		RbBlockPrefetch(const Rb_BlockMap *m, const Rb_Batch *b,
 		    const Rb_KeyTable *t, uint64_t threshold);
 
 /*
+ * RbBlockPrefetchAhead --
+ *	Called at each selected record j of nsel, by a sampled block
+ *	analyzer about to look up its blocks in t: every RB_BLOCK_AHEAD
+ *	records, RbBlockPrefetch of the RB_BLOCK_AHEAD records after the
+ *	next RB_BLOCK_AHEAD (a sample's table is megabytes, and a block's
+ *	entry anywhere in it).
+ */
+#define RB_BLOCK_AHEAD 8
+
+static inline void
+RbBlockPrefetchAhead(const Rb_BlockMap *m, const Rb_Batch *b,
+	const uint32_t *sel, int j, int nsel, const Rb_KeyTable *t,
+	uint64_t threshold)
+{
+    if (j % RB_BLOCK_AHEAD == 0) {
+	RbBlockPrefetch(m, b, sel, j + RB_BLOCK_AHEAD,
+		j + 2 * RB_BLOCK_AHEAD < nsel ? j + 2 * RB_BLOCK_AHEAD : nsel,
+		t, threshold);
+    }
+}
+
+/*
  * RbIoEdgeBytes, RbIoBlockBytes --
  *	The bytes of the first and last of the count blocks RbBlockRange
  *	gave an I/O of size bytes at offset (RbBlockBytes, a division each,

@@ -41,10 +41,14 @@ namespace eval ::rubicon::tracereport {
     # -sample auto: inputs of fewer bytes than this (or read from a pipe)
     # get no block sample; larger ones get one sized by a first pass that
     # counts their distinct blocks in a 1-in-autoProbe sample of their
-    # extents of autoExtent blocks.
+    # extents of autoExtent blocks.  The first pass reads autoSkim (count
+    # and fraction of the bytes, rubicon::run -skim) of traces that can be
+    # cut in byte ranges, and half as much again, and extrapolates; {}:
+    # it reads everything.
     variable autoBytes [expr {64 << 20}]
     variable autoProbe 64
     variable autoExtent 16
+    variable autoSkim {16 0.0625}
 }
 if {![info exists ::rubicon::runOptions]} {
     set ::rubicon::runOptions {}
@@ -598,9 +602,10 @@ proc ::rubicon::tracereport::main {argList} {
 # block sample) for standard input, a pipe, a run split over MPI ranks (whose
 # ranks could not agree on an estimate before the run) or inputs smaller
 # than autoBytes.  Else a first pass over the traces estimates their
-# distinct 4 KiB blocks D (probeBlocks), and N is the largest power of two
-# with D / N >= 2 sampleSize: the per-block Analyzers' own fixed-size
-# samples (sampleSize blocks) are then drawn from at least twice as many.
+# distinct 4 KiB blocks D (skimBlocks, or probeBlocks where the traces
+# cannot be cut), and N is the largest power of two with D / N >= 2
+# sampleSize: the per-block Analyzers' own fixed-size samples (sampleSize
+# blocks) are then drawn from at least twice as many.
 proc ::rubicon::tracereport::autoSample {traces opts} {
     variable autoBytes
     variable sampleSize
@@ -611,11 +616,14 @@ proc ::rubicon::tracereport::autoSample {traces opts} {
 	incr bytes [file size $t]
     }
     if {$bytes < $autoBytes} {return 1}
-    if {![dict get $opts -quiet]} {
-	puts stderr "rubicon report: a first pass counts the distinct blocks\
-	    to size the block sample (-sample N sets it)"
+    set d [skimBlocks $traces $opts]
+    if {$d eq ""} {
+	if {![dict get $opts -quiet]} {
+	    puts stderr "rubicon report: a first pass counts the distinct\
+		blocks to size the block sample (-sample N sets it)"
+	}
+	set d [probeBlocks $traces $opts]
     }
-    set d [probeBlocks $traces $opts]
     set n 1
     while {$d / (2.0 * $n) >= 2 * $sampleSize} {
 	set n [expr {2 * $n}]
@@ -630,8 +638,9 @@ proc ::rubicon::tracereport::autoSample {traces opts} {
 # the distinct blocks in those (FootprintAnalyzer): a block is counted
 # exactly when its extent is kept, 1 time in autoProbe, so autoProbe
 # times the count estimates them all, with a hash an extent rather than
-# a block (the pass costs little more than the read).
-proc ::rubicon::tracereport::probeBlocks {traces opts} {
+# a block (the pass costs little more than the read).  skim: the byte
+# ranges read (rubicon::run -skim); {}: all of the traces.
+proc ::rubicon::tracereport::probeBlocks {traces opts {skim {}}} {
     variable autoProbe
     variable autoExtent
     ::rubicon::reset
@@ -648,12 +657,49 @@ proc ::rubicon::tracereport::probeBlocks {traces opts} {
     }
     set code [catch {
 	::rubicon::run {*}$runOpts -threads [dict get $opts -threads] \
-	    {*}[expr {[dict get $opts -quiet] ? {-progress 0} : {}}] {*}$traces
+	    {*}[expr {[dict get $opts -quiet] ? {-progress 0} : {}}] \
+	    -skim $skim {*}$traces
 	set d [expr {[$probe get Footprint] * $autoProbe}]
     } msg ropts]
     ::rubicon::reset
     if {$code} {return -options $ropts $msg}
     return $d
+}
+
+# tracereport::skimBlocks traces opts -- the first pass of "-sample auto"
+# on a part of the traces: probeBlocks over the autoSkim byte ranges
+# (count C, fraction F; rubicon::run -skim) gives D1, over every other
+# one of them (C / 2 ranges, F / 2) D2; D1 (1 / F)^b, with b = log2(D1
+# / D2) held to [0, 1], estimates the distinct blocks of the whole: they
+# grow with the bytes read as (bytes)^b, as b in [0, 1] spans a working
+# set read again and again (b 0) and blocks never read twice (b 1).
+# Empty when autoSkim is {} or a trace cannot be cut in byte ranges
+# (compressed text, blkparse text and the like: RUBICON RUN NOSKIM).
+proc ::rubicon::tracereport::skimBlocks {traces opts} {
+    variable autoSkim
+    if {![llength $autoSkim]} {return ""}
+    lassign $autoSkim count fraction
+    if {![dict get $opts -quiet]} {
+	puts stderr "rubicon report: a first look at [format %.3g\
+	    [expr {100.0 * $fraction}]]% of the trace estimates its distinct\
+	    blocks to size the block sample (-sample N sets it)"
+    }
+    if {[catch {probeBlocks $traces $opts $autoSkim} d1 ropts]} {
+	if {[lrange [dict get $ropts -errorcode] 0 2] eq {RUBICON RUN NOSKIM}} {
+	    return ""
+	}
+	return -options $ropts $d1
+    }
+    if {$count < 2} {
+	return $d1
+    }
+    set d2 [probeBlocks $traces $opts \
+	[list [expr {$count / 2}] [expr {$fraction / 2}]]]
+    if {$d2 <= 0 || $d1 <= $d2} {
+	return $d1
+    }
+    set b [expr {min(1.0, log(double($d1) / $d2) / log(2))}]
+    expr {$d1 * pow(1.0 / $fraction, $b)}
 }
 
 # tracereport::liveRows from to rows -- a LiveAnalyzer's -command: prints

@@ -270,6 +270,31 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
 }
 
 /*
+ * SkimKind --
+ *	SplitKind for -skim: 0 also for a compressed text trace, whose gzip
+ *	or bzip2 members (the unit a range of it is read in) are most often
+ *	the whole file.
+ */
+static int
+SkimKind(const char *path, const char *format, Tcl_Obj *readerOpts)
+{
+    int kind = SplitKind(path, format, readerOpts);
+    Rb_Error err;
+    Rb_Reader *r;
+
+    if (kind != 1) {
+	return kind;
+    }
+    r = Rb_ReaderOpen(path, format, RB_ONERROR_STOP, readerOpts, &err);
+    if (r == NULL) {
+	return 0;
+    }
+    kind = strcmp(Rb_InputCompression(r->in), "none") == 0;
+    Rb_ReaderClose(r);
+    return kind;
+}
+
+/*
  * RbMpiShard --
  *	The share of n trace files (in time order) that a rank reads.  The
  *	files' bytes, end to end, are cut into size equal ranges, rank r
@@ -334,6 +359,91 @@ RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
     }
     free(sizes);
     return count;
+}
+
+/*
+ * RbSkimPieces --
+ *	The pieces rubicon::run -skim {count fraction} reads: count byte
+ *	ranges of the n traces' bytes end to end, range j starting at j /
+ *	count of them and holding fraction / count of them (a byte at
+ *	least), each range's records being those that begin in it (as a
+ *	split run's rank reads its range, RbMpiShard).  A range cuts a file
+ *	only where the file can be cut: uncompressed lines, SRT, native
+ *	blocks, fixed-length records (SplitKind; compressed lines are
+ *	refused, their members being whole files as a rule); a file a range
+ *	holds whole is read whole.
+ * Results: TCL_OK with *pieces (malloc'd, in order) and *npieces, or
+ *	TCL_ERROR (RUBICON RUN NOSKIM) naming the file that cannot be cut.
+ */
+int
+RbSkimPieces(Tcl_Interp *interp, int n, Tcl_Obj *const paths[],
+	const char *format, Tcl_Obj *readerOpts, int count, double fraction,
+	RbMpiPiece **pieces, int *npieces)
+{
+    uint64_t total = 0, *sizes = Rb_Alloc((n + 1) * sizeof(uint64_t));
+    uint64_t len;
+    int *kinds = Rb_Alloc((n + 1) * sizeof(int)), i, j, cap = count + n;
+
+    *pieces = Rb_Alloc((size_t)cap * sizeof(RbMpiPiece));
+    *npieces = 0;
+    for (i = 0; i < n; i++) {
+	struct stat sb;
+
+	sizes[i] = stat(Tcl_GetString(paths[i]), &sb) == 0 && sb.st_size > 0
+		? (uint64_t)sb.st_size : 1;
+	total += sizes[i];
+	kinds[i] = -1;		/* not yet asked */
+    }
+    len = (uint64_t)((double)total * fraction / count);
+    len = len > 0 ? len : 1;
+    for (j = 0; j < count; j++) {
+	uint64_t lo = (uint64_t)((unsigned __int128)total * j / count);
+	uint64_t hi = lo + len, before = 0;
+
+	for (i = 0; i < n; before += sizes[i], i++) {
+	    uint64_t a = before > lo ? before : lo;
+	    uint64_t b = before + sizes[i] < hi ? before + sizes[i] : hi;
+	    RbMpiPiece *pc;
+	    int kind = 0;
+
+	    if (b <= a) {
+		continue;
+	    }
+	    if (a > before || b < before + sizes[i]) {
+		if (kinds[i] < 0) {
+		    kinds[i] = SkimKind(Tcl_GetString(paths[i]), format,
+			    readerOpts);
+		}
+		if ((kind = kinds[i]) == 0) {
+		    free(sizes);
+		    free(kinds);
+		    free(*pieces);
+		    *pieces = NULL;
+		    return Rb_SetInterpError(interp, "RUBICON RUN NOSKIM",
+			    "-skim cannot read a byte range of \"%s\": only "
+			    "uncompressed text, SRT, native and fixed-length "
+			    "record traces can be cut",
+			    Tcl_GetString(paths[i]));
+		}
+		if (kind == 2 && len >= RB_RESYNC_SPACING
+			&& total / (uint64_t)count - len >= RB_RESYNC_SPACING) {
+		    kind = 4;	/* cut where record heads line up */
+		}
+	    }
+	    if (*npieces == cap) {
+		cap *= 2;
+		*pieces = Rb_Realloc(*pieces, (size_t)cap * sizeof(RbMpiPiece));
+	    }
+	    pc = &(*pieces)[(*npieces)++];
+	    pc->file = i;
+	    pc->begin = kind ? a - before : 0;
+	    pc->end = kind ? b - before : 0;
+	    pc->kind = kind;
+	}
+    }
+    free(sizes);
+    free(kinds);
+    return TCL_OK;
 }
 
 /*

@@ -30,6 +30,9 @@ typedef struct RbMpiPiece {
 int		RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
 		    Tcl_Obj *readerOpts, int rank, int size,
 		    RbMpiPiece **pieces);
+int		RbSkimPieces(Tcl_Interp *interp, int n, Tcl_Obj *const paths[],
+		    const char *format, Tcl_Obj *readerOpts, int count,
+		    double fraction, RbMpiPiece **pieces, int *npieces);
 int		RbMpiCheckSplit(Tcl_Interp *interp, Rb_Engine *eng,
 		    Rb_Flow **flows, int nflows, int checkpoint);
 int		RbMpiReduce(Tcl_Interp *interp, Rb_Flow **flows, int nflows,

@@ -173,6 +173,8 @@ typedef struct RunOpts {
     int sweep;			/* -sweep */
     int threads;		/* -threads (0: one per online CPU) */
     int threadsGiven;
+    int skimCount;		/* -skim {count fraction}; 0: read all */
+    double skimFraction;
 } RunOpts;
 
 /* Checkpoints come every minute of wall time unless -checkpointevery
@@ -209,6 +211,41 @@ ParseEvery(Tcl_Interp *interp, Tcl_Obj *obj, RunOpts *o)
 }
 
 /*
+ * ParseSkim --
+ *	-skim {count fraction}: count from 1 to 4096 ranges, together a
+ *	fraction in (0, 1] of the traces' bytes; {} reads everything.
+ * Results: TCL_OK, or TCL_ERROR saying what it takes.
+ */
+static int
+ParseSkim(Tcl_Interp *interp, Tcl_Obj *obj, RunOpts *o)
+{
+    Tcl_Obj **elems;
+    int nelems;
+    int count;
+    double fraction;
+
+    if (Tcl_ListObjGetElements(NULL, obj, &nelems, &elems) == TCL_OK
+	    && nelems == 0) {
+	o->skimCount = 0;
+	return TCL_OK;
+    }
+    if (Tcl_ListObjGetElements(NULL, obj, &nelems, &elems) != TCL_OK
+	    || nelems != 2
+	    || Tcl_GetIntFromObj(NULL, elems[0], &count) != TCL_OK
+	    || count < 1 || count > 4096
+	    || Tcl_GetDoubleFromObj(NULL, elems[1], &fraction) != TCL_OK
+	    || !(fraction > 0 && fraction <= 1)) {
+	return Rb_SetInterpError(interp, "RUBICON OPTION VALUE",
+		"-skim wants {COUNT FRACTION}: from 1 to 4096 ranges, together "
+		"a fraction in (0, 1] of the bytes (or {} for all), not \"%s\"",
+		Tcl_GetString(obj));
+    }
+    o->skimCount = count;
+    o->skimFraction = fraction;
+    return TCL_OK;
+}
+
+/*
  * ParseRunArgs --
  *	Options of rubicon::run; the rest are trace files.
  * Results: index of the first trace argument, or -1 with an error.
@@ -219,7 +256,8 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
     static const char *const opts[] = {
 	"-format", "-onerror", "-progress", "-progresscommand", "-records",
 	"-readeroptions", "--", "-merge", "-checkpoint", "-checkpointevery",
-	"-resume", "-batchsize", "-sweep", "-maxgap", "-threads", NULL
+	"-resume", "-batchsize", "-sweep", "-maxgap", "-threads", "-skim",
+	NULL
     };
     static const char *const policies[] = {"stop", "skip", "warn", NULL};
     int i, idx, pol;
@@ -315,6 +353,11 @@ ParseRunArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], RunOpts *o)
 		return -1;
 	    }
 	    o->threadsGiven = 1;
+	    break;
+	case 15:
+	    if (ParseSkim(interp, objv[i], o) != TCL_OK) {
+		return -1;
+	    }
 	    break;
 	}
     }
@@ -1092,7 +1135,8 @@ static int
 SplitShard(RunOpts *o, int n, Tcl_Obj *const paths[], RbMpiPiece **pieces,
 	int *npieces)
 {
-    int i, whole = o->merge || o->records != NULL || n == 0;
+    int i, whole = o->merge || o->records != NULL || n == 0
+	    || o->skimCount > 0;
 
     *pieces = NULL;
     *npieces = 0;
@@ -1293,17 +1337,17 @@ FileSize(const char *path)
 /*
  * ReadTraces --
  *	The one read loop of a run: the records given in Tcl first, then
- *	each trace in turn (the files in sequence, this rank's pieces of
- *	them in a split run, or all of them merged), until the end, a
- *	failure or a cancel.  Each file read is added to files as {path
- *	format}.
+ *	each trace in turn (the files in sequence; with cut, the pieces of
+ *	them: a split run's rank's, or a -skim run's ranges; or all of them
+ *	merged), until the end, a failure or a cancel.  Each file read is
+ *	added to files as {path format}.
  * Side effects: first (the first trace's open reader, or NULL) is
  *	closed; the run's counts and times are updated.
  */
 static void
 ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	Rb_Schema *schema, uint64_t fields, const RbMpiPiece *pieces,
-	int npieces, int split, Tcl_Obj *files)
+	int npieces, int cut, Tcl_Obj *files)
 {
     int recPos = 0, k, ntraces;
     Trace *traces;
@@ -1329,11 +1373,11 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	}
 	return;
     }
-    ntraces = split ? npieces : n;
+    ntraces = cut ? npieces : n;
     traces = Rb_AllocArray(ntraces + 1, sizeof(Trace));
     for (k = 0; k < ntraces; k++) {
-	traces[k].path = Tcl_GetString(paths[split ? pieces[k].file : k]);
-	traces[k].piece = split ? &pieces[k] : NULL;
+	traces[k].path = Tcl_GetString(paths[cut ? pieces[k].file : k]);
+	traces[k].piece = cut ? &pieces[k] : NULL;
     }
     /* A resumed run starts in the trace its checkpoint was taken in. */
     k = p->ck && p->ck->resumed ? p->ck->file : 0;
@@ -1349,9 +1393,12 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	if (r == NULL) {
 	    break;
 	}
-	Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2, (Tcl_Obj *[]){
-		Tcl_NewStringObj(traces[k].path, -1),
-		Tcl_NewStringObj(r->cls->name, -1)}));
+	if (!cut || k == 0 || pieces[k].file != pieces[k - 1].file) {
+	    /* A file once, however many pieces of it are read. */
+	    Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2,
+		    (Tcl_Obj *[]){Tcl_NewStringObj(traces[k].path, -1),
+		    Tcl_NewStringObj(r->cls->name, -1)}));
+	}
 	src.r = r;
 	src.runEpochNs = p->run->epochNs;
 	p->traceIndex = k;
@@ -1359,7 +1406,7 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	p->readers = &src.r;
 	p->nreaders = 1;
 	p->progressIn = r->in;
-	p->progressTotal = split ? 0 : FileSize(traces[k].path);
+	p->progressTotal = cut ? 0 : FileSize(traces[k].path);
 	StartPrefix(p);
 	PumpRecords(p, ReaderNextProc, ReaderOffsetProc, &src, traces[k].path);
 	p->progressIn = NULL;
@@ -1396,9 +1443,21 @@ CheckRunArgs(Tcl_Interp *interp, Rb_Engine *eng, const RunOpts *o, int n,
 	return Rb_SetInterpError(interp, "RUBICON RUN NOTRACE",
 		"no trace files given");
     }
+    if (o->skimCount > 0 && (o->merge || o->records != NULL
+	    || o->checkpoint != NULL || o->resume != NULL)) {
+	return Rb_SetInterpError(interp, "RUBICON RUN NOSKIM",
+		"-skim reads parts of trace files in turn: not with %s",
+		o->merge ? "-merge" : o->records != NULL ? "-records"
+		: o->checkpoint != NULL ? "-checkpoint" : "-resume");
+    }
     for (i = 0; i < n; i++) {
 	if (Rb_SafeCheckRead(interp, Tcl_GetString(paths[i])) != TCL_OK) {
 	    return TCL_ERROR;
+	}
+	if (strcmp(Tcl_GetString(paths[i]), RB_INPUT_STDIN) == 0
+		&& o->skimCount > 0) {
+	    return Rb_SetInterpError(interp, "RUBICON RUN NOSKIM",
+		    "-skim cannot read standard input (\"-\") in parts");
 	}
 	if (strcmp(Tcl_GetString(paths[i]), RB_INPUT_STDIN) == 0
 		&& stdins++) {
@@ -1637,6 +1696,15 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	}
 	schema = reader->schema;
     }
+    /* After the first trace opened: an unreadable one says so, not that
+     * it cannot be cut. */
+    if (o.skimCount > 0 && RbSkimPieces(interp, n, objv + first, o.format,
+	    o.readerOpts, o.skimCount, o.skimFraction, &pieces, &npieces)
+	    != TCL_OK) {
+	Rb_ReaderClose(reader);
+	RbCkptDone(&ck, 0);
+	return TCL_ERROR;
+    }
     RbRunInfoInit(&run, interp, schema);
     Tcl_DStringInit(&traces);
     for (k = first; k < objc; k++) {
@@ -1732,7 +1800,7 @@ RunCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
     threads = RbParallelStart(eng, o.threads);
     eng->threadsUsed = o.threadsGiven ? threads : 0;
     ReadTraces(&pump, n, objv + first, reader, schema, fields, pieces,
-	    npieces, split, files);
+	    npieces, split || o.skimCount > 0, files);
     RbParallelEnd(eng);
     reader = NULL;
     if (ck.path && eng->cancel == 1 && failure.result == NULL

@@ -790,10 +790,11 @@ proc ::rubicon::tracereport::config {opts} {
 	"    \[ReadAfterWriteAnalyzer {*}\$sampled\] \[ReuseDistanceAnalyzer {*}\$sampled\] \\" \
 	"    {*}\$cacheSims\]" \
 	"" \
-	"# One row per [expr {$key eq {} ? {run} : $key}]: all I/Os, then reads and writes apart." \
+	"# One row per [expr {$key eq {} ? {run} : $key}]: all I/Os (their mean response time, for the" \
+	"# queue depth, without percentiles), then reads and writes apart." \
 	"set keyed \[Flow keyed \\"]
     set keyedAnalyzers [list "\[RateAnalyzer$by_ -interval $iv\]" \
-	"\[ResponseTimeAnalyzer$by_\]"]
+	"\[ResponseTimeAnalyzer$by_ -percentiles 0\]"]
     if {$by eq "device"} {
 	lappend keyedAnalyzers \
 	    "\[UtilizationAnalyzer -field deviceNo -limit $keyLimit\]" \

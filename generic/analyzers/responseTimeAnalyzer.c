@@ -8,7 +8,8 @@
  *
  *	Percentiles are estimated within 1% in bounded memory by the
  *	logarithmic buckets of logHist.c; count, mean, minimum and maximum
- *	are exact.
+ *	are exact.  With -percentiles 0 only these exact moments are kept
+ *	(no buckets: a Flow that needs the mean alone, many keys of it).
  */
 
 #include <math.h>
@@ -21,6 +22,7 @@ typedef struct ResponseTimeState {
     char *fromField;		/* -from */
     char *toField;		/* -to */
     int fromIndex, toIndex;	/* Resolved at start. */
+    int percentiles;		/* -percentiles: 0 keeps hist.moments only */
     Rb_LogHist hist;		/* Durations in ns. */
 } ResponseTimeState;
 
@@ -29,6 +31,9 @@ static const Rb_Option responseTimeOptions[] = {
 	"time field where the measured interval begins"},
     {"-to", RB_OPT_FIELD, offsetof(ResponseTimeState, toField), "finishTime",
 	"time field where the measured interval ends"},
+    {"-percentiles", RB_OPT_BOOL, offsetof(ResponseTimeState, percentiles),
+	"1", "keep the percentile buckets (0: mean and count alone, no "
+	"ResponseTime)"},
     {NULL}
 };
 
@@ -79,6 +84,27 @@ ResponseTimeStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 }
 
 /*
+ * AddDurations --
+ *	Counts n durations: in the buckets and moments, or with -percentiles
+ *	0 in the moments alone, a group at a time as RbLogHistAddMany adds
+ *	them (so the moments are the same either way).
+ */
+static void
+AddDurations(ResponseTimeState *st, const double *v, int n)
+{
+    int i;
+
+    if (st->percentiles) {
+	RbLogHistAddMany(&st->hist, v, n);
+	return;
+    }
+    for (i = 0; i < n; i += RB_LOGHIST_CHUNK) {
+	RbMomentsAddMany(&st->hist.moments, v + i,
+		n - i < RB_LOGHIST_CHUNK ? n - i : RB_LOGHIST_CHUNK);
+    }
+}
+
+/*
  * ResponseTimeBatch --
  *	Counts the duration of each selected I/O.  I/Os missing either time,
  *	whose end precedes their beginning, or whose times are too far apart
@@ -103,17 +129,17 @@ ResponseTimeBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	}
 	v[n++] = (double)ns;
 	if (n == (int)(sizeof(v) / sizeof(v[0]))) {
-	    RbLogHistAddMany(&st->hist, v, n);
+	    AddDurations(st, v, n);
 	    n = 0;
 	}
     }
-    RbLogHistAddMany(&st->hist, v, n);
+    AddDurations(st, v, n);
 }
 
 /*
  * ResponseTimeEnd --
- *	Sets ResponseTime (no rows when nothing was measured),
- *	MeanResponseTime and ResponseTimeCount.
+ *	Sets ResponseTime (no rows when nothing was measured; not with
+ *	-percentiles 0), MeanResponseTime and ResponseTimeCount.
  */
 static int
 ResponseTimeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
@@ -121,8 +147,11 @@ ResponseTimeEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     ResponseTimeState *st = a->state;
     const Rb_Moments *m = &st->hist.moments;
 
-    Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->hist, "ResponseTime", "s",
-	    1.0 / RB_NS_PER_S, "percentiles of the response time (within 1%)"));
+    if (st->percentiles) {
+	Rb_AnalyzerSet(a, Rb_LogHistAttr(&st->hist, "ResponseTime", "s",
+		1.0 / RB_NS_PER_S,
+		"percentiles of the response time (within 1%)"));
+    }
     Rb_AnalyzerSet(a, Rb_AttrScalar("MeanResponseTime", m->n > 0
 	    ? m->mean / RB_NS_PER_S : 0.0, "s",
 	    "mean response time"));

@@ -200,18 +200,17 @@ Rb_LogHistAdd(Rb_LogHist *h, double v)
  *	that one too far from the rest is dropped as it would be one at a
  *	time.
  */
-#define ADD_CHUNK 64
 
 void
 RbLogHistAddMany(Rb_LogHist *h, const double *v, int n)
 {
-    int64_t k[ADD_CHUNK];
-    double finite[ADD_CHUNK];
-    unsigned char side[ADD_CHUNK];	/* 0, 1: bucket[side]; or NO_SIDE */
+    int64_t k[RB_LOGHIST_CHUNK];
+    double finite[RB_LOGHIST_CHUNK];
+    unsigned char side[RB_LOGHIST_CHUNK];	/* 0, 1: bucket[side]; or NO_SIDE */
     int i, m, from, nf;
 
     for (from = 0; from < n; from += m) {
-	m = n - from < ADD_CHUNK ? n - from : ADD_CHUNK;
+	m = n - from < RB_LOGHIST_CHUNK ? n - from : RB_LOGHIST_CHUNK;
 	for (i = nf = 0; i < m; i++) {
 	    double x = v[from + i];
 

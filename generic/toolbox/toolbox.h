@@ -447,7 +447,9 @@ RbKeyTablePrefetch(const Rb_KeyTable *t, int64_t key)
 void *		RbAllocHuge(size_t count, size_t size);
 /* Rb_MomentsAdd of n values (no NaN), as a group (kitStats.c). */
 void		RbMomentsAddMany(Rb_Moments *m, const double *v, int n);
-/* Rb_LogHistAdd of n values in turn, a chunk at a time. */
+/* Rb_LogHistAdd of n values in turn, RB_LOGHIST_CHUNK at a time, each
+ * chunk's finite values into the moments by RbMomentsAddMany. */
+#define RB_LOGHIST_CHUNK 64
 void		RbLogHistAddMany(Rb_LogHist *h, const double *v, int n);
 void		RbHeapPush(Rb_Heap *h, int64_t key, int64_t value);
 Rb_HeapItem	RbHeapPop(Rb_Heap *h);

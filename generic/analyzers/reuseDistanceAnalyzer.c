@@ -708,8 +708,9 @@ Count(ReuseDistanceState *st, int64_t key, uint64_t bytes)
  * earlier ones are counted: its table entry AHEAD_SLOT accesses ahead,
  * then (the entry now at hand) its last position's tree and owner
  * entries AHEAD_TREE accesses ahead.  On a stack of a million blocks each
- * of these is a cache miss otherwise.  Only the exact stack prefetches:
- * sampled, the table is small and most blocks are not in it.
+ * of these is a cache miss otherwise.  Sampled, the accesses gathered are
+ * those under the threshold, and the table of -samplesize blocks (4 MB
+ * and more at 262,144) is as far out of cache.
  */
 #define AHEAD_KEYS 1024
 #define AHEAD_SLOT 16
@@ -840,9 +841,7 @@ ReuseDistanceBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    n = FieldAccesses(st, b, sel, nsel, &j, acc);
 	}
 	for (i = 0; i < n; i++) {
-	    if (!st->sampled) {
-		Prefetch(st, acc, i, n);
-	    }
+	    Prefetch(st, acc, i, n);
 	    if (!Count(st, acc[i].key, acc[i].bytes)) {
 		st->failed = 1;
 		Rb_AnalyzerError(a, "RUBICON LIMIT DISTINCT", "%s: more than "

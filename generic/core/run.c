@@ -224,13 +224,13 @@ ParseSkim(Tcl_Interp *interp, Tcl_Obj *obj, RunOpts *o)
     int count;
     double fraction;
 
-    if (Tcl_ListObjGetElements(NULL, obj, &nelems, &elems) == TCL_OK
-	    && nelems == 0) {
+    if (Tcl_ListObjGetElements(NULL, obj, &nelems, &elems) != TCL_OK) {
+	nelems = -1;
+    } else if (nelems == 0) {
 	o->skimCount = 0;
 	return TCL_OK;
     }
-    if (Tcl_ListObjGetElements(NULL, obj, &nelems, &elems) != TCL_OK
-	    || nelems != 2
+    if (nelems != 2
 	    || Tcl_GetIntFromObj(NULL, elems[0], &count) != TCL_OK
 	    || count < 1 || count > 4096
 	    || Tcl_GetDoubleFromObj(NULL, elems[1], &fraction) != TCL_OK
@@ -1349,7 +1349,7 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	Rb_Schema *schema, uint64_t fields, const RbMpiPiece *pieces,
 	int npieces, int cut, Tcl_Obj *files)
 {
-    int recPos = 0, k, ntraces;
+    int recPos = 0, k, ntraces, lastFile = -1;
     Trace *traces;
     TraceSource src;
 
@@ -1393,11 +1393,12 @@ ReadTraces(Pump *p, int n, Tcl_Obj *const paths[], Rb_Reader *first,
 	if (r == NULL) {
 	    break;
 	}
-	if (!cut || k == 0 || pieces[k].file != pieces[k - 1].file) {
+	if (!cut || pieces[k].file != lastFile) {
 	    /* A file once, however many pieces of it are read. */
 	    Tcl_ListObjAppendElement(NULL, files, Tcl_NewListObj(2,
 		    (Tcl_Obj *[]){Tcl_NewStringObj(traces[k].path, -1),
 		    Tcl_NewStringObj(r->cls->name, -1)}));
+	    lastFile = cut ? pieces[k].file : -1;
 	}
 	src.r = r;
 	src.runEpochNs = p->run->epochNs;

@@ -355,7 +355,16 @@ BuildPartition(Partition *p, int field, const int64_t *keys,
 	memset(p->hstamp, 0, sizeof(p->hstamp));
 	p->stamp = 1;
     }
-    for (j = 0; j < nsel; j++) {
+    /* The records before the first with the field (all of them for a
+     * field the trace lacks, as pid and lvNo in most block traces): one
+     * look each, and nothing to order when none has it. */
+    for (j = 0; j < nsel && keys[sel[j]] == RB_ABSENT; j++) {
+	continue;
+    }
+    if (j < nsel) {
+	memset(p->id, 0xff, (size_t)j * sizeof(p->id[0]));	/* -1: absent */
+    }
+    for (; j < nsel; j++) {
 	int64_t key = keys[sel[j]];
 	uint32_t h;
 
@@ -383,7 +392,7 @@ BuildPartition(Partition *p, int field, const int64_t *keys,
 	p->start[d + 1] = p->start[d] + count[d];
 	count[d] = p->start[d];
     }
-    for (j = 0; j < nsel; j++) {
+    for (j = 0; n > 0 && j < nsel; j++) {
 	if (p->id[j] >= 0) {
 	    p->psel[count[p->id[j]]] = sel[j];
 	    p->order[count[p->id[j]]++] = (uint32_t)j;

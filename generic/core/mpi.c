@@ -237,10 +237,13 @@ RbMpiSetSweep(int on)
  *	of fixed-length records, whose members need not end at a record's
  *	end).  (RbMpiShard makes 2 into 4, SRT
  *	cut where the record heads line up, when the cut points are far
- *	enough apart for that: RB_RESYNC_SPACING.)
+ *	enough apart for that: RB_RESYNC_SPACING.)  With plainLines (-skim),
+ *	0 also for compressed text, whose members (the unit a range of it is
+ *	read in) are most often the whole file.
  */
 static int
-SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
+SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts,
+	int plainLines)
 {
     static const char *const lines[] = {"msr", "spc", "disksim", "csv",
 	"alibaba", "tencent", "twitter", NULL};
@@ -257,7 +260,9 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
     for (i = 0; lines[i]; i++) {
 	kind = strcmp(r->cls->name, lines[i]) == 0 ? 1 : kind;
     }
-    if (strcmp(r->cls->name, "native") == 0) {
+    if (plainLines && kind == 1 && strcmp(comp, "none") != 0) {
+	kind = 0;
+    } else if (strcmp(r->cls->name, "native") == 0) {
 	kind = RbNativeSplittable(r) ? 3 : 0;
     } else if (strcmp(comp, "none") == 0) {
 	kind = strcmp(r->cls->name, "srt") == 0 ? 2
@@ -270,28 +275,26 @@ SplitKind(const char *path, const char *format, Tcl_Obj *readerOpts)
 }
 
 /*
- * SkimKind --
- *	SplitKind for -skim: 0 also for a compressed text trace, whose gzip
- *	or bzip2 members (the unit a range of it is read in) are most often
- *	the whole file.
+ * FileSizes --
+ *	The sizes of the n traces (1 for one that is empty or cannot be
+ *	read: it goes whole to a piece), and their total in *total.
+ * Results: the sizes (malloc'd).
  */
-static int
-SkimKind(const char *path, const char *format, Tcl_Obj *readerOpts)
+static uint64_t *
+FileSizes(int n, Tcl_Obj *const paths[], uint64_t *total)
 {
-    int kind = SplitKind(path, format, readerOpts);
-    Rb_Error err;
-    Rb_Reader *r;
+    uint64_t *sizes = Rb_Alloc((n + 1) * sizeof(uint64_t));
+    int i;
 
-    if (kind != 1) {
-	return kind;
+    *total = 0;
+    for (i = 0; i < n; i++) {
+	struct stat sb;
+
+	sizes[i] = stat(Tcl_GetString(paths[i]), &sb) == 0 && sb.st_size > 0
+		? (uint64_t)sb.st_size : 1;
+	*total += sizes[i];
     }
-    r = Rb_ReaderOpen(path, format, RB_ONERROR_STOP, readerOpts, &err);
-    if (r == NULL) {
-	return 0;
-    }
-    kind = strcmp(Rb_InputCompression(r->in), "none") == 0;
-    Rb_ReaderClose(r);
-    return kind;
+    return sizes;
 }
 
 /*
@@ -311,18 +314,11 @@ int
 RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
 	Tcl_Obj *readerOpts, int rank, int size, RbMpiPiece **pieces)
 {
-    uint64_t total = 0, before = 0, lo, hi;
-    uint64_t *sizes = Rb_Alloc((n + 1) * sizeof(uint64_t));
+    uint64_t total, before = 0, lo, hi;
+    uint64_t *sizes = FileSizes(n, paths, &total);
     int i, count = 0;
 
     *pieces = Rb_Alloc((n + 1) * sizeof(RbMpiPiece));
-    for (i = 0; i < n; i++) {
-	struct stat sb;
-
-	sizes[i] = stat(Tcl_GetString(paths[i]), &sb) == 0 && sb.st_size > 0
-		? (uint64_t)sb.st_size : 1;
-	total += sizes[i];
-    }
     lo = (uint64_t)((unsigned __int128)total * rank / size);
     hi = (uint64_t)((unsigned __int128)total * (rank + 1) / size);
     for (i = 0; i < n; before += sizes[i], i++) {
@@ -334,7 +330,7 @@ RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
 	    continue;		/* no byte of this file in our range */
 	}
 	kind = (a > before || b < before + sizes[i])
-		? SplitKind(Tcl_GetString(paths[i]), format, readerOpts) : 0;
+		? SplitKind(Tcl_GetString(paths[i]), format, readerOpts, 0) : 0;
 	if (kind == 2 && total / (uint64_t)size >= RB_RESYNC_SPACING) {
 	    kind = 4;		/* cut where record heads line up */
 	}
@@ -369,8 +365,7 @@ RbMpiShard(int n, Tcl_Obj *const paths[], const char *format,
  *	least), each range's records being those that begin in it (as a
  *	split run's rank reads its range, RbMpiShard).  A range cuts a file
  *	only where the file can be cut: uncompressed lines, SRT, native
- *	blocks, fixed-length records (SplitKind; compressed lines are
- *	refused, their members being whole files as a rule); a file a range
+ *	blocks, fixed-length records (SplitKind with plainLines); a file a range
  *	holds whole is read whole.
  * Results: TCL_OK with *pieces (malloc'd, in order) and *npieces, or
  *	TCL_ERROR (RUBICON RUN NOSKIM) naming the file that cannot be cut.
@@ -380,18 +375,12 @@ RbSkimPieces(Tcl_Interp *interp, int n, Tcl_Obj *const paths[],
 	const char *format, Tcl_Obj *readerOpts, int count, double fraction,
 	RbMpiPiece **pieces, int *npieces)
 {
-    uint64_t total = 0, *sizes = Rb_Alloc((n + 1) * sizeof(uint64_t));
-    uint64_t len;
+    uint64_t total, *sizes = FileSizes(n, paths, &total), len;
     int *kinds = Rb_Alloc((n + 1) * sizeof(int)), i, j, cap = count + n;
 
     *pieces = Rb_Alloc((size_t)cap * sizeof(RbMpiPiece));
     *npieces = 0;
     for (i = 0; i < n; i++) {
-	struct stat sb;
-
-	sizes[i] = stat(Tcl_GetString(paths[i]), &sb) == 0 && sb.st_size > 0
-		? (uint64_t)sb.st_size : 1;
-	total += sizes[i];
 	kinds[i] = -1;		/* not yet asked */
     }
     len = (uint64_t)((double)total * fraction / count);
@@ -411,8 +400,8 @@ RbSkimPieces(Tcl_Interp *interp, int n, Tcl_Obj *const paths[],
 	    }
 	    if (a > before || b < before + sizes[i]) {
 		if (kinds[i] < 0) {
-		    kinds[i] = SkimKind(Tcl_GetString(paths[i]), format,
-			    readerOpts);
+		    kinds[i] = SplitKind(Tcl_GetString(paths[i]), format,
+			    readerOpts, 1);
 		}
 		if ((kind = kinds[i]) == 0) {
 		    free(sizes);

@@ -769,7 +769,7 @@ proc ::rubicon::tracereport::config {opts} {
 	"    \[SizeHistogramAnalyzer\] \[QueueDepthAnalyzer\] \\" \
 	"    \[HeatmapAnalyzer -x time -y devOffset -xwidth $iv -maxcells $heatCells\] \\" \
 	"    \[HeatmapAnalyzer -key deviceNo -x time -y devOffset -xwidth $iv -maxcells $heatCells -prefix Device\] \\" \
-	"    \[HeatmapAnalyzer -x responseTime -y responseTime -xbins log2 -ybins log2 -xbase 1e-6 -ybase 1e-6 -prefix Latency\] \\" \
+	"    \[FieldHistogramAnalyzer -field responseTime -base 1000 -prefix Latency\] \\" \
 	"    \[HurstAnalyzer\] \[PeakRateAnalyzer -windows {0.001 0.01 0.1 1 10}\] \\" \
 	"    \[FieldStatsAnalyzer -field startTime -prefix StartTime\]\]" \
 	"" \
@@ -1048,11 +1048,12 @@ proc ::rubicon::tracereport::figures {summary flows options} {
     dict set f deviceHeatmaps [lmap r [rowsOf $total DeviceHeatmap] {
 	concat [lindex $r 0] [lrange $r 3 7]
     }]
-    # The log2 latency histogram, in microseconds: the diagonal cells of
-    # the response time against itself.
-    dict set f latencyHistogram [lmap r [rowsOf $total LatencyHeatmap] {
-	list [expr {[lindex $r 2] * 1e6}] [expr {[lindex $r 3] * 1e6}] \
-	    [expr {int([lindex $r 6])}]
+    # The log2 latency histogram, in microseconds: the non-empty bins of
+    # power-of-two microseconds, [0, 1) the first (ns in the Attribute).
+    dict set f latencyHistogram [lmap r [rowsOf $total LatencyFieldHistogram] {
+	if {[lindex $r 2] == 0} continue
+	list [expr {[lindex $r 0] / 1e3}] [expr {[lindex $r 1] / 1e3}] \
+	    [expr {int([lindex $r 2])}]
     }]
     # Behind a sample of 1 block in N (by hash), a count of blocks
     # estimates N times as many, and a cache of S blocks stands for one of

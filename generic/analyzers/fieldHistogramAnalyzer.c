@@ -4,7 +4,10 @@
  *	FieldHistogramAnalyzer: how many records fall in each range of any
  *	numeric field's values, with power-of-two bins (the default) or bins
  *	of equal width (e.g. -field queueLen -bins linear -width 1 for the
- *	queue-length field's own distribution).
+ *	queue-length field's own distribution).  -field also takes the
+ *	durations of an I/O (responseTime, serviceTime, queueTime), in ns,
+ *	and -base scales the log2 bins (-field responseTime -base 1000:
+ *	power-of-two microseconds, as biolatency counts them).
  */
 
 #include <math.h>
@@ -16,7 +19,9 @@ typedef struct FieldHistogramState {
     char *field;		/* -field */
     char *bins;			/* -bins: "log2" or "linear" */
     double width;		/* -width (linear bins) */
-    int index;
+    double base;		/* -base (log2 bins) */
+    int index;			/* The field, or -1 for a duration: */
+    int from, to;		/* its two time fields. */
     int linear;
     Rb_TimeBins counts;		/* Counts by bin number (a growable array;
 				 * its interval is unused). */
@@ -32,6 +37,9 @@ static const Rb_Option fieldHistogramOptions[] = {
 	"-width"},
     {"-width", RB_OPT_DOUBLE, offsetof(FieldHistogramState, width), "1",
 	"bin width with -bins linear, in the field's unit"},
+    {"-base", RB_OPT_DOUBLE, offsetof(FieldHistogramState, base), "1",
+	"with -bins log2: bins [0,base), [base,2 base), [2 base,4 base) ... "
+	"(1000 for microseconds of a time in ns)"},
     {NULL}
 };
 
@@ -41,7 +49,7 @@ static const char *const fieldHistogramAttrs[] = {
 
 /*
  * FieldHistogramInit --
- *	Checks -bins and -width (also from start, with interp NULL).
+ *	Checks -bins, -width and -base (also from start, with interp NULL).
  */
 static int
 FieldHistogramInit(Rb_Analyzer *a, Tcl_Interp *interp)
@@ -57,7 +65,26 @@ FieldHistogramInit(Rb_Analyzer *a, Tcl_Interp *interp)
     if (st->linear && !(st->width > 0 && isfinite(st->width))) {
 	return RbKitOptionError(a, interp, "-width must be positive");
     }
+    if (!(st->base > 0 && isfinite(st->base))) {
+	return RbKitOptionError(a, interp, "-base must be positive");
+    }
     return TCL_OK;
+}
+
+/*
+ * ResolveField --
+ *	Resolves -field: a numeric field of the schema, or one of the
+ *	durations between two time fields.
+ * Results: TCL_OK, or TCL_ERROR with an analyzer error.
+ */
+static int
+ResolveField(Rb_Analyzer *a, const Rb_RunInfo *run, FieldHistogramState *st)
+{
+    int d = RbKitDurationField(a, run, st->field, &st->from, &st->to);
+
+    st->index = -1;
+    return d < 0 ? TCL_ERROR : d > 0 ? TCL_OK
+	    : RbKitNumericField(a, run, st->field, &st->index);
 }
 
 /*
@@ -70,7 +97,7 @@ FieldHistogramStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     FieldHistogramState *st = a->state;
 
     if (FieldHistogramInit(a, NULL) != TCL_OK
-	    || RbKitNumericField(a, run, st->field, &st->index) != TCL_OK) {
+	    || ResolveField(a, run, st) != TCL_OK) {
 	return TCL_ERROR;
     }
     st->counts.lo = st->counts.n = 0;
@@ -81,21 +108,26 @@ FieldHistogramStart(Rb_Analyzer *a, const Rb_RunInfo *run)
 /*
  * BinOf --
  *	The bin number of v: floor(v / width) for linear bins; for log2
- *	bins -1 for negatives, 0 for [0,1), k + 1 for [2^k, 2^(k+1)).
+ *	bins, with q = v / base, -1 for negatives, 0 for [0,1), k + 1 for
+ *	[2^k, 2^(k+1)): frexp's exponent of q, exact where floor(log2(q))
+ *	may round up just below a power of two.
  */
 static int64_t
 BinOf(const FieldHistogramState *st, double v)
 {
     double k;
+    int e;
 
     if (st->linear) {
 	k = floor(v / st->width);
     } else if (v < 0) {
 	return -1;
-    } else if (v < 1) {
+    } else if ((v /= st->base) < 1) {
 	return 0;
     } else {
-	k = floor(log2(v)) + 1;
+	/* q = m 2^e with m in [0.5, 1): q in [2^(e-1), 2^e), bin e. */
+	frexp(v, &e);
+	return e;
     }
     /* Out-of-range bins are refused by Rb_TimeBinsCover. */
     return k < -9e18 ? INT64_MIN / 2 : k > 9e18 ? INT64_MAX / 2
@@ -104,19 +136,33 @@ BinOf(const FieldHistogramState *st, double v)
 
 /*
  * FieldHistogramBatch --
- *	Counts each selected record's value in its bin.
+ *	Counts each selected record's value in its bin.  A duration is left
+ *	out when either time is missing, the end precedes the beginning or
+ *	they are too far apart for int64 (as ResponseTimeAnalyzer has it).
  */
 static void
 FieldHistogramBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	int nsel)
 {
     FieldHistogramState *st = a->state;
+    const int64_t *from = st->index < 0 ? b->col[st->from] : NULL;
+    const int64_t *to = st->index < 0 ? b->col[st->to] : NULL;
     int j;
 
     for (j = 0; j < nsel; j++) {
-	double v = Rb_FieldAsDouble(b, st->index, sel[j]);
+	double v;
 	uint64_t *slot;
 
+	if (from != NULL) {
+	    int64_t ns;
+
+	    if (!RbLatencyNs(from[sel[j]], to[sel[j]], &ns)) {
+		continue;
+	    }
+	    v = (double)ns;
+	} else {
+	    v = Rb_FieldAsDouble(b, st->index, sel[j]);
+	}
 	if (!isfinite(v)) {
 	    continue;
 	}
@@ -144,9 +190,9 @@ BinRange(const FieldHistogramState *st, int64_t k, double *lo, double *hi)
 	*hi = 0.0;
     } else if (k == 0) {
 	*lo = 0.0;
-	*hi = 1.0;
+	*hi = st->base;
     } else {
-	*lo = ldexp(1.0, (int)(k - 1));
+	*lo = st->base * ldexp(1.0, (int)(k - 1));
 	*hi = 2.0 * *lo;
     }
 }
@@ -166,9 +212,13 @@ FieldHistogramEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     int loCol, hiCol, countCol;
     int64_t first = 0, last = tb->n - 1, j;
 
-    RbKitFieldScale(run, st->index, &unit);
-    if (run->schema->fields[st->index].unit == RB_UNIT_NS) {
+    if (st->index < 0) {
 	unit = "ns";
+    } else {
+	RbKitFieldScale(run, st->index, &unit);
+	if (run->schema->fields[st->index].unit == RB_UNIT_NS) {
+	    unit = "ns";
+	}
     }
     attr = Rb_AttrCreate("FieldHistogram", RB_ATTR_HISTOGRAM, unit,
 	    "number of records per range of the field's values");
@@ -209,7 +259,7 @@ FieldHistogramMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     const FieldHistogramState *ost = other->state;
 
     if (st->linear != ost->linear
-	    || (st->linear && st->width != ost->width)) {
+	    || (st->linear ? st->width != ost->width : st->base != ost->base)) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH",
 		"cannot merge histograms with different bins");
 	return TCL_ERROR;

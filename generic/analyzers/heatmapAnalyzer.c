@@ -22,15 +22,6 @@
  * below the smallest positive bin). */
 #define ZERO_BIN INT32_MIN
 
-/* The durations that may be named as fields: end minus start. */
-static const struct {
-    const char *name, *from, *to;
-} durations[] = {
-    {"responseTime", "time", "finishTime"},
-    {"serviceTime", "startTime", "finishTime"},
-    {"queueTime", "time", "startTime"},
-};
-
 typedef struct Axis {
     char *field;		/* -x, -y */
     char *bins;			/* -xbins, -ybins: linear or log2 */
@@ -210,23 +201,14 @@ static int
 ResolveAxis(Rb_Analyzer *a, const Rb_RunInfo *run, Axis *ax)
 {
     const Rb_Field *f;
-    size_t d;
+    int d = RbKitDurationField(a, run, ax->field, &ax->from, &ax->to);
 
-    ax->index = ax->from = ax->to = -1;
+    ax->index = -1;
     ax->isTime = ax->isDouble = 0;
-    if (Rb_SchemaFieldIndex(run->schema, ax->field) < 0) {
-	for (d = 0; d < sizeof(durations) / sizeof(durations[0]); d++) {
-	    if (strcasecmp(ax->field, durations[d].name) == 0) {
-		if (RbKitIntegerField(a, run, durations[d].from, &ax->from)
-			!= TCL_OK || RbKitIntegerField(a, run,
-			durations[d].to, &ax->to) != TCL_OK) {
-		    return TCL_ERROR;
-		}
-		ax->scale = 1.0 / RB_NS_PER_S;
-		ax->unit = "s";
-		return TCL_OK;
-	    }
-	}
+    if (d != 0) {
+	ax->scale = 1.0 / RB_NS_PER_S;
+	ax->unit = "s";
+	return d < 0 ? TCL_ERROR : TCL_OK;
     }
     if (RbKitNumericField(a, run, ax->field, &ax->index) != TCL_OK) {
 	return TCL_ERROR;

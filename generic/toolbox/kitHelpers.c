@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "core/rbInt.h"
 #include "toolbox/toolbox.h"
 
@@ -172,6 +173,46 @@ static const struct {
     {"serviceTime", RB_IO_START, RB_IO_FINISH},
     {"queueTime", RB_IO_TIME, RB_IO_START},
 };
+
+/* The durations a field option may name where the schema has no field of
+ * that name: from one time field to another, found by name. */
+static const struct {
+    const char *name, *from, *to;
+} durationFields[] = {
+    {"responseTime", "time", "finishTime"},
+    {"serviceTime", "startTime", "finishTime"},
+    {"queueTime", "time", "startTime"},
+};
+
+/*
+ * RbKitDurationField --
+ *	Resolves a field option that may name a duration (responseTime,
+ *	serviceTime, queueTime; any case) when the run's schema has no field
+ *	of that name.
+ * Results: 1 with *from and *to set to the two integer time fields; 0
+ *	when name is a field of the schema or no duration (*from and *to
+ *	-1); -1 with an analyzer error when a time field is missing.
+ */
+int
+RbKitDurationField(Rb_Analyzer *a, const Rb_RunInfo *run, const char *name,
+	int *from, int *to)
+{
+    size_t d;
+
+    *from = *to = -1;
+    if (name == NULL || Rb_SchemaFieldIndex(run->schema, name) >= 0) {
+	return 0;
+    }
+    for (d = 0; d < sizeof(durationFields) / sizeof(durationFields[0]);
+	    d++) {
+	if (strcasecmp(name, durationFields[d].name) == 0) {
+	    return RbKitIntegerField(a, run, durationFields[d].from, from)
+		    != TCL_OK || RbKitIntegerField(a, run,
+		    durationFields[d].to, to) != TCL_OK ? -1 : 1;
+	}
+    }
+    return 0;
+}
 
 /*
  * RbKitLatencyField --

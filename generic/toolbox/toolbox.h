@@ -37,6 +37,8 @@ void		RbKitKeyLimit(Rb_Analyzer *a, int64_t limit,
 int		RbKitParseSeconds(Tcl_Obj *obj, int64_t **ns);
 int		RbKitLatencyField(Rb_Analyzer *a, Tcl_Interp *interp,
 		    const char *name, int *from, int *to);
+int		RbKitDurationField(Rb_Analyzer *a, const Rb_RunInfo *run,
+		    const char *name, int *from, int *to);
 
 /*
  * RbLatencyNs --

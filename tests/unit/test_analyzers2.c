@@ -142,12 +142,72 @@ START_TEST(field_histogram_linear_bins_with_negatives)
 }
 END_TEST
 
+START_TEST(field_histogram_just_below_a_power_of_two)
+{
+    /* 2^53 - 1 is a double exactly; log2 of it rounds to 53, but it lies
+     * in [2^52, 2^53): with 2^52 itself, 2 in that bin and none above. */
+    static const int64_t sizes[] = {((int64_t)1 << 53) - 1,
+	(int64_t)1 << 52};
+    Rb_Batch *b = IosWithField(RB_IO_SIZE, sizes, 2);
+    Rb_Flow *flow = RunAll(&Rb_FieldHistogramAnalyzerClass, "", b);
+    const Rb_Attribute *h = Attr(flow, "FieldHistogram");
+
+    ck_assert_int_eq(h->nrows, 1);
+    ck_assert_near(Cell(h, 0, "lo"), 4503599627370496.0);
+    ck_assert_near(Cell(h, 0, "count"), 2);
+    RbFlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
+START_TEST(field_histogram_of_response_times_in_microseconds)
+{
+    /* Record k is at k s; its finishTime k s + d ns for d below.  With
+     * -base 1000 the bins are [0,1000) [1000,2000) [2000,4000)
+     * [4000,8000) ns: 0 and 999, 1000 and 1999, 2000, 5000.  A finish
+     * before its time and a missing one are left out. */
+    static const int64_t d[] = {0, 999, 1000, 1999, 2000, 5000, -1, 0};
+    int64_t finish[8];
+    Rb_Batch *b;
+    Rb_Flow *flow;
+    const Rb_Attribute *h;
+    int k;
+
+    for (k = 0; k < 8; k++) {
+	finish[k] = k * SEC + d[k];
+    }
+    finish[7] = RB_ABSENT;
+    b = IosWithField(RB_IO_FINISH, finish, 8);
+    flow = RunAll(&Rb_FieldHistogramAnalyzerClass,
+	    "-field responseTime -base 1000", b);
+    h = Attr(flow, "FieldHistogram");
+    ck_assert_str_eq(h->unit, "ns");
+    ck_assert_int_eq(h->nrows, 4);
+    ck_assert_near(Cell(h, 0, "lo"), 0);
+    ck_assert_near(Cell(h, 0, "hi"), 1000);
+    ck_assert_near(Cell(h, 0, "count"), 2);
+    ck_assert_near(Cell(h, 1, "lo"), 1000);
+    ck_assert_near(Cell(h, 1, "count"), 2);
+    ck_assert_near(Cell(h, 2, "hi"), 4000);
+    ck_assert_near(Cell(h, 2, "count"), 1);
+    ck_assert_near(Cell(h, 3, "lo"), 4000);
+    ck_assert_near(Cell(h, 3, "hi"), 8000);
+    ck_assert_near(Cell(h, 3, "count"), 1);
+    RbFlowDelete(flow);
+    Rb_BatchFree(b);
+}
+END_TEST
+
 START_TEST(field_histogram_rejects_bad_width)
 {
     ck_assert_ptr_null(NewAnalyzer(&Rb_FieldHistogramAnalyzerClass,
 	    "-bins linear -width 0"));
     ck_assert_ptr_null(NewAnalyzer(&Rb_FieldHistogramAnalyzerClass,
 	    "-bins cubic"));
+    ck_assert_ptr_null(NewAnalyzer(&Rb_FieldHistogramAnalyzerClass,
+	    "-base 0"));
+    ck_assert_ptr_null(NewAnalyzer(&Rb_FieldHistogramAnalyzerClass,
+	    "-base -2"));
 }
 END_TEST
 
@@ -244,6 +304,8 @@ START_TEST(merge_generic)
     CheckMerge(&Rb_FieldHistogramAnalyzerClass, "-field devOffset");
     CheckMerge(&Rb_FieldHistogramAnalyzerClass,
 	    "-field finishTime -bins linear -width 1e6");
+    CheckMerge(&Rb_FieldHistogramAnalyzerClass,
+	    "-field responseTime -base 1000");
     CheckMerge(&Rb_FieldPercentilesAnalyzerClass, "-field startTime");
     CheckMerge(&Rb_DistinctAnalyzerClass, "-field devOffset");
     CheckMerge(&Rb_DistinctAnalyzerClass, "-field devOffset -limit 100");
@@ -660,6 +722,8 @@ rbtest_suite(void)
     tcase_add_test(tc, field_stats_unknown_field_fails_at_start);
     tcase_add_test(tc, field_histogram_log2_bins);
     tcase_add_test(tc, field_histogram_linear_bins_with_negatives);
+    tcase_add_test(tc, field_histogram_just_below_a_power_of_two);
+    tcase_add_test(tc, field_histogram_of_response_times_in_microseconds);
     tcase_add_test(tc, field_histogram_rejects_bad_width);
     tcase_add_test(tc, field_percentiles_within_one_percent);
     tcase_add_test(tc, field_percentiles_of_negative_values);

@@ -35,11 +35,43 @@ typedef struct Axis {
 				 * run's first record time. */
     double scale;		/* Column value to reported unit. */
     const char *unit;
+    int shift;			/* A bin is the raw value >> shift (an
+				 * integer field in its own unit, linear
+				 * bins of 2^shift), or -1. */
+    int known;			/* A time axis: raw times in [knownLo,
+				 * knownHi) are in bin knownK. */
+    int64_t knownLo, knownHi;
+    int32_t knownK;
 } Axis;
 
 typedef struct Cell {
     uint64_t count, bytes;
 } Cell;
+
+/*
+ * The column of a grid being filled: most records of a trace in time
+ * order fall in the current x bin, and are counted in a dense run of its
+ * y bins, [lo, lo + n), without a look-up, moved to the grid's table when
+ * the column ends (FlushColumn).  A column is begun only for an x bin
+ * past every bin of the grid's table (hiKx), so that none of its cells
+ * is in the table: each cell that a record makes is a new cell there as
+ * well, counted as one (pending) against -limit and -maxcells when it
+ * is made, as a look-up would count it.  A record of another x bin, or
+ * of a y bin that would make the run longer than HM_COLUMN_MAX, is
+ * counted in the table; the column of an x bin whose record went to the
+ * table is not begun again.
+ */
+#define HM_COLUMN_MAX 1024
+
+typedef struct Column {
+    int active;
+    int32_t kx;			/* The column's x bin, */
+    int64_t lo;			/* the y bin of cells[0], */
+    int64_t n, cap;		/* bins in use, allocated. */
+    Cell *cells;
+    int64_t hiKx;		/* No cell of the grid's table has an x bin
+				 * above this (INT64_MIN: none). */
+} Column;
 
 typedef struct HeatmapState {
     Axis axis[2];
@@ -51,6 +83,9 @@ typedef struct HeatmapState {
 				 * + 1), made at start. */
     int64_t *keyVals;		/* Per grid: its -key value */
     Rb_KeyTable *grids;		/* Per grid: (xbin << 32 | ybin) -> Cell */
+    Column *columns;		/* Per grid: its column being filled */
+    Column column;		/* That of st->cells */
+    uint64_t pending;		/* Cells in columns, not in the tables */
     int64_t ngrids, gridCap;
     uint64_t ncells;		/* Cells of every grid. */
     int64_t limit;		/* -limit: most cells held */
@@ -73,13 +108,15 @@ typedef struct HeatmapState {
 } HeatmapState;
 
 /*
- * The cells counted in last, by a hash of their key and grid, in a table
- * of HM_HINTS (4096) hints, 128 KiB an analyzer: most records fall in a
- * cell of the current time column, and a hit here costs no table look-up.
- * A Cell stays where it is until its table grows or is made anew
- * (widening, a new run, a merge), so the hints are kept from batch to
- * batch and forgotten at once by a new generation (ForgetHints) when a
- * table grows in HeatmapBatch and whenever any other hook runs.
+ * The table cells counted in last, by a hash of their key and grid, in a
+ * table of HM_HINTS (4096) hints, 128 KiB an analyzer: the records not
+ * counted in a column (see Column: those of axes not in time order, late
+ * ones, a column too wide) fall mostly in cells counted in recently, and
+ * a hit here costs no table look-up.  A Cell stays where it is until its
+ * table grows or is made anew (widening, a new run, a merge), so the
+ * hints are kept from batch to batch and forgotten at once by a new
+ * generation (ForgetHints) when a table grows (in HeatmapBatch or as a
+ * column moves to it) and whenever any other hook runs.
  */
 #define HM_HINT_BITS 12
 #define HM_HINTS (1 << HM_HINT_BITS)
@@ -236,11 +273,14 @@ FreeGrids(HeatmapState *st)
     ForgetHints(st);
     for (g = 0; g < st->ngrids; g++) {
 	Rb_KeyTableFree(&st->grids[g]);
+	free(st->columns[g].cells);
     }
     free(st->grids);
     free(st->keyVals);
+    free(st->columns);
     st->grids = NULL;
     st->keyVals = NULL;
+    st->columns = NULL;
     st->ngrids = st->gridCap = 0;
     st->ncells = 0;
     RbRecentClear(st->recent);
@@ -270,8 +310,12 @@ GridOf(HeatmapState *st, int64_t v)
 		    (size_t)st->gridCap * sizeof(Rb_KeyTable));
 	    st->keyVals = Rb_Realloc(st->keyVals,
 		    (size_t)st->gridCap * sizeof(int64_t));
+	    st->columns = Rb_Realloc(st->columns,
+		    (size_t)st->gridCap * sizeof(Column));
 	}
 	Rb_KeyTableInit(&st->grids[st->ngrids], sizeof(Cell));
+	memset(&st->columns[st->ngrids], 0, sizeof(Column));
+	st->columns[st->ngrids].hiKx = INT64_MIN;
 	st->keyVals[st->ngrids] = v;
 	*id = ++st->ngrids;
     }
@@ -327,6 +371,238 @@ static int64_t	CellKey(int32_t kx, int32_t ky);
 static void	CellOfKey(int64_t key, int32_t *kx, int32_t *ky);
 
 /*
+ * TableOf, ColumnOf --
+ *	The table and the column of grid g (-1: st->cells).
+ */
+static inline Rb_KeyTable *
+TableOf(HeatmapState *st, int64_t g)
+{
+    return g < 0 ? &st->cells : &st->grids[g];
+}
+
+static inline Column *
+ColumnOf(HeatmapState *st, int64_t g)
+{
+    return g < 0 ? &st->column : &st->columns[g];
+}
+
+/*
+ * FlushColumn --
+ *	Moves the cells of grid g's column to its table and ends the column.
+ */
+static void
+FlushColumn(HeatmapState *st, int64_t g)
+{
+    Column *col = ColumnOf(st, g);
+    Rb_KeyTable *t = TableOf(st, g);
+    uint64_t cap = t->cap;
+    int64_t i;
+
+    if (!col->active) {
+	return;
+    }
+    col->active = 0;
+    for (i = 0; i < col->n; i++) {
+	const Cell *d = &col->cells[i];
+	Cell *c;
+
+	if (d->count == 0) {
+	    continue;
+	}
+	c = Rb_KeyTableFind(t, CellKey(col->kx, (int32_t)(col->lo + i)), 1);
+	if (c->count == 0 && g >= 0) {
+	    st->ncells++;
+	}
+	st->pending--;
+	c->count += d->count;
+	c->bytes += d->bytes;
+    }
+    if (t->cap != cap) {
+	ForgetHints(st);
+    }
+}
+
+/*
+ * FlushColumns --
+ *	Moves every column's cells to the tables; with known, the tables'
+ *	x bins are at most st->maxKx, and none is in a column now.
+ */
+static void
+FlushColumns(HeatmapState *st, int known)
+{
+    int64_t g;
+
+    for (g = -1; g < st->ngrids; g++) {
+	Column *col = ColumnOf(st, g);
+
+	FlushColumn(st, g);
+	if (known && col->hiKx < st->maxKx) {
+	    col->hiKx = st->maxKx;
+	}
+    }
+}
+
+/*
+ * BeginColumn --
+ *	Begins grid g's column at x bin kx, over the y bins of its last.
+ */
+static void
+BeginColumn(HeatmapState *st, int64_t g, int32_t kx)
+{
+    Column *col = ColumnOf(st, g);
+
+    FlushColumn(st, g);
+    col->active = 1;
+    col->kx = kx;
+    col->hiKx = kx;
+    if (col->n > 0) {
+	memset(col->cells, 0, (size_t)col->n * sizeof(Cell));
+    }
+}
+
+/*
+ * ColumnCell --
+ *	The cell of y bin ky in an active column, the column's run of bins
+ *	laid out again to hold it and the bins in use (with room to grow
+ *	again, a quarter and 8 bins, to at most HM_COLUMN_MAX bins).
+ * Results: the cell, or NULL when the bins in use and ky span more.
+ */
+static Cell *
+ColumnCell(Column *col, int32_t ky)
+{
+    int64_t lo, hi, room, olo, ohi, i, z;
+    int used;
+
+    if ((uint64_t)((int64_t)ky - col->lo) < (uint64_t)col->n) {
+	return &col->cells[(int64_t)ky - col->lo];
+    }
+    /* The bins in use, [olo, ohi), if any (ky is not among them). */
+    for (i = 0; i < col->n && col->cells[i].count == 0; i++) {
+    }
+    used = i < col->n;
+    olo = ohi = ky;
+    if (used) {
+	for (z = col->n; col->cells[z - 1].count == 0; z--) {
+	}
+	olo = col->lo + i;
+	ohi = col->lo + z;
+    }
+    lo = used && olo < ky ? olo : ky;
+    hi = used && ohi > (int64_t)ky + 1 ? ohi : (int64_t)ky + 1;
+    if (hi - lo > HM_COLUMN_MAX) {
+	return NULL;
+    }
+    room = (hi - lo) / 4 + 8;
+    if (hi - lo + room > HM_COLUMN_MAX) {
+	room = HM_COLUMN_MAX - (hi - lo);
+    }
+    if (used && ky < olo) {
+	lo = lo - room < (int64_t)INT32_MIN ? INT32_MIN : lo - room;
+    } else {
+	hi = hi + room > (int64_t)INT32_MAX + 1 ? (int64_t)INT32_MAX + 1
+		: hi + room;
+    }
+    if (hi - lo > col->cap) {
+	col->cap = hi - lo;
+	col->cells = Rb_Realloc(col->cells, (size_t)col->cap * sizeof(Cell));
+    }
+    /* The bins in use move to their place in [lo, hi); the others are
+     * 0. */
+    if (used) {
+	memmove(col->cells + (olo - lo), col->cells + (olo - col->lo),
+		(size_t)(ohi - olo) * sizeof(Cell));
+    } else {
+	olo = ohi = lo;
+    }
+    memset(col->cells, 0, (size_t)(olo - lo) * sizeof(Cell));
+    memset(col->cells + (ohi - lo), 0, (size_t)(hi - ohi) * sizeof(Cell));
+    col->lo = lo;
+    col->n = hi - lo;
+    return &col->cells[(int64_t)ky - lo];
+}
+
+/*
+ * SetShift --
+ *	An axis's bin by a shift: the raw value >> shift, where the axis is
+ *	an integer field in its reported unit (scale 1, not a time) with
+ *	linear bins of 2^shift (the offsets' 1 GiB), so that floor(v /
+ *	width) is exactly the shift for |v| < 2^53.  Otherwise -1.
+ */
+static void
+SetShift(Axis *ax)
+{
+    int e;
+
+    ax->shift = -1;
+    ax->known = 0;
+    if (ax->log2 || ax->index < 0 || ax->isDouble || ax->isTime
+	    || ax->scale != 1.0 || frexp(ax->width, &e) != 0.5
+	    || e < 1 || e > 63) {
+	return;
+    }
+    ax->shift = e - 1;
+}
+
+/*
+ * PullColumn --
+ *	Begins grid g's column at x bin kx again with the cells its table
+ *	holds of that bin, taken out of the table (as pending cells), when
+ *	their y bins fit in a column: after a widening re-binned the column
+ *	being filled with the table, the records after it are counted in
+ *	the column still.
+ */
+static void
+PullColumn(HeatmapState *st, int64_t g, int32_t kx)
+{
+    Column *col = ColumnOf(st, g);
+    Rb_KeyTable *t = TableOf(st, g);
+    int64_t lo = INT64_MAX, hi = INT64_MIN, n = 0, k;
+    int64_t keys[HM_COLUMN_MAX];
+    uint64_t slot;
+
+    for (slot = 0; slot < t->cap; slot++) {
+	int32_t cx, cy;
+
+	if (!t->used[slot]) {
+	    continue;
+	}
+	CellOfKey(t->keys[slot], &cx, &cy);
+	if (cx != kx) {
+	    continue;
+	}
+	if (cy < lo) {
+	    lo = cy;
+	}
+	if (cy > hi) {
+	    hi = cy;
+	}
+	if (hi - lo >= HM_COLUMN_MAX) {
+	    /* Too wide: the rest of the bin goes to the table. */
+	    return;
+	}
+	keys[n++] = t->keys[slot];
+    }
+    col->active = 1;
+    col->kx = kx;
+    col->hiKx = kx;
+    /* A run of the pulled cells' bins alone (within HM_COLUMN_MAX). */
+    col->n = 0;
+    for (k = 0; k < n; k++) {
+	int32_t cx, cy;
+	Cell *c = Rb_KeyTableFind(t, keys[k], 0), *d;
+
+	CellOfKey(keys[k], &cx, &cy);
+	d = ColumnCell(col, cy);
+	*d = *c;
+	Rb_KeyTableRemove(t, keys[k]);
+	if (g >= 0) {
+	    st->ncells--;
+	}
+	st->pending++;
+    }
+}
+
+/*
  * Widen --
  *	Doubles the x bin width: each cell moves to column floor(kx / 2) of
  *	its grid, merging with its neighbour's.
@@ -360,10 +636,23 @@ static void
 WidenAxis(HeatmapState *st, int axis)
 {
     int64_t g;
+    int32_t *open = Rb_Alloc((size_t)(st->ngrids + 1) * sizeof(int32_t));
+    unsigned char *was = Rb_Alloc((size_t)(st->ngrids + 1));
 
+    /* The columns' cells are re-binned with the tables', and those being
+     * filled begun again after. */
+    for (g = -1; g < st->ngrids; g++) {
+	was[g + 1] = (unsigned char)ColumnOf(st, g)->active;
+	open[g + 1] = ColumnOf(st, g)->kx;
+    }
+    FlushColumns(st, 0);
     ForgetHints(st);
     st->axis[axis].width *= 2;
+    SetShift(&st->axis[axis]);
     if (axis == 0) {
+	for (g = -1; g < st->ngrids; g++) {
+	    ColumnOf(st, g)->hiKx >>= 1;
+	}
 	st->widenings++;
 	st->minKx >>= 1;
 	st->maxKx >>= 1;
@@ -378,6 +667,13 @@ WidenAxis(HeatmapState *st, int axis)
 	WidenTable(&st->grids[g], axis);
 	st->ncells += st->grids[g].count;
     }
+    for (g = -1; g < st->ngrids; g++) {
+	if (was[g + 1]) {
+	    PullColumn(st, g, axis == 0 ? open[g + 1] >> 1 : open[g + 1]);
+	}
+    }
+    free(open);
+    free(was);
 }
 
 static void
@@ -412,7 +708,7 @@ WidenOne(HeatmapState *st)
 static uint64_t
 CellsHeld(const HeatmapState *st)
 {
-    return st->cells.count + st->ncells;
+    return st->cells.count + st->ncells + st->pending;
 }
 
 /*
@@ -445,6 +741,8 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     st->xwidth0 = st->axis[0].width;
     st->ywidth0 = st->axis[1].width;
+    SetShift(&st->axis[0]);
+    SetShift(&st->axis[1]);
     st->widenings = st->ywidenings = 0;
     st->minKx = st->minKy = INT64_MAX;
     st->maxKx = st->maxKy = INT64_MIN;
@@ -462,6 +760,10 @@ HeatmapStart(Rb_Analyzer *a, const Rb_RunInfo *run)
     }
     Rb_KeyTableClear(&st->cells);
     FreeGrids(st);
+    st->column.active = 0;
+    st->column.n = 0;
+    st->column.hiKx = INT64_MIN;
+    st->pending = 0;
     st->counted = st->skipped = 0;
     st->failed = 0;
     st->hasOrigin = 0;
@@ -573,17 +875,148 @@ CellOfKey(int64_t key, int32_t *kx, int32_t *ky)
 }
 
 /*
+ * LearnTimeBin --
+ *	After a record at raw time t0 fell in bin k of time axis ax: the
+ *	raw times [knownLo, knownHi) around it that fall in bin k too, so
+ *	that the records after need neither division.  The bin's bounds in
+ *	ns are guessed from its bounds in seconds and checked: the bin of a
+ *	time never decreases as the time grows, so a range whose first and
+ *	last times are in bin k has every time between in it.  A bound that
+ *	a few ns do not mend is t0's own.
+ */
+static void
+LearnTimeBin(const HeatmapState *st, Axis *ax, int64_t t0, int32_t k)
+{
+    double lo = (double)k * ax->width * RB_NS_PER_S;
+    double hi = ((double)k + 1.0) * ax->width * RB_NS_PER_S;
+    int64_t a, z, d;
+    int32_t kb;
+    int n;
+
+    ax->known = 0;
+    if (!(fabs(lo) < 4e18 && fabs(hi) < 4e18)
+	    || __builtin_add_overflow(st->origin, (int64_t)ceil(lo), &a)
+	    || __builtin_add_overflow(st->origin, (int64_t)ceil(hi), &z)
+	    || __builtin_sub_overflow(a, st->origin, &d)
+	    || __builtin_sub_overflow(z, st->origin, &d)
+	    || __builtin_sub_overflow(t0, st->origin, &d)) {
+	return;
+    }
+    for (n = 0; n < 4 && a <= t0 && !(BinOf(ax, RbSecondsBetween(st->origin,
+	    a), &kb) && kb == k); n++) {
+	a++;
+    }
+    if (!(a <= t0 && BinOf(ax, RbSecondsBetween(st->origin, a), &kb)
+	    && kb == k)) {
+	a = t0;
+    }
+    for (n = 0; n < 4 && z - 1 > t0 && !(BinOf(ax, RbSecondsBetween(
+	    st->origin, z - 1), &kb) && kb == k); n++) {
+	z--;
+    }
+    if (!(z - 1 >= t0 && BinOf(ax, RbSecondsBetween(st->origin, z - 1), &kb)
+	    && kb == k)) {
+	z = t0 + 1;
+    }
+    if (a == RB_ABSENT) {
+	return;
+    }
+    ax->knownLo = a;
+    ax->knownHi = z;
+    ax->knownK = k;
+    ax->known = 1;
+}
+
+/*
+ * AxisBin --
+ *	The bin of record i on axis c: AxisValue and BinOf, or the same
+ *	found from the raw value (a time in the range last learnt, or an
+ *	integer field binned by a shift).
+ * Results: 1 with *k set; 0 when the record has no value or no bin.
+ */
+static int	AxisBinSlow(HeatmapState *st, Axis *ax, const Rb_Batch *b,
+		    int i, int32_t *k) __attribute__((noinline));
+
+static inline int
+AxisBin(HeatmapState *st, int c, const Rb_Batch *b, int i, int32_t *k)
+{
+    Axis *ax = &st->axis[c];
+
+    if (ax->index >= 0) {
+	int64_t raw = b->col[ax->index][i];
+
+	if (ax->known && raw >= ax->knownLo && raw < ax->knownHi) {
+	    *k = ax->knownK;
+	    return 1;
+	}
+	if (ax->shift >= 0 && raw > -((int64_t)1 << 53)
+		&& raw < ((int64_t)1 << 53)) {
+	    int64_t q = raw >> ax->shift;
+
+	    if (q < (int64_t)INT32_MIN + 1 || q > INT32_MAX) {
+		return 0;
+	    }
+	    *k = (int32_t)q;
+	    return 1;
+	}
+    }
+    return AxisBinSlow(st, ax, b, i, k);
+}
+
+/*
+ * AxisBinSlow --
+ *	AxisBin from the axis's value, learning a time bin's range.
+ */
+static int
+AxisBinSlow(HeatmapState *st, Axis *ax, const Rb_Batch *b, int i,
+	int32_t *k)
+{
+    double v;
+
+    if (!AxisValue(st, ax, b, i, &v) || !BinOf(ax, v, k)) {
+	return 0;
+    }
+    if (ax->isTime && !ax->log2) {
+	LearnTimeBin(st, ax, b->col[ax->index][i], *k);
+    }
+    return 1;
+}
+
+/*
+ * CountNew --
+ *	Counts a cell made in a column against -limit (stopping the run at
+ *	record i when it would be one more) and holds its bins.
+ * Results: 1, or 0 when the run stops.
+ */
+static int
+CountNew(Rb_Analyzer *a, HeatmapState *st, int64_t g, const Rb_Batch *b,
+	int i, int32_t kx, int32_t ky)
+{
+    uint64_t held = (g < 0 ? st->cells.count : st->ncells) + st->pending;
+
+    if (held >= (uint64_t)st->limit) {
+	st->failed = 1;
+	RbKitKeyLimit(a, st->limit, "cells", b->firstRecord + (uint64_t)i, 40);
+	return 0;
+    }
+    st->pending++;
+    HoldBins(st, kx, ky);
+    return 1;
+}
+
+/*
  * HeatmapBatch --
  *	Counts each selected record in its cell; a record without a value
  *	on either axis (or one with no bin) is counted as skipped.  The
  *	record that would make one cell more than -limit stops the run.
- *	A chunk of records at a time: first each one's values, bins and
- *	grid, then each is counted, in the cell the hints hold for it (no
- *	look-up) or else found in its table, the cell of the record
- *	HM_AHEAD on prefetched when its hint misses (the cell tables are
- *	large, and a record's cell anywhere in them).  When -maxcells
- *	widens the bins meanwhile, the records after are binned again from
- *	their values, as they would be one at a time.
+ *	A chunk of records at a time: first each one's bins and grid, then
+ *	each is counted: in its grid's column (see Column) when it falls in
+ *	the column's x bin or begins the next; else in the cell the hints
+ *	hold for it (no look-up) or else found in its table, the cell of the
+ *	record HM_AHEAD on prefetched when it too goes to the table and its
+ *	hint misses (the cell tables are large, and a record's cell anywhere
+ *	in them).  When -maxcells widens the bins meanwhile, the records
+ *	after are binned again, as they would be one at a time.
  */
 #define HM_CHUNK 64
 #define HM_AHEAD 8
@@ -594,7 +1027,6 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 {
     HeatmapState *st = a->state;
     const int64_t *size = st->sizeIndex >= 0 ? b->col[st->sizeIndex] : NULL;
-    double x[HM_CHUNK], y[HM_CHUNK];
     int32_t kx[HM_CHUNK], ky[HM_CHUNK];
     int64_t grid[HM_CHUNK];		/* st->grids index, -1: st->cells, */
     unsigned char ok[HM_CHUNK];		/* 0: skipped */
@@ -625,10 +1057,8 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    if (st->keyIndex >= 0 && b->col[st->keyIndex][i] == RB_ABSENT) {
 		continue;
 	    }
-	    if (!AxisValue(st, &st->axis[0], b, i, &x[j])
-		    || !AxisValue(st, &st->axis[1], b, i, &y[j])
-		    || !BinOf(&st->axis[0], x[j], &kx[j])
-		    || !BinOf(&st->axis[1], y[j], &ky[j])) {
+	    if (!AxisBin(st, 0, b, i, &kx[j])
+		    || !AxisBin(st, 1, b, i, &ky[j])) {
 		continue;
 	    }
 	    grid[j] = st->keyIndex >= 0
@@ -639,19 +1069,22 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    int i = (int)sel[from + j], ahead = j + HM_AHEAD;
 	    Rb_KeyTable *t;
 	    CellHint *hint;
+	    Column *col;
 	    uint64_t cap;
 	    int64_t key;
 	    Cell *c;
 
 	    if (ahead < m && ok[ahead]
 		    && st->widenings + st->ywidenings == widened) {
+		const Column *acol = ColumnOf(st, grid[ahead]);
 		int64_t ak = CellKey(kx[ahead], ky[ahead]);
 		const CellHint *ah = &hints[HintOf(ak, grid[ahead])];
 
-		if (ah->gen != st->hintGen || ah->key != ak
-			|| ah->grid != grid[ahead]) {
-		    RbKeyTablePrefetch(grid[ahead] < 0 ? &st->cells
-			    : &st->grids[grid[ahead]], ak);
+		if (!(acol->active && acol->kx == kx[ahead])
+			&& kx[ahead] <= acol->hiKx
+			&& (ah->gen != st->hintGen || ah->key != ak
+			|| ah->grid != grid[ahead])) {
+		    RbKeyTablePrefetch(TableOf(st, grid[ahead]), ak);
 		}
 	    }
 	    if (!ok[j]) {
@@ -659,10 +1092,45 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		continue;
 	    }
 	    if (st->widenings + st->ywidenings != widened
-		    && (!BinOf(&st->axis[0], x[j], &kx[j])
-		    || !BinOf(&st->axis[1], y[j], &ky[j]))) {
+		    && (!AxisBin(st, 0, b, i, &kx[j])
+		    || !AxisBin(st, 1, b, i, &ky[j]))) {
 		skipped++;
 		continue;
+	    }
+	    col = ColumnOf(st, grid[j]);
+	    if (kx[j] > col->hiKx) {
+		BeginColumn(st, grid[j], kx[j]);
+	    }
+	    if (col->active && col->kx == kx[j]) {
+		int64_t y = (int64_t)ky[j] - col->lo;
+
+		if ((uint64_t)y < (uint64_t)col->n) {
+		    c = &col->cells[y];
+		} else {
+		    c = ColumnCell(col, ky[j]);
+		}
+		if (c != NULL) {
+		    int made = c->count == 0;
+
+		    if (made && !CountNew(a, st, grid[j], b, i, kx[j],
+			    ky[j])) {
+			break;
+		    }
+		    c->count++;
+		    counted++;
+		    if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
+			c->bytes += (uint64_t)size[i];
+		    }
+		    /* Widen while bins remain to merge, as below. */
+		    while (made && st->maxCells > 0
+			    && CellsHeld(st) > (uint64_t)st->maxCells
+			    && WidenOne(st)) {
+		    }
+		    continue;
+		}
+		/* Too many y bins for the column: it ends, and the rest of
+		 * its x bin goes to the table. */
+		FlushColumn(st, grid[j]);
 	    }
 	    key = CellKey(kx[j], ky[j]);
 	    hint = &hints[HintOf(key, grid[j])];
@@ -678,9 +1146,16 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		}
 		continue;
 	    }
-	    t = grid[j] < 0 ? &st->cells : &st->grids[grid[j]];
+	    t = TableOf(st, grid[j]);
 	    cap = t->cap;
-	    c = FindCell(st, t, key);
+	    if (st->pending > 0 && (grid[j] < 0 ? t->count : st->ncells)
+		    + st->pending >= (uint64_t)st->limit
+		    && Rb_KeyTableFind(t, key, 0) == NULL) {
+		/* One cell more than -limit, with those in columns. */
+		c = NULL;
+	    } else {
+		c = FindCell(st, t, key);
+	    }
 	    if (c == NULL) {
 		st->failed = 1;
 		RbKitKeyLimit(a, st->limit, "cells", b->firstRecord + (uint64_t)i,
@@ -701,6 +1176,9 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 		c->bytes += (uint64_t)size[i];
 	    }
 	    HoldBins(st, kx[j], ky[j]);
+	    if (kx[j] > col->hiKx) {
+		col->hiKx = kx[j];
+	    }
 	    /* Widen while bins remain to merge (one cell of a grid more
 	     * than -maxcells is left to -limit); WidenAxis forgets the
 	     * hints. */
@@ -767,14 +1245,15 @@ HeatmapEnd(Rb_Analyzer *a, const Rb_RunInfo *run)
     HeatmapState *st = a->state;
     Rb_Attribute *attr;
     int64_t minBin[2] = {INT64_MAX, INT64_MAX}, zeroBin[2];
-    Row *rows = Rb_Realloc(NULL, (st->cells.count + st->ncells + 1)
-	    * sizeof(Row));
+    Row *rows;
     uint64_t i, n = 0;
     int64_t g;
     int c, col[8], keyCol = -1;
     char name[256];
 
+    FlushColumns(st, 1);
     ForgetHints(st);
+    rows = Rb_Realloc(NULL, (st->cells.count + st->ncells + 1) * sizeof(Row));
     /* The help names the axes, for a Reporter's labels. */
     snprintf(name, sizeof(name), "I/Os per cell of %s (x) by %s (y)",
 	    st->axis[0].field, st->axis[1].field);
@@ -873,7 +1352,12 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     int64_t g;
     int shift, yshift;
 
+    /* Both states' cells in their tables: other's columns are moved as
+     * its own hooks would move them (its counts do not change). */
+    FlushColumns(st, 1);
+    FlushColumns((HeatmapState *)ost, 1);
     ForgetHints(st);
+    st->axis[0].known = st->axis[1].known = 0;
     if (ost->hasOrigin && st->hasOrigin && ost->origin != st->origin
 	    && (st->axis[0].isTime || st->axis[1].isTime)) {
 	Rb_AnalyzerError(a, "RUBICON MERGE MISMATCH", "cannot merge heat "
@@ -924,6 +1408,8 @@ HeatmapMerge(Rb_Analyzer *a, const Rb_Analyzer *other)
     st->counted += ost->counted;
     st->skipped += ost->skipped;
     st->failed |= ost->failed;
+    /* The columns begin past the cells merged. */
+    FlushColumns(st, 1);
     if (st->cells.count + st->ncells > (uint64_t)st->limit) {
 	RbKitKeyLimit(a, st->limit, "cells", 0, 40);
 	return TCL_ERROR;
@@ -941,6 +1427,7 @@ HeatmapSerialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     HeatmapState *st = a->state;
     int64_t g;
 
+    FlushColumns(st, 1);
     Rb_BufPutInt(b, st->failed);
     Rb_BufPutInt(b, st->hasOrigin);
     Rb_BufPutInt(b, st->origin);
@@ -966,6 +1453,7 @@ HeatmapDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
     HeatmapState *st = a->state;
     int64_t g, n;
 
+    FlushColumns(st, 0);
     ForgetHints(st);
     st->failed = (int)Rb_BufGetInt(b);
     st->hasOrigin = (int)Rb_BufGetInt(b);
@@ -989,6 +1477,10 @@ HeatmapDeserialize(Rb_Analyzer *a, const Rb_RunInfo *run, Rb_Buf *b)
 	Rb_KeyTableGet(b, t, NULL);
 	st->ncells += t->count - before;
     }
+    SetShift(&st->axis[0]);
+    SetShift(&st->axis[1]);
+    /* The columns begin past the cells read. */
+    FlushColumns(st, 1);
     return b->bad ? TCL_ERROR : TCL_OK;
 }
 
@@ -1003,6 +1495,9 @@ HeatmapFree(Rb_Analyzer *a)
 
     Rb_KeyTableFree(&st->cells);
     FreeGrids(st);
+    free(st->column.cells);
+    st->column.cells = NULL;
+    st->column.n = st->column.cap = 0;
     Rb_KeyTableFree(&st->keyIds);
     free(st->recent);
     st->recent = NULL;

@@ -125,9 +125,18 @@ BinOf(const FieldHistogramState *st, double v)
     } else if ((v /= st->base) < 1) {
 	return 0;
     } else {
-	/* q = m 2^e with m in [0.5, 1): q in [2^(e-1), 2^e), bin e. */
-	frexp(v, &e);
-	return e;
+	/* q = m 2^e with m in [0.5, 1): q in [2^(e-1), 2^e), bin e, which
+	 * for q >= 1 finite is its biased exponent less 1022 (frexp, a
+	 * library call, for an infinite q). */
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof bits);
+	e = (int)((bits >> 52) & 0x7ff);
+	if (e == 0x7ff) {
+	    frexp(v, &e);
+	    return e;
+	}
+	return e - 1022;
     }
     /* Out-of-range bins are refused by Rb_TimeBinsCover. */
     return k < -9e18 ? INT64_MIN / 2 : k > 9e18 ? INT64_MAX / 2

@@ -683,16 +683,29 @@ Widen(HeatmapState *st)
 }
 
 /*
+ * Mergeable --
+ *	How many bins apart the first and last bins of a linear axis lie,
+ *	or 0 when widening can merge none of them: one bin, a log2 axis,
+ *	or bins -1 and 0 alone (values either side of zero, a time before
+ *	the first record's), which floor(k / 2) keeps apart however wide.
+ */
+static int64_t
+Mergeable(const Axis *ax, int64_t lo, int64_t hi)
+{
+    return ax->log2 || hi <= lo || (lo == -1 && hi == 0) ? 0 : hi - lo;
+}
+
+/*
  * WidenOne --
  *	With -maxcells: widens the linear axis that spans more bins (x on
- *	a tie).
- * Results: 1, or 0 when neither can widen (one bin each, or log2).
+ *	a tie), of those that widening can merge.
+ * Results: 1, or 0 when neither can widen.
  */
 static int
 WidenOne(HeatmapState *st)
 {
-    int64_t nx = st->axis[0].log2 ? 0 : st->maxKx - st->minKx;
-    int64_t ny = st->axis[1].log2 ? 0 : st->maxKy - st->minKy;
+    int64_t nx = Mergeable(&st->axis[0], st->minKx, st->maxKx);
+    int64_t ny = Mergeable(&st->axis[1], st->minKy, st->maxKy);
 
     if (nx <= 0 && ny <= 0) {
 	return 0;

@@ -636,14 +636,12 @@ static void
 WidenAxis(HeatmapState *st, int axis)
 {
     int64_t g;
-    int32_t *open = Rb_Alloc((size_t)(st->ngrids + 1) * sizeof(int32_t));
     unsigned char *was = Rb_Alloc((size_t)(st->ngrids + 1));
 
     /* The columns' cells are re-binned with the tables', and those being
-     * filled begun again after. */
+     * filled begun again after (a column keeps its kx when it ends). */
     for (g = -1; g < st->ngrids; g++) {
 	was[g + 1] = (unsigned char)ColumnOf(st, g)->active;
-	open[g + 1] = ColumnOf(st, g)->kx;
     }
     FlushColumns(st, 0);
     ForgetHints(st);
@@ -669,10 +667,11 @@ WidenAxis(HeatmapState *st, int axis)
     }
     for (g = -1; g < st->ngrids; g++) {
 	if (was[g + 1]) {
-	    PullColumn(st, g, axis == 0 ? open[g + 1] >> 1 : open[g + 1]);
+	    int32_t kx = ColumnOf(st, g)->kx;
+
+	    PullColumn(st, g, axis == 0 ? kx >> 1 : kx);
 	}
     }
-    free(open);
     free(was);
 }
 
@@ -888,6 +887,18 @@ CellOfKey(int64_t key, int32_t *kx, int32_t *ky)
 }
 
 /*
+ * InTimeBin --
+ *	Whether raw time t falls in bin k of time axis ax.
+ */
+static int
+InTimeBin(const HeatmapState *st, const Axis *ax, int64_t t, int32_t k)
+{
+    int32_t kt;
+
+    return BinOf(ax, RbSecondsBetween(st->origin, t), &kt) && kt == k;
+}
+
+/*
  * LearnTimeBin --
  *	After a record at raw time t0 fell in bin k of time axis ax: the
  *	raw times [knownLo, knownHi) around it that fall in bin k too, so
@@ -903,32 +914,27 @@ LearnTimeBin(const HeatmapState *st, Axis *ax, int64_t t0, int32_t k)
     double lo = (double)k * ax->width * RB_NS_PER_S;
     double hi = ((double)k + 1.0) * ax->width * RB_NS_PER_S;
     int64_t a, z, d;
-    int32_t kb;
     int n;
 
     ax->known = 0;
+    /* Every time from a to z then lies less than 2^63 ns from the
+     * origin, where RbSecondsBetween subtracts exactly. */
     if (!(fabs(lo) < 4e18 && fabs(hi) < 4e18)
 	    || __builtin_add_overflow(st->origin, (int64_t)ceil(lo), &a)
 	    || __builtin_add_overflow(st->origin, (int64_t)ceil(hi), &z)
-	    || __builtin_sub_overflow(a, st->origin, &d)
-	    || __builtin_sub_overflow(z, st->origin, &d)
 	    || __builtin_sub_overflow(t0, st->origin, &d)) {
 	return;
     }
-    for (n = 0; n < 4 && a <= t0 && !(BinOf(ax, RbSecondsBetween(st->origin,
-	    a), &kb) && kb == k); n++) {
+    for (n = 0; n < 4 && a <= t0 && !InTimeBin(st, ax, a, k); n++) {
 	a++;
     }
-    if (!(a <= t0 && BinOf(ax, RbSecondsBetween(st->origin, a), &kb)
-	    && kb == k)) {
+    if (!(a <= t0 && InTimeBin(st, ax, a, k))) {
 	a = t0;
     }
-    for (n = 0; n < 4 && z - 1 > t0 && !(BinOf(ax, RbSecondsBetween(
-	    st->origin, z - 1), &kb) && kb == k); n++) {
+    for (n = 0; n < 4 && z - 1 > t0 && !InTimeBin(st, ax, z - 1, k); n++) {
 	z--;
     }
-    if (!(z - 1 >= t0 && BinOf(ax, RbSecondsBetween(st->origin, z - 1), &kb)
-	    && kb == k)) {
+    if (!(z - 1 >= t0 && InTimeBin(st, ax, z - 1, k))) {
 	z = t0 + 1;
     }
     if (a == RB_ABSENT) {
@@ -1188,10 +1194,9 @@ HeatmapBatch(Rb_Analyzer *a, const Rb_Batch *b, const uint32_t *sel,
 	    if (size != NULL && size[i] != RB_ABSENT && size[i] >= 0) {
 		c->bytes += (uint64_t)size[i];
 	    }
+	    /* A record here is of an x bin no later than col->hiKx (a later
+	     * one begins a column above), so the bound holds. */
 	    HoldBins(st, kx[j], ky[j]);
-	    if (kx[j] > col->hiKx) {
-		col->hiKx = kx[j];
-	    }
 	    /* Widen while bins remain to merge (one cell of a grid more
 	     * than -maxcells is left to -limit); WidenAxis forgets the
 	     * hints. */

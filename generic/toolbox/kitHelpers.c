@@ -164,18 +164,9 @@ RbKitParseSeconds(Tcl_Obj *obj, int64_t **ns)
     return objc;
 }
 
-/* The durations -field may name: from one time field of an I/O to another. */
-static const struct {
-    const char *name;
-    int from, to;
-} latencyFields[] = {
-    {"responseTime", RB_IO_TIME, RB_IO_FINISH},
-    {"serviceTime", RB_IO_START, RB_IO_FINISH},
-    {"queueTime", RB_IO_TIME, RB_IO_START},
-};
-
-/* The durations a field option may name where the schema has no field of
- * that name: from one time field to another, found by name. */
+/* The durations a field option may name: from one time field to another,
+ * found by name (in the I/O schema for RbKitLatencyField; in the run's,
+ * where it has no field of that name, for RbKitDurationField). */
 static const struct {
     const char *name, *from, *to;
 } durationFields[] = {
@@ -229,10 +220,11 @@ RbKitLatencyField(Rb_Analyzer *a, Tcl_Interp *interp, const char *name,
 {
     size_t i;
 
-    for (i = 0; i < sizeof(latencyFields) / sizeof(latencyFields[0]); i++) {
-	if (name != NULL && strcmp(name, latencyFields[i].name) == 0) {
-	    *from = latencyFields[i].from;
-	    *to = latencyFields[i].to;
+    for (i = 0; i < sizeof(durationFields) / sizeof(durationFields[0]);
+	    i++) {
+	if (name != NULL && strcmp(name, durationFields[i].name) == 0) {
+	    *from = Rb_SchemaFieldIndex(Rb_IoSchema(), durationFields[i].from);
+	    *to = Rb_SchemaFieldIndex(Rb_IoSchema(), durationFields[i].to);
 	    return TCL_OK;
 	}
     }
